@@ -1,0 +1,7 @@
+//! Domain values: validated names, the team/project/key model and the pure key query.
+//!
+//! Nothing in `domain` does I/O, knows about HTTP, git or file formats.
+
+pub mod model;
+pub mod names;
+pub mod query;

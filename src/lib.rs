@@ -1,0 +1,2 @@
+pub mod domain;
+pub mod store;

@@ -1,0 +1,218 @@
+//! Names to paths in the data repository's working tree.
+//!
+//! This is the only place that builds repository paths. Every path it returns is relative to
+//! the repository root, uses `/`, consists of ASCII only, and stays portable: no component is
+//! a Windows device name or ends with a dot, no two paths are equal after case folding, and
+//! every path is at most 200 characters long however long the team, project and key names are.
+//!
+//! ```text
+//! teams/{team}/team.toml
+//! teams/{team}/projects/{project}/project.toml
+//! teams/{team}/projects/{project}/keys/{shard}/{key file}.toml
+//! ```
+
+use sha2::{Digest, Sha256};
+
+use crate::domain::names::{KeyName, ProjectName, TeamName};
+
+/// Longest path from the repository root, so that Windows clones stay under 260 characters.
+pub const MAX_PATH_LEN: usize = 200;
+/// Longest key file stem: what is left of [`MAX_PATH_LEN`] once the longest team and project
+/// folders (64 characters plus two `~` markers each), the fixed parts and `.toml` are counted.
+pub const MAX_KEY_STEM_LEN: usize = 38;
+/// Characters of the readable prefix in a hashed key file name.
+const HASHED_PREFIX_LEN: usize = MAX_KEY_STEM_LEN - 1 - HASH_HEX_LEN;
+/// Hex digits of the key-name hash in a hashed file name (64 bits).
+const HASH_HEX_LEN: usize = 16;
+
+pub const TEAMS_DIR: &str = "teams";
+pub const TEAM_FILE: &str = "team.toml";
+pub const PROJECT_FILE: &str = "project.toml";
+const PROJECTS_DIR: &str = "projects";
+const KEYS_DIR: &str = "keys";
+
+pub fn team_dir(team: &TeamName) -> String {
+    format!("{TEAMS_DIR}/{}", slug_component(team.as_str()))
+}
+
+pub fn team_file(team: &TeamName) -> String {
+    format!("{}/{TEAM_FILE}", team_dir(team))
+}
+
+pub fn projects_dir(team: &TeamName) -> String {
+    format!("{}/{PROJECTS_DIR}", team_dir(team))
+}
+
+pub fn project_dir(team: &TeamName, project: &ProjectName) -> String {
+    format!("{}/{}", projects_dir(team), slug_component(project.as_str()))
+}
+
+pub fn project_file(team: &TeamName, project: &ProjectName) -> String {
+    format!("{}/{PROJECT_FILE}", project_dir(team, project))
+}
+
+pub fn keys_dir(team: &TeamName, project: &ProjectName) -> String {
+    format!("{}/{KEYS_DIR}", project_dir(team, project))
+}
+
+/// Where a new key's file goes, relative to [`keys_dir`]: `{shard}/{stem}.toml`.
+///
+/// The shard (two hex digits of the name's SHA-256) spreads keys over 256 folders so that no
+/// tree object grows with the project: a commit then rewrites a small tree, not a huge one.
+pub fn key_file(key: &KeyName) -> String {
+    let digest = Sha256::digest(key.as_str().as_bytes());
+    let hex: String = digest.iter().take(HASH_HEX_LEN / 2).map(|b| format!("{b:02x}")).collect();
+    format!("{}/{}.toml", &hex[..2], key_stem(key.as_str(), &hex))
+}
+
+/// Reads a team or project name back from its folder name; `None` for folders that are not
+/// ours (a name that does not parse is reported by the caller).
+pub fn slug_from_component(component: &str) -> &str {
+    let component = component.strip_prefix('~').unwrap_or(component);
+    component.strip_suffix('~').unwrap_or(component)
+}
+
+/// A team or project name as a folder name. Names are ASCII already and unique without regard
+/// to case, so only two things need care: Windows device names (`CON`, `lpt1.x`) get a `~`
+/// in front, and a trailing dot gets a `~` after it. `~` is not allowed in names, so the
+/// mapping can be read back by [`slug_from_component`].
+fn slug_component(name: &str) -> String {
+    let mut component = String::with_capacity(name.len() + 2);
+    if is_windows_device_name(name) {
+        component.push('~');
+    }
+    component.push_str(name);
+    if name.ends_with('.') {
+        component.push('~');
+    }
+    component
+}
+
+/// The key's file stem: the name itself when it is short, lower-case and plain; otherwise a
+/// readable lower-case prefix, `~` and a hash of the exact name. Plain names never contain
+/// `~`, so the two kinds cannot collide, and plain names are all lower case, so no two stems
+/// differ only by case.
+fn key_stem(name: &str, hash_hex: &str) -> String {
+    let plain = name.len() <= MAX_KEY_STEM_LEN
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_'))
+        && !name.starts_with('.')
+        && !name.ends_with('.')
+        && !is_windows_device_name(name);
+    if plain {
+        return name.to_owned();
+    }
+    let mut prefix: String = name
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | '0'..='9' | '.' | '-' | '_' => c,
+            'A'..='Z' => c.to_ascii_lowercase(),
+            _ => '_',
+        })
+        .skip_while(|c| *c == '.')
+        .take(HASHED_PREFIX_LEN)
+        .collect();
+    if is_windows_device_name(&prefix) {
+        prefix.insert(0, '_');
+        prefix.truncate(HASHED_PREFIX_LEN);
+    }
+    format!("{prefix}~{}", &hash_hex[..HASH_HEX_LEN])
+}
+
+/// Whether Windows reserves the name: a device name, alone or before the first dot.
+fn is_windows_device_name(name: &str) -> bool {
+    let base = name.split('.').next().unwrap_or_default().to_ascii_lowercase();
+    matches!(base.as_str(), "con" | "prn" | "aux" | "nul" | "conin$" | "conout$")
+        || ((base.starts_with("com") || base.starts_with("lpt"))
+            && base.len() == 4
+            && base.as_bytes()[3].is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    fn key(name: &str) -> KeyName {
+        KeyName::parse(name).unwrap()
+    }
+
+    fn longest_team() -> TeamName {
+        TeamName::parse(&format!("con.{}.", "x".repeat(59))).unwrap()
+    }
+
+    #[test]
+    fn plain_key_names_are_kept_readable() {
+        let path = key_file(&key("home.title"));
+        assert!(path.ends_with("/home.title.toml"), "{path}");
+        assert_eq!(path.len(), 3 + "home.title.toml".len());
+    }
+
+    #[test]
+    fn awkward_key_names_get_a_prefix_and_a_hash() {
+        for name in ["Title", "errors/network", "../../etc/passwd", "Hello, %@!", "CON", "🎉", ".hidden", "end."] {
+            let path = key_file(&key(name));
+            let file = path.rsplit('/').next().unwrap();
+            assert!(file.contains('~'), "{name} -> {path}");
+            assert!(path.bytes().all(|b| b.is_ascii_graphic()), "{name} -> {path}");
+            assert!(path.split('/').all(|component| component != ".." && component != "."), "{name} -> {path}");
+            assert!(!file.starts_with('.'), "{name} -> {path}");
+            assert_eq!(path.matches('/').count(), 1, "{name} -> {path}");
+        }
+    }
+
+    #[test]
+    fn keys_differing_only_by_case_get_different_files_even_when_folded() {
+        let upper = key_file(&key("Title"));
+        let lower = key_file(&key("title"));
+        assert_ne!(upper.to_lowercase(), lower.to_lowercase());
+    }
+
+    #[test]
+    fn the_longest_names_stay_within_the_path_bound() {
+        let team = longest_team();
+        let project = ProjectName::parse(&format!("lpt1.{}.", "y".repeat(58))).unwrap();
+        let long_key = key(&"é".repeat(512));
+        let path = format!("{}/{}", keys_dir(&team, &project), key_file(&long_key));
+        assert!(path.len() <= MAX_PATH_LEN, "{} characters: {path}", path.len());
+        let plain_key = key(&"a".repeat(MAX_KEY_STEM_LEN));
+        let path = format!("{}/{}", keys_dir(&team, &project), key_file(&plain_key));
+        assert!(path.len() <= MAX_PATH_LEN, "{} characters: {path}", path.len());
+    }
+
+    #[test]
+    fn windows_device_names_and_trailing_dots_are_escaped_and_read_back() {
+        for name in ["CON", "aux.txt", "com1", "end.", "acme"] {
+            let team = TeamName::parse(name).unwrap();
+            let dir = team_dir(&team);
+            let component = dir.rsplit('/').next().unwrap();
+            assert!(!is_windows_device_name(component), "{component}");
+            assert!(!component.ends_with('.'), "{component}");
+            assert_eq!(slug_from_component(component), name);
+        }
+        assert_eq!(team_dir(&TeamName::parse("acme").unwrap()), "teams/acme");
+    }
+
+    #[test]
+    fn a_large_generated_set_of_key_names_has_no_colliding_paths() {
+        let mut seen = HashSet::new();
+        let mut names = Vec::new();
+        for i in 0..50_000 {
+            names.push(format!("key.{i}"));
+            names.push(format!("Key.{i}"));
+            names.push(format!("KEY {i}"));
+            names.push(format!("ключ/{i}"));
+        }
+        for name in &names {
+            let folded = key_file(&key(name)).to_lowercase();
+            assert!(seen.insert(folded), "collision for {name}");
+        }
+    }
+
+    #[test]
+    fn the_file_name_of_a_key_is_stable() {
+        // Changing this mapping would move every key file of every existing repository.
+        assert_eq!(key_file(&key("home.title")), "dc/home.title.toml");
+        assert_eq!(key_file(&key("Hello, %@!")), "92/hello_____~92793b91c8dd9871.toml");
+    }
+}

@@ -1,0 +1,238 @@
+//! The store: teams, projects and keys kept as TOML files in a git repository, one commit per
+//! change.
+//!
+//! [`Store`] is a cheap handle. Reads go to the in-memory catalog (a view of HEAD behind a
+//! read-write lock); changes go over a channel to the one writer thread that owns the
+//! repository ([`worker`]), which answers once the commit is in HEAD, the files are in the
+//! working tree and, with [`Durability::Fsync`], both are on disk.
+
+mod catalog;
+mod changes;
+mod error;
+mod files;
+mod git;
+mod layout;
+mod lock;
+mod scan;
+mod template;
+mod worker;
+mod worktree;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
+use std::thread::JoinHandle;
+
+use tokio::sync::oneshot;
+
+pub use changes::{Change, KeyDraft, KeyPatch, NewProject, ProjectPatch, TranslationInput};
+pub use error::StoreError;
+pub use layout::MAX_PATH_LEN;
+
+use crate::domain::model::{Key, Project, Team};
+use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::domain::query::{KeyQuery, PageInfo};
+use catalog::{Catalog, ProjectEntry};
+use changes::{key_not_found, project_not_found, team_not_found};
+use worker::{Job, Worker};
+
+/// When an acknowledged change is on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Synced to disk before the answer (one `syncfs` per batch of queued changes).
+    #[default]
+    Fsync,
+    /// Handed to the operating system; survives a crash of locstore, not of the machine.
+    Os,
+}
+
+/// How a change ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Committed, with the new commit's id.
+    Committed(String),
+    /// The change would not alter anything, so nothing was committed.
+    Unchanged,
+}
+
+/// Handle to the store; clones share the same writer and catalog.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    jobs: mpsc::Sender<Job>,
+    catalog: Arc<RwLock<Catalog>>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+    root: PathBuf,
+}
+
+impl Store {
+    /// Opens (or creates) the repository and starts the writer. Blocking: call it before the
+    /// server starts or from `spawn_blocking`.
+    pub fn open(repo_dir: &Path, durability: Durability) -> Result<Self, StoreError> {
+        let (git, created) = git::GitRepo::open_or_init(repo_dir, template::FILES)?;
+        let lock = lock::OwnerLock::acquire(git.git_dir())?;
+        if created {
+            tracing::info!(repo = %git.root().display(), "created the data repository from the template");
+        } else {
+            recover(&git)?;
+        }
+        let catalog = Arc::new(RwLock::new(scan::load_catalog(&git)?));
+        let root = git.root().to_path_buf();
+        let (jobs, receiver) = mpsc::channel();
+        let worker = Worker { git, catalog: catalog.clone(), durability, lock, touched: Default::default() };
+        let handle = std::thread::Builder::new()
+            .name("locstore-writer".into())
+            .spawn(move || worker.run(receiver))
+            .map_err(|err| StoreError::internal("cannot start the writer thread", err))?;
+        Ok(Self { inner: Arc::new(Inner { jobs, catalog, worker: Mutex::new(Some(handle)), root }) })
+    }
+
+    /// The repository's working tree.
+    pub fn root(&self) -> &Path {
+        &self.inner.root
+    }
+
+    /// Applies one change as one commit (or none, when it changes nothing).
+    pub async fn apply(&self, change: Change, author: &str) -> Result<Outcome, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(Job::Apply { change, author: author.to_owned(), reply })?;
+        answer.await.map_err(|_| writer_gone())?
+    }
+
+    /// Finishes the changes already queued, syncs the index, and stops the writer.
+    pub async fn shutdown(&self) {
+        let (reply, answer) = oneshot::channel();
+        if self.send(Job::Shutdown { reply }).is_ok() {
+            let _ = answer.await;
+        }
+        let handle = self.inner.worker.lock().unwrap_or_else(|poison| poison.into_inner()).take();
+        if let Some(handle) = handle {
+            let _ = tokio::task::spawn_blocking(move || handle.join()).await;
+        }
+    }
+
+    pub fn teams(&self) -> Vec<Team> {
+        self.read().teams.values().map(|entry| entry.team.clone()).collect()
+    }
+
+    pub fn team(&self, name: &TeamName) -> Result<Team, StoreError> {
+        self.read().team(name).map(|entry| entry.team.clone()).ok_or_else(|| team_not_found(name))
+    }
+
+    pub fn projects(&self, team: &TeamName) -> Result<Vec<Project>, StoreError> {
+        let catalog = self.read();
+        let entry = catalog.team(team).ok_or_else(|| team_not_found(team))?;
+        Ok(entry.projects.values().map(|entry| entry.project.clone()).collect())
+    }
+
+    pub fn project(&self, team: &TeamName, name: &ProjectName) -> Result<Project, StoreError> {
+        let catalog = self.read();
+        project_in(&catalog, team, name).map(|entry| entry.project.clone())
+    }
+
+    /// One page of a project's keys.
+    pub async fn query_keys(&self, team: &TeamName, project: &ProjectName, query: &KeyQuery) -> Result<(Vec<Key>, PageInfo), StoreError> {
+        self.with_keys(team, project, |_, keys| keys.query(query)).await
+    }
+
+    pub async fn key(&self, team: &TeamName, project: &ProjectName, name: &KeyName) -> Result<Key, StoreError> {
+        self.with_keys(team, project, |_, keys| keys.get(name).map(|entry| entry.key.clone()))
+            .await?
+            .ok_or_else(|| key_not_found(team, project, name))
+    }
+
+    /// The project and its keys (sorted by name) that carry at least one of `tags`, or all
+    /// keys when `tags` is empty: what an export reads.
+    pub async fn keys_for_export(&self, team: &TeamName, project: &ProjectName, tags: &[String]) -> Result<(Project, Vec<Key>), StoreError> {
+        self.with_keys(team, project, |entry, keys| {
+            let keys = keys
+                .iter()
+                .filter(|key| tags.is_empty() || key.key.tags.iter().any(|tag| tags.contains(tag)))
+                .map(|key| key.key.clone())
+                .collect();
+            (entry.project.clone(), keys)
+        })
+        .await
+    }
+
+    /// Runs `read` on a project's keys, asking the writer to load them first if needed.
+    async fn with_keys<T>(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        read: impl Fn(&ProjectEntry, &catalog::KeyIndex) -> T,
+    ) -> Result<T, StoreError> {
+        for _ in 0..2 {
+            {
+                let catalog = self.read();
+                let entry = project_in(&catalog, team, project)?;
+                if let Some(keys) = &entry.keys {
+                    return Ok(read(entry, keys));
+                }
+            }
+            let (reply, answer) = oneshot::channel();
+            self.send(Job::LoadKeys { team: team.clone(), project: project.clone(), reply })?;
+            answer.await.map_err(|_| writer_gone())??;
+        }
+        // The project was loaded and then replaced between the two looks; it exists, so
+        // answer from whatever is there now.
+        Err(StoreError::internal("the project's keys could not be loaded", "they were replaced while loading"))
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Catalog> {
+        self.inner.catalog.read().unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    fn send(&self, job: Job) -> Result<(), StoreError> {
+        self.inner.jobs.send(job).map_err(|_| writer_gone())
+    }
+}
+
+fn project_in<'a>(catalog: &'a Catalog, team: &TeamName, name: &ProjectName) -> Result<&'a ProjectEntry, StoreError> {
+    if catalog.team(team).is_none() {
+        return Err(team_not_found(team));
+    }
+    catalog.project(team, name).ok_or_else(|| project_not_found(team, name))
+}
+
+fn writer_gone() -> StoreError {
+    StoreError::internal("the writer has stopped", "the store is shutting down")
+}
+
+/// The file whose presence says the last stop was clean, so start-up can skip recovery.
+fn clean_marker(git_dir: &Path) -> PathBuf {
+    git_dir.join("locstore-clean-shutdown")
+}
+
+/// Start-up after a crash (no clean-shutdown note): stale git locks removed, working tree and
+/// index reset to HEAD. A change that was not in HEAD was never acknowledged.
+fn recover(git: &git::GitRepo) -> Result<(), StoreError> {
+    let marker = clean_marker(git.git_dir());
+    if marker.exists() {
+        std::fs::remove_file(&marker).map_err(|err| StoreError::io(&marker, err))?;
+        return Ok(());
+    }
+    for stale in stale_git_locks(git.git_dir()) {
+        tracing::warn!(path = %stale.display(), "removing a lock file left by a stopped process");
+        std::fs::remove_file(&stale).map_err(|err| StoreError::io(&stale, err))?;
+    }
+    let changed = git.changed_paths()?;
+    if !changed.is_empty() {
+        tracing::warn!(paths = ?changed.iter().take(20).collect::<Vec<_>>(), count = changed.len(), "resetting the working tree to HEAD");
+        git.reset_to_head(layout::TEAMS_DIR)?;
+    }
+    Ok(())
+}
+
+fn stale_git_locks(git_dir: &Path) -> Vec<PathBuf> {
+    let top = ["index.lock", "HEAD.lock", "packed-refs.lock", "config.lock"].map(|name| git_dir.join(name));
+    let refs = walkdir::WalkDir::new(git_dir.join("refs"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_file() && entry.path().extension().is_some_and(|ext| ext == "lock"))
+        .map(|entry| entry.into_path());
+    top.into_iter().filter(|path| path.exists()).chain(refs).collect()
+}

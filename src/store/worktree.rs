@@ -1,0 +1,70 @@
+//! Applies tree edits to the working tree, so that the files on disk match HEAD.
+//!
+//! Files are written to a temporary name in their folder and renamed into place, so that a
+//! crash leaves either the old or the new file, never half of one. Folders left empty by a
+//! removal or a move are removed, as git would not track them anyway.
+
+use std::fs;
+use std::path::Path;
+
+use super::error::StoreError;
+use super::git::TreeEdit;
+
+/// Applies `edits` in order under `root`.
+pub fn apply(root: &Path, edits: &[TreeEdit]) -> Result<(), StoreError> {
+    for edit in edits {
+        match edit {
+            TreeEdit::Write { path, contents } => write_file(root, path, contents)?,
+            TreeEdit::Remove { path } => {
+                let full = root.join(path);
+                let result = if full.is_dir() { fs::remove_dir_all(&full) } else { fs::remove_file(&full) };
+                match result {
+                    Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(StoreError::io(full, err)),
+                    _ => remove_empty_parents(root, &full),
+                }
+            }
+            TreeEdit::Move { from, to } => {
+                let (from, to) = (root.join(from), root.join(to));
+                create_parent(&to)?;
+                fs::rename(&from, &to).map_err(|err| StoreError::io(&from, err))?;
+                remove_empty_parents(root, &from);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The paths an edit list touches, for the next index sync.
+pub fn touched_paths(edits: &[TreeEdit]) -> impl Iterator<Item = &str> {
+    edits.iter().flat_map(|edit| match edit {
+        TreeEdit::Write { path, .. } | TreeEdit::Remove { path } => [Some(path.as_str()), None],
+        TreeEdit::Move { from, to } => [Some(from.as_str()), Some(to.as_str())],
+    })
+    .flatten()
+}
+
+fn write_file(root: &Path, path: &str, contents: &[u8]) -> Result<(), StoreError> {
+    let full = root.join(path);
+    create_parent(&full)?;
+    let temporary = full.with_extension("toml.locstore-tmp");
+    fs::write(&temporary, contents).map_err(|err| StoreError::io(&temporary, err))?;
+    fs::rename(&temporary, &full).map_err(|err| StoreError::io(&full, err))
+}
+
+fn create_parent(path: &Path) -> Result<(), StoreError> {
+    match path.parent() {
+        Some(parent) => fs::create_dir_all(parent).map_err(|err| StoreError::io(parent, err)),
+        None => Ok(()),
+    }
+}
+
+fn remove_empty_parents(root: &Path, removed: &Path) {
+    let mut dir = removed.parent();
+    while let Some(current) = dir {
+        // `remove_dir` fails on a folder that still has entries, which is where we stop.
+        if current == root || fs::remove_dir(current).is_err() {
+            break;
+        }
+        dir = current.parent();
+    }
+}
