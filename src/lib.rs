@@ -1,2 +1,31 @@
+//! locstore: localization text kept as TOML files in a git repository, one commit per change,
+//! edited over a REST API and exported as the files apps load.
+//!
+//! # Code map
+//!
+//! - `main.rs`: the command line (`serve`, `token create`); no logic.
+//! - [`config`]: flags, `LOCSTORE_*` variables, `locstore.toml`, defaults → one [`config::Config`].
+//! - [`tokens`]: token records (hashes only), verification, `token create`.
+//! - [`app`]: wiring of store, exports, OpenAPI service, `/healthz`, `/docs`, `/exports`,
+//!   error rendering, request logs, listener and shutdown.
+//! - [`api`]: poem-openapi handlers, wire types ([`api::schema`]), the API error, auth.
+//! - [`domain`]: validated names, the model, the pure key query.
+//! - [`store`]: the git-backed store: one writer thread, in-memory catalog, file layout and format.
+//! - [`export`]: pure writers for JSON, CSV, Android XML and Apple strings; zip; downloads.
+//!
+//! # Invariants
+//!
+//! - `domain` and the export writers do no I/O.
+//! - Only `store/git.rs` imports git2, and only the writer thread holds the repository.
+//! - Only `store/layout.rs` builds repository paths; no name a client sends reaches outside
+//!   the repository.
+//! - `api` never touches files or git; `store` and `export` never see HTTP types.
+//! - Only `config.rs` reads environment variables.
+
+pub mod api;
+pub mod app;
+pub mod config;
 pub mod domain;
+pub mod export;
 pub mod store;
+pub mod tokens;

@@ -31,7 +31,11 @@ impl Project {
 
     /// The project's languages as one comma-separated list, for error messages.
     pub fn languages_list(&self) -> String {
-        self.languages.iter().map(LanguageCode::as_str).collect::<Vec<_>>().join(", ")
+        self.languages
+            .iter()
+            .map(LanguageCode::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -46,7 +50,9 @@ pub struct Key {
 /// Drops repeated tags, keeping the first occurrence of each and the order given.
 pub fn dedup_tags(tags: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    tags.into_iter().filter(|tag| seen.insert(tag.clone())).collect()
+    tags.into_iter()
+        .filter(|tag| seen.insert(tag.clone()))
+        .collect()
 }
 
 /// The languages a project ends up with: the list given (or the base language alone), with
@@ -73,7 +79,13 @@ mod tests {
     fn base_language_is_added_to_a_list_that_leaves_it_out() {
         let en = LanguageCode::parse("en").unwrap();
         let fr = LanguageCode::parse("fr").unwrap();
-        assert_eq!(normalize_languages(&en, vec![fr.clone()]), vec![en.clone(), fr.clone()]);
-        assert_eq!(normalize_languages(&en, vec![fr.clone(), en.clone()]), vec![fr, en]);
+        assert_eq!(
+            normalize_languages(&en, vec![fr.clone()]),
+            vec![en.clone(), fr.clone()]
+        );
+        assert_eq!(
+            normalize_languages(&en, vec![fr.clone(), en.clone()]),
+            vec![fr, en]
+        );
     }
 }

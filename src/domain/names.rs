@@ -60,7 +60,10 @@ fn parse_slug(raw: &str, what: &str) -> Result<String, NameError> {
     let valid_chars = raw
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    let starts_well = raw.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric());
+    let starts_well = raw
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric());
     if raw.is_empty() || raw.len() > MAX_SLUG_LEN || !valid_chars || !starts_well {
         return Err(NameError(format!(
             "Invalid {what} {}: use 1 to {MAX_SLUG_LEN} ASCII letters, digits, '-', '_' or '.', starting with a letter or digit.",
@@ -117,8 +120,11 @@ impl LanguageCode {
     pub fn parse(raw: &str) -> Result<Self, NameError> {
         let mut parts = raw.split(['-', '_']);
         let primary = parts.next().unwrap_or_default();
-        let primary_ok = (2..=3).contains(&primary.len()) && primary.bytes().all(|b| b.is_ascii_alphabetic());
-        let subtags_ok = parts.all(|part| (2..=8).contains(&part.len()) && part.bytes().all(|b| b.is_ascii_alphanumeric()));
+        let primary_ok =
+            (2..=3).contains(&primary.len()) && primary.bytes().all(|b| b.is_ascii_alphabetic());
+        let subtags_ok = parts.all(|part| {
+            (2..=8).contains(&part.len()) && part.bytes().all(|b| b.is_ascii_alphanumeric())
+        });
         if primary_ok && subtags_ok {
             Ok(Self(raw.to_owned()))
         } else {
@@ -171,27 +177,71 @@ mod tests {
         for good in ["acme", "A", "a.b-c_d", "9lives", &"x".repeat(64)] {
             assert!(TeamName::parse(good).is_ok(), "{good} should be valid");
         }
-        for bad in ["", "-acme", ".hidden", "_x", "a/b", "a b", "é", "..", &"x".repeat(65)] {
+        for bad in [
+            "",
+            "-acme",
+            ".hidden",
+            "_x",
+            "a/b",
+            "a b",
+            "é",
+            "..",
+            &"x".repeat(65),
+        ] {
             assert!(TeamName::parse(bad).is_err(), "{bad} should be invalid");
         }
     }
 
     #[test]
     fn key_names_allow_any_text_but_control_characters_and_outer_white_space() {
-        for good in ["errors/network", "Hello, %@!", "..", "a b", "🎉", "\"q\"", &"é".repeat(512)] {
+        for good in [
+            "errors/network",
+            "Hello, %@!",
+            "..",
+            "a b",
+            "🎉",
+            "\"q\"",
+            &"é".repeat(512),
+        ] {
             assert!(KeyName::parse(good).is_ok(), "{good} should be valid");
         }
-        for bad in ["", " lead", "trail ", "tab\tinside", "nul\0", "\u{3000}ideographic", &"x".repeat(1025)] {
+        for bad in [
+            "",
+            " lead",
+            "trail ",
+            "tab\tinside",
+            "nul\0",
+            "\u{3000}ideographic",
+            &"x".repeat(1025),
+        ] {
             assert!(KeyName::parse(bad).is_err(), "{bad:?} should be invalid");
         }
     }
 
     #[test]
     fn language_codes_follow_the_pattern() {
-        for good in ["en", "eng", "en-US", "pt_BR", "zh-Hans", "sr-Latn-RS", "es-419"] {
+        for good in [
+            "en",
+            "eng",
+            "en-US",
+            "pt_BR",
+            "zh-Hans",
+            "sr-Latn-RS",
+            "es-419",
+        ] {
             assert!(LanguageCode::parse(good).is_ok(), "{good} should be valid");
         }
-        for bad in ["", "e", "engl", "en-", "en--US", "en-U", "1en", "en-ABCDEFGHI", "en US"] {
+        for bad in [
+            "",
+            "e",
+            "engl",
+            "en-",
+            "en--US",
+            "en-U",
+            "1en",
+            "en-ABCDEFGHI",
+            "en US",
+        ] {
             assert!(LanguageCode::parse(bad).is_err(), "{bad} should be invalid");
         }
     }

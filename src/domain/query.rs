@@ -32,24 +32,39 @@ pub struct PageInfo {
 
 impl KeyQuery {
     /// Builds a query from the raw parameters, with the contract's bounds.
-    pub fn new(keyword: Option<&str>, page: Option<i64>, limit: Option<i64>, sort: Option<&str>) -> Result<Self, String> {
+    pub fn new(
+        keyword: Option<&str>,
+        page: Option<i64>,
+        limit: Option<i64>,
+        sort: Option<&str>,
+    ) -> Result<Self, String> {
         let page = page.unwrap_or(1);
         if page < 1 {
             return Err(format!("page must be 1 or more, not {page}."));
         }
         let limit = limit.unwrap_or(20);
         if !(1..=MAX_LIMIT as i64).contains(&limit) {
-            return Err(format!("limit must be between 1 and {MAX_LIMIT}, not {limit}."));
+            return Err(format!(
+                "limit must be between 1 and {MAX_LIMIT}, not {limit}."
+            ));
         }
         let sort = match sort {
             None | Some("asc") => SortOrder::Asc,
             Some("desc") => SortOrder::Desc,
             Some(other) => {
-                return Err(format!("sort must be 'asc' or 'desc', not {}.", super::names::quote_for_message(other)));
+                return Err(format!(
+                    "sort must be 'asc' or 'desc', not {}.",
+                    super::names::quote_for_message(other)
+                ));
             }
         };
         let keyword = keyword.filter(|k| !k.is_empty()).map(str::to_lowercase);
-        Ok(Self { keyword, page: page as u64, limit: limit as u64, sort })
+        Ok(Self {
+            keyword,
+            page: page as u64,
+            limit: limit as u64,
+            sort,
+        })
     }
 
     /// Index range of the requested page within `total` matches.
@@ -61,7 +76,12 @@ impl KeyQuery {
 
     pub fn page_info(&self, total: usize) -> PageInfo {
         let total_count = total as u64;
-        PageInfo { total_count, page: self.page, limit: self.limit, page_count: total_count.div_ceil(self.limit) }
+        PageInfo {
+            total_count,
+            page: self.page,
+            limit: self.limit,
+            page_count: total_count.div_ceil(self.limit),
+        }
     }
 
     /// Picks the page out of `items` (sorted ascending), applying the sort order.
@@ -71,13 +91,20 @@ impl KeyQuery {
         match self.sort {
             SortOrder::Asc => items[range].to_vec(),
             // Page `n` of the descending order is the mirror image of a range of the ascending one.
-            SortOrder::Desc => items[total - range.end..total - range.start].iter().rev().copied().collect(),
+            SortOrder::Desc => items[total - range.end..total - range.start]
+                .iter()
+                .rev()
+                .copied()
+                .collect(),
         }
     }
 }
 
 /// Whether a lower-cased keyword occurs in any of the lower-cased fields.
-pub fn matches_keyword<'a>(keyword: &str, mut lowered_fields: impl Iterator<Item = &'a str>) -> bool {
+pub fn matches_keyword<'a>(
+    keyword: &str,
+    mut lowered_fields: impl Iterator<Item = &'a str>,
+) -> bool {
     lowered_fields.any(|field| field.contains(keyword))
 }
 
@@ -121,7 +148,12 @@ mod tests {
     fn keyword_is_lowercased_and_empty_keyword_matches_all() {
         let q = KeyQuery::new(Some("ÉTÉ"), None, None, None).unwrap();
         assert_eq!(q.keyword.as_deref(), Some("été"));
-        assert!(KeyQuery::new(Some(""), None, None, None).unwrap().keyword.is_none());
+        assert!(
+            KeyQuery::new(Some(""), None, None, None)
+                .unwrap()
+                .keyword
+                .is_none()
+        );
         assert!(matches_keyword("été", ["hello", "bel été"].into_iter()));
     }
 }

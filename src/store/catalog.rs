@@ -46,24 +46,40 @@ impl Catalog {
     }
 
     /// The team whose name equals `name` without regard to case, other than `except`.
-    pub fn team_clashing_with(&self, name: &TeamName, except: Option<&TeamName>) -> Option<&TeamName> {
+    pub fn team_clashing_with(
+        &self,
+        name: &TeamName,
+        except: Option<&TeamName>,
+    ) -> Option<&TeamName> {
         let folded = name.folded();
-        self.teams.keys().find(|existing| Some(*existing) != except && existing.folded() == folded)
+        self.teams
+            .keys()
+            .find(|existing| Some(*existing) != except && existing.folded() == folded)
     }
 
     pub fn project(&self, team: &TeamName, name: &ProjectName) -> Option<&ProjectEntry> {
         self.teams.get(team)?.projects.get(name)
     }
 
-    pub fn project_mut(&mut self, team: &TeamName, name: &ProjectName) -> Option<&mut ProjectEntry> {
+    pub fn project_mut(
+        &mut self,
+        team: &TeamName,
+        name: &ProjectName,
+    ) -> Option<&mut ProjectEntry> {
         self.teams.get_mut(team)?.projects.get_mut(name)
     }
 }
 
 impl TeamEntry {
-    pub fn project_clashing_with(&self, name: &ProjectName, except: Option<&ProjectName>) -> Option<&ProjectName> {
+    pub fn project_clashing_with(
+        &self,
+        name: &ProjectName,
+        except: Option<&ProjectName>,
+    ) -> Option<&ProjectName> {
         let folded = name.folded();
-        self.projects.keys().find(|existing| Some(*existing) != except && existing.folded() == folded)
+        self.projects
+            .keys()
+            .find(|existing| Some(*existing) != except && existing.folded() == folded)
     }
 }
 
@@ -74,7 +90,10 @@ impl KeyIndex {
         let mut unique: Vec<KeyEntry> = Vec::with_capacity(entries.len());
         let mut duplicates = Vec::new();
         for entry in entries {
-            if unique.last().is_some_and(|last| last.key.name == entry.key.name) {
+            if unique
+                .last()
+                .is_some_and(|last| last.key.name == entry.key.name)
+            {
                 duplicates.push(entry);
             } else {
                 unique.push(entry);
@@ -85,10 +104,6 @@ impl KeyIndex {
 
     pub fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 
     pub fn get(&self, name: &KeyName) -> Option<&KeyEntry> {
@@ -108,21 +123,32 @@ impl KeyIndex {
     }
 
     pub fn remove(&mut self, name: &KeyName) -> Option<KeyEntry> {
-        self.position(name).ok().map(|index| self.entries.remove(index))
+        self.position(name)
+            .ok()
+            .map(|index| self.entries.remove(index))
     }
 
     /// Runs the query: keyword filter, order, page.
     pub fn query(&self, query: &KeyQuery) -> (Vec<Key>, PageInfo) {
         let matching: Vec<&KeyEntry> = match &query.keyword {
             None => self.entries.iter().collect(),
-            Some(keyword) => self.entries.iter().filter(|entry| entry.matches(keyword)).collect(),
+            Some(keyword) => self
+                .entries
+                .iter()
+                .filter(|entry| entry.matches(keyword))
+                .collect(),
         };
-        let page = query.select(&matching).into_iter().map(|entry| entry.key.clone()).collect();
+        let page = query
+            .select(&matching)
+            .into_iter()
+            .map(|entry| entry.key.clone())
+            .collect();
         (page, query.page_info(matching.len()))
     }
 
     fn position(&self, name: &KeyName) -> Result<usize, usize> {
-        self.entries.binary_search_by(|entry| entry.key.name.cmp(name))
+        self.entries
+            .binary_search_by(|entry| entry.key.name.cmp(name))
     }
 }
 
@@ -161,7 +187,10 @@ mod tests {
         let key = Key {
             name: KeyName::parse(name).unwrap(),
             tags: vec![],
-            translations: texts.iter().map(|(l, t)| (LanguageCode::parse(l).unwrap(), t.to_string())).collect(),
+            translations: texts
+                .iter()
+                .map(|(l, t)| (LanguageCode::parse(l).unwrap(), t.to_string()))
+                .collect(),
         };
         KeyEntry::new(key, format!("{name}.toml"))
     }
@@ -172,8 +201,12 @@ mod tests {
 
     #[test]
     fn entries_stay_sorted_by_code_point_and_duplicates_are_reported() {
-        let (mut index, duplicates) =
-            KeyIndex::from_entries(vec![entry("b", &[]), entry("B", &[]), entry("a", &[]), entry("b", &[])]);
+        let (mut index, duplicates) = KeyIndex::from_entries(vec![
+            entry("b", &[]),
+            entry("B", &[]),
+            entry("a", &[]),
+            entry("b", &[]),
+        ]);
         assert_eq!(duplicates.len(), 1);
         index.put(entry("ä", &[]));
         index.put(entry("A", &[]));
@@ -192,11 +225,17 @@ mod tests {
         ]);
         let search = |keyword: &str| {
             let query = KeyQuery::new(Some(keyword), None, None, None).unwrap();
-            names(&index.query(&query).0).into_iter().map(str::to_owned).collect::<Vec<_>>()
+            names(&index.query(&query).0)
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
         };
         assert_eq!(search("title"), ["home.TITLE"]);
         assert_eq!(search("WELCOME"), ["home.TITLE"]);
         assert_eq!(search("straße"), ["bye"]);
-        assert!(search("x\0y").is_empty(), "a keyword may not match across two fields");
+        assert!(
+            search("x\0y").is_empty(),
+            "a keyword may not match across two fields"
+        );
     }
 }

@@ -18,14 +18,43 @@ use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName, quote_f
 #[derive(Debug, Clone)]
 pub enum Change {
     CreateTeam(Team),
-    UpdateTeam { name: TeamName, new_name: Option<TeamName>, display_name: Option<String> },
-    DeleteTeam { name: TeamName },
-    CreateProject { team: TeamName, project: NewProject },
-    UpdateProject { team: TeamName, name: ProjectName, patch: ProjectPatch },
-    DeleteProject { team: TeamName, name: ProjectName },
-    CreateKey { team: TeamName, project: ProjectName, key: KeyDraft },
-    UpdateKey { team: TeamName, project: ProjectName, name: KeyName, patch: KeyPatch },
-    DeleteKey { team: TeamName, project: ProjectName, name: KeyName },
+    UpdateTeam {
+        name: TeamName,
+        new_name: Option<TeamName>,
+        display_name: Option<String>,
+    },
+    DeleteTeam {
+        name: TeamName,
+    },
+    CreateProject {
+        team: TeamName,
+        project: NewProject,
+    },
+    UpdateProject {
+        team: TeamName,
+        name: ProjectName,
+        patch: ProjectPatch,
+    },
+    DeleteProject {
+        team: TeamName,
+        name: ProjectName,
+    },
+    CreateKey {
+        team: TeamName,
+        project: ProjectName,
+        key: KeyDraft,
+    },
+    UpdateKey {
+        team: TeamName,
+        project: ProjectName,
+        name: KeyName,
+        patch: KeyPatch,
+    },
+    DeleteKey {
+        team: TeamName,
+        project: ProjectName,
+        name: KeyName,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -89,46 +118,93 @@ pub struct Plan {
 
 /// How the catalog changes once the plan is committed.
 pub enum CatalogUpdate {
-    PutTeam { old_name: Option<TeamName>, team: Team },
+    PutTeam {
+        old_name: Option<TeamName>,
+        team: Team,
+    },
     RemoveTeam(TeamName),
-    PutProject { team: TeamName, old_name: Option<ProjectName>, project: Project, rewritten_keys: Vec<KeyEntry> },
-    RemoveProject { team: TeamName, name: ProjectName },
-    PutKey { team: TeamName, project: ProjectName, old_name: Option<KeyName>, entry: KeyEntry },
-    RemoveKey { team: TeamName, project: ProjectName, name: KeyName },
+    PutProject {
+        team: TeamName,
+        old_name: Option<ProjectName>,
+        project: Project,
+        rewritten_keys: Vec<KeyEntry>,
+    },
+    RemoveProject {
+        team: TeamName,
+        name: ProjectName,
+    },
+    PutKey {
+        team: TeamName,
+        project: ProjectName,
+        old_name: Option<KeyName>,
+        entry: KeyEntry,
+    },
+    RemoveKey {
+        team: TeamName,
+        project: ProjectName,
+        name: KeyName,
+    },
 }
 
 /// Checks `change` against the catalog and plans it.
 pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
     match change {
         Change::CreateTeam(team) => plan_create_team(catalog, team),
-        Change::UpdateTeam { name, new_name, display_name } => plan_update_team(catalog, name, new_name, display_name),
+        Change::UpdateTeam {
+            name,
+            new_name,
+            display_name,
+        } => plan_update_team(catalog, name, new_name, display_name),
         Change::DeleteTeam { name } => {
             team_entry(catalog, &name)?;
             Ok(Plan {
                 subject: format!("Delete team {}", quoted(name.as_str())),
-                edits: vec![TreeEdit::Remove { path: layout::team_dir(&name) }],
+                edits: vec![TreeEdit::Remove {
+                    path: layout::team_dir(&name),
+                }],
                 update: CatalogUpdate::RemoveTeam(name),
             })
         }
         Change::CreateProject { team, project } => plan_create_project(catalog, team, project),
-        Change::UpdateProject { team, name, patch } => plan_update_project(catalog, team, name, patch),
+        Change::UpdateProject { team, name, patch } => {
+            plan_update_project(catalog, team, name, patch)
+        }
         Change::DeleteProject { team, name } => {
             project_entry(catalog, &team, &name)?;
             Ok(Plan {
                 subject: format!("Delete project {} in {team}", quoted(name.as_str())),
-                edits: vec![TreeEdit::Remove { path: layout::project_dir(&team, &name) }],
+                edits: vec![TreeEdit::Remove {
+                    path: layout::project_dir(&team, &name),
+                }],
                 update: CatalogUpdate::RemoveProject { team, name },
             })
         }
         Change::CreateKey { team, project, key } => plan_create_key(catalog, team, project, key),
-        Change::UpdateKey { team, project, name, patch } => plan_update_key(catalog, team, project, name, patch),
-        Change::DeleteKey { team, project, name } => {
+        Change::UpdateKey {
+            team,
+            project,
+            name,
+            patch,
+        } => plan_update_key(catalog, team, project, name, patch),
+        Change::DeleteKey {
+            team,
+            project,
+            name,
+        } => {
             let keys = loaded_keys(project_entry(catalog, &team, &project)?)?;
-            let entry = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;
+            let entry = keys
+                .get(&name)
+                .ok_or_else(|| key_not_found(&team, &project, &name))?;
             Ok(Plan {
                 subject: format!("Delete key {} in {team}/{project}", quoted(name.as_str())),
-                edits: vec![TreeEdit::Remove { path: format!("{}/{}", layout::keys_dir(&team, &project), entry.file) }],
-                update: CatalogUpdate::RemoveKey { team, project, name },
+                edits: vec![TreeEdit::Remove {
+                    path: format!("{}/{}", layout::keys_dir(&team, &project), entry.file),
+                }],
+                update: CatalogUpdate::RemoveKey {
+                    team,
+                    project,
+                    name,
+                },
             })
         }
     }
@@ -136,12 +212,21 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
 
 fn plan_create_team(catalog: &Catalog, team: Team) -> Result<Plan, StoreError> {
     if let Some(existing) = catalog.team_clashing_with(&team.name, None) {
-        return Err(StoreError::Conflict(format!("A team named {} already exists.", quoted(existing.as_str()))));
+        return Err(StoreError::Conflict(format!(
+            "A team named {} already exists.",
+            quoted(existing.as_str())
+        )));
     }
     Ok(Plan {
         subject: format!("Create team {}", quoted(team.name.as_str())),
-        edits: vec![TreeEdit::Write { path: layout::team_file(&team.name), contents: files::write_team(&team) }],
-        update: CatalogUpdate::PutTeam { old_name: None, team },
+        edits: vec![TreeEdit::Write {
+            path: layout::team_file(&team.name),
+            contents: files::write_team(&team),
+        }],
+        update: CatalogUpdate::PutTeam {
+            old_name: None,
+            team,
+        },
     })
 }
 
@@ -154,26 +239,55 @@ fn plan_update_team(
     let old = &team_entry(catalog, &name)?.team;
     let new_name = new_name.unwrap_or_else(|| name.clone());
     if let Some(existing) = catalog.team_clashing_with(&new_name, Some(&name)) {
-        return Err(StoreError::Conflict(format!("A team named {} already exists.", quoted(existing.as_str()))));
+        return Err(StoreError::Conflict(format!(
+            "A team named {} already exists.",
+            quoted(existing.as_str())
+        )));
     }
-    let team = Team { name: new_name.clone(), display_name: display_name.unwrap_or_else(|| old.display_name.clone()) };
+    let team = Team {
+        name: new_name.clone(),
+        display_name: display_name.unwrap_or_else(|| old.display_name.clone()),
+    };
     let mut edits = Vec::new();
     let subject = if new_name != name {
-        edits.push(TreeEdit::Move { from: layout::team_dir(&name), to: layout::team_dir(&new_name) });
-        format!("Rename team {} to {}", quoted(name.as_str()), quoted(new_name.as_str()))
+        edits.push(TreeEdit::Move {
+            from: layout::team_dir(&name),
+            to: layout::team_dir(&new_name),
+        });
+        format!(
+            "Rename team {} to {}",
+            quoted(name.as_str()),
+            quoted(new_name.as_str())
+        )
     } else {
         format!("Update team {}", quoted(name.as_str()))
     };
-    edits.push(TreeEdit::Write { path: layout::team_file(&new_name), contents: files::write_team(&team) });
-    Ok(Plan { subject, edits, update: CatalogUpdate::PutTeam { old_name: Some(name), team } })
+    edits.push(TreeEdit::Write {
+        path: layout::team_file(&new_name),
+        contents: files::write_team(&team),
+    });
+    Ok(Plan {
+        subject,
+        edits,
+        update: CatalogUpdate::PutTeam {
+            old_name: Some(name),
+            team,
+        },
+    })
 }
 
-fn plan_create_project(catalog: &Catalog, team: TeamName, new: NewProject) -> Result<Plan, StoreError> {
+fn plan_create_project(
+    catalog: &Catalog,
+    team: TeamName,
+    new: NewProject,
+) -> Result<Plan, StoreError> {
     let team_entry = team_entry(catalog, &team)?;
     if let Some(existing) = team_entry.project_clashing_with(&new.name, None) {
         return Err(project_exists(&team, existing));
     }
-    let base_language = new.base_language.unwrap_or_else(|| LanguageCode::parse("en").expect("'en' is a valid code"));
+    let base_language = new
+        .base_language
+        .unwrap_or_else(|| LanguageCode::parse("en").expect("'en' is a valid code"));
     let languages = checked_languages(&base_language, new.languages.unwrap_or_default())?;
     let project = Project {
         name: new.name,
@@ -184,12 +298,25 @@ fn plan_create_project(catalog: &Catalog, team: TeamName, new: NewProject) -> Re
     };
     Ok(Plan {
         subject: format!("Create project {} in {team}", quoted(project.name.as_str())),
-        edits: vec![TreeEdit::Write { path: layout::project_file(&team, &project.name), contents: files::write_project(&project) }],
-        update: CatalogUpdate::PutProject { team, old_name: None, project, rewritten_keys: Vec::new() },
+        edits: vec![TreeEdit::Write {
+            path: layout::project_file(&team, &project.name),
+            contents: files::write_project(&project),
+        }],
+        update: CatalogUpdate::PutProject {
+            team,
+            old_name: None,
+            project,
+            rewritten_keys: Vec::new(),
+        },
     })
 }
 
-fn plan_update_project(catalog: &Catalog, team: TeamName, name: ProjectName, patch: ProjectPatch) -> Result<Plan, StoreError> {
+fn plan_update_project(
+    catalog: &Catalog,
+    team: TeamName,
+    name: ProjectName,
+    patch: ProjectPatch,
+) -> Result<Plan, StoreError> {
     let team_entry = team_entry(catalog, &team)?;
     let entry = project_entry(catalog, &team, &name)?;
     let old = &entry.project;
@@ -197,11 +324,18 @@ fn plan_update_project(catalog: &Catalog, team: TeamName, name: ProjectName, pat
     if let Some(existing) = team_entry.project_clashing_with(&new_name, Some(&name)) {
         return Err(project_exists(&team, existing));
     }
-    let base_language = patch.base_language.unwrap_or_else(|| old.base_language.clone());
-    let languages = checked_languages(&base_language, patch.languages.unwrap_or_else(|| old.languages.clone()))?;
+    let base_language = patch
+        .base_language
+        .unwrap_or_else(|| old.base_language.clone());
+    let languages = checked_languages(
+        &base_language,
+        patch.languages.unwrap_or_else(|| old.languages.clone()),
+    )?;
     let project = Project {
         name: new_name.clone(),
-        display_name: patch.display_name.unwrap_or_else(|| old.display_name.clone()),
+        display_name: patch
+            .display_name
+            .unwrap_or_else(|| old.display_name.clone()),
         description: patch.description.unwrap_or_else(|| old.description.clone()),
         base_language,
         languages,
@@ -209,29 +343,62 @@ fn plan_update_project(catalog: &Catalog, team: TeamName, name: ProjectName, pat
 
     let mut edits = Vec::new();
     let subject = if new_name != name {
-        edits.push(TreeEdit::Move { from: layout::project_dir(&team, &name), to: layout::project_dir(&team, &new_name) });
-        format!("Rename project {} to {} in {team}", quoted(name.as_str()), quoted(new_name.as_str()))
+        edits.push(TreeEdit::Move {
+            from: layout::project_dir(&team, &name),
+            to: layout::project_dir(&team, &new_name),
+        });
+        format!(
+            "Rename project {} to {} in {team}",
+            quoted(name.as_str()),
+            quoted(new_name.as_str())
+        )
     } else {
         format!("Update project {} in {team}", quoted(name.as_str()))
     };
-    edits.push(TreeEdit::Write { path: layout::project_file(&team, &new_name), contents: files::write_project(&project) });
+    edits.push(TreeEdit::Write {
+        path: layout::project_file(&team, &new_name),
+        contents: files::write_project(&project),
+    });
 
     // Translations in languages the project no longer has go in the same commit.
     let mut rewritten_keys = Vec::new();
     let keys_dir = layout::keys_dir(&team, &new_name);
     for entry in loaded_keys(entry)?.iter() {
-        if entry.key.translations.keys().all(|language| project.has_language(language)) {
+        if entry
+            .key
+            .translations
+            .keys()
+            .all(|language| project.has_language(language))
+        {
             continue;
         }
         let mut key = entry.key.clone();
-        key.translations.retain(|language, _| project.has_language(language));
-        edits.push(TreeEdit::Write { path: format!("{keys_dir}/{}", entry.file), contents: files::write_key(&key) });
+        key.translations
+            .retain(|language, _| project.has_language(language));
+        edits.push(TreeEdit::Write {
+            path: format!("{keys_dir}/{}", entry.file),
+            contents: files::write_key(&key),
+        });
         rewritten_keys.push(KeyEntry::new(key, entry.file.clone()));
     }
-    Ok(Plan { subject, edits, update: CatalogUpdate::PutProject { team, old_name: Some(name), project, rewritten_keys } })
+    Ok(Plan {
+        subject,
+        edits,
+        update: CatalogUpdate::PutProject {
+            team,
+            old_name: Some(name),
+            project,
+            rewritten_keys,
+        },
+    })
 }
 
-fn plan_create_key(catalog: &Catalog, team: TeamName, project: ProjectName, draft: KeyDraft) -> Result<Plan, StoreError> {
+fn plan_create_key(
+    catalog: &Catalog,
+    team: TeamName,
+    project: ProjectName,
+    draft: KeyDraft,
+) -> Result<Plan, StoreError> {
     let entry = project_entry(catalog, &team, &project)?;
     let keys = loaded_keys(entry)?;
     if keys.get(&draft.name).is_some() {
@@ -242,13 +409,28 @@ fn plan_create_key(catalog: &Catalog, team: TeamName, project: ProjectName, draf
     }
     let mut translations = BTreeMap::new();
     merge_translations(&entry.project, &mut translations, draft.translations)?;
-    let key = Key { name: draft.name, tags: dedup_tags(draft.tags), translations };
+    let key = Key {
+        name: draft.name,
+        tags: dedup_tags(draft.tags),
+        translations,
+    };
     let file = layout::key_file(&key.name);
     ensure_file_is_free(keys, &file, &key.name)?;
     Ok(Plan {
-        subject: format!("Create key {} in {team}/{project}", quoted(key.name.as_str())),
-        edits: vec![TreeEdit::Write { path: format!("{}/{file}", layout::keys_dir(&team, &project)), contents: files::write_key(&key) }],
-        update: CatalogUpdate::PutKey { team, project, old_name: None, entry: KeyEntry::new(key, file) },
+        subject: format!(
+            "Create key {} in {team}/{project}",
+            quoted(key.name.as_str())
+        ),
+        edits: vec![TreeEdit::Write {
+            path: format!("{}/{file}", layout::keys_dir(&team, &project)),
+            contents: files::write_key(&key),
+        }],
+        update: CatalogUpdate::PutKey {
+            team,
+            project,
+            old_name: None,
+            entry: KeyEntry::new(key, file),
+        },
     })
 }
 
@@ -261,7 +443,9 @@ fn plan_update_key(
 ) -> Result<Plan, StoreError> {
     let entry = project_entry(catalog, &team, &project)?;
     let keys = loaded_keys(entry)?;
-    let old = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;
+    let old = keys
+        .get(&name)
+        .ok_or_else(|| key_not_found(&team, &project, &name))?;
     let mut key = old.key.clone();
     if let Some(tags) = patch.tags {
         key.tags = dedup_tags(tags);
@@ -281,15 +465,36 @@ fn plan_update_key(
             }
             let file = layout::key_file(&new_name);
             ensure_file_is_free(keys, &file, &new_name)?;
-            edits.push(TreeEdit::Remove { path: format!("{keys_dir}/{}", old.file) });
-            let subject = format!("Rename key {} to {} in {team}/{project}", quoted(name.as_str()), quoted(new_name.as_str()));
+            edits.push(TreeEdit::Remove {
+                path: format!("{keys_dir}/{}", old.file),
+            });
+            let subject = format!(
+                "Rename key {} to {} in {team}/{project}",
+                quoted(name.as_str()),
+                quoted(new_name.as_str())
+            );
             key.name = new_name;
             (subject, file)
         }
-        None => (format!("Update key {} in {team}/{project}", quoted(name.as_str())), old.file.clone()),
+        None => (
+            format!("Update key {} in {team}/{project}", quoted(name.as_str())),
+            old.file.clone(),
+        ),
     };
-    edits.push(TreeEdit::Write { path: format!("{keys_dir}/{file}"), contents: files::write_key(&key) });
-    Ok(Plan { subject, edits, update: CatalogUpdate::PutKey { team, project, old_name: Some(name), entry: KeyEntry::new(key, file) } })
+    edits.push(TreeEdit::Write {
+        path: format!("{keys_dir}/{file}"),
+        contents: files::write_key(&key),
+    });
+    Ok(Plan {
+        subject,
+        edits,
+        update: CatalogUpdate::PutKey {
+            team,
+            project,
+            old_name: Some(name),
+            entry: KeyEntry::new(key, file),
+        },
+    })
 }
 
 /// Applies translations as sent to `translations`: each language is set, or removed when its
@@ -308,7 +513,11 @@ fn merge_translations(
                 quoted(input.language.as_str())
             )));
         }
-        let Some(language) = project.languages.iter().find(|language| language.folded() == folded) else {
+        let Some(language) = project
+            .languages
+            .iter()
+            .find(|language| language.folded() == folded)
+        else {
             return Err(StoreError::Invalid(format!(
                 "Project {} has no language {}; its languages are: {}.",
                 quoted(project.name.as_str()),
@@ -327,7 +536,10 @@ fn merge_translations(
 
 /// The project's languages with the base language added, refusing two codes that differ only
 /// by case or separator.
-fn checked_languages(base: &LanguageCode, languages: Vec<LanguageCode>) -> Result<Vec<LanguageCode>, StoreError> {
+fn checked_languages(
+    base: &LanguageCode,
+    languages: Vec<LanguageCode>,
+) -> Result<Vec<LanguageCode>, StoreError> {
     let mut seen: BTreeMap<String, LanguageCode> = BTreeMap::new();
     let mut unique = Vec::new();
     for language in languages {
@@ -360,8 +572,15 @@ fn checked_languages(base: &LanguageCode, languages: Vec<LanguageCode>) -> Resul
 
 /// Refuses a new key whose file name is already used by another key: a 64-bit hash collision,
 /// or a hand-made file at that path.
-fn ensure_file_is_free(keys: &super::catalog::KeyIndex, file: &str, name: &KeyName) -> Result<(), StoreError> {
-    match keys.iter().find(|entry| entry.file == file && entry.key.name != *name) {
+fn ensure_file_is_free(
+    keys: &super::catalog::KeyIndex,
+    file: &str,
+    name: &KeyName,
+) -> Result<(), StoreError> {
+    match keys
+        .iter()
+        .find(|entry| entry.file == file && entry.key.name != *name)
+    {
         Some(other) => Err(StoreError::Conflict(format!(
             "The key {} would be stored in the file of key {}; choose another name.",
             quoted(name.as_str()),
@@ -371,20 +590,32 @@ fn ensure_file_is_free(keys: &super::catalog::KeyIndex, file: &str, name: &KeyNa
     }
 }
 
-fn team_entry<'a>(catalog: &'a Catalog, name: &TeamName) -> Result<&'a super::catalog::TeamEntry, StoreError> {
+fn team_entry<'a>(
+    catalog: &'a Catalog,
+    name: &TeamName,
+) -> Result<&'a super::catalog::TeamEntry, StoreError> {
     catalog.team(name).ok_or_else(|| team_not_found(name))
 }
 
-fn project_entry<'a>(catalog: &'a Catalog, team: &TeamName, name: &ProjectName) -> Result<&'a ProjectEntry, StoreError> {
+fn project_entry<'a>(
+    catalog: &'a Catalog,
+    team: &TeamName,
+    name: &ProjectName,
+) -> Result<&'a ProjectEntry, StoreError> {
     team_entry(catalog, team)?;
-    catalog.project(team, name).ok_or_else(|| project_not_found(team, name))
+    catalog
+        .project(team, name)
+        .ok_or_else(|| project_not_found(team, name))
 }
 
 /// The writer loads a project's keys before planning a change that needs them
 /// ([`Change::needs_keys_of`]); planning on an unloaded project would miss existing keys.
 fn loaded_keys(entry: &ProjectEntry) -> Result<&super::catalog::KeyIndex, StoreError> {
     entry.keys.as_ref().ok_or_else(|| {
-        StoreError::internal(format!("the keys of project {} are not loaded", entry.project.name), "planning needs them")
+        StoreError::internal(
+            format!("the keys of project {} are not loaded", entry.project.name),
+            "planning needs them",
+        )
     })
 }
 
@@ -393,15 +624,24 @@ pub fn team_not_found(name: &TeamName) -> StoreError {
 }
 
 pub fn project_not_found(team: &TeamName, name: &ProjectName) -> StoreError {
-    StoreError::NotFound(format!("There is no project named {} in team {team}.", quoted(name.as_str())))
+    StoreError::NotFound(format!(
+        "There is no project named {} in team {team}.",
+        quoted(name.as_str())
+    ))
 }
 
 pub fn key_not_found(team: &TeamName, project: &ProjectName, name: &KeyName) -> StoreError {
-    StoreError::NotFound(format!("There is no key named {} in {team}/{project}.", quoted(name.as_str())))
+    StoreError::NotFound(format!(
+        "There is no key named {} in {team}/{project}.",
+        quoted(name.as_str())
+    ))
 }
 
 fn project_exists(team: &TeamName, existing: &ProjectName) -> StoreError {
-    StoreError::Conflict(format!("A project named {} already exists in team {team}.", quoted(existing.as_str())))
+    StoreError::Conflict(format!(
+        "A project named {} already exists in team {team}.",
+        quoted(existing.as_str())
+    ))
 }
 
 fn quoted(name: &str) -> String {
@@ -413,35 +653,67 @@ impl CatalogUpdate {
     pub fn apply_to(self, catalog: &mut Catalog) {
         match self {
             CatalogUpdate::PutTeam { old_name, team } => {
-                let projects = old_name.and_then(|old| catalog.teams.remove(&old)).map(|entry| entry.projects).unwrap_or_default();
-                catalog.teams.insert(team.name.clone(), super::catalog::TeamEntry { team, projects });
+                let projects = old_name
+                    .and_then(|old| catalog.teams.remove(&old))
+                    .map(|entry| entry.projects)
+                    .unwrap_or_default();
+                catalog.teams.insert(
+                    team.name.clone(),
+                    super::catalog::TeamEntry { team, projects },
+                );
             }
             CatalogUpdate::RemoveTeam(name) => {
                 catalog.teams.remove(&name);
             }
-            CatalogUpdate::PutProject { team, old_name, project, rewritten_keys } => {
-                let Some(team_entry) = catalog.teams.get_mut(&team) else { return };
-                let mut keys = old_name.and_then(|old| team_entry.projects.remove(&old)).and_then(|entry| entry.keys);
+            CatalogUpdate::PutProject {
+                team,
+                old_name,
+                project,
+                rewritten_keys,
+            } => {
+                let Some(team_entry) = catalog.teams.get_mut(&team) else {
+                    return;
+                };
+                let mut keys = old_name
+                    .and_then(|old| team_entry.projects.remove(&old))
+                    .and_then(|entry| entry.keys);
                 if let Some(keys) = keys.as_mut() {
                     rewritten_keys.into_iter().for_each(|entry| keys.put(entry));
                 }
-                team_entry.projects.insert(project.name.clone(), ProjectEntry { project, keys });
+                team_entry
+                    .projects
+                    .insert(project.name.clone(), ProjectEntry { project, keys });
             }
             CatalogUpdate::RemoveProject { team, name } => {
                 if let Some(team_entry) = catalog.teams.get_mut(&team) {
                     team_entry.projects.remove(&name);
                 }
             }
-            CatalogUpdate::PutKey { team, project, old_name, entry } => {
-                if let Some(keys) = catalog.project_mut(&team, &project).and_then(|project| project.keys.as_mut()) {
+            CatalogUpdate::PutKey {
+                team,
+                project,
+                old_name,
+                entry,
+            } => {
+                if let Some(keys) = catalog
+                    .project_mut(&team, &project)
+                    .and_then(|project| project.keys.as_mut())
+                {
                     if let Some(old_name) = old_name.filter(|old| *old != entry.key.name) {
                         keys.remove(&old_name);
                     }
                     keys.put(entry);
                 }
             }
-            CatalogUpdate::RemoveKey { team, project, name } => {
-                if let Some(keys) = catalog.project_mut(&team, &project).and_then(|project| project.keys.as_mut()) {
+            CatalogUpdate::RemoveKey {
+                team,
+                project,
+                name,
+            } => {
+                if let Some(keys) = catalog
+                    .project_mut(&team, &project)
+                    .and_then(|project| project.keys.as_mut())
+                {
                     keys.remove(&name);
                 }
             }

@@ -45,13 +45,18 @@ struct KeyFile {
 }
 
 pub fn write_team(team: &Team) -> Vec<u8> {
-    to_toml(&TeamFile { display_name: team.display_name.clone() })
+    to_toml(&TeamFile {
+        display_name: team.display_name.clone(),
+    })
 }
 
 /// Reads a team file; the name comes from its folder.
 pub fn read_team(name: TeamName, bytes: &[u8]) -> Result<Team, FileError> {
     let file: TeamFile = from_toml(bytes)?;
-    Ok(Team { name, display_name: file.display_name })
+    Ok(Team {
+        name,
+        display_name: file.display_name,
+    })
 }
 
 pub fn write_project(project: &Project) -> Vec<u8> {
@@ -67,7 +72,11 @@ pub fn write_project(project: &Project) -> Vec<u8> {
 pub fn read_project(name: ProjectName, bytes: &[u8]) -> Result<Project, FileError> {
     let file: ProjectFile = from_toml(bytes)?;
     let base_language = parse_language(&file.base_language)?;
-    let languages = file.languages.iter().map(|code| parse_language(code)).collect::<Result<Vec<_>, _>>()?;
+    let languages = file
+        .languages
+        .iter()
+        .map(|code| parse_language(code))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Project {
         name,
         display_name: file.display_name,
@@ -81,7 +90,11 @@ pub fn write_key(key: &Key) -> Vec<u8> {
     to_toml(&KeyFile {
         name: key.name.to_string(),
         tags: key.tags.clone(),
-        translations: key.translations.iter().map(|(language, text)| (language.to_string(), text.clone())).collect(),
+        translations: key
+            .translations
+            .iter()
+            .map(|(language, text)| (language.to_string(), text.clone()))
+            .collect(),
     })
 }
 
@@ -93,7 +106,11 @@ pub fn read_key(bytes: &[u8]) -> Result<Key, FileError> {
         .into_iter()
         .map(|(code, text)| Ok((parse_language(&code)?, text)))
         .collect::<Result<_, FileError>>()?;
-    Ok(Key { name, tags: crate::domain::model::dedup_tags(file.tags), translations })
+    Ok(Key {
+        name,
+        tags: crate::domain::model::dedup_tags(file.tags),
+        translations,
+    })
 }
 
 fn parse_language(code: &str) -> Result<LanguageCode, FileError> {
@@ -102,11 +119,14 @@ fn parse_language(code: &str) -> Result<LanguageCode, FileError> {
 
 fn to_toml<T: Serialize>(value: &T) -> Vec<u8> {
     // Serialising these plain structs of strings cannot fail; a failure would be a bug here.
-    toml::to_string_pretty(value).expect("file structs serialise to TOML").into_bytes()
+    toml::to_string_pretty(value)
+        .expect("file structs serialise to TOML")
+        .into_bytes()
 }
 
 fn from_toml<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, FileError> {
-    let text = std::str::from_utf8(bytes).map_err(|_| FileError::Invalid("the file is not UTF-8".into()))?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| FileError::Invalid("the file is not UTF-8".into()))?;
     Ok(toml::from_str(text)?)
 }
 
@@ -118,20 +138,35 @@ mod tests {
         Key {
             name: KeyName::parse(name).unwrap(),
             tags: tags.iter().map(|t| t.to_string()).collect(),
-            translations: translations.iter().map(|(l, t)| (LanguageCode::parse(l).unwrap(), t.to_string())).collect(),
+            translations: translations
+                .iter()
+                .map(|(l, t)| (LanguageCode::parse(l).unwrap(), t.to_string()))
+                .collect(),
         }
     }
 
     #[test]
     fn key_file_has_one_translation_per_line_in_code_order() {
-        let text = String::from_utf8(write_key(&key("home.title", &["ui"], &[("fr", "Bonjour"), ("en", "Hello")]))).unwrap();
-        assert_eq!(text, "name = \"home.title\"\ntags = [\"ui\"]\n\n[translations]\nen = \"Hello\"\nfr = \"Bonjour\"\n");
+        let text = String::from_utf8(write_key(&key(
+            "home.title",
+            &["ui"],
+            &[("fr", "Bonjour"), ("en", "Hello")],
+        )))
+        .unwrap();
+        assert_eq!(
+            text,
+            "name = \"home.title\"\ntags = [\"ui\"]\n\n[translations]\nen = \"Hello\"\nfr = \"Bonjour\"\n"
+        );
     }
 
     #[test]
     fn multi_line_texts_are_written_as_multi_line_strings() {
-        let text = String::from_utf8(write_key(&key("k", &[], &[("en", "line one\nline two")]))).unwrap();
-        assert!(text.contains("en = \"\"\"\nline one\nline two\"\"\""), "{text}");
+        let text =
+            String::from_utf8(write_key(&key("k", &[], &[("en", "line one\nline two")]))).unwrap();
+        assert!(
+            text.contains("en = \"\"\"\nline one\nline two\"\"\""),
+            "{text}"
+        );
     }
 
     #[test]
@@ -160,7 +195,10 @@ mod tests {
             display_name: "Mobile".into(),
             description: "The \"app\"".into(),
             base_language: LanguageCode::parse("en").unwrap(),
-            languages: ["fr", "en", "pt-BR"].iter().map(|l| LanguageCode::parse(l).unwrap()).collect(),
+            languages: ["fr", "en", "pt-BR"]
+                .iter()
+                .map(|l| LanguageCode::parse(l).unwrap())
+                .collect(),
         };
         let read = read_project(project.name.clone(), &write_project(&project)).unwrap();
         assert_eq!(read, project);

@@ -7,7 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use git2::{FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, Signature, TreeWalkMode, TreeWalkResult};
+use git2::{
+    FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, Signature, TreeWalkMode,
+    TreeWalkResult,
+};
 
 use super::error::StoreError;
 
@@ -38,23 +41,43 @@ pub struct GitRepo {
 impl GitRepo {
     /// Opens the repository at `root`, or creates it from `template` when the folder is
     /// missing, empty, or holds a repository without commits. Returns whether it was created.
-    pub fn open_or_init(root: &Path, template: &[(&str, &[u8])]) -> Result<(Self, bool), StoreError> {
-        let is_empty_dir = |path: &Path| path.read_dir().map(|mut entries| entries.next().is_none()).unwrap_or(true);
+    pub fn open_or_init(
+        root: &Path,
+        template: &[(&str, &[u8])],
+    ) -> Result<(Self, bool), StoreError> {
+        let is_empty_dir = |path: &Path| {
+            path.read_dir()
+                .map(|mut entries| entries.next().is_none())
+                .unwrap_or(true)
+        };
         if !root.exists() || is_empty_dir(root) {
             std::fs::create_dir_all(root).map_err(|err| StoreError::io(root, err))?;
             let mut options = RepositoryInitOptions::new();
             options.initial_head(BRANCH).no_reinit(true);
-            Repository::init_opts(root, &options).map_err(|err| git_error(format!("cannot create a git repository in {}", root.display()), err))?;
+            Repository::init_opts(root, &options).map_err(|err| {
+                git_error(
+                    format!("cannot create a git repository in {}", root.display()),
+                    err,
+                )
+            })?;
         }
-        let repo = Repository::open(root).map_err(|err| git_error(format!("{} is not a git repository", root.display()), err))?;
+        let repo = Repository::open(root)
+            .map_err(|err| git_error(format!("{} is not a git repository", root.display()), err))?;
         if repo.is_bare() {
-            return Err(StoreError::internal(format!("{} is a bare repository", root.display()), "locstore needs a working tree"));
+            return Err(StoreError::internal(
+                format!("{} is a bare repository", root.display()),
+                "locstore needs a working tree",
+            ));
         }
         let root = repo.workdir().unwrap_or(root).to_path_buf();
         match repo.head().ok().and_then(|head| head.target()) {
             Some(head) => Ok((Self { repo, root, head }, false)),
             None => {
-                let mut git_repo = Self { repo, root, head: Oid::ZERO_SHA1 };
+                let mut git_repo = Self {
+                    repo,
+                    root,
+                    head: Oid::ZERO_SHA1,
+                };
                 git_repo.create_first_commit(template)?;
                 Ok((git_repo, true))
             }
@@ -75,16 +98,29 @@ impl GitRepo {
 
     /// Builds the commit for `edits` on top of HEAD without moving HEAD. Returns `None` when
     /// the edits leave the tree as it is (a no-op change commits nothing).
-    pub fn prepare_commit(&self, edits: &[TreeEdit], subject: &str, author: &str) -> Result<Option<Oid>, StoreError> {
-        let parent = self.repo.find_commit(self.head).map_err(|err| git_error("cannot read HEAD", err))?;
+    pub fn prepare_commit(
+        &self,
+        edits: &[TreeEdit],
+        subject: &str,
+        author: &str,
+    ) -> Result<Option<Oid>, StoreError> {
+        let parent = self
+            .repo
+            .find_commit(self.head)
+            .map_err(|err| git_error("cannot read HEAD", err))?;
         let base_tree = parent.tree_id();
         let tree = self.apply_edits(base_tree, edits)?;
         if tree == base_tree {
             return Ok(None);
         }
-        let tree = self.repo.find_tree(tree).map_err(|err| git_error("cannot read the new tree", err))?;
-        let author = Signature::now(author, &format!("{author}@locstore")).map_err(|err| git_error("invalid author", err))?;
-        let committer = Signature::now(COMMITTER, COMMITTER_EMAIL).map_err(|err| git_error("invalid committer", err))?;
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .map_err(|err| git_error("cannot read the new tree", err))?;
+        let author = Signature::now(author, &format!("{author}@locstore"))
+            .map_err(|err| git_error("invalid author", err))?;
+        let committer = Signature::now(COMMITTER, COMMITTER_EMAIL)
+            .map_err(|err| git_error("invalid committer", err))?;
         let commit = self
             .repo
             .commit(None, &author, &committer, subject, &tree, &[&parent])
@@ -104,14 +140,22 @@ impl GitRepo {
 
     /// Calls `visit` with the path (relative to `dir`) and contents of every file under `dir`
     /// in HEAD; nothing happens when `dir` does not exist.
-    pub fn for_each_file_under(&self, dir: &str, mut visit: impl FnMut(&str, &[u8])) -> Result<(), StoreError> {
-        let Some(tree) = self.subtree(dir)? else { return Ok(()) };
+    pub fn for_each_file_under(
+        &self,
+        dir: &str,
+        mut visit: impl FnMut(&str, &[u8]),
+    ) -> Result<(), StoreError> {
+        let Some(tree) = self.subtree(dir)? else {
+            return Ok(());
+        };
         let mut failure = None;
         tree.walk(TreeWalkMode::PreOrder, |parent, entry| {
             if entry.kind() != Some(ObjectType::Blob) {
                 return TreeWalkResult::Ok;
             }
-            let Ok(name) = entry.name() else { return TreeWalkResult::Skip };
+            let Ok(name) = entry.name() else {
+                return TreeWalkResult::Skip;
+            };
             match self.repo.find_blob(entry.id()) {
                 Ok(blob) => {
                     visit(&format!("{parent}{name}"), blob.content());
@@ -132,7 +176,9 @@ impl GitRepo {
 
     /// The names of the folders directly under `dir` in HEAD.
     pub fn subfolders(&self, dir: &str) -> Result<Vec<String>, StoreError> {
-        let Some(tree) = self.subtree(dir)? else { return Ok(Vec::new()) };
+        let Some(tree) = self.subtree(dir)? else {
+            return Ok(Vec::new());
+        };
         Ok(tree
             .iter()
             .filter(|entry| entry.kind() == Some(ObjectType::Tree))
@@ -143,11 +189,16 @@ impl GitRepo {
     /// The contents of one file in HEAD, or `None` when there is no such file.
     pub fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let tree = self.head_tree()?;
-        let Ok(entry) = tree.get_path(Path::new(path)) else { return Ok(None) };
+        let Ok(entry) = tree.get_path(Path::new(path)) else {
+            return Ok(None);
+        };
         if entry.kind() != Some(ObjectType::Blob) {
             return Ok(None);
         }
-        let blob = self.repo.find_blob(entry.id()).map_err(|err| git_error(format!("cannot read {path}"), err))?;
+        let blob = self
+            .repo
+            .find_blob(entry.id())
+            .map_err(|err| git_error(format!("cannot read {path}"), err))?;
         Ok(Some(blob.content().to_vec()))
     }
 
@@ -155,30 +206,47 @@ impl GitRepo {
     /// cached file status; the `touched` paths (files or folders the server wrote since the last
     /// sync) are re-read from the working tree so that `git status` does not need to hash them.
     pub fn sync_index<'a>(&self, touched: impl Iterator<Item = &'a str>) -> Result<(), StoreError> {
-        let mut index = self.repo.index().map_err(|err| git_error("cannot open the git index", err))?;
-        index.read_tree(&self.head_tree()?).map_err(|err| git_error("cannot read HEAD into the index", err))?;
+        let mut index = self
+            .repo
+            .index()
+            .map_err(|err| git_error("cannot open the git index", err))?;
+        index
+            .read_tree(&self.head_tree()?)
+            .map_err(|err| git_error("cannot read HEAD into the index", err))?;
         for path in touched {
             let full = self.root.join(path);
             if full.is_file() {
-                index.add_path(Path::new(path)).map_err(|err| git_error(format!("cannot stage {path}"), err))?;
+                index
+                    .add_path(Path::new(path))
+                    .map_err(|err| git_error(format!("cannot stage {path}"), err))?;
             } else if full.is_dir() {
-                for entry in walkdir::WalkDir::new(&full).into_iter().filter_map(Result::ok) {
+                for entry in walkdir::WalkDir::new(&full)
+                    .into_iter()
+                    .filter_map(Result::ok)
+                {
                     if entry.file_type().is_file()
                         && let Ok(relative) = entry.path().strip_prefix(&self.root)
                     {
-                        index.add_path(relative).map_err(|err| git_error(format!("cannot stage {}", relative.display()), err))?;
+                        index.add_path(relative).map_err(|err| {
+                            git_error(format!("cannot stage {}", relative.display()), err)
+                        })?;
                     }
                 }
             }
         }
-        index.write().map_err(|err| git_error("cannot write the git index", err))
+        index
+            .write()
+            .map_err(|err| git_error("cannot write the git index", err))
     }
 
     /// Puts the working tree and the index back to HEAD, as after `git reset --hard`, and
     /// removes files under `managed_dir` that git does not track. A change that was being
     /// written when the process died was never acknowledged, so dropping it loses nothing.
     pub fn reset_to_head(&self, managed_dir: &str) -> Result<(), StoreError> {
-        let head = self.repo.find_object(self.head, None).map_err(|err| git_error("cannot read HEAD", err))?;
+        let head = self
+            .repo
+            .find_object(self.head, None)
+            .map_err(|err| git_error("cannot read HEAD", err))?;
         self.repo
             .reset(&head, git2::ResetType::Hard, None)
             .map_err(|err| git_error("cannot reset the working tree to HEAD", err))?;
@@ -193,29 +261,52 @@ impl GitRepo {
     pub fn changed_paths(&self) -> Result<Vec<String>, StoreError> {
         let mut options = git2::StatusOptions::new();
         options.include_untracked(true).recurse_untracked_dirs(true);
-        let statuses = self.repo.statuses(Some(&mut options)).map_err(|err| git_error("cannot read the status", err))?;
-        Ok(statuses.iter().filter_map(|entry| entry.path().ok().map(str::to_owned)).collect())
+        let statuses = self
+            .repo
+            .statuses(Some(&mut options))
+            .map_err(|err| git_error("cannot read the status", err))?;
+        Ok(statuses
+            .iter()
+            .filter_map(|entry| entry.path().ok().map(str::to_owned))
+            .collect())
     }
 
     fn create_first_commit(&mut self, template: &[(&str, &[u8])]) -> Result<(), StoreError> {
-        let mut builder = git2::build::TreeUpdateBuilder::new();
+        // The template is flat (files at the root), so one tree builder makes the whole tree.
+        let mut builder = self
+            .repo
+            .treebuilder(None)
+            .map_err(|err| git_error("cannot build a tree", err))?;
         for (path, contents) in template {
             let full = self.root.join(path);
-            if let Some(parent) = full.parent() {
-                std::fs::create_dir_all(parent).map_err(|err| StoreError::io(parent, err))?;
-            }
             std::fs::write(&full, contents).map_err(|err| StoreError::io(&full, err))?;
-            let blob = self.repo.blob(contents).map_err(|err| git_error("cannot write a blob", err))?;
-            builder.upsert(*path, blob, FileMode::Blob);
+            let blob = self
+                .repo
+                .blob(contents)
+                .map_err(|err| git_error("cannot write a blob", err))?;
+            builder
+                .insert(path, blob, i32::from(FileMode::Blob))
+                .map_err(|err| git_error(format!("cannot add {path}"), err))?;
         }
-        let empty = self.repo.treebuilder(None).and_then(|b| b.write()).map_err(|err| git_error("cannot write a tree", err))?;
-        let empty = self.repo.find_tree(empty).map_err(|err| git_error("cannot read a tree", err))?;
-        let tree = builder.create_updated(&self.repo, &empty).map_err(|err| git_error("cannot write a tree", err))?;
-        let tree = self.repo.find_tree(tree).map_err(|err| git_error("cannot read a tree", err))?;
-        let signature = Signature::now(COMMITTER, COMMITTER_EMAIL).map_err(|err| git_error("invalid committer", err))?;
+        let tree = builder
+            .write()
+            .map_err(|err| git_error("cannot write a tree", err))?;
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .map_err(|err| git_error("cannot read a tree", err))?;
+        let signature = Signature::now(COMMITTER, COMMITTER_EMAIL)
+            .map_err(|err| git_error("invalid committer", err))?;
         self.head = self
             .repo
-            .commit(Some("HEAD"), &signature, &signature, "Create the locstore data repository", &tree, &[])
+            .commit(
+                Some("HEAD"),
+                &signature,
+                &signature,
+                "Create the locstore data repository",
+                &tree,
+                &[],
+            )
             .map_err(|err| git_error("cannot write the first commit", err))?;
         self.sync_index(template.iter().map(|(path, _)| *path))
     }
@@ -229,7 +320,10 @@ impl GitRepo {
         for edit in edits {
             match edit {
                 TreeEdit::Write { path, contents } => {
-                    let blob = self.repo.blob(contents).map_err(|err| git_error("cannot write a blob", err))?;
+                    let blob = self
+                        .repo
+                        .blob(contents)
+                        .map_err(|err| git_error("cannot write a blob", err))?;
                     pending.upsert(path.as_str(), blob, FileMode::Blob);
                     has_pending = true;
                 }
@@ -245,7 +339,9 @@ impl GitRepo {
                         pending = git2::build::TreeUpdateBuilder::new();
                         has_pending = false;
                     }
-                    let Some((id, mode)) = self.tree_entry(tree, from)? else { continue };
+                    let Some((id, mode)) = self.tree_entry(tree, from)? else {
+                        continue;
+                    };
                     let mut builder = git2::build::TreeUpdateBuilder::new();
                     builder.remove(from.as_str()).upsert(to.as_str(), id, mode);
                     tree = self.update_tree(tree, &mut builder)?;
@@ -258,15 +354,31 @@ impl GitRepo {
         Ok(tree)
     }
 
-    fn update_tree(&self, tree: Oid, builder: &mut git2::build::TreeUpdateBuilder) -> Result<Oid, StoreError> {
-        let tree = self.repo.find_tree(tree).map_err(|err| git_error("cannot read a tree", err))?;
-        builder.create_updated(&self.repo, &tree).map_err(|err| git_error("cannot write the new tree", err))
+    fn update_tree(
+        &self,
+        tree: Oid,
+        builder: &mut git2::build::TreeUpdateBuilder,
+    ) -> Result<Oid, StoreError> {
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .map_err(|err| git_error("cannot read a tree", err))?;
+        builder
+            .create_updated(&self.repo, &tree)
+            .map_err(|err| git_error("cannot write the new tree", err))
     }
 
     fn tree_entry(&self, tree: Oid, path: &str) -> Result<Option<(Oid, FileMode)>, StoreError> {
-        let tree = self.repo.find_tree(tree).map_err(|err| git_error("cannot read a tree", err))?;
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .map_err(|err| git_error("cannot read a tree", err))?;
         Ok(tree.get_path(Path::new(path)).ok().map(|entry| {
-            let mode = if entry.kind() == Some(ObjectType::Tree) { FileMode::Tree } else { FileMode::Blob };
+            let mode = if entry.kind() == Some(ObjectType::Tree) {
+                FileMode::Tree
+            } else {
+                FileMode::Blob
+            };
             (entry.id(), mode)
         }))
     }
@@ -280,17 +392,30 @@ impl GitRepo {
 
     fn subtree(&self, dir: &str) -> Result<Option<git2::Tree<'_>>, StoreError> {
         let tree = self.head_tree()?;
-        let Ok(entry) = tree.get_path(Path::new(dir)) else { return Ok(None) };
+        let Ok(entry) = tree.get_path(Path::new(dir)) else {
+            return Ok(None);
+        };
         if entry.kind() != Some(ObjectType::Tree) {
             return Ok(None);
         }
-        let subtree = self.repo.find_tree(entry.id()).map_err(|err| git_error(format!("cannot read {dir}"), err))?;
+        let subtree = self
+            .repo
+            .find_tree(entry.id())
+            .map_err(|err| git_error(format!("cannot read {dir}"), err))?;
         Ok(Some(subtree))
     }
 
     fn branch_ref(&self) -> Result<String, StoreError> {
-        let head = self.repo.find_reference("HEAD").map_err(|err| git_error("cannot read HEAD", err))?;
-        Ok(head.symbolic_target().ok().flatten().unwrap_or("HEAD").to_owned())
+        let head = self
+            .repo
+            .find_reference("HEAD")
+            .map_err(|err| git_error("cannot read HEAD", err))?;
+        Ok(head
+            .symbolic_target()
+            .ok()
+            .flatten()
+            .unwrap_or("HEAD")
+            .to_owned())
     }
 }
 

@@ -38,7 +38,10 @@ impl OwnerLock {
                 if owner.is_empty() { "unknown" } else { owner }
             )));
         }
-        file.set_len(0).and_then(|()| file.rewind()).and_then(|()| writeln!(file, "{}", std::process::id())).map_err(|err| StoreError::io(&path, err))?;
+        file.set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| writeln!(file, "{}", std::process::id()))
+            .map_err(|err| StoreError::io(&path, err))?;
         Ok(Self { _file: file })
     }
 }

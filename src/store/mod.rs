@@ -82,12 +82,25 @@ impl Store {
         let catalog = Arc::new(RwLock::new(scan::load_catalog(&git)?));
         let root = git.root().to_path_buf();
         let (jobs, receiver) = mpsc::channel();
-        let worker = Worker { git, catalog: catalog.clone(), durability, lock, touched: Default::default() };
+        let worker = Worker {
+            git,
+            catalog: catalog.clone(),
+            durability,
+            lock,
+            touched: Default::default(),
+        };
         let handle = std::thread::Builder::new()
             .name("locstore-writer".into())
             .spawn(move || worker.run(receiver))
             .map_err(|err| StoreError::internal("cannot start the writer thread", err))?;
-        Ok(Self { inner: Arc::new(Inner { jobs, catalog, worker: Mutex::new(Some(handle)), root }) })
+        Ok(Self {
+            inner: Arc::new(Inner {
+                jobs,
+                catalog,
+                worker: Mutex::new(Some(handle)),
+                root,
+            }),
+        })
     }
 
     /// The repository's working tree.
@@ -98,7 +111,11 @@ impl Store {
     /// Applies one change as one commit (or none, when it changes nothing).
     pub async fn apply(&self, change: Change, author: &str) -> Result<Outcome, StoreError> {
         let (reply, answer) = oneshot::channel();
-        self.send(Job::Apply { change, author: author.to_owned(), reply })?;
+        self.send(Job::Apply {
+            change,
+            author: author.to_owned(),
+            reply,
+        })?;
         answer.await.map_err(|_| writer_gone())?
     }
 
@@ -108,24 +125,40 @@ impl Store {
         if self.send(Job::Shutdown { reply }).is_ok() {
             let _ = answer.await;
         }
-        let handle = self.inner.worker.lock().unwrap_or_else(|poison| poison.into_inner()).take();
+        let handle = self
+            .inner
+            .worker
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .take();
         if let Some(handle) = handle {
             let _ = tokio::task::spawn_blocking(move || handle.join()).await;
         }
     }
 
     pub fn teams(&self) -> Vec<Team> {
-        self.read().teams.values().map(|entry| entry.team.clone()).collect()
+        self.read()
+            .teams
+            .values()
+            .map(|entry| entry.team.clone())
+            .collect()
     }
 
     pub fn team(&self, name: &TeamName) -> Result<Team, StoreError> {
-        self.read().team(name).map(|entry| entry.team.clone()).ok_or_else(|| team_not_found(name))
+        self.read()
+            .team(name)
+            .map(|entry| entry.team.clone())
+            .ok_or_else(|| team_not_found(name))
     }
 
     pub fn projects(&self, team: &TeamName) -> Result<Vec<Project>, StoreError> {
         let catalog = self.read();
         let entry = catalog.team(team).ok_or_else(|| team_not_found(team))?;
-        Ok(entry.projects.values().map(|entry| entry.project.clone()).collect())
+        Ok(entry
+            .projects
+            .values()
+            .map(|entry| entry.project.clone())
+            .collect())
     }
 
     pub fn project(&self, team: &TeamName, name: &ProjectName) -> Result<Project, StoreError> {
@@ -134,19 +167,37 @@ impl Store {
     }
 
     /// One page of a project's keys.
-    pub async fn query_keys(&self, team: &TeamName, project: &ProjectName, query: &KeyQuery) -> Result<(Vec<Key>, PageInfo), StoreError> {
-        self.with_keys(team, project, |_, keys| keys.query(query)).await
+    pub async fn query_keys(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        query: &KeyQuery,
+    ) -> Result<(Vec<Key>, PageInfo), StoreError> {
+        self.with_keys(team, project, |_, keys| keys.query(query))
+            .await
     }
 
-    pub async fn key(&self, team: &TeamName, project: &ProjectName, name: &KeyName) -> Result<Key, StoreError> {
-        self.with_keys(team, project, |_, keys| keys.get(name).map(|entry| entry.key.clone()))
-            .await?
-            .ok_or_else(|| key_not_found(team, project, name))
+    pub async fn key(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        name: &KeyName,
+    ) -> Result<Key, StoreError> {
+        self.with_keys(team, project, |_, keys| {
+            keys.get(name).map(|entry| entry.key.clone())
+        })
+        .await?
+        .ok_or_else(|| key_not_found(team, project, name))
     }
 
     /// The project and its keys (sorted by name) that carry at least one of `tags`, or all
     /// keys when `tags` is empty: what an export reads.
-    pub async fn keys_for_export(&self, team: &TeamName, project: &ProjectName, tags: &[String]) -> Result<(Project, Vec<Key>), StoreError> {
+    pub async fn keys_for_export(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        tags: &[String],
+    ) -> Result<(Project, Vec<Key>), StoreError> {
         self.with_keys(team, project, |entry, keys| {
             let keys = keys
                 .iter()
@@ -174,16 +225,26 @@ impl Store {
                 }
             }
             let (reply, answer) = oneshot::channel();
-            self.send(Job::LoadKeys { team: team.clone(), project: project.clone(), reply })?;
+            self.send(Job::LoadKeys {
+                team: team.clone(),
+                project: project.clone(),
+                reply,
+            })?;
             answer.await.map_err(|_| writer_gone())??;
         }
         // The project was loaded and then replaced between the two looks; it exists, so
         // answer from whatever is there now.
-        Err(StoreError::internal("the project's keys could not be loaded", "they were replaced while loading"))
+        Err(StoreError::internal(
+            "the project's keys could not be loaded",
+            "they were replaced while loading",
+        ))
     }
 
     fn read(&self) -> RwLockReadGuard<'_, Catalog> {
-        self.inner.catalog.read().unwrap_or_else(|poison| poison.into_inner())
+        self.inner
+            .catalog
+            .read()
+            .unwrap_or_else(|poison| poison.into_inner())
     }
 
     fn send(&self, job: Job) -> Result<(), StoreError> {
@@ -191,11 +252,17 @@ impl Store {
     }
 }
 
-fn project_in<'a>(catalog: &'a Catalog, team: &TeamName, name: &ProjectName) -> Result<&'a ProjectEntry, StoreError> {
+fn project_in<'a>(
+    catalog: &'a Catalog,
+    team: &TeamName,
+    name: &ProjectName,
+) -> Result<&'a ProjectEntry, StoreError> {
     if catalog.team(team).is_none() {
         return Err(team_not_found(team));
     }
-    catalog.project(team, name).ok_or_else(|| project_not_found(team, name))
+    catalog
+        .project(team, name)
+        .ok_or_else(|| project_not_found(team, name))
 }
 
 fn writer_gone() -> StoreError {
@@ -228,11 +295,17 @@ fn recover(git: &git::GitRepo) -> Result<(), StoreError> {
 }
 
 fn stale_git_locks(git_dir: &Path) -> Vec<PathBuf> {
-    let top = ["index.lock", "HEAD.lock", "packed-refs.lock", "config.lock"].map(|name| git_dir.join(name));
+    let top = ["index.lock", "HEAD.lock", "packed-refs.lock", "config.lock"]
+        .map(|name| git_dir.join(name));
     let refs = walkdir::WalkDir::new(git_dir.join("refs"))
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_file() && entry.path().extension().is_some_and(|ext| ext == "lock"))
+        .filter(|entry| {
+            entry.file_type().is_file() && entry.path().extension().is_some_and(|ext| ext == "lock")
+        })
         .map(|entry| entry.into_path());
-    top.into_iter().filter(|path| path.exists()).chain(refs).collect()
+    top.into_iter()
+        .filter(|path| path.exists())
+        .chain(refs)
+        .collect()
 }

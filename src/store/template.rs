@@ -3,7 +3,10 @@
 
 /// `repo-template/`, file by file; a test checks that this list and the folder agree.
 pub const FILES: &[(&str, &[u8])] = &[
-    (".gitattributes", include_bytes!("../../repo-template/.gitattributes")),
+    (
+        ".gitattributes",
+        include_bytes!("../../repo-template/.gitattributes"),
+    ),
     ("README.md", include_bytes!("../../repo-template/README.md")),
 ];
 
@@ -16,10 +19,20 @@ mod tests {
             .into_iter()
             .filter_map(Result::ok)
             .filter(|entry| entry.file_type().is_file())
-            .map(|entry| entry.path().strip_prefix(&folder).unwrap().to_string_lossy().replace('\\', "/"))
+            .map(|entry| {
+                entry
+                    .path()
+                    .strip_prefix(&folder)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/")
+            })
             .collect();
         on_disk.sort();
-        let mut embedded: Vec<String> = super::FILES.iter().map(|(path, _)| path.to_string()).collect();
+        let mut embedded: Vec<String> = super::FILES
+            .iter()
+            .map(|(path, _)| path.to_string())
+            .collect();
         embedded.sort();
         assert_eq!(embedded, on_disk);
     }

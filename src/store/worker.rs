@@ -30,9 +30,19 @@ const IDLE_AFTER: Duration = Duration::from_millis(500);
 const MAX_BATCH: usize = 256;
 
 pub enum Job {
-    Apply { change: Change, author: String, reply: oneshot::Sender<Result<Outcome, StoreError>> },
-    LoadKeys { team: TeamName, project: ProjectName, reply: oneshot::Sender<Result<(), StoreError>> },
-    Shutdown { reply: oneshot::Sender<()> },
+    Apply {
+        change: Change,
+        author: String,
+        reply: oneshot::Sender<Result<Outcome, StoreError>>,
+    },
+    LoadKeys {
+        team: TeamName,
+        project: ProjectName,
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
+    Shutdown {
+        reply: oneshot::Sender<()>,
+    },
 }
 
 pub struct Worker {
@@ -77,23 +87,38 @@ impl Worker {
         let mut shutdown = None;
         for job in batch {
             match job {
-                Job::Apply { change, author, reply } => {
+                Job::Apply {
+                    change,
+                    author,
+                    reply,
+                } => {
                     let result = self.apply_guarded(change, &author);
                     answers.push((reply, result));
                 }
-                Job::LoadKeys { team, project, reply } => {
+                Job::LoadKeys {
+                    team,
+                    project,
+                    reply,
+                } => {
                     let _ = reply.send(self.ensure_keys(&team, &project));
                 }
                 Job::Shutdown { reply } => shutdown = Some(reply),
             }
         }
-        let committed = answers.iter().any(|(_, result)| matches!(result, Ok(Outcome::Committed(_))));
-        let synced = if committed && self.durability == Durability::Fsync { self.sync_to_disk() } else { Ok(()) };
+        let committed = answers
+            .iter()
+            .any(|(_, result)| matches!(result, Ok(Outcome::Committed(_))));
+        let synced = if committed && self.durability == Durability::Fsync {
+            self.sync_to_disk()
+        } else {
+            Ok(())
+        };
         for (reply, result) in answers {
             let result = match (&synced, result) {
-                (Err(err), Ok(Outcome::Committed(_))) => {
-                    Err(StoreError::internal("the change was committed but could not be made durable", err.to_string()))
-                }
+                (Err(err), Ok(Outcome::Committed(_))) => Err(StoreError::internal(
+                    "the change was committed but could not be made durable",
+                    err.to_string(),
+                )),
                 (_, result) => result,
             };
             let _ = reply.send(result);
@@ -119,18 +144,34 @@ impl Worker {
             let (team, project) = (team.clone(), project.clone());
             self.ensure_keys(&team, &project)?;
         }
-        let plan = changes::plan(&self.catalog.read().unwrap_or_else(|poison| poison.into_inner()), change)?;
-        let Some(commit) = self.git.prepare_commit(&plan.edits, &plan.subject, author)? else {
+        let plan = changes::plan(
+            &self
+                .catalog
+                .read()
+                .unwrap_or_else(|poison| poison.into_inner()),
+            change,
+        )?;
+        let Some(commit) = self
+            .git
+            .prepare_commit(&plan.edits, &plan.subject, author)?
+        else {
             return Ok(Outcome::Unchanged);
         };
-        let applied = worktree::apply(self.git.root(), &plan.edits).and_then(|()| self.git.advance_head(commit, &plan.subject));
+        let applied = worktree::apply(self.git.root(), &plan.edits)
+            .and_then(|()| self.git.advance_head(commit, &plan.subject));
         if let Err(err) = applied {
             // HEAD did not move, so the change was never made; put the files back as HEAD has them.
             self.restore_from_head();
             return Err(err);
         }
-        self.touched.extend(worktree::touched_paths(&plan.edits).map(str::to_owned));
-        plan.update.apply_to(&mut self.catalog.write().unwrap_or_else(|poison| poison.into_inner()));
+        self.touched
+            .extend(worktree::touched_paths(&plan.edits).map(str::to_owned));
+        plan.update.apply_to(
+            &mut self
+                .catalog
+                .write()
+                .unwrap_or_else(|poison| poison.into_inner()),
+        );
         tracing::info!(
             subject = %plan.subject,
             commit = %commit,
@@ -155,7 +196,12 @@ impl Worker {
         let started = Instant::now();
         let keys = scan::load_keys(&self.git, team, project)?;
         tracing::info!(%team, %project, keys = keys.len(), duration_ms = started.elapsed().as_secs_f64() * 1000.0, "loaded keys");
-        if let Some(entry) = self.catalog.write().unwrap_or_else(|poison| poison.into_inner()).project_mut(team, project) {
+        if let Some(entry) = self
+            .catalog
+            .write()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .project_mut(team, project)
+        {
             entry.keys = Some(keys);
         }
         Ok(())
@@ -169,9 +215,15 @@ impl Worker {
             return;
         }
         let unloaded = {
-            let catalog = self.catalog.read().unwrap_or_else(|poison| poison.into_inner());
+            let catalog = self
+                .catalog
+                .read()
+                .unwrap_or_else(|poison| poison.into_inner());
             catalog.teams.values().find_map(|team| {
-                team.projects.values().find(|project| project.keys.is_none()).map(|project| (team.team.name.clone(), project.project.name.clone()))
+                team.projects
+                    .values()
+                    .find(|project| project.keys.is_none())
+                    .map(|project| (team.team.name.clone(), project.project.name.clone()))
             })
         };
         if let Some((team, project)) = unloaded
@@ -185,7 +237,11 @@ impl Worker {
         let started = Instant::now();
         match self.git.sync_index(self.touched.iter().map(String::as_str)) {
             Ok(()) => {
-                tracing::debug!(paths = self.touched.len(), duration_ms = started.elapsed().as_secs_f64() * 1000.0, "synced the git index");
+                tracing::debug!(
+                    paths = self.touched.len(),
+                    duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+                    "synced the git index"
+                );
                 self.touched.clear();
             }
             Err(err) => tracing::warn!(error = %err, "cannot sync the git index; will try again"),
@@ -195,7 +251,11 @@ impl Worker {
     fn sync_to_disk(&self) -> Result<(), std::io::Error> {
         let root = File::open(self.git.git_dir())?;
         // SAFETY: syncfs takes an open file descriptor and has no memory-safety preconditions.
-        if unsafe { libc::syncfs(root.as_raw_fd()) } == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+        if unsafe { libc::syncfs(root.as_raw_fd()) } == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
     }
 
     /// After a failed or panicked change: working tree, index and catalog back to HEAD.
@@ -205,7 +265,12 @@ impl Worker {
         }
         self.touched.clear();
         match scan::load_catalog(&self.git) {
-            Ok(catalog) => *self.catalog.write().unwrap_or_else(|poison| poison.into_inner()) = catalog,
+            Ok(catalog) => {
+                *self
+                    .catalog
+                    .write()
+                    .unwrap_or_else(|poison| poison.into_inner()) = catalog
+            }
             Err(err) => tracing::error!(error = %err, "cannot reload the catalog from HEAD"),
         }
     }

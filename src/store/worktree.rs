@@ -17,9 +17,15 @@ pub fn apply(root: &Path, edits: &[TreeEdit]) -> Result<(), StoreError> {
             TreeEdit::Write { path, contents } => write_file(root, path, contents)?,
             TreeEdit::Remove { path } => {
                 let full = root.join(path);
-                let result = if full.is_dir() { fs::remove_dir_all(&full) } else { fs::remove_file(&full) };
+                let result = if full.is_dir() {
+                    fs::remove_dir_all(&full)
+                } else {
+                    fs::remove_file(&full)
+                };
                 match result {
-                    Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(StoreError::io(full, err)),
+                    Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(StoreError::io(full, err));
+                    }
                     _ => remove_empty_parents(root, &full),
                 }
             }
@@ -36,11 +42,13 @@ pub fn apply(root: &Path, edits: &[TreeEdit]) -> Result<(), StoreError> {
 
 /// The paths an edit list touches, for the next index sync.
 pub fn touched_paths(edits: &[TreeEdit]) -> impl Iterator<Item = &str> {
-    edits.iter().flat_map(|edit| match edit {
-        TreeEdit::Write { path, .. } | TreeEdit::Remove { path } => [Some(path.as_str()), None],
-        TreeEdit::Move { from, to } => [Some(from.as_str()), Some(to.as_str())],
-    })
-    .flatten()
+    edits
+        .iter()
+        .flat_map(|edit| match edit {
+            TreeEdit::Write { path, .. } | TreeEdit::Remove { path } => [Some(path.as_str()), None],
+            TreeEdit::Move { from, to } => [Some(from.as_str()), Some(to.as_str())],
+        })
+        .flatten()
 }
 
 fn write_file(root: &Path, path: &str, contents: &[u8]) -> Result<(), StoreError> {

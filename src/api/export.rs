@@ -1,0 +1,185 @@
+//! The export handler: filters, renders and stores the files, answers the download address.
+
+use std::sync::Arc;
+
+use poem::Request;
+use poem_openapi::OpenApi;
+use poem_openapi::param::{Path, Query};
+use poem_openapi::payload::Json;
+
+use super::auth::TokenAuth;
+use super::error::{ApiError, error_chain};
+use super::schema::ExportResult;
+use super::{ApiTags, AppState};
+use crate::domain::model::Project;
+use crate::domain::names::{LanguageCode, ProjectName, quote_for_message};
+use crate::export::{self, ExportError, ExportFile, ExportFormat, archive};
+
+pub struct ExportApi {
+    pub state: Arc<AppState>,
+}
+
+#[OpenApi(tag = "ApiTags::Export")]
+impl ExportApi {
+    /// Export keys
+    ///
+    /// Writes the project's keys as files apps load, one file per language, and answers the
+    /// address to download them from: the file itself when one language is exported, a zip
+    /// archive of all files otherwise. The address needs no token and expires after the
+    /// server's export TTL (1 hour by default).
+    ///
+    /// Paths: `json` `{lang}.json`; `csv` `{lang}.csv`; `android-xml` `values/strings.xml` for
+    /// the base language and `values-{qualifier}/strings.xml` for the others;
+    /// `apple-strings` `{lang}.lproj/Localizable.strings`.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/export",
+        method = "get",
+        operation_id = "exportKeys"
+    )]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one argument per documented query parameter"
+    )]
+    async fn export_keys(
+        &self,
+        request: &Request,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "projectName")] project_name: Path<String>,
+        /// The format: `json`, `csv`, `android-xml` or `apple-strings`.
+        #[oai(name = "type")]
+        format: Query<Option<String>>,
+        /// Export only keys with at least one of these tags (repeat the parameter or separate
+        /// with commas). All keys when left out.
+        tags: Query<Option<Vec<String>>>,
+        /// Export only these languages (repeat or separate with commas). All of the project's
+        /// languages when left out.
+        languages: Query<Option<Vec<String>>>,
+    ) -> Result<Json<ExportResult>, ApiError> {
+        let team = auth.team(&team_name)?;
+        let project_name = ProjectName::parse(&project_name)?;
+        let format = match format.0.as_deref() {
+            Some(raw) => ExportFormat::parse(raw).ok_or_else(|| {
+                ApiError::invalid(format!(
+                    "Unknown export type {}; use one of {}.",
+                    quote_for_message(raw),
+                    ExportFormat::NAMES
+                ))
+            })?,
+            None => {
+                return Err(ApiError::invalid(format!(
+                    "The query parameter type is required; use one of {}.",
+                    ExportFormat::NAMES
+                )));
+            }
+        };
+        let tags = split_list(tags.0.unwrap_or_default());
+        let (project, keys) = self
+            .state
+            .store
+            .keys_for_export(&team, &project_name, &tags)
+            .await?;
+        let languages = chosen_languages(&project, split_list(languages.0.unwrap_or_default()))?;
+
+        let downloads = self.state.downloads.clone();
+        let bundle_name = format!("{project_name}-{}.zip", format.name());
+        let stored = tokio::task::spawn_blocking(move || {
+            let files = export::render(format, &project, &keys, &languages)?;
+            let file = match <[ExportFile; 1]>::try_from(files) {
+                Ok([file]) => file,
+                Err(files) => ExportFile {
+                    path: bundle_name,
+                    bytes: archive::zip(&files).map_err(std::io::Error::other)?,
+                },
+            };
+            Ok::<_, StoreFailure>(downloads.store(&file)?)
+        })
+        .await;
+        let download = match stored {
+            Ok(Ok(download)) => download,
+            Ok(Err(StoreFailure::Export(ExportError::NameClash(message)))) => {
+                return Err(ApiError::conflict(message));
+            }
+            Ok(Err(StoreFailure::Io(err))) => {
+                tracing::error!(error = %error_chain(&err), "cannot write an export");
+                return Err(ApiError::internal());
+            }
+            Err(join_error) => {
+                tracing::error!(error = %join_error, "the export task failed");
+                return Err(ApiError::internal());
+            }
+        };
+        let base = self
+            .state
+            .public_url
+            .clone()
+            .unwrap_or_else(|| request_base(request));
+        Ok(Json(ExportResult {
+            success: true,
+            data: format!("{base}/exports/{}/{}", download.id, download.path),
+        }))
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+enum StoreFailure {
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Accepts both `tags=a&tags=b` and `tags=a,b`.
+fn split_list(values: Vec<String>) -> Vec<String> {
+    values
+        .iter()
+        .flat_map(|value| value.split(','))
+        .map(str::trim)
+        .filter(|value| !value.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The project's own spelling of each requested language, in the order asked, without repeats;
+/// all of the project's languages when none are asked for.
+fn chosen_languages(
+    project: &Project,
+    requested: Vec<String>,
+) -> Result<Vec<LanguageCode>, ApiError> {
+    if requested.is_empty() {
+        return Ok(project.languages.clone());
+    }
+    let mut chosen: Vec<LanguageCode> = Vec::new();
+    for raw in requested {
+        let folded = LanguageCode::parse(&raw)?.folded();
+        let language = project
+            .languages
+            .iter()
+            .find(|language| language.folded() == folded)
+            .ok_or_else(|| {
+                ApiError::invalid(format!(
+                    "Project {} has no language {}; its languages are: {}.",
+                    project.name,
+                    quote_for_message(&raw),
+                    project.languages_list()
+                ))
+            })?;
+        if !chosen.contains(language) {
+            chosen.push(language.clone());
+        }
+    }
+    Ok(chosen)
+}
+
+/// `http://{Host}` of the request, for download addresses when no public URL is set.
+fn request_base(request: &Request) -> String {
+    let host = request
+        .headers()
+        .get(poem::http::header::HOST)
+        .and_then(|host| host.to_str().ok())
+        .filter(|host| !host.is_empty() && host.bytes().all(|b| b.is_ascii_graphic()))
+        .map(str::to_owned)
+        .or_else(|| request.uri().authority().map(ToString::to_string))
+        .unwrap_or_else(|| "localhost".to_owned());
+    format!("http://{host}")
+}

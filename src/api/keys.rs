@@ -1,0 +1,336 @@
+//! Key handlers: query, get, create, update, delete.
+
+use std::sync::Arc;
+
+use poem_openapi::param::{Path, Query};
+use poem_openapi::payload::Json;
+use poem_openapi::{ApiResponse, OpenApi};
+
+use super::auth::TokenAuth;
+use super::error::ApiError;
+use super::schema::{
+    CreateKeyRequest, KeyData, KeyList, Success, TranslationItem, UpdateKeyByBodyRequest,
+    UpdateKeyRequest,
+};
+use super::teams::{Created, Done};
+use super::{ApiTags, AppState};
+use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
+use crate::domain::query::KeyQuery;
+use crate::store::{Change, KeyDraft, KeyPatch, TranslationInput};
+use crate::tokens::Access;
+
+pub struct KeysApi {
+    pub state: Arc<AppState>,
+}
+
+/// One page of keys, with the totals in headers.
+#[derive(ApiResponse)]
+pub enum KeyPage {
+    /// The page (an empty list past the last page).
+    #[oai(status = 200)]
+    Ok(
+        Json<KeyList>,
+        /// Keys matching the query, on all pages.
+        #[oai(header = "X-Pagination-Total-Count")]
+        u64,
+        /// The page number answered.
+        #[oai(header = "X-Pagination-Page")]
+        u64,
+        /// The page size answered.
+        #[oai(header = "X-Pagination-Limit")]
+        u64,
+        /// Number of pages (0 when nothing matches).
+        #[oai(header = "X-Pagination-Page-Count")]
+        u64,
+    ),
+}
+
+#[OpenApi(tag = "ApiTags::Keys")]
+impl KeysApi {
+    /// Query keys
+    ///
+    /// A page of the project's keys, sorted by name in code point order. `keyword` matches,
+    /// without regard to case, part of the key name or of any translation. The totals are in
+    /// the `X-Pagination-Total-Count`, `-Page`, `-Limit` and `-Page-Count` headers.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys",
+        method = "get",
+        operation_id = "queryKeys"
+    )]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one argument per documented query parameter"
+    )]
+    async fn query_keys(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "projectName")] project_name: Path<String>,
+        /// Text to look for in key names and translations.
+        keyword: Query<Option<String>>,
+        /// Page number, from 1 (default 1).
+        page: Query<Option<i64>>,
+        /// Keys per page, 1 to 1000 (default 20).
+        limit: Query<Option<i64>>,
+        /// `asc` (default) or `desc`, by key name.
+        sort: Query<Option<String>>,
+    ) -> Result<KeyPage, ApiError> {
+        let (team, project) = (auth.team(&team_name)?, ProjectName::parse(&project_name)?);
+        let query = KeyQuery::new(keyword.0.as_deref(), page.0, limit.0, sort.0.as_deref())
+            .map_err(ApiError::invalid)?;
+        let (keys, info) = self.state.store.query_keys(&team, &project, &query).await?;
+        let data = keys.into_iter().map(Into::into).collect();
+        Ok(KeyPage::Ok(
+            Json(KeyList { data }),
+            info.total_count,
+            info.page,
+            info.limit,
+            info.page_count,
+        ))
+    }
+
+    /// Create a key
+    ///
+    /// Needs write access. `tags` and `translations` may be left out. Each translation's
+    /// language must be one of the project's; an empty `content` stores no translation.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys",
+        method = "post",
+        operation_id = "createKey"
+    )]
+    async fn create_key(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "projectName")] project_name: Path<String>,
+        body: Json<CreateKeyRequest>,
+    ) -> Result<Created, ApiError> {
+        let (team, project) = writable_project(&auth, &team_name, &project_name)?;
+        let body = body.0;
+        let key = KeyDraft {
+            name: KeyName::parse(&body.name)?,
+            tags: parse_tags(body.tags.unwrap_or_default())?,
+            translations: parse_translations(body.translations.unwrap_or_default())?,
+        };
+        self.state
+            .store
+            .apply(Change::CreateKey { team, project, key }, auth.author())
+            .await?;
+        Ok(Created::Created(Json(Success::new())))
+    }
+
+    /// Get a key
+    ///
+    /// Percent-encode the key name in the path (`errors%2Fnetwork`). A key named `export`
+    /// cannot be read here, since that path is the export; find it with the query.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/:keyName",
+        method = "get",
+        operation_id = "getKey"
+    )]
+    async fn get_key(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "keyName")] key_name: Path<String>,
+    ) -> Result<Json<KeyData>, ApiError> {
+        let (team, project) = (auth.team(&team_name)?, ProjectName::parse(&project_name)?);
+        let key = self
+            .state
+            .store
+            .key(&team, &project, &KeyName::parse(&key_name)?)
+            .await?;
+        Ok(Json(KeyData { data: key.into() }))
+    }
+
+    /// Update a key
+    ///
+    /// Needs write access. `name` renames the key, `tags` replaces the tag list, and
+    /// `translations` sets each language given (an empty `content` removes it) and leaves
+    /// the others as they are.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/:keyName",
+        method = "patch",
+        operation_id = "updateKey"
+    )]
+    async fn update_key(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "keyName")] key_name: Path<String>,
+        body: Json<UpdateKeyRequest>,
+    ) -> Result<Done, ApiError> {
+        self.update(auth, &team_name, &project_name, &key_name, body.0)
+            .await
+    }
+
+    /// Update the key named `export`
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/export",
+        method = "patch",
+        hidden
+    )]
+    async fn update_key_named_export(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "projectName")] project_name: Path<String>,
+        body: Json<UpdateKeyRequest>,
+    ) -> Result<Done, ApiError> {
+        self.update(auth, &team_name, &project_name, "export", body.0)
+            .await
+    }
+
+    /// Update a key (deprecated path)
+    ///
+    /// The same as `PATCH .../keys/{keyName}` with the key named by the body's `name`, for
+    /// clients built from an early sample. It cannot rename a key.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys",
+        method = "patch",
+        operation_id = "updateKeyDeprecated",
+        deprecated
+    )]
+    async fn update_key_deprecated(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "projectName")] project_name: Path<String>,
+        body: Json<UpdateKeyByBodyRequest>,
+    ) -> Result<Done, ApiError> {
+        let body = body.0;
+        let update = UpdateKeyRequest {
+            name: None,
+            tags: body.tags,
+            translations: body.translations,
+        };
+        self.update(auth, &team_name, &project_name, &body.name, update)
+            .await
+    }
+
+    /// Delete a key
+    ///
+    /// Needs write access.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/:keyName",
+        method = "delete",
+        operation_id = "deleteKey"
+    )]
+    async fn delete_key(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "keyName")] key_name: Path<String>,
+    ) -> Result<Done, ApiError> {
+        self.delete(auth, &team_name, &project_name, &key_name)
+            .await
+    }
+
+    /// Delete the key named `export`
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/export",
+        method = "delete",
+        hidden
+    )]
+    async fn delete_key_named_export(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "projectName")] project_name: Path<String>,
+    ) -> Result<Done, ApiError> {
+        self.delete(auth, &team_name, &project_name, "export").await
+    }
+}
+
+impl KeysApi {
+    async fn update(
+        &self,
+        auth: TokenAuth,
+        team_name: &str,
+        project_name: &str,
+        key_name: &str,
+        body: UpdateKeyRequest,
+    ) -> Result<Done, ApiError> {
+        let (team, project) = writable_project(&auth, team_name, project_name)?;
+        let name = KeyName::parse(key_name)?;
+        let patch = KeyPatch {
+            name: body.name.as_deref().map(KeyName::parse).transpose()?,
+            tags: body.tags.map(parse_tags).transpose()?,
+            translations: parse_translations(body.translations.unwrap_or_default())?,
+        };
+        self.state
+            .store
+            .apply(
+                Change::UpdateKey {
+                    team,
+                    project,
+                    name,
+                    patch,
+                },
+                auth.author(),
+            )
+            .await?;
+        Ok(Done::Ok(Json(Success::new())))
+    }
+
+    async fn delete(
+        &self,
+        auth: TokenAuth,
+        team_name: &str,
+        project_name: &str,
+        key_name: &str,
+    ) -> Result<Done, ApiError> {
+        let (team, project) = writable_project(&auth, team_name, project_name)?;
+        let name = KeyName::parse(key_name)?;
+        self.state
+            .store
+            .apply(
+                Change::DeleteKey {
+                    team,
+                    project,
+                    name,
+                },
+                auth.author(),
+            )
+            .await?;
+        Ok(Done::Ok(Json(Success::new())))
+    }
+}
+
+fn writable_project(
+    auth: &TokenAuth,
+    team_name: &str,
+    project_name: &str,
+) -> Result<(TeamName, ProjectName), ApiError> {
+    let team = auth.team(team_name)?;
+    auth.require(Access::Write)?;
+    Ok((team, ProjectName::parse(project_name)?))
+}
+
+/// Tags: any text but empty or with control characters.
+fn parse_tags(tags: Vec<String>) -> Result<Vec<String>, ApiError> {
+    for tag in &tags {
+        if tag.is_empty() || tag.chars().any(char::is_control) {
+            return Err(ApiError::invalid(format!(
+                "Invalid tag {}: a tag must not be empty or contain control characters.",
+                crate::domain::names::quote_for_message(tag)
+            )));
+        }
+    }
+    Ok(tags)
+}
+
+fn parse_translations(items: Vec<TranslationItem>) -> Result<Vec<TranslationInput>, ApiError> {
+    items
+        .into_iter()
+        .map(|item| {
+            Ok(TranslationInput {
+                language: LanguageCode::parse(&item.language)?,
+                content: item.content,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,70 @@
+//! The REST API: poem-openapi handlers joined into one service, and the state they share.
+//!
+//! Handlers parse the request into domain values, make one store or export call, and map the
+//! result; they know nothing of git, files or paths.
+
+pub mod auth;
+pub mod error;
+pub mod export;
+pub mod keys;
+pub mod projects;
+pub mod schema;
+pub mod teams;
+
+use std::sync::Arc;
+
+use poem_openapi::{OpenApiService, Tags};
+
+use crate::export::downloads::Downloads;
+use crate::store::Store;
+
+/// What every handler can reach.
+pub struct AppState {
+    pub store: Store,
+    pub downloads: Downloads,
+    /// `--public-url`, without a trailing slash; `None` means "use the request's Host".
+    pub public_url: Option<String>,
+}
+
+#[derive(Tags)]
+pub enum ApiTags {
+    /// Teams own projects.
+    Teams,
+    /// Projects own keys and list their languages.
+    Projects,
+    /// Keys (text entries) with their tags and translations.
+    Keys,
+    /// Export a project's keys as files for apps.
+    Export,
+}
+
+pub type Api = (
+    teams::TeamsApi,
+    projects::ProjectsApi,
+    keys::KeysApi,
+    export::ExportApi,
+);
+
+/// The OpenAPI service of the whole API.
+pub fn service(state: Arc<AppState>) -> OpenApiService<Api, ()> {
+    let api = (
+        teams::TeamsApi {
+            state: state.clone(),
+        },
+        projects::ProjectsApi {
+            state: state.clone(),
+        },
+        keys::KeysApi {
+            state: state.clone(),
+        },
+        export::ExportApi { state },
+    );
+    OpenApiService::new(api, "locstore", env!("CARGO_PKG_VERSION")).description(DESCRIPTION)
+}
+
+const DESCRIPTION: &str = "\
+Localization text management: teams own projects, projects own keys, and a key has tags and \
+one translation per language. Every change is one commit in a git repository.
+
+Send the header `X-Api-Token` with every request (use **Authorize** above). Errors answer \
+`{\"success\": false, \"error\": {\"code\", \"message\"}}`.";

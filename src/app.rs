@@ -1,0 +1,272 @@
+//! Wiring: the store, the download folder, the OpenAPI service, `/healthz`, `/docs`,
+//! `/openapi.*`, `/exports`, the body limit, JSON for every error, request ids and logs, the
+//! listener, the "listening" line, and shutdown.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use poem::http::{HeaderValue, StatusCode};
+use poem::listener::{Acceptor, Listener, TcpListener};
+use poem::web::{Data, Path};
+use poem::{Endpoint, EndpointExt, IntoResponse, Request, Response, Route, Server, get, handler};
+
+use crate::api::{self, AppState, error::render_poem_error};
+use crate::config::Config;
+use crate::export::downloads::{Clock, Downloads, content_type};
+use crate::store::Store;
+use crate::tokens::TokenRegistry;
+
+/// The parts of a running locstore, ready to serve.
+pub struct App {
+    pub state: Arc<AppState>,
+    pub tokens: Arc<TokenRegistry>,
+    pub max_body_bytes: usize,
+}
+
+impl App {
+    /// Opens the store and the exports folder. Blocking (it opens the git repository).
+    pub fn open(config: &Config, clock: Clock) -> anyhow::Result<Self> {
+        let store = Store::open(&config.repo_dir, config.durability)
+            .map_err(|err| anyhow::anyhow!(api::error::error_chain(&err)))
+            .with_context(|| format!("cannot open the repository {}", config.repo_dir.display()))?;
+        let downloads = Downloads::new(config.exports_dir.clone(), config.export_ttl, clock)
+            .with_context(|| {
+                format!(
+                    "cannot create the exports folder {}",
+                    config.exports_dir.display()
+                )
+            })?;
+        let tokens = Arc::new(TokenRegistry::new(
+            config.api_token.as_deref(),
+            &config.token_files,
+        ));
+        let state = Arc::new(AppState {
+            store,
+            downloads,
+            public_url: config.public_url.clone(),
+        });
+        Ok(Self {
+            state,
+            tokens,
+            max_body_bytes: config.max_body_bytes,
+        })
+    }
+
+    /// The whole HTTP application.
+    pub fn endpoint(&self) -> impl Endpoint + 'static {
+        let service = api::service(self.state.clone());
+        let max_body_bytes = self.max_body_bytes;
+        Route::new()
+            .at("/healthz", get(healthz))
+            .at("/openapi.json", service.spec_endpoint())
+            .at("/openapi.yaml", service.spec_endpoint_yaml())
+            .nest("/docs", service.swagger_ui())
+            .at("/exports/:id/*path", get(download))
+            .nest("/", service)
+            .around(move |endpoint, request| async move {
+                limit_body(endpoint, request, max_body_bytes).await
+            })
+            .data(self.tokens.clone())
+            .data(self.state.downloads.clone())
+            .around(move |endpoint, request| async move {
+                observe(endpoint, request, max_body_bytes).await
+            })
+    }
+
+    /// Deletes expired exports now and then, for as long as the server runs.
+    pub fn spawn_export_sweeper(&self) -> tokio::task::JoinHandle<()> {
+        let downloads = self.state.downloads.clone();
+        let period = downloads.ttl().min(Duration::from_secs(60));
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            loop {
+                ticks.tick().await;
+                let downloads = downloads.clone();
+                match tokio::task::spawn_blocking(move || downloads.sweep()).await {
+                    Ok(0) => {}
+                    Ok(removed) => tracing::info!(removed, "deleted expired exports"),
+                    Err(err) => tracing::error!(error = %err, "the export sweeper failed"),
+                }
+            }
+        })
+    }
+}
+
+/// Runs `locstore serve` until SIGTERM or Ctrl-C; the change in flight is finished first.
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    let app = {
+        let config = config.clone();
+        tokio::task::spawn_blocking(move || App::open(&config, Clock::system()))
+            .await
+            .context("start-up panicked")??
+    };
+    if app.tokens.is_empty() {
+        let file = config.data_dir.join(crate::config::TOKENS_FILE);
+        let token = crate::tokens::create_token(&file, "admin", crate::tokens::Access::Admin, &[])
+            .context("cannot create the first admin token")?;
+        println!(
+            "locstore created an admin token; it is shown only this once, so keep it: {token}"
+        );
+        tracing::info!(file = %file.display(), "recorded the first admin token's hash");
+    }
+    let acceptor = TcpListener::bind(config.listen)
+        .into_acceptor()
+        .await
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
+    let address = acceptor
+        .local_addr()
+        .into_iter()
+        .find_map(|address| address.as_socket_addr().copied())
+        .context("the listener has no address")?;
+    println!("locstore listening on http://{address}");
+    tracing::info!(%address, repo = %config.repo_dir.display(), exports = %config.exports_dir.display(), "listening");
+
+    let sweeper = app.spawn_export_sweeper();
+    let result = Server::new_with_acceptor(acceptor)
+        .run_with_graceful_shutdown(
+            app.endpoint(),
+            shutdown_signal(),
+            Some(Duration::from_secs(30)),
+        )
+        .await;
+    sweeper.abort();
+    app.state.store.shutdown().await;
+    tracing::info!("stopped");
+    result.context("the server failed")
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}
+
+/// Per request: a request id (taken from `X-Request-Id` or made), JSON for every error, and
+/// one log line with method, path, status, duration and id. Tokens are never logged.
+async fn observe<E: Endpoint>(
+    endpoint: Arc<E>,
+    request: Request,
+    max_body_bytes: usize,
+) -> poem::Result<Response> {
+    let started = Instant::now();
+    let request_id = request
+        .headers()
+        .get("x-request-id")
+        .and_then(|value| value.to_str().ok())
+        .filter(|value| {
+            !value.is_empty() && value.len() <= 128 && value.bytes().all(|b| b.is_ascii_graphic())
+        })
+        .map(str::to_owned)
+        .unwrap_or_else(new_request_id);
+    let method = request.method().to_string();
+    let path = request.uri().path().to_owned();
+    let mut response = match endpoint.call(request).await {
+        Ok(response) => response.into_response(),
+        Err(err) => render_poem_error(err, &method, &path, max_body_bytes),
+    };
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert("x-request-id", value);
+    }
+    let status = response.status().as_u16();
+    tracing::info!(
+        target: "locstore::request",
+        method = %method,
+        path = %path,
+        status,
+        duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+        request_id = %request_id,
+        "request"
+    );
+    Ok(response)
+}
+
+/// Refuses bodies over the limit with 413: at once when `Content-Length` says so, and while
+/// reading when the body comes in chunks without a length.
+async fn limit_body<E: Endpoint>(
+    endpoint: Arc<E>,
+    mut request: Request,
+    max_body_bytes: usize,
+) -> poem::Result<Response> {
+    let too_large = || poem::Error::from_status(StatusCode::PAYLOAD_TOO_LARGE);
+    let declared = request
+        .headers()
+        .get(poem::http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    match declared {
+        Some(length) if length > max_body_bytes as u64 => return Err(too_large()),
+        Some(_) => {}
+        None if request
+            .headers()
+            .contains_key(poem::http::header::TRANSFER_ENCODING) =>
+        {
+            let body = request
+                .take_body()
+                .into_bytes_limit(max_body_bytes)
+                .await
+                .map_err(|err| match err {
+                    poem::error::ReadBodyError::PayloadTooLarge => too_large(),
+                    other => other.into(),
+                })?;
+            request.set_body(body);
+        }
+        None => {}
+    }
+    endpoint
+        .call(request)
+        .await
+        .map(IntoResponse::into_response)
+}
+
+fn new_request_id() -> String {
+    let mut bytes = [0u8; 8];
+    let _ = getrandom::fill(&mut bytes);
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+#[handler]
+fn healthz() -> poem::web::Json<serde_json::Value> {
+    poem::web::Json(serde_json::json!({ "status": "ok" }))
+}
+
+/// `GET /exports/{id}/{path}`: an export's file, no token needed; 404 once expired.
+#[handler]
+async fn download(
+    Path((id, path)): Path<(String, String)>,
+    downloads: Data<&Downloads>,
+) -> poem::Result<Response> {
+    let downloads = downloads.0.clone();
+    let file_path = path.clone();
+    let contents =
+        tokio::task::spawn_blocking(move || downloads.resolve(&id, &file_path).map(std::fs::read))
+            .await
+            .map_err(|err| poem::Error::new(err, StatusCode::INTERNAL_SERVER_ERROR))?;
+    let bytes = match contents {
+        Some(Ok(bytes)) => bytes,
+        Some(Err(err)) => return Err(poem::Error::new(err, StatusCode::INTERNAL_SERVER_ERROR)),
+        None => return Err(poem::Error::from_status(StatusCode::NOT_FOUND)),
+    };
+    let file_name = path.rsplit('/').next().unwrap_or("export");
+    Ok(Response::builder()
+        .content_type(content_type(&path))
+        .header(
+            "content-disposition",
+            format!("attachment; filename=\"{file_name}\""),
+        )
+        .header("cache-control", "private, max-age=0")
+        .body(bytes))
+}

@@ -1,0 +1,275 @@
+//! Settings: command-line flags, then `LOCSTORE_*` environment variables, then the optional
+//! `locstore.toml` (`--config FILE`), then defaults, resolved once into a [`Config`].
+//!
+//! This is the only module that reads environment variables.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::Deserialize;
+
+use crate::store::Durability;
+use crate::tokens::Access;
+
+/// locstore: localization text kept as TOML files in a git repository, one commit per change,
+/// edited over a REST API and exported as JSON, CSV, Android and Apple string files.
+#[derive(Debug, Parser)]
+#[command(name = "locstore", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP server.
+    Serve(ServeArgs),
+    /// Manage API tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create a token, print it once on the first line of stdout, and record only its hash.
+    Create(TokenCreateArgs),
+}
+
+/// Settings shared by every command that needs to find the data directory.
+#[derive(Debug, Clone, Args)]
+pub struct CommonArgs {
+    /// Configuration file (TOML); see locstore.example.toml.
+    #[arg(long, env = "LOCSTORE_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Folder holding repo/, exports/ and tokens.toml [default: ./locstore-data].
+    #[arg(long, env = "LOCSTORE_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The git repository [default: <data-dir>/repo]; created when missing or empty.
+    #[arg(long, env = "LOCSTORE_REPO", value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    /// Where export files are written and served from [default: <data-dir>/exports].
+    #[arg(long, env = "LOCSTORE_EXPORTS_DIR", value_name = "DIR")]
+    pub exports_dir: Option<PathBuf>,
+    /// Address to listen on; port 0 picks a free port [default: 127.0.0.1:8080].
+    #[arg(long, env = "LOCSTORE_LISTEN", value_name = "HOST:PORT")]
+    pub listen: Option<String>,
+    /// Base of the download addresses that export returns [default: from the request's Host].
+    #[arg(long, env = "LOCSTORE_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+    /// How long a download address lives, such as 30m, 1h or 2days [default: 1h].
+    #[arg(long, env = "LOCSTORE_EXPORT_TTL", value_name = "DURATION")]
+    pub export_ttl: Option<String>,
+    /// When a change is on disk: fsync (before the answer) or os (left to the OS) [default: fsync].
+    #[arg(long, env = "LOCSTORE_DURABILITY", value_name = "MODE")]
+    pub durability: Option<DurabilityArg>,
+    /// Largest accepted request body in bytes [default: 1048576].
+    #[arg(long, env = "LOCSTORE_MAX_BODY_BYTES", value_name = "BYTES")]
+    pub max_body_bytes: Option<usize>,
+    /// Log format: text or json [default: text]. Filter with RUST_LOG (default: info).
+    #[arg(long, env = "LOCSTORE_LOG_FORMAT", value_name = "FORMAT")]
+    pub log_format: Option<LogFormat>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TokenCreateArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The token's name; it becomes the author of the commits made with it.
+    #[arg(long)]
+    pub name: String,
+    /// What the token may do: read, write or admin.
+    #[arg(long, value_enum)]
+    pub access: Access,
+    /// Limit the token to this team (repeat for several); other teams look absent to it.
+    #[arg(long = "team", value_name = "TEAM")]
+    pub teams: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DurabilityArg {
+    Fsync,
+    Os,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+/// Everything `serve` needs, with derived paths filled in.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub data_dir: PathBuf,
+    pub repo_dir: PathBuf,
+    pub exports_dir: PathBuf,
+    pub listen: SocketAddr,
+    pub public_url: Option<String>,
+    pub export_ttl: Duration,
+    pub durability: Durability,
+    pub max_body_bytes: usize,
+    pub log_format: LogFormat,
+    /// Files holding `[[tokens]]` entries: the configuration file (if any), then
+    /// `<data-dir>/tokens.toml`, where `token create` records new tokens.
+    pub token_files: Vec<PathBuf>,
+    /// `LOCSTORE_API_TOKEN`: one full-access token named `api-token`.
+    pub api_token: Option<String>,
+}
+
+/// The settings a `locstore.toml` may hold; every field is optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    data_dir: Option<PathBuf>,
+    repo: Option<PathBuf>,
+    exports_dir: Option<PathBuf>,
+    listen: Option<String>,
+    public_url: Option<String>,
+    export_ttl: Option<String>,
+    durability: Option<DurabilityArg>,
+    max_body_bytes: Option<usize>,
+    log_format: Option<LogFormat>,
+    #[serde(default)]
+    #[allow(
+        dead_code,
+        reason = "read by the token registry; declared here so the file validates"
+    )]
+    tokens: Vec<toml::Value>,
+}
+
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+pub const TOKENS_FILE: &str = "tokens.toml";
+
+impl Config {
+    pub fn resolve(args: ServeArgs) -> anyhow::Result<Self> {
+        let file = load_file(args.common.config.as_deref())?;
+        let base = config_base(args.common.config.as_deref());
+        let data_dir = args
+            .common
+            .data_dir
+            .or(file.data_dir.map(|dir| base.join(dir)))
+            .unwrap_or_else(|| PathBuf::from("./locstore-data"));
+        let repo_dir = args
+            .repo
+            .or(file.repo.map(|dir| base.join(dir)))
+            .unwrap_or_else(|| data_dir.join("repo"));
+        let exports_dir = args
+            .exports_dir
+            .or(file.exports_dir.map(|dir| base.join(dir)))
+            .unwrap_or_else(|| data_dir.join("exports"));
+        let listen = args
+            .listen
+            .or(file.listen)
+            .unwrap_or_else(|| "127.0.0.1:8080".into());
+        let listen = parse_listen(&listen)?;
+        let public_url = args
+            .public_url
+            .or(file.public_url)
+            .map(|url| url.trim_end_matches('/').to_owned());
+        if let Some(url) = &public_url
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            bail!("public URL {url:?} must start with http:// or https://");
+        }
+        let export_ttl = args
+            .export_ttl
+            .or(file.export_ttl)
+            .unwrap_or_else(|| "1h".into());
+        let export_ttl = humantime::parse_duration(&export_ttl)
+            .with_context(|| format!("invalid export TTL {export_ttl:?} (use 30m, 1h, 2days)"))?;
+        if export_ttl.is_zero() {
+            bail!("the export TTL must be longer than zero");
+        }
+        let durability = match args
+            .durability
+            .or(file.durability)
+            .unwrap_or(DurabilityArg::Fsync)
+        {
+            DurabilityArg::Fsync => Durability::Fsync,
+            DurabilityArg::Os => Durability::Os,
+        };
+        let max_body_bytes = args
+            .max_body_bytes
+            .or(file.max_body_bytes)
+            .unwrap_or(DEFAULT_MAX_BODY_BYTES);
+        let log_format = args.log_format.or(file.log_format).unwrap_or_default();
+        let token_files = token_files(args.common.config.as_deref(), &data_dir);
+        let api_token = std::env::var("LOCSTORE_API_TOKEN")
+            .ok()
+            .filter(|token| !token.is_empty());
+        Ok(Self {
+            data_dir,
+            repo_dir,
+            exports_dir,
+            listen,
+            public_url,
+            export_ttl,
+            durability,
+            max_body_bytes,
+            log_format,
+            token_files,
+            api_token,
+        })
+    }
+}
+
+/// Where `token create` records tokens: `<data-dir>/tokens.toml`, with the data directory
+/// found as `serve` would find it.
+pub fn tokens_file_for(common: &CommonArgs) -> anyhow::Result<PathBuf> {
+    let file = load_file(common.config.as_deref())?;
+    let base = config_base(common.config.as_deref());
+    let data_dir = common
+        .data_dir
+        .clone()
+        .or(file.data_dir.map(|dir| base.join(dir)))
+        .unwrap_or_else(|| PathBuf::from("./locstore-data"));
+    Ok(data_dir.join(TOKENS_FILE))
+}
+
+fn token_files(config: Option<&Path>, data_dir: &Path) -> Vec<PathBuf> {
+    config
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain([data_dir.join(TOKENS_FILE)])
+        .collect()
+}
+
+fn load_file(path: Option<&Path>) -> anyhow::Result<FileSettings> {
+    let Some(path) = path else {
+        return Ok(FileSettings::default());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the configuration file {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("invalid configuration file {}", path.display()))
+}
+
+/// Relative paths in the configuration file are relative to the file's folder.
+fn config_base(config: Option<&Path>) -> PathBuf {
+    config
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+fn parse_listen(listen: &str) -> anyhow::Result<SocketAddr> {
+    use std::net::ToSocketAddrs;
+    listen
+        .to_socket_addrs()
+        .with_context(|| {
+            format!("invalid listen address {listen:?} (use HOST:PORT, such as 127.0.0.1:8080)")
+        })?
+        .next()
+        .with_context(|| format!("the listen address {listen:?} resolves to nothing"))
+}
