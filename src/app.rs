@@ -54,7 +54,7 @@ impl App {
     }
 
     /// The whole HTTP application.
-    pub fn endpoint(&self) -> impl Endpoint + 'static {
+    pub fn endpoint(&self) -> impl Endpoint<Output = Response> + 'static {
         let service = api::service(self.state.clone());
         let max_body_bytes = self.max_body_bytes;
         Route::new()
@@ -119,16 +119,15 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         .into_iter()
         .find_map(|address| address.as_socket_addr().copied())
         .context("the listener has no address")?;
+    // The signal handlers are in place before the line that tells callers we are ready, so a
+    // SIGTERM sent right after it still stops the server gracefully.
+    let shutdown = shutdown_signal()?;
     println!("locstore listening on http://{address}");
     tracing::info!(%address, repo = %config.repo_dir.display(), exports = %config.exports_dir.display(), "listening");
 
     let sweeper = app.spawn_export_sweeper();
     let result = Server::new_with_acceptor(acceptor)
-        .run_with_graceful_shutdown(
-            app.endpoint(),
-            shutdown_signal(),
-            Some(Duration::from_secs(30)),
-        )
+        .run_with_graceful_shutdown(app.endpoint(), shutdown, Some(Duration::from_secs(30)))
         .await;
     sweeper.abort();
     app.state.store.shutdown().await;
@@ -136,23 +135,18 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     result.context("the server failed")
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+/// Resolves on SIGTERM or Ctrl-C (SIGINT). The handlers are installed when this is called.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut terminate = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+    let mut interrupt = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+    Ok(async move {
+        tokio::select! {
+            _ = terminate.recv() => {},
+            _ = interrupt.recv() => {},
         }
-    };
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutting down: finishing requests in flight");
+        tracing::info!("shutting down: finishing requests in flight");
+    })
 }
 
 /// Per request: a request id (taken from `X-Request-Id` or made), JSON for every error, and
@@ -210,10 +204,8 @@ async fn limit_body<E: Endpoint>(
     match declared {
         Some(length) if length > max_body_bytes as u64 => return Err(too_large()),
         Some(_) => {}
-        None if request
-            .headers()
-            .contains_key(poem::http::header::TRANSFER_ENCODING) =>
-        {
+        // Without a declared length the body may come in chunks: read it, up to the limit.
+        None => {
             let body = request
                 .take_body()
                 .into_bytes_limit(max_body_bytes)
@@ -224,7 +216,6 @@ async fn limit_body<E: Endpoint>(
                 })?;
             request.set_body(body);
         }
-        None => {}
     }
     endpoint
         .call(request)

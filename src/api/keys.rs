@@ -9,7 +9,7 @@ use poem_openapi::{ApiResponse, OpenApi};
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::schema::{
-    CreateKeyRequest, KeyData, KeyList, Success, TranslationItem, UpdateKeyByBodyRequest,
+    CreateKeyRequest, KeyData, KeyList, Success, Text, TranslationItem, UpdateKeyByBodyRequest,
     UpdateKeyRequest,
 };
 use super::teams::{Created, Done};
@@ -116,7 +116,7 @@ impl KeysApi {
             .store
             .apply(Change::CreateKey { team, project, key }, auth.author())
             .await?;
-        Ok(Created::Created(Json(Success::new())))
+        Ok(Created::Created(Json(Success::ok())))
     }
 
     /// Get a key
@@ -273,7 +273,7 @@ impl KeysApi {
                 auth.author(),
             )
             .await?;
-        Ok(Done::Ok(Json(Success::new())))
+        Ok(Done::Ok(Json(Success::ok())))
     }
 
     async fn delete(
@@ -296,7 +296,7 @@ impl KeysApi {
                 auth.author(),
             )
             .await?;
-        Ok(Done::Ok(Json(Success::new())))
+        Ok(Done::Ok(Json(Success::ok())))
     }
 }
 
@@ -311,7 +311,8 @@ fn writable_project(
 }
 
 /// Tags: any text but empty or with control characters.
-fn parse_tags(tags: Vec<String>) -> Result<Vec<String>, ApiError> {
+fn parse_tags(tags: Vec<Text>) -> Result<Vec<String>, ApiError> {
+    let tags: Vec<String> = tags.into_iter().map(String::from).collect();
     for tag in &tags {
         if tag.is_empty() || tag.chars().any(char::is_control) {
             return Err(ApiError::invalid(format!(
@@ -329,7 +330,7 @@ fn parse_translations(items: Vec<TranslationItem>) -> Result<Vec<TranslationInpu
         .map(|item| {
             Ok(TranslationInput {
                 language: LanguageCode::parse(&item.language)?,
-                content: item.content,
+                content: item.content.into(),
             })
         })
         .collect()

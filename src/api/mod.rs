@@ -10,6 +10,7 @@ pub mod keys;
 pub mod projects;
 pub mod schema;
 pub mod teams;
+pub mod text;
 
 use std::sync::Arc;
 

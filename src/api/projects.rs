@@ -9,7 +9,7 @@ use poem_openapi::payload::Json;
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::schema::{
-    CreateProjectRequest, ProjectData, ProjectList, Success, UpdateProjectRequest,
+    CreateProjectRequest, ProjectData, ProjectList, Success, Text, UpdateProjectRequest,
 };
 use super::teams::{Created, Done, display_name};
 use super::{ApiTags, AppState};
@@ -61,7 +61,7 @@ impl ProjectsApi {
         let project = NewProject {
             name: ProjectName::parse(&body.name)?,
             display_name: display_name(&body.display_name)?,
-            description: body.description,
+            description: body.description.map(String::from),
             base_language: body
                 .base_language
                 .as_deref()
@@ -73,7 +73,7 @@ impl ProjectsApi {
             .store
             .apply(Change::CreateProject { team, project }, auth.author())
             .await?;
-        Ok(Created::Created(Json(Success::new())))
+        Ok(Created::Created(Json(Success::ok())))
     }
 
     /// Get a project
@@ -122,7 +122,7 @@ impl ProjectsApi {
         let patch = ProjectPatch {
             name: body.name.as_deref().map(ProjectName::parse).transpose()?,
             display_name: body.display_name.as_deref().map(display_name).transpose()?,
-            description: body.description,
+            description: body.description.map(String::from),
             base_language: body
                 .base_language
                 .as_deref()
@@ -202,11 +202,11 @@ impl ProjectsApi {
             .store
             .apply(Change::DeleteProject { team, name }, auth.author())
             .await?;
-        Ok(Done::Ok(Json(Success::new())))
+        Ok(Done::Ok(Json(Success::ok())))
     }
 }
 
-fn parse_languages(raw: &[String]) -> Result<Vec<LanguageCode>, ApiError> {
+fn parse_languages(raw: &[Text]) -> Result<Vec<LanguageCode>, ApiError> {
     Ok(raw
         .iter()
         .map(|code| LanguageCode::parse(code))

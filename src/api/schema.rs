@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use poem_openapi::Object;
 
+pub use super::text::Text;
 use crate::domain::model::{Key, Project, Team};
 
 /// `{"success": true}`.
@@ -15,7 +16,7 @@ pub struct Success {
 }
 
 impl Success {
-    pub fn new() -> Self {
+    pub fn ok() -> Self {
         Self { success: true }
     }
 }
@@ -61,23 +62,23 @@ pub struct TeamList {
 pub struct CreateTeamRequest {
     /// The team identifier: 1 to 64 ASCII letters, digits, `-`, `_` or `.`, starting with a
     /// letter or digit, unique without regard to case.
-    pub name: String,
+    pub name: Text,
     /// The human-readable team name.
     #[oai(rename = "displayName")]
-    pub display_name: String,
+    pub display_name: Text,
 }
 
 /// Changes to a team; every field is optional.
 #[derive(Debug, Object)]
 pub struct UpdateTeamRequest {
     /// A new team identifier (renames the team).
-    pub name: Option<String>,
+    pub name: Option<Text>,
     /// The same as `name`, as some clients send it; when both are given they must agree.
     #[oai(rename = "teamName")]
-    pub team_name: Option<String>,
+    pub team_name: Option<Text>,
     /// A new human-readable name.
     #[oai(rename = "displayName")]
-    pub display_name: Option<String>,
+    pub display_name: Option<Text>,
 }
 
 impl From<Team> for TeamItem {
@@ -126,19 +127,19 @@ pub struct ProjectData {
 pub struct CreateProjectRequest {
     /// The project identifier, with the same rules as a team name, unique in its team
     /// without regard to case.
-    pub name: String,
+    pub name: Text,
     /// The human-readable project name.
     #[oai(rename = "displayName")]
-    pub display_name: String,
+    pub display_name: Text,
     /// A description; empty when left out.
-    pub description: Option<String>,
+    pub description: Option<Text>,
     /// The base language, such as `en` or `pt-BR`; `en` when left out.
     #[oai(rename = "baseLanguageISO")]
-    pub base_language: Option<String>,
+    pub base_language: Option<Text>,
     /// The project's languages; the base language alone when left out, and the base language
     /// is added when the list leaves it out.
     #[oai(rename = "languagesISO")]
-    pub languages: Option<Vec<String>>,
+    pub languages: Option<Vec<Text>>,
 }
 
 /// Changes to a project; every field is optional. Removing a language removes the keys'
@@ -146,15 +147,15 @@ pub struct CreateProjectRequest {
 #[derive(Debug, Object)]
 pub struct UpdateProjectRequest {
     /// A new project identifier (renames the project).
-    pub name: Option<String>,
+    pub name: Option<Text>,
     #[oai(rename = "displayName")]
-    pub display_name: Option<String>,
-    pub description: Option<String>,
+    pub display_name: Option<Text>,
+    pub description: Option<Text>,
     #[oai(rename = "baseLanguageISO")]
-    pub base_language: Option<String>,
+    pub base_language: Option<Text>,
     /// The new list of languages (replaces the old one).
     #[oai(rename = "languagesISO")]
-    pub languages: Option<Vec<String>>,
+    pub languages: Option<Vec<Text>>,
 }
 
 impl From<Project> for ProjectItem {
@@ -198,9 +199,9 @@ pub struct KeyData {
 #[derive(Debug, Object)]
 pub struct TranslationItem {
     /// A language of the project, such as `en` or `pt-BR`.
-    pub language: String,
+    pub language: Text,
     /// The text; an empty string removes the translation in this language.
-    pub content: String,
+    pub content: Text,
 }
 
 /// A new key.
@@ -208,9 +209,9 @@ pub struct TranslationItem {
 pub struct CreateKeyRequest {
     /// The key identifier: 1 to 1024 bytes, no control characters, no leading or trailing
     /// white space; unique in the project (case-sensitive).
-    pub name: String,
+    pub name: Text,
     /// Tags; repeated tags are dropped.
-    pub tags: Option<Vec<String>>,
+    pub tags: Option<Vec<Text>>,
     /// One translation per language at most.
     pub translations: Option<Vec<TranslationItem>>,
 }
@@ -219,9 +220,9 @@ pub struct CreateKeyRequest {
 #[derive(Debug, Object)]
 pub struct UpdateKeyRequest {
     /// A new key identifier (renames the key).
-    pub name: Option<String>,
+    pub name: Option<Text>,
     /// The new tag list (replaces the old one).
-    pub tags: Option<Vec<String>>,
+    pub tags: Option<Vec<Text>>,
     /// Translations to set; languages not listed keep their text, an empty `content` removes one.
     pub translations: Option<Vec<TranslationItem>>,
 }
@@ -230,9 +231,9 @@ pub struct UpdateKeyRequest {
 #[derive(Debug, Object)]
 pub struct UpdateKeyByBodyRequest {
     /// The key to change.
-    pub name: String,
+    pub name: Text,
     /// The new tag list (replaces the old one).
-    pub tags: Option<Vec<String>>,
+    pub tags: Option<Vec<Text>>,
     /// Translations to set.
     pub translations: Option<Vec<TranslationItem>>,
 }

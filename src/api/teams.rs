@@ -78,7 +78,7 @@ impl TeamsApi {
                 auth.author(),
             )
             .await?;
-        Ok(Created::Created(Json(Success::new())))
+        Ok(Created::Created(Json(Success::ok())))
     }
 
     /// Update a team
@@ -127,7 +127,7 @@ impl TeamsApi {
                 auth.author(),
             )
             .await?;
-        Ok(Done::Ok(Json(Success::new())))
+        Ok(Done::Ok(Json(Success::ok())))
     }
 
     /// Delete a team
@@ -150,7 +150,7 @@ impl TeamsApi {
             .store
             .apply(Change::DeleteTeam { name: team }, auth.author())
             .await?;
-        Ok(Done::Ok(Json(Success::new())))
+        Ok(Done::Ok(Json(Success::ok())))
     }
 }
 

@@ -233,7 +233,7 @@ mod tests {
         assert_eq!(resource_name("1st"), "_1st");
         assert_eq!(resource_name(".hidden"), "_.hidden");
         assert_eq!(resource_name("class"), "class_");
-        assert_eq!(resource_name("Hello, %@!"), "Hello____");
+        assert_eq!(resource_name("Hello, %@!"), "Hello_____");
     }
 
     #[test]

@@ -1,0 +1,226 @@
+//! Exported files read back by the platforms' own parsers: Android's resource compiler
+//! (aapt2, compile and link, values read from the built resource table), an independent port
+//! of Apple's strings-file parser (openstep_plist), and Python's csv and json modules.
+//! `scripts/test.sh` installs these tools; without them these tests fail and say so.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use poem::http::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::helpers::TestApp;
+
+/// Texts that translation services are known to get wrong.
+const HARD_TEXTS: &[&str] = &[
+    "apostrophe's",
+    "'single quoted'",
+    "\"double\" quotes",
+    "back\\slash and ends with\\",
+    "\\n is not a newline here",
+    "@string/not_a_reference",
+    "?attr/not_a_theme_attribute",
+    "mid @ and ? stay",
+    "100%",
+    "%s",
+    "%1$s and %2$d",
+    "50% off %d items %",
+    "line one\nline two",
+    "tab\there",
+    "  leading spaces",
+    "trailing spaces  ",
+    "a  b   c",
+    " ",
+    "<b>bold</b> and <xliff:g id=\"x\">markup</xliff:g>",
+    "&amp; &lt; &#x41; & <",
+    "🎉 emoji 👩‍👩‍👧",
+    "עברית ومرحبا",
+    "carriage\r\nreturn",
+    "control \u{1} char",
+    "#hash start",
+    "{{curly}} ; semi \"=\" = ",
+    "\"",
+    "'",
+    "@",
+    "?",
+];
+
+fn python() -> String {
+    std::env::var("LOCSTORE_TEST_PYTHON").unwrap_or_else(|_| {
+        panic!("LOCSTORE_TEST_PYTHON is not set: run the tests with `bash scripts/test.sh`, which installs the readers")
+    })
+}
+
+fn aapt2() -> PathBuf {
+    ["/usr/bin/aapt2", "/usr/lib/android-sdk/build-tools/debian/aapt2"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|path| path.exists())
+        .expect("aapt2 is not installed: run the tests with `bash scripts/test.sh`, which installs it")
+}
+
+fn framework_res() -> PathBuf {
+    let path = PathBuf::from("/usr/share/android-framework-res/framework-res.apk");
+    assert!(path.exists(), "android-framework-res is not installed: run the tests with `bash scripts/test.sh`");
+    path
+}
+
+fn readback(kind: &str, path: &Path) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/readback.py");
+    let output = Command::new(python()).arg(script).arg(kind).arg(path).output().unwrap();
+    assert!(output.status.success(), "readback {kind} {}: {}", path.display(), String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn run(command: &mut Command) {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{command:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A project in `en` (base), `fr`, `pt-BR` and `zh-Hans`; key `t00`, `t01`, ... holds the
+/// n-th hard text in every language (with a language marker after it in all but `en`).
+async fn hard_app() -> (TestApp, BTreeMap<String, BTreeMap<String, String>>) {
+    let app = TestApp::spawn().await;
+    app.post("/teams", json!({"name": "acme", "displayName": "Acme"})).await;
+    let project = json!({"name": "mobile", "displayName": "M", "languagesISO": ["en", "fr", "pt-BR", "zh-Hans"]});
+    app.post("/teams/acme/projects", project).await.assert_ok(StatusCode::CREATED);
+    let mut expected: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for (index, text) in HARD_TEXTS.iter().enumerate() {
+        let name = format!("t{index:02}");
+        let mut translations = Vec::new();
+        for language in ["en", "fr", "pt-BR", "zh-Hans"] {
+            let content = if language == "en" { text.to_string() } else { format!("{text} [{language}]") };
+            expected.entry(language.to_owned()).or_default().insert(name.clone(), content.clone());
+            translations.push(json!({"language": language, "content": content}));
+        }
+        app.post("/teams/acme/projects/mobile/keys", json!({"name": name, "translations": translations})).await.assert_ok(StatusCode::CREATED);
+    }
+    (app, expected)
+}
+
+/// Exports every language as a zip and unpacks it into a temporary folder.
+async fn export_all(app: &TestApp, format: &str) -> tempfile::TempDir {
+    let reply = app.get(&format!("/teams/acme/projects/mobile/keys/export?type={format}")).await.assert_ok(StatusCode::OK);
+    let address = reply["data"].as_str().unwrap();
+    let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
+    let download = app.call(Method::GET, &path, None, None).await;
+    assert_eq!(download.status, StatusCode::OK);
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(download.body)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for index in 0..archive.len() {
+        let mut file = archive.by_index(index).unwrap();
+        let target = dir.path().join(file.enclosed_name().unwrap());
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).unwrap();
+        std::fs::write(target, bytes).unwrap();
+    }
+    dir
+}
+
+fn as_map(value: &Value) -> BTreeMap<String, String> {
+    value.as_object().unwrap().iter().map(|(key, text)| (key.clone(), text.as_str().unwrap().to_owned())).collect()
+}
+
+#[tokio::test]
+async fn json_files_read_back_exactly_in_python() {
+    let (app, expected) = hard_app().await;
+    let dir = export_all(&app, "json").await;
+    for (language, texts) in &expected {
+        let read = readback("json", &dir.path().join(format!("{language}.json")));
+        assert_eq!(&as_map(&read), texts, "{language}");
+    }
+}
+
+#[tokio::test]
+async fn csv_files_read_back_exactly_in_python() {
+    let (app, expected) = hard_app().await;
+    let dir = export_all(&app, "csv").await;
+    for (language, texts) in &expected {
+        let rows = readback("csv", &dir.path().join(format!("{language}.csv")));
+        let rows: Vec<Vec<String>> = serde_json::from_value(rows).unwrap();
+        assert_eq!(rows[0], ["key", language.as_str()]);
+        let read: BTreeMap<String, String> = rows[1..].iter().map(|row| (row[0].clone(), row[1].clone())).collect();
+        assert_eq!(&read, texts, "{language}");
+    }
+    let raw = std::fs::read(dir.path().join("en.csv")).unwrap();
+    assert!(raw.ends_with(b"\r\n"), "RFC 4180 line ends");
+}
+
+#[tokio::test]
+async fn apple_strings_files_read_back_exactly_in_apples_parser() {
+    let (app, expected) = hard_app().await;
+    let dir = export_all(&app, "apple-strings").await;
+    for (language, texts) in &expected {
+        let read = readback("strings", &dir.path().join(format!("{language}.lproj/Localizable.strings")));
+        assert_eq!(&as_map(&read), texts, "{language}");
+    }
+}
+
+#[tokio::test]
+async fn android_files_compile_link_and_read_back_exactly_in_aapt2() {
+    let (app, expected) = hard_app().await;
+    let dir = export_all(&app, "android-xml").await;
+    let folders = ["values", "values-fr", "values-pt-rBR", "values-b+zh+Hans"];
+    let work = tempfile::tempdir().unwrap();
+    let manifest = work.path().join("AndroidManifest.xml");
+    std::fs::write(&manifest, "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\" package=\"com.example.locstore\"/>\n").unwrap();
+
+    // All languages together: the qualifiers are valid and the files link into one app.
+    let res = work.path().join("res");
+    for folder in folders {
+        std::fs::create_dir_all(res.join(folder)).unwrap();
+        std::fs::copy(dir.path().join(folder).join("strings.xml"), res.join(folder).join("strings.xml")).unwrap();
+    }
+    let compiled = work.path().join("all.zip");
+    run(Command::new(aapt2()).arg("compile").arg("--dir").arg(&res).arg("-o").arg(&compiled));
+    let apk = work.path().join("all.apk");
+    run(Command::new(aapt2()).arg("link").arg("-I").arg(framework_res()).arg("--manifest").arg(&manifest).arg("-o").arg(&apk).arg(&compiled));
+
+    // One language at a time as the default configuration, to read its values back.
+    for (folder, language) in folders.iter().zip(["en", "fr", "pt-BR", "zh-Hans"]) {
+        let single = work.path().join(format!("single-{language}"));
+        std::fs::create_dir_all(single.join("values")).unwrap();
+        std::fs::copy(dir.path().join(folder).join("strings.xml"), single.join("values/strings.xml")).unwrap();
+        let compiled = work.path().join(format!("{language}.zip"));
+        run(Command::new(aapt2()).arg("compile").arg("--dir").arg(&single).arg("-o").arg(&compiled));
+        let apk = work.path().join(format!("{language}.apk"));
+        run(Command::new(aapt2()).arg("link").arg("-I").arg(framework_res()).arg("--manifest").arg(&manifest).arg("-o").arg(&apk).arg(&compiled));
+        let read = readback("android", &apk);
+        assert_eq!(&as_map(&read), &expected[language], "{language}");
+    }
+}
+
+#[tokio::test]
+async fn android_resource_names_are_mapped_and_still_compile() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let names = [("errors/network", "errors_network"), ("1st.place", "_1st.place"), ("class", "class_"), ("Hello, %@!", "Hello_____"), ("ünïcode", "_n_code")];
+    for (name, _) in names {
+        app.create_key(name, &[], &[("en", name)]).await.assert_ok(StatusCode::CREATED);
+    }
+    let reply = app.get("/teams/acme/projects/mobile/keys/export?type=android-xml&languages=en").await.assert_ok(StatusCode::OK);
+    let address = reply["data"].as_str().unwrap();
+    let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
+    let xml = app.call(Method::GET, &path, None, None).await.body;
+
+    let work = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(work.path().join("res/values")).unwrap();
+    std::fs::write(work.path().join("res/values/strings.xml"), xml).unwrap();
+    let manifest = work.path().join("AndroidManifest.xml");
+    std::fs::write(&manifest, "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\" package=\"com.example.locstore\"/>\n").unwrap();
+    let compiled = work.path().join("c.zip");
+    run(Command::new(aapt2()).arg("compile").arg("--dir").arg(work.path().join("res")).arg("-o").arg(&compiled));
+    let apk = work.path().join("a.apk");
+    run(Command::new(aapt2()).arg("link").arg("-I").arg(framework_res()).arg("--manifest").arg(&manifest).arg("-o").arg(&apk).arg(&compiled));
+    let read = as_map(&readback("android", &apk));
+    let expected: BTreeMap<String, String> = names.iter().map(|(name, mapped)| (mapped.to_string(), name.to_string())).collect();
+    assert_eq!(read, expected);
+}

@@ -1,0 +1,201 @@
+use poem::http::StatusCode;
+use serde_json::json;
+
+use crate::helpers::{TestApp, git_in};
+
+#[tokio::test]
+async fn a_new_repository_comes_from_the_template_with_one_commit() {
+    let app = TestApp::spawn().await;
+    assert_eq!(app.commit_count(), 1);
+    assert!(app.repo().join("README.md").exists());
+    assert!(app.git(&["ls-files"]).contains("README.md"));
+    assert_eq!(app.git(&["status", "--porcelain"]), "");
+}
+
+#[tokio::test]
+async fn each_change_is_one_commit_and_reads_failures_and_no_ops_are_none() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let after_seed = app.commit_count();
+    assert_eq!(after_seed, 3);
+
+    app.create_key("k", &["t"], &[("en", "Hello")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    assert_eq!(app.commit_count(), after_seed + 1);
+
+    // Reads commit nothing.
+    app.get("/teams").await;
+    app.get("/teams/acme/projects/mobile/keys?keyword=h").await;
+    app.get("/teams/acme/projects/mobile/keys/export?type=json")
+        .await
+        .assert_ok(StatusCode::OK);
+    // Failures commit nothing.
+    app.create_key("k", &[], &[])
+        .await
+        .error_code(StatusCode::CONFLICT);
+    app.create_key("x", &[], &[("de", "nein")])
+        .await
+        .error_code(StatusCode::BAD_REQUEST);
+    // Updates that change nothing commit nothing.
+    app.patch(
+        "/teams/acme/projects/mobile/keys/k",
+        json!({"tags": ["t"], "translations": [{"language": "en", "content": "Hello"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.patch("/teams/acme", json!({"displayName": "Acme"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.patch("/teams/acme/projects/mobile", json!({}))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), after_seed + 1);
+
+    app.settle().await;
+    assert_eq!(
+        app.git(&["status", "--porcelain"]),
+        "",
+        "the working tree and index match HEAD once idle"
+    );
+    app.git(&["fsck", "--strict"]);
+}
+
+#[tokio::test]
+async fn commits_name_the_change_the_author_and_the_committer() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("home.title", &[], &[("en", "Home")]).await;
+    app.patch(
+        "/teams/acme/projects/mobile/keys/home.title",
+        json!({"translations": [{"language": "fr", "content": "Accueil"}]}),
+    )
+    .await;
+    let log = app.git(&["log", "--format=%s|%an|%cn"]);
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "Update key \"home.title\" in acme/mobile|api-token|locstore",
+            "Create key \"home.title\" in acme/mobile|api-token|locstore",
+            "Create project \"mobile\" in acme|api-token|locstore",
+            "Create team \"acme\"|api-token|locstore",
+            "Create the locstore data repository|locstore|locstore",
+        ]
+    );
+    let diff = app.git(&["show", "--format=", "HEAD"]);
+    assert!(diff.contains("+fr = \"Accueil\""), "{diff}");
+    assert_eq!(
+        diff.lines()
+            .filter(|line| line.starts_with('+') && !line.starts_with("+++"))
+            .count(),
+        1,
+        "{diff}"
+    );
+}
+
+#[tokio::test]
+async fn a_restart_on_the_same_data_dir_serves_the_same_data() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("k", &["t"], &[("en", "Hello"), ("fr", "Salut")])
+        .await;
+    let keys_before = app.get("/teams/acme/projects/mobile/keys").await.json();
+    let dir = app.stop().await;
+
+    let app = TestApp::spawn_in(dir).await;
+    assert_eq!(
+        app.get("/teams").await.json(),
+        json!({"data": [{"name": "acme", "displayName": "Acme"}]})
+    );
+    assert_eq!(
+        app.get("/teams/acme/projects/mobile/keys").await.json(),
+        keys_before
+    );
+    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.commit_count(), 4);
+}
+
+#[tokio::test]
+async fn a_repository_edited_and_committed_by_hand_is_served_as_edited() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("k", &[], &[("en", "Hello")]).await;
+    let dir = app.stop().await;
+
+    let repo = dir.path().join("repo");
+    let key_file = git_in(
+        &repo,
+        &[
+            "ls-tree",
+            "-r",
+            "--name-only",
+            "HEAD",
+            "teams/acme/projects/mobile/keys",
+        ],
+    )
+    .trim()
+    .to_owned();
+    std::fs::write(
+        repo.join(&key_file),
+        "name = \"k\"\ntags = [\"edited\"]\n\n[translations]\nen = \"Hi by hand\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.join("teams/beta")).unwrap();
+    std::fs::write(
+        repo.join("teams/beta/team.toml"),
+        "display_name = \"Beta by hand\"\n",
+    )
+    .unwrap();
+    git_in(&repo, &["add", "-A"]);
+    git_in(&repo, &["commit", "-q", "-m", "Edit by hand"]);
+
+    let app = TestApp::spawn_in(dir).await;
+    let key = app
+        .get("/teams/acme/projects/mobile/keys/k")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        key["data"],
+        json!({"name": "k", "tags": ["edited"], "translation": {"en": "Hi by hand"}})
+    );
+    let teams = app.get("/teams").await.json();
+    assert_eq!(
+        teams["data"][1],
+        json!({"name": "beta", "displayName": "Beta by hand"})
+    );
+    // The server goes on committing on top of the hand-made commit.
+    app.create_key("k2", &[], &[])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    assert_eq!(
+        app.git(&["log", "-2", "--format=%s"]).lines().nth(1),
+        Some("Edit by hand")
+    );
+}
+
+#[tokio::test]
+async fn after_a_crash_uncommitted_debris_is_cleared_at_start() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    // A crash leaves no clean-shutdown note; it may leave half-written files and git locks.
+    let dir = app.stop().await;
+    let repo = dir.path().join("repo");
+    std::fs::remove_file(repo.join(".git/locstore-clean-shutdown")).unwrap();
+    std::fs::write(
+        repo.join("teams/acme/team.toml"),
+        "display_name = \"half written\"\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("teams/acme/stray.toml"), "junk").unwrap();
+    std::fs::write(repo.join(".git/index.lock"), "").unwrap();
+
+    let app = TestApp::spawn_in(dir).await;
+    assert_eq!(
+        app.get("/teams").await.json(),
+        json!({"data": [{"name": "acme", "displayName": "Acme"}]})
+    );
+    assert!(!app.repo().join(".git/index.lock").exists());
+    assert!(!app.repo().join("teams/acme/stray.toml").exists());
+    assert_eq!(app.git(&["status", "--porcelain"]), "");
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Reads exported files back with parsers that are not locstore's, and prints JSON.
+
+    readback.py json FILE        -> the object, via Python's json module
+    readback.py csv FILE         -> the rows, via Python's csv module
+    readback.py strings FILE     -> the dictionary, via openstep_plist (a port of Apple's parser)
+    readback.py android APK      -> {resource name: string value} from the APK's resources.arsc
+
+The Android reader parses the binary resource table that aapt2 built, so what it prints is
+exactly what an app would get from getString(): no text dump, no second escaping layer.
+"""
+import csv
+import io
+import json
+import struct
+import sys
+import zipfile
+
+
+def read_json(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise SystemExit("JSON file starts with a BOM")
+    return json.loads(raw.decode("utf-8"))
+
+
+def read_csv(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise SystemExit("CSV file starts with a BOM")
+    return list(csv.reader(io.StringIO(raw.decode("utf-8"), newline="")))
+
+
+def read_strings(path):
+    import openstep_plist
+
+    with open(path, "rb") as f:
+        return openstep_plist.loads(f.read().decode("utf-8"))
+
+
+def string_pool(data, offset):
+    """Decodes a ResStringPool chunk starting at offset."""
+    _type, header_size, _size, count, _styles, flags, strings_start, _ = struct.unpack_from("<HHIIIIII", data, offset)
+    utf8 = bool(flags & 0x100)
+    offsets = struct.unpack_from("<%dI" % count, data, offset + header_size)
+    base = offset + strings_start
+    result = []
+    for start in offsets:
+        pos = base + start
+        if utf8:
+            # UTF-16 length, then UTF-8 length, each one or two bytes.
+            for _ in range(2):
+                length = data[pos]
+                pos += 1
+                if length & 0x80:
+                    length = ((length & 0x7F) << 8) | data[pos]
+                    pos += 1
+            # aapt2 writes characters outside the BMP as two encoded surrogates (CESU-8).
+            text = data[pos : pos + length].decode("utf-8", "surrogatepass")
+            result.append(text.encode("utf-16-le", "surrogatepass").decode("utf-16-le"))
+        else:
+            length = struct.unpack_from("<H", data, pos)[0]
+            pos += 2
+            if length & 0x8000:
+                length = ((length & 0x7FFF) << 16) | struct.unpack_from("<H", data, pos)[0]
+                pos += 2
+            result.append(data[pos : pos + 2 * length].decode("utf-16-le"))
+    return result
+
+
+def read_android(apk):
+    """Every string resource of the (single) package, for an APK built from one values folder."""
+    data = zipfile.ZipFile(apk).read("resources.arsc")
+    _type, header_size, size, _packages = struct.unpack_from("<HHII", data, 0)
+    pos = header_size
+    global_pool = None
+    values = {}
+    while pos < size:
+        chunk_type, chunk_header, chunk_size = struct.unpack_from("<HHI", data, pos)
+        if chunk_type == 0x0001:
+            global_pool = string_pool(data, pos)
+        elif chunk_type == 0x0200:
+            type_strings, _last_type, key_strings = struct.unpack_from("<III", data, pos + 12 + 256)
+            types = string_pool(data, pos + type_strings)
+            keys = string_pool(data, pos + key_strings)
+            inner = pos + chunk_header
+            while inner < pos + chunk_size:
+                sub_type, sub_header, sub_size = struct.unpack_from("<HHI", data, inner)
+                if sub_type == 0x0201:
+                    type_id, flags, _res, entry_count, entries_start = struct.unpack_from("<BBHII", data, inner + 8)
+                    if types[type_id - 1] == "string":
+                        if flags & 0x01:
+                            raise SystemExit("sparse resource types are not supported by this reader")
+                        offsets = struct.unpack_from("<%dI" % entry_count, data, inner + sub_header)
+                        for entry_offset in offsets:
+                            if entry_offset == 0xFFFFFFFF:
+                                continue
+                            entry = inner + entries_start + entry_offset
+                            entry_size, entry_flags, key = struct.unpack_from("<HHI", data, entry)
+                            _vsize, _res0, data_type, value = struct.unpack_from("<HBBI", data, entry + entry_size)
+                            if data_type != 0x03:
+                                raise SystemExit("resource %s is not a plain string (type %#x)" % (keys[key], data_type))
+                            values[keys[key]] = global_pool[value]
+                inner += sub_size
+        pos += chunk_size
+    return values
+
+
+def main():
+    kind, path = sys.argv[1], sys.argv[2]
+    reader = {"json": read_json, "csv": read_csv, "strings": read_strings, "android": read_android}[kind]
+    json.dump(reader(path), sys.stdout, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    main()
