@@ -12,7 +12,7 @@ use poem::web::{Data, Path};
 use poem::{Endpoint, EndpointExt, IntoResponse, Request, Response, Route, Server, get, handler};
 
 use crate::api::{self, AppState, error::render_poem_error};
-use crate::config::Config;
+use crate::config::{Config, Limits};
 use crate::export::downloads::{Clock, Downloads, content_type};
 use crate::store::Store;
 use crate::tokens::TokenRegistry;
@@ -21,7 +21,7 @@ use crate::tokens::TokenRegistry;
 pub struct App {
     pub state: Arc<AppState>,
     pub tokens: Arc<TokenRegistry>,
-    pub max_body_bytes: usize,
+    pub limits: Limits,
 }
 
 impl App {
@@ -49,14 +49,14 @@ impl App {
         Ok(Self {
             state,
             tokens,
-            max_body_bytes: config.max_body_bytes,
+            limits: config.limits,
         })
     }
 
     /// The whole HTTP application.
     pub fn endpoint(&self) -> impl Endpoint<Output = Response> + 'static {
         let service = api::service(self.state.clone());
-        let max_body_bytes = self.max_body_bytes;
+        let limits = self.limits;
         Route::new()
             .at("/healthz", get(healthz))
             .at("/openapi.json", service.spec_endpoint())
@@ -64,14 +64,14 @@ impl App {
             .nest("/docs", service.swagger_ui())
             .at("/exports/:id/*path", get(download))
             .nest("/", service)
-            .around(move |endpoint, request| async move {
-                limit_body(endpoint, request, max_body_bytes).await
-            })
+            .around(
+                move |endpoint, request| async move { read_body(endpoint, request, limits).await },
+            )
             .data(self.tokens.clone())
             .data(self.state.downloads.clone())
-            .around(move |endpoint, request| async move {
-                observe(endpoint, request, max_body_bytes).await
-            })
+            .around(
+                move |endpoint, request| async move { observe(endpoint, request, limits).await },
+            )
     }
 
     /// Deletes expired exports now and then, for as long as the server runs.
@@ -127,6 +127,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
 
     let sweeper = app.spawn_export_sweeper();
     let result = Server::new_with_acceptor(acceptor)
+        .idle_timeout(config.limits.request_timeout)
         .run_with_graceful_shutdown(app.endpoint(), shutdown, Some(Duration::from_secs(30)))
         .await;
     sweeper.abort();
@@ -154,7 +155,7 @@ fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
 async fn observe<E: Endpoint>(
     endpoint: Arc<E>,
     request: Request,
-    max_body_bytes: usize,
+    limits: Limits,
 ) -> poem::Result<Response> {
     let started = Instant::now();
     let request_id = request
@@ -170,7 +171,7 @@ async fn observe<E: Endpoint>(
     let path = request.uri().path().to_owned();
     let mut response = match endpoint.call(request).await {
         Ok(response) => response.into_response(),
-        Err(err) => render_poem_error(err, &method, &path, max_body_bytes),
+        Err(err) => render_poem_error(err, &method, &path, &limits),
     };
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert("x-request-id", value);
@@ -188,12 +189,13 @@ async fn observe<E: Endpoint>(
     Ok(response)
 }
 
-/// Refuses bodies over the limit with 413: at once when `Content-Length` says so, and while
-/// reading when the body comes in chunks without a length.
-async fn limit_body<E: Endpoint>(
+/// Reads the whole body before the handler runs: over the size limit is 413 (at once when
+/// `Content-Length` says so), slower than the request timeout is 408. So a slow or huge upload
+/// ties up only its own connection, never the writer or a handler.
+async fn read_body<E: Endpoint>(
     endpoint: Arc<E>,
     mut request: Request,
-    max_body_bytes: usize,
+    limits: Limits,
 ) -> poem::Result<Response> {
     let too_large = || poem::Error::from_status(StatusCode::PAYLOAD_TOO_LARGE);
     let declared = request
@@ -201,22 +203,17 @@ async fn limit_body<E: Endpoint>(
         .get(poem::http::header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
-    match declared {
-        Some(length) if length > max_body_bytes as u64 => return Err(too_large()),
-        Some(_) => {}
-        // Without a declared length the body may come in chunks: read it, up to the limit.
-        None => {
-            let body = request
-                .take_body()
-                .into_bytes_limit(max_body_bytes)
-                .await
-                .map_err(|err| match err {
-                    poem::error::ReadBodyError::PayloadTooLarge => too_large(),
-                    other => other.into(),
-                })?;
-            request.set_body(body);
-        }
+    if declared.is_some_and(|length| length > limits.max_body_bytes as u64) {
+        return Err(too_large());
     }
+    let reading = request.take_body().into_bytes_limit(limits.max_body_bytes);
+    let body = match tokio::time::timeout(limits.request_timeout, reading).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(poem::error::ReadBodyError::PayloadTooLarge)) => return Err(too_large()),
+        Ok(Err(other)) => return Err(other.into()),
+        Err(_elapsed) => return Err(poem::Error::from_status(StatusCode::REQUEST_TIMEOUT)),
+    };
+    request.set_body(body);
     endpoint
         .call(request)
         .await

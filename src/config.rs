@@ -74,6 +74,10 @@ pub struct ServeArgs {
     /// Largest accepted request body in bytes [default: 1048576].
     #[arg(long, env = "LOCSTORE_MAX_BODY_BYTES", value_name = "BYTES")]
     pub max_body_bytes: Option<usize>,
+    /// How long a client may take to send a request's headers or body, and how long an idle
+    /// connection stays open, such as 30s [default: 30s].
+    #[arg(long, env = "LOCSTORE_REQUEST_TIMEOUT", value_name = "DURATION")]
+    pub request_timeout: Option<String>,
     /// Log format: text or json [default: text]. Filter with RUST_LOG (default: info).
     #[arg(long, env = "LOCSTORE_LOG_FORMAT", value_name = "FORMAT")]
     pub log_format: Option<LogFormat>,
@@ -119,7 +123,7 @@ pub struct Config {
     pub public_url: Option<String>,
     pub export_ttl: Duration,
     pub durability: Durability,
-    pub max_body_bytes: usize,
+    pub limits: Limits,
     pub log_format: LogFormat,
     /// Files holding `[[tokens]]` entries: the configuration file (if any), then
     /// `<data-dir>/tokens.toml`, where `token create` records new tokens.
@@ -140,6 +144,7 @@ struct FileSettings {
     export_ttl: Option<String>,
     durability: Option<DurabilityArg>,
     max_body_bytes: Option<usize>,
+    request_timeout: Option<String>,
     log_format: Option<LogFormat>,
     #[serde(default)]
     #[allow(
@@ -150,6 +155,25 @@ struct FileSettings {
 }
 
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What one request may cost the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Larger bodies get 413.
+    pub max_body_bytes: usize,
+    /// Time to send a body (else 408), and the idle time after which a connection is closed.
+    pub request_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+        }
+    }
+}
 pub const TOKENS_FILE: &str = "tokens.toml";
 
 impl Config {
@@ -204,6 +228,18 @@ impl Config {
             .max_body_bytes
             .or(file.max_body_bytes)
             .unwrap_or(DEFAULT_MAX_BODY_BYTES);
+        let request_timeout = match args.request_timeout.or(file.request_timeout) {
+            Some(raw) => humantime::parse_duration(&raw)
+                .with_context(|| format!("invalid request timeout {raw:?} (use 10s, 1m)"))?,
+            None => DEFAULT_REQUEST_TIMEOUT,
+        };
+        if request_timeout.is_zero() {
+            bail!("the request timeout must be longer than zero");
+        }
+        let limits = Limits {
+            max_body_bytes,
+            request_timeout,
+        };
         let log_format = args.log_format.or(file.log_format).unwrap_or_default();
         let token_files = token_files(args.common.config.as_deref(), &data_dir);
         let api_token = std::env::var("LOCSTORE_API_TOKEN")
@@ -217,7 +253,7 @@ impl Config {
             public_url,
             export_ttl,
             durability,
-            max_body_bytes,
+            limits,
             log_format,
             token_files,
             api_token,

@@ -123,7 +123,7 @@ pub fn render_poem_error(
     err: poem::Error,
     method: &str,
     path: &str,
-    max_body_bytes: usize,
+    limits: &crate::config::Limits,
 ) -> Response {
     let status = err.status();
     let detail = err.to_string();
@@ -143,13 +143,23 @@ pub fn render_poem_error(
             "method_not_allowed",
             format!("{method} is not allowed on {path}; see /docs for the API."),
         ),
+        StatusCode::REQUEST_TIMEOUT => body(
+            "request_timeout",
+            format!(
+                "The request was not received within {}; send it faster.",
+                humantime::format_duration(limits.request_timeout)
+            ),
+        ),
         StatusCode::UNAUTHORIZED => body(
             "unauthorized",
             "Send a valid API token in the X-Api-Token header.",
         ),
         StatusCode::PAYLOAD_TOO_LARGE => body(
             "payload_too_large",
-            format!("The request body is larger than the limit of {max_body_bytes} bytes."),
+            format!(
+                "The request body is larger than the limit of {} bytes.",
+                limits.max_body_bytes
+            ),
         ),
         StatusCode::UNSUPPORTED_MEDIA_TYPE => body(
             "unsupported_media_type",

@@ -257,20 +257,6 @@ impl GitRepo {
             .map_err(|err| git_error("cannot remove untracked files", err))
     }
 
-    /// Paths that differ between HEAD, the index and the working tree (`git status`).
-    pub fn changed_paths(&self) -> Result<Vec<String>, StoreError> {
-        let mut options = git2::StatusOptions::new();
-        options.include_untracked(true).recurse_untracked_dirs(true);
-        let statuses = self
-            .repo
-            .statuses(Some(&mut options))
-            .map_err(|err| git_error("cannot read the status", err))?;
-        Ok(statuses
-            .iter()
-            .filter_map(|entry| entry.path().ok().map(str::to_owned))
-            .collect())
-    }
-
     fn create_first_commit(&mut self, template: &[(&str, &[u8])]) -> Result<(), StoreError> {
         // The template is flat (files at the root), so one tree builder makes the whole tree.
         let mut builder = self

@@ -6,7 +6,7 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use locstore::app::App;
-use locstore::config::{Config, LogFormat};
+use locstore::config::{Config, Limits, LogFormat};
 use locstore::export::downloads::Clock;
 use locstore::store::Durability;
 use locstore::tokens::{Access, create_token};
@@ -88,7 +88,7 @@ pub fn config(data_dir: &Path) -> Config {
         public_url: None,
         export_ttl: Duration::from_secs(3600),
         durability: Durability::Os,
-        max_body_bytes: 1024 * 1024,
+        limits: Limits::default(),
         log_format: LogFormat::Text,
         token_files: vec![data_dir.join("tokens.toml")],
         api_token: Some(ADMIN.to_owned()),

@@ -7,6 +7,8 @@ mod keys;
 mod openapi;
 mod platforms;
 mod projects;
+mod reliability;
 mod repository;
+mod rights;
 mod server;
 mod teams;

@@ -54,23 +54,39 @@ fn python() -> String {
 }
 
 fn aapt2() -> PathBuf {
-    ["/usr/bin/aapt2", "/usr/lib/android-sdk/build-tools/debian/aapt2"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|path| path.exists())
-        .expect("aapt2 is not installed: run the tests with `bash scripts/test.sh`, which installs it")
+    [
+        "/usr/bin/aapt2",
+        "/usr/lib/android-sdk/build-tools/debian/aapt2",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|path| path.exists())
+    .expect("aapt2 is not installed: run the tests with `bash scripts/test.sh`, which installs it")
 }
 
 fn framework_res() -> PathBuf {
     let path = PathBuf::from("/usr/share/android-framework-res/framework-res.apk");
-    assert!(path.exists(), "android-framework-res is not installed: run the tests with `bash scripts/test.sh`");
+    assert!(
+        path.exists(),
+        "android-framework-res is not installed: run the tests with `bash scripts/test.sh`"
+    );
     path
 }
 
 fn readback(kind: &str, path: &Path) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/readback.py");
-    let output = Command::new(python()).arg(script).arg(kind).arg(path).output().unwrap();
-    assert!(output.status.success(), "readback {kind} {}: {}", path.display(), String::from_utf8_lossy(&output.stderr));
+    let output = Command::new(python())
+        .arg(script)
+        .arg(kind)
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "readback {kind} {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
@@ -88,26 +104,46 @@ fn run(command: &mut Command) {
 /// n-th hard text in every language (with a language marker after it in all but `en`).
 async fn hard_app() -> (TestApp, BTreeMap<String, BTreeMap<String, String>>) {
     let app = TestApp::spawn().await;
-    app.post("/teams", json!({"name": "acme", "displayName": "Acme"})).await;
+    app.post("/teams", json!({"name": "acme", "displayName": "Acme"}))
+        .await;
     let project = json!({"name": "mobile", "displayName": "M", "languagesISO": ["en", "fr", "pt-BR", "zh-Hans"]});
-    app.post("/teams/acme/projects", project).await.assert_ok(StatusCode::CREATED);
+    app.post("/teams/acme/projects", project)
+        .await
+        .assert_ok(StatusCode::CREATED);
     let mut expected: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for (index, text) in HARD_TEXTS.iter().enumerate() {
         let name = format!("t{index:02}");
         let mut translations = Vec::new();
         for language in ["en", "fr", "pt-BR", "zh-Hans"] {
-            let content = if language == "en" { text.to_string() } else { format!("{text} [{language}]") };
-            expected.entry(language.to_owned()).or_default().insert(name.clone(), content.clone());
+            let content = if language == "en" {
+                text.to_string()
+            } else {
+                format!("{text} [{language}]")
+            };
+            expected
+                .entry(language.to_owned())
+                .or_default()
+                .insert(name.clone(), content.clone());
             translations.push(json!({"language": language, "content": content}));
         }
-        app.post("/teams/acme/projects/mobile/keys", json!({"name": name, "translations": translations})).await.assert_ok(StatusCode::CREATED);
+        app.post(
+            "/teams/acme/projects/mobile/keys",
+            json!({"name": name, "translations": translations}),
+        )
+        .await
+        .assert_ok(StatusCode::CREATED);
     }
     (app, expected)
 }
 
 /// Exports every language as a zip and unpacks it into a temporary folder.
 async fn export_all(app: &TestApp, format: &str) -> tempfile::TempDir {
-    let reply = app.get(&format!("/teams/acme/projects/mobile/keys/export?type={format}")).await.assert_ok(StatusCode::OK);
+    let reply = app
+        .get(&format!(
+            "/teams/acme/projects/mobile/keys/export?type={format}"
+        ))
+        .await
+        .assert_ok(StatusCode::OK);
     let address = reply["data"].as_str().unwrap();
     let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
     let download = app.call(Method::GET, &path, None, None).await;
@@ -126,7 +162,12 @@ async fn export_all(app: &TestApp, format: &str) -> tempfile::TempDir {
 }
 
 fn as_map(value: &Value) -> BTreeMap<String, String> {
-    value.as_object().unwrap().iter().map(|(key, text)| (key.clone(), text.as_str().unwrap().to_owned())).collect()
+    value
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(key, text)| (key.clone(), text.as_str().unwrap().to_owned()))
+        .collect()
 }
 
 #[tokio::test]
@@ -147,7 +188,10 @@ async fn csv_files_read_back_exactly_in_python() {
         let rows = readback("csv", &dir.path().join(format!("{language}.csv")));
         let rows: Vec<Vec<String>> = serde_json::from_value(rows).unwrap();
         assert_eq!(rows[0], ["key", language.as_str()]);
-        let read: BTreeMap<String, String> = rows[1..].iter().map(|row| (row[0].clone(), row[1].clone())).collect();
+        let read: BTreeMap<String, String> = rows[1..]
+            .iter()
+            .map(|row| (row[0].clone(), row[1].clone()))
+            .collect();
         assert_eq!(&read, texts, "{language}");
     }
     let raw = std::fs::read(dir.path().join("en.csv")).unwrap();
@@ -159,7 +203,11 @@ async fn apple_strings_files_read_back_exactly_in_apples_parser() {
     let (app, expected) = hard_app().await;
     let dir = export_all(&app, "apple-strings").await;
     for (language, texts) in &expected {
-        let read = readback("strings", &dir.path().join(format!("{language}.lproj/Localizable.strings")));
+        let read = readback(
+            "strings",
+            &dir.path()
+                .join(format!("{language}.lproj/Localizable.strings")),
+        );
         assert_eq!(&as_map(&read), texts, "{language}");
     }
 }
@@ -177,22 +225,56 @@ async fn android_files_compile_link_and_read_back_exactly_in_aapt2() {
     let res = work.path().join("res");
     for folder in folders {
         std::fs::create_dir_all(res.join(folder)).unwrap();
-        std::fs::copy(dir.path().join(folder).join("strings.xml"), res.join(folder).join("strings.xml")).unwrap();
+        std::fs::copy(
+            dir.path().join(folder).join("strings.xml"),
+            res.join(folder).join("strings.xml"),
+        )
+        .unwrap();
     }
     let compiled = work.path().join("all.zip");
-    run(Command::new(aapt2()).arg("compile").arg("--dir").arg(&res).arg("-o").arg(&compiled));
+    run(Command::new(aapt2())
+        .arg("compile")
+        .arg("--dir")
+        .arg(&res)
+        .arg("-o")
+        .arg(&compiled));
     let apk = work.path().join("all.apk");
-    run(Command::new(aapt2()).arg("link").arg("-I").arg(framework_res()).arg("--manifest").arg(&manifest).arg("-o").arg(&apk).arg(&compiled));
+    run(Command::new(aapt2())
+        .arg("link")
+        .arg("-I")
+        .arg(framework_res())
+        .arg("--manifest")
+        .arg(&manifest)
+        .arg("-o")
+        .arg(&apk)
+        .arg(&compiled));
 
     // One language at a time as the default configuration, to read its values back.
     for (folder, language) in folders.iter().zip(["en", "fr", "pt-BR", "zh-Hans"]) {
         let single = work.path().join(format!("single-{language}"));
         std::fs::create_dir_all(single.join("values")).unwrap();
-        std::fs::copy(dir.path().join(folder).join("strings.xml"), single.join("values/strings.xml")).unwrap();
+        std::fs::copy(
+            dir.path().join(folder).join("strings.xml"),
+            single.join("values/strings.xml"),
+        )
+        .unwrap();
         let compiled = work.path().join(format!("{language}.zip"));
-        run(Command::new(aapt2()).arg("compile").arg("--dir").arg(&single).arg("-o").arg(&compiled));
+        run(Command::new(aapt2())
+            .arg("compile")
+            .arg("--dir")
+            .arg(&single)
+            .arg("-o")
+            .arg(&compiled));
         let apk = work.path().join(format!("{language}.apk"));
-        run(Command::new(aapt2()).arg("link").arg("-I").arg(framework_res()).arg("--manifest").arg(&manifest).arg("-o").arg(&apk).arg(&compiled));
+        run(Command::new(aapt2())
+            .arg("link")
+            .arg("-I")
+            .arg(framework_res())
+            .arg("--manifest")
+            .arg(&manifest)
+            .arg("-o")
+            .arg(&apk)
+            .arg(&compiled));
         let read = readback("android", &apk);
         assert_eq!(&as_map(&read), &expected[language], "{language}");
     }
@@ -202,11 +284,22 @@ async fn android_files_compile_link_and_read_back_exactly_in_aapt2() {
 async fn android_resource_names_are_mapped_and_still_compile() {
     let app = TestApp::spawn().await;
     app.seed_project().await;
-    let names = [("errors/network", "errors_network"), ("1st.place", "_1st.place"), ("class", "class_"), ("Hello, %@!", "Hello_____"), ("ünïcode", "_n_code")];
+    let names = [
+        ("errors/network", "errors_network"),
+        ("1st.place", "_1st.place"),
+        ("class", "class_"),
+        ("Hello, %@!", "Hello_____"),
+        ("ünïcode", "_n_code"),
+    ];
     for (name, _) in names {
-        app.create_key(name, &[], &[("en", name)]).await.assert_ok(StatusCode::CREATED);
+        app.create_key(name, &[], &[("en", name)])
+            .await
+            .assert_ok(StatusCode::CREATED);
     }
-    let reply = app.get("/teams/acme/projects/mobile/keys/export?type=android-xml&languages=en").await.assert_ok(StatusCode::OK);
+    let reply = app
+        .get("/teams/acme/projects/mobile/keys/export?type=android-xml&languages=en")
+        .await
+        .assert_ok(StatusCode::OK);
     let address = reply["data"].as_str().unwrap();
     let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
     let xml = app.call(Method::GET, &path, None, None).await.body;
@@ -217,10 +310,26 @@ async fn android_resource_names_are_mapped_and_still_compile() {
     let manifest = work.path().join("AndroidManifest.xml");
     std::fs::write(&manifest, "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\" package=\"com.example.locstore\"/>\n").unwrap();
     let compiled = work.path().join("c.zip");
-    run(Command::new(aapt2()).arg("compile").arg("--dir").arg(work.path().join("res")).arg("-o").arg(&compiled));
+    run(Command::new(aapt2())
+        .arg("compile")
+        .arg("--dir")
+        .arg(work.path().join("res"))
+        .arg("-o")
+        .arg(&compiled));
     let apk = work.path().join("a.apk");
-    run(Command::new(aapt2()).arg("link").arg("-I").arg(framework_res()).arg("--manifest").arg(&manifest).arg("-o").arg(&apk).arg(&compiled));
+    run(Command::new(aapt2())
+        .arg("link")
+        .arg("-I")
+        .arg(framework_res())
+        .arg("--manifest")
+        .arg(&manifest)
+        .arg("-o")
+        .arg(&apk)
+        .arg(&compiled));
     let read = as_map(&readback("android", &apk));
-    let expected: BTreeMap<String, String> = names.iter().map(|(name, mapped)| (mapped.to_string(), name.to_string())).collect();
+    let expected: BTreeMap<String, String> = names
+        .iter()
+        .map(|(name, mapped)| (mapped.to_string(), name.to_string()))
+        .collect();
     assert_eq!(read, expected);
 }

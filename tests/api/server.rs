@@ -7,19 +7,25 @@ use std::time::Duration;
 
 use crate::helpers::git_in;
 
-struct Server {
-    child: Child,
-    base: String,
-    first_lines: Vec<String>,
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+    pub first_lines: Vec<String>,
 }
 
 impl Server {
     /// Starts `locstore serve` on port 0 and waits for its "listening" line.
-    fn start(data_dir: &std::path::Path, env: &[(&str, &str)]) -> Self {
+    pub fn start(data_dir: &std::path::Path, env: &[(&str, &str)]) -> Self {
+        Self::start_with(data_dir, env, &[])
+    }
+
+    /// Starts the server with extra command-line arguments.
+    pub fn start_with(data_dir: &std::path::Path, env: &[(&str, &str)], args: &[&str]) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_locstore"));
         command
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
             .arg(data_dir)
+            .args(args)
             .env_remove("LOCSTORE_API_TOKEN")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
@@ -54,7 +60,7 @@ impl Server {
         }
     }
 
-    fn request(
+    pub fn request(
         &self,
         method: &str,
         path: &str,
@@ -65,7 +71,7 @@ impl Server {
     }
 
     /// Sends SIGTERM and waits for a clean exit.
-    fn terminate(mut self) {
+    pub fn terminate(mut self) {
         // SAFETY: kill with a valid pid of our own child process.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
         let status = self.child.wait().unwrap();
@@ -85,15 +91,23 @@ impl Drop for Server {
 
 /// A minimal HTTP/1.1 client: one request per connection.
 pub fn http(url: &str, method: &str, token: Option<&str>, body: Option<&str>) -> (u16, String) {
+    try_http(url, method, token, body).unwrap()
+}
+
+/// Like [`http`], but a connection failure is an error rather than a panic.
+pub fn try_http(
+    url: &str,
+    method: &str,
+    token: Option<&str>,
+    body: Option<&str>,
+) -> std::io::Result<(u16, String)> {
     let rest = url.strip_prefix("http://").expect("an http URL");
     let (host, path) = rest
         .split_once('/')
         .map(|(host, path)| (host, format!("/{path}")))
         .unwrap_or((rest, "/".into()));
-    let mut stream = TcpStream::connect(host).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
+    let mut stream = TcpStream::connect(host)?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
     if let Some(token) = token {
         request.push_str(&format!("X-Api-Token: {token}\r\n"));
@@ -107,9 +121,9 @@ pub fn http(url: &str, method: &str, token: Option<&str>, body: Option<&str>) ->
     }
     request.push_str("\r\n");
     request.push_str(body);
-    stream.write_all(request.as_bytes()).unwrap();
+    stream.write_all(request.as_bytes())?;
     let mut response = Vec::new();
-    stream.read_to_end(&mut response).unwrap();
+    stream.read_to_end(&mut response)?;
     let response = String::from_utf8_lossy(&response).into_owned();
     let status = response
         .split(' ')
@@ -120,7 +134,7 @@ pub fn http(url: &str, method: &str, token: Option<&str>, body: Option<&str>) ->
         .split_once("\r\n\r\n")
         .map(|(_, body)| body.to_owned())
         .unwrap_or_default();
-    (status, body)
+    Ok((status, body))
 }
 
 #[test]

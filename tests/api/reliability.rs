@@ -1,0 +1,449 @@
+//! Crash safety, concurrency, and hostile input.
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use poem::http::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::helpers::{ADMIN, TestApp, git_in, into_reply};
+use crate::server::{Server, try_http};
+
+const TOKEN: &str = "crash-test-token";
+
+/// A pseudo-random number from the clock, enough to vary the moment of the kill.
+fn random_below(bound: u64) -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
+    nanos
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407)
+        % bound
+}
+
+/// All key names of the project, read page by page over HTTP.
+fn all_keys(server: &Server) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for page in 1.. {
+        let (status, body) = server.request(
+            "GET",
+            &format!("/teams/acme/projects/mobile/keys?limit=1000&page={page}"),
+            Some(TOKEN),
+            None,
+        );
+        assert_eq!(status, 200, "{body}");
+        let json: Value = serde_json::from_str(&body).unwrap();
+        let data = json["data"].as_array().unwrap();
+        if data.is_empty() {
+            break;
+        }
+        names.extend(
+            data.iter()
+                .map(|item| item["name"].as_str().unwrap().to_owned()),
+        );
+    }
+    names
+}
+
+#[test]
+fn a_kill_9_at_a_random_moment_loses_no_acknowledged_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = [("LOCSTORE_API_TOKEN", TOKEN)];
+    let server = Server::start(dir.path(), &env);
+    assert_eq!(
+        server
+            .request(
+                "POST",
+                "/teams",
+                Some(TOKEN),
+                Some(r#"{"name":"acme","displayName":"A"}"#)
+            )
+            .0,
+        201
+    );
+    let project = r#"{"name":"mobile","displayName":"M","languagesISO":["en","fr"]}"#;
+    assert_eq!(
+        server
+            .request("POST", "/teams/acme/projects", Some(TOKEN), Some(project))
+            .0,
+        201
+    );
+
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    let writers: Vec<_> = (0..4)
+        .map(|writer| {
+            let base = server.base.clone();
+            let acknowledged = acknowledged.clone();
+            std::thread::spawn(move || {
+                for index in 0.. {
+                    let name = format!("w{writer}-{index}");
+                    let body = format!(r#"{{"name":"{name}","translations":[{{"language":"fr","content":"texte {index}"}}]}}"#);
+                    match try_http(&format!("{base}/teams/acme/projects/mobile/keys"), "POST", Some(TOKEN), Some(&body)) {
+                        Ok((201, _)) => acknowledged.lock().unwrap().push(name),
+                        Ok((0, _)) | Err(_) => return,
+                        Ok((status, body)) => panic!("unexpected answer {status}: {body}"),
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300 + random_below(700)));
+    let mut server = server;
+    server.child.kill().unwrap(); // SIGKILL
+    server.child.wait().unwrap();
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let acknowledged = acknowledged.lock().unwrap().clone();
+    assert!(
+        acknowledged.len() > 10,
+        "the writers got going before the kill: {}",
+        acknowledged.len()
+    );
+
+    let repo = dir.path().join("repo");
+    git_in(&repo, &["fsck", "--strict"]);
+    let server = Server::start(dir.path(), &env);
+    let present = all_keys(&server);
+    let lost: Vec<&String> = acknowledged
+        .iter()
+        .filter(|name| !present.contains(*name))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "acknowledged but lost after kill -9: {lost:?}"
+    );
+    // Each key present is exactly one commit on top of the three set-up commits.
+    let commits: usize = git_in(&repo, &["rev-list", "--count", "HEAD"])
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(commits, 3 + present.len());
+    server.terminate();
+    assert_eq!(git_in(&repo, &["status", "--porcelain"]), "");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_writers_get_one_commit_each_in_a_serial_order() {
+    let app = Arc::new(TestApp::spawn().await);
+    app.seed_project().await;
+    app.create_key("shared", &[], &[("en", "start")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let before = app.commit_count();
+
+    let mut tasks = Vec::new();
+    for writer in 0..8 {
+        let app = app.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut acknowledged = 0;
+            for index in 0..10 {
+                let name = format!("w{writer}-{index}");
+                app.create_key(&name, &[], &[("en", "one")]).await.assert_ok(StatusCode::CREATED);
+                let update = json!({"translations": [{"language": "en", "content": format!("{writer}-{index}")}]});
+                app.patch("/teams/acme/projects/mobile/keys/shared", update).await.assert_ok(StatusCode::OK);
+                acknowledged += 2;
+            }
+            acknowledged
+        }));
+    }
+    let mut acknowledged = 0;
+    for task in tasks {
+        acknowledged += task.await.unwrap();
+    }
+    assert_eq!(
+        app.commit_count(),
+        before + acknowledged,
+        "one commit per acknowledged change"
+    );
+
+    // The final state is what replaying the commits in order gives: the shared key holds the
+    // text of the last commit that touched it, and every created key is there.
+    let last_update = app.git(&["log", "-1", "--format=%H", "--grep=Update key \"shared\""]);
+    let shared_path = app.git(&[
+        "ls-tree",
+        "-r",
+        "--name-only",
+        "HEAD",
+        "teams/acme/projects/mobile/keys",
+    ]);
+    let shared_path = shared_path
+        .lines()
+        .find(|path| path.ends_with("/shared.toml"))
+        .unwrap()
+        .to_owned();
+    let at_last_update = app.git(&["show", &format!("{}:{shared_path}", last_update.trim())]);
+    let served = app
+        .get("/teams/acme/projects/mobile/keys/shared")
+        .await
+        .json();
+    let text = served["data"]["translation"]["en"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        at_last_update.contains(&format!("en = \"{text}\"")),
+        "{at_last_update} vs {text}"
+    );
+    let keys = app.get("/teams/acme/projects/mobile/keys?limit=1000").await;
+    assert_eq!(keys.header("x-pagination-total-count"), "81");
+    let subjects = app.git(&["log", "--format=%s"]);
+    let parents = app.git(&["log", "--format=%P"]);
+    assert!(
+        parents.lines().all(|line| line.split(' ').count() <= 1),
+        "history is a straight line"
+    );
+    assert_eq!(
+        subjects
+            .lines()
+            .filter(|line| line.starts_with("Update key \"shared\""))
+            .count(),
+        80
+    );
+}
+
+#[tokio::test]
+async fn hostile_path_segments_never_escape_or_fail_the_server() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let long = "x".repeat(10_000);
+    let hostile = [
+        "..",
+        "%2e%2e",
+        "%2E%2E%2F%2E%2E",
+        "..%2F..%2Fetc",
+        "%00",
+        "a%00b",
+        "..%5C..%5C",
+        "CON",
+        "nul.txt",
+        "COM1",
+        &long,
+        "%FF%FE",
+        "%",
+    ];
+    let before = app.commit_count();
+    for segment in hostile {
+        for path in [
+            format!("/teams/{segment}"),
+            format!("/teams/{segment}/projects"),
+            format!("/teams/acme/projects/{segment}"),
+            format!("/teams/acme/projects/mobile/keys/{segment}"),
+            format!("/teams/{segment}/projects/{segment}/keys/export?type=json"),
+            format!("/exports/{segment}/{segment}"),
+        ] {
+            for method in [Method::GET, Method::PATCH, Method::DELETE] {
+                let body = (method == Method::PATCH).then(|| json!({"displayName": "x"}));
+                let reply = app.call(method.clone(), &path, body, Some(ADMIN)).await;
+                assert!(
+                    reply.status.is_client_error() || reply.status.is_success(),
+                    "{method} {path}: {}",
+                    reply.status
+                );
+                if !reply.status.is_success() {
+                    reply.error_code(reply.status);
+                }
+            }
+        }
+        // As names in bodies too.
+        let reply = app
+            .post("/teams", json!({"name": segment, "displayName": "x"}))
+            .await;
+        assert!(
+            reply.status.is_client_error() || reply.status == StatusCode::CREATED,
+            "{segment}: {}",
+            reply.status
+        );
+        let reply = app.create_key(segment, &[], &[("en", "x")]).await;
+        assert!(
+            reply.status.is_client_error() || reply.status == StatusCode::CREATED,
+            "{segment}: {}",
+            reply.status
+        );
+    }
+    // Whatever was created lives inside the repository, under teams/, with portable paths.
+    let files = app.git(&["ls-tree", "-r", "--name-only", "HEAD"]);
+    for file in files.lines() {
+        assert!(
+            file == "README.md" || file == ".gitattributes" || file.starts_with("teams/"),
+            "{file}"
+        );
+        assert!(file.len() <= 200, "{file}");
+        assert!(
+            file.split('/').all(|part| part != ".." && !part.is_empty()),
+            "{file}"
+        );
+    }
+    assert!(
+        app.commit_count() > before,
+        "valid odd names such as CON were created"
+    );
+    let outside: Vec<_> = std::fs::read_dir(app.dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    let mut outside: Vec<String> = outside
+        .into_iter()
+        .map(|name| name.to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".secret"))
+        .collect();
+    outside.sort();
+    assert_eq!(
+        outside,
+        ["exports", "repo", "tokens.toml"],
+        "nothing was written beside the repository"
+    );
+}
+
+#[tokio::test]
+async fn hostile_bodies_and_parameters_get_clear_client_errors() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let send = |path: &'static str, content_type: &'static str, body: Vec<u8>| {
+        let app = &app;
+        async move {
+            let request = app
+                .client
+                .post(path)
+                .header("X-Api-Token", ADMIN)
+                .content_type(content_type)
+                .body(body);
+            into_reply(request.send().await).await
+        }
+    };
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let cases: Vec<(&str, Vec<u8>, StatusCode)> = vec![
+        (
+            "application/json",
+            vec![b'x'; 10 * 1024 * 1024],
+            StatusCode::PAYLOAD_TOO_LARGE,
+        ),
+        (
+            "application/json",
+            deep.into_bytes(),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "application/json",
+            b"{\"name\": \"\xff\xfe\", \"displayName\": \"x\"}".to_vec(),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "application/xml",
+            b"<team/>".to_vec(),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ),
+        (
+            "multipart/form-data",
+            b"--x--".to_vec(),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ),
+    ];
+    for (content_type, body, status) in cases {
+        let reply = send("/teams/acme/projects/mobile/keys", content_type, body).await;
+        assert_eq!(
+            reply.status,
+            status,
+            "{content_type}: {}",
+            String::from_utf8_lossy(&reply.body[..reply.body.len().min(200)])
+        );
+        reply.error_code(status);
+    }
+    for query in [
+        "page=9223372036854775808",
+        "page=-9223372036854775808",
+        "limit=-1",
+        "limit=18446744073709551616",
+        "page=1e3",
+    ] {
+        let reply = app
+            .get(&format!("/teams/acme/projects/mobile/keys?{query}"))
+            .await;
+        assert_eq!(
+            reply.error_code(StatusCode::BAD_REQUEST),
+            "invalid_request",
+            "{query}"
+        );
+    }
+    let many_tags: String = (0..2000).map(|index| format!("tags=t{index}&")).collect();
+    let reply = app
+        .get(&format!(
+            "/teams/acme/projects/mobile/keys/export?{many_tags}type=json&languages=en"
+        ))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let many_keywords: String = (0..2000)
+        .map(|index| format!("keyword=k{index}&"))
+        .collect();
+    let reply = app
+        .get(&format!("/teams/acme/projects/mobile/keys?{many_keywords}"))
+        .await;
+    assert!(
+        reply.status == StatusCode::OK || reply.status == StatusCode::BAD_REQUEST,
+        "{}",
+        reply.status
+    );
+    assert_eq!(app.commit_count(), 3, "nothing hostile was committed");
+}
+
+#[test]
+fn slow_clients_are_cut_off_and_do_not_stall_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with(
+        dir.path(),
+        &[("LOCSTORE_API_TOKEN", TOKEN)],
+        &["--request-timeout", "1s"],
+    );
+    let host = server.base.strip_prefix("http://").unwrap().to_owned();
+
+    // A client that connects and sends nothing.
+    let mut silent = TcpStream::connect(&host).unwrap();
+    // A client that announces a body and sends only part of it.
+    let mut stalled_body = TcpStream::connect(&host).unwrap();
+    stalled_body
+        .write_all(b"POST /teams HTTP/1.1\r\nHost: x\r\nX-Api-Token: crash-test-token\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"na")
+        .unwrap();
+
+    // Others are served meanwhile, writes included.
+    assert_eq!(
+        server
+            .request(
+                "POST",
+                "/teams",
+                Some(TOKEN),
+                Some(r#"{"name":"fast","displayName":"F"}"#)
+            )
+            .0,
+        201
+    );
+
+    let started = Instant::now();
+    stalled_body
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut answer = String::new();
+    let _ = stalled_body.read_to_string(&mut answer);
+    assert!(
+        answer.starts_with("HTTP/1.1 408"),
+        "a stalled body gets 408: {answer:?}"
+    );
+    assert!(answer.contains("request_timeout"), "{answer}");
+    silent
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut rest = Vec::new();
+    let closed = silent.read_to_end(&mut rest);
+    // A reset counts as closed too; only a read that times out means the server kept waiting.
+    let kept_open = matches!(&closed, Err(err) if matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut));
+    assert!(
+        !kept_open,
+        "the silent connection is closed by the server: {closed:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(8));
+    server.terminate();
+}
