@@ -31,16 +31,8 @@ impl App {
             .map_err(|err| anyhow::anyhow!(api::error::error_chain(&err)))
             .with_context(|| format!("cannot open the repository {}", config.repo_dir.display()))?;
         let downloads = Downloads::new(config.exports_dir.clone(), config.export_ttl, clock)
-            .with_context(|| {
-                format!(
-                    "cannot create the exports folder {}",
-                    config.exports_dir.display()
-                )
-            })?;
-        let tokens = Arc::new(TokenRegistry::new(
-            config.api_token.as_deref(),
-            &config.token_files,
-        ));
+            .with_context(|| format!("cannot create the exports folder {}", config.exports_dir.display()))?;
+        let tokens = Arc::new(TokenRegistry::new(config.api_token.as_deref(), &config.token_files));
         let state = Arc::new(AppState {
             store,
             downloads,
@@ -64,14 +56,10 @@ impl App {
             .nest("/docs", service.swagger_ui())
             .at("/exports/:id/*path", get(download))
             .nest("/", service)
-            .around(
-                move |endpoint, request| async move { read_body(endpoint, request, limits).await },
-            )
+            .around(move |endpoint, request| async move { read_body(endpoint, request, limits).await })
             .data(self.tokens.clone())
             .data(self.state.downloads.clone())
-            .around(
-                move |endpoint, request| async move { observe(endpoint, request, limits).await },
-            )
+            .around(move |endpoint, request| async move { observe(endpoint, request, limits).await })
     }
 
     /// Deletes expired exports now and then, for as long as the server runs.
@@ -105,9 +93,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         let file = config.data_dir.join(crate::config::TOKENS_FILE);
         let token = crate::tokens::create_token(&file, "admin", crate::tokens::Access::Admin, &[])
             .context("cannot create the first admin token")?;
-        println!(
-            "locstore created an admin token; it is shown only this once, so keep it: {token}"
-        );
+        println!("locstore created an admin token; it is shown only this once, so keep it: {token}");
         tracing::info!(file = %file.display(), "recorded the first admin token's hash");
     }
     let acceptor = TcpListener::bind(config.listen)
@@ -152,19 +138,13 @@ fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
 
 /// Per request: a request id (taken from `X-Request-Id` or made), JSON for every error, and
 /// one log line with method, path, status, duration and id. Tokens are never logged.
-async fn observe<E: Endpoint>(
-    endpoint: Arc<E>,
-    request: Request,
-    limits: Limits,
-) -> poem::Result<Response> {
+async fn observe<E: Endpoint>(endpoint: Arc<E>, request: Request, limits: Limits) -> poem::Result<Response> {
     let started = Instant::now();
     let request_id = request
         .headers()
         .get("x-request-id")
         .and_then(|value| value.to_str().ok())
-        .filter(|value| {
-            !value.is_empty() && value.len() <= 128 && value.bytes().all(|b| b.is_ascii_graphic())
-        })
+        .filter(|value| !value.is_empty() && value.len() <= 128 && value.bytes().all(|b| b.is_ascii_graphic()))
         .map(str::to_owned)
         .unwrap_or_else(new_request_id);
     let method = request.method().to_string();
@@ -192,11 +172,7 @@ async fn observe<E: Endpoint>(
 /// Reads the whole body before the handler runs: over the size limit is 413 (at once when
 /// `Content-Length` says so), slower than the request timeout is 408. So a slow or huge upload
 /// ties up only its own connection, never the writer or a handler.
-async fn read_body<E: Endpoint>(
-    endpoint: Arc<E>,
-    mut request: Request,
-    limits: Limits,
-) -> poem::Result<Response> {
+async fn read_body<E: Endpoint>(endpoint: Arc<E>, mut request: Request, limits: Limits) -> poem::Result<Response> {
     let too_large = || poem::Error::from_status(StatusCode::PAYLOAD_TOO_LARGE);
     let declared = request
         .headers()
@@ -214,10 +190,7 @@ async fn read_body<E: Endpoint>(
         Err(_elapsed) => return Err(poem::Error::from_status(StatusCode::REQUEST_TIMEOUT)),
     };
     request.set_body(body);
-    endpoint
-        .call(request)
-        .await
-        .map(IntoResponse::into_response)
+    endpoint.call(request).await.map(IntoResponse::into_response)
 }
 
 fn new_request_id() -> String {
@@ -233,16 +206,12 @@ fn healthz() -> poem::web::Json<serde_json::Value> {
 
 /// `GET /exports/{id}/{path}`: an export's file, no token needed; 404 once expired.
 #[handler]
-async fn download(
-    Path((id, path)): Path<(String, String)>,
-    downloads: Data<&Downloads>,
-) -> poem::Result<Response> {
+async fn download(Path((id, path)): Path<(String, String)>, downloads: Data<&Downloads>) -> poem::Result<Response> {
     let downloads = downloads.0.clone();
     let file_path = path.clone();
-    let contents =
-        tokio::task::spawn_blocking(move || downloads.resolve(&id, &file_path).map(std::fs::read))
-            .await
-            .map_err(|err| poem::Error::new(err, StatusCode::INTERNAL_SERVER_ERROR))?;
+    let contents = tokio::task::spawn_blocking(move || downloads.resolve(&id, &file_path).map(std::fs::read))
+        .await
+        .map_err(|err| poem::Error::new(err, StatusCode::INTERNAL_SERVER_ERROR))?;
     let bytes = match contents {
         Some(Ok(bytes)) => bytes,
         Some(Err(err)) => return Err(poem::Error::new(err, StatusCode::INTERNAL_SERVER_ERROR)),
@@ -251,10 +220,7 @@ async fn download(
     let file_name = path.rsplit('/').next().unwrap_or("export");
     Ok(Response::builder()
         .content_type(content_type(&path))
-        .header(
-            "content-disposition",
-            format!("attachment; filename=\"{file_name}\""),
-        )
+        .header("content-disposition", format!("attachment; filename=\"{file_name}\""))
         .header("cache-control", "private, max-age=0")
         .body(bytes))
 }

@@ -193,10 +193,7 @@ impl Config {
             .exports_dir
             .or(file.exports_dir.map(|dir| base.join(dir)))
             .unwrap_or_else(|| data_dir.join("exports"));
-        let listen = args
-            .listen
-            .or(file.listen)
-            .unwrap_or_else(|| "127.0.0.1:8080".into());
+        let listen = args.listen.or(file.listen).unwrap_or_else(|| "127.0.0.1:8080".into());
         let listen = parse_listen(&listen)?;
         let public_url = args
             .public_url
@@ -207,20 +204,13 @@ impl Config {
         {
             bail!("public URL {url:?} must start with http:// or https://");
         }
-        let export_ttl = args
-            .export_ttl
-            .or(file.export_ttl)
-            .unwrap_or_else(|| "1h".into());
+        let export_ttl = args.export_ttl.or(file.export_ttl).unwrap_or_else(|| "1h".into());
         let export_ttl = humantime::parse_duration(&export_ttl)
             .with_context(|| format!("invalid export TTL {export_ttl:?} (use 30m, 1h, 2days)"))?;
         if export_ttl.is_zero() {
             bail!("the export TTL must be longer than zero");
         }
-        let durability = match args
-            .durability
-            .or(file.durability)
-            .unwrap_or(DurabilityArg::Fsync)
-        {
+        let durability = match args.durability.or(file.durability).unwrap_or(DurabilityArg::Fsync) {
             DurabilityArg::Fsync => Durability::Fsync,
             DurabilityArg::Os => Durability::Os,
         };
@@ -293,19 +283,14 @@ fn load_file(path: Option<&Path>) -> anyhow::Result<FileSettings> {
 
 /// Relative paths in the configuration file are relative to the file's folder.
 fn config_base(config: Option<&Path>) -> PathBuf {
-    config
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
+    config.and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default()
 }
 
 fn parse_listen(listen: &str) -> anyhow::Result<SocketAddr> {
     use std::net::ToSocketAddrs;
     listen
         .to_socket_addrs()
-        .with_context(|| {
-            format!("invalid listen address {listen:?} (use HOST:PORT, such as 127.0.0.1:8080)")
-        })?
+        .with_context(|| format!("invalid listen address {listen:?} (use HOST:PORT, such as 127.0.0.1:8080)"))?
         .next()
         .with_context(|| format!("the listen address {listen:?} resolves to nothing"))
 }

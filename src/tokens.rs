@@ -43,11 +43,9 @@ impl Caller {
     }
 
     pub fn sees_team(&self, team: &TeamName) -> bool {
-        self.teams.as_ref().is_none_or(|teams| {
-            teams
-                .iter()
-                .any(|allowed| allowed.eq_ignore_ascii_case(team.as_str()))
-        })
+        self.teams
+            .as_ref()
+            .is_none_or(|teams| teams.iter().any(|allowed| allowed.eq_ignore_ascii_case(team.as_str())))
     }
 }
 
@@ -134,10 +132,7 @@ impl TokenRegistry {
 impl WatchedFile {
     /// The file's records, re-read when the file changed since the last look.
     fn current(&self) -> Vec<([u8; 32], Caller)> {
-        let mut state = self
-            .state
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let mut state = self.state.lock().unwrap_or_else(|poison| poison.into_inner());
         let stamp = std::fs::metadata(&self.path)
             .ok()
             .and_then(|meta| Some((meta.modified().ok()?, meta.len())));
@@ -191,12 +186,9 @@ fn read_records(path: &Path) -> anyhow::Result<Vec<TokenRecord>> {
     match std::fs::read_to_string(path) {
         Ok(text) => {
             // The configuration file holds other settings too; only `[[tokens]]` matters here.
-            let table: toml::Table = toml::from_str(&text)
-                .with_context(|| format!("{} is not valid TOML", path.display()))?;
-            let tokens = table
-                .get("tokens")
-                .cloned()
-                .unwrap_or(toml::Value::Array(Vec::new()));
+            let table: toml::Table =
+                toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
+            let tokens = table.get("tokens").cloned().unwrap_or(toml::Value::Array(Vec::new()));
             let file = TokenFile {
                 tokens: tokens
                     .try_into()
@@ -210,12 +202,7 @@ fn read_records(path: &Path) -> anyhow::Result<Vec<TokenRecord>> {
 }
 
 /// Makes a new token, records its hash in `file` and returns the token itself.
-pub fn create_token(
-    file: &Path,
-    name: &str,
-    access: Access,
-    teams: &[String],
-) -> anyhow::Result<String> {
+pub fn create_token(file: &Path, name: &str, access: Access, teams: &[String]) -> anyhow::Result<String> {
     if name.trim().is_empty() || name.chars().any(char::is_control) || name.len() > 128 {
         bail!("a token name must be 1 to 128 characters without control characters");
     }
@@ -224,14 +211,10 @@ pub fn create_token(
     }
     let mut records = read_records(file)?;
     if records.iter().any(|record| record.name == name) {
-        bail!(
-            "a token named {name:?} already exists in {}",
-            file.display()
-        );
+        bail!("a token named {name:?} already exists in {}", file.display());
     }
     let mut secret = [0u8; 32];
-    getrandom::fill(&mut secret)
-        .map_err(|err| anyhow::anyhow!("no randomness for the token: {err}"))?;
+    getrandom::fill(&mut secret).map_err(|err| anyhow::anyhow!("no randomness for the token: {err}"))?;
     let token = format!("lst_{}", to_hex(&secret));
     records.push(TokenRecord {
         name: name.to_owned(),
@@ -247,17 +230,12 @@ fn write_records(file: &Path, records: Vec<TokenRecord>) -> anyhow::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
 
-    if let Some(parent) = file
-        .parent()
-        .filter(|parent| !parent.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
+    if let Some(parent) = file.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
     }
     let text = format!(
         "# API tokens of locstore: only SHA-256 hashes, never the tokens. Made by `locstore token create`.\n\n{}",
-        toml::to_string_pretty(&TokenFile { tokens: records })
-            .context("cannot serialise tokens")?
+        toml::to_string_pretty(&TokenFile { tokens: records }).context("cannot serialise tokens")?
     );
     let temporary = file.with_extension("toml.tmp");
     let mut out = std::fs::OpenOptions::new()
@@ -328,8 +306,6 @@ mod tests {
             access: Access::Write,
             teams: None,
         };
-        assert!(
-            caller.may(Access::Read) && caller.may(Access::Write) && !caller.may(Access::Admin)
-        );
+        assert!(caller.may(Access::Read) && caller.may(Access::Write) && !caller.may(Access::Admin));
     }
 }

@@ -13,12 +13,7 @@ use crate::tokens::{Access, Caller, TokenRegistry};
 
 /// An API token sent in the `X-Api-Token` header. Create tokens with `locstore token create`.
 #[derive(SecurityScheme)]
-#[oai(
-    ty = "api_key",
-    key_name = "X-Api-Token",
-    key_in = "header",
-    checker = "check_token"
-)]
+#[oai(ty = "api_key", key_name = "X-Api-Token", key_in = "header", checker = "check_token")]
 pub struct TokenAuth(pub Caller);
 
 async fn check_token(request: &Request, api_key: ApiKey) -> Option<Caller> {
@@ -28,14 +23,13 @@ async fn check_token(request: &Request, api_key: ApiKey) -> Option<Caller> {
 
 impl TokenAuth {
     /// The caller, if it may see `team`; otherwise the team does not exist for it.
-    pub fn team(&self, raw: &str) -> Result<TeamName, ApiError> {
-        let team = TeamName::parse(raw)?;
+    pub fn team(&self, team: TeamName) -> Result<TeamName, ApiError> {
         if self.0.sees_team(&team) {
             Ok(team)
         } else {
             Err(ApiError::not_found(format!(
                 "There is no team named {}.",
-                quote_for_message(raw)
+                quote_for_message(team.as_str())
             )))
         }
     }

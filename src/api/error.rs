@@ -119,12 +119,7 @@ pub fn error_chain(err: &dyn std::error::Error) -> String {
 /// Turns an error that poem or poem-openapi raised itself (unknown route, wrong method, bad
 /// JSON, wrong content type, missing token, body too large) into the JSON error shape.
 /// Responses that are already JSON errors of ours pass through unchanged.
-pub fn render_poem_error(
-    err: poem::Error,
-    method: &str,
-    path: &str,
-    limits: &crate::config::Limits,
-) -> Response {
+pub fn render_poem_error(err: poem::Error, method: &str, path: &str, limits: &crate::config::Limits) -> Response {
     let status = err.status();
     let detail = err.to_string();
     let response = err.into_response();
@@ -150,10 +145,7 @@ pub fn render_poem_error(
                 humantime::format_duration(limits.request_timeout)
             ),
         ),
-        StatusCode::UNAUTHORIZED => body(
-            "unauthorized",
-            "Send a valid API token in the X-Api-Token header.",
-        ),
+        StatusCode::UNAUTHORIZED => body("unauthorized", "Send a valid API token in the X-Api-Token header."),
         StatusCode::PAYLOAD_TOO_LARGE => body(
             "payload_too_large",
             format!(
@@ -165,10 +157,7 @@ pub fn render_poem_error(
             "unsupported_media_type",
             "Send the request body as JSON with the header Content-Type: application/json.",
         ),
-        status if status.is_client_error() => body(
-            "invalid_request",
-            format!("The request is invalid: {detail}."),
-        ),
+        status if status.is_client_error() => body("invalid_request", format!("The request is invalid: {detail}.")),
         _ => {
             tracing::error!(%status, error = %detail, "request failed");
             body(

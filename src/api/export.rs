@@ -3,20 +3,49 @@
 use std::sync::Arc;
 
 use poem::Request;
-use poem_openapi::OpenApi;
 use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
+use poem_openapi::{Enum, OpenApi};
 
 use super::auth::TokenAuth;
 use super::error::{ApiError, error_chain};
-use super::schema::ExportResult;
+use super::params::LanguageListParam;
+use super::schema::{ExportResult, ProjectNameParam, TeamNameParam};
 use super::{ApiTags, AppState};
 use crate::domain::model::Project;
-use crate::domain::names::{LanguageCode, ProjectName, quote_for_message};
+use crate::domain::names::{LanguageCode, quote_for_message};
 use crate::export::{self, ExportError, ExportFile, ExportFormat, archive};
 
 pub struct ExportApi {
     pub state: Arc<AppState>,
+}
+
+/// An export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+pub enum ExportType {
+    /// `{lang}.json`: a flat object of key to text.
+    #[oai(rename = "json")]
+    Json,
+    /// `{lang}.csv`: RFC 4180 with the header `key,{lang}`.
+    #[oai(rename = "csv")]
+    Csv,
+    /// Android `values*/strings.xml`.
+    #[oai(rename = "android-xml")]
+    AndroidXml,
+    /// Apple `{lang}.lproj/Localizable.strings`.
+    #[oai(rename = "apple-strings")]
+    AppleStrings,
+}
+
+impl ExportType {
+    fn format(self) -> ExportFormat {
+        match self {
+            Self::Json => ExportFormat::Json,
+            Self::Csv => ExportFormat::Csv,
+            Self::AndroidXml => ExportFormat::AndroidXml,
+            Self::AppleStrings => ExportFormat::AppleStrings,
+        }
+    }
 }
 
 #[OpenApi(tag = "ApiTags::Export")]
@@ -36,50 +65,35 @@ impl ExportApi {
         method = "get",
         operation_id = "exportKeys"
     )]
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one argument per documented query parameter"
-    )]
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented query parameter")]
     async fn export_keys(
         &self,
         request: &Request,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         /// The format: `json`, `csv`, `android-xml` or `apple-strings`.
         #[oai(name = "type")]
-        format: Query<Option<String>>,
+        format: Query<ExportType>,
         /// Export only keys with at least one of these tags (repeat the parameter or separate
         /// with commas). All keys when left out.
         tags: Query<Option<Vec<String>>>,
-        /// Export only these languages (repeat or separate with commas). All of the project's
-        /// languages when left out.
-        languages: Query<Option<Vec<String>>>,
+        /// Export only these languages (repeat the parameter or separate with commas). All of
+        /// the project's languages when left out.
+        languages: Query<Option<Vec<LanguageListParam>>>,
     ) -> Result<Json<ExportResult>, ApiError> {
-        let team = auth.team(&team_name)?;
-        let project_name = ProjectName::parse(&project_name)?;
-        let format = match format.0.as_deref() {
-            Some(raw) => ExportFormat::parse(raw).ok_or_else(|| {
-                ApiError::invalid(format!(
-                    "Unknown export type {}; use one of {}.",
-                    quote_for_message(raw),
-                    ExportFormat::NAMES
-                ))
-            })?,
-            None => {
-                return Err(ApiError::invalid(format!(
-                    "The query parameter type is required; use one of {}.",
-                    ExportFormat::NAMES
-                )));
-            }
-        };
+        let team = auth.team(team_name.0.0)?;
+        let project_name = project_name.0.0;
+        let format = format.0.format();
         let tags = split_list(tags.0.unwrap_or_default());
-        let (project, keys) = self
-            .state
-            .store
-            .keys_for_export(&team, &project_name, &tags)
-            .await?;
-        let languages = chosen_languages(&project, split_list(languages.0.unwrap_or_default()))?;
+        let (project, keys) = self.state.store.keys_for_export(&team, &project_name, &tags).await?;
+        let requested = languages
+            .0
+            .unwrap_or_default()
+            .into_iter()
+            .flat_map(|list| list.0)
+            .collect();
+        let languages = chosen_languages(&project, requested)?;
 
         let downloads = self.state.downloads.clone();
         let bundle_name = format!("{project_name}-{}.zip", format.name());
@@ -109,11 +123,7 @@ impl ExportApi {
                 return Err(ApiError::internal());
             }
         };
-        let base = self
-            .state
-            .public_url
-            .clone()
-            .unwrap_or_else(|| request_base(request));
+        let base = self.state.public_url.clone().unwrap_or_else(|| request_base(request));
         Ok(Json(ExportResult {
             success: true,
             data: format!("{base}/exports/{}/{}", download.id, download.path),
@@ -142,16 +152,13 @@ fn split_list(values: Vec<String>) -> Vec<String> {
 
 /// The project's own spelling of each requested language, in the order asked, without repeats;
 /// all of the project's languages when none are asked for.
-fn chosen_languages(
-    project: &Project,
-    requested: Vec<String>,
-) -> Result<Vec<LanguageCode>, ApiError> {
+fn chosen_languages(project: &Project, requested: Vec<LanguageCode>) -> Result<Vec<LanguageCode>, ApiError> {
     if requested.is_empty() {
         return Ok(project.languages.clone());
     }
     let mut chosen: Vec<LanguageCode> = Vec::new();
-    for raw in requested {
-        let folded = LanguageCode::parse(&raw)?.folded();
+    for requested in requested {
+        let folded = requested.folded();
         let language = project
             .languages
             .iter()
@@ -160,7 +167,7 @@ fn chosen_languages(
                 ApiError::invalid(format!(
                     "Project {} has no language {}; its languages are: {}.",
                     project.name,
-                    quote_for_message(&raw),
+                    quote_for_message(requested.as_str()),
                     project.languages_list()
                 ))
             })?;

@@ -4,23 +4,31 @@ use std::sync::Arc;
 
 use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
-use poem_openapi::{ApiResponse, OpenApi};
+use poem_openapi::{ApiResponse, Enum, OpenApi};
 
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::schema::{
-    CreateKeyRequest, KeyData, KeyList, Success, Text, TranslationItem, UpdateKeyByBodyRequest,
-    UpdateKeyRequest,
+    CreateKeyRequest, KeyData, KeyList, KeyNameParam, ProjectNameParam, Success, TagParam, TeamNameParam,
+    TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
 };
 use super::teams::{Created, Done};
 use super::{ApiTags, AppState};
-use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
+use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::domain::query::KeyQuery;
 use crate::store::{Change, KeyDraft, KeyPatch, TranslationInput};
 use crate::tokens::Access;
 
 pub struct KeysApi {
     pub state: Arc<AppState>,
+}
+
+/// The order of a key query, by key name in code point order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+#[oai(rename_all = "lowercase")]
+pub enum SortParam {
+    Asc,
+    Desc,
 }
 
 /// One page of keys, with the totals in headers.
@@ -57,28 +65,27 @@ impl KeysApi {
         method = "get",
         operation_id = "queryKeys"
     )]
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one argument per documented query parameter"
-    )]
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented query parameter")]
     async fn query_keys(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
-        /// Text to look for in key names and translations.
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        /// Text to look for, without regard to case, in key names and translations.
         keyword: Query<Option<String>>,
         /// Page number, from 1 (default 1).
+        #[oai(validator(minimum(value = "1")))]
         page: Query<Option<i64>>,
         /// Keys per page, 1 to 1000 (default 20).
+        #[oai(validator(minimum(value = "1"), maximum(value = "1000")))]
         limit: Query<Option<i64>>,
         /// `asc` (default) or `desc`, by key name.
-        sort: Query<Option<String>>,
+        sort: Query<Option<SortParam>>,
     ) -> Result<KeyPage, ApiError> {
-        let (team, project) = (auth.team(&team_name)?, ProjectName::parse(&project_name)?);
-        let query = KeyQuery::new(keyword.0.as_deref(), page.0, limit.0, sort.0.as_deref())
-            .map_err(ApiError::invalid)?;
-        let (keys, info) = self.state.store.query_keys(&team, &project, &query).await?;
+        let team = auth.team(team_name.0.0)?;
+        let sort = sort.0.map(|sort| if sort == SortParam::Desc { "desc" } else { "asc" });
+        let query = KeyQuery::new(keyword.0.as_deref(), page.0, limit.0, sort).map_err(ApiError::invalid)?;
+        let (keys, info) = self.state.store.query_keys(&team, &project_name.0.0, &query).await?;
         let data = keys.into_iter().map(Into::into).collect();
         Ok(KeyPage::Ok(
             Json(KeyList { data }),
@@ -101,16 +108,16 @@ impl KeysApi {
     async fn create_key(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         body: Json<CreateKeyRequest>,
     ) -> Result<Created, ApiError> {
-        let (team, project) = writable_project(&auth, &team_name, &project_name)?;
+        let (team, project) = writable_project(&auth, team_name.0.0, project_name.0.0)?;
         let body = body.0;
         let key = KeyDraft {
-            name: KeyName::parse(&body.name)?,
-            tags: parse_tags(body.tags.unwrap_or_default())?,
-            translations: parse_translations(body.translations.unwrap_or_default())?,
+            name: body.name.0,
+            tags: tags(body.tags.unwrap_or_default()),
+            translations: translations(body.translations.unwrap_or_default()),
         };
         self.state
             .store
@@ -131,16 +138,12 @@ impl KeysApi {
     async fn get_key(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
-        #[oai(name = "keyName")] key_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        #[oai(name = "keyName")] key_name: Path<KeyNameParam>,
     ) -> Result<Json<KeyData>, ApiError> {
-        let (team, project) = (auth.team(&team_name)?, ProjectName::parse(&project_name)?);
-        let key = self
-            .state
-            .store
-            .key(&team, &project, &KeyName::parse(&key_name)?)
-            .await?;
+        let team = auth.team(team_name.0.0)?;
+        let key = self.state.store.key(&team, &project_name.0.0, &key_name.0.0).await?;
         Ok(Json(KeyData { data: key.into() }))
     }
 
@@ -157,12 +160,12 @@ impl KeysApi {
     async fn update_key(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
-        #[oai(name = "keyName")] key_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        #[oai(name = "keyName")] key_name: Path<KeyNameParam>,
         body: Json<UpdateKeyRequest>,
     ) -> Result<Done, ApiError> {
-        self.update(auth, &team_name, &project_name, &key_name, body.0)
+        self.update(auth, team_name.0.0, project_name.0.0, key_name.0.0, body.0)
             .await
     }
 
@@ -175,11 +178,11 @@ impl KeysApi {
     async fn update_key_named_export(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         body: Json<UpdateKeyRequest>,
     ) -> Result<Done, ApiError> {
-        self.update(auth, &team_name, &project_name, "export", body.0)
+        self.update(auth, team_name.0.0, project_name.0.0, export_key_name(), body.0)
             .await
     }
 
@@ -196,8 +199,8 @@ impl KeysApi {
     async fn update_key_deprecated(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         body: Json<UpdateKeyByBodyRequest>,
     ) -> Result<Done, ApiError> {
         let body = body.0;
@@ -206,7 +209,7 @@ impl KeysApi {
             tags: body.tags,
             translations: body.translations,
         };
-        self.update(auth, &team_name, &project_name, &body.name, update)
+        self.update(auth, team_name.0.0, project_name.0.0, body.name.0, update)
             .await
     }
 
@@ -221,12 +224,11 @@ impl KeysApi {
     async fn delete_key(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
-        #[oai(name = "keyName")] key_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        #[oai(name = "keyName")] key_name: Path<KeyNameParam>,
     ) -> Result<Done, ApiError> {
-        self.delete(auth, &team_name, &project_name, &key_name)
-            .await
+        self.delete(auth, team_name.0.0, project_name.0.0, key_name.0.0).await
     }
 
     /// Delete the key named `export`
@@ -238,10 +240,11 @@ impl KeysApi {
     async fn delete_key_named_export(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
     ) -> Result<Done, ApiError> {
-        self.delete(auth, &team_name, &project_name, "export").await
+        self.delete(auth, team_name.0.0, project_name.0.0, export_key_name())
+            .await
     }
 }
 
@@ -249,17 +252,16 @@ impl KeysApi {
     async fn update(
         &self,
         auth: TokenAuth,
-        team_name: &str,
-        project_name: &str,
-        key_name: &str,
+        team: TeamName,
+        project: ProjectName,
+        name: KeyName,
         body: UpdateKeyRequest,
     ) -> Result<Done, ApiError> {
-        let (team, project) = writable_project(&auth, team_name, project_name)?;
-        let name = KeyName::parse(key_name)?;
+        let (team, project) = writable_project(&auth, team, project)?;
         let patch = KeyPatch {
-            name: body.name.as_deref().map(KeyName::parse).transpose()?,
-            tags: body.tags.map(parse_tags).transpose()?,
-            translations: parse_translations(body.translations.unwrap_or_default())?,
+            name: body.name.map(|param| param.0),
+            tags: body.tags.map(tags),
+            translations: translations(body.translations.unwrap_or_default()),
         };
         self.state
             .store
@@ -279,22 +281,14 @@ impl KeysApi {
     async fn delete(
         &self,
         auth: TokenAuth,
-        team_name: &str,
-        project_name: &str,
-        key_name: &str,
+        team: TeamName,
+        project: ProjectName,
+        name: KeyName,
     ) -> Result<Done, ApiError> {
-        let (team, project) = writable_project(&auth, team_name, project_name)?;
-        let name = KeyName::parse(key_name)?;
+        let (team, project) = writable_project(&auth, team, project)?;
         self.state
             .store
-            .apply(
-                Change::DeleteKey {
-                    team,
-                    project,
-                    name,
-                },
-                auth.author(),
-            )
+            .apply(Change::DeleteKey { team, project, name }, auth.author())
             .await?;
         Ok(Done::Ok(Json(Success::ok())))
     }
@@ -302,36 +296,28 @@ impl KeysApi {
 
 fn writable_project(
     auth: &TokenAuth,
-    team_name: &str,
-    project_name: &str,
+    team: TeamName,
+    project: ProjectName,
 ) -> Result<(TeamName, ProjectName), ApiError> {
-    let team = auth.team(team_name)?;
+    let team = auth.team(team)?;
     auth.require(Access::Write)?;
-    Ok((team, ProjectName::parse(project_name)?))
+    Ok((team, project))
 }
 
-/// Tags: any text but empty or with control characters.
-fn parse_tags(tags: Vec<Text>) -> Result<Vec<String>, ApiError> {
-    let tags: Vec<String> = tags.into_iter().map(String::from).collect();
-    for tag in &tags {
-        if tag.is_empty() || tag.chars().any(char::is_control) {
-            return Err(ApiError::invalid(format!(
-                "Invalid tag {}: a tag must not be empty or contain control characters.",
-                crate::domain::names::quote_for_message(tag)
-            )));
-        }
-    }
-    Ok(tags)
+fn export_key_name() -> KeyName {
+    KeyName::parse("export").expect("'export' is a valid key name")
 }
 
-fn parse_translations(items: Vec<TranslationItem>) -> Result<Vec<TranslationInput>, ApiError> {
+fn tags(params: Vec<TagParam>) -> Vec<String> {
+    params.into_iter().map(|param| param.0.into_string()).collect()
+}
+
+fn translations(items: Vec<TranslationItem>) -> Vec<TranslationInput> {
     items
         .into_iter()
-        .map(|item| {
-            Ok(TranslationInput {
-                language: LanguageCode::parse(&item.language)?,
-                content: item.content.into(),
-            })
+        .map(|item| TranslationInput {
+            language: item.language.0,
+            content: item.content.into(),
         })
         .collect()
 }

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod error;
 pub mod export;
 pub mod keys;
+pub mod params;
 pub mod projects;
 pub mod schema;
 pub mod teams;
@@ -39,25 +40,14 @@ pub enum ApiTags {
     Export,
 }
 
-pub type Api = (
-    teams::TeamsApi,
-    projects::ProjectsApi,
-    keys::KeysApi,
-    export::ExportApi,
-);
+pub type Api = (teams::TeamsApi, projects::ProjectsApi, keys::KeysApi, export::ExportApi);
 
 /// The OpenAPI service of the whole API.
 pub fn service(state: Arc<AppState>) -> OpenApiService<Api, ()> {
     let api = (
-        teams::TeamsApi {
-            state: state.clone(),
-        },
-        projects::ProjectsApi {
-            state: state.clone(),
-        },
-        keys::KeysApi {
-            state: state.clone(),
-        },
+        teams::TeamsApi { state: state.clone() },
+        projects::ProjectsApi { state: state.clone() },
+        keys::KeysApi { state: state.clone() },
         export::ExportApi { state },
     );
     OpenApiService::new(api, "locstore", env!("CARGO_PKG_VERSION")).description(DESCRIPTION)

@@ -9,9 +9,10 @@ use poem_openapi::payload::Json;
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::schema::{
-    CreateProjectRequest, ProjectData, ProjectList, Success, Text, UpdateProjectRequest,
+    CreateProjectRequest, LanguageParam, ProjectData, ProjectList, ProjectNameParam, Success, TeamNameParam,
+    UpdateProjectRequest,
 };
-use super::teams::{Created, Done, display_name};
+use super::teams::{Created, Done};
 use super::{ApiTags, AppState};
 use crate::domain::names::{LanguageCode, ProjectName, TeamName};
 use crate::store::{Change, NewProject, ProjectPatch};
@@ -26,17 +27,13 @@ impl ProjectsApi {
     /// List a team's projects
     ///
     /// The team's projects, sorted by name, with all their fields.
-    #[oai(
-        path = "/teams/:teamName/projects",
-        method = "get",
-        operation_id = "listProjects"
-    )]
+    #[oai(path = "/teams/:teamName/projects", method = "get", operation_id = "listProjects")]
     async fn list_projects(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
     ) -> Result<Json<ProjectList>, ApiError> {
-        let team = auth.team(&team_name)?;
+        let team = auth.team(team_name.0.0)?;
         Ok(Json(self.project_list(&team)?))
     }
 
@@ -44,30 +41,22 @@ impl ProjectsApi {
     ///
     /// Needs write access. `baseLanguageISO` defaults to `en`, `languagesISO` to the base
     /// language alone; the base language is added to a list that leaves it out.
-    #[oai(
-        path = "/teams/:teamName/projects",
-        method = "post",
-        operation_id = "createProject"
-    )]
+    #[oai(path = "/teams/:teamName/projects", method = "post", operation_id = "createProject")]
     async fn create_project(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         body: Json<CreateProjectRequest>,
     ) -> Result<Created, ApiError> {
-        let team = auth.team(&team_name)?;
+        let team = auth.team(team_name.0.0)?;
         auth.require(Access::Write)?;
         let body = body.0;
         let project = NewProject {
-            name: ProjectName::parse(&body.name)?,
-            display_name: display_name(&body.display_name)?,
+            name: body.name.0,
+            display_name: body.display_name.0.into_string(),
             description: body.description.map(String::from),
-            base_language: body
-                .base_language
-                .as_deref()
-                .map(LanguageCode::parse)
-                .transpose()?,
-            languages: body.languages.as_deref().map(parse_languages).transpose()?,
+            base_language: body.base_language.map(|param| param.0),
+            languages: body.languages.map(languages),
         };
         self.state
             .store
@@ -85,17 +74,12 @@ impl ProjectsApi {
     async fn get_project(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
     ) -> Result<Json<ProjectData>, ApiError> {
-        let team = auth.team(&team_name)?;
-        let project = self
-            .state
-            .store
-            .project(&team, &ProjectName::parse(&project_name)?)?;
-        Ok(Json(ProjectData {
-            data: project.into(),
-        }))
+        let team = auth.team(team_name.0.0)?;
+        let project = self.state.store.project(&team, &project_name.0.0)?;
+        Ok(Json(ProjectData { data: project.into() }))
     }
 
     /// Update a project
@@ -111,31 +95,26 @@ impl ProjectsApi {
     async fn update_project(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         body: Json<UpdateProjectRequest>,
     ) -> Result<Json<ProjectList>, ApiError> {
-        let team = auth.team(&team_name)?;
+        let team = auth.team(team_name.0.0)?;
         auth.require(Access::Write)?;
-        let name = ProjectName::parse(&project_name)?;
         let body = body.0;
         let patch = ProjectPatch {
-            name: body.name.as_deref().map(ProjectName::parse).transpose()?,
-            display_name: body.display_name.as_deref().map(display_name).transpose()?,
+            name: body.name.map(|param| param.0),
+            display_name: body.display_name.map(|param| param.0.into_string()),
             description: body.description.map(String::from),
-            base_language: body
-                .base_language
-                .as_deref()
-                .map(LanguageCode::parse)
-                .transpose()?,
-            languages: body.languages.as_deref().map(parse_languages).transpose()?,
+            base_language: body.base_language.map(|param| param.0),
+            languages: body.languages.map(languages),
         };
         self.state
             .store
             .apply(
                 Change::UpdateProject {
                     team: team.clone(),
-                    name,
+                    name: project_name.0.0,
                     patch,
                 },
                 auth.author(),
@@ -155,10 +134,10 @@ impl ProjectsApi {
     async fn delete_project(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
     ) -> Result<Done, ApiError> {
-        self.delete(auth, &team_name, &project_name).await
+        self.delete(auth, team_name.0.0, project_name.0.0).await
     }
 
     /// Delete a project (deprecated path)
@@ -174,10 +153,10 @@ impl ProjectsApi {
     async fn delete_project_deprecated(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
-        #[oai(name = "projectName")] project_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
     ) -> Result<Done, ApiError> {
-        self.delete(auth, &team_name, &project_name).await
+        self.delete(auth, team_name.0.0, project_name.0.0).await
     }
 }
 
@@ -189,15 +168,9 @@ impl ProjectsApi {
         })
     }
 
-    async fn delete(
-        &self,
-        auth: TokenAuth,
-        team_name: &str,
-        project_name: &str,
-    ) -> Result<Done, ApiError> {
-        let team = auth.team(team_name)?;
+    async fn delete(&self, auth: TokenAuth, team: TeamName, name: ProjectName) -> Result<Done, ApiError> {
+        let team = auth.team(team)?;
         auth.require(Access::Write)?;
-        let name = ProjectName::parse(project_name)?;
         self.state
             .store
             .apply(Change::DeleteProject { team, name }, auth.author())
@@ -206,9 +179,6 @@ impl ProjectsApi {
     }
 }
 
-fn parse_languages(raw: &[Text]) -> Result<Vec<LanguageCode>, ApiError> {
-    Ok(raw
-        .iter()
-        .map(|code| LanguageCode::parse(code))
-        .collect::<Result<_, _>>()?)
+fn languages(params: Vec<LanguageParam>) -> Vec<LanguageCode> {
+    params.into_iter().map(|param| param.0).collect()
 }

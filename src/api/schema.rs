@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use poem_openapi::Object;
 
+pub use super::params::{DisplayNameParam, KeyNameParam, LanguageParam, ProjectNameParam, TagParam, TeamNameParam};
 pub use super::text::Text;
 use crate::domain::model::{Key, Project, Team};
 
@@ -62,23 +63,23 @@ pub struct TeamList {
 pub struct CreateTeamRequest {
     /// The team identifier: 1 to 64 ASCII letters, digits, `-`, `_` or `.`, starting with a
     /// letter or digit, unique without regard to case.
-    pub name: Text,
+    pub name: TeamNameParam,
     /// The human-readable team name.
     #[oai(rename = "displayName")]
-    pub display_name: Text,
+    pub display_name: DisplayNameParam,
 }
 
 /// Changes to a team; every field is optional.
 #[derive(Debug, Object)]
 pub struct UpdateTeamRequest {
     /// A new team identifier (renames the team).
-    pub name: Option<Text>,
+    pub name: Option<TeamNameParam>,
     /// The same as `name`, as some clients send it; when both are given they must agree.
     #[oai(rename = "teamName")]
-    pub team_name: Option<Text>,
+    pub team_name: Option<TeamNameParam>,
     /// A new human-readable name.
     #[oai(rename = "displayName")]
-    pub display_name: Option<Text>,
+    pub display_name: Option<DisplayNameParam>,
 }
 
 impl From<Team> for TeamItem {
@@ -127,19 +128,20 @@ pub struct ProjectData {
 pub struct CreateProjectRequest {
     /// The project identifier, with the same rules as a team name, unique in its team
     /// without regard to case.
-    pub name: Text,
+    pub name: ProjectNameParam,
     /// The human-readable project name.
     #[oai(rename = "displayName")]
-    pub display_name: Text,
+    pub display_name: DisplayNameParam,
     /// A description; empty when left out.
     pub description: Option<Text>,
     /// The base language, such as `en` or `pt-BR`; `en` when left out.
     #[oai(rename = "baseLanguageISO")]
-    pub base_language: Option<Text>,
+    pub base_language: Option<LanguageParam>,
     /// The project's languages; the base language alone when left out, and the base language
-    /// is added when the list leaves it out.
+    /// is added when the list leaves it out. Two codes may not differ only by case or by
+    /// `-`/`_`.
     #[oai(rename = "languagesISO")]
-    pub languages: Option<Vec<Text>>,
+    pub languages: Option<Vec<LanguageParam>>,
 }
 
 /// Changes to a project; every field is optional. Removing a language removes the keys'
@@ -147,15 +149,18 @@ pub struct CreateProjectRequest {
 #[derive(Debug, Object)]
 pub struct UpdateProjectRequest {
     /// A new project identifier (renames the project).
-    pub name: Option<Text>,
+    pub name: Option<ProjectNameParam>,
+    /// A new human-readable name.
     #[oai(rename = "displayName")]
-    pub display_name: Option<Text>,
+    pub display_name: Option<DisplayNameParam>,
+    /// A new description.
     pub description: Option<Text>,
+    /// A new base language; it is added to the languages when they leave it out.
     #[oai(rename = "baseLanguageISO")]
-    pub base_language: Option<Text>,
+    pub base_language: Option<LanguageParam>,
     /// The new list of languages (replaces the old one).
     #[oai(rename = "languagesISO")]
-    pub languages: Option<Vec<Text>>,
+    pub languages: Option<Vec<LanguageParam>>,
 }
 
 impl From<Project> for ProjectItem {
@@ -198,8 +203,8 @@ pub struct KeyData {
 /// A translation to set.
 #[derive(Debug, Object)]
 pub struct TranslationItem {
-    /// A language of the project, such as `en` or `pt-BR`.
-    pub language: Text,
+    /// A language of the project, such as `en` or `pt-BR` (any case or separator).
+    pub language: LanguageParam,
     /// The text; an empty string removes the translation in this language.
     pub content: Text,
 }
@@ -209,9 +214,9 @@ pub struct TranslationItem {
 pub struct CreateKeyRequest {
     /// The key identifier: 1 to 1024 bytes, no control characters, no leading or trailing
     /// white space; unique in the project (case-sensitive).
-    pub name: Text,
+    pub name: KeyNameParam,
     /// Tags; repeated tags are dropped.
-    pub tags: Option<Vec<Text>>,
+    pub tags: Option<Vec<TagParam>>,
     /// One translation per language at most.
     pub translations: Option<Vec<TranslationItem>>,
 }
@@ -220,9 +225,9 @@ pub struct CreateKeyRequest {
 #[derive(Debug, Object)]
 pub struct UpdateKeyRequest {
     /// A new key identifier (renames the key).
-    pub name: Option<Text>,
+    pub name: Option<KeyNameParam>,
     /// The new tag list (replaces the old one).
-    pub tags: Option<Vec<Text>>,
+    pub tags: Option<Vec<TagParam>>,
     /// Translations to set; languages not listed keep their text, an empty `content` removes one.
     pub translations: Option<Vec<TranslationItem>>,
 }
@@ -231,9 +236,9 @@ pub struct UpdateKeyRequest {
 #[derive(Debug, Object)]
 pub struct UpdateKeyByBodyRequest {
     /// The key to change.
-    pub name: Text,
+    pub name: KeyNameParam,
     /// The new tag list (replaces the old one).
-    pub tags: Option<Vec<Text>>,
+    pub tags: Option<Vec<TagParam>>,
     /// Translations to set.
     pub translations: Option<Vec<TranslationItem>>,
 }

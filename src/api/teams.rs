@@ -8,10 +8,9 @@ use poem_openapi::{ApiResponse, OpenApi};
 
 use super::auth::TokenAuth;
 use super::error::ApiError;
-use super::schema::{CreateTeamRequest, Success, TeamList, UpdateTeamRequest};
+use super::schema::{CreateTeamRequest, Success, TeamList, TeamNameParam, UpdateTeamRequest};
 use super::{ApiTags, AppState};
 use crate::domain::model::Team;
-use crate::domain::names::TeamName;
 use crate::store::Change;
 use crate::tokens::Access;
 
@@ -57,27 +56,21 @@ impl TeamsApi {
     ///
     /// Needs admin access. The name must be unique without regard to case.
     #[oai(path = "/teams", method = "post", operation_id = "createTeam")]
-    async fn create_team(
-        &self,
-        auth: TokenAuth,
-        body: Json<CreateTeamRequest>,
-    ) -> Result<Created, ApiError> {
+    async fn create_team(&self, auth: TokenAuth, body: Json<CreateTeamRequest>) -> Result<Created, ApiError> {
         auth.require(Access::Admin)?;
-        let name = TeamName::parse(&body.name)?;
+        let body = body.0;
+        let name = body.name.0;
         if !auth.0.sees_team(&name) {
             return Err(ApiError::forbidden(format!(
                 "The token {:?} may not create the team {name}.",
                 auth.0.name
             )));
         }
-        let display_name = display_name(&body.0.display_name)?;
-        self.state
-            .store
-            .apply(
-                Change::CreateTeam(Team { name, display_name }),
-                auth.author(),
-            )
-            .await?;
+        let team = Team {
+            name,
+            display_name: body.display_name.0.into_string(),
+        };
+        self.state.store.apply(Change::CreateTeam(team), auth.author()).await?;
         Ok(Created::Created(Json(Success::ok())))
     }
 
@@ -85,18 +78,14 @@ impl TeamsApi {
     ///
     /// Needs admin access. `name` (or `teamName`) renames the team, which moves its folder
     /// with all projects and keys in one commit; `displayName` changes the display name.
-    #[oai(
-        path = "/teams/:teamName",
-        method = "patch",
-        operation_id = "updateTeam"
-    )]
+    #[oai(path = "/teams/:teamName", method = "patch", operation_id = "updateTeam")]
     async fn update_team(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         body: Json<UpdateTeamRequest>,
     ) -> Result<Done, ApiError> {
-        let team = auth.team(&team_name)?;
+        let team = auth.team(team_name.0.0)?;
         auth.require(Access::Admin)?;
         let body = body.0;
         let new_name = match (body.name, body.team_name) {
@@ -105,7 +94,7 @@ impl TeamsApi {
                     "Give the new team name as either name or teamName, not two different values.",
                 ));
             }
-            (a, b) => a.or(b).map(|raw| TeamName::parse(&raw)).transpose()?,
+            (a, b) => a.or(b).map(|param| param.0),
         };
         if let Some(new_name) = &new_name
             && !auth.0.sees_team(new_name)
@@ -115,7 +104,7 @@ impl TeamsApi {
                 auth.0.name
             )));
         }
-        let display_name = body.display_name.as_deref().map(display_name).transpose()?;
+        let display_name = body.display_name.map(|param| param.0.into_string());
         self.state
             .store
             .apply(
@@ -134,17 +123,13 @@ impl TeamsApi {
     ///
     /// Needs admin access. Deletes the team with all its projects and keys in one commit
     /// (git history keeps them).
-    #[oai(
-        path = "/teams/:teamName",
-        method = "delete",
-        operation_id = "deleteTeam"
-    )]
+    #[oai(path = "/teams/:teamName", method = "delete", operation_id = "deleteTeam")]
     async fn delete_team(
         &self,
         auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<String>,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
     ) -> Result<Done, ApiError> {
-        let team = auth.team(&team_name)?;
+        let team = auth.team(team_name.0.0)?;
         auth.require(Access::Admin)?;
         self.state
             .store
@@ -152,20 +137,4 @@ impl TeamsApi {
             .await?;
         Ok(Done::Ok(Json(Success::ok())))
     }
-}
-
-/// A display name: any text but blank.
-pub fn display_name(raw: &str) -> Result<String, ApiError> {
-    if raw.trim().is_empty() {
-        return Err(ApiError::invalid("displayName must not be empty."));
-    }
-    if raw
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
-        return Err(ApiError::invalid(
-            "displayName must not contain control characters.",
-        ));
-    }
-    Ok(raw.to_owned())
 }

@@ -50,9 +50,7 @@ pub struct Key {
 /// Drops repeated tags, keeping the first occurrence of each and the order given.
 pub fn dedup_tags(tags: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    tags.into_iter()
-        .filter(|tag| seen.insert(tag.clone()))
-        .collect()
+    tags.into_iter().filter(|tag| seen.insert(tag.clone())).collect()
 }
 
 /// The languages a project ends up with: the list given (or the base language alone), with
@@ -79,13 +77,7 @@ mod tests {
     fn base_language_is_added_to_a_list_that_leaves_it_out() {
         let en = LanguageCode::parse("en").unwrap();
         let fr = LanguageCode::parse("fr").unwrap();
-        assert_eq!(
-            normalize_languages(&en, vec![fr.clone()]),
-            vec![en.clone(), fr.clone()]
-        );
-        assert_eq!(
-            normalize_languages(&en, vec![fr.clone(), en.clone()]),
-            vec![fr, en]
-        );
+        assert_eq!(normalize_languages(&en, vec![fr.clone()]), vec![en.clone(), fr.clone()]);
+        assert_eq!(normalize_languages(&en, vec![fr.clone(), en.clone()]), vec![fr, en]);
     }
 }

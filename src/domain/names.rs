@@ -60,10 +60,7 @@ fn parse_slug(raw: &str, what: &str) -> Result<String, NameError> {
     let valid_chars = raw
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    let starts_well = raw
-        .bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_alphanumeric());
+    let starts_well = raw.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric());
     if raw.is_empty() || raw.len() > MAX_SLUG_LEN || !valid_chars || !starts_well {
         return Err(NameError(format!(
             "Invalid {what} {}: use 1 to {MAX_SLUG_LEN} ASCII letters, digits, '-', '_' or '.', starting with a letter or digit.",
@@ -120,11 +117,9 @@ impl LanguageCode {
     pub fn parse(raw: &str) -> Result<Self, NameError> {
         let mut parts = raw.split(['-', '_']);
         let primary = parts.next().unwrap_or_default();
-        let primary_ok =
-            (2..=3).contains(&primary.len()) && primary.bytes().all(|b| b.is_ascii_alphabetic());
-        let subtags_ok = parts.all(|part| {
-            (2..=8).contains(&part.len()) && part.bytes().all(|b| b.is_ascii_alphanumeric())
-        });
+        let primary_ok = (2..=3).contains(&primary.len()) && primary.bytes().all(|b| b.is_ascii_alphabetic());
+        let subtags_ok =
+            parts.all(|part| (2..=8).contains(&part.len()) && part.bytes().all(|b| b.is_ascii_alphanumeric()));
         if primary_ok && subtags_ok {
             Ok(Self(raw.to_owned()))
         } else {
@@ -156,6 +151,70 @@ impl fmt::Display for LanguageCode {
     }
 }
 
+/// A human-readable name of a team or project: 1 to 256 characters, not blank, without
+/// control characters other than line breaks and tabs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DisplayName(String);
+
+impl DisplayName {
+    pub const MAX_CHARS: usize = 256;
+
+    pub fn parse(raw: &str) -> Result<Self, NameError> {
+        if raw.trim().is_empty() {
+            return Err(NameError("displayName must not be empty or blank.".into()));
+        }
+        if raw.chars().count() > Self::MAX_CHARS {
+            return Err(NameError(format!(
+                "displayName must be at most {} characters.",
+                Self::MAX_CHARS
+            )));
+        }
+        if raw.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+            return Err(NameError("displayName must not contain control characters.".into()));
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl fmt::Display for DisplayName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A tag: 1 to 128 characters without control characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tag(String);
+
+impl Tag {
+    pub const MAX_CHARS: usize = 128;
+
+    pub fn parse(raw: &str) -> Result<Self, NameError> {
+        if raw.is_empty() || raw.chars().count() > Self::MAX_CHARS || raw.chars().any(char::is_control) {
+            return Err(NameError(format!(
+                "Invalid tag {}: use 1 to {} characters without control characters.",
+                quote_for_message(raw),
+                Self::MAX_CHARS
+            )));
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl fmt::Display for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Quotes a client-supplied value for an error message, shortened so that a 10,000-byte name
 /// does not produce a 10,000-byte message.
 pub fn quote_for_message(raw: &str) -> String {
@@ -177,17 +236,7 @@ mod tests {
         for good in ["acme", "A", "a.b-c_d", "9lives", &"x".repeat(64)] {
             assert!(TeamName::parse(good).is_ok(), "{good} should be valid");
         }
-        for bad in [
-            "",
-            "-acme",
-            ".hidden",
-            "_x",
-            "a/b",
-            "a b",
-            "é",
-            "..",
-            &"x".repeat(65),
-        ] {
+        for bad in ["", "-acme", ".hidden", "_x", "a/b", "a b", "é", "..", &"x".repeat(65)] {
             assert!(TeamName::parse(bad).is_err(), "{bad} should be invalid");
         }
     }
@@ -220,28 +269,10 @@ mod tests {
 
     #[test]
     fn language_codes_follow_the_pattern() {
-        for good in [
-            "en",
-            "eng",
-            "en-US",
-            "pt_BR",
-            "zh-Hans",
-            "sr-Latn-RS",
-            "es-419",
-        ] {
+        for good in ["en", "eng", "en-US", "pt_BR", "zh-Hans", "sr-Latn-RS", "es-419"] {
             assert!(LanguageCode::parse(good).is_ok(), "{good} should be valid");
         }
-        for bad in [
-            "",
-            "e",
-            "engl",
-            "en-",
-            "en--US",
-            "en-U",
-            "1en",
-            "en-ABCDEFGHI",
-            "en US",
-        ] {
+        for bad in ["", "e", "engl", "en-", "en--US", "en-U", "1en", "en-ABCDEFGHI", "en US"] {
             assert!(LanguageCode::parse(bad).is_err(), "{bad} should be invalid");
         }
     }
@@ -251,6 +282,18 @@ mod tests {
         let a = LanguageCode::parse("pt_BR").unwrap();
         let b = LanguageCode::parse("PT-br").unwrap();
         assert_eq!(a.folded(), b.folded());
+    }
+
+    #[test]
+    fn display_names_and_tags_refuse_blank_and_control_text() {
+        assert!(DisplayName::parse("Acme\nInc.").is_ok());
+        for bad in ["", "   ", "\u{1}x", &"x".repeat(257)] {
+            assert!(DisplayName::parse(bad).is_err(), "{bad:?}");
+        }
+        assert!(Tag::parse("ios 17").is_ok());
+        for bad in ["", "a\nb", &"x".repeat(129)] {
+            assert!(Tag::parse(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

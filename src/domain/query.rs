@@ -44,9 +44,7 @@ impl KeyQuery {
         }
         let limit = limit.unwrap_or(20);
         if !(1..=MAX_LIMIT as i64).contains(&limit) {
-            return Err(format!(
-                "limit must be between 1 and {MAX_LIMIT}, not {limit}."
-            ));
+            return Err(format!("limit must be between 1 and {MAX_LIMIT}, not {limit}."));
         }
         let sort = match sort {
             None | Some("asc") => SortOrder::Asc,
@@ -101,10 +99,7 @@ impl KeyQuery {
 }
 
 /// Whether a lower-cased keyword occurs in any of the lower-cased fields.
-pub fn matches_keyword<'a>(
-    keyword: &str,
-    mut lowered_fields: impl Iterator<Item = &'a str>,
-) -> bool {
+pub fn matches_keyword<'a>(keyword: &str, mut lowered_fields: impl Iterator<Item = &'a str>) -> bool {
     lowered_fields.any(|field| field.contains(keyword))
 }
 
@@ -148,12 +143,7 @@ mod tests {
     fn keyword_is_lowercased_and_empty_keyword_matches_all() {
         let q = KeyQuery::new(Some("ÉTÉ"), None, None, None).unwrap();
         assert_eq!(q.keyword.as_deref(), Some("été"));
-        assert!(
-            KeyQuery::new(Some(""), None, None, None)
-                .unwrap()
-                .keyword
-                .is_none()
-        );
+        assert!(KeyQuery::new(Some(""), None, None, None).unwrap().keyword.is_none());
         assert!(matches_keyword("été", ["hello", "bel été"].into_iter()));
     }
 }

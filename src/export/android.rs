@@ -37,12 +37,7 @@ pub fn resource_names(keys: &[Key]) -> Result<HashMap<KeyName, String>, ExportEr
 }
 
 /// Renders one language's `strings.xml`; the base language goes into `values/`.
-pub fn render(
-    keys: &[Key],
-    names: &HashMap<KeyName, String>,
-    language: &LanguageCode,
-    is_base: bool,
-) -> ExportFile {
+pub fn render(keys: &[Key], names: &HashMap<KeyName, String>, language: &LanguageCode, is_base: bool) -> ExportFile {
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 4);
     // Writing XML into a Vec cannot fail for I/O reasons.
     let write = "writing XML into memory";
@@ -243,9 +238,7 @@ mod tests {
             tags: vec![],
             translations: Default::default(),
         };
-        let err = resource_names(&[key("a.b"), key("a_b")])
-            .unwrap_err()
-            .to_string();
+        let err = resource_names(&[key("a.b"), key("a_b")]).unwrap_err().to_string();
         assert!(err.contains("\"a.b\"") && err.contains("\"a_b\""), "{err}");
         assert!(resource_names(&[key("a.b"), key("a.c")]).is_ok());
     }

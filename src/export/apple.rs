@@ -10,12 +10,7 @@ use crate::domain::names::LanguageCode;
 pub fn render(keys: &[Key], language: &LanguageCode) -> ExportFile {
     let mut out = String::new();
     for (key, text) in texts(keys, language) {
-        let _ = writeln!(
-            out,
-            "\"{}\" = \"{}\";",
-            escape(key.name.as_str()),
-            escape(text)
-        );
+        let _ = writeln!(out, "\"{}\" = \"{}\";", escape(key.name.as_str()), escape(text));
     }
     ExportFile {
         path: format!("{}.lproj/Localizable.strings", bcp47(language)),

@@ -43,9 +43,7 @@ mod tests {
         assert_eq!(first, zip(&reversed).unwrap());
         let mut archive = zip::ZipArchive::new(Cursor::new(first)).unwrap();
         assert_eq!(
-            archive
-                .file_names()
-                .collect::<std::collections::BTreeSet<_>>(),
+            archive.file_names().collect::<std::collections::BTreeSet<_>>(),
             ["en.json", "fr.json"].into()
         );
         let mut text = String::new();

@@ -33,12 +33,7 @@ impl Clock {
 
     /// Moves a manual clock forward; a system clock ignores it.
     pub fn advance(&self, by: Duration) {
-        if let Some(now) = self
-            .0
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .as_mut()
-        {
+        if let Some(now) = self.0.lock().unwrap_or_else(|poison| poison.into_inner()).as_mut() {
             *now += by;
         }
     }
@@ -84,10 +79,7 @@ impl Downloads {
         }
         std::fs::write(&target, &file.bytes)?;
         let expires = self.clock.now() + self.ttl;
-        let seconds = expires
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs();
+        let seconds = expires.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
         std::fs::write(self.dir.join(format!("{id}.expires")), seconds.to_string())?;
         Ok(Download {
             id,
@@ -171,10 +163,7 @@ fn new_id() -> std::io::Result<String> {
 }
 
 fn is_id(id: &str) -> bool {
-    id.len() == 32
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    id.len() == 32 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 #[cfg(test)]
@@ -183,8 +172,7 @@ mod tests {
 
     fn downloads(clock: Clock) -> (tempfile::TempDir, Downloads) {
         let dir = tempfile::tempdir().unwrap();
-        let downloads =
-            Downloads::new(dir.path().join("exports"), Duration::from_secs(3600), clock).unwrap();
+        let downloads = Downloads::new(dir.path().join("exports"), Duration::from_secs(3600), clock).unwrap();
         (dir, downloads)
     }
 
@@ -230,11 +218,7 @@ mod tests {
             assert!(downloads.resolve(&download.id, path).is_none(), "{path}");
         }
         assert!(downloads.resolve("../exports", "en.json").is_none());
-        assert!(
-            downloads
-                .resolve(&download.id.to_uppercase(), "en.json")
-                .is_none()
-        );
+        assert!(downloads.resolve(&download.id.to_uppercase(), "en.json").is_none());
         std::fs::write(downloads.dir().join("secret.txt"), "no").unwrap();
         assert!(downloads.resolve(&download.id, "../secret.txt").is_none());
     }

@@ -10,8 +10,7 @@ pub fn render(keys: &[Key], language: &LanguageCode) -> ExportFile {
     let object: BTreeMap<&str, &str> = texts(keys, language)
         .map(|(key, text)| (key.name.as_str(), text))
         .collect();
-    let mut bytes =
-        serde_json::to_vec_pretty(&object).expect("a map of strings serialises to JSON");
+    let mut bytes = serde_json::to_vec_pretty(&object).expect("a map of strings serialises to JSON");
     bytes.push(b'\n');
     ExportFile {
         path: format!("{language}.json"),

@@ -69,38 +69,21 @@ pub fn render(
     languages: &[LanguageCode],
 ) -> Result<Vec<ExportFile>, ExportError> {
     match format {
-        ExportFormat::Json => Ok(languages
-            .iter()
-            .map(|language| json::render(keys, language))
-            .collect()),
-        ExportFormat::Csv => Ok(languages
-            .iter()
-            .map(|language| csv::render(keys, language))
-            .collect()),
+        ExportFormat::Json => Ok(languages.iter().map(|language| json::render(keys, language)).collect()),
+        ExportFormat::Csv => Ok(languages.iter().map(|language| csv::render(keys, language)).collect()),
         ExportFormat::AndroidXml => {
             let names = android::resource_names(keys)?;
             Ok(languages
                 .iter()
-                .map(|language| {
-                    android::render(keys, &names, language, *language == project.base_language)
-                })
+                .map(|language| android::render(keys, &names, language, *language == project.base_language))
                 .collect())
         }
-        ExportFormat::AppleStrings => Ok(languages
-            .iter()
-            .map(|language| apple::render(keys, language))
-            .collect()),
+        ExportFormat::AppleStrings => Ok(languages.iter().map(|language| apple::render(keys, language)).collect()),
     }
 }
 
 /// The texts of `language`, in key order, skipping keys without one.
-fn texts<'a>(
-    keys: &'a [Key],
-    language: &'a LanguageCode,
-) -> impl Iterator<Item = (&'a Key, &'a str)> {
-    keys.iter().filter_map(move |key| {
-        key.translations
-            .get(language)
-            .map(|text| (key, text.as_str()))
-    })
+fn texts<'a>(keys: &'a [Key], language: &'a LanguageCode) -> impl Iterator<Item = (&'a Key, &'a str)> {
+    keys.iter()
+        .filter_map(move |key| key.translations.get(language).map(|text| (key, text.as_str())))
 }

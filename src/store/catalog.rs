@@ -46,11 +46,7 @@ impl Catalog {
     }
 
     /// The team whose name equals `name` without regard to case, other than `except`.
-    pub fn team_clashing_with(
-        &self,
-        name: &TeamName,
-        except: Option<&TeamName>,
-    ) -> Option<&TeamName> {
+    pub fn team_clashing_with(&self, name: &TeamName, except: Option<&TeamName>) -> Option<&TeamName> {
         let folded = name.folded();
         self.teams
             .keys()
@@ -61,21 +57,13 @@ impl Catalog {
         self.teams.get(team)?.projects.get(name)
     }
 
-    pub fn project_mut(
-        &mut self,
-        team: &TeamName,
-        name: &ProjectName,
-    ) -> Option<&mut ProjectEntry> {
+    pub fn project_mut(&mut self, team: &TeamName, name: &ProjectName) -> Option<&mut ProjectEntry> {
         self.teams.get_mut(team)?.projects.get_mut(name)
     }
 }
 
 impl TeamEntry {
-    pub fn project_clashing_with(
-        &self,
-        name: &ProjectName,
-        except: Option<&ProjectName>,
-    ) -> Option<&ProjectName> {
+    pub fn project_clashing_with(&self, name: &ProjectName, except: Option<&ProjectName>) -> Option<&ProjectName> {
         let folded = name.folded();
         self.projects
             .keys()
@@ -90,10 +78,7 @@ impl KeyIndex {
         let mut unique: Vec<KeyEntry> = Vec::with_capacity(entries.len());
         let mut duplicates = Vec::new();
         for entry in entries {
-            if unique
-                .last()
-                .is_some_and(|last| last.key.name == entry.key.name)
-            {
+            if unique.last().is_some_and(|last| last.key.name == entry.key.name) {
                 duplicates.push(entry);
             } else {
                 unique.push(entry);
@@ -123,20 +108,14 @@ impl KeyIndex {
     }
 
     pub fn remove(&mut self, name: &KeyName) -> Option<KeyEntry> {
-        self.position(name)
-            .ok()
-            .map(|index| self.entries.remove(index))
+        self.position(name).ok().map(|index| self.entries.remove(index))
     }
 
     /// Runs the query: keyword filter, order, page.
     pub fn query(&self, query: &KeyQuery) -> (Vec<Key>, PageInfo) {
         let matching: Vec<&KeyEntry> = match &query.keyword {
             None => self.entries.iter().collect(),
-            Some(keyword) => self
-                .entries
-                .iter()
-                .filter(|entry| entry.matches(keyword))
-                .collect(),
+            Some(keyword) => self.entries.iter().filter(|entry| entry.matches(keyword)).collect(),
         };
         let page = query
             .select(&matching)
@@ -147,8 +126,7 @@ impl KeyIndex {
     }
 
     fn position(&self, name: &KeyName) -> Result<usize, usize> {
-        self.entries
-            .binary_search_by(|entry| entry.key.name.cmp(name))
+        self.entries.binary_search_by(|entry| entry.key.name.cmp(name))
     }
 }
 
@@ -201,12 +179,8 @@ mod tests {
 
     #[test]
     fn entries_stay_sorted_by_code_point_and_duplicates_are_reported() {
-        let (mut index, duplicates) = KeyIndex::from_entries(vec![
-            entry("b", &[]),
-            entry("B", &[]),
-            entry("a", &[]),
-            entry("b", &[]),
-        ]);
+        let (mut index, duplicates) =
+            KeyIndex::from_entries(vec![entry("b", &[]), entry("B", &[]), entry("a", &[]), entry("b", &[])]);
         assert_eq!(duplicates.len(), 1);
         index.put(entry("ä", &[]));
         index.put(entry("A", &[]));
@@ -233,9 +207,6 @@ mod tests {
         assert_eq!(search("title"), ["home.TITLE"]);
         assert_eq!(search("WELCOME"), ["home.TITLE"]);
         assert_eq!(search("straße"), ["bye"]);
-        assert!(
-            search("x\0y").is_empty(),
-            "a keyword may not match across two fields"
-        );
+        assert!(search("x\0y").is_empty(), "a keyword may not match across two fields");
     }
 }

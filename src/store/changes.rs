@@ -166,9 +166,7 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
             })
         }
         Change::CreateProject { team, project } => plan_create_project(catalog, team, project),
-        Change::UpdateProject { team, name, patch } => {
-            plan_update_project(catalog, team, name, patch)
-        }
+        Change::UpdateProject { team, name, patch } => plan_update_project(catalog, team, name, patch),
         Change::DeleteProject { team, name } => {
             project_entry(catalog, &team, &name)?;
             Ok(Plan {
@@ -186,25 +184,15 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
             name,
             patch,
         } => plan_update_key(catalog, team, project, name, patch),
-        Change::DeleteKey {
-            team,
-            project,
-            name,
-        } => {
+        Change::DeleteKey { team, project, name } => {
             let keys = loaded_keys(project_entry(catalog, &team, &project)?)?;
-            let entry = keys
-                .get(&name)
-                .ok_or_else(|| key_not_found(&team, &project, &name))?;
+            let entry = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;
             Ok(Plan {
                 subject: format!("Delete key {} in {team}/{project}", quoted(name.as_str())),
                 edits: vec![TreeEdit::Remove {
                     path: format!("{}/{}", layout::keys_dir(&team, &project), entry.file),
                 }],
-                update: CatalogUpdate::RemoveKey {
-                    team,
-                    project,
-                    name,
-                },
+                update: CatalogUpdate::RemoveKey { team, project, name },
             })
         }
     }
@@ -223,10 +211,7 @@ fn plan_create_team(catalog: &Catalog, team: Team) -> Result<Plan, StoreError> {
             path: layout::team_file(&team.name),
             contents: files::write_team(&team),
         }],
-        update: CatalogUpdate::PutTeam {
-            old_name: None,
-            team,
-        },
+        update: CatalogUpdate::PutTeam { old_name: None, team },
     })
 }
 
@@ -254,11 +239,7 @@ fn plan_update_team(
             from: layout::team_dir(&name),
             to: layout::team_dir(&new_name),
         });
-        format!(
-            "Rename team {} to {}",
-            quoted(name.as_str()),
-            quoted(new_name.as_str())
-        )
+        format!("Rename team {} to {}", quoted(name.as_str()), quoted(new_name.as_str()))
     } else {
         format!("Update team {}", quoted(name.as_str()))
     };
@@ -276,11 +257,7 @@ fn plan_update_team(
     })
 }
 
-fn plan_create_project(
-    catalog: &Catalog,
-    team: TeamName,
-    new: NewProject,
-) -> Result<Plan, StoreError> {
+fn plan_create_project(catalog: &Catalog, team: TeamName, new: NewProject) -> Result<Plan, StoreError> {
     let team_entry = team_entry(catalog, &team)?;
     if let Some(existing) = team_entry.project_clashing_with(&new.name, None) {
         return Err(project_exists(&team, existing));
@@ -324,18 +301,11 @@ fn plan_update_project(
     if let Some(existing) = team_entry.project_clashing_with(&new_name, Some(&name)) {
         return Err(project_exists(&team, existing));
     }
-    let base_language = patch
-        .base_language
-        .unwrap_or_else(|| old.base_language.clone());
-    let languages = checked_languages(
-        &base_language,
-        patch.languages.unwrap_or_else(|| old.languages.clone()),
-    )?;
+    let base_language = patch.base_language.unwrap_or_else(|| old.base_language.clone());
+    let languages = checked_languages(&base_language, patch.languages.unwrap_or_else(|| old.languages.clone()))?;
     let project = Project {
         name: new_name.clone(),
-        display_name: patch
-            .display_name
-            .unwrap_or_else(|| old.display_name.clone()),
+        display_name: patch.display_name.unwrap_or_else(|| old.display_name.clone()),
         description: patch.description.unwrap_or_else(|| old.description.clone()),
         base_language,
         languages,
@@ -373,8 +343,7 @@ fn plan_update_project(
             continue;
         }
         let mut key = entry.key.clone();
-        key.translations
-            .retain(|language, _| project.has_language(language));
+        key.translations.retain(|language, _| project.has_language(language));
         edits.push(TreeEdit::Write {
             path: format!("{keys_dir}/{}", entry.file),
             contents: files::write_key(&key),
@@ -417,10 +386,7 @@ fn plan_create_key(
     let file = layout::key_file(&key.name);
     ensure_file_is_free(keys, &file, &key.name)?;
     Ok(Plan {
-        subject: format!(
-            "Create key {} in {team}/{project}",
-            quoted(key.name.as_str())
-        ),
+        subject: format!("Create key {} in {team}/{project}", quoted(key.name.as_str())),
         edits: vec![TreeEdit::Write {
             path: format!("{}/{file}", layout::keys_dir(&team, &project)),
             contents: files::write_key(&key),
@@ -443,9 +409,7 @@ fn plan_update_key(
 ) -> Result<Plan, StoreError> {
     let entry = project_entry(catalog, &team, &project)?;
     let keys = loaded_keys(entry)?;
-    let old = keys
-        .get(&name)
-        .ok_or_else(|| key_not_found(&team, &project, &name))?;
+    let old = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;
     let mut key = old.key.clone();
     if let Some(tags) = patch.tags {
         key.tags = dedup_tags(tags);
@@ -513,11 +477,7 @@ fn merge_translations(
                 quoted(input.language.as_str())
             )));
         }
-        let Some(language) = project
-            .languages
-            .iter()
-            .find(|language| language.folded() == folded)
-        else {
+        let Some(language) = project.languages.iter().find(|language| language.folded() == folded) else {
             return Err(StoreError::Invalid(format!(
                 "Project {} has no language {}; its languages are: {}.",
                 quoted(project.name.as_str()),
@@ -536,10 +496,7 @@ fn merge_translations(
 
 /// The project's languages with the base language added, refusing two codes that differ only
 /// by case or separator.
-fn checked_languages(
-    base: &LanguageCode,
-    languages: Vec<LanguageCode>,
-) -> Result<Vec<LanguageCode>, StoreError> {
+fn checked_languages(base: &LanguageCode, languages: Vec<LanguageCode>) -> Result<Vec<LanguageCode>, StoreError> {
     let mut seen: BTreeMap<String, LanguageCode> = BTreeMap::new();
     let mut unique = Vec::new();
     for language in languages {
@@ -572,15 +529,8 @@ fn checked_languages(
 
 /// Refuses a new key whose file name is already used by another key: a 64-bit hash collision,
 /// or a hand-made file at that path.
-fn ensure_file_is_free(
-    keys: &super::catalog::KeyIndex,
-    file: &str,
-    name: &KeyName,
-) -> Result<(), StoreError> {
-    match keys
-        .iter()
-        .find(|entry| entry.file == file && entry.key.name != *name)
-    {
+fn ensure_file_is_free(keys: &super::catalog::KeyIndex, file: &str, name: &KeyName) -> Result<(), StoreError> {
+    match keys.iter().find(|entry| entry.file == file && entry.key.name != *name) {
         Some(other) => Err(StoreError::Conflict(format!(
             "The key {} would be stored in the file of key {}; choose another name.",
             quoted(name.as_str()),
@@ -590,10 +540,7 @@ fn ensure_file_is_free(
     }
 }
 
-fn team_entry<'a>(
-    catalog: &'a Catalog,
-    name: &TeamName,
-) -> Result<&'a super::catalog::TeamEntry, StoreError> {
+fn team_entry<'a>(catalog: &'a Catalog, name: &TeamName) -> Result<&'a super::catalog::TeamEntry, StoreError> {
     catalog.team(name).ok_or_else(|| team_not_found(name))
 }
 
@@ -603,9 +550,7 @@ fn project_entry<'a>(
     name: &ProjectName,
 ) -> Result<&'a ProjectEntry, StoreError> {
     team_entry(catalog, team)?;
-    catalog
-        .project(team, name)
-        .ok_or_else(|| project_not_found(team, name))
+    catalog.project(team, name).ok_or_else(|| project_not_found(team, name))
 }
 
 /// The writer loads a project's keys before planning a change that needs them
@@ -657,10 +602,9 @@ impl CatalogUpdate {
                     .and_then(|old| catalog.teams.remove(&old))
                     .map(|entry| entry.projects)
                     .unwrap_or_default();
-                catalog.teams.insert(
-                    team.name.clone(),
-                    super::catalog::TeamEntry { team, projects },
-                );
+                catalog
+                    .teams
+                    .insert(team.name.clone(), super::catalog::TeamEntry { team, projects });
             }
             CatalogUpdate::RemoveTeam(name) => {
                 catalog.teams.remove(&name);
@@ -705,11 +649,7 @@ impl CatalogUpdate {
                     keys.put(entry);
                 }
             }
-            CatalogUpdate::RemoveKey {
-                team,
-                project,
-                name,
-            } => {
+            CatalogUpdate::RemoveKey { team, project, name } => {
                 if let Some(keys) = catalog
                     .project_mut(&team, &project)
                     .and_then(|project| project.keys.as_mut())

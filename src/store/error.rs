@@ -24,10 +24,7 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    pub fn internal(
-        context: impl Into<String>,
-        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-    ) -> Self {
+    pub fn internal(context: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         Self::Internal {
             context: context.into(),
             source: source.into(),
@@ -36,9 +33,6 @@ impl StoreError {
 
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         let path = path.into();
-        Self::internal(
-            format!("file system operation on {} failed", path.display()),
-            source,
-        )
+        Self::internal(format!("file system operation on {} failed", path.display()), source)
     }
 }

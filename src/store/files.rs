@@ -125,8 +125,7 @@ fn to_toml<T: Serialize>(value: &T) -> Vec<u8> {
 }
 
 fn from_toml<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, FileError> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|_| FileError::Invalid("the file is not UTF-8".into()))?;
+    let text = std::str::from_utf8(bytes).map_err(|_| FileError::Invalid("the file is not UTF-8".into()))?;
     Ok(toml::from_str(text)?)
 }
 
@@ -161,12 +160,8 @@ mod tests {
 
     #[test]
     fn multi_line_texts_are_written_as_multi_line_strings() {
-        let text =
-            String::from_utf8(write_key(&key("k", &[], &[("en", "line one\nline two")]))).unwrap();
-        assert!(
-            text.contains("en = \"\"\"\nline one\nline two\"\"\""),
-            "{text}"
-        );
+        let text = String::from_utf8(write_key(&key("k", &[], &[("en", "line one\nline two")]))).unwrap();
+        assert!(text.contains("en = \"\"\"\nline one\nline two\"\"\""), "{text}");
     }
 
     #[test]

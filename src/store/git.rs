@@ -7,10 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use git2::{
-    FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, Signature, TreeWalkMode,
-    TreeWalkResult,
-};
+use git2::{FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, Signature, TreeWalkMode, TreeWalkResult};
 
 use super::error::StoreError;
 
@@ -41,10 +38,7 @@ pub struct GitRepo {
 impl GitRepo {
     /// Opens the repository at `root`, or creates it from `template` when the folder is
     /// missing, empty, or holds a repository without commits. Returns whether it was created.
-    pub fn open_or_init(
-        root: &Path,
-        template: &[(&str, &[u8])],
-    ) -> Result<(Self, bool), StoreError> {
+    pub fn open_or_init(root: &Path, template: &[(&str, &[u8])]) -> Result<(Self, bool), StoreError> {
         let is_empty_dir = |path: &Path| {
             path.read_dir()
                 .map(|mut entries| entries.next().is_none())
@@ -54,12 +48,8 @@ impl GitRepo {
             std::fs::create_dir_all(root).map_err(|err| StoreError::io(root, err))?;
             let mut options = RepositoryInitOptions::new();
             options.initial_head(BRANCH).no_reinit(true);
-            Repository::init_opts(root, &options).map_err(|err| {
-                git_error(
-                    format!("cannot create a git repository in {}", root.display()),
-                    err,
-                )
-            })?;
+            Repository::init_opts(root, &options)
+                .map_err(|err| git_error(format!("cannot create a git repository in {}", root.display()), err))?;
         }
         let repo = Repository::open(root)
             .map_err(|err| git_error(format!("{} is not a git repository", root.display()), err))?;
@@ -98,12 +88,7 @@ impl GitRepo {
 
     /// Builds the commit for `edits` on top of HEAD without moving HEAD. Returns `None` when
     /// the edits leave the tree as it is (a no-op change commits nothing).
-    pub fn prepare_commit(
-        &self,
-        edits: &[TreeEdit],
-        subject: &str,
-        author: &str,
-    ) -> Result<Option<Oid>, StoreError> {
+    pub fn prepare_commit(&self, edits: &[TreeEdit], subject: &str, author: &str) -> Result<Option<Oid>, StoreError> {
         let parent = self
             .repo
             .find_commit(self.head)
@@ -117,10 +102,10 @@ impl GitRepo {
             .repo
             .find_tree(tree)
             .map_err(|err| git_error("cannot read the new tree", err))?;
-        let author = Signature::now(author, &format!("{author}@locstore"))
-            .map_err(|err| git_error("invalid author", err))?;
-        let committer = Signature::now(COMMITTER, COMMITTER_EMAIL)
-            .map_err(|err| git_error("invalid committer", err))?;
+        let author =
+            Signature::now(author, &format!("{author}@locstore")).map_err(|err| git_error("invalid author", err))?;
+        let committer =
+            Signature::now(COMMITTER, COMMITTER_EMAIL).map_err(|err| git_error("invalid committer", err))?;
         let commit = self
             .repo
             .commit(None, &author, &committer, subject, &tree, &[&parent])
@@ -140,11 +125,7 @@ impl GitRepo {
 
     /// Calls `visit` with the path (relative to `dir`) and contents of every file under `dir`
     /// in HEAD; nothing happens when `dir` does not exist.
-    pub fn for_each_file_under(
-        &self,
-        dir: &str,
-        mut visit: impl FnMut(&str, &[u8]),
-    ) -> Result<(), StoreError> {
+    pub fn for_each_file_under(&self, dir: &str, mut visit: impl FnMut(&str, &[u8])) -> Result<(), StoreError> {
         let Some(tree) = self.subtree(dir)? else {
             return Ok(());
         };
@@ -220,16 +201,13 @@ impl GitRepo {
                     .add_path(Path::new(path))
                     .map_err(|err| git_error(format!("cannot stage {path}"), err))?;
             } else if full.is_dir() {
-                for entry in walkdir::WalkDir::new(&full)
-                    .into_iter()
-                    .filter_map(Result::ok)
-                {
+                for entry in walkdir::WalkDir::new(&full).into_iter().filter_map(Result::ok) {
                     if entry.file_type().is_file()
                         && let Ok(relative) = entry.path().strip_prefix(&self.root)
                     {
-                        index.add_path(relative).map_err(|err| {
-                            git_error(format!("cannot stage {}", relative.display()), err)
-                        })?;
+                        index
+                            .add_path(relative)
+                            .map_err(|err| git_error(format!("cannot stage {}", relative.display()), err))?;
                     }
                 }
             }
@@ -274,15 +252,13 @@ impl GitRepo {
                 .insert(path, blob, i32::from(FileMode::Blob))
                 .map_err(|err| git_error(format!("cannot add {path}"), err))?;
         }
-        let tree = builder
-            .write()
-            .map_err(|err| git_error("cannot write a tree", err))?;
+        let tree = builder.write().map_err(|err| git_error("cannot write a tree", err))?;
         let tree = self
             .repo
             .find_tree(tree)
             .map_err(|err| git_error("cannot read a tree", err))?;
-        let signature = Signature::now(COMMITTER, COMMITTER_EMAIL)
-            .map_err(|err| git_error("invalid committer", err))?;
+        let signature =
+            Signature::now(COMMITTER, COMMITTER_EMAIL).map_err(|err| git_error("invalid committer", err))?;
         self.head = self
             .repo
             .commit(
@@ -340,11 +316,7 @@ impl GitRepo {
         Ok(tree)
     }
 
-    fn update_tree(
-        &self,
-        tree: Oid,
-        builder: &mut git2::build::TreeUpdateBuilder,
-    ) -> Result<Oid, StoreError> {
+    fn update_tree(&self, tree: Oid, builder: &mut git2::build::TreeUpdateBuilder) -> Result<Oid, StoreError> {
         let tree = self
             .repo
             .find_tree(tree)
@@ -396,12 +368,7 @@ impl GitRepo {
             .repo
             .find_reference("HEAD")
             .map_err(|err| git_error("cannot read HEAD", err))?;
-        Ok(head
-            .symbolic_target()
-            .ok()
-            .flatten()
-            .unwrap_or("HEAD")
-            .to_owned())
+        Ok(head.symbolic_target().ok().flatten().unwrap_or("HEAD").to_owned())
     }
 }
 

@@ -44,11 +44,7 @@ pub fn projects_dir(team: &TeamName) -> String {
 }
 
 pub fn project_dir(team: &TeamName, project: &ProjectName) -> String {
-    format!(
-        "{}/{}",
-        projects_dir(team),
-        slug_component(project.as_str())
-    )
+    format!("{}/{}", projects_dir(team), slug_component(project.as_str()))
 }
 
 pub fn project_file(team: &TeamName, project: &ProjectName) -> String {
@@ -102,9 +98,9 @@ fn slug_component(name: &str) -> String {
 /// differ only by case.
 fn key_stem(name: &str, hash_hex: &str) -> String {
     let plain = name.len() <= MAX_KEY_STEM_LEN
-        && name.bytes().all(|b| {
-            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_')
-        })
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_'))
         && !name.starts_with('.')
         && !name.ends_with('.')
         && !is_windows_device_name(name);
@@ -130,17 +126,11 @@ fn key_stem(name: &str, hash_hex: &str) -> String {
 
 /// Whether Windows reserves the name: a device name, alone or before the first dot.
 fn is_windows_device_name(name: &str) -> bool {
-    let base = name
-        .split('.')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    matches!(
-        base.as_str(),
-        "con" | "prn" | "aux" | "nul" | "conin$" | "conout$"
-    ) || ((base.starts_with("com") || base.starts_with("lpt"))
-        && base.len() == 4
-        && base.as_bytes()[3].is_ascii_digit())
+    let base = name.split('.').next().unwrap_or_default().to_ascii_lowercase();
+    matches!(base.as_str(), "con" | "prn" | "aux" | "nul" | "conin$" | "conout$")
+        || ((base.starts_with("com") || base.starts_with("lpt"))
+            && base.len() == 4
+            && base.as_bytes()[3].is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -179,13 +169,9 @@ mod tests {
             let path = key_file(&key(name));
             let file = path.rsplit('/').next().unwrap();
             assert!(file.contains('~'), "{name} -> {path}");
+            assert!(path.bytes().all(|b| b.is_ascii_graphic()), "{name} -> {path}");
             assert!(
-                path.bytes().all(|b| b.is_ascii_graphic()),
-                "{name} -> {path}"
-            );
-            assert!(
-                path.split('/')
-                    .all(|component| component != ".." && component != "."),
+                path.split('/').all(|component| component != ".." && component != "."),
                 "{name} -> {path}"
             );
             assert!(!file.starts_with('.'), "{name} -> {path}");
@@ -206,18 +192,10 @@ mod tests {
         let project = ProjectName::parse(&format!("lpt1.{}.", "y".repeat(58))).unwrap();
         let long_key = key(&"é".repeat(512));
         let path = format!("{}/{}", keys_dir(&team, &project), key_file(&long_key));
-        assert!(
-            path.len() <= MAX_PATH_LEN,
-            "{} characters: {path}",
-            path.len()
-        );
+        assert!(path.len() <= MAX_PATH_LEN, "{} characters: {path}", path.len());
         let plain_key = key(&"a".repeat(MAX_KEY_STEM_LEN));
         let path = format!("{}/{}", keys_dir(&team, &project), key_file(&plain_key));
-        assert!(
-            path.len() <= MAX_PATH_LEN,
-            "{} characters: {path}",
-            path.len()
-        );
+        assert!(path.len() <= MAX_PATH_LEN, "{} characters: {path}", path.len());
     }
 
     #[test]
@@ -253,9 +231,6 @@ mod tests {
     fn the_file_name_of_a_key_is_stable() {
         // Changing this mapping would move every key file of every existing repository.
         assert_eq!(key_file(&key("home.title")), "dc/home.title.toml");
-        assert_eq!(
-            key_file(&key("Hello, %@!")),
-            "92/hello_____~92793b91c8dd9871.toml"
-        );
+        assert_eq!(key_file(&key("Hello, %@!")), "92/hello_____~92793b91c8dd9871.toml");
     }
 }

@@ -137,11 +137,7 @@ impl Store {
     }
 
     pub fn teams(&self) -> Vec<Team> {
-        self.read()
-            .teams
-            .values()
-            .map(|entry| entry.team.clone())
-            .collect()
+        self.read().teams.values().map(|entry| entry.team.clone()).collect()
     }
 
     pub fn team(&self, name: &TeamName) -> Result<Team, StoreError> {
@@ -154,11 +150,7 @@ impl Store {
     pub fn projects(&self, team: &TeamName) -> Result<Vec<Project>, StoreError> {
         let catalog = self.read();
         let entry = catalog.team(team).ok_or_else(|| team_not_found(team))?;
-        Ok(entry
-            .projects
-            .values()
-            .map(|entry| entry.project.clone())
-            .collect())
+        Ok(entry.projects.values().map(|entry| entry.project.clone()).collect())
     }
 
     pub fn project(&self, team: &TeamName, name: &ProjectName) -> Result<Project, StoreError> {
@@ -173,21 +165,13 @@ impl Store {
         project: &ProjectName,
         query: &KeyQuery,
     ) -> Result<(Vec<Key>, PageInfo), StoreError> {
-        self.with_keys(team, project, |_, keys| keys.query(query))
-            .await
+        self.with_keys(team, project, |_, keys| keys.query(query)).await
     }
 
-    pub async fn key(
-        &self,
-        team: &TeamName,
-        project: &ProjectName,
-        name: &KeyName,
-    ) -> Result<Key, StoreError> {
-        self.with_keys(team, project, |_, keys| {
-            keys.get(name).map(|entry| entry.key.clone())
-        })
-        .await?
-        .ok_or_else(|| key_not_found(team, project, name))
+    pub async fn key(&self, team: &TeamName, project: &ProjectName, name: &KeyName) -> Result<Key, StoreError> {
+        self.with_keys(team, project, |_, keys| keys.get(name).map(|entry| entry.key.clone()))
+            .await?
+            .ok_or_else(|| key_not_found(team, project, name))
     }
 
     /// The project and its keys (sorted by name) that carry at least one of `tags`, or all
@@ -241,10 +225,7 @@ impl Store {
     }
 
     fn read(&self) -> RwLockReadGuard<'_, Catalog> {
-        self.inner
-            .catalog
-            .read()
-            .unwrap_or_else(|poison| poison.into_inner())
+        self.inner.catalog.read().unwrap_or_else(|poison| poison.into_inner())
     }
 
     fn send(&self, job: Job) -> Result<(), StoreError> {
@@ -252,17 +233,11 @@ impl Store {
     }
 }
 
-fn project_in<'a>(
-    catalog: &'a Catalog,
-    team: &TeamName,
-    name: &ProjectName,
-) -> Result<&'a ProjectEntry, StoreError> {
+fn project_in<'a>(catalog: &'a Catalog, team: &TeamName, name: &ProjectName) -> Result<&'a ProjectEntry, StoreError> {
     if catalog.team(team).is_none() {
         return Err(team_not_found(team));
     }
-    catalog
-        .project(team, name)
-        .ok_or_else(|| project_not_found(team, name))
+    catalog.project(team, name).ok_or_else(|| project_not_found(team, name))
 }
 
 fn writer_gone() -> StoreError {
@@ -294,17 +269,11 @@ fn recover(git: &git::GitRepo) -> Result<(), StoreError> {
 }
 
 fn stale_git_locks(git_dir: &Path) -> Vec<PathBuf> {
-    let top = ["index.lock", "HEAD.lock", "packed-refs.lock", "config.lock"]
-        .map(|name| git_dir.join(name));
+    let top = ["index.lock", "HEAD.lock", "packed-refs.lock", "config.lock"].map(|name| git_dir.join(name));
     let refs = walkdir::WalkDir::new(git_dir.join("refs"))
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|entry| {
-            entry.file_type().is_file() && entry.path().extension().is_some_and(|ext| ext == "lock")
-        })
+        .filter(|entry| entry.file_type().is_file() && entry.path().extension().is_some_and(|ext| ext == "lock"))
         .map(|entry| entry.into_path());
-    top.into_iter()
-        .filter(|path| path.exists())
-        .chain(refs)
-        .collect()
+    top.into_iter().filter(|path| path.exists()).chain(refs).collect()
 }

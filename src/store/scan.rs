@@ -39,10 +39,7 @@ pub fn load_catalog(git: &GitRepo) -> Result<Catalog, StoreError> {
     Ok(catalog)
 }
 
-fn load_projects(
-    git: &GitRepo,
-    team: &TeamName,
-) -> Result<BTreeMap<ProjectName, ProjectEntry>, StoreError> {
+fn load_projects(git: &GitRepo, team: &TeamName) -> Result<BTreeMap<ProjectName, ProjectEntry>, StoreError> {
     let mut projects = BTreeMap::new();
     for component in git.subfolders(&layout::projects_dir(team))? {
         let Ok(name) = ProjectName::parse(layout::slug_from_component(&component)) else {
@@ -55,13 +52,7 @@ fn load_projects(
         };
         match files::read_project(name.clone(), &bytes) {
             Ok(project) => {
-                projects.insert(
-                    name,
-                    ProjectEntry {
-                        project,
-                        keys: None,
-                    },
-                );
+                projects.insert(name, ProjectEntry { project, keys: None });
             }
             Err(err) => {
                 tracing::warn!(%team, project = %name, error = %err, "skipping a project whose file does not parse")
@@ -72,11 +63,7 @@ fn load_projects(
 }
 
 /// Reads every key file of a project from HEAD.
-pub fn load_keys(
-    git: &GitRepo,
-    team: &TeamName,
-    project: &ProjectName,
-) -> Result<KeyIndex, StoreError> {
+pub fn load_keys(git: &GitRepo, team: &TeamName, project: &ProjectName) -> Result<KeyIndex, StoreError> {
     let keys_dir = layout::keys_dir(team, project);
     let mut entries = Vec::new();
     git.for_each_file_under(&keys_dir, |file, bytes| {

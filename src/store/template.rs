@@ -3,10 +3,7 @@
 
 /// `repo-template/`, file by file; a test checks that this list and the folder agree.
 pub const FILES: &[(&str, &[u8])] = &[
-    (
-        ".gitattributes",
-        include_bytes!("../../repo-template/.gitattributes"),
-    ),
+    (".gitattributes", include_bytes!("../../repo-template/.gitattributes")),
     ("README.md", include_bytes!("../../repo-template/README.md")),
 ];
 
@@ -29,10 +26,7 @@ mod tests {
             })
             .collect();
         on_disk.sort();
-        let mut embedded: Vec<String> = super::FILES
-            .iter()
-            .map(|(path, _)| path.to_string())
-            .collect();
+        let mut embedded: Vec<String> = super::FILES.iter().map(|(path, _)| path.to_string()).collect();
         embedded.sort();
         assert_eq!(embedded, on_disk);
     }

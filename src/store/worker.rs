@@ -87,19 +87,11 @@ impl Worker {
         let mut shutdown = None;
         for job in batch {
             match job {
-                Job::Apply {
-                    change,
-                    author,
-                    reply,
-                } => {
+                Job::Apply { change, author, reply } => {
                     let result = self.apply_guarded(change, &author);
                     answers.push((reply, result));
                 }
-                Job::LoadKeys {
-                    team,
-                    project,
-                    reply,
-                } => {
+                Job::LoadKeys { team, project, reply } => {
                     let _ = reply.send(self.ensure_keys(&team, &project));
                 }
                 Job::Shutdown { reply } => shutdown = Some(reply),
@@ -145,20 +137,14 @@ impl Worker {
             self.ensure_keys(&team, &project)?;
         }
         let plan = changes::plan(
-            &self
-                .catalog
-                .read()
-                .unwrap_or_else(|poison| poison.into_inner()),
+            &self.catalog.read().unwrap_or_else(|poison| poison.into_inner()),
             change,
         )?;
-        let Some(commit) = self
-            .git
-            .prepare_commit(&plan.edits, &plan.subject, author)?
-        else {
+        let Some(commit) = self.git.prepare_commit(&plan.edits, &plan.subject, author)? else {
             return Ok(Outcome::Unchanged);
         };
-        let applied = worktree::apply(self.git.root(), &plan.edits)
-            .and_then(|()| self.git.advance_head(commit, &plan.subject));
+        let applied =
+            worktree::apply(self.git.root(), &plan.edits).and_then(|()| self.git.advance_head(commit, &plan.subject));
         if let Err(err) = applied {
             // HEAD did not move, so the change was never made; put the files back as HEAD has them.
             self.restore_from_head();
@@ -166,12 +152,8 @@ impl Worker {
         }
         self.touched
             .extend(worktree::touched_paths(&plan.edits).map(str::to_owned));
-        plan.update.apply_to(
-            &mut self
-                .catalog
-                .write()
-                .unwrap_or_else(|poison| poison.into_inner()),
-        );
+        plan.update
+            .apply_to(&mut self.catalog.write().unwrap_or_else(|poison| poison.into_inner()));
         tracing::info!(
             subject = %plan.subject,
             commit = %commit,
@@ -215,10 +197,7 @@ impl Worker {
             return;
         }
         let unloaded = {
-            let catalog = self
-                .catalog
-                .read()
-                .unwrap_or_else(|poison| poison.into_inner());
+            let catalog = self.catalog.read().unwrap_or_else(|poison| poison.into_inner());
             catalog.teams.values().find_map(|team| {
                 team.projects
                     .values()
@@ -265,12 +244,7 @@ impl Worker {
         }
         self.touched.clear();
         match scan::load_catalog(&self.git) {
-            Ok(catalog) => {
-                *self
-                    .catalog
-                    .write()
-                    .unwrap_or_else(|poison| poison.into_inner()) = catalog
-            }
+            Ok(catalog) => *self.catalog.write().unwrap_or_else(|poison| poison.into_inner()) = catalog,
             Err(err) => tracing::error!(error = %err, "cannot reload the catalog from HEAD"),
         }
     }

@@ -8,9 +8,7 @@ async fn a_missing_or_unknown_token_is_unauthorized() {
     let app = TestApp::spawn().await;
     let reply = app.call(Method::GET, "/teams", None, None).await;
     assert_eq!(reply.error_code(StatusCode::UNAUTHORIZED), "unauthorized");
-    let reply = app
-        .call(Method::GET, "/teams", None, Some("lst_not-a-token"))
-        .await;
+    let reply = app.call(Method::GET, "/teams", None, Some("lst_not-a-token")).await;
     assert_eq!(reply.error_code(StatusCode::UNAUTHORIZED), "unauthorized");
     let reply = app
         .call(
@@ -53,11 +51,7 @@ async fn malformed_bodies_are_invalid_requests() {
             "{body:?} -> {}",
             String::from_utf8_lossy(&reply.body)
         );
-        assert_eq!(
-            reply.error_code(StatusCode::BAD_REQUEST),
-            "invalid_request",
-            "{body:?}"
-        );
+        assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request", "{body:?}");
     }
     // Unknown fields are ignored and null means absent.
     send("{\"name\": \"acme\", \"displayName\": \"A\", \"color\": \"red\"}")
@@ -99,10 +93,7 @@ async fn a_body_that_is_not_json_is_an_unsupported_media_type() {
 #[tokio::test]
 async fn a_body_over_the_limit_is_payload_too_large() {
     let app = TestApp::spawn().await;
-    let big = format!(
-        "{{\"name\": \"a\", \"displayName\": \"{}\"}}",
-        "x".repeat(1024 * 1024)
-    );
+    let big = format!("{{\"name\": \"a\", \"displayName\": \"{}\"}}", "x".repeat(1024 * 1024));
     let request = app
         .client
         .post("/teams")
@@ -110,10 +101,7 @@ async fn a_body_over_the_limit_is_payload_too_large() {
         .content_type("application/json")
         .body(big);
     let reply = into_reply(request.send().await).await;
-    assert_eq!(
-        reply.error_code(StatusCode::PAYLOAD_TOO_LARGE),
-        "payload_too_large"
-    );
+    assert_eq!(reply.error_code(StatusCode::PAYLOAD_TOO_LARGE), "payload_too_large");
     assert_eq!(app.commit_count(), 1);
 }
 
@@ -121,9 +109,7 @@ async fn a_body_over_the_limit_is_payload_too_large() {
 async fn unknown_routes_and_wrong_methods_answer_json() {
     let app = TestApp::spawn().await;
     assert_eq!(
-        app.get("/nothing/here")
-            .await
-            .error_code(StatusCode::NOT_FOUND),
+        app.get("/nothing/here").await.error_code(StatusCode::NOT_FOUND),
         "not_found"
     );
     assert_eq!(
@@ -133,9 +119,7 @@ async fn unknown_routes_and_wrong_methods_answer_json() {
         "method_not_allowed"
     );
     assert_eq!(
-        app.get("/teams/ghost/projects")
-            .await
-            .error_code(StatusCode::NOT_FOUND),
+        app.get("/teams/ghost/projects").await.error_code(StatusCode::NOT_FOUND),
         "not_found"
     );
     assert_eq!(

@@ -40,12 +40,8 @@ fn unzip(bytes: &[u8]) -> BTreeMap<String, String> {
 async fn seeded() -> TestApp {
     let app = TestApp::spawn().await;
     app.seed_project().await;
-    app.create_key(
-        "home.title",
-        &["home"],
-        &[("en", "Home"), ("fr", "Accueil")],
-    )
-    .await;
+    app.create_key("home.title", &["home"], &[("en", "Home"), ("fr", "Accueil")])
+        .await;
     app.create_key(
         "errors/network",
         &["errors"],
@@ -63,10 +59,7 @@ async fn one_language_answers_the_address_of_its_file() {
     assert!(address.starts_with("http://"), "{address}");
     assert!(address.ends_with("/fr.json"), "{address}");
     assert_eq!(download.status, StatusCode::OK);
-    assert_eq!(
-        download.header("content-type"),
-        "application/json; charset=utf-8"
-    );
+    assert_eq!(download.header("content-type"), "application/json; charset=utf-8");
     assert_eq!(
         download.header("content-disposition"),
         "attachment; filename=\"fr.json\""
@@ -130,16 +123,10 @@ async fn the_formats_hold_the_right_text() {
         xml.contains("<string name=\"errors_network\">No network</string>"),
         "{xml}"
     );
-    assert!(
-        xml.contains("<string name=\"home.title\">Home</string>"),
-        "{xml}"
-    );
+    assert!(xml.contains("<string name=\"home.title\">Home</string>"), "{xml}");
 
     let (address, strings) = app.export("type=apple-strings&languages=fr").await;
-    assert!(
-        address.ends_with("/fr.lproj/Localizable.strings"),
-        "{address}"
-    );
+    assert!(address.ends_with("/fr.lproj/Localizable.strings"), "{address}");
     assert_eq!(
         String::from_utf8(strings.body).unwrap(),
         "\"home.title\" = \"Accueil\";\n"
@@ -161,10 +148,7 @@ async fn tags_and_languages_filter_in_repeated_and_comma_forms() {
         );
     }
     let (_, download) = app.export("type=json&languages=en,fr").await;
-    assert_eq!(
-        unzip(&download.body).keys().collect::<Vec<_>>(),
-        ["en.json", "fr.json"]
-    );
+    assert_eq!(unzip(&download.body).keys().collect::<Vec<_>>(), ["en.json", "fr.json"]);
     let (_, download) = app.export("type=json&languages=fr&tags=other").await;
     assert_eq!(
         download.json(),
@@ -184,29 +168,19 @@ async fn unknown_types_and_languages_are_invalid_requests() {
         "type=json&languages=not%20a%20code",
     ] {
         let reply = app.get(&format!("{EXPORT}?{query}")).await;
-        assert_eq!(
-            reply.error_code(StatusCode::BAD_REQUEST),
-            "invalid_request",
-            "{query}"
-        );
+        assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request", "{query}");
     }
-    let reply = app
-        .get("/teams/acme/projects/ghost/keys/export?type=json")
-        .await;
+    let reply = app.get("/teams/acme/projects/ghost/keys/export?type=json").await;
     assert_eq!(reply.error_code(StatusCode::NOT_FOUND), "not_found");
 }
 
 #[tokio::test]
 async fn keys_whose_android_names_clash_fail_the_export_naming_both() {
     let app = seeded().await;
-    app.create_key("home_title", &["clash"], &[("en", "x")])
-        .await;
+    app.create_key("home_title", &["clash"], &[("en", "x")]).await;
     let reply = app.get(&format!("{EXPORT}?type=android-xml")).await;
     assert_eq!(reply.error_code(StatusCode::CONFLICT), "conflict");
-    let message = reply.json()["error"]["message"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let message = reply.json()["error"]["message"].as_str().unwrap().to_owned();
     assert!(
         message.contains("home.title") && message.contains("home_title"),
         "{message}"
@@ -223,10 +197,7 @@ async fn a_download_address_expires_and_the_sweeper_deletes_its_folder() {
     assert_eq!(download.status, StatusCode::OK);
     let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
     app.clock.advance(Duration::from_secs(3599));
-    assert_eq!(
-        app.call(Method::GET, &path, None, None).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(app.call(Method::GET, &path, None, None).await.status, StatusCode::OK);
     app.clock.advance(Duration::from_secs(1));
     let expired = app.call(Method::GET, &path, None, None).await;
     assert_eq!(expired.error_code(StatusCode::NOT_FOUND), "not_found");
@@ -259,10 +230,7 @@ async fn download_paths_cannot_climb_out_of_the_exports_folder() {
     ] {
         let reply = app.call(Method::GET, &path, None, None).await;
         assert_eq!(reply.status, StatusCode::NOT_FOUND, "{path}");
-        assert!(
-            !String::from_utf8_lossy(&reply.body).contains("secret\""),
-            "{path}"
-        );
+        assert!(!String::from_utf8_lossy(&reply.body).contains("secret\""), "{path}");
     }
 }
 
@@ -279,12 +247,7 @@ async fn exports_need_read_access_only_and_commit_nothing() {
     let app = seeded().await;
     let before = app.commit_count();
     let reply = app
-        .call(
-            Method::GET,
-            &format!("{EXPORT}?type=csv"),
-            None,
-            Some(&app.read_token),
-        )
+        .call(Method::GET, &format!("{EXPORT}?type=csv"), None, Some(&app.read_token))
         .await;
     reply.assert_ok(StatusCode::OK);
     assert_eq!(app.commit_count(), before);

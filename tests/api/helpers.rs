@@ -37,9 +37,8 @@ pub struct Reply {
 
 impl Reply {
     pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|err| {
-            panic!("not JSON ({err}): {}", String::from_utf8_lossy(&self.body))
-        })
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|err| panic!("not JSON ({err}): {}", String::from_utf8_lossy(&self.body)))
     }
 
     pub fn header(&self, name: &str) -> &str {
@@ -51,12 +50,7 @@ impl Reply {
 
     /// Asserts the status and the error shape; returns the error code.
     pub fn error_code(&self, status: StatusCode) -> String {
-        assert_eq!(
-            self.status,
-            status,
-            "body: {}",
-            String::from_utf8_lossy(&self.body)
-        );
+        assert_eq!(self.status, status, "body: {}", String::from_utf8_lossy(&self.body));
         let json = self.json();
         assert_eq!(json["success"], false, "{json}");
         let message = json["error"]["message"].as_str().unwrap_or_default();
@@ -69,12 +63,7 @@ impl Reply {
 
     #[track_caller]
     pub fn assert_ok(&self, status: StatusCode) -> Value {
-        assert_eq!(
-            self.status,
-            status,
-            "body: {}",
-            String::from_utf8_lossy(&self.body)
-        );
+        assert_eq!(self.status, status, "body: {}", String::from_utf8_lossy(&self.body));
         self.json()
     }
 }
@@ -142,13 +131,7 @@ impl TestApp {
         self.dir.path().join("repo")
     }
 
-    pub async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<Value>,
-        token: Option<&str>,
-    ) -> Reply {
+    pub async fn call(&self, method: Method, path: &str, body: Option<Value>, token: Option<&str>) -> Reply {
         let mut request = self.client.request(method, path);
         if let Some(token) = token {
             request = request.header("X-Api-Token", token);
@@ -168,8 +151,7 @@ impl TestApp {
     }
 
     pub async fn patch(&self, path: &str, body: Value) -> Reply {
-        self.call(Method::PATCH, path, Some(body), Some(ADMIN))
-            .await
+        self.call(Method::PATCH, path, Some(body), Some(ADMIN)).await
     }
 
     pub async fn delete(&self, path: &str) -> Reply {
@@ -178,12 +160,9 @@ impl TestApp {
 
     /// Creates team `acme` with project `mobile` in `en`, `fr` and `pt-BR`.
     pub async fn seed_project(&self) {
-        self.post(
-            "/teams",
-            serde_json::json!({"name": "acme", "displayName": "Acme"}),
-        )
-        .await
-        .assert_ok(StatusCode::CREATED);
+        self.post("/teams", serde_json::json!({"name": "acme", "displayName": "Acme"}))
+            .await
+            .assert_ok(StatusCode::CREATED);
         self.post(
             "/teams/acme/projects",
             serde_json::json!({"name": "mobile", "displayName": "Mobile", "languagesISO": ["en", "fr", "pt-BR"]}),
@@ -192,17 +171,10 @@ impl TestApp {
         .assert_ok(StatusCode::CREATED);
     }
 
-    pub async fn create_key(
-        &self,
-        name: &str,
-        tags: &[&str],
-        translations: &[(&str, &str)],
-    ) -> Reply {
+    pub async fn create_key(&self, name: &str, tags: &[&str], translations: &[(&str, &str)]) -> Reply {
         let translations: Vec<Value> = translations
             .iter()
-            .map(
-                |(language, content)| serde_json::json!({"language": language, "content": content}),
-            )
+            .map(|(language, content)| serde_json::json!({"language": language, "content": content}))
             .collect();
         self.post(
             "/teams/acme/projects/mobile/keys",
@@ -217,10 +189,7 @@ impl TestApp {
     }
 
     pub fn commit_count(&self) -> usize {
-        self.git(&["rev-list", "--count", "HEAD"])
-            .trim()
-            .parse()
-            .unwrap()
+        self.git(&["rev-list", "--count", "HEAD"]).trim().parse().unwrap()
     }
 
     /// Waits until the writer has been idle long enough to sync the git index.
@@ -234,11 +203,7 @@ pub async fn into_reply(response: poem::test::TestResponse) -> Reply {
     let status = response.status();
     let headers = response.headers().clone();
     let body = response.into_body().into_vec().await.unwrap();
-    Reply {
-        status,
-        headers,
-        body,
-    }
+    Reply { status, headers, body }
 }
 
 pub fn git_in(repo: &Path, args: &[&str]) -> String {

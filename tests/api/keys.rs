@@ -38,10 +38,7 @@ async fn a_key_is_created_read_updated_and_deleted() {
     )
     .await
     .assert_ok(StatusCode::CREATED);
-    let key = app
-        .get(&format!("{KEYS}/home.title"))
-        .await
-        .assert_ok(StatusCode::OK);
+    let key = app.get(&format!("{KEYS}/home.title")).await.assert_ok(StatusCode::OK);
     assert_eq!(
         key,
         json!({"data": {"name": "home.title", "tags": ["ui", "home"], "translation": {"en": "Home", "fr": "Accueil"}}})
@@ -51,29 +48,17 @@ async fn a_key_is_created_read_updated_and_deleted() {
     app.patch(&format!("{KEYS}/home.title"), update)
         .await
         .assert_ok(StatusCode::OK);
-    let key = app
-        .get(&format!("{KEYS}/home.title"))
+    let key = app.get(&format!("{KEYS}/home.title")).await.assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["tags"], json!(["b", "a"]));
+    assert_eq!(key["data"]["translation"], json!({"en": "Home", "pt-BR": "Início"}));
+
+    app.patch(&format!("{KEYS}/home.title"), json!({"name": "home.heading"}))
         .await
         .assert_ok(StatusCode::OK);
-    assert_eq!(key["data"]["tags"], json!(["b", "a"]));
-    assert_eq!(
-        key["data"]["translation"],
-        json!({"en": "Home", "pt-BR": "Início"})
-    );
-
-    app.patch(
-        &format!("{KEYS}/home.title"),
-        json!({"name": "home.heading"}),
-    )
-    .await
-    .assert_ok(StatusCode::OK);
     app.get(&format!("{KEYS}/home.title"))
         .await
         .error_code(StatusCode::NOT_FOUND);
-    let key = app
-        .get(&format!("{KEYS}/home.heading"))
-        .await
-        .assert_ok(StatusCode::OK);
+    let key = app.get(&format!("{KEYS}/home.heading")).await.assert_ok(StatusCode::OK);
     assert_eq!(key["data"]["translation"]["en"], "Home");
     assert_eq!(
         app.git(&["log", "-1", "--format=%s"]).trim(),
@@ -129,12 +114,7 @@ async fn key_names_may_be_any_text_and_are_percent_encoded_in_paths() {
         .await
         .assert_ok(StatusCode::OK);
     assert_eq!(
-        names(
-            &app.get(&format!("{KEYS}?limit=100"))
-                .await
-                .assert_ok(StatusCode::OK)
-        )
-        .len(),
+        names(&app.get(&format!("{KEYS}?limit=100")).await.assert_ok(StatusCode::OK)).len(),
         hard.len() - 1
     );
     // Every file stayed inside the project's keys folder.
@@ -182,21 +162,14 @@ async fn names_differing_only_by_case_are_two_keys() {
 async fn bad_keys_are_refused_with_reasons() {
     let app = TestApp::spawn().await;
     app.seed_project().await;
-    app.create_key("k", &[], &[])
-        .await
-        .assert_ok(StatusCode::CREATED);
+    app.create_key("k", &[], &[]).await.assert_ok(StatusCode::CREATED);
     assert_eq!(
-        app.create_key("k", &[], &[])
-            .await
-            .error_code(StatusCode::CONFLICT),
+        app.create_key("k", &[], &[]).await.error_code(StatusCode::CONFLICT),
         "conflict"
     );
     let reply = app.create_key("x", &[], &[("de", "Hallo")]).await;
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
-    let message = reply.json()["error"]["message"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let message = reply.json()["error"]["message"].as_str().unwrap().to_owned();
     assert!(
         message.contains("en, fr, pt-BR"),
         "the message names the project's languages: {message}"
@@ -205,9 +178,7 @@ async fn bad_keys_are_refused_with_reasons() {
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
     for name in ["", " lead", "trail ", "tab\there", &"x".repeat(1025)] {
         assert_eq!(
-            app.create_key(name, &[], &[])
-                .await
-                .error_code(StatusCode::BAD_REQUEST),
+            app.create_key(name, &[], &[]).await.error_code(StatusCode::BAD_REQUEST),
             "invalid_request",
             "{name:?}"
         );
@@ -221,9 +192,7 @@ async fn bad_keys_are_refused_with_reasons() {
         )
         .await;
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
-    app.create_key("k2", &[], &[])
-        .await
-        .assert_ok(StatusCode::CREATED);
+    app.create_key("k2", &[], &[]).await.assert_ok(StatusCode::CREATED);
     assert_eq!(
         app.patch(&format!("{KEYS}/k"), json!({"name": "k2"}))
             .await
@@ -239,10 +208,7 @@ async fn a_translation_may_name_a_language_in_another_case_or_separator() {
     app.create_key("k", &[], &[("pt_br", "Olá")])
         .await
         .assert_ok(StatusCode::CREATED);
-    let key = app
-        .get(&format!("{KEYS}/k"))
-        .await
-        .assert_ok(StatusCode::OK);
+    let key = app.get(&format!("{KEYS}/k")).await.assert_ok(StatusCode::OK);
     assert_eq!(key["data"]["translation"], json!({"pt-BR": "Olá"}));
 }
 
@@ -261,24 +227,13 @@ async fn the_query_pages_in_code_point_order_both_ways_with_totals_in_headers() 
     assert_eq!(reply.header("x-pagination-page"), "1");
     assert_eq!(reply.header("x-pagination-limit"), "2");
     assert_eq!(reply.header("x-pagination-page-count"), "3");
+    assert_eq!(names(&app.get(&format!("{KEYS}?page=3&limit=2")).await.json()), ["é"]);
     assert_eq!(
-        names(&app.get(&format!("{KEYS}?page=3&limit=2")).await.json()),
-        ["é"]
-    );
-    assert_eq!(
-        names(
-            &app.get(&format!("{KEYS}?page=1&limit=2&sort=desc"))
-                .await
-                .json()
-        ),
+        names(&app.get(&format!("{KEYS}?page=1&limit=2&sort=desc")).await.json()),
         ["é", "d"]
     );
     assert_eq!(
-        names(
-            &app.get(&format!("{KEYS}?page=3&limit=2&sort=desc"))
-                .await
-                .json()
-        ),
+        names(&app.get(&format!("{KEYS}?page=3&limit=2&sort=desc")).await.json()),
         ["C"]
     );
     let past = app.get(&format!("{KEYS}?page=9&limit=2")).await;
@@ -304,11 +259,7 @@ async fn the_query_refuses_out_of_range_parameters() {
         "limit=1.5",
     ] {
         let reply = app.get(&format!("{KEYS}?{query}")).await;
-        assert_eq!(
-            reply.error_code(StatusCode::BAD_REQUEST),
-            "invalid_request",
-            "{query}"
-        );
+        assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request", "{query}");
     }
     app.get(&format!("{KEYS}?limit=1000&page=9223372036854775807"))
         .await
@@ -319,10 +270,8 @@ async fn the_query_refuses_out_of_range_parameters() {
 async fn the_keyword_matches_names_and_translations_without_regard_to_case() {
     let app = TestApp::spawn().await;
     app.seed_project().await;
-    app.create_key("home.TITLE", &[], &[("en", "Welcome")])
-        .await;
-    app.create_key("settings", &[], &[("fr", "Réglages ÉTÉ")])
-        .await;
+    app.create_key("home.TITLE", &[], &[("en", "Welcome")]).await;
+    app.create_key("settings", &[], &[("fr", "Réglages ÉTÉ")]).await;
     app.create_key("other", &[], &[("en", "nothing")]).await;
     let search = |keyword: &'static str| {
         let app = &app;
@@ -347,18 +296,14 @@ async fn the_keyword_matches_names_and_translations_without_regard_to_case() {
 async fn the_deprecated_patch_names_the_key_in_the_body() {
     let app = TestApp::spawn().await;
     app.seed_project().await;
-    app.create_key("errors/network", &[], &[("en", "Down")])
-        .await;
+    app.create_key("errors/network", &[], &[("en", "Down")]).await;
     let body = json!({"name": "errors/network", "translations": [{"language": "fr", "content": "En panne"}]});
     app.patch(KEYS, body).await.assert_ok(StatusCode::OK);
     let key = app
         .get(&format!("{KEYS}/errors%2Fnetwork"))
         .await
         .assert_ok(StatusCode::OK);
-    assert_eq!(
-        key["data"]["translation"],
-        json!({"en": "Down", "fr": "En panne"})
-    );
+    assert_eq!(key["data"]["translation"], json!({"en": "Down", "fr": "En panne"}));
     assert_eq!(
         app.patch(KEYS, json!({"name": "ghost"}))
             .await
@@ -382,9 +327,7 @@ async fn a_key_named_export_is_found_through_the_query_and_changed_by_its_path()
     app.patch(&format!("{KEYS}/export"), json!({"tags": ["x"]}))
         .await
         .assert_ok(StatusCode::OK);
-    app.delete(&format!("{KEYS}/export"))
-        .await
-        .assert_ok(StatusCode::OK);
+    app.delete(&format!("{KEYS}/export")).await.assert_ok(StatusCode::OK);
     assert_eq!(names(&app.get(KEYS).await.json()), Vec::<String>::new());
 }
 
@@ -392,12 +335,8 @@ async fn a_key_named_export_is_found_through_the_query_and_changed_by_its_path()
 async fn key_files_are_written_for_review() {
     let app = TestApp::spawn().await;
     app.seed_project().await;
-    app.create_key(
-        "home.title",
-        &["ui"],
-        &[("pt-BR", "Início"), ("en", "Two\nlines")],
-    )
-    .await;
+    app.create_key("home.title", &["ui"], &[("pt-BR", "Início"), ("en", "Two\nlines")])
+        .await;
     let path = app.git(&[
         "ls-tree",
         "-r",
@@ -434,32 +373,17 @@ async fn key_changes_need_write_access() {
     app.seed_project().await;
     let body = json!({"name": "k"});
     let reply = app
-        .call(
-            Method::POST,
-            KEYS,
-            Some(body.clone()),
-            Some(&app.read_token),
-        )
+        .call(Method::POST, KEYS, Some(body.clone()), Some(&app.read_token))
         .await;
     assert_eq!(reply.error_code(StatusCode::FORBIDDEN), "forbidden");
     app.call(Method::POST, KEYS, Some(body), Some(&app.write_token))
         .await
         .assert_ok(StatusCode::CREATED);
-    app.call(
-        Method::GET,
-        &format!("{KEYS}/k"),
-        None,
-        Some(&app.read_token),
-    )
-    .await
-    .assert_ok(StatusCode::OK);
+    app.call(Method::GET, &format!("{KEYS}/k"), None, Some(&app.read_token))
+        .await
+        .assert_ok(StatusCode::OK);
     let reply = app
-        .call(
-            Method::DELETE,
-            &format!("{KEYS}/k"),
-            None,
-            Some(&app.read_token),
-        )
+        .call(Method::DELETE, &format!("{KEYS}/k"), None, Some(&app.read_token))
         .await;
     assert_eq!(reply.error_code(StatusCode::FORBIDDEN), "forbidden");
     assert_eq!(app.git(&["log", "-1", "--format=%an"]).trim(), "writer");

@@ -35,19 +35,13 @@ async fn the_checked_in_openapi_documents_match_the_handlers() {
 #[tokio::test]
 async fn every_operation_has_an_id_a_summary_and_documented_errors() {
     let app = TestApp::spawn().await;
-    let spec = app
-        .call(Method::GET, "/openapi.json", None, None)
-        .await
-        .json();
+    let spec = app.call(Method::GET, "/openapi.json", None, None).await.json();
     let mut operations = 0;
     for (path, item) in spec["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {
             operations += 1;
             let name = format!("{method} {path}");
-            assert!(
-                operation["operationId"].is_string(),
-                "{name} has no operationId"
-            );
+            assert!(operation["operationId"].is_string(), "{name} has no operationId");
             assert!(operation["summary"].is_string(), "{name} has no summary");
             assert_eq!(
                 operation["security"][0]["TokenAuth"],

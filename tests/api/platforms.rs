@@ -54,14 +54,11 @@ fn python() -> String {
 }
 
 fn aapt2() -> PathBuf {
-    [
-        "/usr/bin/aapt2",
-        "/usr/lib/android-sdk/build-tools/debian/aapt2",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .find(|path| path.exists())
-    .expect("aapt2 is not installed: run the tests with `bash scripts/test.sh`, which installs it")
+    ["/usr/bin/aapt2", "/usr/lib/android-sdk/build-tools/debian/aapt2"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|path| path.exists())
+        .expect("aapt2 is not installed: run the tests with `bash scripts/test.sh`, which installs it")
 }
 
 fn framework_res() -> PathBuf {
@@ -75,12 +72,7 @@ fn framework_res() -> PathBuf {
 
 fn readback(kind: &str, path: &Path) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/readback.py");
-    let output = Command::new(python())
-        .arg(script)
-        .arg(kind)
-        .arg(path)
-        .output()
-        .unwrap();
+    let output = Command::new(python()).arg(script).arg(kind).arg(path).output().unwrap();
     assert!(
         output.status.success(),
         "readback {kind} {}: {}",
@@ -104,8 +96,7 @@ fn run(command: &mut Command) {
 /// n-th hard text in every language (with a language marker after it in all but `en`).
 async fn hard_app() -> (TestApp, BTreeMap<String, BTreeMap<String, String>>) {
     let app = TestApp::spawn().await;
-    app.post("/teams", json!({"name": "acme", "displayName": "Acme"}))
-        .await;
+    app.post("/teams", json!({"name": "acme", "displayName": "Acme"})).await;
     let project = json!({"name": "mobile", "displayName": "M", "languagesISO": ["en", "fr", "pt-BR", "zh-Hans"]});
     app.post("/teams/acme/projects", project)
         .await
@@ -139,9 +130,7 @@ async fn hard_app() -> (TestApp, BTreeMap<String, BTreeMap<String, String>>) {
 /// Exports every language as a zip and unpacks it into a temporary folder.
 async fn export_all(app: &TestApp, format: &str) -> tempfile::TempDir {
     let reply = app
-        .get(&format!(
-            "/teams/acme/projects/mobile/keys/export?type={format}"
-        ))
+        .get(&format!("/teams/acme/projects/mobile/keys/export?type={format}"))
         .await
         .assert_ok(StatusCode::OK);
     let address = reply["data"].as_str().unwrap();
@@ -188,10 +177,7 @@ async fn csv_files_read_back_exactly_in_python() {
         let rows = readback("csv", &dir.path().join(format!("{language}.csv")));
         let rows: Vec<Vec<String>> = serde_json::from_value(rows).unwrap();
         assert_eq!(rows[0], ["key", language.as_str()]);
-        let read: BTreeMap<String, String> = rows[1..]
-            .iter()
-            .map(|row| (row[0].clone(), row[1].clone()))
-            .collect();
+        let read: BTreeMap<String, String> = rows[1..].iter().map(|row| (row[0].clone(), row[1].clone())).collect();
         assert_eq!(&read, texts, "{language}");
     }
     let raw = std::fs::read(dir.path().join("en.csv")).unwrap();
@@ -205,8 +191,7 @@ async fn apple_strings_files_read_back_exactly_in_apples_parser() {
     for (language, texts) in &expected {
         let read = readback(
             "strings",
-            &dir.path()
-                .join(format!("{language}.lproj/Localizable.strings")),
+            &dir.path().join(format!("{language}.lproj/Localizable.strings")),
         );
         assert_eq!(&as_map(&read), texts, "{language}");
     }
@@ -219,7 +204,11 @@ async fn android_files_compile_link_and_read_back_exactly_in_aapt2() {
     let folders = ["values", "values-fr", "values-pt-rBR", "values-b+zh+Hans"];
     let work = tempfile::tempdir().unwrap();
     let manifest = work.path().join("AndroidManifest.xml");
-    std::fs::write(&manifest, "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\" package=\"com.example.locstore\"/>\n").unwrap();
+    std::fs::write(
+        &manifest,
+        "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\" package=\"com.example.locstore\"/>\n",
+    )
+    .unwrap();
 
     // All languages together: the qualifiers are valid and the files link into one app.
     let res = work.path().join("res");
@@ -308,7 +297,11 @@ async fn android_resource_names_are_mapped_and_still_compile() {
     std::fs::create_dir_all(work.path().join("res/values")).unwrap();
     std::fs::write(work.path().join("res/values/strings.xml"), xml).unwrap();
     let manifest = work.path().join("AndroidManifest.xml");
-    std::fs::write(&manifest, "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\" package=\"com.example.locstore\"/>\n").unwrap();
+    std::fs::write(
+        &manifest,
+        "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\" package=\"com.example.locstore\"/>\n",
+    )
+    .unwrap();
     let compiled = work.path().join("c.zip");
     run(Command::new(aapt2())
         .arg("compile")

@@ -6,24 +6,17 @@ use crate::helpers::TestApp;
 #[tokio::test]
 async fn a_project_gets_default_languages_and_is_listed_with_every_field() {
     let app = TestApp::spawn().await;
-    app.post("/teams", json!({"name": "acme", "displayName": "Acme"}))
-        .await;
-    app.post(
-        "/teams/acme/projects",
-        json!({"name": "web", "displayName": "Web"}),
-    )
-    .await
-    .assert_ok(StatusCode::CREATED);
+    app.post("/teams", json!({"name": "acme", "displayName": "Acme"})).await;
+    app.post("/teams/acme/projects", json!({"name": "web", "displayName": "Web"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
     app.post(
         "/teams/acme/projects",
         json!({"name": "app", "displayName": "App", "description": "Phones", "baseLanguageISO": "de", "languagesISO": ["fr"]}),
     )
     .await
     .assert_ok(StatusCode::CREATED);
-    let list = app
-        .get("/teams/acme/projects")
-        .await
-        .assert_ok(StatusCode::OK);
+    let list = app.get("/teams/acme/projects").await.assert_ok(StatusCode::OK);
     assert_eq!(
         list,
         json!({"data": [
@@ -31,10 +24,7 @@ async fn a_project_gets_default_languages_and_is_listed_with_every_field() {
             {"name": "web", "displayName": "Web", "description": "", "baseLanguageISO": "en", "languagesISO": ["en"]},
         ]})
     );
-    let one = app
-        .get("/teams/acme/projects/app")
-        .await
-        .assert_ok(StatusCode::OK);
+    let one = app.get("/teams/acme/projects/app").await.assert_ok(StatusCode::OK);
     assert_eq!(one["data"]["languagesISO"], json!(["de", "fr"]));
 }
 
@@ -43,10 +33,7 @@ async fn project_names_clash_without_regard_to_case_and_languages_are_checked() 
     let app = TestApp::spawn().await;
     app.seed_project().await;
     let reply = app
-        .post(
-            "/teams/acme/projects",
-            json!({"name": "MOBILE", "displayName": "M"}),
-        )
+        .post("/teams/acme/projects", json!({"name": "MOBILE", "displayName": "M"}))
         .await;
     assert_eq!(reply.error_code(StatusCode::CONFLICT), "conflict");
     for languages in [
@@ -75,10 +62,7 @@ async fn project_names_clash_without_regard_to_case_and_languages_are_checked() 
         .await;
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
     let reply = app
-        .post(
-            "/teams/ghost/projects",
-            json!({"name": "x", "displayName": "X"}),
-        )
+        .post("/teams/ghost/projects", json!({"name": "x", "displayName": "X"}))
         .await;
     assert_eq!(reply.error_code(StatusCode::NOT_FOUND), "not_found");
 }
@@ -98,11 +82,7 @@ async fn updating_a_project_answers_the_team_project_list_and_a_rename_moves_its
     assert_eq!(list["data"].as_array().unwrap().len(), 1);
     assert_eq!(list["data"][0]["name"], "phone");
     assert_eq!(list["data"][0]["description"], "New");
-    assert!(
-        app.repo()
-            .join("teams/acme/projects/phone/project.toml")
-            .exists()
-    );
+    assert!(app.repo().join("teams/acme/projects/phone/project.toml").exists());
     assert!(!app.repo().join("teams/acme/projects/mobile").exists());
     let keys = app
         .get("/teams/acme/projects/phone/keys")
@@ -116,21 +96,12 @@ async fn a_new_base_language_is_added_to_the_languages() {
     let app = TestApp::spawn().await;
     app.seed_project().await;
     let list = app
-        .patch(
-            "/teams/acme/projects/mobile",
-            json!({"baseLanguageISO": "de"}),
-        )
+        .patch("/teams/acme/projects/mobile", json!({"baseLanguageISO": "de"}))
         .await
         .assert_ok(StatusCode::OK);
-    assert_eq!(
-        list["data"][0]["languagesISO"],
-        json!(["de", "en", "fr", "pt-BR"])
-    );
+    assert_eq!(list["data"][0]["languagesISO"], json!(["de", "en", "fr", "pt-BR"]));
     let list = app
-        .patch(
-            "/teams/acme/projects/mobile",
-            json!({"languagesISO": ["fr"]}),
-        )
+        .patch("/teams/acme/projects/mobile", json!({"languagesISO": ["fr"]}))
         .await
         .assert_ok(StatusCode::OK);
     assert_eq!(list["data"][0]["languagesISO"], json!(["de", "fr"]));
@@ -143,12 +114,9 @@ async fn removing_a_language_removes_its_translations_in_the_same_commit() {
     app.create_key("a", &[], &[("en", "A"), ("fr", "Ah")]).await;
     app.create_key("b", &[], &[("en", "B")]).await;
     let before = app.commit_count();
-    app.patch(
-        "/teams/acme/projects/mobile",
-        json!({"languagesISO": ["en", "pt-BR"]}),
-    )
-    .await
-    .assert_ok(StatusCode::OK);
+    app.patch("/teams/acme/projects/mobile", json!({"languagesISO": ["en", "pt-BR"]}))
+        .await
+        .assert_ok(StatusCode::OK);
     assert_eq!(app.commit_count(), before + 1);
     let key = app
         .get("/teams/acme/projects/mobile/keys/a")
@@ -169,11 +137,8 @@ async fn removing_a_language_removes_its_translations_in_the_same_commit() {
 async fn a_project_is_deleted_by_its_path_and_by_the_deprecated_path() {
     let app = TestApp::spawn().await;
     app.seed_project().await;
-    app.post(
-        "/teams/acme/projects",
-        json!({"name": "web", "displayName": "Web"}),
-    )
-    .await;
+    app.post("/teams/acme/projects", json!({"name": "web", "displayName": "Web"}))
+        .await;
     assert_eq!(
         app.delete("/teams/acme/projects/mobile")
             .await
@@ -181,15 +146,11 @@ async fn a_project_is_deleted_by_its_path_and_by_the_deprecated_path() {
         json!({"success": true})
     );
     assert_eq!(
-        app.delete("/teams/acme/web")
-            .await
-            .assert_ok(StatusCode::OK),
+        app.delete("/teams/acme/web").await.assert_ok(StatusCode::OK),
         json!({"success": true})
     );
     assert_eq!(
-        app.get("/teams/acme/projects")
-            .await
-            .assert_ok(StatusCode::OK),
+        app.get("/teams/acme/projects").await.assert_ok(StatusCode::OK),
         json!({"data": []})
     );
     assert_eq!(
@@ -205,8 +166,7 @@ async fn a_project_is_deleted_by_its_path_and_by_the_deprecated_path() {
 async fn project_changes_need_write_access_and_a_visible_team() {
     let app = TestApp::spawn().await;
     app.seed_project().await;
-    app.post("/teams", json!({"name": "other", "displayName": "O"}))
-        .await;
+    app.post("/teams", json!({"name": "other", "displayName": "O"})).await;
     let body = json!({"name": "x", "displayName": "X"});
     let reply = app
         .call(
@@ -236,12 +196,7 @@ async fn project_changes_need_write_access_and_a_visible_team() {
         .await;
     assert_eq!(reply.error_code(StatusCode::NOT_FOUND), "not_found");
     let reply = app
-        .call(
-            poem::http::Method::GET,
-            "/teams",
-            None,
-            Some(&app.acme_token),
-        )
+        .call(poem::http::Method::GET, "/teams", None, Some(&app.acme_token))
         .await;
     assert_eq!(
         reply.assert_ok(StatusCode::OK),

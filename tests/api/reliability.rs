@@ -42,10 +42,7 @@ fn all_keys(server: &Server) -> BTreeSet<String> {
         if data.is_empty() {
             break;
         }
-        names.extend(
-            data.iter()
-                .map(|item| item["name"].as_str().unwrap().to_owned()),
-        );
+        names.extend(data.iter().map(|item| item["name"].as_str().unwrap().to_owned()));
     }
     names
 }
@@ -82,8 +79,15 @@ fn a_kill_9_at_a_random_moment_loses_no_acknowledged_change() {
             std::thread::spawn(move || {
                 for index in 0.. {
                     let name = format!("w{writer}-{index}");
-                    let body = format!(r#"{{"name":"{name}","translations":[{{"language":"fr","content":"texte {index}"}}]}}"#);
-                    match try_http(&format!("{base}/teams/acme/projects/mobile/keys"), "POST", Some(TOKEN), Some(&body)) {
+                    let body = format!(
+                        r#"{{"name":"{name}","translations":[{{"language":"fr","content":"texte {index}"}}]}}"#
+                    );
+                    match try_http(
+                        &format!("{base}/teams/acme/projects/mobile/keys"),
+                        "POST",
+                        Some(TOKEN),
+                        Some(&body),
+                    ) {
                         Ok((201, _)) => acknowledged.lock().unwrap().push(name),
                         Ok((0, _)) | Err(_) => return,
                         Ok((status, body)) => panic!("unexpected answer {status}: {body}"),
@@ -110,19 +114,10 @@ fn a_kill_9_at_a_random_moment_loses_no_acknowledged_change() {
     git_in(&repo, &["fsck", "--strict"]);
     let server = Server::start(dir.path(), &env);
     let present = all_keys(&server);
-    let lost: Vec<&String> = acknowledged
-        .iter()
-        .filter(|name| !present.contains(*name))
-        .collect();
-    assert!(
-        lost.is_empty(),
-        "acknowledged but lost after kill -9: {lost:?}"
-    );
+    let lost: Vec<&String> = acknowledged.iter().filter(|name| !present.contains(*name)).collect();
+    assert!(lost.is_empty(), "acknowledged but lost after kill -9: {lost:?}");
     // Each key present is exactly one commit on top of the three set-up commits.
-    let commits: usize = git_in(&repo, &["rev-list", "--count", "HEAD"])
-        .trim()
-        .parse()
-        .unwrap();
+    let commits: usize = git_in(&repo, &["rev-list", "--count", "HEAD"]).trim().parse().unwrap();
     assert_eq!(commits, 3 + present.len());
     server.terminate();
     assert_eq!(git_in(&repo, &["status", "--porcelain"]), "");
@@ -144,9 +139,13 @@ async fn concurrent_writers_get_one_commit_each_in_a_serial_order() {
             let mut acknowledged = 0;
             for index in 0..10 {
                 let name = format!("w{writer}-{index}");
-                app.create_key(&name, &[], &[("en", "one")]).await.assert_ok(StatusCode::CREATED);
+                app.create_key(&name, &[], &[("en", "one")])
+                    .await
+                    .assert_ok(StatusCode::CREATED);
                 let update = json!({"translations": [{"language": "en", "content": format!("{writer}-{index}")}]});
-                app.patch("/teams/acme/projects/mobile/keys/shared", update).await.assert_ok(StatusCode::OK);
+                app.patch("/teams/acme/projects/mobile/keys/shared", update)
+                    .await
+                    .assert_ok(StatusCode::OK);
                 acknowledged += 2;
             }
             acknowledged
@@ -178,14 +177,8 @@ async fn concurrent_writers_get_one_commit_each_in_a_serial_order() {
         .unwrap()
         .to_owned();
     let at_last_update = app.git(&["show", &format!("{}:{shared_path}", last_update.trim())]);
-    let served = app
-        .get("/teams/acme/projects/mobile/keys/shared")
-        .await
-        .json();
-    let text = served["data"]["translation"]["en"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let served = app.get("/teams/acme/projects/mobile/keys/shared").await.json();
+    let text = served["data"]["translation"]["en"].as_str().unwrap().to_owned();
     assert!(
         at_last_update.contains(&format!("en = \"{text}\"")),
         "{at_last_update} vs {text}"
@@ -251,9 +244,7 @@ async fn hostile_path_segments_never_escape_or_fail_the_server() {
             }
         }
         // As names in bodies too.
-        let reply = app
-            .post("/teams", json!({"name": segment, "displayName": "x"}))
-            .await;
+        let reply = app.post("/teams", json!({"name": segment, "displayName": "x"})).await;
         assert!(
             reply.status.is_client_error() || reply.status == StatusCode::CREATED,
             "{segment}: {}",
@@ -274,15 +265,9 @@ async fn hostile_path_segments_never_escape_or_fail_the_server() {
             "{file}"
         );
         assert!(file.len() <= 200, "{file}");
-        assert!(
-            file.split('/').all(|part| part != ".." && !part.is_empty()),
-            "{file}"
-        );
+        assert!(file.split('/').all(|part| part != ".." && !part.is_empty()), "{file}");
     }
-    assert!(
-        app.commit_count() > before,
-        "valid odd names such as CON were created"
-    );
+    assert!(app.commit_count() > before, "valid odd names such as CON were created");
     let outside: Vec<_> = std::fs::read_dir(app.dir.path())
         .unwrap()
         .map(|entry| entry.unwrap().file_name())
@@ -323,11 +308,7 @@ async fn hostile_bodies_and_parameters_get_clear_client_errors() {
             vec![b'x'; 10 * 1024 * 1024],
             StatusCode::PAYLOAD_TOO_LARGE,
         ),
-        (
-            "application/json",
-            deep.into_bytes(),
-            StatusCode::BAD_REQUEST,
-        ),
+        ("application/json", deep.into_bytes(), StatusCode::BAD_REQUEST),
         (
             "application/json",
             b"{\"name\": \"\xff\xfe\", \"displayName\": \"x\"}".to_vec(),
@@ -361,14 +342,8 @@ async fn hostile_bodies_and_parameters_get_clear_client_errors() {
         "limit=18446744073709551616",
         "page=1e3",
     ] {
-        let reply = app
-            .get(&format!("/teams/acme/projects/mobile/keys?{query}"))
-            .await;
-        assert_eq!(
-            reply.error_code(StatusCode::BAD_REQUEST),
-            "invalid_request",
-            "{query}"
-        );
+        let reply = app.get(&format!("/teams/acme/projects/mobile/keys?{query}")).await;
+        assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request", "{query}");
     }
     let many_tags: String = (0..2000).map(|index| format!("tags=t{index}&")).collect();
     let reply = app
@@ -377,9 +352,7 @@ async fn hostile_bodies_and_parameters_get_clear_client_errors() {
         ))
         .await;
     assert_eq!(reply.status, StatusCode::OK);
-    let many_keywords: String = (0..2000)
-        .map(|index| format!("keyword=k{index}&"))
-        .collect();
+    let many_keywords: String = (0..2000).map(|index| format!("keyword=k{index}&")).collect();
     let reply = app
         .get(&format!("/teams/acme/projects/mobile/keys?{many_keywords}"))
         .await;
@@ -423,9 +396,7 @@ fn slow_clients_are_cut_off_and_do_not_stall_others() {
     );
 
     let started = Instant::now();
-    stalled_body
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
+    stalled_body.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut answer = String::new();
     let _ = stalled_body.read_to_string(&mut answer);
     assert!(
@@ -433,17 +404,12 @@ fn slow_clients_are_cut_off_and_do_not_stall_others() {
         "a stalled body gets 408: {answer:?}"
     );
     assert!(answer.contains("request_timeout"), "{answer}");
-    silent
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
+    silent.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut rest = Vec::new();
     let closed = silent.read_to_end(&mut rest);
     // A reset counts as closed too; only a read that times out means the server kept waiting.
     let kept_open = matches!(&closed, Err(err) if matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut));
-    assert!(
-        !kept_open,
-        "the silent connection is closed by the server: {closed:?}"
-    );
+    assert!(!kept_open, "the silent connection is closed by the server: {closed:?}");
     assert!(started.elapsed() < Duration::from_secs(8));
     server.terminate();
 }

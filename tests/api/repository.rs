@@ -31,9 +31,7 @@ async fn each_change_is_one_commit_and_reads_failures_and_no_ops_are_none() {
         .await
         .assert_ok(StatusCode::OK);
     // Failures commit nothing.
-    app.create_key("k", &[], &[])
-        .await
-        .error_code(StatusCode::CONFLICT);
+    app.create_key("k", &[], &[]).await.error_code(StatusCode::CONFLICT);
     app.create_key("x", &[], &[("de", "nein")])
         .await
         .error_code(StatusCode::BAD_REQUEST);
@@ -98,8 +96,7 @@ async fn commits_name_the_change_the_author_and_the_committer() {
 async fn a_restart_on_the_same_data_dir_serves_the_same_data() {
     let app = TestApp::spawn().await;
     app.seed_project().await;
-    app.create_key("k", &["t"], &[("en", "Hello"), ("fr", "Salut")])
-        .await;
+    app.create_key("k", &["t"], &[("en", "Hello"), ("fr", "Salut")]).await;
     let keys_before = app.get("/teams/acme/projects/mobile/keys").await.json();
     let dir = app.stop().await;
 
@@ -108,10 +105,7 @@ async fn a_restart_on_the_same_data_dir_serves_the_same_data() {
         app.get("/teams").await.json(),
         json!({"data": [{"name": "acme", "displayName": "Acme"}]})
     );
-    assert_eq!(
-        app.get("/teams/acme/projects/mobile/keys").await.json(),
-        keys_before
-    );
+    assert_eq!(app.get("/teams/acme/projects/mobile/keys").await.json(), keys_before);
     assert_eq!(app.git(&["status", "--porcelain"]), "");
     assert_eq!(app.commit_count(), 4);
 }
@@ -142,11 +136,7 @@ async fn a_repository_edited_and_committed_by_hand_is_served_as_edited() {
     )
     .unwrap();
     std::fs::create_dir_all(repo.join("teams/beta")).unwrap();
-    std::fs::write(
-        repo.join("teams/beta/team.toml"),
-        "display_name = \"Beta by hand\"\n",
-    )
-    .unwrap();
+    std::fs::write(repo.join("teams/beta/team.toml"), "display_name = \"Beta by hand\"\n").unwrap();
     git_in(&repo, &["add", "-A"]);
     git_in(&repo, &["commit", "-q", "-m", "Edit by hand"]);
 
@@ -160,14 +150,9 @@ async fn a_repository_edited_and_committed_by_hand_is_served_as_edited() {
         json!({"name": "k", "tags": ["edited"], "translation": {"en": "Hi by hand"}})
     );
     let teams = app.get("/teams").await.json();
-    assert_eq!(
-        teams["data"][1],
-        json!({"name": "beta", "displayName": "Beta by hand"})
-    );
+    assert_eq!(teams["data"][1], json!({"name": "beta", "displayName": "Beta by hand"}));
     // The server goes on committing on top of the hand-made commit.
-    app.create_key("k2", &[], &[])
-        .await
-        .assert_ok(StatusCode::CREATED);
+    app.create_key("k2", &[], &[]).await.assert_ok(StatusCode::CREATED);
     assert_eq!(
         app.git(&["log", "-2", "--format=%s"]).lines().nth(1),
         Some("Edit by hand")
@@ -182,11 +167,7 @@ async fn after_a_crash_uncommitted_debris_is_cleared_at_start() {
     let dir = app.stop().await;
     let repo = dir.path().join("repo");
     std::fs::remove_file(repo.join(".git/locstore-clean-shutdown")).unwrap();
-    std::fs::write(
-        repo.join("teams/acme/team.toml"),
-        "display_name = \"half written\"\n",
-    )
-    .unwrap();
+    std::fs::write(repo.join("teams/acme/team.toml"), "display_name = \"half written\"\n").unwrap();
     std::fs::write(repo.join("teams/acme/stray.toml"), "junk").unwrap();
     std::fs::write(repo.join(".git/index.lock"), "").unwrap();
 

@@ -14,13 +14,12 @@ struct Operation {
 }
 
 fn operations() -> Vec<Operation> {
-    let op =
-        |method: Method, path: &'static str, body: Option<Value>, needs: &'static str| Operation {
-            method,
-            path,
-            body,
-            needs,
-        };
+    let op = |method: Method, path: &'static str, body: Option<Value>, needs: &'static str| Operation {
+        method,
+        path,
+        body,
+        needs,
+    };
     vec![
         op(Method::GET, "/teams", None, "read"),
         op(
@@ -49,24 +48,14 @@ fn operations() -> Vec<Operation> {
             Some(json!({"description": "d"})),
             "write",
         ),
-        op(
-            Method::GET,
-            "/teams/acme/projects/mobile/keys",
-            None,
-            "read",
-        ),
+        op(Method::GET, "/teams/acme/projects/mobile/keys", None, "read"),
         op(
             Method::POST,
             "/teams/acme/projects/mobile/keys",
             Some(json!({"name": "new.key"})),
             "write",
         ),
-        op(
-            Method::GET,
-            "/teams/acme/projects/mobile/keys/k",
-            None,
-            "read",
-        ),
+        op(Method::GET, "/teams/acme/projects/mobile/keys/k", None, "read"),
         op(
             Method::PATCH,
             "/teams/acme/projects/mobile/keys/k",
@@ -85,12 +74,7 @@ fn operations() -> Vec<Operation> {
             None,
             "read",
         ),
-        op(
-            Method::DELETE,
-            "/teams/acme/projects/mobile/keys/k",
-            None,
-            "write",
-        ),
+        op(Method::DELETE, "/teams/acme/projects/mobile/keys/k", None, "write"),
         op(Method::DELETE, "/teams/acme/projects/mobile", None, "write"),
         op(Method::DELETE, "/teams/acme/other", None, "write"),
         op(Method::DELETE, "/teams/acme", None, "admin"),
@@ -111,13 +95,9 @@ async fn fresh() -> TestApp {
     let app = TestApp::spawn().await;
     app.seed_project().await;
     app.create_key("k", &[], &[("en", "K")]).await;
-    app.post(
-        "/teams/acme/projects",
-        json!({"name": "other", "displayName": "O"}),
-    )
-    .await;
-    app.post("/teams", json!({"name": "beta", "displayName": "B"}))
+    app.post("/teams/acme/projects", json!({"name": "other", "displayName": "O"}))
         .await;
+    app.post("/teams", json!({"name": "beta", "displayName": "B"})).await;
     app
 }
 
@@ -127,12 +107,7 @@ async fn each_access_level_may_do_exactly_what_it_should_on_every_endpoint() {
         // Operations change state, so each runs on a fresh app.
         for operation in operations() {
             let app = fresh().await;
-            let token = [
-                app.read_token.clone(),
-                app.write_token.clone(),
-                ADMIN.to_owned(),
-            ][pick]
-                .clone();
+            let token = [app.read_token.clone(), app.write_token.clone(), ADMIN.to_owned()][pick].clone();
             let before = app.commit_count();
             let reply = app
                 .call(
@@ -151,11 +126,7 @@ async fn each_access_level_may_do_exactly_what_it_should_on_every_endpoint() {
                     String::from_utf8_lossy(&reply.body)
                 );
             } else {
-                assert_eq!(
-                    reply.error_code(StatusCode::FORBIDDEN),
-                    "forbidden",
-                    "{name}"
-                );
+                assert_eq!(reply.error_code(StatusCode::FORBIDDEN), "forbidden", "{name}");
                 assert_eq!(app.commit_count(), before, "{name} committed nothing");
             }
         }
@@ -167,12 +138,7 @@ async fn without_a_token_every_endpoint_is_unauthorized() {
     let app = fresh().await;
     for operation in operations() {
         let reply = app
-            .call(
-                operation.method.clone(),
-                operation.path,
-                operation.body.clone(),
-                None,
-            )
+            .call(operation.method.clone(), operation.path, operation.body.clone(), None)
             .await;
         assert_eq!(
             reply.error_code(StatusCode::UNAUTHORIZED),

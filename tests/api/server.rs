@@ -49,9 +49,7 @@ impl Server {
                 server.first_lines
             );
             let line = line.trim_end().to_owned();
-            let address = line
-                .strip_prefix("locstore listening on ")
-                .map(str::to_owned);
+            let address = line.strip_prefix("locstore listening on ").map(str::to_owned);
             server.first_lines.push(line);
             if let Some(address) = address {
                 server.base = address;
@@ -60,13 +58,7 @@ impl Server {
         }
     }
 
-    pub fn request(
-        &self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        body: Option<&str>,
-    ) -> (u16, String) {
+    pub fn request(&self, method: &str, path: &str, token: Option<&str>, body: Option<&str>) -> (u16, String) {
         http(&format!("{}{path}", self.base), method, token, body)
     }
 
@@ -75,10 +67,7 @@ impl Server {
         // SAFETY: kill with a valid pid of our own child process.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
         let status = self.child.wait().unwrap();
-        assert!(
-            status.success(),
-            "the server exits cleanly on SIGTERM: {status}"
-        );
+        assert!(status.success(), "the server exits cleanly on SIGTERM: {status}");
     }
 }
 
@@ -95,12 +84,7 @@ pub fn http(url: &str, method: &str, token: Option<&str>, body: Option<&str>) ->
 }
 
 /// Like [`http`], but a connection failure is an error rather than a panic.
-pub fn try_http(
-    url: &str,
-    method: &str,
-    token: Option<&str>,
-    body: Option<&str>,
-) -> std::io::Result<(u16, String)> {
+pub fn try_http(url: &str, method: &str, token: Option<&str>, body: Option<&str>) -> std::io::Result<(u16, String)> {
     let rest = url.strip_prefix("http://").expect("an http URL");
     let (host, path) = rest
         .split_once('/')
@@ -170,24 +154,14 @@ fn the_binary_listens_on_a_free_port_serves_a_download_and_stops_cleanly() {
     let project = r#"{"name":"mobile","displayName":"Mobile","languagesISO":["en","fr"]}"#;
     assert_eq!(
         server
-            .request(
-                "POST",
-                "/teams/acme/projects",
-                Some("secret"),
-                Some(project)
-            )
+            .request("POST", "/teams/acme/projects", Some("secret"), Some(project))
             .0,
         201
     );
     let key = r#"{"name":"errors/network","tags":[],"translations":[{"language":"fr","content":"Réseau"}]}"#;
     assert_eq!(
         server
-            .request(
-                "POST",
-                "/teams/acme/projects/mobile/keys",
-                Some("secret"),
-                Some(key)
-            )
+            .request("POST", "/teams/acme/projects/mobile/keys", Some("secret"), Some(key))
             .0,
         201
     );
@@ -203,10 +177,7 @@ fn the_binary_listens_on_a_free_port_serves_a_download_and_stops_cleanly() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(
-        address.starts_with(&format!("{}/exports/", server.base)),
-        "{address}"
-    );
+    assert!(address.starts_with(&format!("{}/exports/", server.base)), "{address}");
     assert!(address.ends_with("/fr.json"), "{address}");
     let (status, file) = http(&address, "GET", None, None);
     assert_eq!(status, 200);
@@ -217,11 +188,7 @@ fn the_binary_listens_on_a_free_port_serves_a_download_and_stops_cleanly() {
 
     server.terminate();
     let repo = dir.path().join("repo");
-    assert_eq!(
-        git_in(&repo, &["status", "--porcelain"]),
-        "",
-        "clean after a stop"
-    );
+    assert_eq!(git_in(&repo, &["status", "--porcelain"]), "", "clean after a stop");
     assert_eq!(git_in(&repo, &["rev-list", "--count", "HEAD"]).trim(), "4");
 }
 
@@ -241,12 +208,7 @@ fn the_first_start_without_tokens_prints_an_admin_token_once() {
     server.terminate();
 
     let server = Server::start(dir.path(), &[]);
-    assert_eq!(
-        server.first_lines.len(),
-        1,
-        "no second token: {:?}",
-        server.first_lines
-    );
+    assert_eq!(server.first_lines.len(), 1, "no second token: {:?}", server.first_lines);
     assert_eq!(
         server
             .request(
@@ -261,29 +223,14 @@ fn the_first_start_without_tokens_prints_an_admin_token_once() {
 
     // A token created while the server runs works at once.
     let output = Command::new(env!("CARGO_BIN_EXE_locstore"))
-        .args([
-            "token",
-            "create",
-            "--name",
-            "ci-bot",
-            "--access",
-            "read",
-            "--data-dir",
-        ])
+        .args(["token", "create", "--name", "ci-bot", "--access", "read", "--data-dir"])
         .arg(dir.path())
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let stdout = String::from_utf8(output.stdout).unwrap();
     let read_token = stdout.lines().next().unwrap();
-    assert_eq!(
-        server.request("GET", "/teams", Some(read_token), None).0,
-        200
-    );
+    assert_eq!(server.request("GET", "/teams", Some(read_token), None).0, 200);
     assert_eq!(
         server
             .request(
@@ -314,9 +261,6 @@ fn a_second_server_on_the_same_repository_refuses_to_start() {
         .unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("in use by another locstore process"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("in use by another locstore process"), "{stderr}");
     first.terminate();
 }

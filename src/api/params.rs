@@ -1,0 +1,158 @@
+//! Names as they arrive in paths and bodies: poem-openapi types that parse straight into the
+//! validated domain names and publish the rules (pattern, length) in the OpenAPI schema, so
+//! that clients and fuzzers know what is valid before they send it.
+
+use std::borrow::Cow;
+
+use poem_openapi::registry::{MetaSchema, MetaSchemaRef};
+use poem_openapi::types::{ParseError, ParseFromJSON, ParseFromParameter, ParseResult, ToJSON, Type};
+use serde_json::Value;
+
+use crate::domain::names::{DisplayName, KeyName, LanguageCode, ProjectName, Tag, TeamName};
+
+/// The rules as JSON Schema patterns. They are written so that Rust's, Python's and
+/// JavaScript's regular expressions read them the same way.
+pub const SLUG_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
+pub const LANGUAGE_PATTERN: &str = r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$";
+pub const KEY_PATTERN: &str =
+    r"^[^\s\u0000-\u001f\u007f-\u009f](?:[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f])?$";
+pub const DISPLAY_NAME_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
+pub const TAG_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]+$";
+/// Key names may be up to 1024 bytes; 256 characters always fit, whatever the script.
+const KEY_SCHEMA_MAX_CHARS: usize = 256;
+
+macro_rules! name_param {
+    ($(#[$doc:meta])* $param:ident, $domain:ty, $type_name:literal, $pattern:expr, $max:expr, $example:literal, $description:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct $param(pub $domain);
+
+        impl Type for $param {
+            const IS_REQUIRED: bool = true;
+            type RawValueType = Self;
+            type RawElementValueType = Self;
+
+            fn name() -> Cow<'static, str> {
+                $type_name.into()
+            }
+
+            fn schema_ref() -> MetaSchemaRef {
+                MetaSchemaRef::Inline(Box::new(MetaSchema {
+                    description: Some($description),
+                    pattern: Some($pattern.to_owned()),
+                    min_length: Some(1),
+                    max_length: Some($max),
+                    example: Some(Value::String($example.to_owned())),
+                    ..MetaSchema::new("string")
+                }))
+            }
+
+            fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+                Some(self)
+            }
+
+            fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+                Box::new(self.as_raw_value().into_iter())
+            }
+        }
+
+        impl ParseFromParameter for $param {
+            fn parse_from_parameter(value: &str) -> ParseResult<Self> {
+                <$domain>::parse(value).map(Self).map_err(|err| ParseError::custom(err.0))
+            }
+        }
+
+        impl ParseFromJSON for $param {
+            fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+                match value {
+                    Some(Value::String(text)) => <$domain>::parse(&text).map(Self).map_err(|err| ParseError::custom(err.0)),
+                    other => Err(ParseError::expected_type(other.unwrap_or_default())),
+                }
+            }
+        }
+
+        impl ToJSON for $param {
+            fn to_json(&self) -> Option<Value> {
+                Some(Value::String(self.0.to_string()))
+            }
+        }
+    };
+}
+
+name_param!(
+    /// A team name in a path or body.
+    TeamNameParam, TeamName, "team_name", SLUG_PATTERN, 64, "acme",
+    "A team identifier: 1 to 64 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; unique without regard to case."
+);
+name_param!(
+    /// A project name in a path or body.
+    ProjectNameParam, ProjectName, "project_name", SLUG_PATTERN, 64, "mobile",
+    "A project identifier: 1 to 64 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; unique in its team without regard to case."
+);
+name_param!(
+    /// A key name in a path or body.
+    KeyNameParam, KeyName, "key_name", KEY_PATTERN, KEY_SCHEMA_MAX_CHARS, "home.title",
+    "A key identifier: any text of 1 to 1024 bytes of UTF-8 without control characters and without leading or trailing white space; case-sensitive. Percent-encode it in paths (errors%2Fnetwork)."
+);
+name_param!(
+    /// A language code in a body.
+    LanguageParam, LanguageCode, "language_code", LANGUAGE_PATTERN, 64, "pt-BR",
+    "A language code such as en, en-US, pt_BR or zh-Hans."
+);
+name_param!(
+    /// A display name in a body.
+    DisplayNameParam, DisplayName, "display_name", DISPLAY_NAME_PATTERN, DisplayName::MAX_CHARS, "Acme Inc.",
+    "A human-readable name: 1 to 256 characters, not blank, without control characters other than line breaks and tabs."
+);
+name_param!(
+    /// A tag in a body.
+    TagParam, Tag, "tag", TAG_PATTERN, Tag::MAX_CHARS, "onboarding",
+    "A tag: 1 to 128 characters without control characters."
+);
+
+/// Language codes in a query parameter: one code or several separated by commas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LanguageListParam(pub Vec<LanguageCode>);
+
+pub const LANGUAGE_LIST_PATTERN: &str =
+    r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*(,[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*)*$";
+
+impl Type for LanguageListParam {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> Cow<'static, str> {
+        "language_list".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            description: Some("One language code, or several separated by commas."),
+            pattern: Some(LANGUAGE_LIST_PATTERN.to_owned()),
+            example: Some(Value::String("en,pt-BR".to_owned())),
+            ..MetaSchema::new("string")
+        }))
+    }
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl ParseFromParameter for LanguageListParam {
+    fn parse_from_parameter(value: &str) -> ParseResult<Self> {
+        value
+            .split(',')
+            .map(str::trim)
+            .filter(|code| !code.is_empty())
+            .map(LanguageCode::parse)
+            .collect::<Result<Vec<_>, _>>()
+            .map(Self)
+            .map_err(|err| ParseError::custom(err.0))
+    }
+}
