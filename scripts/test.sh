@@ -7,15 +7,17 @@
 # - git: the tests read repositories back with the git CLI (rev-list, status, fsck).
 # - aapt (aapt2) and android-framework-res: Android's own resource compiler, to prove that
 #   exported strings.xml files compile, link and read back unchanged.
-# - a Python venv with openstep_plist: an independent reader of Apple .strings files; Python's
-#   own csv and json modules read the other formats back.
+# - a Python venv with openstep_plist (an independent reader of Apple .strings files; Python's
+#   own csv and json modules read the other formats back) and schemathesis (scripts/fuzz.sh
+#   fuzzes the live server from its own OpenAPI document after the cargo tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v git >/dev/null 2>&1 || need_apt+=(git)
+command -v curl >/dev/null 2>&1 || need_apt+=(curl)
 command -v aapt2 >/dev/null 2>&1 || [ -x /usr/lib/android-sdk/build-tools/debian/aapt2 ] || need_apt+=(aapt)
-[ -f /usr/lib/android-sdk/platforms/android-23/android.jar ] || ls /usr/lib/android-sdk/platforms/*/android.jar >/dev/null 2>&1 || need_apt+=(android-framework-res)
+[ -f /usr/share/android-framework-res/framework-res.apk ] || need_apt+=(android-framework-res)
 python3 -c 'import venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "scripts/test.sh: installing ${need_apt[*]}"
@@ -25,10 +27,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 venv=target/test-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist' >/dev/null 2>&1; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist, schemathesis' >/dev/null 2>&1; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check openstep_plist
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/test-requirements.txt
 fi
 export LOCSTORE_TEST_PYTHON="$PWD/$venv/bin/python"
 
 cargo test --locked "$@"
+bash scripts/fuzz.sh

@@ -14,6 +14,7 @@ use poem::{Endpoint, EndpointExt, IntoResponse, Request, Response, Route, Server
 use crate::api::{self, AppState, error::render_poem_error};
 use crate::config::{Config, Limits};
 use crate::export::downloads::{Clock, Downloads, content_type};
+use crate::routes::Routes;
 use crate::store::Store;
 use crate::tokens::TokenRegistry;
 
@@ -49,6 +50,8 @@ impl App {
     pub fn endpoint(&self) -> impl Endpoint<Output = Response> + 'static {
         let service = api::service(self.state.clone());
         let limits = self.limits;
+        let spec: serde_json::Value = serde_json::from_str(&service.spec()).unwrap_or_default();
+        let routes = Arc::new(Routes::new(&spec, OTHER_ROUTES));
         Route::new()
             .at("/healthz", get(healthz))
             .at("/openapi.json", service.spec_endpoint())
@@ -59,7 +62,10 @@ impl App {
             .around(move |endpoint, request| async move { read_body(endpoint, request, limits).await })
             .data(self.tokens.clone())
             .data(self.state.downloads.clone())
-            .around(move |endpoint, request| async move { observe(endpoint, request, limits).await })
+            .around(move |endpoint, request| {
+                let routes = routes.clone();
+                async move { observe(endpoint, request, limits, &routes).await }
+            })
     }
 
     /// Deletes expired exports now and then, for as long as the server runs.
@@ -136,9 +142,23 @@ fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     })
 }
 
+/// Routes served outside the OpenAPI document.
+const OTHER_ROUTES: &[(&str, &[&str])] = &[
+    ("/healthz", &["GET"]),
+    ("/openapi.json", &["GET"]),
+    ("/openapi.yaml", &["GET"]),
+    ("/docs", &["GET"]),
+    ("/exports/{id}/{path}", &["GET"]),
+];
+
 /// Per request: a request id (taken from `X-Request-Id` or made), JSON for every error, and
 /// one log line with method, path, status, duration and id. Tokens are never logged.
-async fn observe<E: Endpoint>(endpoint: Arc<E>, request: Request, limits: Limits) -> poem::Result<Response> {
+async fn observe<E: Endpoint>(
+    endpoint: Arc<E>,
+    request: Request,
+    limits: Limits,
+    routes: &Routes,
+) -> poem::Result<Response> {
     let started = Instant::now();
     let request_id = request
         .headers()
@@ -156,10 +176,19 @@ async fn observe<E: Endpoint>(endpoint: Arc<E>, request: Request, limits: Limits
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert("x-request-id", value);
     }
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED
+        && let Some(allow) = routes
+            .allowed_methods(&path)
+            .and_then(|allow| HeaderValue::from_str(&allow).ok())
+    {
+        response.headers_mut().insert(poem::http::header::ALLOW, allow);
+    }
     let status = response.status().as_u16();
+    let route = routes.template(&path).unwrap_or("unknown");
     tracing::info!(
         target: "locstore::request",
         method = %method,
+        route,
         path = %path,
         status,
         duration_ms = started.elapsed().as_secs_f64() * 1000.0,

@@ -18,8 +18,9 @@ pub const KEY_PATTERN: &str =
     r"^[^\s\u0000-\u001f\u007f-\u009f](?:[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f])?$";
 pub const DISPLAY_NAME_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
 pub const TAG_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]+$";
-/// Key names may be up to 1024 bytes; 256 characters always fit, whatever the script.
-const KEY_SCHEMA_MAX_CHARS: usize = 256;
+/// Key names may be up to 1024 bytes of UTF-8, a bound JSON Schema cannot state; 1024
+/// characters is that bound for ASCII names, and the description says the rest.
+const KEY_SCHEMA_MAX_CHARS: usize = 1024;
 
 macro_rules! name_param {
     ($(#[$doc:meta])* $param:ident, $domain:ty, $type_name:literal, $pattern:expr, $max:expr, $example:literal, $description:literal) => {

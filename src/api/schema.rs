@@ -73,12 +73,15 @@ pub struct CreateTeamRequest {
 #[derive(Debug, Object)]
 pub struct UpdateTeamRequest {
     /// A new team identifier (renames the team).
+    #[oai(nullable)]
     pub name: Option<TeamNameParam>,
     /// The same as `name`, as some clients send it; when both are given they must agree.
     #[oai(rename = "teamName")]
+    #[oai(nullable)]
     pub team_name: Option<TeamNameParam>,
     /// A new human-readable name.
     #[oai(rename = "displayName")]
+    #[oai(nullable)]
     pub display_name: Option<DisplayNameParam>,
 }
 
@@ -133,14 +136,17 @@ pub struct CreateProjectRequest {
     #[oai(rename = "displayName")]
     pub display_name: DisplayNameParam,
     /// A description; empty when left out.
+    #[oai(nullable)]
     pub description: Option<Text>,
     /// The base language, such as `en` or `pt-BR`; `en` when left out.
     #[oai(rename = "baseLanguageISO")]
+    #[oai(nullable)]
     pub base_language: Option<LanguageParam>,
     /// The project's languages; the base language alone when left out, and the base language
     /// is added when the list leaves it out. Two codes may not differ only by case or by
     /// `-`/`_`.
     #[oai(rename = "languagesISO")]
+    #[oai(nullable)]
     pub languages: Option<Vec<LanguageParam>>,
 }
 
@@ -149,17 +155,22 @@ pub struct CreateProjectRequest {
 #[derive(Debug, Object)]
 pub struct UpdateProjectRequest {
     /// A new project identifier (renames the project).
+    #[oai(nullable)]
     pub name: Option<ProjectNameParam>,
     /// A new human-readable name.
     #[oai(rename = "displayName")]
+    #[oai(nullable)]
     pub display_name: Option<DisplayNameParam>,
     /// A new description.
+    #[oai(nullable)]
     pub description: Option<Text>,
     /// A new base language; it is added to the languages when they leave it out.
     #[oai(rename = "baseLanguageISO")]
+    #[oai(nullable)]
     pub base_language: Option<LanguageParam>,
     /// The new list of languages (replaces the old one).
     #[oai(rename = "languagesISO")]
+    #[oai(nullable)]
     pub languages: Option<Vec<LanguageParam>>,
 }
 
@@ -216,8 +227,10 @@ pub struct CreateKeyRequest {
     /// white space; unique in the project (case-sensitive).
     pub name: KeyNameParam,
     /// Tags; repeated tags are dropped.
+    #[oai(nullable)]
     pub tags: Option<Vec<TagParam>>,
     /// One translation per language at most.
+    #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
 }
 
@@ -225,10 +238,13 @@ pub struct CreateKeyRequest {
 #[derive(Debug, Object)]
 pub struct UpdateKeyRequest {
     /// A new key identifier (renames the key).
+    #[oai(nullable)]
     pub name: Option<KeyNameParam>,
     /// The new tag list (replaces the old one).
+    #[oai(nullable)]
     pub tags: Option<Vec<TagParam>>,
     /// Translations to set; languages not listed keep their text, an empty `content` removes one.
+    #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
 }
 
@@ -238,8 +254,10 @@ pub struct UpdateKeyByBodyRequest {
     /// The key to change.
     pub name: KeyNameParam,
     /// The new tag list (replaces the old one).
+    #[oai(nullable)]
     pub tags: Option<Vec<TagParam>>,
     /// Translations to set.
+    #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
 }
 
