@@ -203,15 +203,21 @@ async fn observe<E: Endpoint>(
 /// ties up only its own connection, never the writer or a handler.
 async fn read_body<E: Endpoint>(endpoint: Arc<E>, mut request: Request, limits: Limits) -> poem::Result<Response> {
     let too_large = || poem::Error::from_status(StatusCode::PAYLOAD_TOO_LARGE);
+    let is_import = request.method() == poem::http::Method::POST && request.uri().path().ends_with("/keys/import");
+    let max_bytes = if is_import {
+        limits.max_import_bytes
+    } else {
+        limits.max_body_bytes
+    };
     let declared = request
         .headers()
         .get(poem::http::header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limits.max_body_bytes as u64) {
+    if declared.is_some_and(|length| length > max_bytes as u64) {
         return Err(too_large());
     }
-    let reading = request.take_body().into_bytes_limit(limits.max_body_bytes);
+    let reading = request.take_body().into_bytes_limit(max_bytes);
     let body = match tokio::time::timeout(limits.request_timeout, reading).await {
         Ok(Ok(body)) => body,
         Ok(Err(poem::error::ReadBodyError::PayloadTooLarge)) => return Err(too_large()),

@@ -74,6 +74,9 @@ pub struct ServeArgs {
     /// Largest accepted request body in bytes [default: 1048576].
     #[arg(long, env = "LOCSTORE_MAX_BODY_BYTES", value_name = "BYTES")]
     pub max_body_bytes: Option<usize>,
+    /// Largest accepted body of a key import in bytes [default: 67108864].
+    #[arg(long, env = "LOCSTORE_MAX_IMPORT_BYTES", value_name = "BYTES")]
+    pub max_import_bytes: Option<usize>,
     /// How long a client may take to send a request's headers or body, and how long an idle
     /// connection stays open, such as 30s [default: 30s].
     #[arg(long, env = "LOCSTORE_REQUEST_TIMEOUT", value_name = "DURATION")]
@@ -144,6 +147,7 @@ struct FileSettings {
     export_ttl: Option<String>,
     durability: Option<DurabilityArg>,
     max_body_bytes: Option<usize>,
+    max_import_bytes: Option<usize>,
     request_timeout: Option<String>,
     log_format: Option<LogFormat>,
     #[serde(default)]
@@ -155,6 +159,7 @@ struct FileSettings {
 }
 
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+pub const DEFAULT_MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What one request may cost the server.
@@ -162,6 +167,8 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Limits {
     /// Larger bodies get 413.
     pub max_body_bytes: usize,
+    /// The same for key imports, which carry many keys at once.
+    pub max_import_bytes: usize,
     /// Time to send a body (else 408), and the idle time after which a connection is closed.
     pub request_timeout: Duration,
 }
@@ -170,10 +177,12 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_import_bytes: DEFAULT_MAX_IMPORT_BYTES,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
         }
     }
 }
+
 pub const TOKENS_FILE: &str = "tokens.toml";
 
 impl Config {
@@ -226,8 +235,13 @@ impl Config {
         if request_timeout.is_zero() {
             bail!("the request timeout must be longer than zero");
         }
+        let max_import_bytes = args
+            .max_import_bytes
+            .or(file.max_import_bytes)
+            .unwrap_or(DEFAULT_MAX_IMPORT_BYTES);
         let limits = Limits {
             max_body_bytes,
+            max_import_bytes,
             request_timeout,
         };
         let log_format = args.log_format.or(file.log_format).unwrap_or_default();

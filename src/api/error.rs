@@ -149,8 +149,8 @@ pub fn render_poem_error(err: poem::Error, method: &str, path: &str, limits: &cr
         StatusCode::PAYLOAD_TOO_LARGE => body(
             "payload_too_large",
             format!(
-                "The request body is larger than the limit of {} bytes.",
-                limits.max_body_bytes
+                "The request body is larger than the limit of {} bytes ({} for key imports).",
+                limits.max_body_bytes, limits.max_import_bytes
             ),
         ),
         StatusCode::UNSUPPORTED_MEDIA_TYPE => body(

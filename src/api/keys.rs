@@ -182,8 +182,14 @@ impl KeysApi {
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         body: Json<UpdateKeyRequest>,
     ) -> Result<Done, ApiError> {
-        self.update(auth, team_name.0.0, project_name.0.0, export_key_name(), body.0)
-            .await
+        self.update(
+            auth,
+            team_name.0.0,
+            project_name.0.0,
+            reserved_key_name("export"),
+            body.0,
+        )
+        .await
     }
 
     /// Update a key (deprecated path)
@@ -243,7 +249,73 @@ impl KeysApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
     ) -> Result<Done, ApiError> {
-        self.delete(auth, team_name.0.0, project_name.0.0, export_key_name())
+        self.delete(auth, team_name.0.0, project_name.0.0, reserved_key_name("export"))
+            .await
+    }
+    /// Get the key named `import`
+    ///
+    /// The same as `GET .../keys/{keyName}` for the key named `import`, whose path is also
+    /// the import's (`POST`).
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/import",
+        method = "get",
+        operation_id = "getKeyNamedImport"
+    )]
+    async fn get_key_named_import(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+    ) -> Result<Json<KeyData>, ApiError> {
+        let team = auth.team(team_name.0.0)?;
+        let key = self
+            .state
+            .store
+            .key(&team, &project_name.0.0, &reserved_key_name("import"))
+            .await?;
+        Ok(Json(KeyData { data: key.into() }))
+    }
+
+    /// Update the key named `import`
+    ///
+    /// The same as `PATCH .../keys/{keyName}` for the key named `import`.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/import",
+        method = "patch",
+        operation_id = "updateKeyNamedImport"
+    )]
+    async fn update_key_named_import(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        body: Json<UpdateKeyRequest>,
+    ) -> Result<Done, ApiError> {
+        self.update(
+            auth,
+            team_name.0.0,
+            project_name.0.0,
+            reserved_key_name("import"),
+            body.0,
+        )
+        .await
+    }
+
+    /// Delete the key named `import`
+    ///
+    /// The same as `DELETE .../keys/{keyName}` for the key named `import`.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/import",
+        method = "delete",
+        operation_id = "deleteKeyNamedImport"
+    )]
+    async fn delete_key_named_import(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+    ) -> Result<Done, ApiError> {
+        self.delete(auth, team_name.0.0, project_name.0.0, reserved_key_name("import"))
             .await
     }
 }
@@ -304,8 +376,9 @@ fn writable_project(
     Ok((team, project))
 }
 
-fn export_key_name() -> KeyName {
-    KeyName::parse("export").expect("'export' is a valid key name")
+/// A key name that is also a fixed path segment (`export`, `import`).
+fn reserved_key_name(name: &str) -> KeyName {
+    KeyName::parse(name).expect("reserved path segments are valid key names")
 }
 
 fn tags(params: Vec<TagParam>) -> Vec<String> {

@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod error;
 pub mod export;
+pub mod import;
 pub mod keys;
 pub mod params;
 pub mod projects;
@@ -40,7 +41,13 @@ pub enum ApiTags {
     Export,
 }
 
-pub type Api = (teams::TeamsApi, projects::ProjectsApi, keys::KeysApi, export::ExportApi);
+pub type Api = (
+    teams::TeamsApi,
+    projects::ProjectsApi,
+    keys::KeysApi,
+    import::ImportApi,
+    export::ExportApi,
+);
 
 /// The OpenAPI service of the whole API.
 pub fn service(state: Arc<AppState>) -> OpenApiService<Api, ()> {
@@ -48,6 +55,7 @@ pub fn service(state: Arc<AppState>) -> OpenApiService<Api, ()> {
         teams::TeamsApi { state: state.clone() },
         projects::ProjectsApi { state: state.clone() },
         keys::KeysApi { state: state.clone() },
+        import::ImportApi { state: state.clone() },
         export::ExportApi { state },
     );
     OpenApiService::new(api, "locstore", env!("CARGO_PKG_VERSION")).description(DESCRIPTION)

@@ -3,7 +3,7 @@
 //! Only the writer thread changes the catalog, and only after the commit that the change
 //! describes is in HEAD, under the write lock, so a reader sees a change whole or not at all.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::domain::model::{Key, Project, Team};
 use crate::domain::names::{KeyName, ProjectName, TeamName};
@@ -26,9 +26,17 @@ pub struct ProjectEntry {
 }
 
 /// A project's keys, sorted by name in code point order.
+///
+/// Entries are boxed so that inserting into the middle of 100,000 of them moves pointers, not
+/// whole entries; a page is then a slice of the vector, found by position.
 #[derive(Default)]
 pub struct KeyIndex {
-    entries: Vec<KeyEntry>,
+    // Clippy's `vec_box` assumes small elements; a `KeyEntry` is a few hundred bytes, and moving
+    // 100,000 of them per insertion is what the boxes avoid.
+    #[allow(clippy::vec_box)]
+    entries: Vec<Box<KeyEntry>>,
+    /// Which key each file belongs to, to refuse a new key whose file is taken.
+    owners: HashMap<String, KeyName>,
 }
 
 pub struct KeyEntry {
@@ -73,18 +81,61 @@ impl TeamEntry {
 
 impl KeyIndex {
     /// Builds the index from unsorted entries; a name seen twice keeps its first entry.
-    pub fn from_entries(mut entries: Vec<KeyEntry>) -> (Self, Vec<KeyEntry>) {
-        entries.sort_by(|a, b| a.key.name.cmp(&b.key.name));
-        let mut unique: Vec<KeyEntry> = Vec::with_capacity(entries.len());
+    pub fn from_entries(entries: Vec<KeyEntry>) -> (Self, Vec<KeyEntry>) {
+        let mut index = Self::default();
+        let duplicates = index.put_many(entries);
+        (index, duplicates)
+    }
+
+    /// Inserts or replaces many entries at once (sorting once, not once per entry). Of
+    /// entries with the same name among `entries`, the first wins and the rest are returned.
+    pub fn put_many(&mut self, entries: Vec<KeyEntry>) -> Vec<KeyEntry> {
+        let mut incoming: Vec<Box<KeyEntry>> = entries.into_iter().map(Box::new).collect();
+        // A stable sort keeps the first of equal names first.
+        incoming.sort_by(|a, b| a.key.name.cmp(&b.key.name));
         let mut duplicates = Vec::new();
-        for entry in entries {
+        let mut unique: Vec<Box<KeyEntry>> = Vec::with_capacity(incoming.len());
+        for entry in incoming {
             if unique.last().is_some_and(|last| last.key.name == entry.key.name) {
-                duplicates.push(entry);
+                duplicates.push(*entry);
             } else {
                 unique.push(entry);
             }
         }
-        (Self { entries: unique }, duplicates)
+        for entry in &unique {
+            if let Some(old) = self.get(&entry.key.name) {
+                let old_file = old.file.clone();
+                self.owners.remove(&old_file);
+            }
+            self.owners.insert(entry.file.clone(), entry.key.name.clone());
+        }
+        // Merge two sorted runs; on equal names the incoming entry replaces the old one.
+        let old = std::mem::take(&mut self.entries);
+        let mut merged = Vec::with_capacity(old.len() + unique.len());
+        let (mut old, mut new) = (old.into_iter().peekable(), unique.into_iter().peekable());
+        loop {
+            let next = match (old.peek(), new.peek()) {
+                (Some(a), Some(b)) => match a.key.name.cmp(&b.key.name) {
+                    std::cmp::Ordering::Less => old.next(),
+                    std::cmp::Ordering::Greater => new.next(),
+                    std::cmp::Ordering::Equal => {
+                        old.next();
+                        new.next()
+                    }
+                },
+                (Some(_), None) => old.next(),
+                (None, Some(_)) => new.next(),
+                (None, None) => break,
+            };
+            merged.extend(next);
+        }
+        self.entries = merged;
+        duplicates
+    }
+
+    /// The key whose file is `file`, if any.
+    pub fn file_owner(&self, file: &str) -> Option<&KeyName> {
+        self.owners.get(file)
     }
 
     pub fn len(&self) -> usize {
@@ -92,30 +143,43 @@ impl KeyIndex {
     }
 
     pub fn get(&self, name: &KeyName) -> Option<&KeyEntry> {
-        self.position(name).ok().map(|index| &self.entries[index])
+        self.position(name).ok().map(|index| self.entries[index].as_ref())
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &KeyEntry> {
-        self.entries.iter()
+        self.entries.iter().map(Box::as_ref)
     }
 
     /// Inserts or replaces the entry with the same name.
     pub fn put(&mut self, entry: KeyEntry) {
+        self.owners.insert(entry.file.clone(), entry.key.name.clone());
         match self.position(&entry.key.name) {
-            Ok(index) => self.entries[index] = entry,
-            Err(index) => self.entries.insert(index, entry),
+            Ok(index) => {
+                let old = std::mem::replace(&mut self.entries[index], Box::new(entry));
+                if old.file != self.entries[index].file {
+                    self.owners.remove(&old.file);
+                }
+            }
+            Err(index) => self.entries.insert(index, Box::new(entry)),
         }
     }
 
     pub fn remove(&mut self, name: &KeyName) -> Option<KeyEntry> {
-        self.position(name).ok().map(|index| self.entries.remove(index))
+        let entry = self.position(name).ok().map(|index| *self.entries.remove(index))?;
+        self.owners.remove(&entry.file);
+        Some(entry)
     }
 
     /// Runs the query: keyword filter, order, page.
     pub fn query(&self, query: &KeyQuery) -> (Vec<Key>, PageInfo) {
         let matching: Vec<&KeyEntry> = match &query.keyword {
-            None => self.entries.iter().collect(),
-            Some(keyword) => self.entries.iter().filter(|entry| entry.matches(keyword)).collect(),
+            None => self.entries.iter().map(Box::as_ref).collect(),
+            Some(keyword) => self
+                .entries
+                .iter()
+                .map(Box::as_ref)
+                .filter(|entry| entry.matches(keyword))
+                .collect(),
         };
         let page = query
             .select(&matching)

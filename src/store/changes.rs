@@ -4,7 +4,7 @@
 //! Planning is pure: it reads the catalog and writes nothing, so a refused change leaves no
 //! trace, and the writer can commit the plan as one unit.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::catalog::{Catalog, KeyEntry, ProjectEntry};
 use super::error::StoreError;
@@ -55,6 +55,37 @@ pub enum Change {
         project: ProjectName,
         name: KeyName,
     },
+    ImportKeys {
+        team: TeamName,
+        project: ProjectName,
+        mode: ImportMode,
+        keys: Vec<ImportEntry>,
+    },
+}
+
+/// How an import treats keys that exist already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportMode {
+    /// Every key must be new; an existing name fails the whole import.
+    Create,
+    /// New keys are created; existing keys are updated as by a key update.
+    Upsert,
+}
+
+/// One key of an import: tags replace the old ones when given; translations are merged.
+#[derive(Debug, Clone)]
+pub struct ImportEntry {
+    pub name: KeyName,
+    pub tags: Option<Vec<String>>,
+    pub translations: Vec<TranslationInput>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportCounts {
+    pub created: usize,
+    pub updated: usize,
+    pub unchanged: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -103,7 +134,8 @@ impl Change {
             Change::UpdateProject { team, name, .. } => Some((team, name)),
             Change::CreateKey { team, project, .. }
             | Change::UpdateKey { team, project, .. }
-            | Change::DeleteKey { team, project, .. } => Some((team, project)),
+            | Change::DeleteKey { team, project, .. }
+            | Change::ImportKeys { team, project, .. } => Some((team, project)),
             _ => None,
         }
     }
@@ -114,6 +146,8 @@ pub struct Plan {
     pub subject: String,
     pub edits: Vec<TreeEdit>,
     pub update: CatalogUpdate,
+    /// For an import: what it creates, updates and leaves.
+    pub import: Option<ImportCounts>,
 }
 
 /// How the catalog changes once the plan is committed.
@@ -144,6 +178,11 @@ pub enum CatalogUpdate {
         project: ProjectName,
         name: KeyName,
     },
+    PutKeys {
+        team: TeamName,
+        project: ProjectName,
+        entries: Vec<KeyEntry>,
+    },
 }
 
 /// Checks `change` against the catalog and plans it.
@@ -158,6 +197,7 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
         Change::DeleteTeam { name } => {
             team_entry(catalog, &name)?;
             Ok(Plan {
+                import: None,
                 subject: format!("Delete team {}", quoted(name.as_str())),
                 edits: vec![TreeEdit::Remove {
                     path: layout::team_dir(&name),
@@ -170,6 +210,7 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
         Change::DeleteProject { team, name } => {
             project_entry(catalog, &team, &name)?;
             Ok(Plan {
+                import: None,
                 subject: format!("Delete project {} in {team}", quoted(name.as_str())),
                 edits: vec![TreeEdit::Remove {
                     path: layout::project_dir(&team, &name),
@@ -184,10 +225,17 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
             name,
             patch,
         } => plan_update_key(catalog, team, project, name, patch),
+        Change::ImportKeys {
+            team,
+            project,
+            mode,
+            keys,
+        } => plan_import(catalog, team, project, mode, keys),
         Change::DeleteKey { team, project, name } => {
             let keys = loaded_keys(project_entry(catalog, &team, &project)?)?;
             let entry = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;
             Ok(Plan {
+                import: None,
                 subject: format!("Delete key {} in {team}/{project}", quoted(name.as_str())),
                 edits: vec![TreeEdit::Remove {
                     path: format!("{}/{}", layout::keys_dir(&team, &project), entry.file),
@@ -206,6 +254,7 @@ fn plan_create_team(catalog: &Catalog, team: Team) -> Result<Plan, StoreError> {
         )));
     }
     Ok(Plan {
+        import: None,
         subject: format!("Create team {}", quoted(team.name.as_str())),
         edits: vec![TreeEdit::Write {
             path: layout::team_file(&team.name),
@@ -248,6 +297,7 @@ fn plan_update_team(
         contents: files::write_team(&team),
     });
     Ok(Plan {
+        import: None,
         subject,
         edits,
         update: CatalogUpdate::PutTeam {
@@ -274,6 +324,7 @@ fn plan_create_project(catalog: &Catalog, team: TeamName, new: NewProject) -> Re
         languages,
     };
     Ok(Plan {
+        import: None,
         subject: format!("Create project {} in {team}", quoted(project.name.as_str())),
         edits: vec![TreeEdit::Write {
             path: layout::project_file(&team, &project.name),
@@ -351,6 +402,7 @@ fn plan_update_project(
         rewritten_keys.push(KeyEntry::new(key, entry.file.clone()));
     }
     Ok(Plan {
+        import: None,
         subject,
         edits,
         update: CatalogUpdate::PutProject {
@@ -386,6 +438,7 @@ fn plan_create_key(
     let file = layout::key_file(&key.name);
     ensure_file_is_free(keys, &file, &key.name)?;
     Ok(Plan {
+        import: None,
         subject: format!("Create key {} in {team}/{project}", quoted(key.name.as_str())),
         edits: vec![TreeEdit::Write {
             path: format!("{}/{file}", layout::keys_dir(&team, &project)),
@@ -450,6 +503,7 @@ fn plan_update_key(
         contents: files::write_key(&key),
     });
     Ok(Plan {
+        import: None,
         subject,
         edits,
         update: CatalogUpdate::PutKey {
@@ -459,6 +513,98 @@ fn plan_update_key(
             entry: KeyEntry::new(key, file),
         },
     })
+}
+
+fn plan_import(
+    catalog: &Catalog,
+    team: TeamName,
+    project: ProjectName,
+    mode: ImportMode,
+    items: Vec<ImportEntry>,
+) -> Result<Plan, StoreError> {
+    let entry = project_entry(catalog, &team, &project)?;
+    let keys = loaded_keys(entry)?;
+    let keys_dir = layout::keys_dir(&team, &project);
+    let mut counts = ImportCounts::default();
+    let mut seen: HashSet<KeyName> = HashSet::with_capacity(items.len());
+    let mut new_files: HashMap<String, KeyName> = HashMap::new();
+    let mut edits = Vec::with_capacity(items.len());
+    let mut entries = Vec::with_capacity(items.len());
+    for (position, item) in items.into_iter().enumerate() {
+        let at = |err: StoreError| at_position(position, &item.name, err);
+        if !seen.insert(item.name.clone()) {
+            return Err(at(StoreError::Invalid(
+                "the key appears earlier in the same import.".into(),
+            )));
+        }
+        let (key, file) = match keys.get(&item.name) {
+            Some(_) if mode == ImportMode::Create => {
+                return Err(at(StoreError::Conflict(format!(
+                    "a key with this name already exists in {team}/{project}."
+                ))));
+            }
+            Some(existing) => {
+                let mut key = existing.key.clone();
+                if let Some(tags) = item.tags {
+                    key.tags = dedup_tags(tags);
+                }
+                merge_translations(&entry.project, &mut key.translations, item.translations).map_err(at)?;
+                if key == existing.key {
+                    counts.unchanged += 1;
+                    continue;
+                }
+                counts.updated += 1;
+                (key, existing.file.clone())
+            }
+            None => {
+                let mut translations = BTreeMap::new();
+                merge_translations(&entry.project, &mut translations, item.translations).map_err(at)?;
+                let key = Key {
+                    name: item.name.clone(),
+                    tags: dedup_tags(item.tags.unwrap_or_default()),
+                    translations,
+                };
+                let file = layout::key_file(&key.name);
+                ensure_file_is_free(keys, &file, &key.name).map_err(at)?;
+                if let Some(other) = new_files.insert(file.clone(), key.name.clone()) {
+                    return Err(at(StoreError::Conflict(format!(
+                        "it would be stored in the same file as key {} of this import; choose another name.",
+                        quoted(other.as_str())
+                    ))));
+                }
+                counts.created += 1;
+                (key, file)
+            }
+        };
+        edits.push(TreeEdit::Write {
+            path: format!("{keys_dir}/{file}"),
+            contents: files::write_key(&key),
+        });
+        entries.push(KeyEntry::new(key, file));
+    }
+    let subject = format!(
+        "Import {} keys into {team}/{project} ({} created, {} updated)",
+        counts.created + counts.updated,
+        counts.created,
+        counts.updated
+    );
+    Ok(Plan {
+        subject,
+        edits,
+        update: CatalogUpdate::PutKeys { team, project, entries },
+        import: Some(counts),
+    })
+}
+
+/// Puts the position of an import entry in front of an error's message.
+fn at_position(position: usize, name: &KeyName, err: StoreError) -> StoreError {
+    let prefix = format!("keys[{position}] ({}): ", quoted(name.as_str()));
+    match err {
+        StoreError::NotFound(message) => StoreError::NotFound(prefix + &message),
+        StoreError::Conflict(message) => StoreError::Conflict(prefix + &message),
+        StoreError::Invalid(message) => StoreError::Invalid(prefix + &message),
+        internal => internal,
+    }
 }
 
 /// Applies translations as sent to `translations`: each language is set, or removed when its
@@ -530,13 +676,13 @@ fn checked_languages(base: &LanguageCode, languages: Vec<LanguageCode>) -> Resul
 /// Refuses a new key whose file name is already used by another key: a 64-bit hash collision,
 /// or a hand-made file at that path.
 fn ensure_file_is_free(keys: &super::catalog::KeyIndex, file: &str, name: &KeyName) -> Result<(), StoreError> {
-    match keys.iter().find(|entry| entry.file == file && entry.key.name != *name) {
-        Some(other) => Err(StoreError::Conflict(format!(
+    match keys.file_owner(file) {
+        Some(other) if other != name => Err(StoreError::Conflict(format!(
             "The key {} would be stored in the file of key {}; choose another name.",
             quoted(name.as_str()),
-            quoted(other.key.name.as_str())
+            quoted(other.as_str())
         ))),
-        None => Ok(()),
+        _ => Ok(()),
     }
 }
 
@@ -647,6 +793,14 @@ impl CatalogUpdate {
                         keys.remove(&old_name);
                     }
                     keys.put(entry);
+                }
+            }
+            CatalogUpdate::PutKeys { team, project, entries } => {
+                if let Some(keys) = catalog
+                    .project_mut(&team, &project)
+                    .and_then(|project| project.keys.as_mut())
+                {
+                    keys.put_many(entries);
                 }
             }
             CatalogUpdate::RemoveKey { team, project, name } => {

@@ -25,7 +25,9 @@ use std::thread::JoinHandle;
 
 use tokio::sync::oneshot;
 
-pub use changes::{Change, KeyDraft, KeyPatch, NewProject, ProjectPatch, TranslationInput};
+pub use changes::{
+    Change, ImportCounts, ImportEntry, ImportMode, KeyDraft, KeyPatch, NewProject, ProjectPatch, TranslationInput,
+};
 pub use error::StoreError;
 pub use layout::MAX_PATH_LEN;
 
@@ -53,6 +55,14 @@ pub enum Outcome {
     Committed(String),
     /// The change would not alter anything, so nothing was committed.
     Unchanged,
+}
+
+/// What applying a change did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    pub outcome: Outcome,
+    /// For an import: what it created, updated and left as it was.
+    pub import: Option<ImportCounts>,
 }
 
 /// Handle to the store; clones share the same writer and catalog.
@@ -110,6 +120,33 @@ impl Store {
 
     /// Applies one change as one commit (or none, when it changes nothing).
     pub async fn apply(&self, change: Change, author: &str) -> Result<Outcome, StoreError> {
+        Ok(self.apply_returning(change, author).await?.outcome)
+    }
+
+    /// Imports keys as one commit (none when nothing changes) and counts what it did.
+    pub async fn import(
+        &self,
+        team: TeamName,
+        project: ProjectName,
+        mode: ImportMode,
+        keys: Vec<ImportEntry>,
+        author: &str,
+    ) -> Result<(Outcome, ImportCounts), StoreError> {
+        let applied = self
+            .apply_returning(
+                Change::ImportKeys {
+                    team,
+                    project,
+                    mode,
+                    keys,
+                },
+                author,
+            )
+            .await?;
+        Ok((applied.outcome, applied.import.unwrap_or_default()))
+    }
+
+    async fn apply_returning(&self, change: Change, author: &str) -> Result<Applied, StoreError> {
         let (reply, answer) = oneshot::channel();
         self.send(Job::Apply {
             change,

@@ -21,7 +21,7 @@ use super::changes::{self, Change};
 use super::error::StoreError;
 use super::git::GitRepo;
 use super::lock::OwnerLock;
-use super::{Durability, Outcome, layout, scan, worktree};
+use super::{Applied, Durability, Outcome, layout, scan, worktree};
 use crate::domain::names::{ProjectName, TeamName};
 
 /// How long the writer waits without work before it brings the git index in line with HEAD.
@@ -33,7 +33,7 @@ pub enum Job {
     Apply {
         change: Change,
         author: String,
-        reply: oneshot::Sender<Result<Outcome, StoreError>>,
+        reply: oneshot::Sender<Result<Applied, StoreError>>,
     },
     LoadKeys {
         team: TeamName,
@@ -97,9 +97,15 @@ impl Worker {
                 Job::Shutdown { reply } => shutdown = Some(reply),
             }
         }
-        let committed = answers
-            .iter()
-            .any(|(_, result)| matches!(result, Ok(Outcome::Committed(_))));
+        let committed = answers.iter().any(|(_, result)| {
+            matches!(
+                result,
+                Ok(Applied {
+                    outcome: Outcome::Committed(_),
+                    ..
+                })
+            )
+        });
         let synced = if committed && self.durability == Durability::Fsync {
             self.sync_to_disk()
         } else {
@@ -107,7 +113,13 @@ impl Worker {
         };
         for (reply, result) in answers {
             let result = match (&synced, result) {
-                (Err(err), Ok(Outcome::Committed(_))) => Err(StoreError::internal(
+                (
+                    Err(err),
+                    Ok(Applied {
+                        outcome: Outcome::Committed(_),
+                        ..
+                    }),
+                ) => Err(StoreError::internal(
                     "the change was committed but could not be made durable",
                     err.to_string(),
                 )),
@@ -119,7 +131,7 @@ impl Worker {
     }
 
     /// Applies one change; a panic is turned into an internal error and the state reloaded.
-    fn apply_guarded(&mut self, change: Change, author: &str) -> Result<Outcome, StoreError> {
+    fn apply_guarded(&mut self, change: Change, author: &str) -> Result<Applied, StoreError> {
         match std::panic::catch_unwind(AssertUnwindSafe(|| self.apply(change, author))) {
             Ok(result) => result,
             Err(_) => {
@@ -130,7 +142,7 @@ impl Worker {
         }
     }
 
-    fn apply(&mut self, change: Change, author: &str) -> Result<Outcome, StoreError> {
+    fn apply(&mut self, change: Change, author: &str) -> Result<Applied, StoreError> {
         let started = Instant::now();
         if let Some((team, project)) = change.needs_keys_of() {
             let (team, project) = (team.clone(), project.clone());
@@ -141,7 +153,10 @@ impl Worker {
             change,
         )?;
         let Some(commit) = self.git.prepare_commit(&plan.edits, &plan.subject, author)? else {
-            return Ok(Outcome::Unchanged);
+            return Ok(Applied {
+                outcome: Outcome::Unchanged,
+                import: plan.import,
+            });
         };
         let applied =
             worktree::apply(self.git.root(), &plan.edits).and_then(|()| self.git.advance_head(commit, &plan.subject));
@@ -161,7 +176,10 @@ impl Worker {
             duration_ms = started.elapsed().as_secs_f64() * 1000.0,
             "committed"
         );
-        Ok(Outcome::Committed(commit.to_string()))
+        Ok(Applied {
+            outcome: Outcome::Committed(commit.to_string()),
+            import: plan.import,
+        })
     }
 
     /// Loads a project's keys into the catalog unless they are loaded or the project is absent.

@@ -3,6 +3,7 @@
 mod errors;
 mod export;
 mod helpers;
+mod import;
 mod keys;
 mod openapi;
 mod platforms;

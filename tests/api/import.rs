@@ -1,0 +1,167 @@
+use poem::http::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::helpers::{ADMIN, TestApp, into_reply};
+
+const IMPORT: &str = "/teams/acme/projects/mobile/keys/import";
+
+fn entries(count: usize) -> Vec<Value> {
+    (0..count)
+        .map(|index| json!({"name": format!("bulk.{index:05}"), "tags": ["bulk"], "translations": [{"language": "en", "content": format!("Text {index}")}]}))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_import_creates_many_keys_in_one_commit() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let before = app.commit_count();
+    let reply = app.post(IMPORT, json!({"keys": entries(500)})).await;
+    assert_eq!(
+        reply.assert_ok(StatusCode::OK),
+        json!({"success": true, "created": 500, "updated": 0, "unchanged": 0})
+    );
+    assert_eq!(app.commit_count(), before + 1);
+    assert_eq!(
+        app.git(&["log", "-1", "--format=%s"]).trim(),
+        "Import 500 keys into acme/mobile (500 created, 0 updated)"
+    );
+    let page = app.get("/teams/acme/projects/mobile/keys?limit=1&page=500").await;
+    assert_eq!(page.header("x-pagination-total-count"), "500");
+    assert_eq!(page.json()["data"][0]["translation"]["en"], "Text 499");
+    app.settle().await;
+    assert_eq!(app.git(&["status", "--porcelain"]), "");
+}
+
+#[tokio::test]
+async fn create_mode_refuses_existing_names_and_upsert_merges() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("home.title", &["old"], &[("en", "Home"), ("fr", "Accueil")])
+        .await;
+    let before = app.commit_count();
+    let keys = json!([
+        {"name": "new.key", "translations": [{"language": "en", "content": "New"}]},
+        {"name": "home.title", "translations": [{"language": "fr", "content": "Maison"}]},
+    ]);
+    let reply = app.post(IMPORT, json!({"mode": "create", "keys": keys.clone()})).await;
+    assert_eq!(reply.error_code(StatusCode::CONFLICT), "conflict");
+    assert!(
+        reply.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("keys[1] (\"home.title\")"),
+        "{}",
+        reply.json()
+    );
+    assert_eq!(app.commit_count(), before, "nothing was applied");
+    app.get("/teams/acme/projects/mobile/keys/new.key")
+        .await
+        .error_code(StatusCode::NOT_FOUND);
+
+    let reply = app.post(IMPORT, json!({"mode": "upsert", "keys": keys.clone()})).await;
+    assert_eq!(
+        reply.assert_ok(StatusCode::OK),
+        json!({"success": true, "created": 1, "updated": 1, "unchanged": 0})
+    );
+    let key = app.get("/teams/acme/projects/mobile/keys/home.title").await.json();
+    assert_eq!(
+        key["data"],
+        json!({"name": "home.title", "tags": ["old"], "translation": {"en": "Home", "fr": "Maison"}})
+    );
+    assert_eq!(app.commit_count(), before + 1);
+
+    let reply = app.post(IMPORT, json!({"mode": "upsert", "keys": keys})).await;
+    assert_eq!(
+        reply.assert_ok(StatusCode::OK),
+        json!({"success": true, "created": 0, "updated": 0, "unchanged": 2})
+    );
+    assert_eq!(
+        app.commit_count(),
+        before + 1,
+        "an import that changes nothing commits nothing"
+    );
+}
+
+#[tokio::test]
+async fn a_bad_entry_is_named_by_position_and_nothing_is_applied() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let before = app.commit_count();
+    let cases = [
+        (json!({"name": " padded"}), StatusCode::BAD_REQUEST),
+        (
+            json!({"name": "x", "translations": [{"language": "de", "content": "nein"}]}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            json!({"name": "x", "translations": [{"language": "e", "content": "?"}]}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (json!({"name": "x", "tags": [""]}), StatusCode::BAD_REQUEST),
+        (json!({"name": "bulk.00001"}), StatusCode::BAD_REQUEST),
+    ];
+    for (bad, status) in cases {
+        let mut keys = entries(3);
+        keys.insert(2, bad.clone());
+        let reply = app.post(IMPORT, json!({"keys": keys})).await;
+        reply.error_code(status);
+        let message = reply.json()["error"]["message"].as_str().unwrap().to_owned();
+        assert!(message.starts_with("keys[2] "), "{bad}: {message}");
+    }
+    let reply = app.post(IMPORT, json!({"mode": "merge", "keys": []})).await;
+    reply.error_code(StatusCode::BAD_REQUEST);
+    assert_eq!(app.commit_count(), before);
+    assert_eq!(
+        app.get("/teams/acme/projects/mobile/keys")
+            .await
+            .header("x-pagination-total-count"),
+        "0"
+    );
+}
+
+#[tokio::test]
+async fn imports_have_their_own_body_limit_and_need_write_access() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    // About 1.5 MiB: over the general limit, well under the import limit.
+    let reply = app.post(IMPORT, json!({"keys": entries(20_000)})).await;
+    assert_eq!(reply.assert_ok(StatusCode::OK)["created"], 20_000);
+    let big = json!({"name": "k", "displayName": "x".repeat(2 * 1024 * 1024)});
+    let request = app.client.post("/teams").header("X-Api-Token", ADMIN).body_json(&big);
+    assert_eq!(
+        into_reply(request.send().await)
+            .await
+            .error_code(StatusCode::PAYLOAD_TOO_LARGE),
+        "payload_too_large"
+    );
+    let reply = app
+        .call(
+            Method::POST,
+            IMPORT,
+            Some(json!({"keys": entries(1)})),
+            Some(&app.read_token),
+        )
+        .await;
+    assert_eq!(reply.error_code(StatusCode::FORBIDDEN), "forbidden");
+}
+
+#[tokio::test]
+async fn keys_named_like_fixed_path_segments_are_reachable() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("import", &[], &[("en", "Import")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let key = app
+        .get("/teams/acme/projects/mobile/keys/import")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["translation"]["en"], "Import");
+    app.patch("/teams/acme/projects/mobile/keys/import", json!({"tags": ["x"]}))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.delete("/teams/acme/projects/mobile/keys/import")
+        .await
+        .assert_ok(StatusCode::OK);
+}
