@@ -15,6 +15,8 @@ use super::error::StoreError;
 pub const COMMITTER: &str = "locstore";
 const COMMITTER_EMAIL: &str = "locstore@localhost";
 const BRANCH: &str = "main";
+/// From this many written files on, a commit's objects go into one pack instead of loose files.
+const BULK_WRITES: usize = 256;
 
 /// One change to a tree, applied both to the commit's tree and to the working tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,28 +91,43 @@ impl GitRepo {
     /// Builds the commit for `edits` on top of HEAD without moving HEAD. Returns `None` when
     /// the edits leave the tree as it is (a no-op change commits nothing).
     pub fn prepare_commit(&self, edits: &[TreeEdit], subject: &str, author: &str) -> Result<Option<Oid>, StoreError> {
-        let parent = self
-            .repo
-            .find_commit(self.head)
-            .map_err(|err| git_error("cannot read HEAD", err))?;
-        let base_tree = parent.tree_id();
-        let tree = self.apply_edits(base_tree, edits)?;
-        if tree == base_tree {
-            return Ok(None);
+        let writes = edits
+            .iter()
+            .filter(|edit| matches!(edit, TreeEdit::Write { .. }))
+            .count();
+        if writes < BULK_WRITES {
+            return build_commit(&self.repo, self.head, edits, subject, author);
         }
-        let tree = self
+        // Many new objects (an import): written as loose files they would cost one file each,
+        // so they are gathered in memory and written as one pack. A second handle on the same
+        // repository carries the in-memory backend, so that this handle keeps writing small
+        // commits as loose objects, which `git gc` packs later.
+        let bulk = Repository::open(&self.root).map_err(|err| git_error("cannot open the repository again", err))?;
+        let odb = bulk
+            .odb()
+            .map_err(|err| git_error("cannot open the object database", err))?;
+        let mempack = odb
+            .add_new_mempack_backend(1000)
+            .map_err(|err| git_error("cannot add an in-memory object store", err))?;
+        let commit = build_commit(&bulk, self.head, edits, subject, author)?;
+        let mut pack = git2::Buf::new();
+        mempack
+            .dump(&bulk, &mut pack)
+            .map_err(|err| git_error("cannot pack the new objects", err))?;
+        let main_odb = self
             .repo
-            .find_tree(tree)
-            .map_err(|err| git_error("cannot read the new tree", err))?;
-        let author =
-            Signature::now(author, &format!("{author}@locstore")).map_err(|err| git_error("invalid author", err))?;
-        let committer =
-            Signature::now(COMMITTER, COMMITTER_EMAIL).map_err(|err| git_error("invalid committer", err))?;
-        let commit = self
-            .repo
-            .commit(None, &author, &committer, subject, &tree, &[&parent])
-            .map_err(|err| git_error("cannot write the commit", err))?;
-        Ok(Some(commit))
+            .odb()
+            .map_err(|err| git_error("cannot open the object database", err))?;
+        let mut writer = main_odb
+            .packwriter()
+            .map_err(|err| git_error("cannot start a pack", err))?;
+        std::io::Write::write_all(&mut writer, &pack)
+            .map_err(|err| StoreError::internal("cannot write a pack", err))?;
+        writer.commit().map_err(|err| git_error("cannot finish a pack", err))?;
+        mempack
+            .reset()
+            .map_err(|err| git_error("cannot reset the in-memory object store", err))?;
+        Ok(commit)
     }
 
     /// Moves the branch to `commit`, which must be a child of the current HEAD.
@@ -184,37 +201,27 @@ impl GitRepo {
     }
 
     /// Brings the git index in line with HEAD. Entries whose content did not change keep their
-    /// cached file status; the `touched` paths (files or folders the server wrote since the last
-    /// sync) are re-read from the working tree so that `git status` does not need to hash them.
+    /// cached file status; for the `touched` paths (files or folders the server wrote since the
+    /// last sync) the status is taken from the file system, so that `git status` need not hash
+    /// them. Their content is HEAD's by construction: the writer wrote exactly those blobs.
     pub fn sync_index<'a>(&self, touched: impl Iterator<Item = &'a str>) -> Result<(), StoreError> {
-        let mut index = self
-            .repo
-            .index()
-            .map_err(|err| git_error("cannot open the git index", err))?;
-        index
-            .read_tree(&self.head_tree()?)
-            .map_err(|err| git_error("cannot read HEAD into the index", err))?;
+        let mut index = self.repo.index().map_err(|err| git_error("cannot open the git index", err))?;
+        index.read_tree(&self.head_tree()?).map_err(|err| git_error("cannot read HEAD into the index", err))?;
         for path in touched {
             let full = self.root.join(path);
-            if full.is_file() {
-                index
-                    .add_path(Path::new(path))
-                    .map_err(|err| git_error(format!("cannot stage {path}"), err))?;
-            } else if full.is_dir() {
+            if full.is_dir() {
                 for entry in walkdir::WalkDir::new(&full).into_iter().filter_map(Result::ok) {
                     if entry.file_type().is_file()
                         && let Ok(relative) = entry.path().strip_prefix(&self.root)
                     {
-                        index
-                            .add_path(relative)
-                            .map_err(|err| git_error(format!("cannot stage {}", relative.display()), err))?;
+                        refresh_entry(&mut index, relative, entry.path())?;
                     }
                 }
+            } else {
+                refresh_entry(&mut index, Path::new(path), &full)?;
             }
         }
-        index
-            .write()
-            .map_err(|err| git_error("cannot write the git index", err))
+        index.write().map_err(|err| git_error("cannot write the git index", err))
     }
 
     /// Puts the working tree and the index back to HEAD, as after `git reset --hard`, and
@@ -273,74 +280,6 @@ impl GitRepo {
         self.sync_index(template.iter().map(|(path, _)| *path))
     }
 
-    fn apply_edits(&self, base_tree: Oid, edits: &[TreeEdit]) -> Result<Oid, StoreError> {
-        let mut tree = base_tree;
-        // Writes and removals go through one builder; a move needs the tree as it stands, so
-        // it closes the running builder and gets its own.
-        let mut pending = git2::build::TreeUpdateBuilder::new();
-        let mut has_pending = false;
-        for edit in edits {
-            match edit {
-                TreeEdit::Write { path, contents } => {
-                    let blob = self
-                        .repo
-                        .blob(contents)
-                        .map_err(|err| git_error("cannot write a blob", err))?;
-                    pending.upsert(path.as_str(), blob, FileMode::Blob);
-                    has_pending = true;
-                }
-                TreeEdit::Remove { path } => {
-                    if self.tree_entry(tree, path)?.is_some() {
-                        pending.remove(path.as_str());
-                        has_pending = true;
-                    }
-                }
-                TreeEdit::Move { from, to } => {
-                    if has_pending {
-                        tree = self.update_tree(tree, &mut pending)?;
-                        pending = git2::build::TreeUpdateBuilder::new();
-                        has_pending = false;
-                    }
-                    let Some((id, mode)) = self.tree_entry(tree, from)? else {
-                        continue;
-                    };
-                    let mut builder = git2::build::TreeUpdateBuilder::new();
-                    builder.remove(from.as_str()).upsert(to.as_str(), id, mode);
-                    tree = self.update_tree(tree, &mut builder)?;
-                }
-            }
-        }
-        if has_pending {
-            tree = self.update_tree(tree, &mut pending)?;
-        }
-        Ok(tree)
-    }
-
-    fn update_tree(&self, tree: Oid, builder: &mut git2::build::TreeUpdateBuilder) -> Result<Oid, StoreError> {
-        let tree = self
-            .repo
-            .find_tree(tree)
-            .map_err(|err| git_error("cannot read a tree", err))?;
-        builder
-            .create_updated(&self.repo, &tree)
-            .map_err(|err| git_error("cannot write the new tree", err))
-    }
-
-    fn tree_entry(&self, tree: Oid, path: &str) -> Result<Option<(Oid, FileMode)>, StoreError> {
-        let tree = self
-            .repo
-            .find_tree(tree)
-            .map_err(|err| git_error("cannot read a tree", err))?;
-        Ok(tree.get_path(Path::new(path)).ok().map(|entry| {
-            let mode = if entry.kind() == Some(ObjectType::Tree) {
-                FileMode::Tree
-            } else {
-                FileMode::Blob
-            };
-            (entry.id(), mode)
-        }))
-    }
-
     fn head_tree(&self) -> Result<git2::Tree<'_>, StoreError> {
         self.repo
             .find_commit(self.head)
@@ -374,4 +313,115 @@ impl GitRepo {
 
 fn git_error(context: impl Into<String>, err: git2::Error) -> StoreError {
     StoreError::internal(context, err)
+}
+
+/// Builds the commit for `edits` on top of `parent` in `repo`, or `None` when the tree stays
+/// the same.
+fn build_commit(
+    repo: &Repository,
+    parent: Oid,
+    edits: &[TreeEdit],
+    subject: &str,
+    author: &str,
+) -> Result<Option<Oid>, StoreError> {
+    let parent = repo
+        .find_commit(parent)
+        .map_err(|err| git_error("cannot read HEAD", err))?;
+    let base_tree = parent.tree_id();
+    let tree = apply_edits(repo, base_tree, edits)?;
+    if tree == base_tree {
+        return Ok(None);
+    }
+    let tree = repo
+        .find_tree(tree)
+        .map_err(|err| git_error("cannot read the new tree", err))?;
+    let author =
+        Signature::now(author, &format!("{author}@locstore")).map_err(|err| git_error("invalid author", err))?;
+    let committer = Signature::now(COMMITTER, COMMITTER_EMAIL).map_err(|err| git_error("invalid committer", err))?;
+    let commit = repo
+        .commit(None, &author, &committer, subject, &tree, &[&parent])
+        .map_err(|err| git_error("cannot write the commit", err))?;
+    Ok(Some(commit))
+}
+
+fn apply_edits(repo: &Repository, base_tree: Oid, edits: &[TreeEdit]) -> Result<Oid, StoreError> {
+    let mut tree = base_tree;
+    // Writes and removals go through one builder; a move needs the tree as it stands, so
+    // it closes the running builder and gets its own.
+    let mut pending = git2::build::TreeUpdateBuilder::new();
+    let mut has_pending = false;
+    for edit in edits {
+        match edit {
+            TreeEdit::Write { path, contents } => {
+                let blob = repo
+                    .blob(contents)
+                    .map_err(|err| git_error("cannot write a blob", err))?;
+                pending.upsert(path.as_str(), blob, FileMode::Blob);
+                has_pending = true;
+            }
+            TreeEdit::Remove { path } => {
+                if tree_entry(repo, tree, path)?.is_some() {
+                    pending.remove(path.as_str());
+                    has_pending = true;
+                }
+            }
+            TreeEdit::Move { from, to } => {
+                if has_pending {
+                    tree = update_tree(repo, tree, &mut pending)?;
+                    pending = git2::build::TreeUpdateBuilder::new();
+                    has_pending = false;
+                }
+                let Some((id, mode)) = tree_entry(repo, tree, from)? else {
+                    continue;
+                };
+                let mut builder = git2::build::TreeUpdateBuilder::new();
+                builder.remove(from.as_str()).upsert(to.as_str(), id, mode);
+                tree = update_tree(repo, tree, &mut builder)?;
+            }
+        }
+    }
+    if has_pending {
+        tree = update_tree(repo, tree, &mut pending)?;
+    }
+    Ok(tree)
+}
+
+fn update_tree(repo: &Repository, tree: Oid, builder: &mut git2::build::TreeUpdateBuilder) -> Result<Oid, StoreError> {
+    let tree = repo
+        .find_tree(tree)
+        .map_err(|err| git_error("cannot read a tree", err))?;
+    builder
+        .create_updated(repo, &tree)
+        .map_err(|err| git_error("cannot write the new tree", err))
+}
+
+fn tree_entry(repo: &Repository, tree: Oid, path: &str) -> Result<Option<(Oid, FileMode)>, StoreError> {
+    let tree = repo
+        .find_tree(tree)
+        .map_err(|err| git_error("cannot read a tree", err))?;
+    Ok(tree.get_path(Path::new(path)).ok().map(|entry| {
+        let mode = if entry.kind() == Some(ObjectType::Tree) {
+            FileMode::Tree
+        } else {
+            FileMode::Blob
+        };
+        (entry.id(), mode)
+    }))
+}
+
+/// Records a file's status in its index entry, if the index has one (HEAD holds the file).
+fn refresh_entry(index: &mut git2::Index, relative: &Path, full: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::MetadataExt;
+
+    let Some(mut entry) = index.get_path(relative, 0) else { return Ok(()) };
+    let Ok(meta) = std::fs::symlink_metadata(full) else { return Ok(()) };
+    // The index stores 32-bit fields; git truncates the same way.
+    entry.ctime = git2::IndexTime::new(meta.ctime() as i32, meta.ctime_nsec() as u32);
+    entry.mtime = git2::IndexTime::new(meta.mtime() as i32, meta.mtime_nsec() as u32);
+    entry.dev = meta.dev() as u32;
+    entry.ino = meta.ino() as u32;
+    entry.uid = meta.uid();
+    entry.gid = meta.gid();
+    entry.file_size = meta.len() as u32;
+    index.add(&entry).map_err(|err| git_error(format!("cannot update the index entry of {}", relative.display()), err))
 }

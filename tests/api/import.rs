@@ -31,6 +31,10 @@ async fn an_import_creates_many_keys_in_one_commit() {
     assert_eq!(page.json()["data"][0]["translation"]["en"], "Text 499");
     app.settle().await;
     assert_eq!(app.git(&["status", "--porcelain"]), "");
+    app.git(&["fsck", "--strict"]);
+    // 500 new files went into one pack rather than 500 loose objects.
+    let counts = app.git(&["count-objects", "-v"]);
+    assert!(counts.contains("packs: 1"), "{counts}");
 }
 
 #[tokio::test]
