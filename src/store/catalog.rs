@@ -29,12 +29,22 @@ pub struct ProjectEntry {
 ///
 /// Entries are boxed so that inserting into the middle of 100,000 of them moves pointers, not
 /// whole entries; a page is then a slice of the vector, found by position.
+///
+/// For keyword search, the lower-cased name and translations of every key live in one
+/// contiguous arena, with a span per entry (same order as `entries`). A search then runs a
+/// SIMD substring finder over memory that is mostly sequential, instead of chasing one heap
+/// pointer per key. Replaced text stays in the arena as garbage until it is compacted.
 #[derive(Default)]
 pub struct KeyIndex {
     // Clippy's `vec_box` assumes small elements; a `KeyEntry` is a few hundred bytes, and moving
     // 100,000 of them per insertion is what the boxes avoid.
     #[allow(clippy::vec_box)]
     entries: Vec<Box<KeyEntry>>,
+    /// Start and length in `arena` of each entry's lower-cased text.
+    spans: Vec<(u32, u32)>,
+    arena: Vec<u8>,
+    /// Bytes of `arena` that no entry points to any more.
+    garbage: usize,
     /// Which key each file belongs to, to refuse a new key whose file is taken.
     owners: HashMap<String, KeyName>,
 }
@@ -43,10 +53,11 @@ pub struct KeyEntry {
     pub key: Key,
     /// The key's file, relative to the project's `keys/` folder.
     pub file: String,
-    /// The name and every translation, lower-cased and joined by NUL, so that a keyword
-    /// search compares without lower-casing anything per request.
-    lowered: String,
 }
+
+/// Separates the fields of a key in the search arena, so that a keyword cannot match across
+/// the end of one translation and the start of the next.
+const FIELD_SEPARATOR: char = '\0';
 
 impl Catalog {
     pub fn team(&self, name: &TeamName) -> Option<&TeamEntry> {
@@ -109,27 +120,44 @@ impl KeyIndex {
             }
             self.owners.insert(entry.file.clone(), entry.key.name.clone());
         }
-        // Merge two sorted runs; on equal names the incoming entry replaces the old one.
-        let old = std::mem::take(&mut self.entries);
-        let mut merged = Vec::with_capacity(old.len() + unique.len());
-        let (mut old, mut new) = (old.into_iter().peekable(), unique.into_iter().peekable());
+        // Merge two sorted runs into a fresh arena in name order; on equal names the incoming
+        // entry replaces the old one.
+        let old_entries = std::mem::take(&mut self.entries);
+        let old_spans = std::mem::take(&mut self.spans);
+        let old_arena = std::mem::take(&mut self.arena);
+        self.garbage = 0;
+        self.entries.reserve(old_entries.len() + unique.len());
+        self.spans.reserve(old_entries.len() + unique.len());
+        self.arena.reserve(old_arena.len() + unique.len() * 128);
+        let mut old = old_entries.into_iter().zip(old_spans).peekable();
+        let mut new = unique.into_iter().peekable();
         loop {
-            let next = match (old.peek(), new.peek()) {
-                (Some(a), Some(b)) => match a.key.name.cmp(&b.key.name) {
-                    std::cmp::Ordering::Less => old.next(),
-                    std::cmp::Ordering::Greater => new.next(),
+            let take_old = match (old.peek(), new.peek()) {
+                (Some((a, _)), Some(b)) => match a.key.name.cmp(&b.key.name) {
+                    std::cmp::Ordering::Less => true,
+                    std::cmp::Ordering::Greater => false,
                     std::cmp::Ordering::Equal => {
                         old.next();
-                        new.next()
+                        false
                     }
                 },
-                (Some(_), None) => old.next(),
-                (None, Some(_)) => new.next(),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
                 (None, None) => break,
             };
-            merged.extend(next);
+            if take_old {
+                let (entry, (start, len)) = old.next().expect("peeked");
+                let text = &old_arena[start as usize..(start + len) as usize];
+                let span = self.append_text(text);
+                self.entries.push(entry);
+                self.spans.push(span);
+            } else {
+                let entry = new.next().expect("peeked");
+                let span = self.append_text(lowered_text(&entry.key).as_bytes());
+                self.entries.push(entry);
+                self.spans.push(span);
+            }
         }
-        self.entries = merged;
         duplicates
     }
 
@@ -153,20 +181,31 @@ impl KeyIndex {
     /// Inserts or replaces the entry with the same name.
     pub fn put(&mut self, entry: KeyEntry) {
         self.owners.insert(entry.file.clone(), entry.key.name.clone());
+        let span = self.append_text(lowered_text(&entry.key).as_bytes());
         match self.position(&entry.key.name) {
             Ok(index) => {
                 let old = std::mem::replace(&mut self.entries[index], Box::new(entry));
                 if old.file != self.entries[index].file {
                     self.owners.remove(&old.file);
                 }
+                let (_, old_len) = std::mem::replace(&mut self.spans[index], span);
+                self.garbage += old_len as usize;
             }
-            Err(index) => self.entries.insert(index, Box::new(entry)),
+            Err(index) => {
+                self.entries.insert(index, Box::new(entry));
+                self.spans.insert(index, span);
+            }
         }
+        self.compact_if_wasteful();
     }
 
     pub fn remove(&mut self, name: &KeyName) -> Option<KeyEntry> {
-        let entry = self.position(name).ok().map(|index| *self.entries.remove(index))?;
+        let index = self.position(name).ok()?;
+        let entry = *self.entries.remove(index);
+        let (_, len) = self.spans.remove(index);
+        self.garbage += len as usize;
         self.owners.remove(&entry.file);
+        self.compact_if_wasteful();
         Some(entry)
     }
 
@@ -174,12 +213,15 @@ impl KeyIndex {
     pub fn query(&self, query: &KeyQuery) -> (Vec<Key>, PageInfo) {
         let matching: Vec<&KeyEntry> = match &query.keyword {
             None => self.entries.iter().map(Box::as_ref).collect(),
-            Some(keyword) => self
-                .entries
-                .iter()
-                .map(Box::as_ref)
-                .filter(|entry| entry.matches(keyword))
-                .collect(),
+            Some(keyword) => {
+                let keyword = Keyword::new(keyword);
+                self.entries
+                    .iter()
+                    .zip(&self.spans)
+                    .filter(|(entry, span)| keyword.matches(&entry.key, self.text(**span)))
+                    .map(|(entry, _)| entry.as_ref())
+                    .collect()
+            }
         };
         let page = query
             .select(&matching)
@@ -192,31 +234,79 @@ impl KeyIndex {
     fn position(&self, name: &KeyName) -> Result<usize, usize> {
         self.entries.binary_search_by(|entry| entry.key.name.cmp(name))
     }
-}
 
-const FIELD_SEPARATOR: char = '\0';
+    fn text(&self, (start, len): (u32, u32)) -> &[u8] {
+        &self.arena[start as usize..(start + len) as usize]
+    }
+
+    fn append_text(&mut self, text: &[u8]) -> (u32, u32) {
+        let start = self.arena.len() as u32;
+        self.arena.extend_from_slice(text);
+        (start, text.len() as u32)
+    }
+
+    /// Rewrites the arena in entry order once more than half of it is garbage.
+    fn compact_if_wasteful(&mut self) {
+        if self.garbage < 1 << 20 || self.garbage * 2 < self.arena.len() {
+            return;
+        }
+        let mut arena = Vec::with_capacity(self.arena.len() - self.garbage);
+        for span in &mut self.spans {
+            let (start, len) = *span;
+            let new_start = arena.len() as u32;
+            arena.extend_from_slice(&self.arena[start as usize..(start + len) as usize]);
+            *span = (new_start, len);
+        }
+        self.arena = arena;
+        self.garbage = 0;
+    }
+}
 
 impl KeyEntry {
     pub fn new(key: Key, file: String) -> Self {
-        let mut lowered = key.name.as_str().to_lowercase();
-        for text in key.translations.values() {
-            lowered.push(FIELD_SEPARATOR);
-            lowered.push_str(&text.to_lowercase());
+        Self { key, file }
+    }
+}
+
+/// The name and every translation of a key, lower-cased and joined by the field separator.
+fn lowered_text(key: &Key) -> String {
+    let mut lowered = key.name.as_str().to_lowercase();
+    for text in key.translations.values() {
+        lowered.push(FIELD_SEPARATOR);
+        lowered.push_str(&text.to_lowercase());
+    }
+    lowered
+}
+
+/// A lower-cased keyword, prepared once per query: a SIMD substring finder over the joined
+/// text, or (for a keyword holding the separator itself) a field-by-field comparison.
+pub enum Keyword<'a> {
+    Plain(memchr::memmem::Finder<'a>),
+    WithSeparator(&'a str),
+}
+
+impl<'a> Keyword<'a> {
+    pub fn new(lowered: &'a str) -> Self {
+        if lowered.contains(FIELD_SEPARATOR) {
+            Self::WithSeparator(lowered)
+        } else {
+            Self::Plain(memchr::memmem::Finder::new(lowered.as_bytes()))
         }
-        Self { key, file, lowered }
     }
 
-    /// Whether the lower-cased keyword occurs in the name or in a translation.
-    pub fn matches(&self, keyword: &str) -> bool {
-        if keyword.contains(FIELD_SEPARATOR) {
-            // The joined text could match across two fields; compare field by field instead.
-            let lowered: Vec<String> = std::iter::once(self.key.name.as_str())
-                .chain(self.key.translations.values().map(String::as_str))
-                .map(str::to_lowercase)
-                .collect();
-            return matches_keyword(keyword, lowered.iter().map(String::as_str));
+    /// Whether the keyword occurs in the key's name or one of its translations; `joined` is
+    /// the key's text in the search arena.
+    fn matches(&self, key: &Key, joined: &[u8]) -> bool {
+        match self {
+            Self::Plain(finder) => finder.find(joined).is_some(),
+            Self::WithSeparator(keyword) => {
+                let lowered: Vec<String> = std::iter::once(key.name.as_str())
+                    .chain(key.translations.values().map(String::as_str))
+                    .map(str::to_lowercase)
+                    .collect();
+                matches_keyword(keyword, lowered.iter().map(String::as_str))
+            }
         }
-        self.lowered.contains(keyword)
     }
 }
 
@@ -272,5 +362,31 @@ mod tests {
         assert_eq!(search("WELCOME"), ["home.TITLE"]);
         assert_eq!(search("straße"), ["bye"]);
         assert!(search("x\0y").is_empty(), "a keyword may not match across two fields");
+        assert_eq!(search("ß"), ["bye"]);
+    }
+
+    #[test]
+    fn search_stays_right_through_replacements_removals_and_compaction() {
+        let mut index = KeyIndex::default();
+        let padding = "x".repeat(500);
+        for round in 0..3000 {
+            index.put(entry("k", &[("en", &format!("round {round} {padding}"))]));
+        }
+        index.put(entry("other", &[("en", "plain")]));
+        assert!(index.arena.len() < 3000 * 400, "replaced text was compacted away");
+        let search = |index: &KeyIndex, keyword: &str| {
+            let query = KeyQuery::new(Some(keyword), None, None, None).unwrap();
+            names(&index.query(&query).0)
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(search(&index, "round 2999 "), ["k"]);
+        assert!(search(&index, "round 10 ").is_empty());
+        index.remove(&KeyName::parse("k").unwrap());
+        assert!(search(&index, "round").is_empty());
+        assert_eq!(search(&index, "PLAIN"), ["other"]);
+        let (merged, _) = KeyIndex::from_entries(vec![entry("b", &[("en", "bee")]), entry("a", &[("en", "ay")])]);
+        assert_eq!(search(&merged, "ee"), ["b"]);
     }
 }

@@ -205,8 +205,13 @@ impl GitRepo {
     /// last sync) the status is taken from the file system, so that `git status` need not hash
     /// them. Their content is HEAD's by construction: the writer wrote exactly those blobs.
     pub fn sync_index<'a>(&self, touched: impl Iterator<Item = &'a str>) -> Result<(), StoreError> {
-        let mut index = self.repo.index().map_err(|err| git_error("cannot open the git index", err))?;
-        index.read_tree(&self.head_tree()?).map_err(|err| git_error("cannot read HEAD into the index", err))?;
+        let mut index = self
+            .repo
+            .index()
+            .map_err(|err| git_error("cannot open the git index", err))?;
+        index
+            .read_tree(&self.head_tree()?)
+            .map_err(|err| git_error("cannot read HEAD into the index", err))?;
         for path in touched {
             let full = self.root.join(path);
             if full.is_dir() {
@@ -221,7 +226,9 @@ impl GitRepo {
                 refresh_entry(&mut index, Path::new(path), &full)?;
             }
         }
-        index.write().map_err(|err| git_error("cannot write the git index", err))
+        index
+            .write()
+            .map_err(|err| git_error("cannot write the git index", err))
     }
 
     /// Puts the working tree and the index back to HEAD, as after `git reset --hard`, and
@@ -413,8 +420,12 @@ fn tree_entry(repo: &Repository, tree: Oid, path: &str) -> Result<Option<(Oid, F
 fn refresh_entry(index: &mut git2::Index, relative: &Path, full: &Path) -> Result<(), StoreError> {
     use std::os::unix::fs::MetadataExt;
 
-    let Some(mut entry) = index.get_path(relative, 0) else { return Ok(()) };
-    let Ok(meta) = std::fs::symlink_metadata(full) else { return Ok(()) };
+    let Some(mut entry) = index.get_path(relative, 0) else {
+        return Ok(());
+    };
+    let Ok(meta) = std::fs::symlink_metadata(full) else {
+        return Ok(());
+    };
     // The index stores 32-bit fields; git truncates the same way.
     entry.ctime = git2::IndexTime::new(meta.ctime() as i32, meta.ctime_nsec() as u32);
     entry.mtime = git2::IndexTime::new(meta.mtime() as i32, meta.mtime_nsec() as u32);
@@ -423,5 +434,7 @@ fn refresh_entry(index: &mut git2::Index, relative: &Path, full: &Path) -> Resul
     entry.uid = meta.uid();
     entry.gid = meta.gid();
     entry.file_size = meta.len() as u32;
-    index.add(&entry).map_err(|err| git_error(format!("cannot update the index entry of {}", relative.display()), err))
+    index
+        .add(&entry)
+        .map_err(|err| git_error(format!("cannot update the index entry of {}", relative.display()), err))
 }
