@@ -280,6 +280,7 @@ fn lowered_text(key: &Key) -> String {
 
 /// A lower-cased keyword, prepared once per query: a SIMD substring finder over the joined
 /// text, or (for a keyword holding the separator itself) a field-by-field comparison.
+#[allow(clippy::large_enum_variant, reason = "one per query, on the stack")]
 pub enum Keyword<'a> {
     Plain(memchr::memmem::Finder<'a>),
     WithSeparator(&'a str),
