@@ -16,7 +16,7 @@ pub const COMMITTER: &str = "locstore";
 const COMMITTER_EMAIL: &str = "locstore@localhost";
 const BRANCH: &str = "main";
 /// From this many written files on, a commit's objects go into one pack instead of loose files.
-const BULK_WRITES: usize = 256;
+pub const BULK_WRITES: usize = 256;
 
 /// One change to a tree, applied both to the commit's tree and to the working tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +41,7 @@ impl GitRepo {
     /// Opens the repository at `root`, or creates it from `template` when the folder is
     /// missing, empty, or holds a repository without commits. Returns whether it was created.
     pub fn open_or_init(root: &Path, template: &[(&str, &[u8])]) -> Result<(Self, bool), StoreError> {
+        tune_libgit2();
         let is_empty_dir = |path: &Path| {
             path.read_dir()
                 .map(|mut entries| entries.next().is_none())
@@ -320,6 +321,25 @@ impl GitRepo {
 
 fn git_error(context: impl Into<String>, err: git2::Error) -> StoreError {
     StoreError::internal(context, err)
+}
+
+/// Process-wide libgit2 settings for a store that commits often into large trees.
+fn tune_libgit2() {
+    static TUNED: std::sync::Once = std::sync::Once::new();
+    TUNED.call_once(|| {
+        // Every commit rewrites the trees on the path to the key: the project's `keys` tree
+        // and its shard hold hundreds of entries, larger than libgit2's default 4 KiB cache
+        // limit for trees, so they would be read and inflated again for every commit.
+        // SAFETY: libgit2 options are set once, before any repository is used.
+        if let Err(err) = unsafe { git2::opts::set_cache_object_limit(ObjectType::Tree, 4 << 20) } {
+            tracing::warn!(error = %err, "cannot raise libgit2's tree cache limit");
+        }
+        // Objects referenced by new trees and commits were just written or read by this
+        // process, so checking that they exist, and re-hashing every object read, only costs
+        // time; `git fsck` checks the repository as a whole.
+        git2::opts::strict_object_creation(false);
+        git2::opts::strict_hash_verification(false);
+    });
 }
 
 /// Builds the commit for `edits` on top of `parent` in `repo`, or `None` when the tree stays

@@ -13,6 +13,7 @@ mod files;
 mod git;
 mod layout;
 mod lock;
+mod maintenance;
 mod scan;
 mod template;
 mod worker;
@@ -98,6 +99,7 @@ impl Store {
             durability,
             lock,
             touched: Default::default(),
+            maintenance: maintenance::Maintenance::new(root.clone()),
         };
         let handle = std::thread::Builder::new()
             .name("locstore-writer".into())

@@ -21,6 +21,7 @@ use super::changes::{self, Change};
 use super::error::StoreError;
 use super::git::GitRepo;
 use super::lock::OwnerLock;
+use super::maintenance::Maintenance;
 use super::{Applied, Durability, Outcome, layout, scan, worktree};
 use crate::domain::names::{ProjectName, TeamName};
 
@@ -52,6 +53,7 @@ pub struct Worker {
     pub lock: OwnerLock,
     /// Paths written since the index was last synced.
     pub touched: BTreeSet<String>,
+    pub maintenance: Maintenance,
 }
 
 impl Worker {
@@ -97,16 +99,22 @@ impl Worker {
                 Job::Shutdown { reply } => shutdown = Some(reply),
             }
         }
-        let committed = answers.iter().any(|(_, result)| {
-            matches!(
-                result,
-                Ok(Applied {
-                    outcome: Outcome::Committed(_),
-                    ..
-                })
-            )
-        });
-        let synced = if committed && self.durability == Durability::Fsync {
+        let commits = answers
+            .iter()
+            .filter(|(_, result)| {
+                matches!(
+                    result,
+                    Ok(Applied {
+                        outcome: Outcome::Committed(_),
+                        ..
+                    })
+                )
+            })
+            .count();
+        if commits > 0 {
+            self.maintenance.committed(commits);
+        }
+        let synced = if commits > 0 && self.durability == Durability::Fsync {
             self.sync_to_disk()
         } else {
             Ok(())
@@ -152,7 +160,14 @@ impl Worker {
             &self.catalog.read().unwrap_or_else(|poison| poison.into_inner()),
             change,
         )?;
-        let Some(commit) = self.git.prepare_commit(&plan.edits, &plan.subject, author)? else {
+        let planned = started.elapsed();
+        if plan.edits.len() >= super::git::BULK_WRITES {
+            // A bulk commit writes its own pack; a repack already running could not know it.
+            self.maintenance.wait();
+        }
+        let prepared = self.git.prepare_commit(&plan.edits, &plan.subject, author)?;
+        let committed = started.elapsed();
+        let Some(commit) = prepared else {
             return Ok(Applied {
                 outcome: Outcome::Unchanged,
                 import: plan.import,
@@ -165,10 +180,18 @@ impl Worker {
             self.restore_from_head();
             return Err(err);
         }
+        let written = started.elapsed();
         self.touched
             .extend(worktree::touched_paths(&plan.edits).map(str::to_owned));
         plan.update
             .apply_to(&mut self.catalog.write().unwrap_or_else(|poison| poison.into_inner()));
+        tracing::debug!(
+            plan_ms = planned.as_secs_f64() * 1000.0,
+            commit_ms = (committed - planned).as_secs_f64() * 1000.0,
+            files_ms = (written - committed).as_secs_f64() * 1000.0,
+            catalog_ms = (started.elapsed() - written).as_secs_f64() * 1000.0,
+            "commit stages"
+        );
         tracing::info!(
             subject = %plan.subject,
             commit = %commit,
@@ -269,6 +292,7 @@ impl Worker {
 
     /// At shutdown: the index in line with HEAD, and a note that the stop was clean.
     fn finish(&mut self) {
+        self.maintenance.stop();
         self.sync_index();
         if self.touched.is_empty()
             && let Err(err) = std::fs::write(super::clean_marker(self.git.git_dir()), b"")

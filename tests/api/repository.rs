@@ -180,3 +180,39 @@ async fn after_a_crash_uncommitted_debris_is_cleared_at_start() {
     assert!(!app.repo().join("teams/acme/stray.toml").exists());
     assert_eq!(app.git(&["status", "--porcelain"]), "");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loose_objects_are_packed_in_the_background() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    for index in 0..520 {
+        app.create_key(&format!("k{index}"), &[], &[("en", "x")])
+            .await
+            .assert_ok(StatusCode::CREATED);
+    }
+    let mut loose = usize::MAX;
+    for _ in 0..100 {
+        let counts = app.git(&["count-objects", "-v"]);
+        loose = counts
+            .lines()
+            .find_map(|line| line.strip_prefix("count: "))
+            .unwrap()
+            .parse()
+            .unwrap();
+        if loose < 500 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        loose < 500,
+        "about 4,000 loose objects were written; {loose} are still loose"
+    );
+    app.git(&["fsck", "--strict"]);
+    assert_eq!(
+        app.get("/teams/acme/projects/mobile/keys")
+            .await
+            .header("x-pagination-total-count"),
+        "520"
+    );
+}
