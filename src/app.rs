@@ -14,6 +14,7 @@ use poem::{Endpoint, EndpointExt, IntoResponse, Request, Response, Route, Server
 use crate::api::{self, AppState, error::render_poem_error};
 use crate::config::{Config, Limits};
 use crate::export::downloads::{Clock, Downloads, content_type};
+use crate::metrics::Metrics;
 use crate::routes::Routes;
 use crate::store::Store;
 use crate::tokens::TokenRegistry;
@@ -21,6 +22,7 @@ use crate::tokens::TokenRegistry;
 /// The parts of a running locstore, ready to serve.
 pub struct App {
     pub state: Arc<AppState>,
+    pub metrics: Arc<Metrics>,
     pub tokens: Arc<TokenRegistry>,
     pub limits: Limits,
 }
@@ -28,7 +30,8 @@ pub struct App {
 impl App {
     /// Opens the store and the exports folder. Blocking (it opens the git repository).
     pub fn open(config: &Config, clock: Clock) -> anyhow::Result<Self> {
-        let store = Store::open(&config.repo_dir, config.durability)
+        let metrics = Arc::new(Metrics::new());
+        let store = Store::open(&config.repo_dir, config.durability, metrics.clone())
             .map_err(|err| anyhow::anyhow!(api::error::error_chain(&err)))
             .with_context(|| format!("cannot open the repository {}", config.repo_dir.display()))?;
         let downloads = Downloads::new(config.exports_dir.clone(), config.export_ttl, clock)
@@ -41,6 +44,7 @@ impl App {
         });
         Ok(Self {
             state,
+            metrics,
             tokens,
             limits: config.limits,
         })
@@ -52,8 +56,10 @@ impl App {
         let limits = self.limits;
         let spec: serde_json::Value = serde_json::from_str(&service.spec()).unwrap_or_default();
         let routes = Arc::new(Routes::new(&spec, OTHER_ROUTES));
+        let metrics = self.metrics.clone();
         Route::new()
             .at("/healthz", get(healthz))
+            .at("/metrics", get(metrics_endpoint))
             .at("/openapi.json", service.spec_endpoint())
             .at("/openapi.yaml", service.spec_endpoint_yaml())
             .nest("/docs", service.swagger_ui())
@@ -62,9 +68,12 @@ impl App {
             .around(move |endpoint, request| async move { read_body(endpoint, request, limits).await })
             .data(self.tokens.clone())
             .data(self.state.downloads.clone())
+            .data(self.state.clone())
+            .data(self.metrics.clone())
             .around(move |endpoint, request| {
                 let routes = routes.clone();
-                async move { observe(endpoint, request, limits, &routes).await }
+                let metrics = metrics.clone();
+                async move { observe(endpoint, request, limits, &routes, &metrics).await }
             })
     }
 
@@ -145,6 +154,7 @@ fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
 /// Routes served outside the OpenAPI document.
 const OTHER_ROUTES: &[(&str, &[&str])] = &[
     ("/healthz", &["GET"]),
+    ("/metrics", &["GET"]),
     ("/openapi.json", &["GET"]),
     ("/openapi.yaml", &["GET"]),
     ("/docs", &["GET"]),
@@ -158,6 +168,7 @@ async fn observe<E: Endpoint>(
     request: Request,
     limits: Limits,
     routes: &Routes,
+    metrics: &Metrics,
 ) -> poem::Result<Response> {
     let started = Instant::now();
     let request_id = request
@@ -185,6 +196,15 @@ async fn observe<E: Endpoint>(
     }
     let status = response.status().as_u16();
     let route = routes.template(&path).unwrap_or("unknown");
+    let elapsed = started.elapsed().as_secs_f64();
+    metrics
+        .requests
+        .with_label_values(&[route, method.as_str(), &status.to_string()])
+        .inc();
+    metrics
+        .request_seconds
+        .with_label_values(&[route, method.as_str()])
+        .observe(elapsed);
     tracing::info!(
         target: "locstore::request",
         method = %method,
@@ -237,6 +257,31 @@ fn new_request_id() -> String {
 #[handler]
 fn healthz() -> poem::web::Json<serde_json::Value> {
     poem::web::Json(serde_json::json!({ "status": "ok" }))
+}
+
+/// `GET /metrics`: Prometheus' text format, no token needed.
+#[handler]
+async fn metrics_endpoint(state: Data<&Arc<AppState>>, metrics: Data<&Arc<Metrics>>) -> poem::Result<Response> {
+    state.store.record_key_counts();
+    let git_dir = state.store.root().join(".git");
+    let bytes = tokio::task::spawn_blocking(move || directory_size(&git_dir))
+        .await
+        .map_err(|err| poem::Error::new(err, StatusCode::INTERNAL_SERVER_ERROR))?;
+    metrics.repository_bytes.set(bytes as i64);
+    Ok(Response::builder()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(metrics.render()))
+}
+
+/// Bytes of the files under `dir`.
+fn directory_size(dir: &std::path::Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.metadata().ok())
+        .filter(|metadata| metadata.is_file())
+        .map(|metadata| metadata.len())
+        .sum()
 }
 
 /// `GET /exports/{id}/{path}`: an export's file, no token needed; 404 once expired.

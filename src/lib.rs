@@ -11,6 +11,7 @@
 //! - [`api`]: poem-openapi handlers, wire types ([`api::schema`]), the API error, auth.
 //! - [`domain`]: validated names, the model, the pure key query.
 //! - [`store`]: the git-backed store: one writer thread, in-memory catalog, file layout and format.
+//! - [`metrics`]: the Prometheus registry and its metrics.
 //! - [`routes`]: route templates of request paths, for logs, metrics and `Allow`.
 //! - [`export`]: pure writers for JSON, CSV, Android XML and Apple strings; zip; downloads.
 //!
@@ -28,6 +29,7 @@ pub mod app;
 pub mod config;
 pub mod domain;
 pub mod export;
+pub mod metrics;
 pub mod routes;
 pub mod store;
 pub mod tokens;

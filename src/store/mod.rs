@@ -35,6 +35,7 @@ pub use layout::MAX_PATH_LEN;
 use crate::domain::model::{Key, Project, Team};
 use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo};
+use crate::metrics::Metrics;
 use catalog::{Catalog, ProjectEntry};
 use changes::{key_not_found, project_not_found, team_not_found};
 use worker::{Job, Worker};
@@ -74,6 +75,7 @@ pub struct Store {
 
 struct Inner {
     jobs: mpsc::Sender<Job>,
+    metrics: Arc<Metrics>,
     catalog: Arc<RwLock<Catalog>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     root: PathBuf,
@@ -82,7 +84,7 @@ struct Inner {
 impl Store {
     /// Opens (or creates) the repository and starts the writer. Blocking: call it before the
     /// server starts or from `spawn_blocking`.
-    pub fn open(repo_dir: &Path, durability: Durability) -> Result<Self, StoreError> {
+    pub fn open(repo_dir: &Path, durability: Durability, metrics: Arc<Metrics>) -> Result<Self, StoreError> {
         let (git, created) = git::GitRepo::open_or_init(repo_dir, template::FILES)?;
         let lock = lock::OwnerLock::acquire(git.git_dir())?;
         if created {
@@ -100,6 +102,7 @@ impl Store {
             lock,
             touched: Default::default(),
             maintenance: maintenance::Maintenance::new(root.clone()),
+            metrics: metrics.clone(),
         };
         let handle = std::thread::Builder::new()
             .name("locstore-writer".into())
@@ -108,6 +111,7 @@ impl Store {
         Ok(Self {
             inner: Arc::new(Inner {
                 jobs,
+                metrics,
                 catalog,
                 worker: Mutex::new(Some(handle)),
                 root,
@@ -268,7 +272,26 @@ impl Store {
     }
 
     fn send(&self, job: Job) -> Result<(), StoreError> {
-        self.inner.jobs.send(job).map_err(|_| writer_gone())
+        self.inner.jobs.send(job).map_err(|_| writer_gone())?;
+        self.inner.metrics.queue_depth.inc();
+        Ok(())
+    }
+
+    /// Sets the keys-per-project gauge from the catalog (for a metrics scrape).
+    pub fn record_key_counts(&self) {
+        let catalog = self.read();
+        for team in catalog.teams.values() {
+            for project in team.projects.values() {
+                if let Some(keys) = &project.keys {
+                    let labels = [team.team.name.as_str(), project.project.name.as_str()];
+                    self.inner
+                        .metrics
+                        .keys
+                        .with_label_values(&labels)
+                        .set(keys.len() as i64);
+                }
+            }
+        }
     }
 }
 

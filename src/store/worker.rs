@@ -24,6 +24,7 @@ use super::lock::OwnerLock;
 use super::maintenance::Maintenance;
 use super::{Applied, Durability, Outcome, layout, scan, worktree};
 use crate::domain::names::{ProjectName, TeamName};
+use crate::metrics::Metrics;
 
 /// How long the writer waits without work before it brings the git index in line with HEAD.
 const IDLE_AFTER: Duration = Duration::from_millis(500);
@@ -54,6 +55,7 @@ pub struct Worker {
     /// Paths written since the index was last synced.
     pub touched: BTreeSet<String>,
     pub maintenance: Maintenance,
+    pub metrics: Arc<Metrics>,
 }
 
 impl Worker {
@@ -85,6 +87,7 @@ impl Worker {
 
     /// Runs a batch of jobs; returns the shutdown reply when one of them asked to stop.
     fn run_batch(&mut self, batch: Vec<Job>) -> Option<oneshot::Sender<()>> {
+        self.metrics.queue_depth.sub(batch.len() as i64);
         let mut answers = Vec::with_capacity(batch.len());
         let mut shutdown = None;
         for job in batch {
@@ -192,6 +195,8 @@ impl Worker {
             catalog_ms = (started.elapsed() - written).as_secs_f64() * 1000.0,
             "commit stages"
         );
+        self.metrics.commits.inc();
+        self.metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
         tracing::info!(
             subject = %plan.subject,
             commit = %commit,

@@ -5,6 +5,7 @@ mod export;
 mod helpers;
 mod import;
 mod keys;
+mod observability;
 mod openapi;
 mod platforms;
 mod projects;

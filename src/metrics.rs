@@ -1,0 +1,99 @@
+//! Prometheus metrics: requests by route and status, request latency, commits and commit
+//! latency, the writer's queue, keys per project and the repository's size.
+//!
+//! Route labels are templates (`/teams/{teamName}/projects`), never raw paths, so that the
+//! number of series stays small whatever names clients use.
+
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
+    TextEncoder,
+};
+
+/// Every metric of the process, in one registry.
+pub struct Metrics {
+    registry: Registry,
+    pub requests: IntCounterVec,
+    pub request_seconds: HistogramVec,
+    pub commits: IntCounter,
+    pub commit_seconds: Histogram,
+    pub queue_depth: IntGauge,
+    pub keys: IntGaugeVec,
+    pub repository_bytes: IntGauge,
+}
+
+const LATENCY_BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+];
+
+impl Metrics {
+    pub fn new() -> Self {
+        let registry = Registry::new_custom(Some("locstore".into()), None).expect("a valid prefix");
+        let requests = IntCounterVec::new(
+            Opts::new(
+                "http_requests_total",
+                "HTTP requests answered, by route template, method and status.",
+            ),
+            &["route", "method", "status"],
+        )
+        .expect("valid metric");
+        let request_seconds = HistogramVec::new(
+            HistogramOpts::new(
+                "http_request_duration_seconds",
+                "Time to answer HTTP requests, by route template and method.",
+            )
+            .buckets(LATENCY_BUCKETS.to_vec()),
+            &["route", "method"],
+        )
+        .expect("valid metric");
+        let commits = IntCounter::new("commits_total", "Commits made, one per change.").expect("valid metric");
+        let commit_seconds = Histogram::with_opts(
+            HistogramOpts::new("commit_duration_seconds", "Time to apply and commit one change.")
+                .buckets(LATENCY_BUCKETS.to_vec()),
+        )
+        .expect("valid metric");
+        let queue_depth =
+            IntGauge::new("writer_queue_depth", "Changes and loads waiting for the writer.").expect("valid metric");
+        let keys = IntGaugeVec::new(Opts::new("keys", "Keys per loaded project."), &["team", "project"])
+            .expect("valid metric");
+        let repository_bytes = IntGauge::new("repository_bytes", "Size of the git directory of the data repository.")
+            .expect("valid metric");
+        for collector in [
+            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(request_seconds.clone()),
+            Box::new(commits.clone()),
+            Box::new(commit_seconds.clone()),
+            Box::new(queue_depth.clone()),
+            Box::new(keys.clone()),
+            Box::new(repository_bytes.clone()),
+            Box::new(prometheus::process_collector::ProcessCollector::for_self()),
+        ] {
+            registry.register(collector).expect("metric names are unique");
+        }
+        Self {
+            registry,
+            requests,
+            request_seconds,
+            commits,
+            commit_seconds,
+            queue_depth,
+            keys,
+            repository_bytes,
+        }
+    }
+
+    /// The metrics in Prometheus' text format.
+    pub fn render(&self) -> String {
+        let mut buffer = Vec::new();
+        // Encoding gathered metric families into memory does not fail.
+        TextEncoder::new()
+            .encode(&self.registry.gather(), &mut buffer)
+            .expect("text encoding");
+        String::from_utf8(buffer).expect("the text format is UTF-8")
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
