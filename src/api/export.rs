@@ -9,8 +9,10 @@ use poem_openapi::{Enum, OpenApi};
 
 use super::auth::TokenAuth;
 use super::error::{ApiError, error_chain};
+use super::keys::{KeysApi, reserved_key_name};
 use super::params::LanguageListParam;
-use super::schema::{ExportResult, ProjectNameParam, TeamNameParam};
+use super::schema::{ExportResult, ProjectNameParam, TeamNameParam, UpdateKeyRequest};
+use super::teams::Done;
 use super::{ApiTags, AppState};
 use crate::domain::model::Project;
 use crate::domain::names::{LanguageCode, quote_for_message};
@@ -128,6 +130,60 @@ impl ExportApi {
             success: true,
             data: format!("{base}/exports/{}/{}", download.id, download.path),
         }))
+    }
+    /// Update the key named `export`
+    ///
+    /// The same as `PATCH .../keys/{keyName}` for the key named `export`, whose path is also
+    /// the export (`GET`).
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/export",
+        method = "patch",
+        operation_id = "updateKeyNamedExport"
+    )]
+    async fn update_key_named_export(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        body: Json<UpdateKeyRequest>,
+    ) -> Result<Done, ApiError> {
+        self.keys()
+            .update(
+                auth,
+                team_name.0.0,
+                project_name.0.0,
+                reserved_key_name("export"),
+                body.0,
+            )
+            .await
+    }
+
+    /// Delete the key named `export`
+    ///
+    /// The same as `DELETE .../keys/{keyName}` for the key named `export`.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/export",
+        method = "delete",
+        operation_id = "deleteKeyNamedExport"
+    )]
+    async fn delete_key_named_export(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+    ) -> Result<Done, ApiError> {
+        self.keys()
+            .delete(auth, team_name.0.0, project_name.0.0, reserved_key_name("export"))
+            .await
+    }
+}
+
+impl ExportApi {
+    /// The key handlers, for the keys named like this path's fixed segment.
+    fn keys(&self) -> KeysApi {
+        KeysApi {
+            state: self.state.clone(),
+        }
     }
 }
 

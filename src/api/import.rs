@@ -4,11 +4,18 @@ use std::sync::Arc;
 
 use poem_openapi::param::Path;
 use poem_openapi::payload::Json;
-use poem_openapi::{Enum, Object, OpenApi};
+use std::borrow::Cow;
+
+use poem_openapi::registry::{MetaSchema, MetaSchemaRef};
+use poem_openapi::types::{ParseError, ParseFromJSON, ParseResult, ToJSON, Type};
+use poem_openapi::{Object, OpenApi};
+use serde_json::Value;
 
 use super::auth::TokenAuth;
 use super::error::ApiError;
-use super::schema::{ProjectNameParam, TeamNameParam, Text};
+use super::keys::{KeysApi, reserved_key_name};
+use super::schema::{KeyData, ProjectNameParam, TeamNameParam, Text, UpdateKeyRequest};
+use super::teams::Done;
 use super::{ApiTags, AppState};
 use crate::domain::names::{KeyName, LanguageCode, Tag, quote_for_message};
 use crate::store::{ImportEntry, ImportMode, TranslationInput};
@@ -18,15 +25,57 @@ pub struct ImportApi {
     pub state: Arc<AppState>,
 }
 
-/// How an import treats keys that exist already.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
-#[oai(rename_all = "lowercase")]
-pub enum ImportModeParam {
-    /// Every key must be new; an existing name fails the whole import (409).
-    Create,
-    /// New keys are created; existing keys get the tags given (when given) and their
-    /// translations merged, as by a key update.
-    Upsert,
+/// How an import treats keys that exist already: `create` (every key must be new; an
+/// existing name fails the whole import with 409) or `upsert` (existing keys get the tags
+/// given, when given, and their translations merged, as by a key update).
+///
+/// An inline string enum rather than a schema of its own, so that `mode` can be nullable
+/// without a `$ref` wrapped in `allOf`, which client generators handle badly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImportModeParam(pub ImportMode);
+
+impl Type for ImportModeParam {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> Cow<'static, str> {
+        "import_mode".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            enum_items: vec![Value::from("create"), Value::from("upsert")],
+            ..MetaSchema::new("string")
+        }))
+    }
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl ParseFromJSON for ImportModeParam {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        match value.as_ref().and_then(Value::as_str) {
+            Some("create") => Ok(Self(ImportMode::Create)),
+            Some("upsert") => Ok(Self(ImportMode::Upsert)),
+            _ => Err(ParseError::custom("mode must be \"create\" or \"upsert\"")),
+        }
+    }
+}
+
+impl ToJSON for ImportModeParam {
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::from(match self.0 {
+            ImportMode::Create => "create",
+            ImportMode::Upsert => "upsert",
+        }))
+    }
 }
 
 /// Keys to import.
@@ -100,10 +149,7 @@ impl ImportApi {
         let team = auth.team(team_name.0.0)?;
         auth.require(Access::Write)?;
         let body = body.0;
-        let mode = match body.mode.unwrap_or(ImportModeParam::Create) {
-            ImportModeParam::Create => ImportMode::Create,
-            ImportModeParam::Upsert => ImportMode::Upsert,
-        };
+        let mode = body.mode.map_or(ImportMode::Create, |mode| mode.0);
         let keys = body
             .keys
             .into_iter()
@@ -121,6 +167,80 @@ impl ImportApi {
             updated: counts.updated as u64,
             unchanged: counts.unchanged as u64,
         }))
+    }
+    /// Update the key named `import`
+    ///
+    /// The same as `PATCH .../keys/{keyName}` for the key named `import`, whose path is also
+    /// the import's (`POST`).
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/import",
+        method = "patch",
+        operation_id = "updateKeyNamedImport"
+    )]
+    async fn update_key_named_import(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        body: Json<UpdateKeyRequest>,
+    ) -> Result<Done, ApiError> {
+        self.keys()
+            .update(
+                auth,
+                team_name.0.0,
+                project_name.0.0,
+                reserved_key_name("import"),
+                body.0,
+            )
+            .await
+    }
+
+    /// Delete the key named `import`
+    ///
+    /// The same as `DELETE .../keys/{keyName}` for the key named `import`.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/import",
+        method = "delete",
+        operation_id = "deleteKeyNamedImport"
+    )]
+    async fn delete_key_named_import(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+    ) -> Result<Done, ApiError> {
+        self.keys()
+            .delete(auth, team_name.0.0, project_name.0.0, reserved_key_name("import"))
+            .await
+    }
+
+    /// Get the key named `import`
+    ///
+    /// The same as `GET .../keys/{keyName}` for the key named `import`, whose path is also the
+    /// import's (`POST`).
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/import",
+        method = "get",
+        operation_id = "getKeyNamedImport"
+    )]
+    async fn get_key_named_import(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+    ) -> Result<Json<KeyData>, ApiError> {
+        self.keys()
+            .get(auth, team_name.0.0, project_name.0.0, reserved_key_name("import"))
+            .await
+    }
+}
+
+impl ImportApi {
+    /// The key handlers, for the keys named like this path's fixed segment.
+    fn keys(&self) -> KeysApi {
+        KeysApi {
+            state: self.state.clone(),
+        }
     }
 }
 

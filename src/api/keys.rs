@@ -142,9 +142,7 @@ impl KeysApi {
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         #[oai(name = "keyName")] key_name: Path<KeyNameParam>,
     ) -> Result<Json<KeyData>, ApiError> {
-        let team = auth.team(team_name.0.0)?;
-        let key = self.state.store.key(&team, &project_name.0.0, &key_name.0.0).await?;
-        Ok(Json(KeyData { data: key.into() }))
+        self.get(auth, team_name.0.0, project_name.0.0, key_name.0.0).await
     }
 
     /// Update a key
@@ -167,29 +165,6 @@ impl KeysApi {
     ) -> Result<Done, ApiError> {
         self.update(auth, team_name.0.0, project_name.0.0, key_name.0.0, body.0)
             .await
-    }
-
-    /// Update the key named `export`
-    #[oai(
-        path = "/teams/:teamName/projects/:projectName/keys/export",
-        method = "patch",
-        hidden
-    )]
-    async fn update_key_named_export(
-        &self,
-        auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
-        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-        body: Json<UpdateKeyRequest>,
-    ) -> Result<Done, ApiError> {
-        self.update(
-            auth,
-            team_name.0.0,
-            project_name.0.0,
-            reserved_key_name("export"),
-            body.0,
-        )
-        .await
     }
 
     /// Update a key (deprecated path)
@@ -236,92 +211,23 @@ impl KeysApi {
     ) -> Result<Done, ApiError> {
         self.delete(auth, team_name.0.0, project_name.0.0, key_name.0.0).await
     }
-
-    /// Delete the key named `export`
-    #[oai(
-        path = "/teams/:teamName/projects/:projectName/keys/export",
-        method = "delete",
-        hidden
-    )]
-    async fn delete_key_named_export(
-        &self,
-        auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
-        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-    ) -> Result<Done, ApiError> {
-        self.delete(auth, team_name.0.0, project_name.0.0, reserved_key_name("export"))
-            .await
-    }
-    /// Get the key named `import`
-    ///
-    /// The same as `GET .../keys/{keyName}` for the key named `import`, whose path is also
-    /// the import's (`POST`).
-    #[oai(
-        path = "/teams/:teamName/projects/:projectName/keys/import",
-        method = "get",
-        operation_id = "getKeyNamedImport"
-    )]
-    async fn get_key_named_import(
-        &self,
-        auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
-        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-    ) -> Result<Json<KeyData>, ApiError> {
-        let team = auth.team(team_name.0.0)?;
-        let key = self
-            .state
-            .store
-            .key(&team, &project_name.0.0, &reserved_key_name("import"))
-            .await?;
-        Ok(Json(KeyData { data: key.into() }))
-    }
-
-    /// Update the key named `import`
-    ///
-    /// The same as `PATCH .../keys/{keyName}` for the key named `import`.
-    #[oai(
-        path = "/teams/:teamName/projects/:projectName/keys/import",
-        method = "patch",
-        operation_id = "updateKeyNamedImport"
-    )]
-    async fn update_key_named_import(
-        &self,
-        auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
-        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-        body: Json<UpdateKeyRequest>,
-    ) -> Result<Done, ApiError> {
-        self.update(
-            auth,
-            team_name.0.0,
-            project_name.0.0,
-            reserved_key_name("import"),
-            body.0,
-        )
-        .await
-    }
-
-    /// Delete the key named `import`
-    ///
-    /// The same as `DELETE .../keys/{keyName}` for the key named `import`.
-    #[oai(
-        path = "/teams/:teamName/projects/:projectName/keys/import",
-        method = "delete",
-        operation_id = "deleteKeyNamedImport"
-    )]
-    async fn delete_key_named_import(
-        &self,
-        auth: TokenAuth,
-        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
-        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-    ) -> Result<Done, ApiError> {
-        self.delete(auth, team_name.0.0, project_name.0.0, reserved_key_name("import"))
-            .await
-    }
 }
 
 impl KeysApi {
-    async fn update(
+    /// Reads one key: for `getKey`, and for keys named like a fixed path segment.
+    pub(super) async fn get(
+        &self,
+        auth: TokenAuth,
+        team: TeamName,
+        project: ProjectName,
+        name: KeyName,
+    ) -> Result<Json<KeyData>, ApiError> {
+        let team = auth.team(team)?;
+        let key = self.state.store.key(&team, &project, &name).await?;
+        Ok(Json(KeyData { data: key.into() }))
+    }
+
+    pub(super) async fn update(
         &self,
         auth: TokenAuth,
         team: TeamName,
@@ -350,7 +256,7 @@ impl KeysApi {
         Ok(Done::Ok(Json(Success::ok())))
     }
 
-    async fn delete(
+    pub(super) async fn delete(
         &self,
         auth: TokenAuth,
         team: TeamName,
@@ -377,7 +283,7 @@ fn writable_project(
 }
 
 /// A key name that is also a fixed path segment (`export`, `import`).
-fn reserved_key_name(name: &str) -> KeyName {
+pub(super) fn reserved_key_name(name: &str) -> KeyName {
     KeyName::parse(name).expect("reserved path segments are valid key names")
 }
 
