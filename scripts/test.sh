@@ -7,9 +7,12 @@
 # - git: the tests read repositories back with the git CLI (rev-list, status, fsck).
 # - aapt (aapt2) and android-framework-res: Android's own resource compiler, to prove that
 #   exported strings.xml files compile, link and read back unchanged.
-# - a Python venv with openstep_plist (an independent reader of Apple .strings files; Python's
-#   own csv and json modules read the other formats back) and schemathesis (scripts/fuzz.sh
-#   fuzzes the live server from its own OpenAPI document after the cargo tests).
+# - a Python venv (scripts/test-requirements.txt) with openstep_plist (an independent reader
+#   of Apple .strings files; Python's own csv and json modules read the other formats back),
+#   schemathesis (scripts/fuzz.sh fuzzes the live server from its own OpenAPI document) and
+#   openapi-python-client (scripts/client.sh generates a client and makes a round trip).
+# - chromium, and playwright-core from npm (tests/browser): scripts/browser.sh drives
+#   Swagger UI at /docs in a real headless browser.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +22,8 @@ command -v curl >/dev/null 2>&1 || need_apt+=(curl)
 command -v aapt2 >/dev/null 2>&1 || [ -x /usr/lib/android-sdk/build-tools/debian/aapt2 ] || need_apt+=(aapt)
 [ -f /usr/share/android-framework-res/framework-res.apk ] || need_apt+=(android-framework-res)
 python3 -c 'import venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "scripts/test.sh: installing ${need_apt[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -27,11 +32,17 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 venv=target/test-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist, schemathesis' >/dev/null 2>&1; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist, schemathesis, openapi_python_client' >/dev/null 2>&1; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/test-requirements.txt
 fi
 export LOCSTORE_TEST_PYTHON="$PWD/$venv/bin/python"
 
+if [ ! -d tests/browser/node_modules/playwright-core ]; then
+  (cd tests/browser && npm ci --no-audit --no-fund --silent)
+fi
+
 cargo test --locked "$@"
 bash scripts/fuzz.sh
+bash scripts/client.sh
+bash scripts/browser.sh

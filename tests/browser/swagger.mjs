@@ -37,7 +37,7 @@ try {
     await page.$$eval(".opblock", (blocks) =>
       blocks.map((block) => {
         const method = block.querySelector(".opblock-summary-method")?.textContent.trim();
-        const path = block.querySelector(".opblock-summary-path")?.getAttribute("data-path");
+        const path = block.querySelector("[data-path]")?.getAttribute("data-path");
         return `${method} ${path}`;
       }),
     ),
