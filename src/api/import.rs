@@ -45,7 +45,8 @@ impl Type for ImportModeParam {
 
     fn schema_ref() -> MetaSchemaRef {
         MetaSchemaRef::Inline(Box::new(MetaSchema {
-            enum_items: vec![Value::from("create"), Value::from("upsert")],
+            // OpenAPI 3.0 reads `nullable` together with `enum` only when the enum lists null.
+            enum_items: vec![Value::from("create"), Value::from("upsert"), Value::Null],
             ..MetaSchema::new("string")
         }))
     }

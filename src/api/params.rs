@@ -42,7 +42,7 @@ macro_rules! name_param {
                     description: Some($description),
                     pattern: Some($pattern.to_owned()),
                     min_length: Some(1),
-                    max_length: Some($max),
+                    max_length: $max,
                     example: Some(Value::String($example.to_owned())),
                     ..MetaSchema::new("string")
                 }))
@@ -82,32 +82,32 @@ macro_rules! name_param {
 
 name_param!(
     /// A team name in a path or body.
-    TeamNameParam, TeamName, "team_name", SLUG_PATTERN, 64, "acme",
+    TeamNameParam, TeamName, "team_name", SLUG_PATTERN, Some(64), "acme",
     "A team identifier: 1 to 64 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; unique without regard to case."
 );
 name_param!(
     /// A project name in a path or body.
-    ProjectNameParam, ProjectName, "project_name", SLUG_PATTERN, 64, "mobile",
+    ProjectNameParam, ProjectName, "project_name", SLUG_PATTERN, Some(64), "mobile",
     "A project identifier: 1 to 64 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; unique in its team without regard to case."
 );
 name_param!(
     /// A key name in a path or body.
-    KeyNameParam, KeyName, "key_name", KEY_PATTERN, KEY_SCHEMA_MAX_CHARS, "home.title",
+    KeyNameParam, KeyName, "key_name", KEY_PATTERN, Some(KEY_SCHEMA_MAX_CHARS), "home.title",
     "A key identifier: any text of 1 to 1024 bytes of UTF-8 without control characters and without leading or trailing white space; case-sensitive. Percent-encode it in paths (errors%2Fnetwork)."
 );
 name_param!(
     /// A language code in a body.
-    LanguageParam, LanguageCode, "language_code", LANGUAGE_PATTERN, 64, "pt-BR",
+    LanguageParam, LanguageCode, "language_code", LANGUAGE_PATTERN, None, "pt-BR",
     "A language code such as en, en-US, pt_BR or zh-Hans."
 );
 name_param!(
     /// A display name in a body.
-    DisplayNameParam, DisplayName, "display_name", DISPLAY_NAME_PATTERN, DisplayName::MAX_CHARS, "Acme Inc.",
+    DisplayNameParam, DisplayName, "display_name", DISPLAY_NAME_PATTERN, Some(DisplayName::MAX_CHARS), "Acme Inc.",
     "A human-readable name: 1 to 256 characters, not blank, without control characters other than line breaks and tabs."
 );
 name_param!(
     /// A tag in a body.
-    TagParam, Tag, "tag", TAG_PATTERN, Tag::MAX_CHARS, "onboarding",
+    TagParam, Tag, "tag", TAG_PATTERN, Some(Tag::MAX_CHARS), "onboarding",
     "A tag: 1 to 128 characters without control characters."
 );
 

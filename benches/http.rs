@@ -1,0 +1,352 @@
+//! End-to-end HTTP benchmark of the release binary with a real load generator (wrk).
+//!
+//!     apt-get install wrk            # once
+//!     cargo bench --bench http       # LOCSTORE_BENCH_SIZES=1000,100000 LOCSTORE_BENCH_SECONDS=5
+//!
+//! For each project size it starts `locstore serve` on a temporary data directory, seeds the
+//! keys (5 languages) with the bulk import, and measures: GET a page, a keyword search that
+//! matches about 1% of the keys, a late page, GET one key, creates on 1 and 8 connections
+//! (durability fsync, then os on 1), updates on 8 connections, each export type, the start-up
+//! time to the first answer, RSS and the size of `.git`. It prints a Markdown table with the
+//! throughput relative to `/healthz` (the HTTP floor) and to the smallest project size.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "bench-token";
+const LANGUAGES: [&str; 5] = ["en", "fr", "de", "pt-BR", "ja"];
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(data_dir: &Path, durability: &str) -> (Self, Duration) {
+        let started = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_locstore"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--durability",
+                durability,
+                "--data-dir",
+            ])
+            .arg(data_dir)
+            .env("LOCSTORE_API_TOKEN", TOKEN)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the release binary starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let base = line
+            .trim()
+            .strip_prefix("locstore listening on ")
+            .expect("the listening line")
+            .to_owned();
+        (Self { child, base }, started.elapsed())
+    }
+
+    fn stop(mut self) {
+        // SAFETY: kill with our own child's pid.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let _ = self.child.wait();
+    }
+
+    fn rss_mb(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        let kb: f64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0.0);
+        kb / 1024.0
+    }
+}
+
+/// One HTTP/1.1 request on its own connection; returns status and body.
+fn http(base: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+    let host = base.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(host).unwrap();
+    let body = body.unwrap_or("");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nX-Api-Token: {TOKEN}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap();
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    (
+        status,
+        response
+            .split_once("\r\n\r\n")
+            .map(|(_, body)| body.to_owned())
+            .unwrap_or_default(),
+    )
+}
+
+fn key_name(index: usize) -> String {
+    format!("screen{}.item{index}.label", index % 500)
+}
+
+fn seed(base: &str, size: usize) {
+    assert_eq!(
+        http(base, "POST", "/teams", Some(r#"{"name":"acme","displayName":"Acme"}"#)).0,
+        201
+    );
+    let languages: Vec<String> = LANGUAGES.iter().map(|code| format!("\"{code}\"")).collect();
+    let project = format!(
+        r#"{{"name":"big","displayName":"Big","languagesISO":[{}]}}"#,
+        languages.join(",")
+    );
+    assert_eq!(http(base, "POST", "/teams/acme/projects", Some(&project)).0, 201);
+    for chunk in (0..size).collect::<Vec<_>>().chunks(20_000) {
+        let keys: Vec<String> = chunk
+            .iter()
+            .map(|index| {
+                let translations: Vec<String> = LANGUAGES
+                    .iter()
+                    .map(|code| {
+                        format!(
+                            r#"{{"language":"{code}","content":"{code} text number {index} for the screen {}"}}"#,
+                            index % 500
+                        )
+                    })
+                    .collect();
+                format!(
+                    r#"{{"name":"{}","tags":["t{}"],"translations":[{}]}}"#,
+                    key_name(*index),
+                    index % 20,
+                    translations.join(",")
+                )
+            })
+            .collect();
+        let body = format!(r#"{{"keys":[{}]}}"#, keys.join(","));
+        let (status, answer) = http(base, "POST", "/teams/acme/projects/big/keys/import", Some(&body));
+        assert_eq!(status, 200, "{answer}");
+    }
+}
+
+/// Runs wrk; returns requests per second and the median latency in milliseconds.
+fn wrk(url: &str, connections: usize, seconds: u64, script: Option<&Path>) -> (f64, f64) {
+    let mut command = Command::new("wrk");
+    command
+        .args([
+            "--latency",
+            "-t",
+            &connections.min(2).to_string(),
+            "-c",
+            &connections.to_string(),
+            "-d",
+        ])
+        .arg(format!("{seconds}s"))
+        .args(["-H", &format!("X-Api-Token: {TOKEN}")]);
+    if let Some(script) = script {
+        command.arg("-s").arg(script);
+    }
+    let output = command.arg(url).output().expect("wrk runs (apt-get install wrk)");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(!text.contains("Non-2xx"), "{url} answered errors:\n{text}");
+    let rps = text
+        .lines()
+        .find_map(|line| line.strip_prefix("Requests/sec:"))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(0.0);
+    let p50 = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("50%"))
+        .map(|value| parse_duration_ms(value.trim()))
+        .unwrap_or(0.0);
+    (rps, p50)
+}
+
+fn parse_duration_ms(value: &str) -> f64 {
+    let split = value.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(value.len());
+    let number: f64 = value[..split].parse().unwrap_or(0.0);
+    match &value[split..] {
+        "us" => number / 1000.0,
+        "ms" => number,
+        "s" => number * 1000.0,
+        "m" => number * 60_000.0,
+        _ => number,
+    }
+}
+
+fn lua(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+fn directory_mb(dir: &Path) -> f64 {
+    fn walk(dir: &Path) -> u64 {
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|entry| match entry.file_type() {
+                        Ok(kind) if kind.is_dir() => walk(&entry.path()),
+                        Ok(_) => entry.metadata().map(|meta| meta.len()).unwrap_or(0),
+                        Err(_) => 0,
+                    })
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+    walk(dir) as f64 / (1024.0 * 1024.0)
+}
+
+/// Measurements of one project size: name to (value, unit).
+type Results = BTreeMap<&'static str, (f64, f64)>;
+
+fn run(size: usize, seconds: u64) -> (Results, BTreeMap<&'static str, f64>) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (server, _) = Server::start(&data, "fsync");
+    let base = server.base.clone();
+    let seeding = Instant::now();
+    seed(&base, size);
+    eprintln!("seeded {size} keys in {:.1} s", seeding.elapsed().as_secs_f64());
+    let scripts = dir.path();
+    let create = lua(
+        scripts,
+        "create.lua",
+        r#"counter = 0
+local next_id = 0
+setup = function(thread) thread:set("id", next_id); next_id = next_id + 1 end
+request = function()
+  counter = counter + 1
+  local body = string.format('{"name":"bench.%d.%d","translations":[{"language":"en","content":"new %d"}]}', id, counter, counter)
+  return wrk.format("POST", nil, {["Content-Type"]="application/json"}, body)
+end"#,
+    );
+    let update = lua(
+        scripts,
+        "update.lua",
+        &format!(
+            r#"counter = 0
+request = function()
+  counter = counter + 1
+  local index = math.random(0, {max})
+  local path = string.format("/teams/acme/projects/big/keys/screen%d.item%d.label", index % 500, index)
+  local body = string.format('{{"translations":[{{"language":"fr","content":"changed %d"}}]}}', counter)
+  return wrk.format("PATCH", path, {{["Content-Type"]="application/json"}}, body)
+end"#,
+            max = size - 1
+        ),
+    );
+    let keys = format!("{base}/teams/acme/projects/big/keys");
+    let mut results = Results::new();
+    let mut single = BTreeMap::new();
+    results.insert(
+        "GET /healthz (8 conn)",
+        wrk(&format!("{base}/healthz"), 8, seconds, None),
+    );
+    results.insert(
+        "GET page 1 (8 conn)",
+        wrk(&format!("{keys}?page=1&limit=20"), 8, seconds, None),
+    );
+    results.insert(
+        "keyword ~1% (8 conn)",
+        wrk(&format!("{keys}?keyword=item42"), 8, seconds, None),
+    );
+    results.insert(
+        "late page (8 conn)",
+        wrk(&format!("{keys}?page={}&limit=20", size / 20), 8, seconds, None),
+    );
+    results.insert(
+        "GET one key (8 conn)",
+        wrk(&format!("{keys}/{}", key_name(size / 2)), 8, seconds, None),
+    );
+    results.insert("create, fsync (1 conn)", wrk(&keys, 1, seconds, Some(&create)));
+    results.insert("create, fsync (8 conn)", wrk(&keys, 8, seconds, Some(&create)));
+    results.insert("update, fsync (8 conn)", wrk(&keys, 8, seconds, Some(&update)));
+    for (name, query) in [
+        ("export json, 1 language (s)", "type=json&languages=en"),
+        ("export android-xml, 5 languages (s)", "type=android-xml"),
+    ] {
+        let started = Instant::now();
+        let (status, body) = http(
+            &base,
+            "GET",
+            &format!("/teams/acme/projects/big/keys/export?{query}"),
+            None,
+        );
+        assert_eq!(status, 200, "{body}");
+        single.insert(name, started.elapsed().as_secs_f64());
+    }
+    single.insert("RSS after the run (MB)", server.rss_mb());
+    server.stop();
+    single.insert(".git size (MB)", directory_mb(&data.join("repo/.git")));
+
+    // Start-up to the first answer of a query (the page cache is as warm as the machine left it;
+    // run `sync; echo 3 > /proc/sys/vm/drop_caches` before for a cold figure).
+    let started = Instant::now();
+    let (server, _) = Server::start(&data, "os");
+    let (status, _) = http(&server.base, "GET", "/teams/acme/projects/big/keys?keyword=item4", None);
+    assert_eq!(status, 200);
+    single.insert("start-up to first query (s)", started.elapsed().as_secs_f64());
+    single.insert("RSS after start-up and one query (MB)", server.rss_mb());
+    results.insert(
+        "create, os (1 conn)",
+        wrk(&keys.replace(&base, &server.base), 1, seconds, Some(&create)),
+    );
+    server.stop();
+    (results, single)
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("LOCSTORE_BENCH_SIZES")
+        .unwrap_or_else(|_| "1000,100000".into())
+        .split(',')
+        .map(|size| size.trim().parse().expect("sizes are numbers"))
+        .collect();
+    let seconds: u64 = std::env::var("LOCSTORE_BENCH_SECONDS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(5);
+    let runs: Vec<(usize, Results, BTreeMap<&str, f64>)> = sizes
+        .iter()
+        .map(|&size| {
+            let (results, single) = run(size, seconds);
+            (size, results, single)
+        })
+        .collect();
+
+    let (first_size, first, _) = &runs[0];
+    println!("| scenario | keys | req/s | p50 ms | vs /healthz | vs {first_size} keys |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (size, results, _) in &runs {
+        let floor = results["GET /healthz (8 conn)"].0;
+        for (name, (rps, p50)) in results {
+            let versus_small = first.get(name).map(|(small, _)| rps / small).unwrap_or(f64::NAN);
+            println!(
+                "| {name} | {size} | {rps:.0} | {p50:.2} | {:.2} | {versus_small:.2} |",
+                rps / floor
+            );
+        }
+    }
+    println!();
+    println!("| measurement | keys | value |");
+    println!("|---|---:|---:|");
+    for (size, _, single) in &runs {
+        for (name, value) in single {
+            println!("| {name} | {size} | {value:.2} |");
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Micro-benchmarks of the store and the export writers, on a project of 10,000 keys in five
+//! languages (`cargo bench --bench store`). The end-to-end figures at 100,000 keys come from
+//! `cargo bench --bench http`.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use locstore::domain::model::{Key, Project, Team};
+use locstore::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
+use locstore::domain::query::KeyQuery;
+use locstore::export::{self, ExportFormat};
+use locstore::metrics::Metrics;
+use locstore::store::{Change, Durability, ImportEntry, ImportMode, KeyDraft, NewProject, Store, TranslationInput};
+
+const KEYS: usize = 10_000;
+const LANGUAGES: [&str; 5] = ["en", "fr", "de", "pt-BR", "ja"];
+
+fn language(code: &str) -> LanguageCode {
+    LanguageCode::parse(code).unwrap()
+}
+
+fn translations(index: usize) -> Vec<TranslationInput> {
+    LANGUAGES
+        .iter()
+        .map(|code| TranslationInput {
+            language: language(code),
+            content: format!("{code} text number {index} for screen {}", index % 500),
+        })
+        .collect()
+}
+
+/// A store on a temporary repository with team `acme`, project `big` and `KEYS` keys.
+fn seeded(runtime: &tokio::runtime::Runtime, durability: Durability) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("repo"), durability, Arc::new(Metrics::new())).unwrap();
+    let team = TeamName::parse("acme").unwrap();
+    let project = ProjectName::parse("big").unwrap();
+    runtime.block_on(async {
+        store
+            .apply(
+                Change::CreateTeam(Team {
+                    name: team.clone(),
+                    display_name: "Acme".into(),
+                }),
+                "bench",
+            )
+            .await
+            .unwrap();
+        let new_project = NewProject {
+            name: project.clone(),
+            display_name: "Big".into(),
+            description: None,
+            base_language: Some(language("en")),
+            languages: Some(LANGUAGES.iter().map(|code| language(code)).collect()),
+        };
+        store
+            .apply(
+                Change::CreateProject {
+                    team: team.clone(),
+                    project: new_project,
+                },
+                "bench",
+            )
+            .await
+            .unwrap();
+        let keys = (0..KEYS)
+            .map(|index| ImportEntry {
+                name: KeyName::parse(&format!("screen{}.item{index}.label", index % 500)).unwrap(),
+                tags: Some(vec![format!("t{}", index % 20)]),
+                translations: translations(index),
+            })
+            .collect();
+        store
+            .import(team, project, ImportMode::Create, keys, "bench")
+            .await
+            .unwrap();
+    });
+    (dir, store)
+}
+
+fn store_benchmarks(criterion: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let team = TeamName::parse("acme").unwrap();
+    let project = ProjectName::parse("big").unwrap();
+    let (_dir, store) = seeded(&runtime, Durability::Os);
+
+    let page = KeyQuery::new(None, Some(1), Some(20), None).unwrap();
+    criterion.bench_function("query: first page of 20", |bench| {
+        bench
+            .to_async(&runtime)
+            .iter(|| async { black_box(store.query_keys(&team, &project, &page).await.unwrap()) })
+    });
+    let late = KeyQuery::new(None, Some((KEYS / 20) as i64), Some(20), Some("desc")).unwrap();
+    criterion.bench_function("query: last page of 20, descending", |bench| {
+        bench
+            .to_async(&runtime)
+            .iter(|| async { black_box(store.query_keys(&team, &project, &late).await.unwrap()) })
+    });
+    let search = KeyQuery::new(Some("item42"), None, None, None).unwrap();
+    criterion.bench_function("query: keyword matching 1% of keys", |bench| {
+        bench
+            .to_async(&runtime)
+            .iter(|| async { black_box(store.query_keys(&team, &project, &search).await.unwrap()) })
+    });
+
+    let counter = AtomicUsize::new(0);
+    criterion.bench_function("commit: create one key (durability os)", |bench| {
+        bench.to_async(&runtime).iter(|| async {
+            let index = counter.fetch_add(1, Ordering::Relaxed);
+            let key = KeyDraft {
+                name: KeyName::parse(&format!("new.{index}")).unwrap(),
+                tags: vec![],
+                translations: translations(index),
+            };
+            store
+                .apply(
+                    Change::CreateKey {
+                        team: team.clone(),
+                        project: project.clone(),
+                        key,
+                    },
+                    "bench",
+                )
+                .await
+                .unwrap()
+        })
+    });
+    runtime.block_on(store.shutdown());
+}
+
+fn export_benchmarks(criterion: &mut Criterion) {
+    let project = Project {
+        name: ProjectName::parse("big").unwrap(),
+        display_name: "Big".into(),
+        description: String::new(),
+        base_language: language("en"),
+        languages: LANGUAGES.iter().map(|code| language(code)).collect(),
+    };
+    let keys: Vec<Key> = (0..KEYS)
+        .map(|index| Key {
+            name: KeyName::parse(&format!("screen{}.item{index:05}.label", index % 500)).unwrap(),
+            tags: vec![],
+            translations: translations(index)
+                .into_iter()
+                .map(|input| (input.language, input.content))
+                .collect(),
+        })
+        .collect();
+    let mut sorted = keys;
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    for format in [
+        ExportFormat::Json,
+        ExportFormat::Csv,
+        ExportFormat::AndroidXml,
+        ExportFormat::AppleStrings,
+    ] {
+        criterion.bench_function(
+            &format!("export: {} of 10,000 keys x 5 languages", format.name()),
+            |bench| bench.iter(|| black_box(export::render(format, &project, &sorted, &project.languages).unwrap())),
+        );
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20);
+    targets = store_benchmarks, export_benchmarks
+}
+criterion_main!(benches);
