@@ -43,6 +43,8 @@ if [ ! -d tests/browser/node_modules/playwright-core ]; then
 fi
 
 cargo test --locked "$@"
+# The benchmarks must keep building; they are run by hand (see README), never here.
+cargo bench --locked --no-run
 bash scripts/fuzz.sh
 bash scripts/client.sh
 bash scripts/browser.sh
