@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The token of the benchmark server (also written into the wrk scripts, whose own headers
+/// replace the ones given with `-H`).
 const TOKEN: &str = "bench-token";
 const LANGUAGES: [&str; 5] = ["en", "fr", "de", "pt-BR", "ja"];
 
@@ -223,18 +225,24 @@ fn run(size: usize, seconds: u64) -> (Results, BTreeMap<&'static str, f64>) {
     seed(&base, size);
     eprintln!("seeded {size} keys in {:.1} s", seeding.elapsed().as_secs_f64());
     let scripts = dir.path();
-    let create = lua(
-        scripts,
-        "create.lua",
-        r#"counter = 0
+    // One script per scenario, each with its own name prefix, so that no two runs create the
+    // same key.
+    let create = |prefix: &str| {
+        lua(
+            scripts,
+            &format!("create-{prefix}.lua"),
+            &format!(
+                r#"counter = 0
 local next_id = 0
 setup = function(thread) thread:set("id", next_id); next_id = next_id + 1 end
 request = function()
   counter = counter + 1
-  local body = string.format('{"name":"bench.%d.%d","translations":[{"language":"en","content":"new %d"}]}', id, counter, counter)
-  return wrk.format("POST", nil, {["Content-Type"]="application/json"}, body)
-end"#,
-    );
+  local body = string.format('{{"name":"{prefix}.%d.%d","translations":[{{"language":"en","content":"new %d"}}]}}', id, counter, counter)
+  return wrk.format("POST", nil, {{["Content-Type"]="application/json", ["X-Api-Token"]="bench-token"}}, body)
+end"#
+            ),
+        )
+    };
     let update = lua(
         scripts,
         "update.lua",
@@ -245,7 +253,7 @@ request = function()
   local index = math.random(0, {max})
   local path = string.format("/teams/acme/projects/big/keys/screen%d.item%d.label", index % 500, index)
   local body = string.format('{{"translations":[{{"language":"fr","content":"changed %d"}}]}}', counter)
-  return wrk.format("PATCH", path, {{["Content-Type"]="application/json"}}, body)
+  return wrk.format("PATCH", path, {{["Content-Type"]="application/json", ["X-Api-Token"]="bench-token"}}, body)
 end"#,
             max = size - 1
         ),
@@ -273,8 +281,14 @@ end"#,
         "GET one key (8 conn)",
         wrk(&format!("{keys}/{}", key_name(size / 2)), 8, seconds, None),
     );
-    results.insert("create, fsync (1 conn)", wrk(&keys, 1, seconds, Some(&create)));
-    results.insert("create, fsync (8 conn)", wrk(&keys, 8, seconds, Some(&create)));
+    results.insert(
+        "create, fsync (1 conn)",
+        wrk(&keys, 1, seconds, Some(&create("fsync1"))),
+    );
+    results.insert(
+        "create, fsync (8 conn)",
+        wrk(&keys, 8, seconds, Some(&create("fsync8"))),
+    );
     results.insert("update, fsync (8 conn)", wrk(&keys, 8, seconds, Some(&update)));
     for (name, query) in [
         ("export json, 1 language (s)", "type=json&languages=en"),
@@ -304,7 +318,7 @@ end"#,
     single.insert("RSS after start-up and one query (MB)", server.rss_mb());
     results.insert(
         "create, os (1 conn)",
-        wrk(&keys.replace(&base, &server.base), 1, seconds, Some(&create)),
+        wrk(&keys.replace(&base, &server.base), 1, seconds, Some(&create("os1"))),
     );
     server.stop();
     (results, single)

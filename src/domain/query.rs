@@ -83,17 +83,14 @@ impl KeyQuery {
     }
 
     /// Picks the page out of `items` (sorted ascending), applying the sort order.
-    pub fn select<'a, T>(&self, items: &[&'a T]) -> Vec<&'a T> {
+    /// Takes only the page's items, so a page of 100,000 keys costs as much as one of 20.
+    pub fn select<'a, T>(&self, items: &'a [T]) -> Vec<&'a T> {
         let total = items.len();
         let range = self.page_range(total);
         match self.sort {
-            SortOrder::Asc => items[range].to_vec(),
+            SortOrder::Asc => items[range].iter().collect(),
             // Page `n` of the descending order is the mirror image of a range of the ascending one.
-            SortOrder::Desc => items[total - range.end..total - range.start]
-                .iter()
-                .rev()
-                .copied()
-                .collect(),
+            SortOrder::Desc => items[total - range.end..total - range.start].iter().rev().collect(),
         }
     }
 }
@@ -123,8 +120,7 @@ mod tests {
 
     #[test]
     fn pages_slice_in_both_orders() {
-        let items: Vec<u32> = (0..5).collect();
-        let refs: Vec<&u32> = items.iter().collect();
+        let refs: Vec<u32> = (0..5).collect();
         assert_eq!(query(1, 2, "asc").select(&refs), [&0, &1]);
         assert_eq!(query(3, 2, "asc").select(&refs), [&4]);
         assert_eq!(query(1, 2, "desc").select(&refs), [&4, &3]);

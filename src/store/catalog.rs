@@ -211,18 +211,23 @@ impl KeyIndex {
 
     /// Runs the query: keyword filter, order, page.
     pub fn query(&self, query: &KeyQuery) -> (Vec<Key>, PageInfo) {
-        let matching: Vec<&KeyEntry> = match &query.keyword {
-            None => self.entries.iter().map(Box::as_ref).collect(),
-            Some(keyword) => {
-                let keyword = Keyword::new(keyword);
-                self.entries
-                    .iter()
-                    .zip(&self.spans)
-                    .filter(|(entry, span)| keyword.matches(&entry.key, self.text(**span)))
-                    .map(|(entry, _)| entry.as_ref())
-                    .collect()
-            }
+        let Some(keyword) = &query.keyword else {
+            // Without a keyword the page is a slice of the sorted entries: no pass over all keys.
+            let page = query
+                .select(&self.entries)
+                .into_iter()
+                .map(|entry| entry.key.clone())
+                .collect();
+            return (page, query.page_info(self.entries.len()));
         };
+        let keyword = Keyword::new(keyword);
+        let matching: Vec<&KeyEntry> = self
+            .entries
+            .iter()
+            .zip(&self.spans)
+            .filter(|(entry, span)| keyword.matches(&entry.key, self.text(**span)))
+            .map(|(entry, _)| entry.as_ref())
+            .collect();
         let page = query
             .select(&matching)
             .into_iter()
