@@ -127,6 +127,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     tracing::info!(%address, repo = %config.repo_dir.display(), exports = %config.exports_dir.display(), "listening");
 
     let sweeper = app.spawn_export_sweeper();
+    let acceptor = crate::deadline::HeaderDeadlineAcceptor::new(acceptor, config.limits.request_timeout);
     let result = Server::new_with_acceptor(acceptor)
         .idle_timeout(config.limits.request_timeout)
         .run_with_graceful_shutdown(app.endpoint(), shutdown, Some(Duration::from_secs(30)))

@@ -6,6 +6,7 @@
 //! - `main.rs`: the command line (`serve`, `token create`); no logic.
 //! - [`config`]: flags, `LOCSTORE_*` variables, `locstore.toml`, defaults → one [`config::Config`].
 //! - [`tokens`]: token records (hashes only), verification, `token create`.
+//! - [`deadline`]: the header deadline on accepted connections.
 //! - [`app`]: wiring of store, exports, OpenAPI service, `/healthz`, `/docs`, `/exports`,
 //!   error rendering, request logs, listener and shutdown.
 //! - [`api`]: poem-openapi handlers, wire types ([`api::schema`]), the API error, auth.
@@ -27,6 +28,7 @@
 pub mod api;
 pub mod app;
 pub mod config;
+pub mod deadline;
 pub mod domain;
 pub mod export;
 pub mod metrics;

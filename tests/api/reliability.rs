@@ -374,8 +374,12 @@ fn slow_clients_are_cut_off_and_do_not_stall_others() {
     );
     let host = server.base.strip_prefix("http://").unwrap().to_owned();
 
-    // A client that connects and sends nothing.
+    // A client that connects and sends nothing, and one that sends half its headers.
     let mut silent = TcpStream::connect(&host).unwrap();
+    let mut stalled_headers = TcpStream::connect(&host).unwrap();
+    stalled_headers
+        .write_all(b"GET /teams HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
     // A client that announces a body and sends only part of it.
     let mut stalled_body = TcpStream::connect(&host).unwrap();
     stalled_body
@@ -410,6 +414,14 @@ fn slow_clients_are_cut_off_and_do_not_stall_others() {
     // A reset counts as closed too; only a read that times out means the server kept waiting.
     let kept_open = matches!(&closed, Err(err) if matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut));
     assert!(!kept_open, "the silent connection is closed by the server: {closed:?}");
+    stalled_headers.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut rest = Vec::new();
+    let closed = stalled_headers.read_to_end(&mut rest);
+    let kept_open = matches!(&closed, Err(err) if matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut));
+    assert!(
+        !kept_open,
+        "the connection with stalled headers is closed by the server: {closed:?}"
+    );
     assert!(started.elapsed() < Duration::from_secs(8));
     server.terminate();
 }
