@@ -3,6 +3,12 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+
+/// mimalloc instead of glibc's allocator: the server makes many small, short-lived
+/// allocations per request next to a large, long-lived catalog, where glibc's heap spends
+/// much of a request's time in malloc, free and consolidation.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use locstore::config::{Cli, Command, Config, LogFormat, TokenCommand};
 
 fn main() -> ExitCode {
