@@ -150,6 +150,37 @@ async fn export_all(app: &TestApp, format: &str) -> tempfile::TempDir {
     dir
 }
 
+/// An app manifest for aapt2 to link against.
+fn write_manifest(dir: &Path) -> PathBuf {
+    let manifest = dir.join("AndroidManifest.xml");
+    std::fs::write(
+        &manifest,
+        "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\" package=\"com.example.locstore\"/>\n",
+    )
+    .unwrap();
+    manifest
+}
+
+/// Compiles a `res` folder with aapt2 and links it against the Android framework into `apk`.
+fn build_apk(res: &Path, manifest: &Path, compiled: PathBuf, apk: PathBuf) -> PathBuf {
+    run(Command::new(aapt2())
+        .arg("compile")
+        .arg("--dir")
+        .arg(res)
+        .arg("-o")
+        .arg(&compiled));
+    run(Command::new(aapt2())
+        .arg("link")
+        .arg("-I")
+        .arg(framework_res())
+        .arg("--manifest")
+        .arg(manifest)
+        .arg("-o")
+        .arg(&apk)
+        .arg(&compiled));
+    apk
+}
+
 fn as_map(value: &Value) -> BTreeMap<String, String> {
     value
         .as_object()
@@ -203,12 +234,7 @@ async fn android_files_compile_link_and_read_back_exactly_in_aapt2() {
     let dir = export_all(&app, "android-xml").await;
     let folders = ["values", "values-fr", "values-pt-rBR", "values-b+zh+Hans"];
     let work = tempfile::tempdir().unwrap();
-    let manifest = work.path().join("AndroidManifest.xml");
-    std::fs::write(
-        &manifest,
-        "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\" package=\"com.example.locstore\"/>\n",
-    )
-    .unwrap();
+    let manifest = write_manifest(work.path());
 
     // All languages together: the qualifiers are valid and the files link into one app.
     let res = work.path().join("res");
@@ -220,23 +246,12 @@ async fn android_files_compile_link_and_read_back_exactly_in_aapt2() {
         )
         .unwrap();
     }
-    let compiled = work.path().join("all.zip");
-    run(Command::new(aapt2())
-        .arg("compile")
-        .arg("--dir")
-        .arg(&res)
-        .arg("-o")
-        .arg(&compiled));
-    let apk = work.path().join("all.apk");
-    run(Command::new(aapt2())
-        .arg("link")
-        .arg("-I")
-        .arg(framework_res())
-        .arg("--manifest")
-        .arg(&manifest)
-        .arg("-o")
-        .arg(&apk)
-        .arg(&compiled));
+    let apk = build_apk(
+        &res,
+        &manifest,
+        work.path().join("all.zip"),
+        work.path().join("all.apk"),
+    );
 
     // One language at a time as the default configuration, to read its values back.
     for (folder, language) in folders.iter().zip(["en", "fr", "pt-BR", "zh-Hans"]) {
@@ -247,23 +262,12 @@ async fn android_files_compile_link_and_read_back_exactly_in_aapt2() {
             single.join("values/strings.xml"),
         )
         .unwrap();
-        let compiled = work.path().join(format!("{language}.zip"));
-        run(Command::new(aapt2())
-            .arg("compile")
-            .arg("--dir")
-            .arg(&single)
-            .arg("-o")
-            .arg(&compiled));
-        let apk = work.path().join(format!("{language}.apk"));
-        run(Command::new(aapt2())
-            .arg("link")
-            .arg("-I")
-            .arg(framework_res())
-            .arg("--manifest")
-            .arg(&manifest)
-            .arg("-o")
-            .arg(&apk)
-            .arg(&compiled));
+        let apk = build_apk(
+            &single,
+            &manifest,
+            work.path().join(format!("{language}.zip")),
+            work.path().join(format!("{language}.apk")),
+        );
         let read = readback("android", &apk);
         assert_eq!(&as_map(&read), &expected[language], "{language}");
     }
@@ -296,29 +300,13 @@ async fn android_resource_names_are_mapped_and_still_compile() {
     let work = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(work.path().join("res/values")).unwrap();
     std::fs::write(work.path().join("res/values/strings.xml"), xml).unwrap();
-    let manifest = work.path().join("AndroidManifest.xml");
-    std::fs::write(
+    let manifest = write_manifest(work.path());
+    let apk = build_apk(
+        &work.path().join("res"),
         &manifest,
-        "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\" package=\"com.example.locstore\"/>\n",
-    )
-    .unwrap();
-    let compiled = work.path().join("c.zip");
-    run(Command::new(aapt2())
-        .arg("compile")
-        .arg("--dir")
-        .arg(work.path().join("res"))
-        .arg("-o")
-        .arg(&compiled));
-    let apk = work.path().join("a.apk");
-    run(Command::new(aapt2())
-        .arg("link")
-        .arg("-I")
-        .arg(framework_res())
-        .arg("--manifest")
-        .arg(&manifest)
-        .arg("-o")
-        .arg(&apk)
-        .arg(&compiled));
+        work.path().join("c.zip"),
+        work.path().join("a.apk"),
+    );
     let read = as_map(&readback("android", &apk));
     let expected: BTreeMap<String, String> = names
         .iter()
