@@ -246,7 +246,7 @@ async fn android_files_compile_link_and_read_back_exactly_in_aapt2() {
         )
         .unwrap();
     }
-    let apk = build_apk(
+    build_apk(
         &res,
         &manifest,
         work.path().join("all.zip"),
