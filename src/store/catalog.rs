@@ -45,7 +45,10 @@ pub struct KeyIndex {
     arena: Vec<u8>,
     /// Bytes of `arena` that no entry points to any more.
     garbage: usize,
-    /// Which key each file belongs to, to refuse a new key whose file is taken.
+    /// The keys whose file is not where the layout would put it (files made by hand), by file,
+    /// to refuse a new key whose file is taken. A key in its own layout file needs no entry:
+    /// another name maps to the same file only if 64 bits of SHA-256 collide, and leaving
+    /// those keys out saves about 15 MB per 100,000 keys.
     owners: HashMap<String, KeyName>,
 }
 
@@ -118,7 +121,7 @@ impl KeyIndex {
                 let old_file = old.file.clone();
                 self.owners.remove(&old_file);
             }
-            self.owners.insert(entry.file.clone(), entry.key.name.clone());
+            self.note_owner(entry);
         }
         // Merge two sorted runs into a fresh arena in name order; on equal names the incoming
         // entry replaces the old one.
@@ -161,7 +164,7 @@ impl KeyIndex {
         duplicates
     }
 
-    /// The key whose file is `file`, if any.
+    /// The key made by hand whose file is `file`, if any.
     pub fn file_owner(&self, file: &str) -> Option<&KeyName> {
         self.owners.get(file)
     }
@@ -180,7 +183,7 @@ impl KeyIndex {
 
     /// Inserts or replaces the entry with the same name.
     pub fn put(&mut self, entry: KeyEntry) {
-        self.owners.insert(entry.file.clone(), entry.key.name.clone());
+        self.note_owner(&entry);
         let span = self.append_text(lowered_text(&entry.key).as_bytes());
         match self.position(&entry.key.name) {
             Ok(index) => {
@@ -234,6 +237,13 @@ impl KeyIndex {
             .map(|entry| entry.key.clone())
             .collect();
         (page, query.page_info(matching.len()))
+    }
+
+    /// Records the file of a key that lives outside its layout file.
+    fn note_owner(&mut self, entry: &KeyEntry) {
+        if entry.file != super::layout::key_file(&entry.key.name) {
+            self.owners.insert(entry.file.clone(), entry.key.name.clone());
+        }
     }
 
     fn position(&self, name: &KeyName) -> Result<usize, usize> {

@@ -673,8 +673,8 @@ fn checked_languages(base: &LanguageCode, languages: Vec<LanguageCode>) -> Resul
     Ok(normalize_languages(base, unique))
 }
 
-/// Refuses a new key whose file name is already used by another key: a 64-bit hash collision,
-/// or a hand-made file at that path.
+/// Refuses a new key whose file is already a hand-made file of another key. (A key in its
+/// own layout file shares it with another name only if 64 bits of SHA-256 collide.)
 fn ensure_file_is_free(keys: &super::catalog::KeyIndex, file: &str, name: &KeyName) -> Result<(), StoreError> {
     match keys.file_owner(file) {
         Some(other) if other != name => Err(StoreError::Conflict(format!(

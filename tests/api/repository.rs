@@ -216,3 +216,37 @@ async fn loose_objects_are_packed_in_the_background() {
         "520"
     );
 }
+
+#[tokio::test]
+async fn a_new_key_whose_file_a_hand_made_key_already_uses_is_refused() {
+    use sha2::Digest;
+
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let dir = app.stop().await;
+    let repo = dir.path().join("repo");
+    // The file where the layout would put a key named "newkey", holding another key.
+    let shard: String = sha2::Sha256::digest(b"newkey")
+        .iter()
+        .take(1)
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    let file = format!("teams/acme/projects/mobile/keys/{shard}/newkey.toml");
+    std::fs::create_dir_all(repo.join(&file).parent().unwrap()).unwrap();
+    std::fs::write(repo.join(&file), "name = \"hand made\"\n").unwrap();
+    git_in(&repo, &["add", "-A"]);
+    git_in(&repo, &["commit", "-q", "-m", "A key by hand"]);
+
+    let app = TestApp::spawn_in(dir).await;
+    app.get("/teams/acme/projects/mobile/keys/hand%20made")
+        .await
+        .assert_ok(StatusCode::OK);
+    let reply = app.create_key("newkey", &[], &[]).await;
+    assert_eq!(reply.error_code(StatusCode::CONFLICT), "conflict");
+    assert!(reply.json()["error"]["message"].as_str().unwrap().contains("hand made"));
+    // Renaming the hand-made key frees the file.
+    app.patch("/teams/acme/projects/mobile/keys/hand%20made", json!({"name": "moved"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.create_key("newkey", &[], &[]).await.assert_ok(StatusCode::CREATED);
+}
