@@ -101,7 +101,7 @@ impl TokenRegistry {
 
     /// Whether any token is configured at all.
     pub fn is_empty(&self) -> bool {
-        self.env_token.is_none() && self.files.iter().all(|file| file.current().is_empty())
+        self.env_token.is_none() && self.files.iter().all(|file| file.with_current(<[_]>::is_empty))
     }
 
     /// The caller a token belongs to, or `None` for an unknown token. Every stored hash is
@@ -119,19 +119,22 @@ impl TokenRegistry {
             });
         }
         for file in &self.files {
-            for (stored, caller) in file.current() {
-                if bool::from(stored.ct_eq(&presented)) && found.is_none() {
-                    found = Some(caller);
+            file.with_current(|records| {
+                for (stored, caller) in records {
+                    if bool::from(stored.ct_eq(&presented)) && found.is_none() {
+                        found = Some(caller.clone());
+                    }
                 }
-            }
+            });
         }
         found
     }
 }
 
 impl WatchedFile {
-    /// The file's records, re-read when the file changed since the last look.
-    fn current(&self) -> Vec<([u8; 32], Caller)> {
+    /// Runs `look` on the file's records, re-read first when the file changed since the last
+    /// look. The records are borrowed under the lock, not copied for every request.
+    fn with_current<T>(&self, look: impl FnOnce(&[([u8; 32], Caller)]) -> T) -> T {
         let mut state = self.state.lock().unwrap_or_else(|poison| poison.into_inner());
         let stamp = std::fs::metadata(&self.path)
             .ok()
@@ -149,7 +152,7 @@ impl WatchedFile {
             };
             state.stamp = stamp;
         }
-        state.records.clone()
+        look(&state.records)
     }
 }
 

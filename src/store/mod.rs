@@ -259,8 +259,8 @@ impl Store {
             })?;
             answer.await.map_err(|_| writer_gone())??;
         }
-        // The project was loaded and then replaced between the two looks; it exists, so
-        // answer from whatever is there now.
+        // Loaded twice and unloaded both times: only a reload of the whole catalog after a
+        // writer failure does that, so report it rather than loop.
         Err(StoreError::internal(
             "the project's keys could not be loaded",
             "they were replaced while loading",

@@ -314,8 +314,9 @@ impl Worker {
     }
 }
 
-/// Hands memory freed after a large import or load back to the operating system. glibc keeps
-/// freed heap for reuse, so a 100,000-key import would otherwise leave its peak as the RSS.
+/// Hands memory that libgit2 freed after a large import or load (packs, blobs, trees) back to
+/// the operating system. libgit2 allocates through glibc, which keeps freed heap for reuse;
+/// Rust's own allocations go through mimalloc, which returns memory by itself.
 fn release_freed_memory() {
     // SAFETY: malloc_trim only releases free heap pages; it has no preconditions.
     unsafe {

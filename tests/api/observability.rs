@@ -178,6 +178,8 @@ async fn metrics_need_no_token_but_the_api_does() {
     let app = TestApp::spawn().await;
     let request = app.client.get("/metrics");
     assert_eq!(into_reply(request.send().await).await.status, StatusCode::OK);
+    let reply = app.call(Method::GET, "/teams", None, None).await;
+    assert_eq!(reply.error_code(StatusCode::UNAUTHORIZED), "unauthorized");
     let reply = app.call(Method::GET, "/teams", None, Some(ADMIN)).await;
     assert_eq!(reply.status, StatusCode::OK);
 }
