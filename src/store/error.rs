@@ -2,8 +2,10 @@
 //! internal cause kept as a source for the log.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-#[derive(Debug, thiserror::Error)]
+/// Cloneable, so that one failure to publish a batch can answer every change in it.
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The team, project or key does not exist (or is not visible to the caller).
     #[error("{0}")]
@@ -19,7 +21,7 @@ pub enum StoreError {
     Internal {
         context: String,
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: Arc<dyn std::error::Error + Send + Sync>,
     },
 }
 
@@ -27,7 +29,7 @@ impl StoreError {
     pub fn internal(context: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         Self::Internal {
             context: context.into(),
-            source: source.into(),
+            source: Arc::from(source.into()),
         }
     }
 

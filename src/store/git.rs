@@ -1,22 +1,34 @@
-//! Thin git2 helpers; the only module that imports git2.
+//! Thin git2 helpers; with [`super::objects`], the only module that imports git2.
 //!
 //! Commits are built from the parent's tree with the edits applied (no git index), because
 //! rewriting a large index on every commit costs more than the commit itself. The index is
 //! brought in line with HEAD separately, when the writer is idle ([`GitRepo::sync_index`]).
 //! Callers decide what a change means and pass the subject; this module only records it.
+//!
+//! New objects never become loose files. They go to an in-memory object store
+//! ([`super::objects`]); [`GitRepo::publish`] writes everything staged there as one pack and
+//! then moves the branch. The writer stages a whole
+//! batch of queued changes, each its own commit, and publishes once. Loose objects would cost
+//! eight new files per commit, and packing them later deletes as many: on ext4 without a
+//! journal (this project's machines) every recently deleted inode makes the next file
+//! creation slower, so a file-per-object store gets slower the more it is maintained.
 
 use std::path::{Path, PathBuf};
 
 use git2::{FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, Signature, TreeWalkMode, TreeWalkResult};
 
 use super::error::StoreError;
+use super::objects::Staging;
 
 /// The committer of every change.
 pub const COMMITTER: &str = "locstore";
 const COMMITTER_EMAIL: &str = "locstore@localhost";
 const BRANCH: &str = "main";
-/// From this many written files on, a commit's objects go into one pack instead of loose files.
+/// From this many written files on, a change counts as bulk (an import): memory it used is
+/// handed back to the operating system once it is published.
 pub const BULK_WRITES: usize = 256;
+/// Open pack files libgit2 may keep at once; more are closed least recently used first.
+const OPEN_PACK_FILES: usize = 256;
 
 /// One change to a tree, applied both to the commit's tree and to the working tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,10 +43,14 @@ pub enum TreeEdit {
 
 /// The data repository: a normal git repository with a working tree.
 pub struct GitRepo {
+    /// Where commits are built (new objects in memory until published).
+    staging: Staging,
     repo: Repository,
     root: PathBuf,
-    /// The current commit of HEAD, kept here because this process is the only writer.
+    /// The commit the branch points to, kept here because this process is the only writer.
     head: Oid,
+    /// The last commit built: `head` itself, or a descendant whose objects are staged.
+    tip: Oid,
 }
 
 impl GitRepo {
@@ -63,18 +79,30 @@ impl GitRepo {
             ));
         }
         let root = repo.workdir().unwrap_or(root).to_path_buf();
-        match repo.head().ok().and_then(|head| head.target()) {
-            Some(head) => Ok((Self { repo, root, head }, false)),
-            None => {
-                let mut git_repo = Self {
-                    repo,
-                    root,
-                    head: Oid::ZERO_SHA1,
-                };
-                git_repo.create_first_commit(template)?;
-                Ok((git_repo, true))
-            }
+        let staging = Staging::open(repo.path())?;
+        let head = repo.head().ok().and_then(|head| head.target());
+        let mut git_repo = Self {
+            staging,
+            repo,
+            root,
+            head: head.unwrap_or(Oid::ZERO_SHA1),
+            tip: head.unwrap_or(Oid::ZERO_SHA1),
+        };
+        if head.is_some() {
+            return Ok((git_repo, false));
         }
+        git_repo.create_first_commit(template)?;
+        Ok((git_repo, true))
+    }
+
+    /// Opens the repository afresh: libgit2 keeps every pack it has seen open, also packs that
+    /// maintenance has since merged and deleted, so the writer reopens after each maintenance
+    /// run. Only called with nothing staged.
+    pub fn reopen(&mut self) -> Result<(), StoreError> {
+        debug_assert_eq!(self.head, self.tip, "reopened with staged commits");
+        self.repo = Repository::open(&self.root).map_err(|err| git_error("cannot open the repository again", err))?;
+        self.staging = Staging::open(self.repo.path())?;
+        Ok(())
     }
 
     pub fn root(&self) -> &Path {
@@ -89,55 +117,55 @@ impl GitRepo {
         self.head
     }
 
-    /// Builds the commit for `edits` on top of HEAD without moving HEAD. Returns `None` when
-    /// the edits leave the tree as it is (a no-op change commits nothing).
-    pub fn prepare_commit(&self, edits: &[TreeEdit], subject: &str, author: &str) -> Result<Option<Oid>, StoreError> {
-        let writes = edits
-            .iter()
-            .filter(|edit| matches!(edit, TreeEdit::Write { .. }))
-            .count();
-        if writes < BULK_WRITES {
-            return build_commit(&self.repo, self.head, edits, subject, author);
-        }
-        // Many new objects (an import): written as loose files they would cost one file each,
-        // so they are gathered in memory and written as one pack. A second handle on the same
-        // repository carries the in-memory backend, so that this handle keeps writing small
-        // commits as loose objects, which `git gc` packs later.
-        let bulk = Repository::open(&self.root).map_err(|err| git_error("cannot open the repository again", err))?;
-        let odb = bulk
-            .odb()
-            .map_err(|err| git_error("cannot open the object database", err))?;
-        let mempack = odb
-            .add_new_mempack_backend(1000)
-            .map_err(|err| git_error("cannot add an in-memory object store", err))?;
-        let commit = build_commit(&bulk, self.head, edits, subject, author)?;
-        let mut pack = git2::Buf::new();
-        mempack
-            .dump(&bulk, &mut pack)
-            .map_err(|err| git_error("cannot pack the new objects", err))?;
-        let main_odb = self
-            .repo
-            .odb()
-            .map_err(|err| git_error("cannot open the object database", err))?;
-        let mut writer = main_odb
-            .packwriter()
-            .map_err(|err| git_error("cannot start a pack", err))?;
-        std::io::Write::write_all(&mut writer, &pack)
-            .map_err(|err| StoreError::internal("cannot write a pack", err))?;
-        writer.commit().map_err(|err| git_error("cannot finish a pack", err))?;
-        mempack
-            .reset()
-            .map_err(|err| git_error("cannot reset the in-memory object store", err))?;
-        Ok(commit)
+    /// The last commit built, which the next one is built on.
+    pub fn tip(&self) -> Oid {
+        self.tip
     }
 
-    /// Moves the branch to `commit`, which must be a child of the current HEAD.
-    pub fn advance_head(&mut self, commit: Oid, subject: &str) -> Result<(), StoreError> {
+    /// Builds the commit for `edits` on top of the tip, with its objects staged in memory;
+    /// neither the tip nor the branch moves. Returns `None` when the edits leave the tree as
+    /// it is (a no-op change commits nothing).
+    pub fn build_commit(&mut self, edits: &[TreeEdit], subject: &str, author: &str) -> Result<Option<Oid>, StoreError> {
+        match build_commit(&self.staging, self.tip, edits, subject, author) {
+            // Maintenance merged packs into a new one that the staging area does not know yet
+            // and deleted them; once it knows the new pack, every object is there again.
+            Err(err) if is_missing_object(&err) => {
+                self.staging.add_packs_on_disk()?;
+                build_commit(&self.staging, self.tip, edits, subject, author)
+            }
+            result => result,
+        }
+    }
+
+    /// Makes `commit` (built by [`Self::build_commit`] on the current tip) the new tip.
+    pub fn stage(&mut self, commit: Oid) {
+        self.tip = commit;
+    }
+
+    /// Goes back to an earlier tip (one of the staged commits, or HEAD) after a change failed
+    /// part way; objects staged since stay in memory unreferenced and are published as such.
+    pub fn rewind_tip(&mut self, tip: Oid) {
+        self.tip = tip;
+    }
+
+    /// Whether commits are staged that the branch does not point to yet.
+    pub fn has_staged(&self) -> bool {
+        self.tip != self.head
+    }
+
+    /// Writes every staged object as one pack, then moves the branch to the tip, with one
+    /// reflog entry (`message`) for all the commits it passes. On failure nothing of the
+    /// staged commits is in the branch; [`Self::reset_to_head`] drops them.
+    pub fn publish(&mut self, message: &str) -> Result<(), StoreError> {
+        if !self.has_staged() {
+            return Ok(());
+        }
+        self.staging.write_pack()?;
         let reference = self.branch_ref()?;
         self.repo
-            .reference_matching(&reference, commit, true, self.head, subject)
+            .reference_matching(&reference, self.tip, true, self.head, message)
             .map_err(|err| git_error(format!("cannot move {reference}"), err))?;
-        self.head = commit;
+        self.head = self.tip;
         Ok(())
     }
 
@@ -235,7 +263,9 @@ impl GitRepo {
     /// Puts the working tree and the index back to HEAD, as after `git reset --hard`, and
     /// removes files under `managed_dir` that git does not track. A change that was being
     /// written when the process died was never acknowledged, so dropping it loses nothing.
-    pub fn reset_to_head(&self, managed_dir: &str) -> Result<(), StoreError> {
+    pub fn reset_to_head(&mut self, managed_dir: &str) -> Result<(), StoreError> {
+        self.staging.discard()?;
+        self.tip = self.head;
         let head = self
             .repo
             .find_object(self.head, None)
@@ -251,16 +281,15 @@ impl GitRepo {
     }
 
     fn create_first_commit(&mut self, template: &[(&str, &[u8])]) -> Result<(), StoreError> {
+        let objects = self.staging.repo();
         // The template is flat (files at the root), so one tree builder makes the whole tree.
-        let mut builder = self
-            .repo
+        let mut builder = objects
             .treebuilder(None)
             .map_err(|err| git_error("cannot build a tree", err))?;
         for (path, contents) in template {
             let full = self.root.join(path);
             std::fs::write(&full, contents).map_err(|err| StoreError::io(&full, err))?;
-            let blob = self
-                .repo
+            let blob = objects
                 .blob(contents)
                 .map_err(|err| git_error("cannot write a blob", err))?;
             builder
@@ -268,23 +297,25 @@ impl GitRepo {
                 .map_err(|err| git_error(format!("cannot add {path}"), err))?;
         }
         let tree = builder.write().map_err(|err| git_error("cannot write a tree", err))?;
-        let tree = self
-            .repo
+        drop(builder);
+        let tree = objects
             .find_tree(tree)
             .map_err(|err| git_error("cannot read a tree", err))?;
         let signature =
             Signature::now(COMMITTER, COMMITTER_EMAIL).map_err(|err| git_error("invalid committer", err))?;
-        self.head = self
-            .repo
-            .commit(
-                Some("HEAD"),
-                &signature,
-                &signature,
-                "Create the locstore data repository",
-                &tree,
-                &[],
-            )
+        let subject = "Create the locstore data repository";
+        let commit = objects
+            .commit(None, &signature, &signature, subject, &tree, &[])
             .map_err(|err| git_error("cannot write the first commit", err))?;
+        drop(tree);
+        self.staging.write_pack()?;
+        // A root commit has no parent for `publish` to compare the branch with.
+        let branch = self.branch_ref()?;
+        self.repo
+            .reference(&branch, commit, false, subject)
+            .map_err(|err| git_error("cannot write the first commit", err))?;
+        self.head = commit;
+        self.tip = commit;
         self.sync_index(template.iter().map(|(path, _)| *path))
     }
 
@@ -319,6 +350,15 @@ impl GitRepo {
     }
 }
 
+fn is_missing_object(err: &StoreError) -> bool {
+    let StoreError::Internal { source, .. } = err else {
+        return false;
+    };
+    source
+        .downcast_ref::<git2::Error>()
+        .is_some_and(|err| err.code() == git2::ErrorCode::NotFound)
+}
+
 fn git_error(context: impl Into<String>, err: git2::Error) -> StoreError {
     StoreError::internal(context, err)
 }
@@ -337,25 +377,32 @@ fn tune_libgit2() {
         // Objects referenced by new trees and commits were just written or read by this
         // process, so checking that they exist, and re-hashing every object read, only costs
         // time; `git fsck` checks the repository as a whole.
+        // Each published batch is a pack until maintenance merges them; libgit2 keeps the
+        // files of packs it has read open, so their number is capped.
+        // SAFETY: as above.
+        if let Err(err) = unsafe { git2::opts::set_mwindow_file_limit(OPEN_PACK_FILES) } {
+            tracing::warn!(error = %err, "cannot cap libgit2's open pack files");
+        }
         git2::opts::strict_object_creation(false);
         git2::opts::strict_hash_verification(false);
     });
 }
 
-/// Builds the commit for `edits` on top of `parent` in `repo`, or `None` when the tree stays
-/// the same.
+/// Builds the commit for `edits` on top of `parent`, staging its objects, or `None` when the
+/// tree stays the same.
 fn build_commit(
-    repo: &Repository,
+    staging: &Staging,
     parent: Oid,
     edits: &[TreeEdit],
     subject: &str,
     author: &str,
 ) -> Result<Option<Oid>, StoreError> {
+    let repo = staging.repo();
     let parent = repo
         .find_commit(parent)
         .map_err(|err| git_error("cannot read HEAD", err))?;
     let base_tree = parent.tree_id();
-    let tree = apply_edits(repo, base_tree, edits)?;
+    let tree = staging.edit_tree(base_tree, edits)?;
     if tree == base_tree {
         return Ok(None);
     }
@@ -366,74 +413,9 @@ fn build_commit(
         Signature::now(author, &format!("{author}@locstore")).map_err(|err| git_error("invalid author", err))?;
     let committer = Signature::now(COMMITTER, COMMITTER_EMAIL).map_err(|err| git_error("invalid committer", err))?;
     let commit = repo
-        .commit(None, &author, &committer, subject, &tree, &[&parent])
+        .commit_create_buffer(&author, &committer, subject, &tree, &[&parent])
         .map_err(|err| git_error("cannot write the commit", err))?;
-    Ok(Some(commit))
-}
-
-fn apply_edits(repo: &Repository, base_tree: Oid, edits: &[TreeEdit]) -> Result<Oid, StoreError> {
-    let mut tree = base_tree;
-    // Writes and removals go through one builder; a move needs the tree as it stands, so
-    // it closes the running builder and gets its own.
-    let mut pending = git2::build::TreeUpdateBuilder::new();
-    let mut has_pending = false;
-    for edit in edits {
-        match edit {
-            TreeEdit::Write { path, contents } => {
-                let blob = repo
-                    .blob(contents)
-                    .map_err(|err| git_error("cannot write a blob", err))?;
-                pending.upsert(path.as_str(), blob, FileMode::Blob);
-                has_pending = true;
-            }
-            TreeEdit::Remove { path } => {
-                if tree_entry(repo, tree, path)?.is_some() {
-                    pending.remove(path.as_str());
-                    has_pending = true;
-                }
-            }
-            TreeEdit::Move { from, to } => {
-                if has_pending {
-                    tree = update_tree(repo, tree, &mut pending)?;
-                    pending = git2::build::TreeUpdateBuilder::new();
-                    has_pending = false;
-                }
-                let Some((id, mode)) = tree_entry(repo, tree, from)? else {
-                    continue;
-                };
-                let mut builder = git2::build::TreeUpdateBuilder::new();
-                builder.remove(from.as_str()).upsert(to.as_str(), id, mode);
-                tree = update_tree(repo, tree, &mut builder)?;
-            }
-        }
-    }
-    if has_pending {
-        tree = update_tree(repo, tree, &mut pending)?;
-    }
-    Ok(tree)
-}
-
-fn update_tree(repo: &Repository, tree: Oid, builder: &mut git2::build::TreeUpdateBuilder) -> Result<Oid, StoreError> {
-    let tree = repo
-        .find_tree(tree)
-        .map_err(|err| git_error("cannot read a tree", err))?;
-    builder
-        .create_updated(repo, &tree)
-        .map_err(|err| git_error("cannot write the new tree", err))
-}
-
-fn tree_entry(repo: &Repository, tree: Oid, path: &str) -> Result<Option<(Oid, FileMode)>, StoreError> {
-    let tree = repo
-        .find_tree(tree)
-        .map_err(|err| git_error("cannot read a tree", err))?;
-    Ok(tree.get_path(Path::new(path)).ok().map(|entry| {
-        let mode = if entry.kind() == Some(ObjectType::Tree) {
-            FileMode::Tree
-        } else {
-            FileMode::Blob
-        };
-        (entry.id(), mode)
-    }))
+    staging.write(ObjectType::Commit, &commit).map(Some)
 }
 
 /// Records a file's status in its index entry, if the index has one (HEAD holds the file).

@@ -8,7 +8,7 @@
 //! ```text
 //! teams/{team}/team.toml
 //! teams/{team}/projects/{project}/project.toml
-//! teams/{team}/projects/{project}/keys/{shard}/{key file}.toml
+//! teams/{team}/projects/{project}/keys/{h}/{h}/{h}/{key file}.toml
 //! ```
 
 use sha2::{Digest, Sha256};
@@ -19,7 +19,7 @@ use crate::domain::names::{KeyName, ProjectName, TeamName};
 pub const MAX_PATH_LEN: usize = 200;
 /// Longest key file stem: what is left of [`MAX_PATH_LEN`] once the longest team and project
 /// folders (64 characters plus two `~` markers each), the fixed parts and `.toml` are counted.
-pub const MAX_KEY_STEM_LEN: usize = 38;
+pub const MAX_KEY_STEM_LEN: usize = 35;
 /// Characters of the readable prefix in a hashed key file name.
 const HASHED_PREFIX_LEN: usize = MAX_KEY_STEM_LEN - 1 - HASH_HEX_LEN;
 /// Hex digits of the key-name hash in a hashed file name (64 bits).
@@ -55,10 +55,13 @@ pub fn keys_dir(team: &TeamName, project: &ProjectName) -> String {
     format!("{}/{KEYS_DIR}", project_dir(team, project))
 }
 
-/// Where a new key's file goes, relative to [`keys_dir`]: `{shard}/{stem}.toml`.
+/// Where a new key's file goes, relative to [`keys_dir`]: `{h}/{h}/{h}/{stem}.toml`.
 ///
-/// The shard (two hex digits of the name's SHA-256) spreads keys over 256 folders so that no
-/// tree object grows with the project: a commit then rewrites a small tree, not a huge one.
+/// The first three hex digits of the name's SHA-256 spread keys over 16 × 16 × 16 folders, so
+/// that every git tree a commit rewrites stays small: at 100,000 keys the trees on a key's
+/// path hold 16, 16, 16 and about 24 entries (about 3 KB together). One level of 256 folders
+/// would put about 400 entries in the key's folder plus 256 in `keys/` (about 30 KB), which
+/// each commit would hash, compress and repack.
 pub fn key_file(key: &KeyName) -> String {
     let digest = Sha256::digest(key.as_str().as_bytes());
     let hex: String = digest
@@ -66,7 +69,13 @@ pub fn key_file(key: &KeyName) -> String {
         .take(HASH_HEX_LEN / 2)
         .map(|b| format!("{b:02x}"))
         .collect();
-    format!("{}/{}.toml", &hex[..2], key_stem(key.as_str(), &hex))
+    format!(
+        "{}/{}/{}/{}.toml",
+        &hex[..1],
+        &hex[1..2],
+        &hex[2..3],
+        key_stem(key.as_str(), &hex)
+    )
 }
 
 /// Reads a team or project name back from its folder name; `None` for folders that are not
@@ -151,7 +160,7 @@ mod tests {
     fn plain_key_names_are_kept_readable() {
         let path = key_file(&key("home.title"));
         assert!(path.ends_with("/home.title.toml"), "{path}");
-        assert_eq!(path.len(), 3 + "home.title.toml".len());
+        assert_eq!(path.len(), 6 + "home.title.toml".len());
     }
 
     #[test]
@@ -175,7 +184,7 @@ mod tests {
                 "{name} -> {path}"
             );
             assert!(!file.starts_with('.'), "{name} -> {path}");
-            assert_eq!(path.matches('/').count(), 1, "{name} -> {path}");
+            assert_eq!(path.matches('/').count(), 3, "{name} -> {path}");
         }
     }
 
@@ -230,7 +239,7 @@ mod tests {
     #[test]
     fn the_file_name_of_a_key_is_stable() {
         // Changing this mapping would move every key file of every existing repository.
-        assert_eq!(key_file(&key("home.title")), "dc/home.title.toml");
-        assert_eq!(key_file(&key("Hello, %@!")), "92/hello_____~92793b91c8dd9871.toml");
+        assert_eq!(key_file(&key("home.title")), "d/c/f/home.title.toml");
+        assert_eq!(key_file(&key("Hello, %@!")), "9/2/7/hello_____~92793b91c8dd9871.toml");
     }
 }

@@ -1,23 +1,28 @@
 //! Repository maintenance in the background: `git repack --geometric=2 -d -l` as a child
-//! process, so that the loose objects each commit writes are packed and the repository stays
-//! small, without blocking the writer or readers.
+//! process, so that the small packs the writer publishes (one per batch of changes) are
+//! merged and the repository stays small, without blocking the writer or readers.
 //!
-//! Geometric repacking rolls loose objects and small packs into one pack and leaves the large
-//! packs alone, so a run costs about as much as the objects written since the last one. It
-//! packs loose objects whether reachable or not and touches no ref, so a commit being written
-//! meanwhile is never at risk.
+//! Geometric repacking rolls small packs (and any loose objects) into one pack and leaves the
+//! large packs alone, so a run costs about as much as the objects written since the last one.
+//! It decides which packs to merge when it starts and touches no ref, so a pack the writer
+//! publishes meanwhile is left as it is, never at risk.
 
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Commits between two maintenance runs.
-const COMMITS_PER_RUN: usize = 500;
+/// Packs published between two maintenance runs. Each pack costs every object lookup that
+/// misses a little, and libgit2 keeps read packs open, so they should not pile up; a run
+/// costs a process start and a pass over the packs it merges.
+const PACKS_PER_RUN: usize = 200;
 
 pub struct Maintenance {
     root: PathBuf,
     running: Option<(Child, Instant)>,
-    commits_since: usize,
+    packs_since: usize,
+    /// Set when a run ended and the writer has not yet been told.
+    finished: bool,
     /// Set once `git` could not be started, so that it is not tried on every commit.
     unavailable: bool,
 }
@@ -27,27 +32,26 @@ impl Maintenance {
         Self {
             root,
             running: None,
-            commits_since: 0,
+            packs_since: 0,
+            finished: false,
             unavailable: false,
         }
     }
 
-    /// Counts a commit; starts a run when enough commits have piled up.
-    pub fn committed(&mut self, commits: usize) {
-        self.commits_since += commits;
+    /// Counts published packs; starts a run when enough have piled up.
+    pub fn published(&mut self, packs: usize) {
+        self.packs_since += packs;
         self.poll();
-        if self.commits_since >= COMMITS_PER_RUN && self.running.is_none() {
+        if self.packs_since >= PACKS_PER_RUN && self.running.is_none() {
             self.start();
         }
     }
 
-    /// Waits for a run to end: a bulk commit writes its own pack, which a run started before
-    /// it could not know about.
-    pub fn wait(&mut self) {
-        if let Some((mut child, started)) = self.running.take() {
-            let status = child.wait();
-            log_end(status.ok(), started);
-        }
+    /// Whether a run has ended since the last call (the writer then reopens the repository,
+    /// so that libgit2 lets go of the packs the run deleted).
+    pub fn take_finished(&mut self) -> bool {
+        self.poll();
+        std::mem::take(&mut self.finished)
     }
 
     /// At shutdown: lets a run finish for a few seconds, then stops it (git leaves only
@@ -75,6 +79,7 @@ impl Maintenance {
         {
             log_end(Some(status), *started);
             self.running = None;
+            self.finished = true;
         }
     }
 
@@ -82,22 +87,36 @@ impl Maintenance {
         if self.unavailable {
             return;
         }
-        let spawned = Command::new("git")
+        let mut command = Command::new("git");
+        command
             .arg("-C")
             .arg(&self.root)
             .args(["-c", "pack.threads=1", "repack", "--geometric=2", "-d", "-l", "-q"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
+            .stderr(Stdio::null());
+        // A run must not outlive the server: after a crash the next start (and whoever checks
+        // the repository) would otherwise race a repack still deleting packs. git leaves only
+        // temporary files behind when killed, never a pack it has not finished.
+        // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            });
+        }
+        let spawned = command.spawn();
         match spawned {
             Ok(child) => {
-                tracing::debug!(commits = self.commits_since, "started repository maintenance");
+                tracing::debug!(packs = self.packs_since, "started repository maintenance");
                 self.running = Some((child, Instant::now()));
-                self.commits_since = 0;
+                self.packs_since = 0;
             }
             Err(err) => {
-                tracing::warn!(error = %err, "cannot run git for repository maintenance; loose objects will pile up");
+                tracing::warn!(error = %err, "cannot run git for repository maintenance; packs will pile up");
                 self.unavailable = true;
             }
         }

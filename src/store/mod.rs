@@ -14,6 +14,7 @@ mod git;
 mod layout;
 mod lock;
 mod maintenance;
+mod objects;
 mod scan;
 mod template;
 mod worker;
@@ -85,12 +86,12 @@ impl Store {
     /// Opens (or creates) the repository and starts the writer. Blocking: call it before the
     /// server starts or from `spawn_blocking`.
     pub fn open(repo_dir: &Path, durability: Durability, metrics: Arc<Metrics>) -> Result<Self, StoreError> {
-        let (git, created) = git::GitRepo::open_or_init(repo_dir, template::FILES)?;
+        let (mut git, created) = git::GitRepo::open_or_init(repo_dir, template::FILES)?;
         let lock = lock::OwnerLock::acquire(git.git_dir())?;
         if created {
             tracing::info!(repo = %git.root().display(), "created the data repository from the template");
         } else {
-            recover(&git)?;
+            recover(&mut git)?;
         }
         let catalog = Arc::new(RwLock::new(scan::load_catalog(&git)?));
         let root = git.root().to_path_buf();
@@ -313,7 +314,7 @@ fn clean_marker(git_dir: &Path) -> PathBuf {
 
 /// Start-up after a crash (no clean-shutdown note): stale git locks removed, working tree and
 /// index reset to HEAD. A change that was not in HEAD was never acknowledged.
-fn recover(git: &git::GitRepo) -> Result<(), StoreError> {
+fn recover(git: &mut git::GitRepo) -> Result<(), StoreError> {
     let marker = clean_marker(git.git_dir());
     if marker.exists() {
         std::fs::remove_file(&marker).map_err(|err| StoreError::io(&marker, err))?;

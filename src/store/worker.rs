@@ -11,7 +11,7 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
@@ -30,6 +30,9 @@ use crate::metrics::Metrics;
 const IDLE_AFTER: Duration = Duration::from_millis(500);
 /// Most changes committed before their shared fsync and answers.
 const MAX_BATCH: usize = 256;
+/// Most commits staged before they are published, which bounds how long readers wait for the
+/// catalog lock.
+const MAX_STAGED: usize = 32;
 
 pub enum Job {
     Apply {
@@ -45,6 +48,41 @@ pub enum Job {
     Shutdown {
         reply: oneshot::Sender<()>,
     },
+}
+
+type Reply = oneshot::Sender<Result<Applied, StoreError>>;
+
+/// What happened to the changes of one batch so far.
+#[derive(Default)]
+struct Round {
+    answers: Vec<(Reply, Result<Applied, StoreError>)>,
+    /// Positions in `answers` of the commits staged but not yet published.
+    staged: Vec<usize>,
+    last_subject: String,
+    /// Whether a staged change was an import, whose memory is handed back once published.
+    bulk: bool,
+    /// Packs written.
+    published: usize,
+    /// Commits published.
+    committed: usize,
+}
+
+enum Staged {
+    /// A commit, staged.
+    Commit {
+        applied: Applied,
+        subject: String,
+        bulk: bool,
+    },
+    /// Nothing to commit.
+    Plain(Applied),
+}
+
+enum Failure {
+    /// The change was refused before anything was written.
+    Refused(StoreError),
+    /// Writing it failed part way.
+    Broken(StoreError),
 }
 
 pub struct Worker {
@@ -86,43 +124,62 @@ impl Worker {
     }
 
     /// Runs a batch of jobs; returns the shutdown reply when one of them asked to stop.
+    ///
+    /// Changes are staged one after the other, each its own commit on top of the last, with
+    /// the catalog write lock held, so that each is planned against the ones before it while
+    /// readers still see only what is in the branch. Then one pack and one move of the branch
+    /// publish them, the lock is released, one `syncfs` makes them durable, and all are
+    /// answered.
     fn run_batch(&mut self, batch: Vec<Job>) -> Option<oneshot::Sender<()>> {
         self.metrics.queue_depth.sub(batch.len() as i64);
-        let mut answers = Vec::with_capacity(batch.len());
+        let mut round = Round::default();
         let mut shutdown = None;
+        let catalog = self.catalog.clone();
+        let mut guard: Option<RwLockWriteGuard<'_, Catalog>> = None;
         for job in batch {
             match job {
                 Job::Apply { change, author, reply } => {
-                    let result = self.apply_guarded(change, &author);
-                    answers.push((reply, result));
+                    let needs_keys = change
+                        .needs_keys_of()
+                        .map(|(team, project)| (team.clone(), project.clone()));
+                    if let Some((team, project)) = needs_keys {
+                        let loaded = match &guard {
+                            Some(catalog) => keys_loaded(catalog, &team, &project),
+                            None => keys_loaded(&read(&catalog), &team, &project),
+                        };
+                        if !loaded {
+                            // Loading takes a while: publish what is staged and let readers in.
+                            self.publish(&mut round, guard.take());
+                            if let Err(err) = self.ensure_keys(&team, &project) {
+                                round.answers.push((reply, Err(err)));
+                                continue;
+                            }
+                        }
+                    }
+                    if round.staged.len() >= MAX_STAGED {
+                        self.publish(&mut round, guard.take());
+                    }
+                    let catalog = guard.get_or_insert_with(|| write(&catalog));
+                    let result = self.stage_guarded(change, &author, catalog, &mut round);
+                    round.answers.push((reply, result));
                 }
                 Job::LoadKeys { team, project, reply } => {
+                    self.publish(&mut round, guard.take());
                     let _ = reply.send(self.ensure_keys(&team, &project));
                 }
                 Job::Shutdown { reply } => shutdown = Some(reply),
             }
         }
-        let commits = answers
-            .iter()
-            .filter(|(_, result)| {
-                matches!(
-                    result,
-                    Ok(Applied {
-                        outcome: Outcome::Committed(_),
-                        ..
-                    })
-                )
-            })
-            .count();
-        if commits > 0 {
-            self.maintenance.committed(commits);
+        self.publish(&mut round, guard.take());
+        if round.published > 0 {
+            self.maintenance.published(round.published);
         }
-        let synced = if commits > 0 && self.durability == Durability::Fsync {
+        let synced = if round.committed > 0 && self.durability == Durability::Fsync {
             self.sync_to_disk()
         } else {
             Ok(())
         };
-        for (reply, result) in answers {
+        for (reply, result) in round.answers {
             let result = match (&synced, result) {
                 (
                     Err(err),
@@ -138,57 +195,133 @@ impl Worker {
             };
             let _ = reply.send(result);
         }
+        if self.maintenance.take_finished() {
+            // Maintenance merged packs and deleted them; libgit2 would keep them open.
+            if let Err(err) = self.git.reopen() {
+                tracing::warn!(error = %err, "cannot reopen the repository after maintenance");
+            }
+        }
         shutdown
     }
 
-    /// Applies one change; a panic is turned into an internal error and the state reloaded.
-    fn apply_guarded(&mut self, change: Change, author: &str) -> Result<Applied, StoreError> {
-        match std::panic::catch_unwind(AssertUnwindSafe(|| self.apply(change, author))) {
-            Ok(result) => result,
-            Err(_) => {
-                tracing::error!("the writer panicked while applying a change; reloading from HEAD");
-                self.restore_from_head();
-                Err(StoreError::internal("the writer panicked", "see the log"))
+    /// Writes the staged commits of `round` as one pack and moves the branch to the last of
+    /// them, then lets readers in (`guard`, which held them off while commits were staged).
+    /// When publishing fails, every staged change is answered with the error and the store is
+    /// put back to HEAD.
+    fn publish(&mut self, round: &mut Round, guard: Option<RwLockWriteGuard<'_, Catalog>>) {
+        if round.staged.is_empty() {
+            drop(guard);
+            return;
+        }
+        let staged = std::mem::take(&mut round.staged);
+        let message = match staged.len() {
+            1 => round.last_subject.clone(),
+            count => format!("{count} commits, the last: {}", round.last_subject),
+        };
+        let started = Instant::now();
+        let published = self.git.publish(&message);
+        drop(guard);
+        match published {
+            Ok(()) => {
+                round.published += 1;
+                round.committed += staged.len();
+                tracing::debug!(
+                    commits = staged.len(),
+                    duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+                    "published staged commits"
+                );
             }
+            Err(err) => {
+                tracing::error!(error = %err, "cannot publish the staged commits; back to HEAD");
+                for position in staged {
+                    round.answers[position].1 = Err(err.clone());
+                }
+                self.restore_from_head();
+            }
+        }
+        if std::mem::take(&mut round.bulk) {
+            release_freed_memory();
         }
     }
 
-    fn apply(&mut self, change: Change, author: &str) -> Result<Applied, StoreError> {
-        let started = Instant::now();
-        if let Some((team, project)) = change.needs_keys_of() {
-            let (team, project) = (team.clone(), project.clone());
-            self.ensure_keys(&team, &project)?;
+    /// Stages one change; a panic or a failure after files were written is turned into an
+    /// internal error, with what was staged before it published and the rest put back to HEAD.
+    fn stage_guarded(
+        &mut self,
+        change: Change,
+        author: &str,
+        catalog: &mut RwLockWriteGuard<'_, Catalog>,
+        round: &mut Round,
+    ) -> Result<Applied, StoreError> {
+        let good_tip = self.git.tip();
+        let staged = std::panic::catch_unwind(AssertUnwindSafe(|| self.stage(change, author, catalog)));
+        let error = match staged {
+            Ok(Ok(Staged::Plain(applied))) => return Ok(applied),
+            Ok(Ok(Staged::Commit { applied, subject, bulk })) => {
+                round.staged.push(round.answers.len());
+                round.last_subject = subject;
+                round.bulk |= bulk;
+                return Ok(applied);
+            }
+            Ok(Err(Failure::Refused(err))) => return Err(err),
+            Ok(Err(Failure::Broken(err))) => err,
+            Err(_) => {
+                tracing::error!("the writer panicked while applying a change");
+                StoreError::internal("the writer panicked", "see the log")
+            }
+        };
+        // The failed change may have left files or catalog entries half done; the changes
+        // staged before it are whole, so they are published first.
+        self.git.rewind_tip(good_tip);
+        self.publish_then_restore(round, catalog);
+        Err(error)
+    }
+
+    fn publish_then_restore(&mut self, round: &mut Round, catalog: &mut RwLockWriteGuard<'_, Catalog>) {
+        let staged = std::mem::take(&mut round.staged);
+        if !staged.is_empty() {
+            match self.git.publish(&round.last_subject) {
+                Ok(()) => {
+                    round.published += 1;
+                    round.committed += staged.len();
+                }
+                Err(err) => {
+                    for position in staged {
+                        round.answers[position].1 = Err(err.clone());
+                    }
+                }
+            }
         }
-        let plan = changes::plan(
-            &self.catalog.read().unwrap_or_else(|poison| poison.into_inner()),
-            change,
-        )?;
+        self.restore_from_head_locked(catalog);
+    }
+
+    fn stage(
+        &mut self,
+        change: Change,
+        author: &str,
+        catalog: &mut RwLockWriteGuard<'_, Catalog>,
+    ) -> Result<Staged, Failure> {
+        let started = Instant::now();
+        let plan = changes::plan(catalog, change).map_err(Failure::Refused)?;
         let planned = started.elapsed();
         let bulk = plan.edits.len() >= super::git::BULK_WRITES;
-        if bulk {
-            // A bulk commit writes its own pack; a repack already running could not know it.
-            self.maintenance.wait();
-        }
-        let prepared = self.git.prepare_commit(&plan.edits, &plan.subject, author)?;
+        let built = self
+            .git
+            .build_commit(&plan.edits, &plan.subject, author)
+            .map_err(Failure::Broken)?;
         let committed = started.elapsed();
-        let Some(commit) = prepared else {
-            return Ok(Applied {
+        let Some(commit) = built else {
+            return Ok(Staged::Plain(Applied {
                 outcome: Outcome::Unchanged,
                 import: plan.import,
-            });
+            }));
         };
-        let applied =
-            worktree::apply(self.git.root(), &plan.edits).and_then(|()| self.git.advance_head(commit, &plan.subject));
-        if let Err(err) = applied {
-            // HEAD did not move, so the change was never made; put the files back as HEAD has them.
-            self.restore_from_head();
-            return Err(err);
-        }
+        worktree::apply(self.git.root(), &plan.edits).map_err(Failure::Broken)?;
+        self.git.stage(commit);
         let written = started.elapsed();
         self.touched
             .extend(worktree::touched_paths(&plan.edits).map(str::to_owned));
-        plan.update
-            .apply_to(&mut self.catalog.write().unwrap_or_else(|poison| poison.into_inner()));
+        plan.update.apply_to(catalog);
         tracing::debug!(
             plan_ms = planned.as_secs_f64() * 1000.0,
             commit_ms = (committed - planned).as_secs_f64() * 1000.0,
@@ -196,9 +329,6 @@ impl Worker {
             catalog_ms = (started.elapsed() - written).as_secs_f64() * 1000.0,
             "commit stages"
         );
-        if bulk {
-            release_freed_memory();
-        }
         self.metrics.commits.inc();
         self.metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
         tracing::info!(
@@ -208,9 +338,13 @@ impl Worker {
             duration_ms = started.elapsed().as_secs_f64() * 1000.0,
             "committed"
         );
-        Ok(Applied {
-            outcome: Outcome::Committed(commit.to_string()),
-            import: plan.import,
+        Ok(Staged::Commit {
+            applied: Applied {
+                outcome: Outcome::Committed(commit.to_string()),
+                import: plan.import,
+            },
+            subject: plan.subject,
+            bulk,
         })
     }
 
@@ -288,14 +422,19 @@ impl Worker {
         }
     }
 
-    /// After a failed or panicked change: working tree, index and catalog back to HEAD.
+    /// After a failed change: working tree, index and catalog back to HEAD.
     fn restore_from_head(&mut self) {
+        let catalog = self.catalog.clone();
+        self.restore_from_head_locked(&mut write(&catalog));
+    }
+
+    fn restore_from_head_locked(&mut self, catalog: &mut Catalog) {
         if let Err(err) = self.git.reset_to_head(layout::TEAMS_DIR) {
             tracing::error!(error = %err, "cannot reset the working tree to HEAD");
         }
         self.touched.clear();
         match scan::load_catalog(&self.git) {
-            Ok(catalog) => *self.catalog.write().unwrap_or_else(|poison| poison.into_inner()) = catalog,
+            Ok(fresh) => *catalog = fresh,
             Err(err) => tracing::error!(error = %err, "cannot reload the catalog from HEAD"),
         }
     }
@@ -322,4 +461,17 @@ fn release_freed_memory() {
     unsafe {
         libc::malloc_trim(0);
     }
+}
+
+fn read(catalog: &RwLock<Catalog>) -> RwLockReadGuard<'_, Catalog> {
+    catalog.read().unwrap_or_else(|poison| poison.into_inner())
+}
+
+fn write(catalog: &RwLock<Catalog>) -> RwLockWriteGuard<'_, Catalog> {
+    catalog.write().unwrap_or_else(|poison| poison.into_inner())
+}
+
+fn keys_loaded(catalog: &Catalog, team: &TeamName, project: &ProjectName) -> bool {
+    // An absent project needs no loading: planning the change will say it is absent.
+    catalog.project(team, project).is_none_or(|entry| entry.keys.is_some())
 }

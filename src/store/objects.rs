@@ -1,0 +1,376 @@
+//! Where the writer builds new git objects: an object database of its own, in which new
+//! objects go to memory and existing ones are read from the repository's packs and loose
+//! objects. [`Staging::write_pack`] then writes everything new as one pack.
+//!
+//! The object database of a normal libgit2 repository rescans `objects/pack` each time a
+//! lookup misses, and writing a new object always starts with a lookup that misses; with a
+//! pack per published batch that rescan cost more than the rest of a commit. Here each pack
+//! is a backend of its own, added when it is written (or found at opening), so that nothing
+//! rescans the folder on its own. When maintenance merges packs and deletes them, a read can
+//! miss until the merged pack is added: the writer then rescans once and tries again
+//! ([`Staging::add_packs_on_disk`]), and after each maintenance run it reopens, which drops
+//! the deleted packs.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashSet};
+use std::ffi::{CString, c_int};
+use std::path::{Path, PathBuf};
+
+use git2::{Binding, Mempack, ObjectType, Odb, Oid, Repository};
+use libgit2_sys as raw;
+
+use super::error::StoreError;
+use super::git::TreeEdit;
+
+/// New objects go to memory first, ahead of every on-disk backend.
+const MEMORY_PRIORITY: c_int = c_int::MAX;
+/// Packs come after memory, the newest first (each new pack gets the next priority), since
+/// the objects a commit reads back are mostly the last commit's.
+const FIRST_PACK_PRIORITY: c_int = 2;
+const LOOSE_PRIORITY: c_int = 1;
+const BLOB_MODE: i32 = 0o100644;
+const TREE_MODE: i32 = 0o040000;
+
+pub struct Staging {
+    // The mempack belongs to `repo`'s object database, so it is declared (and dropped) first.
+    mempack: <Mempack<'static> as Binding>::Raw,
+    repo: Repository,
+    pack_dir: PathBuf,
+    /// The `.idx` files of the packs that have a backend.
+    packs: HashSet<PathBuf>,
+    next_pack_priority: c_int,
+}
+
+// SAFETY: a `Staging` is used by one thread at a time (it moves to the writer thread once and
+// stays there); libgit2 objects may move between threads as long as no two use them at once.
+unsafe impl Send for Staging {}
+
+impl Staging {
+    /// The object database of the repository whose git folder is `git_dir`.
+    pub fn open(git_dir: &Path) -> Result<Self, StoreError> {
+        let objects = git_dir.join("objects");
+        let odb = Odb::new().map_err(|err| git_error("cannot create an object database", err))?;
+        let mempack = odb
+            .add_new_mempack_backend(MEMORY_PRIORITY)
+            .map_err(|err| git_error("cannot add an in-memory object store", err))?
+            .raw();
+        let objects_path = c_path(&objects)?;
+        add_backend(&odb, LOOSE_PRIORITY, |out| {
+            // SAFETY: `out` is a valid place for the new backend; the path is a C string.
+            // Arguments: default compression, no fsync, default folder and file modes.
+            unsafe { raw::git_odb_backend_loose(out, objects_path.as_ptr(), -1, 0, 0, 0) }
+        })?;
+        let repo = Repository::from_odb(odb).map_err(|err| git_error("cannot wrap the object database", err))?;
+        let mut staging = Self {
+            mempack,
+            repo,
+            pack_dir: objects.join("pack"),
+            packs: HashSet::new(),
+            next_pack_priority: FIRST_PACK_PRIORITY,
+        };
+        staging.add_packs_on_disk()?;
+        Ok(staging)
+    }
+
+    /// The repository to build objects in (it has an object database and nothing else).
+    pub fn repo(&self) -> &Repository {
+        &self.repo
+    }
+
+    /// Writes every object staged in memory as one pack next to the repository's others and
+    /// keeps reading them from there; memory is then emptied.
+    pub fn write_pack(&mut self) -> Result<(), StoreError> {
+        let mut builder = self
+            .repo
+            .packbuilder()
+            .map_err(|err| git_error("cannot start a pack", err))?;
+        // Only what is staged goes in: libgit2's own mempack dump walks each staged commit's
+        // whole tree, which would put every file of a large project into every pack.
+        // SAFETY: both pointers are live libgit2 objects; the function only inserts the ids of
+        // the mempack's objects into the builder.
+        let inserted = unsafe { git_mempack_write_thin_pack(self.mempack.cast(), builder.raw().cast()) };
+        if inserted < 0 {
+            return Err(git_error(
+                "cannot pack the new objects",
+                git2::Error::last_error(inserted),
+            ));
+        }
+        if builder.object_count() > 0 {
+            builder
+                .write(&self.pack_dir, 0)
+                .map_err(|err| git_error("cannot write a pack", err))?;
+            let name = builder
+                .name()
+                .ok()
+                .flatten()
+                .map(str::to_owned)
+                .ok_or_else(|| StoreError::internal("cannot write a pack", "the pack has no name"))?;
+            drop(builder);
+            self.add_pack(self.pack_dir.join(format!("pack-{name}.idx")))?;
+        }
+        self.discard()
+    }
+
+    /// Writes an object into memory. This does not go through libgit2's object database,
+    /// which first looks for the object in every backend and, missing it (a new object always
+    /// misses), rescans and looks again: most of a commit's time with many packs.
+    pub fn write(&self, kind: ObjectType, data: &[u8]) -> Result<Oid, StoreError> {
+        let id = Oid::hash_object(kind, data).map_err(|err| git_error("cannot hash an object", err))?;
+        let raw_kind = match kind {
+            ObjectType::Blob => raw::GIT_OBJECT_BLOB,
+            ObjectType::Tree => raw::GIT_OBJECT_TREE,
+            ObjectType::Commit => raw::GIT_OBJECT_COMMIT,
+            _ => return Err(StoreError::internal("cannot write an object", "unexpected object type")),
+        };
+        // SAFETY: the mempack is alive (see `discard`) and implements `write`, which copies the
+        // data; the id and data pointers are valid for the call.
+        let written = unsafe {
+            let backend = self.mempack;
+            match (*backend).write {
+                Some(write) => write(backend, id.raw(), data.as_ptr().cast(), data.len(), raw_kind),
+                None => -1,
+            }
+        };
+        if written < 0 {
+            return Err(git_error("cannot stage an object", git2::Error::last_error(written)));
+        }
+        Ok(id)
+    }
+
+    /// Applies `edits` in order to the tree `base` and stages the trees and blobs that change;
+    /// returns the new tree's id (`base` itself when nothing changed).
+    ///
+    /// libgit2's tree builders write through the object database (see [`Self::write`]), so the
+    /// trees are edited here: entries of the trees on the edited paths are loaded, changed in
+    /// memory, and written in git's tree format once all edits are in.
+    pub fn edit_tree(&self, base: Oid, edits: &[TreeEdit]) -> Result<Oid, StoreError> {
+        let mut root = self.open_tree(base)?;
+        for edit in edits {
+            match edit {
+                TreeEdit::Write { path, contents } => {
+                    let id = self.write(ObjectType::Blob, contents)?;
+                    self.put(&mut root, path, Entry::Stored { id, mode: BLOB_MODE })?;
+                }
+                TreeEdit::Remove { path } => {
+                    self.take(&mut root, path)?;
+                }
+                TreeEdit::Move { from, to } => {
+                    if let Some(entry) = self.take(&mut root, from)? {
+                        self.put(&mut root, to, entry)?;
+                    }
+                }
+            }
+        }
+        match self.write_tree(root)? {
+            Some(id) => Ok(id),
+            None => self.write(ObjectType::Tree, &[]),
+        }
+    }
+
+    fn open_tree(&self, id: Oid) -> Result<OpenTree, StoreError> {
+        let tree = self
+            .repo
+            .find_tree(id)
+            .map_err(|err| git_error("cannot read a tree", err))?;
+        let entries = tree
+            .iter()
+            .map(|entry| {
+                let stored = Entry::Stored {
+                    id: entry.id(),
+                    mode: entry.filemode(),
+                };
+                (entry.name_bytes().to_vec(), stored)
+            })
+            .collect();
+        Ok(OpenTree {
+            base: Some(id),
+            entries,
+            changed: false,
+        })
+    }
+
+    /// The subtree `name` of `tree`, opened for editing; a file of that name is replaced by
+    /// an empty folder, as git would.
+    fn open_dir<'t>(&self, tree: &'t mut OpenTree, name: &str) -> Result<&'t mut OpenTree, StoreError> {
+        let slot = tree
+            .entries
+            .entry(name.as_bytes().to_vec())
+            .or_insert_with(|| Entry::Open(OpenTree::default()));
+        if let Entry::Stored { id, mode } = *slot {
+            *slot = Entry::Open(if mode == TREE_MODE {
+                self.open_tree(id)?
+            } else {
+                OpenTree::default()
+            });
+        }
+        match slot {
+            Entry::Open(subtree) => Ok(subtree),
+            Entry::Stored { .. } => unreachable!("opened just above"),
+        }
+    }
+
+    fn put(&self, tree: &mut OpenTree, path: &str, entry: Entry) -> Result<(), StoreError> {
+        tree.changed = true;
+        match path.split_once('/') {
+            None => {
+                tree.entries.insert(path.as_bytes().to_vec(), entry);
+                Ok(())
+            }
+            Some((dir, rest)) => {
+                let subtree = self.open_dir(tree, dir)?;
+                self.put(subtree, rest, entry)
+            }
+        }
+    }
+
+    /// Removes and returns the entry at `path`, if there is one.
+    fn take(&self, tree: &mut OpenTree, path: &str) -> Result<Option<Entry>, StoreError> {
+        let taken = match path.split_once('/') {
+            None => tree.entries.remove(path.as_bytes()),
+            Some((dir, rest)) => match tree.entries.get(dir.as_bytes()) {
+                Some(Entry::Open(_)) | Some(Entry::Stored { mode: TREE_MODE, .. }) => {
+                    let subtree = self.open_dir(tree, dir)?;
+                    self.take(subtree, rest)?
+                }
+                _ => None,
+            },
+        };
+        if taken.is_some() {
+            tree.changed = true;
+        }
+        Ok(taken)
+    }
+
+    /// Stages an edited tree and the edited trees in it; `None` when it ends up empty (git
+    /// keeps no empty folders).
+    fn write_tree(&self, tree: OpenTree) -> Result<Option<Oid>, StoreError> {
+        if !tree.changed
+            && let Some(base) = tree.base
+        {
+            return Ok(Some(base));
+        }
+        let mut entries = Vec::with_capacity(tree.entries.len());
+        for (name, entry) in tree.entries {
+            match entry {
+                Entry::Stored { id, mode } => entries.push((name, id, mode)),
+                Entry::Open(subtree) => {
+                    if let Some(id) = self.write_tree(subtree)? {
+                        entries.push((name, id, TREE_MODE));
+                    }
+                }
+            }
+        }
+        if entries.is_empty() {
+            return Ok(None);
+        }
+        // git orders entries by name, a folder's name read as if it ended in `/`.
+        entries.sort_by(|a, b| git_order(&a.0, a.2, &b.0, b.2));
+        let mut data = Vec::with_capacity(entries.len() * 64);
+        for (name, id, mode) in &entries {
+            data.extend_from_slice(format!("{mode:o} ").as_bytes());
+            data.extend_from_slice(name);
+            data.push(0);
+            data.extend_from_slice(id.as_bytes());
+        }
+        self.write(ObjectType::Tree, &data).map(Some)
+    }
+
+    /// Drops the objects staged in memory.
+    pub fn discard(&self) -> Result<(), StoreError> {
+        // SAFETY: the mempack belongs to `self.repo`'s object database, which is alive.
+        unsafe { Mempack::from_raw(self.mempack) }
+            .reset()
+            .map_err(|err| git_error("cannot drop the staged objects", err))
+    }
+
+    /// Adds the packs in the pack folder that have no backend yet: at opening, and when
+    /// maintenance has replaced packs by a new one.
+    pub fn add_packs_on_disk(&mut self) -> Result<(), StoreError> {
+        let Ok(entries) = std::fs::read_dir(&self.pack_dir) else {
+            return Ok(());
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.extension().is_some_and(|extension| extension == "idx") && !self.packs.contains(&path) {
+                self.add_pack(path)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn add_pack(&mut self, index: PathBuf) -> Result<(), StoreError> {
+        let odb = self
+            .repo
+            .odb()
+            .map_err(|err| git_error("cannot open the object database", err))?;
+        let index_path = c_path(&index)?;
+        let priority = self.next_pack_priority;
+        self.next_pack_priority = priority.saturating_add(1).min(MEMORY_PRIORITY - 1);
+        add_backend(&odb, priority, |out| {
+            // SAFETY: `out` is a valid place for the new backend; the path is a C string.
+            unsafe { raw::git_odb_backend_one_pack(out, index_path.as_ptr()) }
+        })?;
+        self.packs.insert(index);
+        Ok(())
+    }
+}
+
+/// A tree being edited: its entries, with the subtrees on edited paths opened in turn.
+#[derive(Default)]
+struct OpenTree {
+    /// The tree it was opened from; `None` for a new folder.
+    base: Option<Oid>,
+    entries: BTreeMap<Vec<u8>, Entry>,
+    changed: bool,
+}
+
+enum Entry {
+    Stored { id: Oid, mode: i32 },
+    Open(OpenTree),
+}
+
+fn git_order(a: &[u8], a_mode: i32, b: &[u8], b_mode: i32) -> Ordering {
+    let suffix = |mode| if mode == TREE_MODE { &b"/"[..] } else { &b""[..] };
+    a.iter().chain(suffix(a_mode)).cmp(b.iter().chain(suffix(b_mode)))
+}
+
+unsafe extern "C" {
+    /// Inserts every object of a mempack backend into a pack builder, without walking trees.
+    /// Part of libgit2 (since 1.9, which git2 vendors) but not of libgit2-sys's bindings.
+    fn git_mempack_write_thin_pack(backend: *mut std::ffi::c_void, builder: *mut std::ffi::c_void) -> c_int;
+}
+
+/// Makes a backend with `make` and hands it to `odb`, which then owns it.
+fn add_backend(
+    odb: &Odb<'_>,
+    priority: c_int,
+    make: impl FnOnce(*mut *mut raw::git_odb_backend) -> c_int,
+) -> Result<(), StoreError> {
+    let mut backend = std::ptr::null_mut();
+    let made = make(&mut backend);
+    if made < 0 {
+        return Err(git_error("cannot open objects", git2::Error::last_error(made)));
+    }
+    // SAFETY: `backend` was just made by libgit2 and is owned by nobody yet.
+    let added = unsafe { raw::git_odb_add_backend(odb.raw(), backend, priority) };
+    if added < 0 {
+        // SAFETY: the object database did not take the backend, so it is still ours to free.
+        unsafe {
+            if let Some(free) = (*backend).free {
+                free(backend);
+            }
+        }
+        return Err(git_error("cannot open objects", git2::Error::last_error(added)));
+    }
+    Ok(())
+}
+
+fn c_path(path: &Path) -> Result<CString, StoreError> {
+    use std::os::unix::ffi::OsStrExt;
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|err| StoreError::internal(format!("{} cannot be passed to libgit2", path.display()), err))
+}
+
+fn git_error(context: impl Into<String>, err: git2::Error) -> StoreError {
+    StoreError::internal(context, err)
+}
