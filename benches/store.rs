@@ -90,23 +90,36 @@ fn store_benchmarks(criterion: &mut Criterion) {
     let project = ProjectName::parse("big").unwrap();
     let (_dir, store) = seeded(&runtime, Durability::Os);
 
+    // Pages are rendered as the API answers them: JSON written from the borrowed keys.
+    let render = locstore::api::json::key_list;
     let page = KeyQuery::new(None, Some(1), Some(20), None).unwrap();
     criterion.bench_function("query: first page of 20", |bench| {
         bench
             .to_async(&runtime)
-            .iter(|| async { black_box(store.query_keys(&team, &project, &page).await.unwrap()) })
+            .iter(|| async { black_box(store.query_keys(&team, &project, &page, render).await.unwrap()) })
     });
     let late = KeyQuery::new(None, Some((KEYS / 20) as i64), Some(20), Some("desc")).unwrap();
     criterion.bench_function("query: last page of 20, descending", |bench| {
         bench
             .to_async(&runtime)
-            .iter(|| async { black_box(store.query_keys(&team, &project, &late).await.unwrap()) })
+            .iter(|| async { black_box(store.query_keys(&team, &project, &late, render).await.unwrap()) })
     });
     let search = KeyQuery::new(Some("item42"), None, None, None).unwrap();
-    criterion.bench_function("query: keyword matching 1% of keys", |bench| {
+    criterion.bench_function("query: keyword matching 1% of keys, repeated (cached)", |bench| {
         bench
             .to_async(&runtime)
-            .iter(|| async { black_box(store.query_keys(&team, &project, &search).await.unwrap()) })
+            .iter(|| async { black_box(store.query_keys(&team, &project, &search, render).await.unwrap()) })
+    });
+    // 100 keywords in turn, more than the cache keeps: every search scans all keys.
+    let keywords: Vec<KeyQuery> = (0..100)
+        .map(|index| KeyQuery::new(Some(&format!("item{}", 100 + index)), None, None, None).unwrap())
+        .collect();
+    let turn = AtomicUsize::new(0);
+    criterion.bench_function("query: keyword matching ~0.1% of keys, a new one each time", |bench| {
+        bench.to_async(&runtime).iter(|| async {
+            let query = &keywords[turn.fetch_add(1, Ordering::Relaxed) % keywords.len()];
+            black_box(store.query_keys(&team, &project, query, render).await.unwrap())
+        })
     });
 
     let counter = AtomicUsize::new(0);

@@ -8,6 +8,7 @@ use poem_openapi::{ApiResponse, Enum, OpenApi};
 
 use super::auth::TokenAuth;
 use super::error::ApiError;
+use super::json::{self, JsonBytes};
 use super::schema::{
     CreateKeyRequest, KeyData, KeyList, KeyNameParam, ProjectNameParam, Success, TagParam, TeamNameParam,
     TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
@@ -37,7 +38,7 @@ pub enum KeyPage {
     /// The page (an empty list past the last page).
     #[oai(status = 200)]
     Ok(
-        Json<KeyList>,
+        JsonBytes<KeyList>,
         /// Keys matching the query, on all pages.
         #[oai(header = "X-Pagination-Total-Count")]
         u64,
@@ -85,10 +86,13 @@ impl KeysApi {
         let team = auth.team(team_name.0.0)?;
         let sort = sort.0.map(|sort| if sort == SortParam::Desc { "desc" } else { "asc" });
         let query = KeyQuery::new(keyword.0.as_deref(), page.0, limit.0, sort).map_err(ApiError::invalid)?;
-        let (keys, info) = self.state.store.query_keys(&team, &project_name.0.0, &query).await?;
-        let data = keys.into_iter().map(Into::into).collect();
+        let (body, info) = self
+            .state
+            .store
+            .query_keys(&team, &project_name.0.0, &query, json::key_list)
+            .await?;
         Ok(KeyPage::Ok(
-            Json(KeyList { data }),
+            JsonBytes::new(body),
             info.total_count,
             info.page,
             info.limit,

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod error;
 pub mod export;
 pub mod import;
+pub mod json;
 pub mod keys;
 pub mod params;
 pub mod projects;

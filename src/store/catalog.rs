@@ -3,7 +3,8 @@
 //! Only the writer thread changes the catalog, and only after the commit that the change
 //! describes is in HEAD, under the write lock, so a reader sees a change whole or not at all.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 
 use crate::domain::model::{Key, Project, Team};
 use crate::domain::names::{KeyName, ProjectName, TeamName};
@@ -50,6 +51,35 @@ pub struct KeyIndex {
     /// another name maps to the same file only if 64 bits of SHA-256 collide, and leaving
     /// those keys out saves about 15 MB per 100,000 keys.
     owners: HashMap<String, KeyName>,
+    /// The matches of the last few keywords searched for, emptied by every change: paging
+    /// through the results of one search repeats the same keyword for every page.
+    searches: Mutex<SearchCache>,
+}
+
+/// Keywords with the positions (in `KeyIndex::entries`) of the keys they match, most recent
+/// first.
+#[derive(Default)]
+struct SearchCache {
+    recent: VecDeque<(String, Arc<[u32]>)>,
+}
+
+/// Keywords whose matches are kept.
+const CACHED_SEARCHES: usize = 16;
+
+impl SearchCache {
+    fn get(&mut self, keyword: &str) -> Option<Arc<[u32]>> {
+        let position = self.recent.iter().position(|(cached, _)| cached == keyword)?;
+        let hit = self.recent.remove(position)?;
+        let matches = hit.1.clone();
+        self.recent.push_front(hit);
+        Some(matches)
+    }
+
+    fn insert(&mut self, keyword: &str, matches: Arc<[u32]>) {
+        self.recent.retain(|(cached, _)| cached != keyword);
+        self.recent.push_front((keyword.to_owned(), matches));
+        self.recent.truncate(CACHED_SEARCHES);
+    }
 }
 
 pub struct KeyEntry {
@@ -101,9 +131,19 @@ impl KeyIndex {
         (index, duplicates)
     }
 
+    /// Forgets cached searches; every change to the entries calls it.
+    fn changed(&mut self) {
+        self.searches
+            .get_mut()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .recent
+            .clear();
+    }
+
     /// Inserts or replaces many entries at once (sorting once, not once per entry). Of
     /// entries with the same name among `entries`, the first wins and the rest are returned.
     pub fn put_many(&mut self, entries: Vec<KeyEntry>) -> Vec<KeyEntry> {
+        self.changed();
         let mut incoming: Vec<Box<KeyEntry>> = entries.into_iter().map(Box::new).collect();
         // A stable sort keeps the first of equal names first.
         incoming.sort_by(|a, b| a.key.name.cmp(&b.key.name));
@@ -183,6 +223,7 @@ impl KeyIndex {
 
     /// Inserts or replaces the entry with the same name.
     pub fn put(&mut self, entry: KeyEntry) {
+        self.changed();
         self.note_owner(&entry);
         let span = self.append_text(lowered_text(&entry.key).as_bytes());
         match self.position(&entry.key.name) {
@@ -204,6 +245,7 @@ impl KeyIndex {
 
     pub fn remove(&mut self, name: &KeyName) -> Option<KeyEntry> {
         let index = self.position(name).ok()?;
+        self.changed();
         let entry = *self.entries.remove(index);
         let (_, len) = self.spans.remove(index);
         self.garbage += len as usize;
@@ -212,31 +254,44 @@ impl KeyIndex {
         Some(entry)
     }
 
-    /// Runs the query: keyword filter, order, page.
-    pub fn query(&self, query: &KeyQuery) -> (Vec<Key>, PageInfo) {
+    /// Runs the query (keyword filter, order, page) and hands the page's keys to `render`,
+    /// so that a page is turned into an answer without copying the keys.
+    pub fn query<T>(&self, query: &KeyQuery, render: impl FnOnce(&[&Key]) -> T) -> (T, PageInfo) {
         let Some(keyword) = &query.keyword else {
             // Without a keyword the page is a slice of the sorted entries: no pass over all keys.
-            let page = query
+            let page: Vec<&Key> = query
                 .select(&self.entries)
                 .into_iter()
-                .map(|entry| entry.key.clone())
+                .map(|entry| &entry.key)
                 .collect();
-            return (page, query.page_info(self.entries.len()));
+            return (render(&page), query.page_info(self.entries.len()));
         };
-        let keyword = Keyword::new(keyword);
-        let matching: Vec<&KeyEntry> = self
+        let matches = self.matching(keyword);
+        let page: Vec<&Key> = query
+            .select(&matches)
+            .into_iter()
+            .map(|&position| &self.entries[position as usize].key)
+            .collect();
+        (render(&page), query.page_info(matches.len()))
+    }
+
+    /// The positions of the entries that `keyword` (lower-cased) matches, in name order.
+    fn matching(&self, keyword: &str) -> Arc<[u32]> {
+        let cache = || self.searches.lock().unwrap_or_else(|poison| poison.into_inner());
+        if let Some(matches) = cache().get(keyword) {
+            return matches;
+        }
+        let finder = Keyword::new(keyword);
+        let matches: Arc<[u32]> = self
             .entries
             .iter()
             .zip(&self.spans)
-            .filter(|(entry, span)| keyword.matches(&entry.key, self.text(**span)))
-            .map(|(entry, _)| entry.as_ref())
+            .enumerate()
+            .filter(|(_, (entry, span))| finder.matches(&entry.key, self.text(**span)))
+            .map(|(position, _)| position as u32)
             .collect();
-        let page = query
-            .select(&matching)
-            .into_iter()
-            .map(|entry| entry.key.clone())
-            .collect();
-        (page, query.page_info(matching.len()))
+        cache().insert(keyword, matches.clone());
+        matches
     }
 
     /// Records the file of a key that lives outside its layout file.
@@ -343,8 +398,10 @@ mod tests {
         KeyEntry::new(key, format!("{name}.toml"))
     }
 
-    fn names(keys: &[Key]) -> Vec<&str> {
-        keys.iter().map(|key| key.name.as_str()).collect()
+    fn page_names(index: &KeyIndex, query: &KeyQuery) -> Vec<String> {
+        index
+            .query(query, |keys| keys.iter().map(|key| key.name.to_string()).collect())
+            .0
     }
 
     #[test]
@@ -355,7 +412,7 @@ mod tests {
         index.put(entry("ä", &[]));
         index.put(entry("A", &[]));
         let all = KeyQuery::new(None, None, None, None).unwrap();
-        assert_eq!(names(&index.query(&all).0), ["A", "B", "a", "b", "ä"]);
+        assert_eq!(page_names(&index, &all), ["A", "B", "a", "b", "ä"]);
         index.remove(&KeyName::parse("B").unwrap());
         assert_eq!(index.len(), 4);
     }
@@ -369,10 +426,7 @@ mod tests {
         ]);
         let search = |keyword: &str| {
             let query = KeyQuery::new(Some(keyword), None, None, None).unwrap();
-            names(&index.query(&query).0)
-                .into_iter()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
+            page_names(&index, &query)
         };
         assert_eq!(search("title"), ["home.TITLE"]);
         assert_eq!(search("WELCOME"), ["home.TITLE"]);
@@ -392,16 +446,19 @@ mod tests {
         assert!(index.arena.len() < 3000 * 400, "replaced text was compacted away");
         let search = |index: &KeyIndex, keyword: &str| {
             let query = KeyQuery::new(Some(keyword), None, None, None).unwrap();
-            names(&index.query(&query).0)
-                .into_iter()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
+            page_names(index, &query)
         };
         assert_eq!(search(&index, "round 2999 "), ["k"]);
         assert!(search(&index, "round 10 ").is_empty());
+        // The same keywords again, after changes: cached matches must not outlive them.
+        assert_eq!(search(&index, "plain"), ["other"]);
+        index.put(entry("another", &[("en", "plain too")]));
+        assert_eq!(search(&index, "plain"), ["another", "other"]);
         index.remove(&KeyName::parse("k").unwrap());
         assert!(search(&index, "round").is_empty());
-        assert_eq!(search(&index, "PLAIN"), ["other"]);
+        assert_eq!(search(&index, "PLAIN"), ["another", "other"]);
+        index.put_many(vec![entry("zed", &[("en", "plain three")])]);
+        assert_eq!(search(&index, "plain"), ["another", "other", "zed"]);
         let (merged, _) = KeyIndex::from_entries(vec![entry("b", &[("en", "bee")]), entry("a", &[("en", "ay")])]);
         assert_eq!(search(&merged, "ee"), ["b"]);
     }

@@ -203,13 +203,16 @@ impl Store {
     }
 
     /// One page of a project's keys.
-    pub async fn query_keys(
+    /// Runs `query` and hands the page's keys to `render` (under the read lock, so keep it
+    /// short: it turns a page into an answer).
+    pub async fn query_keys<T>(
         &self,
         team: &TeamName,
         project: &ProjectName,
         query: &KeyQuery,
-    ) -> Result<(Vec<Key>, PageInfo), StoreError> {
-        self.with_keys(team, project, |_, keys| keys.query(query)).await
+        render: impl FnOnce(&[&Key]) -> T,
+    ) -> Result<(T, PageInfo), StoreError> {
+        self.with_keys(team, project, |_, keys| keys.query(query, render)).await
     }
 
     pub async fn key(&self, team: &TeamName, project: &ProjectName, name: &KeyName) -> Result<Key, StoreError> {
@@ -242,13 +245,16 @@ impl Store {
         &self,
         team: &TeamName,
         project: &ProjectName,
-        read: impl Fn(&ProjectEntry, &catalog::KeyIndex) -> T,
+        read: impl FnOnce(&ProjectEntry, &catalog::KeyIndex) -> T,
     ) -> Result<T, StoreError> {
+        let mut read = Some(read);
         for _ in 0..2 {
             {
                 let catalog = self.read();
                 let entry = project_in(&catalog, team, project)?;
-                if let Some(keys) = &entry.keys {
+                if let Some(keys) = &entry.keys
+                    && let Some(read) = read.take()
+                {
                     return Ok(read(entry, keys));
                 }
             }

@@ -211,7 +211,10 @@ async fn small_packs_are_merged_in_the_background_and_nothing_is_loose() {
         last = (packs, counts);
     }
     let (packs, counts) = last;
-    assert!(packs < 300, "520 changes were published as 520 packs; {packs} remain:\n{counts}");
+    assert!(
+        packs < 300,
+        "520 changes were published as 520 packs; {packs} remain:\n{counts}"
+    );
     assert_eq!(count(&counts, "count: "), 0, "no object is ever loose:\n{counts}");
     app.git(&["fsck", "--strict"]);
     assert_eq!(

@@ -1,0 +1,99 @@
+//! JSON answers written straight from the store's data.
+//!
+//! poem-openapi's `Json<T>` turns `T` into a `serde_json::Value` tree and then into text: for
+//! a page of keys that is most of the request's work. [`JsonBytes`] carries text serialised
+//! once, from borrowed data, while the OpenAPI document still describes it as `T`; the views
+//! here write exactly the fields of the documented objects (`tests/api/openapi.rs` and the
+//! schemathesis run check the answers against the document).
+
+use std::marker::PhantomData;
+
+use poem::{IntoResponse, Response};
+use poem_openapi::payload::Payload;
+use poem_openapi::registry::{MetaSchemaRef, Registry};
+use poem_openapi::types::Type;
+use serde::Serialize;
+use serde::ser::SerializeMap;
+
+use crate::domain::model::Key;
+
+/// A JSON body serialised ahead of time, documented as `T`.
+pub struct JsonBytes<T> {
+    bytes: Vec<u8>,
+    schema: PhantomData<fn() -> T>,
+}
+
+impl<T> JsonBytes<T> {
+    pub fn new(bytes: Vec<u8>) -> Self {
+        Self {
+            bytes,
+            schema: PhantomData,
+        }
+    }
+}
+
+const CONTENT_TYPE: &str = "application/json; charset=utf-8";
+
+impl<T: Type> Payload for JsonBytes<T> {
+    const CONTENT_TYPE: &'static str = CONTENT_TYPE;
+
+    fn schema_ref() -> MetaSchemaRef {
+        T::schema_ref()
+    }
+
+    fn register(registry: &mut Registry) {
+        T::register(registry);
+    }
+}
+
+impl<T> IntoResponse for JsonBytes<T> {
+    fn into_response(self) -> Response {
+        Response::builder().content_type(CONTENT_TYPE).body(self.bytes)
+    }
+}
+
+/// A page of keys as `KeyList` (`{"data": [KeyItem, ...]}`).
+pub fn key_list(keys: &[&Key]) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct KeyList<'a> {
+        data: Vec<KeyItem<'a>>,
+    }
+    let list = KeyList {
+        data: keys.iter().map(|key| KeyItem(key)).collect(),
+    };
+    let mut body = Vec::with_capacity(64 + keys.len() * 320);
+    serde_json::to_writer(&mut body, &list).expect("a key list serialises");
+    body
+}
+
+/// A key as `KeyItem` (`{"name", "tags", "translation": {language: text}}`).
+struct KeyItem<'a>(&'a Key);
+
+impl Serialize for KeyItem<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Item<'a> {
+            name: &'a str,
+            tags: &'a [String],
+            translation: Translations<'a>,
+        }
+        Item {
+            name: self.0.name.as_str(),
+            tags: &self.0.tags,
+            translation: Translations(self.0),
+        }
+        .serialize(serializer)
+    }
+}
+
+struct Translations<'a>(&'a Key);
+
+impl Serialize for Translations<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.translations.len()))?;
+        for (language, text) in &self.0.translations {
+            map.serialize_entry(language.as_str(), text)?;
+        }
+        map.end()
+    }
+}
