@@ -84,8 +84,9 @@ impl SearchCache {
 
 pub struct KeyEntry {
     pub key: Key,
-    /// The key's file, relative to the project's `keys/` folder.
-    pub file: String,
+    /// The key's file, relative to the project's `keys/` folder, when it is not the one the
+    /// layout gives its name (a file made by hand); most keys need none stored.
+    hand_made_file: Option<Box<str>>,
 }
 
 /// Separates the fields of a key in the search arena, so that a keyword cannot match across
@@ -158,8 +159,9 @@ impl KeyIndex {
         }
         for entry in &unique {
             if let Some(old) = self.get(&entry.key.name) {
-                let old_file = old.file.clone();
-                self.owners.remove(&old_file);
+                if let Some(old_file) = old.hand_made_file.clone() {
+                    self.owners.remove(&*old_file);
+                }
             }
             self.note_owner(entry);
         }
@@ -229,8 +231,10 @@ impl KeyIndex {
         match self.position(&entry.key.name) {
             Ok(index) => {
                 let old = std::mem::replace(&mut self.entries[index], Box::new(entry));
-                if old.file != self.entries[index].file {
-                    self.owners.remove(&old.file);
+                if let Some(old_file) = &old.hand_made_file
+                    && old.hand_made_file != self.entries[index].hand_made_file
+                {
+                    self.owners.remove(&**old_file);
                 }
                 let (_, old_len) = std::mem::replace(&mut self.spans[index], span);
                 self.garbage += old_len as usize;
@@ -249,7 +253,9 @@ impl KeyIndex {
         let entry = *self.entries.remove(index);
         let (_, len) = self.spans.remove(index);
         self.garbage += len as usize;
-        self.owners.remove(&entry.file);
+        if let Some(file) = &entry.hand_made_file {
+            self.owners.remove(&**file);
+        }
         self.compact_if_wasteful();
         Some(entry)
     }
@@ -296,8 +302,8 @@ impl KeyIndex {
 
     /// Records the file of a key that lives outside its layout file.
     fn note_owner(&mut self, entry: &KeyEntry) {
-        if entry.file != super::layout::key_file(&entry.key.name) {
-            self.owners.insert(entry.file.clone(), entry.key.name.clone());
+        if let Some(file) = &entry.hand_made_file {
+            self.owners.insert(file.to_string(), entry.key.name.clone());
         }
     }
 
@@ -334,7 +340,16 @@ impl KeyIndex {
 
 impl KeyEntry {
     pub fn new(key: Key, file: String) -> Self {
-        Self { key, file }
+        let hand_made_file = (file != super::layout::key_file(&key.name)).then(|| file.into_boxed_str());
+        Self { key, hand_made_file }
+    }
+
+    /// The key's file, relative to the project's `keys/` folder.
+    pub fn file(&self) -> String {
+        match &self.hand_made_file {
+            Some(file) => file.to_string(),
+            None => super::layout::key_file(&self.key.name),
+        }
     }
 }
 

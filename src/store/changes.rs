@@ -11,7 +11,7 @@ use super::error::StoreError;
 use super::files;
 use super::git::TreeEdit;
 use super::layout;
-use crate::domain::model::{Key, Project, Team, dedup_tags, normalize_languages};
+use crate::domain::model::{Key, Project, Team, Translations, dedup_tags, normalize_languages};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName, quote_for_message};
 
 /// A change a client asked for, in domain terms.
@@ -238,7 +238,7 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
                 import: None,
                 subject: format!("Delete key {} in {team}/{project}", quoted(name.as_str())),
                 edits: vec![TreeEdit::Remove {
-                    path: format!("{}/{}", layout::keys_dir(&team, &project), entry.file),
+                    path: format!("{}/{}", layout::keys_dir(&team, &project), entry.file()),
                 }],
                 update: CatalogUpdate::RemoveKey { team, project, name },
             })
@@ -396,10 +396,10 @@ fn plan_update_project(
         let mut key = entry.key.clone();
         key.translations.retain(|language, _| project.has_language(language));
         edits.push(TreeEdit::Write {
-            path: format!("{keys_dir}/{}", entry.file),
+            path: format!("{keys_dir}/{}", entry.file()),
             contents: files::write_key(&key),
         });
-        rewritten_keys.push(KeyEntry::new(key, entry.file.clone()));
+        rewritten_keys.push(KeyEntry::new(key, entry.file()));
     }
     Ok(Plan {
         import: None,
@@ -428,7 +428,7 @@ fn plan_create_key(
             quoted(draft.name.as_str())
         )));
     }
-    let mut translations = BTreeMap::new();
+    let mut translations = Translations::default();
     merge_translations(&entry.project, &mut translations, draft.translations)?;
     let key = Key {
         name: draft.name,
@@ -483,7 +483,7 @@ fn plan_update_key(
             let file = layout::key_file(&new_name);
             ensure_file_is_free(keys, &file, &new_name)?;
             edits.push(TreeEdit::Remove {
-                path: format!("{keys_dir}/{}", old.file),
+                path: format!("{keys_dir}/{}", old.file()),
             });
             let subject = format!(
                 "Rename key {} to {} in {team}/{project}",
@@ -495,7 +495,7 @@ fn plan_update_key(
         }
         None => (
             format!("Update key {} in {team}/{project}", quoted(name.as_str())),
-            old.file.clone(),
+            old.file(),
         ),
     };
     edits.push(TreeEdit::Write {
@@ -554,10 +554,10 @@ fn plan_import(
                     continue;
                 }
                 counts.updated += 1;
-                (key, existing.file.clone())
+                (key, existing.file())
             }
             None => {
-                let mut translations = BTreeMap::new();
+                let mut translations = Translations::default();
                 merge_translations(&entry.project, &mut translations, item.translations).map_err(at)?;
                 let key = Key {
                     name: item.name.clone(),
@@ -611,7 +611,7 @@ fn at_position(position: usize, name: &KeyName, err: StoreError) -> StoreError {
 /// content is empty. The project's own spelling of a language is used.
 fn merge_translations(
     project: &Project,
-    translations: &mut BTreeMap<LanguageCode, String>,
+    translations: &mut Translations,
     inputs: Vec<TranslationInput>,
 ) -> Result<(), StoreError> {
     let mut seen = HashSet::new();

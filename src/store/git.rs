@@ -100,8 +100,12 @@ impl GitRepo {
     /// run. Only called with nothing staged.
     pub fn reopen(&mut self) -> Result<(), StoreError> {
         debug_assert_eq!(self.head, self.tip, "reopened with staged commits");
+        let git_dir = self.repo.path().to_path_buf();
+        // Packs are shared by every handle that opened them, so both old handles are gone
+        // before the new ones open any.
+        self.staging = Staging::in_memory(&git_dir)?;
         self.repo = Repository::open(&self.root).map_err(|err| git_error("cannot open the repository again", err))?;
-        self.staging = Staging::open(self.repo.path())?;
+        self.staging = Staging::open(&git_dir)?;
         Ok(())
     }
 

@@ -48,28 +48,38 @@ unsafe impl Send for Staging {}
 impl Staging {
     /// The object database of the repository whose git folder is `git_dir`.
     pub fn open(git_dir: &Path) -> Result<Self, StoreError> {
-        let objects = git_dir.join("objects");
-        let odb = Odb::new().map_err(|err| git_error("cannot create an object database", err))?;
-        let mempack = odb
-            .add_new_mempack_backend(MEMORY_PRIORITY)
-            .map_err(|err| git_error("cannot add an in-memory object store", err))?
-            .raw();
-        let objects_path = c_path(&objects)?;
+        let mut staging = Self::in_memory(git_dir)?;
+        let objects_path = c_path(&git_dir.join("objects"))?;
+        let odb = staging
+            .repo
+            .odb()
+            .map_err(|err| git_error("cannot open the object database", err))?;
         add_backend(&odb, LOOSE_PRIORITY, |out| {
             // SAFETY: `out` is a valid place for the new backend; the path is a C string.
             // Arguments: default compression, no fsync, default folder and file modes.
             unsafe { raw::git_odb_backend_loose(out, objects_path.as_ptr(), -1, 0, 0, 0) }
         })?;
-        let repo = Repository::from_odb(odb).map_err(|err| git_error("cannot wrap the object database", err))?;
-        let mut staging = Self {
-            mempack,
-            repo,
-            pack_dir: objects.join("pack"),
-            packs: HashSet::new(),
-            next_pack_priority: FIRST_PACK_PRIORITY,
-        };
+        drop(odb);
         staging.add_packs_on_disk()?;
         Ok(staging)
+    }
+
+    /// An object database in memory only, which reads nothing from disk: what stands in while
+    /// the real one is reopened, so that the old one lets go of the packs first.
+    pub fn in_memory(git_dir: &Path) -> Result<Self, StoreError> {
+        let odb = Odb::new().map_err(|err| git_error("cannot create an object database", err))?;
+        let mempack = odb
+            .add_new_mempack_backend(MEMORY_PRIORITY)
+            .map_err(|err| git_error("cannot add an in-memory object store", err))?
+            .raw();
+        let repo = Repository::from_odb(odb).map_err(|err| git_error("cannot wrap the object database", err))?;
+        Ok(Self {
+            mempack,
+            repo,
+            pack_dir: git_dir.join("objects").join("pack"),
+            packs: HashSet::new(),
+            next_pack_priority: FIRST_PACK_PRIORITY,
+        })
     }
 
     /// The repository to build objects in (it has an object database and nothing else).

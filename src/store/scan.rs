@@ -78,7 +78,7 @@ pub fn load_keys(git: &GitRepo, team: &TeamName, project: &ProjectName) -> Resul
     let (index, duplicates) = KeyIndex::from_entries(entries);
     for duplicate in duplicates {
         tracing::warn!(
-            file = %format!("{keys_dir}/{}", duplicate.file),
+            file = %format!("{keys_dir}/{}", duplicate.file()),
             key = %duplicate.key.name,
             "skipping a second file for the same key name"
         );

@@ -370,6 +370,11 @@ impl Worker {
         {
             entry.keys = Some(keys);
         }
+        // Loading read every file of the project from the packs, which libgit2 keeps mapped
+        // (and resident) for as long as the repository is open; reopening lets go of them.
+        if let Err(err) = self.git.reopen() {
+            tracing::warn!(error = %err, "cannot reopen the repository after loading keys");
+        }
         release_freed_memory();
         Ok(())
     }
