@@ -9,7 +9,8 @@
 //! - [`deadline`]: the header deadline on accepted connections.
 //! - [`app`]: wiring of store, exports, OpenAPI service, `/healthz`, `/docs`, `/exports`,
 //!   error rendering, request logs, listener and shutdown.
-//! - [`api`]: poem-openapi handlers, wire types ([`api::schema`]), the API error, auth.
+//! - [`api`]: poem-openapi handlers, wire types ([`api::schema`]), answers written straight
+//!   from the store's data ([`api::json`]), the API error, auth.
 //! - [`domain`]: validated names, the model, the pure key query.
 //! - [`store`]: the git-backed store: one writer thread, in-memory catalog, file layout and format.
 //! - [`metrics`]: the Prometheus registry and its metrics.
@@ -19,7 +20,10 @@
 //! # Invariants
 //!
 //! - `domain` and the export writers do no I/O.
-//! - Only `store/git.rs` imports git2, and only the writer thread holds the repository.
+//! - Only `store/git.rs` and `store/objects.rs` (where new objects are staged and written
+//!   as packs) import git2, and only the writer thread holds the repository.
+//! - Readers see a change only once it is in HEAD: the writer holds the catalog's write lock
+//!   while it stages a batch of commits and releases it after moving the branch.
 //! - Only `store/layout.rs` builds repository paths; no name a client sends reaches outside
 //!   the repository.
 //! - `api` never touches files or git; `store` and `export` never see HTTP types.

@@ -1,7 +1,9 @@
 //! The in-memory view of HEAD: teams, projects and, once a project is first used, its keys.
 //!
-//! Only the writer thread changes the catalog, and only after the commit that the change
-//! describes is in HEAD, under the write lock, so a reader sees a change whole or not at all.
+//! Only the writer thread changes the catalog. It applies each change of a batch as it stages
+//! the change's commit, holding the write lock from the first change until the branch has
+//! moved past the last, so a reader sees a change whole or not at all, and only once it is in
+//! HEAD.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};

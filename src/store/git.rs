@@ -27,6 +27,8 @@ const BRANCH: &str = "main";
 /// From this many written files on, a change counts as bulk (an import): memory it used is
 /// handed back to the operating system once it is published.
 pub const BULK_WRITES: usize = 256;
+/// Bytes of parsed objects libgit2 keeps per repository.
+const OBJECT_CACHE_BYTES: isize = 32 << 20;
 /// Open pack files libgit2 may keep at once; more are closed least recently used first.
 const OPEN_PACK_FILES: usize = 256;
 
@@ -371,9 +373,9 @@ fn git_error(context: impl Into<String>, err: git2::Error) -> StoreError {
 fn tune_libgit2() {
     static TUNED: std::sync::Once = std::sync::Once::new();
     TUNED.call_once(|| {
-        // Every commit rewrites the trees on the path to the key: the project's `keys` tree
-        // and its shard hold hundreds of entries, larger than libgit2's default 4 KiB cache
-        // limit for trees, so they would be read and inflated again for every commit.
+        // Every commit reads the trees on the path to the key; trees of folders with many
+        // entries (a project's, a team's list) can pass libgit2's default 4 KiB cache limit
+        // for trees, and would be read and inflated again for every commit.
         // SAFETY: libgit2 options are set once, before any repository is used.
         if let Err(err) = unsafe { git2::opts::set_cache_object_limit(ObjectType::Tree, 4 << 20) } {
             tracing::warn!(error = %err, "cannot raise libgit2's tree cache limit");
@@ -381,6 +383,12 @@ fn tune_libgit2() {
         // Objects referenced by new trees and commits were just written or read by this
         // process, so checking that they exist, and re-hashing every object read, only costs
         // time; `git fsck` checks the repository as a whole.
+        // libgit2 keeps up to 256 MB of parsed objects per repository by default; the
+        // writer's working set is the trees on recently edited paths.
+        // SAFETY: as above.
+        if let Err(err) = unsafe { git2::opts::set_cache_max_size(OBJECT_CACHE_BYTES) } {
+            tracing::warn!(error = %err, "cannot cap libgit2's object cache");
+        }
         // Each published batch is a pack until maintenance merges them; libgit2 keeps the
         // files of packs it has read open, so their number is capped.
         // SAFETY: as above.

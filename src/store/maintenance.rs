@@ -98,14 +98,15 @@ impl Maintenance {
         // A run must not outlive the server: after a crash the next start (and whoever checks
         // the repository) would otherwise race a repack still deleting packs. git leaves only
         // temporary files behind when killed, never a pack it has not finished.
-        // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+        // It also yields the CPU to the server (nice 10): merging packs can wait, answers not.
+        // SAFETY: prctl and setpriority are async-signal-safe and touch no memory of the parent.
         unsafe {
             command.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == 0 {
-                    Ok(())
-                } else {
-                    Err(std::io::Error::last_os_error())
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
                 }
+                libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+                Ok(())
             });
         }
         let spawned = command.spawn();

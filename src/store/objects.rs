@@ -299,11 +299,22 @@ impl Staging {
         let Ok(entries) = std::fs::read_dir(&self.pack_dir) else {
             return Ok(());
         };
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            if path.extension().is_some_and(|extension| extension == "idx") && !self.packs.contains(&path) {
-                self.add_pack(path)?;
-            }
+        let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|extension| extension == "idx") && !self.packs.contains(path))
+            .map(|path| {
+                let modified = path
+                    .metadata()
+                    .and_then(|meta| meta.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH);
+                (modified, path)
+            })
+            .collect();
+        // Oldest first, so that the newest packs get the highest priorities.
+        found.sort();
+        for (_, path) in found {
+            self.add_pack(path)?;
         }
         Ok(())
     }

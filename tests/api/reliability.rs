@@ -425,3 +425,74 @@ fn slow_clients_are_cut_off_and_do_not_stall_others() {
     assert!(started.elapsed() < Duration::from_secs(8));
     server.terminate();
 }
+
+/// The first hex digit of the folder a key's file goes to (the layout's first level).
+fn first_folder(name: &str) -> char {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(name.as_bytes());
+    format!("{:02x}", digest[0]).chars().next().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_change_that_cannot_be_written_fails_alone_and_leaves_no_trace() {
+    let app = Arc::new(TestApp::spawn().await);
+    app.seed_project().await;
+    // A stray file where the doomed key's folder must go: writing its file fails part way
+    // through the change (the commit is built, the working tree cannot take it).
+    let doomed = "doomed.key";
+    let blocked = first_folder(doomed);
+    let keys_dir = app.repo().join("teams/acme/projects/mobile/keys");
+    std::fs::create_dir_all(&keys_dir).unwrap();
+    std::fs::write(keys_dir.join(blocked.to_string()), "in the way").unwrap();
+    let others: Vec<String> = (0..40)
+        .map(|index| format!("other.{index}"))
+        .filter(|name| first_folder(name) != blocked)
+        .take(7)
+        .collect();
+    let before = app.commit_count();
+    let head = app.git(&["rev-parse", "HEAD"]);
+
+    // Sent together, so that the writer takes several of them as one batch.
+    let mut tasks = Vec::new();
+    for name in others.iter().cloned().chain([doomed.to_owned()]) {
+        let app = app.clone();
+        tasks.push(tokio::spawn(async move {
+            let reply = app.create_key(&name, &[], &[("en", "text")]).await;
+            (name, reply.status, reply.json())
+        }));
+    }
+    for task in tasks {
+        let (name, status, body) = task.await.unwrap();
+        if name == doomed {
+            assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{body}");
+            assert_eq!(body["success"], false, "{body}");
+        } else {
+            assert_eq!(status, StatusCode::CREATED, "{name}: {body}");
+        }
+    }
+    assert_eq!(
+        app.commit_count(),
+        before + others.len(),
+        "one commit per acknowledged change"
+    );
+    assert_ne!(app.git(&["rev-parse", "HEAD"]), head);
+    app.get(&format!("/teams/acme/projects/mobile/keys/{doomed}"))
+        .await
+        .error_code(StatusCode::NOT_FOUND);
+    for name in &others {
+        app.get(&format!("/teams/acme/projects/mobile/keys/{name}"))
+            .await
+            .assert_ok(StatusCode::OK);
+    }
+    let log = app.git(&["log", "--format=%s"]);
+    assert!(!log.contains(doomed), "{log}");
+
+    // The failure put the working tree back to HEAD (the stray file is gone), so the same
+    // change now goes through.
+    app.create_key(doomed, &[], &[("en", "text")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.settle().await;
+    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    app.git(&["fsck", "--strict"]);
+}
