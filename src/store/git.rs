@@ -27,6 +27,8 @@ const BRANCH: &str = "main";
 /// From this many written files on, a change counts as bulk (an import): memory it used is
 /// handed back to the operating system once it is published.
 pub const BULK_WRITES: usize = 256;
+/// Packs written since opening after which the writer reopens the repository.
+const REOPEN_AFTER_PACKS: usize = 32;
 /// Bytes of parsed objects libgit2 keeps per repository.
 const OBJECT_CACHE_BYTES: isize = 32 << 20;
 /// Open pack files libgit2 may keep at once; more are closed least recently used first.
@@ -136,7 +138,7 @@ impl GitRepo {
             // Maintenance merged packs into a new one that the staging area does not know yet
             // and deleted them; once it knows the new pack, every object is there again.
             Err(err) if is_missing_object(&err) => {
-                self.staging.add_packs_on_disk()?;
+                self.staging.rescan()?;
                 build_commit(&self.staging, self.tip, edits, subject, author)
             }
             result => result,
@@ -152,6 +154,12 @@ impl GitRepo {
     /// part way; objects staged since stay in memory unreferenced and are published as such.
     pub fn rewind_tip(&mut self, tip: Oid) {
         self.tip = tip;
+    }
+
+    /// Whether enough packs were written since opening that reopening would pay: each is a
+    /// backend that reads of older objects go through first.
+    pub fn should_reopen(&self) -> bool {
+        !self.has_staged() && self.staging.written_packs() >= REOPEN_AFTER_PACKS
     }
 
     /// Whether commits are staged that the branch does not point to yet.

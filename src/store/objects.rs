@@ -2,17 +2,19 @@
 //! objects go to memory and existing ones are read from the repository's packs and loose
 //! objects. [`Staging::write_pack`] then writes everything new as one pack.
 //!
-//! The object database of a normal libgit2 repository rescans `objects/pack` each time a
-//! lookup misses, and writing a new object always starts with a lookup that misses; with a
-//! pack per published batch that rescan cost more than the rest of a commit. Here each pack
-//! is a backend of its own, added when it is written (or found at opening), so that nothing
-//! rescans the folder on its own. When maintenance merges packs and deletes them, a read can
-//! miss until the merged pack is added: the writer then rescans once and tries again
-//! ([`Staging::add_packs_on_disk`]), and after each maintenance run it reopens, which drops
-//! the deleted packs.
+//! libgit2 writes an object by first looking for it in every backend and, when it misses (a
+//! new object always does), rescanning `objects/pack` and looking again; with a pack per
+//! published batch that cost more than the rest of a commit. Here new objects are written
+//! straight into memory ([`Staging::write`]), so writes never look anything up. Reads go to
+//! one backend for the packs that existed at opening, and to one backend per pack written
+//! since (the newest first), so that reading back a just-published object needs no rescan.
+//! When maintenance merges packs and deletes them, a read can miss until the merged pack is
+//! known: the writer then rescans once and tries again ([`Staging::rescan`]); it reopens after
+//! each maintenance run and once [`Staging::written_packs`] grows, which drops deleted packs
+//! and keeps the number of backends a miss goes through small.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::ffi::{CString, c_int};
 use std::path::{Path, PathBuf};
 
@@ -24,9 +26,11 @@ use super::git::TreeEdit;
 
 /// New objects go to memory first, ahead of every on-disk backend.
 const MEMORY_PRIORITY: c_int = c_int::MAX;
-/// Packs come after memory, the newest first (each new pack gets the next priority), since
-/// the objects a commit reads back are mostly the last commit's.
-const FIRST_PACK_PRIORITY: c_int = 2;
+/// Packs written since opening come after memory, the newest first (each gets the next
+/// priority), since the objects a commit reads back are mostly the last commit's.
+const FIRST_WRITTEN_PACK_PRIORITY: c_int = 3;
+/// The packs that existed at opening, all in one backend.
+const PACKS_PRIORITY: c_int = 2;
 const LOOSE_PRIORITY: c_int = 1;
 const BLOB_MODE: i32 = 0o100644;
 const TREE_MODE: i32 = 0o040000;
@@ -36,9 +40,8 @@ pub struct Staging {
     mempack: <Mempack<'static> as Binding>::Raw,
     repo: Repository,
     pack_dir: PathBuf,
-    /// The `.idx` files of the packs that have a backend.
-    packs: HashSet<PathBuf>,
-    next_pack_priority: c_int,
+    /// Packs written since opening, each with a backend of its own.
+    written_packs: usize,
 }
 
 // SAFETY: a `Staging` is used by one thread at a time (it moves to the writer thread once and
@@ -48,7 +51,7 @@ unsafe impl Send for Staging {}
 impl Staging {
     /// The object database of the repository whose git folder is `git_dir`.
     pub fn open(git_dir: &Path) -> Result<Self, StoreError> {
-        let mut staging = Self::in_memory(git_dir)?;
+        let staging = Self::in_memory(git_dir)?;
         let objects_path = c_path(&git_dir.join("objects"))?;
         let odb = staging
             .repo
@@ -59,8 +62,11 @@ impl Staging {
             // Arguments: default compression, no fsync, default folder and file modes.
             unsafe { raw::git_odb_backend_loose(out, objects_path.as_ptr(), -1, 0, 0, 0) }
         })?;
+        add_backend(&odb, PACKS_PRIORITY, |out| {
+            // SAFETY: as above.
+            unsafe { raw::git_odb_backend_pack(out, objects_path.as_ptr()) }
+        })?;
         drop(odb);
-        staging.add_packs_on_disk()?;
         Ok(staging)
     }
 
@@ -77,8 +83,7 @@ impl Staging {
             mempack,
             repo,
             pack_dir: git_dir.join("objects").join("pack"),
-            packs: HashSet::new(),
-            next_pack_priority: FIRST_PACK_PRIORITY,
+            written_packs: 0,
         })
     }
 
@@ -293,30 +298,17 @@ impl Staging {
             .map_err(|err| git_error("cannot drop the staged objects", err))
     }
 
-    /// Adds the packs in the pack folder that have no backend yet: at opening, and when
-    /// maintenance has replaced packs by a new one.
-    pub fn add_packs_on_disk(&mut self) -> Result<(), StoreError> {
-        let Ok(entries) = std::fs::read_dir(&self.pack_dir) else {
-            return Ok(());
-        };
-        let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|extension| extension == "idx") && !self.packs.contains(path))
-            .map(|path| {
-                let modified = path
-                    .metadata()
-                    .and_then(|meta| meta.modified())
-                    .unwrap_or(std::time::UNIX_EPOCH);
-                (modified, path)
-            })
-            .collect();
-        // Oldest first, so that the newest packs get the highest priorities.
-        found.sort();
-        for (_, path) in found {
-            self.add_pack(path)?;
-        }
-        Ok(())
+    /// Packs written since opening (each a backend that a read may go through).
+    pub fn written_packs(&self) -> usize {
+        self.written_packs
+    }
+
+    /// Looks for packs that appeared since opening (maintenance's merged packs).
+    pub fn rescan(&self) -> Result<(), StoreError> {
+        self.repo
+            .odb()
+            .and_then(|odb| odb.refresh())
+            .map_err(|err| git_error("cannot rescan the packs", err))
     }
 
     fn add_pack(&mut self, index: PathBuf) -> Result<(), StoreError> {
@@ -325,13 +317,15 @@ impl Staging {
             .odb()
             .map_err(|err| git_error("cannot open the object database", err))?;
         let index_path = c_path(&index)?;
-        let priority = self.next_pack_priority;
-        self.next_pack_priority = priority.saturating_add(1).min(MEMORY_PRIORITY - 1);
+        let priority = c_int::try_from(self.written_packs)
+            .unwrap_or(c_int::MAX)
+            .saturating_add(FIRST_WRITTEN_PACK_PRIORITY)
+            .min(MEMORY_PRIORITY - 1);
         add_backend(&odb, priority, |out| {
             // SAFETY: `out` is a valid place for the new backend; the path is a C string.
             unsafe { raw::git_odb_backend_one_pack(out, index_path.as_ptr()) }
         })?;
-        self.packs.insert(index);
+        self.written_packs += 1;
         Ok(())
     }
 }

@@ -195,11 +195,12 @@ impl Worker {
             };
             let _ = reply.send(result);
         }
-        if self.maintenance.take_finished() {
-            // Maintenance merged packs and deleted them; libgit2 would keep them open.
-            if let Err(err) = self.git.reopen() {
-                tracing::warn!(error = %err, "cannot reopen the repository after maintenance");
-            }
+        // After maintenance merged packs (libgit2 would keep the deleted ones open), or once
+        // enough packs were written to slow down reads, start over with the packs on disk.
+        if (self.maintenance.take_finished() || self.git.should_reopen())
+            && let Err(err) = self.git.reopen()
+        {
+            tracing::warn!(error = %err, "cannot reopen the repository");
         }
         shutdown
     }
@@ -379,11 +380,14 @@ impl Worker {
         Ok(())
     }
 
-    /// With nothing to do: sync the git index, else load the keys of one more project so that
-    /// the first query to it does not wait.
+    /// With nothing to do: sync the git index and trim the heap, else load the keys of one
+    /// more project so that the first query to it does not wait.
     fn on_idle(&mut self) {
         if !self.touched.is_empty() {
             self.sync_index();
+            // The end of a burst of writes: hand back what libgit2 freed meanwhile (staged
+            // objects, pack buffers).
+            release_freed_memory();
             return;
         }
         let unloaded = {
