@@ -8,6 +8,8 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
+use rustc_hash::FxHashMap;
+
 use crate::domain::model::{Key, Project, Team};
 use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo, matches_keyword};
@@ -28,26 +30,29 @@ pub struct ProjectEntry {
     pub keys: Option<KeyIndex>,
 }
 
-/// A project's keys, sorted by name in code point order.
+/// A project's keys, sorted by name in code point order, with what keyword search needs.
 ///
-/// Entries are boxed so that inserting into the middle of 100,000 of them moves pointers, not
-/// whole entries; a page is then a slice of the vector, found by position.
+/// `entries` is the sorted list (a page is a slice of it, found by position); inserting into
+/// the middle of 100,000 of them moves pointers, not whole entries.
 ///
-/// For keyword search, the lower-cased name and translations of every key live in one
-/// contiguous arena, with a span per entry (same order as `entries`). A search then runs a
-/// SIMD substring finder over memory that is mostly sequential, instead of chasing one heap
-/// pointer per key. Replaced text stays in the arena as garbage until it is compacted.
+/// Every entry also has an id (its slot in `slots`), given when it is added and never reused
+/// until the index is rebuilt: an entry that is replaced or removed leaves a dead slot. The
+/// slot holds the entry and the span of its lower-cased name and translations in `arena`,
+/// one contiguous buffer that a scan runs a SIMD substring finder over. `grams` lists, for
+/// every three bytes that occur in some entry's text, the ids of those entries
+/// (delta-encoded); a keyword of three bytes or more is then looked up through its rarest
+/// three bytes and only those entries are checked, instead of all of them.
 #[derive(Default)]
 pub struct KeyIndex {
-    // Clippy's `vec_box` assumes small elements; a `KeyEntry` is a few hundred bytes, and moving
-    // 100,000 of them per insertion is what the boxes avoid.
-    #[allow(clippy::vec_box)]
-    entries: Vec<Box<KeyEntry>>,
-    /// Start and length in `arena` of each entry's lower-cased text.
-    spans: Vec<(u32, u32)>,
+    entries: Vec<Arc<KeyEntry>>,
+    slots: Vec<Slot>,
     arena: Vec<u8>,
-    /// Bytes of `arena` that no entry points to any more.
+    /// Bytes of `arena` that no live slot points to any more.
     garbage: usize,
+    /// Keyed by the three bytes, packed into a `u32`.
+    grams: FxHashMap<u32, Postings>,
+    /// Slots whose entry is gone; their ids stay in `grams` until the next rebuild.
+    dead: usize,
     /// The keys whose file is not where the layout would put it (files made by hand), by file,
     /// to refuse a new key whose file is taken. A key in its own layout file needs no entry:
     /// another name maps to the same file only if 64 bits of SHA-256 collide, and leaving
@@ -58,8 +63,68 @@ pub struct KeyIndex {
     searches: Mutex<SearchCache>,
 }
 
-/// Keywords with the positions (in `KeyIndex::entries`) of the keys they match, most recent
-/// first.
+struct Slot {
+    /// `None` once the entry was replaced or removed.
+    entry: Option<Arc<KeyEntry>>,
+    /// Start and length in `arena` of the entry's lower-cased text.
+    span: (u32, u32),
+}
+
+/// The ids of the entries whose text holds one three-byte sequence, ascending, each stored as
+/// a varint of its distance from the previous one.
+#[derive(Default)]
+struct Postings {
+    bytes: Vec<u8>,
+    /// One past the last id pushed.
+    next: u32,
+    count: u32,
+}
+
+impl Postings {
+    fn push(&mut self, id: u32) {
+        let mut delta = id - self.next;
+        loop {
+            let low = (delta & 0x7f) as u8;
+            delta >>= 7;
+            if delta == 0 {
+                self.bytes.push(low);
+                break;
+            }
+            self.bytes.push(low | 0x80);
+        }
+        self.next = id + 1;
+        self.count += 1;
+    }
+
+    fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut bytes = self.bytes.iter();
+        let mut next = 0u32;
+        std::iter::from_fn(move || {
+            let mut delta = 0u32;
+            let mut shift = 0;
+            loop {
+                let byte = *bytes.next()?;
+                delta |= u32::from(byte & 0x7f) << shift;
+                if byte & 0x80 == 0 {
+                    break;
+                }
+                shift += 7;
+            }
+            let id = next + delta;
+            next = id + 1;
+            Some(id)
+        })
+    }
+}
+
+fn pack_gram(gram: &[u8]) -> u32 {
+    u32::from_le_bytes([gram[0], gram[1], gram[2], 0])
+}
+
+/// Below this many dead slots the index is never rebuilt.
+const REBUILD_MIN_DEAD: usize = 4096;
+
+/// Keywords with the ids of the entries they match (in name order), most recent first.
 #[derive(Default)]
 struct SearchCache {
     recent: VecDeque<(String, Arc<[u32]>)>,
@@ -84,8 +149,11 @@ impl SearchCache {
     }
 }
 
+#[derive(Clone)]
 pub struct KeyEntry {
     pub key: Key,
+    /// The entry's slot in its index (set when it is added).
+    id: u32,
     /// The key's file, relative to the project's `keys/` folder, when it is not the one the
     /// layout gives its name (a file made by hand); most keys need none stored.
     hand_made_file: Option<Box<str>>,
@@ -147,44 +215,31 @@ impl KeyIndex {
     /// entries with the same name among `entries`, the first wins and the rest are returned.
     pub fn put_many(&mut self, entries: Vec<KeyEntry>) -> Vec<KeyEntry> {
         self.changed();
-        let mut incoming: Vec<Box<KeyEntry>> = entries.into_iter().map(Box::new).collect();
+        let mut incoming = entries;
         // A stable sort keeps the first of equal names first.
         incoming.sort_by(|a, b| a.key.name.cmp(&b.key.name));
         let mut duplicates = Vec::new();
-        let mut unique: Vec<Box<KeyEntry>> = Vec::with_capacity(incoming.len());
+        let mut unique: Vec<KeyEntry> = Vec::with_capacity(incoming.len());
         for entry in incoming {
             if unique.last().is_some_and(|last| last.key.name == entry.key.name) {
-                duplicates.push(*entry);
+                duplicates.push(entry);
             } else {
                 unique.push(entry);
             }
         }
-        for entry in &unique {
-            if let Some(old) = self.get(&entry.key.name) {
-                if let Some(old_file) = old.hand_made_file.clone() {
-                    self.owners.remove(&*old_file);
-                }
-            }
-            self.note_owner(entry);
-        }
-        // Merge two sorted runs into a fresh arena in name order; on equal names the incoming
-        // entry replaces the old one.
+        // Merge two sorted runs; on equal names the incoming entry replaces the old one.
         let old_entries = std::mem::take(&mut self.entries);
-        let old_spans = std::mem::take(&mut self.spans);
-        let old_arena = std::mem::take(&mut self.arena);
-        self.garbage = 0;
         self.entries.reserve(old_entries.len() + unique.len());
-        self.spans.reserve(old_entries.len() + unique.len());
-        self.arena.reserve(old_arena.len() + unique.len() * 128);
-        let mut old = old_entries.into_iter().zip(old_spans).peekable();
+        let mut old = old_entries.into_iter().peekable();
         let mut new = unique.into_iter().peekable();
         loop {
             let take_old = match (old.peek(), new.peek()) {
-                (Some((a, _)), Some(b)) => match a.key.name.cmp(&b.key.name) {
+                (Some(a), Some(b)) => match a.key.name.cmp(&b.key.name) {
                     std::cmp::Ordering::Less => true,
                     std::cmp::Ordering::Greater => false,
                     std::cmp::Ordering::Equal => {
-                        old.next();
+                        let replaced = old.next().expect("peeked");
+                        self.retire(&replaced);
                         false
                     }
                 },
@@ -192,19 +247,14 @@ impl KeyIndex {
                 (None, Some(_)) => false,
                 (None, None) => break,
             };
-            if take_old {
-                let (entry, (start, len)) = old.next().expect("peeked");
-                let text = &old_arena[start as usize..(start + len) as usize];
-                let span = self.append_text(text);
-                self.entries.push(entry);
-                self.spans.push(span);
+            let entry = if take_old {
+                old.next().expect("peeked")
             } else {
-                let entry = new.next().expect("peeked");
-                let span = self.append_text(lowered_text(&entry.key).as_bytes());
-                self.entries.push(entry);
-                self.spans.push(span);
-            }
+                self.add(new.next().expect("peeked"))
+            };
+            self.entries.push(entry);
         }
+        self.tidy();
         duplicates
     }
 
@@ -222,44 +272,31 @@ impl KeyIndex {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &KeyEntry> {
-        self.entries.iter().map(Box::as_ref)
+        self.entries.iter().map(Arc::as_ref)
     }
 
     /// Inserts or replaces the entry with the same name.
     pub fn put(&mut self, entry: KeyEntry) {
         self.changed();
-        self.note_owner(&entry);
-        let span = self.append_text(lowered_text(&entry.key).as_bytes());
-        match self.position(&entry.key.name) {
+        let position = self.position(&entry.key.name);
+        let entry = self.add(entry);
+        match position {
             Ok(index) => {
-                let old = std::mem::replace(&mut self.entries[index], Box::new(entry));
-                if let Some(old_file) = &old.hand_made_file
-                    && old.hand_made_file != self.entries[index].hand_made_file
-                {
-                    self.owners.remove(&**old_file);
-                }
-                let (_, old_len) = std::mem::replace(&mut self.spans[index], span);
-                self.garbage += old_len as usize;
+                let old = std::mem::replace(&mut self.entries[index], entry);
+                self.retire(&old);
             }
-            Err(index) => {
-                self.entries.insert(index, Box::new(entry));
-                self.spans.insert(index, span);
-            }
+            Err(index) => self.entries.insert(index, entry),
         }
-        self.compact_if_wasteful();
+        self.tidy();
     }
 
     pub fn remove(&mut self, name: &KeyName) -> Option<KeyEntry> {
         let index = self.position(name).ok()?;
         self.changed();
-        let entry = *self.entries.remove(index);
-        let (_, len) = self.spans.remove(index);
-        self.garbage += len as usize;
-        if let Some(file) = &entry.hand_made_file {
-            self.owners.remove(&**file);
-        }
-        self.compact_if_wasteful();
-        Some(entry)
+        let entry = self.entries.remove(index);
+        self.retire(&entry);
+        self.tidy();
+        Some(Arc::unwrap_or_clone(entry))
     }
 
     /// Runs the query (keyword filter, order, page) and hands the page's keys to `render`,
@@ -278,34 +315,121 @@ impl KeyIndex {
         let page: Vec<&Key> = query
             .select(&matches)
             .into_iter()
-            .map(|&position| &self.entries[position as usize].key)
+            .filter_map(|&id| self.slots[id as usize].entry.as_ref())
+            .map(|entry| &entry.key)
             .collect();
         (render(&page), query.page_info(matches.len()))
     }
 
-    /// The positions of the entries that `keyword` (lower-cased) matches, in name order.
+    /// The ids of the entries that `keyword` (lower-cased) matches, in name order.
     fn matching(&self, keyword: &str) -> Arc<[u32]> {
         let cache = || self.searches.lock().unwrap_or_else(|poison| poison.into_inner());
         if let Some(matches) = cache().get(keyword) {
             return matches;
         }
-        let finder = Keyword::new(keyword);
-        let matches: Arc<[u32]> = self
-            .entries
-            .iter()
-            .zip(&self.spans)
-            .enumerate()
-            .filter(|(_, (entry, span))| finder.matches(&entry.key, self.text(**span)))
-            .map(|(position, _)| position as u32)
-            .collect();
+        let matches: Arc<[u32]> = match self.candidates(keyword) {
+            Some(candidates) => {
+                let finder = memchr::memmem::Finder::new(keyword.as_bytes());
+                let mut found: Vec<&KeyEntry> = candidates
+                    .into_iter()
+                    .filter_map(|id| {
+                        let slot = &self.slots[id as usize];
+                        let entry = slot.entry.as_ref()?;
+                        finder.find(self.text(slot.span)).map(|_| entry.as_ref())
+                    })
+                    .collect();
+                found.sort_unstable_by(|a, b| a.key.name.cmp(&b.key.name));
+                found.iter().map(|entry| entry.id).collect()
+            }
+            None => {
+                let finder = Keyword::new(keyword);
+                self.entries
+                    .iter()
+                    .filter(|entry| finder.matches(&entry.key, self.text(self.slots[entry.id as usize].span)))
+                    .map(|entry| entry.id)
+                    .collect()
+            }
+        };
         cache().insert(keyword, matches.clone());
         matches
+    }
+
+    /// The ids of the entries that may match `keyword`: those holding its rarest three bytes.
+    /// `None` when every entry must be checked: a keyword too short to look up, one with the
+    /// field separator, or one whose every three bytes are common (a scan is faster then).
+    fn candidates(&self, keyword: &str) -> Option<Vec<u32>> {
+        let bytes = keyword.as_bytes();
+        if bytes.len() < 3 || bytes.contains(&(FIELD_SEPARATOR as u8)) {
+            return None;
+        }
+        let mut rarest: Option<&Postings> = None;
+        for gram in bytes.windows(3) {
+            match self.grams.get(&pack_gram(gram)) {
+                None => return Some(Vec::new()),
+                Some(postings) if rarest.is_none_or(|rarest| postings.count < rarest.count) => {
+                    rarest = Some(postings);
+                }
+                Some(_) => {}
+            }
+        }
+        let rarest = rarest?;
+        if rarest.count as usize * 4 > self.entries.len() {
+            return None;
+        }
+        Some(rarest.ids().collect())
     }
 
     /// Records the file of a key that lives outside its layout file.
     fn note_owner(&mut self, entry: &KeyEntry) {
         if let Some(file) = &entry.hand_made_file {
             self.owners.insert(file.to_string(), entry.key.name.clone());
+        }
+    }
+
+    /// Gives `entry` an id, its text a span and its three-byte sequences postings.
+    fn add(&mut self, mut entry: KeyEntry) -> Arc<KeyEntry> {
+        self.note_owner(&entry);
+        let id = u32::try_from(self.slots.len()).expect("fewer than 2^32 keys");
+        entry.id = id;
+        let text = lowered_text(&entry.key);
+        let span = self.append_text(text.as_bytes());
+        self.index_grams(id, text.as_bytes());
+        let entry = Arc::new(entry);
+        self.slots.push(Slot {
+            entry: Some(entry.clone()),
+            span,
+        });
+        entry
+    }
+
+    /// Marks the slot of an entry that was replaced or removed as dead.
+    fn retire(&mut self, entry: &KeyEntry) {
+        let slot = &mut self.slots[entry.id as usize];
+        slot.entry = None;
+        self.garbage += slot.span.1 as usize;
+        self.dead += 1;
+        if let Some(file) = &entry.hand_made_file {
+            // The file is free again unless the entry's replacement kept it.
+            let kept = self
+                .get(&entry.key.name)
+                .is_some_and(|current| current.hand_made_file == entry.hand_made_file);
+            if !kept {
+                self.owners.remove(&**file);
+            }
+        }
+    }
+
+    fn index_grams(&mut self, id: u32, text: &[u8]) {
+        for gram in text.windows(3) {
+            if gram.contains(&(FIELD_SEPARATOR as u8)) {
+                continue;
+            }
+            let postings = self.grams.entry(pack_gram(gram)).or_default();
+            // Ids arrive in ascending order, so a sequence seen twice in this text has this id
+            // last already.
+            if postings.count == 0 || postings.next != id + 1 {
+                postings.push(id);
+            }
         }
     }
 
@@ -323,27 +447,47 @@ impl KeyIndex {
         (start, text.len() as u32)
     }
 
-    /// Rewrites the arena in entry order once more than half of it is garbage.
-    fn compact_if_wasteful(&mut self) {
-        if self.garbage < 1 << 20 || self.garbage * 2 < self.arena.len() {
-            return;
+    /// Rebuilds ids, arena and postings once dead slots outnumber live ones; otherwise
+    /// rewrites the arena once more than half of it is garbage.
+    fn tidy(&mut self) {
+        if self.dead >= REBUILD_MIN_DEAD && self.dead > self.entries.len() {
+            self.rebuild();
+        } else if self.garbage >= 1 << 20 && self.garbage * 2 >= self.arena.len() {
+            let mut arena = Vec::with_capacity(self.arena.len() - self.garbage);
+            for slot in self.slots.iter_mut().filter(|slot| slot.entry.is_some()) {
+                let (start, len) = slot.span;
+                let new_start = arena.len() as u32;
+                arena.extend_from_slice(&self.arena[start as usize..(start + len) as usize]);
+                slot.span = (new_start, len);
+            }
+            self.arena = arena;
+            self.garbage = 0;
         }
-        let mut arena = Vec::with_capacity(self.arena.len() - self.garbage);
-        for span in &mut self.spans {
-            let (start, len) = *span;
-            let new_start = arena.len() as u32;
-            arena.extend_from_slice(&self.arena[start as usize..(start + len) as usize]);
-            *span = (new_start, len);
-        }
-        self.arena = arena;
+    }
+
+    /// Gives every live entry a new id in name order and indexes it afresh.
+    fn rebuild(&mut self) {
+        let entries = std::mem::take(&mut self.entries);
+        self.slots = Vec::with_capacity(entries.len());
+        self.arena = Vec::with_capacity(self.arena.len() - self.garbage);
+        self.grams = FxHashMap::default();
         self.garbage = 0;
+        self.dead = 0;
+        self.entries = entries
+            .into_iter()
+            .map(|entry| self.add(Arc::unwrap_or_clone(entry)))
+            .collect();
     }
 }
 
 impl KeyEntry {
     pub fn new(key: Key, file: String) -> Self {
         let hand_made_file = (file != super::layout::key_file(&key.name)).then(|| file.into_boxed_str());
-        Self { key, hand_made_file }
+        Self {
+            key,
+            id: 0,
+            hand_made_file,
+        }
     }
 
     /// The key's file, relative to the project's `keys/` folder.
@@ -478,5 +622,93 @@ mod tests {
         assert_eq!(search(&index, "plain"), ["another", "other", "zed"]);
         let (merged, _) = KeyIndex::from_entries(vec![entry("b", &[("en", "bee")]), entry("a", &[("en", "ay")])]);
         assert_eq!(search(&merged, "ee"), ["b"]);
+    }
+
+    #[test]
+    fn postings_round_trip_small_and_large_gaps() {
+        let ids = [0, 1, 2, 130, 131, 20_000, 2_000_000, 4_000_000_000];
+        let mut postings = Postings::default();
+        for id in ids {
+            postings.push(id);
+        }
+        assert_eq!(postings.ids().collect::<Vec<_>>(), ids);
+        assert_eq!(postings.count, ids.len() as u32);
+    }
+
+    /// The names a keyword matches, found by checking every key: what the index must agree with.
+    fn brute_force(index: &KeyIndex, keyword: &str) -> Vec<String> {
+        let lowered = keyword.to_lowercase();
+        index
+            .iter()
+            .filter(|entry| {
+                std::iter::once(entry.key.name.as_str().to_lowercase())
+                    .chain(entry.key.translations.values().map(|text| text.to_lowercase()))
+                    .any(|field| field.contains(&lowered))
+            })
+            .map(|entry| entry.key.name.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn indexed_search_agrees_with_checking_every_key_through_changes_and_rebuilds() {
+        let text = |i: usize| format!("Écran {} bouton n°{i} — {}", i % 7, ["ok", "annuler", "fermer"][i % 3]);
+        let (mut index, _) = KeyIndex::from_entries(
+            (0..3000)
+                .map(|i| {
+                    entry(
+                        &format!("screen{}.button{i}", i % 13),
+                        &[("en", &text(i)), ("fr", "Même texte")],
+                    )
+                })
+                .collect(),
+        );
+        let keywords = [
+            "button12",
+            "n°1",
+            "écran 3",
+            "ÉCRAN 3",
+            "annul",
+            "fermer",
+            "même",
+            "xyz",
+            "on",
+            "b",
+            "screen1",
+            "12",
+            "n 2 b",
+            "e\u{0}f",
+            "button2999",
+            "screen12.button2",
+        ];
+        let check = |index: &KeyIndex| {
+            for keyword in keywords {
+                let query = KeyQuery::new(Some(keyword), None, Some(1000), None).unwrap();
+                let mut found = page_names(index, &query);
+                let expected = brute_force(index, keyword);
+                let total = index.query(&query, |_| ()).1.total_count;
+                assert_eq!(total as usize, expected.len(), "{keyword}");
+                found.truncate(expected.len());
+                assert_eq!(found, expected[..found.len()], "{keyword}");
+            }
+        };
+        check(&index);
+        // Replacements, removals and new keys; enough replacements to force a rebuild.
+        for round in 0..5000 {
+            let i = round % 50;
+            index.put(entry(
+                &format!("screen{}.button{i}", i % 13),
+                &[("en", &format!("changed {round}"))],
+            ));
+        }
+        assert!(index.dead < REBUILD_MIN_DEAD, "the index was rebuilt");
+        for i in (0..3000).step_by(7) {
+            index.remove(&KeyName::parse(&format!("screen{}.button{i}", i % 13)).unwrap());
+        }
+        index.put(entry("new.key", &[("en", "un bouton ajouté")]));
+        check(&index);
+        assert_eq!(
+            page_names(&index, &KeyQuery::new(Some("changed 4998"), None, None, None).unwrap()).len(),
+            1
+        );
     }
 }
