@@ -210,19 +210,28 @@ impl Worker {
     /// When publishing fails, every staged change is answered with the error and the store is
     /// put back to HEAD.
     fn publish(&mut self, round: &mut Round, guard: Option<RwLockWriteGuard<'_, Catalog>>) {
-        if round.staged.is_empty() {
-            drop(guard);
-            return;
+        let published = self.publish_staged(round);
+        drop(guard);
+        if published.is_err() {
+            self.restore_from_head();
         }
+        if std::mem::take(&mut round.bulk) {
+            release_freed_memory();
+        }
+    }
+
+    /// Publishes what `round` has staged, if anything, and records the outcome in `round`.
+    fn publish_staged(&mut self, round: &mut Round) -> Result<(), StoreError> {
         let staged = std::mem::take(&mut round.staged);
+        if staged.is_empty() {
+            return Ok(());
+        }
         let message = match staged.len() {
             1 => round.last_subject.clone(),
             count => format!("{count} commits, the last: {}", round.last_subject),
         };
         let started = Instant::now();
-        let published = self.git.publish(&message);
-        drop(guard);
-        match published {
+        match self.git.publish(&message) {
             Ok(()) => {
                 round.published += 1;
                 round.committed += staged.len();
@@ -231,17 +240,15 @@ impl Worker {
                     duration_ms = started.elapsed().as_secs_f64() * 1000.0,
                     "published staged commits"
                 );
+                Ok(())
             }
             Err(err) => {
                 tracing::error!(error = %err, "cannot publish the staged commits; back to HEAD");
                 for position in staged {
                     round.answers[position].1 = Err(err.clone());
                 }
-                self.restore_from_head();
+                Err(err)
             }
-        }
-        if std::mem::take(&mut round.bulk) {
-            release_freed_memory();
         }
     }
 
@@ -272,28 +279,12 @@ impl Worker {
             }
         };
         // The failed change may have left files or catalog entries half done; the changes
-        // staged before it are whole, so they are published first.
+        // staged before it are whole, so they are published first, then everything else goes
+        // back to HEAD.
         self.git.rewind_tip(good_tip);
-        self.publish_then_restore(round, catalog);
-        Err(error)
-    }
-
-    fn publish_then_restore(&mut self, round: &mut Round, catalog: &mut RwLockWriteGuard<'_, Catalog>) {
-        let staged = std::mem::take(&mut round.staged);
-        if !staged.is_empty() {
-            match self.git.publish(&round.last_subject) {
-                Ok(()) => {
-                    round.published += 1;
-                    round.committed += staged.len();
-                }
-                Err(err) => {
-                    for position in staged {
-                        round.answers[position].1 = Err(err.clone());
-                    }
-                }
-            }
-        }
+        let _ = self.publish_staged(round);
         self.restore_from_head_locked(catalog);
+        Err(error)
     }
 
     fn stage(
