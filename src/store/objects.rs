@@ -66,6 +66,16 @@ impl Staging {
             // SAFETY: as above.
             unsafe { raw::git_odb_backend_pack(out, objects_path.as_ptr()) }
         })?;
+        // A repository cloned with `--shared` or `--reference` borrows objects from others.
+        let alternates = std::fs::read_to_string(git_dir.join("objects/info/alternates")).unwrap_or_default();
+        for alternate in alternates.lines().map(str::trim) {
+            if alternate.is_empty() || alternate.starts_with('#') {
+                continue;
+            }
+            let path = git_dir.join("objects").join(alternate);
+            odb.add_disk_alternate(&path.to_string_lossy())
+                .map_err(|err| git_error(format!("cannot read the alternate objects in {alternate}"), err))?;
+        }
         drop(odb);
         Ok(staging)
     }

@@ -260,3 +260,41 @@ async fn a_new_key_whose_file_a_hand_made_key_already_uses_is_refused() {
         .assert_ok(StatusCode::OK);
     app.create_key("newkey", &[], &[]).await.assert_ok(StatusCode::CREATED);
 }
+
+#[tokio::test]
+async fn a_repository_that_borrows_its_objects_is_adopted_and_written_to() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("home.title", &[], &[("en", "Home")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let source = app.stop().await;
+    // `git clone --shared` keeps no objects of its own: they are read from the source.
+    let clone = tempfile::tempdir().unwrap();
+    let target = clone.path().join("repo");
+    git_in(
+        source.path(),
+        &["clone", "-q", "--shared", "repo", target.to_str().unwrap()],
+    );
+    assert!(target.join(".git/objects/info/alternates").exists());
+
+    let app = TestApp::spawn_in(clone).await;
+    assert_eq!(
+        app.get("/teams/acme/projects/mobile/keys/home.title").await.json()["data"]["translation"]["en"],
+        "Home"
+    );
+    app.create_key("home.subtitle", &[], &[("en", "Welcome")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.patch(
+        "/teams/acme/projects/mobile/keys/home.title",
+        json!({"translations": [{"language": "en", "content": "Start"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.settle().await;
+    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    app.git(&["fsck", "--strict"]);
+    let log = app.git(&["log", "-2", "--format=%s"]);
+    assert!(log.contains("home.subtitle") && log.contains("home.title"), "{log}");
+}
