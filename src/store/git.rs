@@ -133,16 +133,8 @@ impl GitRepo {
     /// Builds the commit for `edits` on top of the tip, with its objects staged in memory;
     /// neither the tip nor the branch moves. Returns `None` when the edits leave the tree as
     /// it is (a no-op change commits nothing).
-    pub fn build_commit(&mut self, edits: &[TreeEdit], subject: &str, author: &str) -> Result<Option<Oid>, StoreError> {
-        match build_commit(&self.staging, self.tip, edits, subject, author) {
-            // Maintenance merged packs into a new one that the staging area does not know yet
-            // and deleted them; once it knows the new pack, every object is there again.
-            Err(err) if is_missing_object(&err) => {
-                self.staging.rescan()?;
-                build_commit(&self.staging, self.tip, edits, subject, author)
-            }
-            result => result,
-        }
+    pub fn build_commit(&self, edits: &[TreeEdit], subject: &str, author: &str) -> Result<Option<Oid>, StoreError> {
+        build_commit(&self.staging, self.tip, edits, subject, author)
     }
 
     /// Makes `commit` (built by [`Self::build_commit`] on the current tip) the new tip.
@@ -362,15 +354,6 @@ impl GitRepo {
             .map_err(|err| git_error("cannot read HEAD", err))?;
         Ok(head.symbolic_target().ok().flatten().unwrap_or("HEAD").to_owned())
     }
-}
-
-fn is_missing_object(err: &StoreError) -> bool {
-    let StoreError::Internal { source, .. } = err else {
-        return false;
-    };
-    source
-        .downcast_ref::<git2::Error>()
-        .is_some_and(|err| err.code() == git2::ErrorCode::NotFound)
 }
 
 fn git_error(context: impl Into<String>, err: git2::Error) -> StoreError {

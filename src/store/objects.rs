@@ -9,9 +9,10 @@
 //! one backend for the packs that existed at opening, and to one backend per pack written
 //! since (the newest first), so that reading back a just-published object needs no rescan.
 //! When maintenance merges packs and deletes them, a read can miss until the merged pack is
-//! known: the writer then rescans once and tries again ([`Staging::rescan`]); it reopens after
-//! each maintenance run and once [`Staging::written_packs`] grows, which drops deleted packs
-//! and keeps the number of backends a miss goes through small.
+//! known; libgit2 then rescans the pack folder (through the backend of the packs found at
+//! opening) and reads again. The writer reopens after each maintenance run and once
+//! [`Staging::written_packs`] grows, which drops deleted packs and keeps the number of
+//! backends a miss goes through small.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -311,14 +312,6 @@ impl Staging {
     /// Packs written since opening (each a backend that a read may go through).
     pub fn written_packs(&self) -> usize {
         self.written_packs
-    }
-
-    /// Looks for packs that appeared since opening (maintenance's merged packs).
-    pub fn rescan(&self) -> Result<(), StoreError> {
-        self.repo
-            .odb()
-            .and_then(|odb| odb.refresh())
-            .map_err(|err| git_error("cannot rescan the packs", err))
     }
 
     fn add_pack(&mut self, index: PathBuf) -> Result<(), StoreError> {
