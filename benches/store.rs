@@ -10,7 +10,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use locstore::domain::model::{Key, Project, Team};
 use locstore::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use locstore::domain::query::KeyQuery;
-use locstore::export::{self, ExportFormat};
+use locstore::formats::{self as export, ExportFormat};
 use locstore::metrics::Metrics;
 use locstore::store::{Change, Durability, ImportEntry, ImportMode, KeyDraft, NewProject, Store, TranslationInput};
 

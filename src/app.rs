@@ -13,7 +13,7 @@ use poem::{Endpoint, EndpointExt, IntoResponse, Request, Response, Route, Server
 
 use crate::api::{self, AppState, error::render_poem_error};
 use crate::config::{Config, Limits};
-use crate::export::downloads::{Clock, Downloads, content_type};
+use crate::formats::downloads::{Clock, Downloads, content_type};
 use crate::metrics::Metrics;
 use crate::routes::Routes;
 use crate::store::Store;

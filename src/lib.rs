@@ -15,18 +15,19 @@
 //! - [`store`]: the git-backed store: one writer thread, in-memory catalog, file layout and format.
 //! - [`metrics`]: the Prometheus registry and its metrics.
 //! - [`routes`]: route templates of request paths, for logs, metrics and `Allow`.
-//! - [`export`]: pure writers for JSON, CSV, Android XML and Apple strings; zip; downloads.
+//! - [`formats`]: each file format's reader beside its writer (JSON, CSV, Android XML, Apple
+//!   strings and stringsdict, ICU plurals), zip in and out, downloads.
 //!
 //! # Invariants
 //!
-//! - `domain` and the export writers do no I/O.
+//! - `domain` and the format readers and writers do no I/O.
 //! - Only `store/git.rs` and `store/objects.rs` (where new objects are staged and written
 //!   as packs) import git2, and only the writer thread holds the repository.
 //! - Readers see a change only once it is in HEAD: the writer holds the catalog's write lock
 //!   while it stages a batch of commits and releases it after moving the branch.
 //! - Only `store/layout.rs` builds repository paths; no name a client sends reaches outside
 //!   the repository.
-//! - `api` never touches files or git; `store` and `export` never see HTTP types.
+//! - `api` never touches files or git; `store` and `formats` never see HTTP types.
 //! - Only `config.rs` reads environment variables.
 
 pub mod api;
@@ -34,7 +35,7 @@ pub mod app;
 pub mod config;
 pub mod deadline;
 pub mod domain;
-pub mod export;
+pub mod formats;
 pub mod metrics;
 pub mod routes;
 pub mod store;

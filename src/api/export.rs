@@ -16,7 +16,7 @@ use super::teams::Done;
 use super::{ApiTags, AppState};
 use crate::domain::model::Project;
 use crate::domain::names::{LanguageCode, quote_for_message};
-use crate::export::{self, ExportError, ExportFile, ExportFormat, archive};
+use crate::formats::{self, ExportError, ExportFile, ExportFormat, archive};
 
 pub struct ExportApi {
     pub state: Arc<AppState>,
@@ -100,7 +100,7 @@ impl ExportApi {
         let downloads = self.state.downloads.clone();
         let bundle_name = format!("{project_name}-{}.zip", format.name());
         let stored = tokio::task::spawn_blocking(move || {
-            let files = export::render(format, &project, &keys, &languages)?;
+            let files = formats::render(format, &project, &keys, &languages)?;
             let file = match <[ExportFile; 1]>::try_from(files) {
                 Ok([file]) => file,
                 Err(files) => ExportFile {

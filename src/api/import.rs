@@ -14,11 +14,14 @@ use serde_json::Value;
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::keys::{KeysApi, reserved_key_name};
-use super::schema::{KeyData, ProjectNameParam, TeamNameParam, Text, UpdateKeyRequest};
+use super::schema::{
+    KeyData, KeyNameParam, LanguageParam, PluralFormsItem, ProjectNameParam, TeamNameParam, Text, TranslationItem,
+    UpdateKeyRequest,
+};
 use super::teams::Done;
 use super::{ApiTags, AppState};
-use crate::domain::names::{KeyName, LanguageCode, Tag, quote_for_message};
-use crate::store::{ImportEntry, ImportMode, TranslationInput};
+use crate::domain::names::{Description, KeyName, LanguageCode, Tag, quote_for_message};
+use crate::store::{ImportEntry, ImportMode};
 use crate::tokens::Access;
 
 pub struct ImportApi {
@@ -89,16 +92,26 @@ pub struct ImportRequest {
     pub keys: Vec<ImportKeyItem>,
 }
 
-/// One key of an import. Its fields are checked by the server, which names the position of
-/// the first bad entry.
+/// One key of an import, in the shape of a key creation. Its fields are checked by the
+/// server, which names the position of the first bad entry.
 #[derive(Debug, Object)]
 pub struct ImportKeyItem {
-    /// The key name (see createKey).
-    pub name: Text,
+    /// The key name (the rules of createKey).
+    pub name: ImportKeyName,
     /// Tags; for an existing key in `upsert` mode they replace the old ones when given.
     #[oai(nullable)]
     pub tags: Option<Vec<Text>>,
-    /// Translations; an empty `content` removes one.
+    /// Context for translators; for an existing key it replaces the old one when given.
+    #[oai(nullable)]
+    pub description: Option<Text>,
+    /// Whether the key is plural; for an existing key it switches the key when given.
+    #[oai(nullable)]
+    pub plural: Option<bool>,
+    /// Whether the texts hold Android styled-string markup.
+    #[oai(nullable)]
+    pub markup: Option<bool>,
+    /// Translations: `content` for a plain key, `forms` for a plural one; an empty `content`
+    /// or `forms` removes one.
     #[oai(nullable)]
     pub translations: Option<Vec<ImportTranslationItem>>,
 }
@@ -108,8 +121,51 @@ pub struct ImportKeyItem {
 pub struct ImportTranslationItem {
     /// A language of the project.
     pub language: Text,
-    /// The text; an empty string removes the translation in this language.
-    pub content: Text,
+    /// The text of a plain key; an empty string removes the translation in this language.
+    #[oai(nullable)]
+    pub content: Option<Text>,
+    /// The forms of a plural key.
+    #[oai(nullable)]
+    pub forms: Option<PluralFormsItem>,
+}
+
+/// A key name in an import: documented with the key name rules, but checked by the handler
+/// so that a bad one is reported with its position in the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportKeyName(pub Text);
+
+impl Type for ImportKeyName {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> Cow<'static, str> {
+        "import_key_name".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        KeyNameParam::schema_ref()
+    }
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl ParseFromJSON for ImportKeyName {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        Text::parse_from_json(value).map(Self).map_err(ParseError::propagate)
+    }
+}
+
+impl ToJSON for ImportKeyName {
+    fn to_json(&self) -> Option<Value> {
+        self.0.to_json()
+    }
 }
 
 /// What the import did.
@@ -250,10 +306,15 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
     let at = |message: String| {
         ApiError::invalid(format!(
             "keys[{position}] ({}): {message}",
-            quote_for_message(&item.name)
+            quote_for_message(&item.name.0)
         ))
     };
-    let name = KeyName::parse(&item.name).map_err(|err| at(err.0))?;
+    let name = KeyName::parse(&item.name.0).map_err(|err| at(err.0))?;
+    let description = item
+        .description
+        .map(|text| Description::parse(&text).map(Description::into_string))
+        .transpose()
+        .map_err(|err| at(err.0))?;
     let tags = item
         .tags
         .map(|tags| {
@@ -268,17 +329,22 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
         .unwrap_or_default()
         .into_iter()
         .map(|translation| {
-            let language = LanguageCode::parse(&translation.language)?;
-            Ok(TranslationInput {
-                language,
-                content: translation.content.into(),
-            })
+            let language = LanguageCode::parse(&translation.language).map_err(|err| err.0)?;
+            TranslationItem {
+                language: LanguageParam(language),
+                content: translation.content,
+                forms: translation.forms,
+            }
+            .into_input()
         })
-        .collect::<Result<Vec<_>, crate::domain::names::NameError>>()
-        .map_err(|err| at(err.0))?;
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(at)?;
     Ok(ImportEntry {
         name,
         tags,
+        description,
+        plural: item.plural,
+        markup: item.markup,
         translations,
     })
 }

@@ -15,7 +15,7 @@ use poem_openapi::types::Type;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
-use crate::domain::model::Key;
+use crate::domain::model::{Key, PluralForms, Text};
 
 /// A JSON body serialised ahead of time, documented as `T`.
 pub struct JsonBytes<T> {
@@ -66,7 +66,8 @@ pub fn key_list(keys: &[&Key]) -> Vec<u8> {
     body
 }
 
-/// A key as `KeyItem` (`{"name", "tags", "translation": {language: text}}`).
+/// A key as `KeyItem` (`{"name", "tags", "translation": {language: text or forms},
+/// "description", "plural", "markup"}`).
 struct KeyItem<'a>(&'a Key);
 
 impl Serialize for KeyItem<'_> {
@@ -76,11 +77,17 @@ impl Serialize for KeyItem<'_> {
             name: &'a str,
             tags: &'a [String],
             translation: Translations<'a>,
+            description: &'a str,
+            plural: bool,
+            markup: bool,
         }
         Item {
             name: self.0.name.as_str(),
             tags: &self.0.tags,
             translation: Translations(self.0),
+            description: &self.0.description,
+            plural: self.0.plural,
+            markup: self.0.markup,
         }
         .serialize(serializer)
     }
@@ -92,7 +99,23 @@ impl Serialize for Translations<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.translations.len()))?;
         for (language, text) in &self.0.translations {
-            map.serialize_entry(language.as_str(), text)?;
+            match text {
+                Text::Plain(text) => map.serialize_entry(language.as_str(), text)?,
+                Text::Plural(forms) => map.serialize_entry(language.as_str(), &Forms(forms))?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// Plural forms as a JSON object in CLDR order (`PluralFormsItem`).
+pub struct Forms<'a>(pub &'a PluralForms);
+
+impl Serialize for Forms<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (category, text) in self.0.iter() {
+            map.serialize_entry(category.name(), text)?;
         }
         map.end()
     }

@@ -59,7 +59,8 @@ impl KeysApi {
     /// Query keys
     ///
     /// A page of the project's keys, sorted by name in code point order. `keyword` matches,
-    /// without regard to case, part of the key name or of any translation. The totals are in
+    /// without regard to case, part of the key name, its description or any translation (each
+    /// plural form). The totals are in
     /// the `X-Pagination-Total-Count`, `-Page`, `-Limit` and `-Page-Count` headers.
     #[oai(
         path = "/teams/:teamName/projects/:projectName/keys",
@@ -102,8 +103,9 @@ impl KeysApi {
 
     /// Create a key
     ///
-    /// Needs write access. `tags` and `translations` may be left out. Each translation's
-    /// language must be one of the project's; an empty `content` stores no translation.
+    /// Needs write access. Only `name` is required. Each translation's language must be one of
+    /// the project's; a plain key takes `content` (an empty one stores no translation), a plural
+    /// key (`plural: true`) takes `forms` such as `{"one": "%d file", "other": "%d files"}`.
     #[oai(
         path = "/teams/:teamName/projects/:projectName/keys",
         method = "post",
@@ -121,7 +123,10 @@ impl KeysApi {
         let key = KeyDraft {
             name: body.name.0,
             tags: tags(body.tags.unwrap_or_default()),
-            translations: translations(body.translations.unwrap_or_default()),
+            description: body.description.map(|param| param.0.into_string()).unwrap_or_default(),
+            plural: body.plural.unwrap_or(false),
+            markup: body.markup.unwrap_or(false),
+            translations: translations(body.translations.unwrap_or_default())?,
         };
         self.state
             .store
@@ -151,9 +156,10 @@ impl KeysApi {
 
     /// Update a key
     ///
-    /// Needs write access. `name` renames the key, `tags` replaces the tag list, and
-    /// `translations` sets each language given (an empty `content` removes it) and leaves
-    /// the others as they are.
+    /// Needs write access. `name` renames the key, `tags` replaces the tag list, `description`
+    /// replaces the description (`""` clears it), `plural` switches the key to or from plural
+    /// forms (a text becomes the `other` form, and back), and `translations` sets each language
+    /// given (an empty `content` or `forms` removes it) and leaves the others as they are.
     #[oai(
         path = "/teams/:teamName/projects/:projectName/keys/:keyName",
         method = "patch",
@@ -192,6 +198,9 @@ impl KeysApi {
         let update = UpdateKeyRequest {
             name: None,
             tags: body.tags,
+            description: body.description,
+            plural: body.plural,
+            markup: body.markup,
             translations: body.translations,
         };
         self.update(auth, team_name.0.0, project_name.0.0, body.name.0, update)
@@ -243,7 +252,10 @@ impl KeysApi {
         let patch = KeyPatch {
             name: body.name.map(|param| param.0),
             tags: body.tags.map(tags),
-            translations: translations(body.translations.unwrap_or_default()),
+            description: body.description.map(|param| param.0.into_string()),
+            plural: body.plural,
+            markup: body.markup,
+            translations: translations(body.translations.unwrap_or_default())?,
         };
         self.state
             .store
@@ -295,12 +307,9 @@ fn tags(params: Vec<TagParam>) -> Vec<String> {
     params.into_iter().map(|param| param.0.into_string()).collect()
 }
 
-fn translations(items: Vec<TranslationItem>) -> Vec<TranslationInput> {
+fn translations(items: Vec<TranslationItem>) -> Result<Vec<TranslationInput>, ApiError> {
     items
         .into_iter()
-        .map(|item| TranslationInput {
-            language: item.language.0,
-            content: item.content.into(),
-        })
+        .map(|item| item.into_input().map_err(ApiError::invalid))
         .collect()
 }

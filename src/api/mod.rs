@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use poem_openapi::{OpenApiService, Tags};
 
-use crate::export::downloads::Downloads;
+use crate::formats::downloads::Downloads;
 use crate::store::Store;
 
 /// What every handler can reach.

@@ -8,7 +8,7 @@ use poem_openapi::registry::{MetaSchema, MetaSchemaRef};
 use poem_openapi::types::{ParseError, ParseFromJSON, ParseFromParameter, ParseResult, ToJSON, Type};
 use serde_json::Value;
 
-use crate::domain::names::{DisplayName, KeyName, LanguageCode, ProjectName, Tag, TeamName};
+use crate::domain::names::{Description, DisplayName, KeyName, LanguageCode, ProjectName, Tag, TeamName};
 
 /// The rules as JSON Schema patterns. They are written so that Rust's, Python's and
 /// JavaScript's regular expressions read them the same way.
@@ -18,12 +18,16 @@ pub const KEY_PATTERN: &str =
     r"^[^\s\u0000-\u001f\u007f-\u009f](?:[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f])?$";
 pub const DISPLAY_NAME_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
 pub const TAG_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]+$";
+pub const DESCRIPTION_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
 /// Key names may be up to 1024 bytes of UTF-8, a bound JSON Schema cannot state; 1024
 /// characters is that bound for ASCII names, and the description says the rest.
 const KEY_SCHEMA_MAX_CHARS: usize = 1024;
 
 macro_rules! name_param {
     ($(#[$doc:meta])* $param:ident, $domain:ty, $type_name:literal, $pattern:expr, $max:expr, $example:literal, $description:literal) => {
+        name_param!($(#[$doc])* $param, $domain, $type_name, $pattern, Some(1), $max, $example, $description);
+    };
+    ($(#[$doc:meta])* $param:ident, $domain:ty, $type_name:literal, $pattern:expr, $min:expr, $max:expr, $example:literal, $description:literal) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct $param(pub $domain);
@@ -41,7 +45,7 @@ macro_rules! name_param {
                 MetaSchemaRef::Inline(Box::new(MetaSchema {
                     description: Some($description),
                     pattern: Some($pattern.to_owned()),
-                    min_length: Some(1),
+                    min_length: $min,
                     max_length: $max,
                     example: Some(Value::String($example.to_owned())),
                     ..MetaSchema::new("string")
@@ -109,6 +113,12 @@ name_param!(
     /// A tag in a body.
     TagParam, Tag, "tag", TAG_PATTERN, Some(Tag::MAX_CHARS), "onboarding",
     "A tag: 1 to 128 characters without control characters."
+);
+
+name_param!(
+    /// A key description in a body.
+    DescriptionParam, Description, "description", DESCRIPTION_PATTERN, None, Some(Description::MAX_CHARS), "Title of the home screen.",
+    "Context for translators: at most 4,000 characters, no control characters but line breaks and tabs; an empty string clears it."
 );
 
 /// Language codes in a query parameter: one code or several separated by commas.

@@ -3,11 +3,15 @@
 
 use std::collections::BTreeMap;
 
-use poem_openapi::Object;
+use poem_openapi::{Object, Union};
 
-pub use super::params::{DisplayNameParam, KeyNameParam, LanguageParam, ProjectNameParam, TagParam, TeamNameParam};
+pub use super::params::{
+    DescriptionParam, DisplayNameParam, KeyNameParam, LanguageParam, ProjectNameParam, TagParam, TeamNameParam,
+};
 pub use super::text::Text;
-use crate::domain::model::{Key, Project, Team};
+use crate::domain::model::{Key, PluralCategory, Project, Team, Text as DomainText};
+use crate::domain::names::quote_for_message;
+use crate::store::{TextInput, TranslationInput};
 
 /// `{"success": true}`.
 #[derive(Debug, Object)]
@@ -195,8 +199,43 @@ pub struct KeyItem {
     pub name: String,
     /// The key's tags, in the order given.
     pub tags: Vec<String>,
-    /// The translations: language code to text. Languages without a translation are absent.
-    pub translation: BTreeMap<String, String>,
+    /// The translations: language code to text, or, for a plural key, to its plural forms.
+    /// Languages without a translation are absent.
+    pub translation: BTreeMap<String, TranslationValue>,
+    /// Context for translators (empty when there is none).
+    pub description: String,
+    /// Whether the key's translations are sets of plural forms.
+    pub plural: bool,
+    /// Whether the texts hold Android styled-string markup (`<b>`, `<xliff:g>`, ...; `&lt;`
+    /// and `&amp;` for literal `<` and `&`), as uploaded from a `strings.xml`.
+    pub markup: bool,
+}
+
+/// A translation as it is read: a text, or the plural forms of a plural key.
+#[derive(Debug, Union)]
+#[oai(one_of)]
+pub enum TranslationValue {
+    Text(String),
+    Forms(PluralFormsItem),
+}
+
+/// Plural forms by CLDR category. `other` is required in a translation and every form is
+/// non-empty; an empty form given in a request counts as absent.
+#[derive(Debug, Object)]
+#[oai(deny_unknown_fields)]
+pub struct PluralFormsItem {
+    #[oai(skip_serializing_if_is_none, nullable)]
+    pub zero: Option<Text>,
+    #[oai(skip_serializing_if_is_none, nullable)]
+    pub one: Option<Text>,
+    #[oai(skip_serializing_if_is_none, nullable)]
+    pub two: Option<Text>,
+    #[oai(skip_serializing_if_is_none, nullable)]
+    pub few: Option<Text>,
+    #[oai(skip_serializing_if_is_none, nullable)]
+    pub many: Option<Text>,
+    #[oai(skip_serializing_if_is_none, nullable)]
+    pub other: Option<Text>,
 }
 
 /// One page of keys; the totals are in the `X-Pagination-*` headers.
@@ -211,13 +250,18 @@ pub struct KeyData {
     pub data: KeyItem,
 }
 
-/// A translation to set.
+/// A translation to set: `content` for a plain key, `forms` for a plural key (exactly one).
 #[derive(Debug, Object)]
 pub struct TranslationItem {
     /// A language of the project, such as `en` or `pt-BR` (any case or separator).
     pub language: LanguageParam,
-    /// The text; an empty string removes the translation in this language.
-    pub content: Text,
+    /// The text of a plain key; an empty string removes the translation in this language.
+    #[oai(nullable)]
+    pub content: Option<Text>,
+    /// The forms of a plural key; they replace the language's old forms, and an empty object
+    /// removes the translation.
+    #[oai(nullable)]
+    pub forms: Option<PluralFormsItem>,
 }
 
 /// A new key.
@@ -229,6 +273,15 @@ pub struct CreateKeyRequest {
     /// Tags; repeated tags are dropped.
     #[oai(nullable)]
     pub tags: Option<Vec<TagParam>>,
+    /// Context for translators.
+    #[oai(nullable)]
+    pub description: Option<DescriptionParam>,
+    /// `true` for a key whose translations are plural forms (default `false`).
+    #[oai(nullable)]
+    pub plural: Option<bool>,
+    /// `true` when the texts hold Android styled-string markup (default `false`).
+    #[oai(nullable)]
+    pub markup: Option<bool>,
     /// One translation per language at most.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -243,7 +296,18 @@ pub struct UpdateKeyRequest {
     /// The new tag list (replaces the old one).
     #[oai(nullable)]
     pub tags: Option<Vec<TagParam>>,
-    /// Translations to set; languages not listed keep their text, an empty `content` removes one.
+    /// The new description; an empty string clears it.
+    #[oai(nullable)]
+    pub description: Option<DescriptionParam>,
+    /// `true` makes each text the `other` form of a plural; `false` keeps each language's
+    /// `other` form as its text. Translations in the same request follow the new setting.
+    #[oai(nullable)]
+    pub plural: Option<bool>,
+    /// Whether the texts hold Android styled-string markup.
+    #[oai(nullable)]
+    pub markup: Option<bool>,
+    /// Translations to set; languages not listed keep their text, an empty `content` (or
+    /// `forms` object) removes one.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
 }
@@ -256,6 +320,15 @@ pub struct UpdateKeyByBodyRequest {
     /// The new tag list (replaces the old one).
     #[oai(nullable)]
     pub tags: Option<Vec<TagParam>>,
+    /// The new description.
+    #[oai(nullable)]
+    pub description: Option<DescriptionParam>,
+    /// Whether the key is plural.
+    #[oai(nullable)]
+    pub plural: Option<bool>,
+    /// Whether the texts hold Android styled-string markup.
+    #[oai(nullable)]
+    pub markup: Option<bool>,
     /// Translations to set.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -269,9 +342,72 @@ impl From<Key> for KeyItem {
             translation: key
                 .translations
                 .into_iter()
-                .map(|(language, text)| (language.to_string(), text))
+                .map(|(language, text)| (language.to_string(), TranslationValue::from(text)))
                 .collect(),
+            description: key.description,
+            plural: key.plural,
+            markup: key.markup,
         }
+    }
+}
+
+impl From<DomainText> for TranslationValue {
+    fn from(text: DomainText) -> Self {
+        match text {
+            DomainText::Plain(text) => TranslationValue::Text(text),
+            DomainText::Plural(forms) => {
+                let form = |category| forms.get(category).map(|text| Text(text.to_owned()));
+                TranslationValue::Forms(PluralFormsItem {
+                    zero: form(PluralCategory::Zero),
+                    one: form(PluralCategory::One),
+                    two: form(PluralCategory::Two),
+                    few: form(PluralCategory::Few),
+                    many: form(PluralCategory::Many),
+                    other: form(PluralCategory::Other),
+                })
+            }
+        }
+    }
+}
+
+impl PluralFormsItem {
+    /// The forms given, by category.
+    pub fn into_forms(self) -> Vec<(PluralCategory, String)> {
+        [
+            (PluralCategory::Zero, self.zero),
+            (PluralCategory::One, self.one),
+            (PluralCategory::Two, self.two),
+            (PluralCategory::Few, self.few),
+            (PluralCategory::Many, self.many),
+            (PluralCategory::Other, self.other),
+        ]
+        .into_iter()
+        .filter_map(|(category, text)| Some((category, text?.0)))
+        .collect()
+    }
+}
+
+impl TranslationItem {
+    /// The translation as the store takes it; exactly one of `content` and `forms` is needed.
+    pub fn into_input(self) -> Result<TranslationInput, String> {
+        let language = self.language.0;
+        let text = match (self.content, self.forms) {
+            (Some(content), None) => TextInput::Content(content.0),
+            (None, Some(forms)) => TextInput::Forms(forms.into_forms()),
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "The translation in {} has both `content` and `forms`; give `content` for a plain key or `forms` for a plural one.",
+                    quote_for_message(language.as_str())
+                ));
+            }
+            (None, None) => {
+                return Err(format!(
+                    "The translation in {} needs `content` (a plain key) or `forms` (a plural key).",
+                    quote_for_message(language.as_str())
+                ));
+            }
+        };
+        Ok(TranslationInput { language, text })
     }
 }
 

@@ -38,11 +38,187 @@ impl Project {
 }
 
 /// A text key with its tags (order kept, no duplicates) and one text per language.
+///
+/// Invariant: every translation of a plural key is [`Text::Plural`], every translation of a
+/// plain key [`Text::Plain`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Key {
     pub name: KeyName,
     pub tags: Vec<String>,
+    /// Context for translators; empty when there is none.
+    pub description: String,
+    /// Whether the texts are sets of CLDR plural forms.
+    pub plural: bool,
+    /// Whether the texts are Android styled strings: inline tags (`<b>`, `<xliff:g>`, ...) are
+    /// markup and `&lt;`/`&amp;` stand for `<` and `&`, rather than all of it being literal text.
+    pub markup: bool,
     pub translations: Translations,
+}
+
+impl Key {
+    /// A plain key with no tags, description or texts.
+    pub fn named(name: KeyName) -> Self {
+        Self {
+            name,
+            tags: Vec::new(),
+            description: String::new(),
+            plural: false,
+            markup: false,
+            translations: Translations::default(),
+        }
+    }
+
+    /// Switches the key to or from plural: a plain text becomes the `other` form, and a
+    /// plural's `other` form becomes the plain text.
+    pub fn set_plural(&mut self, plural: bool) {
+        if self.plural == plural {
+            return;
+        }
+        self.plural = plural;
+        let texts = std::mem::take(&mut self.translations);
+        self.translations = texts
+            .into_iter()
+            .map(|(language, text)| {
+                let text = match text {
+                    Text::Plain(text) if plural => Text::Plural(PluralForms::other(text)),
+                    Text::Plural(forms) if !plural => Text::Plain(forms.into_other()),
+                    same => same,
+                };
+                (language, text)
+            })
+            .collect();
+    }
+}
+
+/// One translation: a text, or the plural forms of a plural key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Text {
+    Plain(String),
+    Plural(PluralForms),
+}
+
+impl Text {
+    /// Every string of the translation: the text, or each form in CLDR order.
+    pub fn strings(&self) -> impl Iterator<Item = &str> {
+        let (plain, forms) = match self {
+            Text::Plain(text) => (Some(text.as_str()), None),
+            Text::Plural(forms) => (None, Some(forms.iter().map(|(_, text)| text))),
+        };
+        plain.into_iter().chain(forms.into_iter().flatten())
+    }
+
+    pub fn as_plain(&self) -> Option<&str> {
+        match self {
+            Text::Plain(text) => Some(text),
+            Text::Plural(_) => None,
+        }
+    }
+
+    pub fn as_plural(&self) -> Option<&PluralForms> {
+        match self {
+            Text::Plural(forms) => Some(forms),
+            Text::Plain(_) => None,
+        }
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Self {
+        Text::Plain(text.to_owned())
+    }
+}
+
+/// A CLDR plural category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PluralCategory {
+    Zero,
+    One,
+    Two,
+    Few,
+    Many,
+    Other,
+}
+
+impl PluralCategory {
+    /// Every category, in CLDR order (the order of every file that lists forms).
+    pub const ALL: [PluralCategory; 6] = [
+        PluralCategory::Zero,
+        PluralCategory::One,
+        PluralCategory::Two,
+        PluralCategory::Few,
+        PluralCategory::Many,
+        PluralCategory::Other,
+    ];
+
+    pub const NAMES: &'static str = "zero, one, two, few, many, other";
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PluralCategory::Zero => "zero",
+            PluralCategory::One => "one",
+            PluralCategory::Two => "two",
+            PluralCategory::Few => "few",
+            PluralCategory::Many => "many",
+            PluralCategory::Other => "other",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|category| category.name() == name)
+    }
+}
+
+/// The forms of one plural translation, in CLDR order.
+///
+/// Invariant: `other` is present and not empty, and no form is empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluralForms(Vec<(PluralCategory, String)>);
+
+impl PluralForms {
+    /// Checks a set of forms: `other` must be there and not empty; empty forms are dropped.
+    pub fn new(forms: impl IntoIterator<Item = (PluralCategory, String)>) -> Result<Self, String> {
+        let mut forms: Vec<(PluralCategory, String)> = forms.into_iter().filter(|(_, text)| !text.is_empty()).collect();
+        forms.sort_by_key(|(category, _)| *category);
+        forms.dedup_by_key(|(category, _)| *category);
+        if forms
+            .last()
+            .is_none_or(|(category, _)| *category != PluralCategory::Other)
+        {
+            return Err("plural forms need a non-empty \"other\" form".into());
+        }
+        forms.shrink_to_fit();
+        Ok(Self(forms))
+    }
+
+    /// Forms with only `other`.
+    pub fn other(text: String) -> Self {
+        Self(vec![(PluralCategory::Other, text)])
+    }
+
+    pub fn get(&self, category: PluralCategory) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(form, _)| *form == category)
+            .map(|(_, text)| text.as_str())
+    }
+
+    /// The `other` form.
+    pub fn other_form(&self) -> &str {
+        self.get(PluralCategory::Other).unwrap_or_default()
+    }
+
+    pub fn into_other(self) -> String {
+        self.0
+            .into_iter()
+            .find(|(category, _)| *category == PluralCategory::Other)
+            .map(|(_, text)| text)
+            .unwrap_or_default()
+    }
+
+    /// The forms present, in CLDR order.
+    pub fn iter(&self) -> impl Iterator<Item = (PluralCategory, &str)> {
+        self.0.iter().map(|(category, text)| (*category, text.as_str()))
+    }
 }
 
 /// A key's texts, one per language, in language-code order.
@@ -50,15 +226,15 @@ pub struct Key {
 /// A sorted vector rather than a `BTreeMap`: a key has a handful of languages, and 100,000
 /// keys each with a B-tree node of room for eleven would cost about 30 MB more.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Translations(Vec<(LanguageCode, String)>);
+pub struct Translations(Vec<(LanguageCode, Text)>);
 
 impl Translations {
-    pub fn get(&self, language: &LanguageCode) -> Option<&String> {
+    pub fn get(&self, language: &LanguageCode) -> Option<&Text> {
         self.position(language).ok().map(|index| &self.0[index].1)
     }
 
     /// Sets the text of `language`; returns the text it replaces.
-    pub fn insert(&mut self, language: LanguageCode, text: String) -> Option<String> {
+    pub fn insert(&mut self, language: LanguageCode, text: Text) -> Option<Text> {
         match self.position(&language) {
             Ok(index) => Some(std::mem::replace(&mut self.0[index].1, text)),
             Err(index) => {
@@ -68,12 +244,12 @@ impl Translations {
         }
     }
 
-    pub fn remove(&mut self, language: &LanguageCode) -> Option<String> {
+    pub fn remove(&mut self, language: &LanguageCode) -> Option<Text> {
         let index = self.position(language).ok()?;
         Some(self.0.remove(index).1)
     }
 
-    pub fn retain(&mut self, mut keep: impl FnMut(&LanguageCode, &String) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(&LanguageCode, &Text) -> bool) {
         self.0.retain(|(language, text)| keep(language, text));
     }
 
@@ -85,7 +261,7 @@ impl Translations {
         self.0.is_empty()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&LanguageCode, &String)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&LanguageCode, &Text)> {
         self.0.iter().map(|(language, text)| (language, text))
     }
 
@@ -93,7 +269,7 @@ impl Translations {
         self.0.iter().map(|(language, _)| language)
     }
 
-    pub fn values(&self) -> impl Iterator<Item = &String> {
+    pub fn values(&self) -> impl Iterator<Item = &Text> {
         self.0.iter().map(|(_, text)| text)
     }
 
@@ -102,13 +278,13 @@ impl Translations {
     }
 }
 
-impl FromIterator<(LanguageCode, String)> for Translations {
+impl FromIterator<(LanguageCode, Text)> for Translations {
     /// Later texts for the same language replace earlier ones, as in a map.
-    fn from_iter<I: IntoIterator<Item = (LanguageCode, String)>>(texts: I) -> Self {
-        let mut pairs: Vec<(LanguageCode, String)> = texts.into_iter().collect();
+    fn from_iter<I: IntoIterator<Item = (LanguageCode, Text)>>(texts: I) -> Self {
+        let mut pairs: Vec<(LanguageCode, Text)> = texts.into_iter().collect();
         // A stable sort keeps equal codes in the order given; the last of each wins.
         pairs.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut unique: Vec<(LanguageCode, String)> = Vec::with_capacity(pairs.len());
+        let mut unique: Vec<(LanguageCode, Text)> = Vec::with_capacity(pairs.len());
         for pair in pairs {
             match unique.last_mut() {
                 Some(last) if last.0 == pair.0 => *last = pair,
@@ -121,8 +297,8 @@ impl FromIterator<(LanguageCode, String)> for Translations {
 }
 
 impl IntoIterator for Translations {
-    type Item = (LanguageCode, String);
-    type IntoIter = std::vec::IntoIter<(LanguageCode, String)>;
+    type Item = (LanguageCode, Text);
+    type IntoIter = std::vec::IntoIter<(LanguageCode, Text)>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.0.into_iter()
@@ -130,10 +306,10 @@ impl IntoIterator for Translations {
 }
 
 impl<'a> IntoIterator for &'a Translations {
-    type Item = (&'a LanguageCode, &'a String);
+    type Item = (&'a LanguageCode, &'a Text);
     type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, (LanguageCode, String)>,
-        fn(&'a (LanguageCode, String)) -> (&'a LanguageCode, &'a String),
+        std::slice::Iter<'a, (LanguageCode, Text)>,
+        fn(&'a (LanguageCode, Text)) -> (&'a LanguageCode, &'a Text),
     >;
 
     fn into_iter(self) -> Self::IntoIter {
@@ -166,18 +342,59 @@ mod tests {
         let code = |raw: &str| LanguageCode::parse(raw).unwrap();
         let mut texts: Translations = [("fr", "un"), ("en", "one"), ("fr", "une")]
             .into_iter()
-            .map(|(language, text)| (code(language), text.to_owned()))
+            .map(|(language, text)| (code(language), Text::from(text)))
             .collect();
         assert_eq!(texts.len(), 2);
-        assert_eq!(texts.get(&code("fr")).map(String::as_str), Some("une"));
+        assert_eq!(texts.get(&code("fr")), Some(&Text::from("une")));
         assert_eq!(texts.insert(code("de"), "eins".into()), None);
-        assert_eq!(texts.insert(code("en"), "One".into()).as_deref(), Some("one"));
+        assert_eq!(texts.insert(code("en"), "One".into()), Some(Text::from("one")));
         let order: Vec<&str> = texts.iter().map(|(language, _)| language.as_str()).collect();
         assert_eq!(order, ["de", "en", "fr"]);
-        assert_eq!(texts.remove(&code("de")).as_deref(), Some("eins"));
+        assert_eq!(texts.remove(&code("de")), Some(Text::from("eins")));
         assert_eq!(texts.remove(&code("de")), None);
         texts.retain(|language, _| language.as_str() != "fr");
-        assert_eq!(texts.values().collect::<Vec<_>>(), ["One"]);
+        assert_eq!(texts.values().collect::<Vec<_>>(), [&Text::from("One")]);
+    }
+
+    #[test]
+    fn plural_forms_need_other_and_keep_cldr_order() {
+        let forms = |pairs: &[(&str, &str)]| {
+            PluralForms::new(
+                pairs
+                    .iter()
+                    .map(|(name, text)| (PluralCategory::parse(name).unwrap(), text.to_string())),
+            )
+        };
+        assert!(forms(&[("one", "a")]).is_err());
+        assert!(forms(&[("one", "a"), ("other", "")]).is_err());
+        let ok = forms(&[("other", "many"), ("zero", ""), ("one", "one"), ("few", "few")]).unwrap();
+        let names: Vec<&str> = ok.iter().map(|(category, _)| category.name()).collect();
+        assert_eq!(names, ["one", "few", "other"]);
+    }
+
+    #[test]
+    fn switching_a_key_to_plural_and_back_keeps_the_other_form() {
+        let mut key = Key::named(KeyName::parse("k").unwrap());
+        key.translations
+            .insert(LanguageCode::parse("en").unwrap(), Text::from("items"));
+        key.set_plural(true);
+        let en = LanguageCode::parse("en").unwrap();
+        assert_eq!(
+            key.translations.get(&en),
+            Some(&Text::Plural(PluralForms::other("items".into())))
+        );
+        key.translations.insert(
+            en.clone(),
+            Text::Plural(
+                PluralForms::new([
+                    (PluralCategory::One, "item".into()),
+                    (PluralCategory::Other, "items!".into()),
+                ])
+                .unwrap(),
+            ),
+        );
+        key.set_plural(false);
+        assert_eq!(key.translations.get(&en), Some(&Text::from("items!")));
     }
 
     #[test]

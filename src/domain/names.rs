@@ -186,6 +186,40 @@ impl fmt::Display for DisplayName {
     }
 }
 
+/// A key's description for translators: at most 4,000 characters, no control characters but
+/// line breaks and tabs; empty means none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Description(String);
+
+impl Description {
+    pub const MAX_CHARS: usize = 4000;
+
+    pub fn parse(raw: &str) -> Result<Self, NameError> {
+        if raw.chars().count() > Self::MAX_CHARS {
+            return Err(NameError(format!(
+                "description must be at most {} characters.",
+                Self::MAX_CHARS
+            )));
+        }
+        if raw.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+            return Err(NameError(
+                "description must not contain control characters other than line breaks and tabs.".into(),
+            ));
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl fmt::Display for Description {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A tag: 1 to 128 characters without control characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tag(String);

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
-use crate::domain::model::{Key, Project, Team};
+use crate::domain::model::{Key, Project, Team, Text};
 use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo, matches_keyword};
 
@@ -499,12 +499,22 @@ impl KeyEntry {
     }
 }
 
-/// The name and every translation of a key, lower-cased and joined by the field separator.
+/// The fields a keyword is looked for in: the name, the description, and every text (each
+/// plural form on its own).
+fn searched_fields(key: &Key) -> impl Iterator<Item = &str> {
+    std::iter::once(key.name.as_str())
+        .chain((!key.description.is_empty()).then_some(key.description.as_str()))
+        .chain(key.translations.values().flat_map(Text::strings))
+}
+
+/// The searched fields of a key, lower-cased and joined by the field separator.
 fn lowered_text(key: &Key) -> String {
-    let mut lowered = key.name.as_str().to_lowercase();
-    for text in key.translations.values() {
-        lowered.push(FIELD_SEPARATOR);
-        lowered.push_str(&text.to_lowercase());
+    let mut lowered = String::new();
+    for (index, field) in searched_fields(key).enumerate() {
+        if index > 0 {
+            lowered.push(FIELD_SEPARATOR);
+        }
+        lowered.push_str(&field.to_lowercase());
     }
     lowered
 }
@@ -532,10 +542,7 @@ impl<'a> Keyword<'a> {
         match self {
             Self::Plain(finder) => finder.find(joined).is_some(),
             Self::WithSeparator(keyword) => {
-                let lowered: Vec<String> = std::iter::once(key.name.as_str())
-                    .chain(key.translations.values().map(String::as_str))
-                    .map(str::to_lowercase)
-                    .collect();
+                let lowered: Vec<String> = searched_fields(key).map(str::to_lowercase).collect();
                 matches_keyword(keyword, lowered.iter().map(String::as_str))
             }
         }
@@ -548,14 +555,11 @@ mod tests {
     use crate::domain::names::LanguageCode;
 
     fn entry(name: &str, texts: &[(&str, &str)]) -> KeyEntry {
-        let key = Key {
-            name: KeyName::parse(name).unwrap(),
-            tags: vec![],
-            translations: texts
-                .iter()
-                .map(|(l, t)| (LanguageCode::parse(l).unwrap(), t.to_string()))
-                .collect(),
-        };
+        let mut key = Key::named(KeyName::parse(name).unwrap());
+        key.translations = texts
+            .iter()
+            .map(|(l, t)| (LanguageCode::parse(l).unwrap(), Text::from(*t)))
+            .collect();
         KeyEntry::new(key, format!("{name}.toml"))
     }
 
@@ -640,11 +644,7 @@ mod tests {
         let lowered = keyword.to_lowercase();
         index
             .iter()
-            .filter(|entry| {
-                std::iter::once(entry.key.name.as_str().to_lowercase())
-                    .chain(entry.key.translations.values().map(|text| text.to_lowercase()))
-                    .any(|field| field.contains(&lowered))
-            })
+            .filter(|entry| searched_fields(&entry.key).any(|field| field.to_lowercase().contains(&lowered)))
             .map(|entry| entry.key.name.to_string())
             .collect()
     }

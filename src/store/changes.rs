@@ -11,7 +11,9 @@ use super::error::StoreError;
 use super::files;
 use super::git::TreeEdit;
 use super::layout;
-use crate::domain::model::{Key, Project, Team, Translations, dedup_tags, normalize_languages};
+use crate::domain::model::{
+    Key, PluralCategory, PluralForms, Project, Team, Text, Translations, dedup_tags, normalize_languages,
+};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName, quote_for_message};
 
 /// A change a client asked for, in domain terms.
@@ -72,11 +74,15 @@ pub enum ImportMode {
     Upsert,
 }
 
-/// One key of an import: tags replace the old ones when given; translations are merged.
+/// One key of an import: tags, description and the plural and markup flags replace the old
+/// ones when given; translations are merged.
 #[derive(Debug, Clone)]
 pub struct ImportEntry {
     pub name: KeyName,
     pub tags: Option<Vec<String>>,
+    pub description: Option<String>,
+    pub plural: Option<bool>,
+    pub markup: Option<bool>,
     pub translations: Vec<TranslationInput>,
 }
 
@@ -106,17 +112,28 @@ pub struct ProjectPatch {
     pub languages: Option<Vec<LanguageCode>>,
 }
 
-/// A translation as sent: empty `content` means "no translation in this language".
+/// A translation as sent.
 #[derive(Debug, Clone)]
 pub struct TranslationInput {
     pub language: LanguageCode,
-    pub content: String,
+    pub text: TextInput,
+}
+
+/// The text of a translation as sent: `content` for a plain key, `forms` for a plural one.
+/// An empty `content`, or no forms at all, means "no translation in this language".
+#[derive(Debug, Clone)]
+pub enum TextInput {
+    Content(String),
+    Forms(Vec<(PluralCategory, String)>),
 }
 
 #[derive(Debug, Clone)]
 pub struct KeyDraft {
     pub name: KeyName,
     pub tags: Vec<String>,
+    pub description: String,
+    pub plural: bool,
+    pub markup: bool,
     pub translations: Vec<TranslationInput>,
 }
 
@@ -124,6 +141,9 @@ pub struct KeyDraft {
 pub struct KeyPatch {
     pub name: Option<KeyName>,
     pub tags: Option<Vec<String>>,
+    pub description: Option<String>,
+    pub plural: Option<bool>,
+    pub markup: Option<bool>,
     pub translations: Vec<TranslationInput>,
 }
 
@@ -428,13 +448,15 @@ fn plan_create_key(
             quoted(draft.name.as_str())
         )));
     }
-    let mut translations = Translations::default();
-    merge_translations(&entry.project, &mut translations, draft.translations)?;
-    let key = Key {
+    let mut key = Key {
         name: draft.name,
         tags: dedup_tags(draft.tags),
-        translations,
+        description: draft.description,
+        plural: draft.plural,
+        markup: draft.markup,
+        translations: Translations::default(),
     };
+    merge_translations(&entry.project, &mut key, draft.translations)?;
     let file = layout::key_file(&key.name);
     ensure_file_is_free(keys, &file, &key.name)?;
     Ok(Plan {
@@ -467,7 +489,16 @@ fn plan_update_key(
     if let Some(tags) = patch.tags {
         key.tags = dedup_tags(tags);
     }
-    merge_translations(&entry.project, &mut key.translations, patch.translations)?;
+    if let Some(description) = patch.description {
+        key.description = description;
+    }
+    if let Some(markup) = patch.markup {
+        key.markup = markup;
+    }
+    if let Some(plural) = patch.plural {
+        key.set_plural(plural);
+    }
+    merge_translations(&entry.project, &mut key, patch.translations)?;
 
     let keys_dir = layout::keys_dir(&team, &project);
     let mut edits = Vec::new();
@@ -548,7 +579,16 @@ fn plan_import(
                 if let Some(tags) = item.tags {
                     key.tags = dedup_tags(tags);
                 }
-                merge_translations(&entry.project, &mut key.translations, item.translations).map_err(at)?;
+                if let Some(description) = item.description {
+                    key.description = description;
+                }
+                if let Some(markup) = item.markup {
+                    key.markup = markup;
+                }
+                if let Some(plural) = item.plural {
+                    key.set_plural(plural);
+                }
+                merge_translations(&entry.project, &mut key, item.translations).map_err(at)?;
                 if key == existing.key {
                     counts.unchanged += 1;
                     continue;
@@ -557,13 +597,15 @@ fn plan_import(
                 (key, existing.file())
             }
             None => {
-                let mut translations = Translations::default();
-                merge_translations(&entry.project, &mut translations, item.translations).map_err(at)?;
-                let key = Key {
+                let mut key = Key {
                     name: item.name.clone(),
                     tags: dedup_tags(item.tags.unwrap_or_default()),
-                    translations,
+                    description: item.description.unwrap_or_default(),
+                    plural: item.plural.unwrap_or(false),
+                    markup: item.markup.unwrap_or(false),
+                    translations: Translations::default(),
                 };
+                merge_translations(&entry.project, &mut key, item.translations).map_err(at)?;
                 let file = layout::key_file(&key.name);
                 ensure_file_is_free(keys, &file, &key.name).map_err(at)?;
                 if let Some(other) = new_files.insert(file.clone(), key.name.clone()) {
@@ -607,13 +649,10 @@ fn at_position(position: usize, name: &KeyName, err: StoreError) -> StoreError {
     }
 }
 
-/// Applies translations as sent to `translations`: each language is set, or removed when its
-/// content is empty. The project's own spelling of a language is used.
-fn merge_translations(
-    project: &Project,
-    translations: &mut Translations,
-    inputs: Vec<TranslationInput>,
-) -> Result<(), StoreError> {
+/// Applies translations as sent to the key: each language is set, or removed when its content
+/// (or its set of forms) is empty. The project's own spelling of a language is used, and each
+/// text must be of the key's kind: `content` for a plain key, `forms` for a plural one.
+fn merge_translations(project: &Project, key: &mut Key, inputs: Vec<TranslationInput>) -> Result<(), StoreError> {
     let mut seen = HashSet::new();
     for input in inputs {
         let folded = input.language.folded();
@@ -631,11 +670,32 @@ fn merge_translations(
                 project.languages_list()
             )));
         };
-        if input.content.is_empty() {
-            translations.remove(language);
-        } else {
-            translations.insert(language.clone(), input.content);
-        }
+        let text = match (input.text, key.plural) {
+            (TextInput::Content(content), false) => (!content.is_empty()).then_some(Text::Plain(content)),
+            (TextInput::Forms(forms), true) if forms.is_empty() => None,
+            (TextInput::Forms(forms), true) => Some(Text::Plural(PluralForms::new(forms).map_err(|err| {
+                StoreError::Invalid(format!("The forms for language {}: {err}.", quoted(language.as_str())))
+            })?)),
+            (TextInput::Content(_), true) => {
+                return Err(StoreError::Invalid(format!(
+                    "Key {} is plural: give its translation in {} as `forms` ({}), not `content`.",
+                    quoted(key.name.as_str()),
+                    quoted(language.as_str()),
+                    PluralCategory::NAMES
+                )));
+            }
+            (TextInput::Forms(_), false) => {
+                return Err(StoreError::Invalid(format!(
+                    "Key {} is not plural: give its translation in {} as `content`, or set `plural: true`.",
+                    quoted(key.name.as_str()),
+                    quoted(language.as_str())
+                )));
+            }
+        };
+        match text {
+            Some(text) => key.translations.insert(language.clone(), text),
+            None => key.translations.remove(language),
+        };
     }
     Ok(())
 }

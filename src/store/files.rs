@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::model::{Key, Project, Team, normalize_languages};
-use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
+use crate::domain::model::{Key, PluralCategory, PluralForms, Project, Team, Text, normalize_languages};
+use crate::domain::names::{Description, KeyName, LanguageCode, ProjectName, TeamName};
 
 /// Why a file in the repository could not be read as a team, project or key.
 #[derive(Debug, thiserror::Error)]
@@ -35,13 +35,77 @@ struct ProjectFile {
     languages: Vec<String>,
 }
 
+/// A key file. Fields that hold their default are left out, so a plain key without a
+/// description reads as it did before descriptions and plurals existed.
 #[derive(Serialize, Deserialize)]
 struct KeyFile {
     name: String,
     #[serde(default)]
     tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    description: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    plural: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    markup: bool,
     #[serde(default)]
-    translations: BTreeMap<String, String>,
+    translations: BTreeMap<String, TextFile>,
+}
+
+/// A translation: a string for a plain key, a table of forms (`[translations.fr]`, one form
+/// per line) for a plural key.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum TextFile {
+    Plain(String),
+    Plural(FormsFile),
+}
+
+/// Plural forms in CLDR order.
+#[derive(Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FormsFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    zero: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    one: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    two: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    few: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    many: Option<String>,
+    other: String,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+impl FormsFile {
+    fn from_forms(forms: &PluralForms) -> Self {
+        let form = |category| forms.get(category).map(str::to_owned);
+        Self {
+            zero: form(PluralCategory::Zero),
+            one: form(PluralCategory::One),
+            two: form(PluralCategory::Two),
+            few: form(PluralCategory::Few),
+            many: form(PluralCategory::Many),
+            other: forms.other_form().to_owned(),
+        }
+    }
+
+    fn into_forms(self) -> Result<PluralForms, String> {
+        let forms = [
+            (PluralCategory::Zero, self.zero),
+            (PluralCategory::One, self.one),
+            (PluralCategory::Two, self.two),
+            (PluralCategory::Few, self.few),
+            (PluralCategory::Many, self.many),
+            (PluralCategory::Other, Some(self.other)),
+        ];
+        PluralForms::new(forms.into_iter().filter_map(|(category, text)| Some((category, text?))))
+    }
 }
 
 pub fn write_team(team: &Team) -> Vec<u8> {
@@ -90,10 +154,19 @@ pub fn write_key(key: &Key) -> Vec<u8> {
     to_toml(&KeyFile {
         name: key.name.to_string(),
         tags: key.tags.clone(),
+        description: key.description.clone(),
+        plural: key.plural,
+        markup: key.markup,
         translations: key
             .translations
             .iter()
-            .map(|(language, text)| (language.to_string(), text.clone()))
+            .map(|(language, text)| {
+                let text = match text {
+                    Text::Plain(text) => TextFile::Plain(text.clone()),
+                    Text::Plural(forms) => TextFile::Plural(FormsFile::from_forms(forms)),
+                };
+                (language.to_string(), text)
+            })
             .collect(),
     })
 }
@@ -101,14 +174,42 @@ pub fn write_key(key: &Key) -> Vec<u8> {
 pub fn read_key(bytes: &[u8]) -> Result<Key, FileError> {
     let file: KeyFile = from_toml(bytes)?;
     let name = KeyName::parse(&file.name).map_err(|err| FileError::Invalid(err.0))?;
+    let description = Description::parse(&file.description)
+        .map_err(|err| FileError::Invalid(err.0))?
+        .into_string();
+    let plural = file.plural;
     let translations = file
         .translations
         .into_iter()
-        .map(|(code, text)| Ok((parse_language(&code)?, text)))
+        .map(|(code, text)| {
+            let language = parse_language(&code)?;
+            let text = match text {
+                TextFile::Plain(text) if !plural => Text::Plain(text),
+                TextFile::Plural(forms) if plural => Text::Plural(
+                    forms
+                        .into_forms()
+                        .map_err(|err| FileError::Invalid(format!("translation {code:?}: {err}")))?,
+                ),
+                TextFile::Plain(_) => {
+                    return Err(FileError::Invalid(format!(
+                        "translation {code:?} is a string, but the key has `plural = true`: give a table of forms"
+                    )));
+                }
+                TextFile::Plural(_) => {
+                    return Err(FileError::Invalid(format!(
+                        "translation {code:?} is a table of plural forms, but the key is not plural: add `plural = true`"
+                    )));
+                }
+            };
+            Ok((language, text))
+        })
         .collect::<Result<_, FileError>>()?;
     Ok(Key {
         name,
         tags: crate::domain::model::dedup_tags(file.tags),
+        description,
+        plural,
+        markup: file.markup,
         translations,
     })
 }
@@ -134,14 +235,49 @@ mod tests {
     use super::*;
 
     fn key(name: &str, tags: &[&str], translations: &[(&str, &str)]) -> Key {
-        Key {
-            name: KeyName::parse(name).unwrap(),
-            tags: tags.iter().map(|t| t.to_string()).collect(),
-            translations: translations
-                .iter()
-                .map(|(l, t)| (LanguageCode::parse(l).unwrap(), t.to_string()))
-                .collect(),
-        }
+        let mut key = Key::named(KeyName::parse(name).unwrap());
+        key.tags = tags.iter().map(|t| t.to_string()).collect();
+        key.translations = translations
+            .iter()
+            .map(|(l, t)| (LanguageCode::parse(l).unwrap(), Text::from(*t)))
+            .collect();
+        key
+    }
+
+    fn plural_key() -> Key {
+        let mut key = key("episodes", &["player"], &[]);
+        key.plural = true;
+        key.description = "Shown under a podcast;\nthe number of episodes.".into();
+        let forms = |one: &str, other: &str| {
+            Text::Plural(
+                PluralForms::new([(PluralCategory::One, one.into()), (PluralCategory::Other, other.into())]).unwrap(),
+            )
+        };
+        key.translations = [
+            (LanguageCode::parse("en").unwrap(), forms("%d episode", "%d episodes")),
+            (LanguageCode::parse("fr").unwrap(), forms("%d épisode", "%d épisodes")),
+        ]
+        .into_iter()
+        .collect();
+        key
+    }
+
+    #[test]
+    fn a_plural_key_has_one_form_per_line_in_cldr_order() {
+        let text = String::from_utf8(write_key(&plural_key())).unwrap();
+        assert_eq!(
+            text,
+            "name = \"episodes\"\ntags = [\"player\"]\ndescription = \"\"\"\nShown under a podcast;\nthe number of episodes.\"\"\"\nplural = true\n\n[translations.en]\none = \"%d episode\"\nother = \"%d episodes\"\n\n[translations.fr]\none = \"%d épisode\"\nother = \"%d épisodes\"\n"
+        );
+        assert_eq!(read_key(text.as_bytes()).unwrap(), plural_key());
+    }
+
+    #[test]
+    fn a_key_file_whose_texts_disagree_with_its_plural_flag_is_refused() {
+        assert!(read_key(b"name = \"k\"\n[translations.en]\nother = \"x\"\n").is_err());
+        assert!(read_key(b"name = \"k\"\nplural = true\n[translations]\nen = \"x\"\n").is_err());
+        assert!(read_key(b"name = \"k\"\nplural = true\n[translations.en]\none = \"x\"\n").is_err());
+        assert!(read_key(b"name = \"k\"\nplural = true\n[translations.en]\nother = \"x\"\nsome = \"y\"\n").is_err());
     }
 
     #[test]

@@ -28,7 +28,8 @@ use std::thread::JoinHandle;
 use tokio::sync::oneshot;
 
 pub use changes::{
-    Change, ImportCounts, ImportEntry, ImportMode, KeyDraft, KeyPatch, NewProject, ProjectPatch, TranslationInput,
+    Change, ImportCounts, ImportEntry, ImportMode, KeyDraft, KeyPatch, NewProject, ProjectPatch, TextInput,
+    TranslationInput,
 };
 pub use error::StoreError;
 pub use layout::MAX_PATH_LEN;

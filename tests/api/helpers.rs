@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use locstore::app::App;
 use locstore::config::{Config, Limits, LogFormat};
-use locstore::export::downloads::Clock;
+use locstore::formats::downloads::Clock;
 use locstore::store::Durability;
 use locstore::tokens::{Access, create_token};
 use poem::EndpointExt;

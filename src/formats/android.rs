@@ -9,15 +9,15 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
+use quick_xml::{Reader, Writer};
 
 use super::{ExportError, ExportFile, texts};
-use crate::domain::model::Key;
+use crate::domain::model::{Key, Text};
 use crate::domain::names::{KeyName, LanguageCode};
 
-/// Android resource names of the keys, checked for clashes in `R.string`.
-pub fn resource_names(keys: &[Key]) -> Result<HashMap<KeyName, String>, ExportError> {
+/// Android resource names of the keys, checked for clashes in `R`.
+pub fn resource_names(keys: &[&Key]) -> Result<HashMap<KeyName, String>, ExportError> {
     let mut names = HashMap::with_capacity(keys.len());
     let mut fields: HashMap<String, &KeyName> = HashMap::with_capacity(keys.len());
     for key in keys {
@@ -36,7 +36,9 @@ pub fn resource_names(keys: &[Key]) -> Result<HashMap<KeyName, String>, ExportEr
     Ok(names)
 }
 
-/// Renders one language's `strings.xml`; the base language goes into `values/`.
+/// Renders one language's `strings.xml`; the base language goes into `values/`. Plain keys
+/// are `<string>`, plural keys `<plurals>` with one `<item>` per form, and a key's
+/// description is an XML comment on the line before its element.
 pub fn render(keys: &[Key], names: &HashMap<KeyName, String>, language: &LanguageCode, is_base: bool) -> ExportFile {
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 4);
     // Writing XML into a Vec cannot fail for I/O reasons.
@@ -44,18 +46,41 @@ pub fn render(keys: &[Key], names: &HashMap<KeyName, String>, language: &Languag
     writer
         .write_event(Event::Decl(BytesDecl::new("1.0", Some("utf-8"), None)))
         .expect(write);
-    writer
-        .create_element("resources")
+    let mut resources = writer.create_element("resources");
+    if keys.iter().any(|key| key.markup) {
+        resources = resources.with_attribute(("xmlns:xliff", XLIFF_NAMESPACE));
+    }
+    resources
         .write_inner_content(|writer| {
             for (key, text) in texts(keys, language) {
-                let mut element = writer
-                    .create_element("string")
-                    .with_attribute(("name", names[&key.name].as_str()));
-                if text.contains('%') {
-                    // Without this, aapt2 refuses texts like "%s of %s" or "100% %d".
-                    element = element.with_attribute(("formatted", "false"));
+                if !key.description.is_empty() {
+                    writer.write_event(Event::Comment(BytesText::from_escaped(comment(&key.description))))?;
                 }
-                element.write_text_content(BytesText::new(&escape(text)))?;
+                let name = names[&key.name].as_str();
+                match text {
+                    Text::Plain(text) => {
+                        let mut element = writer.create_element("string").with_attribute(("name", name));
+                        if text.contains('%') {
+                            // Without this, aapt2 refuses texts like "%s of %s" or "100% %d".
+                            element = element.with_attribute(("formatted", "false"));
+                        }
+                        element.write_text_content(BytesText::from_escaped(content(text, key.markup)))?;
+                    }
+                    Text::Plural(forms) => {
+                        writer
+                            .create_element("plurals")
+                            .with_attribute(("name", name))
+                            .write_inner_content(|writer| {
+                                for (category, text) in forms.iter() {
+                                    writer
+                                        .create_element("item")
+                                        .with_attribute(("quantity", category.name()))
+                                        .write_text_content(BytesText::from_escaped(content(text, key.markup)))?;
+                                }
+                                Ok::<(), std::io::Error>(())
+                            })?;
+                    }
+                }
             }
             Ok::<(), std::io::Error>(())
         })
@@ -71,6 +96,116 @@ pub fn render(keys: &[Key], names: &HashMap<KeyName, String>, language: &Languag
         path: format!("{folder}/strings.xml"),
         bytes,
     }
+}
+
+const XLIFF_NAMESPACE: &str = "urn:oasis:names:tc:xliff:document:1.2";
+
+/// The XML content of an element holding `text`: Android-escaped and XML-escaped; for a
+/// markup key, its tags are written as tags and only the text between them is escaped.
+fn content(text: &str, markup: bool) -> String {
+    if markup && let Some(pieces) = markup_pieces(text) {
+        let plain: String = pieces.iter().filter_map(Piece::text).collect();
+        let quote = needs_quotes(&plain);
+        let mut out = String::new();
+        if quote {
+            out.push('"');
+        }
+        let mut at_start = true;
+        for piece in &pieces {
+            match piece {
+                Piece::Text(text) => {
+                    out.push_str(&xml_escape(&escape_segment(text, at_start)));
+                    at_start &= text.is_empty();
+                }
+                Piece::Tag(raw) => out.push_str(raw),
+            }
+        }
+        if quote {
+            out.push('"');
+        }
+        return out;
+    }
+    xml_escape(&escape(text))
+}
+
+/// A stored markup text cut into text (entities resolved) and tags (kept as written).
+enum Piece {
+    Text(String),
+    Tag(String),
+}
+
+impl Piece {
+    fn text(&self) -> Option<&str> {
+        match self {
+            Piece::Text(text) => Some(text),
+            Piece::Tag(_) => None,
+        }
+    }
+}
+
+/// Cuts a markup text into pieces; `None` when it is not a well-formed XML fragment (then it
+/// is exported as literal text).
+fn markup_pieces(text: &str) -> Option<Vec<Piece>> {
+    let wrapped = format!("<r>{text}</r>");
+    let mut reader = Reader::from_str(&wrapped);
+    let mut pieces = Vec::new();
+    let mut depth = 0usize;
+    loop {
+        match reader.read_event().ok()? {
+            Event::Start(start) => {
+                depth += 1;
+                if depth > 1 {
+                    pieces.push(Piece::Tag(format!("<{}>", std::str::from_utf8(&start).ok()?)));
+                }
+            }
+            Event::End(end) => {
+                depth = depth.checked_sub(1)?;
+                if depth > 0 {
+                    pieces.push(Piece::Tag(format!(
+                        "</{}>",
+                        std::str::from_utf8(end.name().as_ref()).ok()?
+                    )));
+                }
+            }
+            Event::Empty(empty) => pieces.push(Piece::Tag(format!("<{}/>", std::str::from_utf8(&empty).ok()?))),
+            Event::Text(text) => push_text(&mut pieces, &text.decode().ok()?),
+            Event::CData(cdata) => push_text(&mut pieces, std::str::from_utf8(&cdata).ok()?),
+            Event::GeneralRef(reference) => push_text(&mut pieces, &resolve_reference(&reference)?),
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    (depth == 0).then_some(pieces)
+}
+
+fn push_text(pieces: &mut Vec<Piece>, text: &str) {
+    match pieces.last_mut() {
+        Some(Piece::Text(last)) => last.push_str(text),
+        _ => pieces.push(Piece::Text(text.to_owned())),
+    }
+}
+
+/// The text an entity or character reference stands for.
+fn resolve_reference(reference: &quick_xml::events::BytesRef<'_>) -> Option<String> {
+    if let Ok(Some(c)) = reference.resolve_char_ref() {
+        return Some(c.to_string());
+    }
+    let name = reference.decode().ok()?;
+    quick_xml::escape::resolve_predefined_entity(&name).map(str::to_owned)
+}
+
+/// XML-escapes text content (`&`, `<`, `>`).
+fn xml_escape(text: &str) -> String {
+    quick_xml::escape::partial_escape(text).into_owned()
+}
+
+/// A description as comment text: `--` may not appear in an XML comment, nor a final `-`.
+fn comment(description: &str) -> String {
+    let mut text = description.to_owned();
+    while text.contains("--") {
+        text = text.replace("--", "- -");
+    }
+    format!(" {text} ")
 }
 
 /// A key name as a valid resource name: characters outside `[A-Za-z0-9_.]` become `_`, a
@@ -115,13 +250,29 @@ pub fn qualifier(language: &LanguageCode) -> String {
     }
 }
 
+/// Whether aapt2 would collapse or trim the spaces of `text` unless it is in double quotes.
+fn needs_quotes(text: &str) -> bool {
+    text.starts_with(' ') || text.ends_with(' ') || text.contains("  ")
+}
+
 /// Escapes a text for Android's string syntax (the XML layer is escaped by the writer).
 pub fn escape(text: &str) -> String {
-    let keep_spaces = text.starts_with(' ') || text.ends_with(' ') || text.contains("  ");
+    let keep_spaces = needs_quotes(text);
     let mut out = String::with_capacity(text.len() + 8);
     if keep_spaces {
         out.push('"');
     }
+    out.push_str(&escape_segment(text, true));
+    if keep_spaces {
+        out.push('"');
+    }
+    out
+}
+
+/// Escapes one run of text; `at_start` when it begins the string (where `@` and `?` would
+/// make a reference).
+fn escape_segment(text: &str, at_start: bool) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
     for (index, c) in text.chars().enumerate() {
         match c {
             '\'' => out.push_str("\\'"),
@@ -129,7 +280,7 @@ pub fn escape(text: &str) -> String {
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
-            '@' | '?' if index == 0 => {
+            '@' | '?' if index == 0 && at_start => {
                 out.push('\\');
                 out.push(c);
             }
@@ -138,9 +289,6 @@ pub fn escape(text: &str) -> String {
             }
             c => out.push(c),
         }
-    }
-    if keep_spaces {
-        out.push('"');
     }
     out
 }
@@ -233,14 +381,10 @@ mod tests {
 
     #[test]
     fn clashing_resource_names_name_both_keys() {
-        let key = |name: &str| Key {
-            name: KeyName::parse(name).unwrap(),
-            tags: vec![],
-            translations: Default::default(),
-        };
-        let err = resource_names(&[key("a.b"), key("a_b")]).unwrap_err().to_string();
+        let key = |name: &str| Key::named(KeyName::parse(name).unwrap());
+        let err = resource_names(&[&key("a.b"), &key("a_b")]).unwrap_err().to_string();
         assert!(err.contains("\"a.b\"") && err.contains("\"a_b\""), "{err}");
-        assert!(resource_names(&[key("a.b"), key("a.c")]).is_ok());
+        assert!(resource_names(&[&key("a.b"), &key("a.c")]).is_ok());
     }
 
     #[test]

@@ -1,0 +1,433 @@
+//! Apple `{lang}.lproj/Localizable.strings` (plain keys, `"key" = "text";` in UTF-8, each
+//! description as a `/* */` comment before its entry) and `Localizable.stringsdict` (plural
+//! keys, an XML property list), written with the escapes of CoreFoundation's parsers and read
+//! by the same rules.
+
+use std::fmt::Write;
+
+use plist::{Dictionary, Value};
+
+use super::{ExportFile, ParsedEntry, ReadError, texts};
+use crate::domain::model::{Key, PluralCategory, PluralForms, Text};
+use crate::domain::names::LanguageCode;
+
+/// The `.strings` file of a language, and its `.stringsdict` when some key is plural.
+pub fn render(keys: &[Key], language: &LanguageCode, has_plurals: bool) -> Vec<ExportFile> {
+    let folder = format!("{}.lproj", bcp47(language));
+    let mut strings = String::new();
+    let mut plurals = Dictionary::new();
+    for (key, text) in texts(keys, language) {
+        match text {
+            Text::Plain(text) => {
+                if !key.description.is_empty() {
+                    let _ = writeln!(strings, "/* {} */", comment(&key.description));
+                }
+                let _ = writeln!(strings, "\"{}\" = \"{}\";", escape(key.name.as_str()), escape(text));
+            }
+            Text::Plural(forms) => {
+                plurals.insert(key.name.to_string(), Value::Dictionary(plural_entry(forms)));
+            }
+        }
+    }
+    let mut files = vec![ExportFile {
+        path: format!("{folder}/Localizable.strings"),
+        bytes: strings.into_bytes(),
+    }];
+    if has_plurals {
+        let mut bytes = Vec::new();
+        // Writing a dictionary of strings into memory cannot fail.
+        Value::Dictionary(plurals)
+            .to_writer_xml(&mut bytes)
+            .expect("writing a plist into memory");
+        bytes.push(b'\n');
+        files.push(ExportFile {
+            path: format!("{folder}/Localizable.stringsdict"),
+            bytes,
+        });
+    }
+    files
+}
+
+/// One key of a `.stringsdict`: the format `%#@value@` and the variable's forms.
+fn plural_entry(forms: &PluralForms) -> Dictionary {
+    let mut variable = Dictionary::new();
+    variable.insert("NSStringFormatSpecTypeKey".into(), "NSStringPluralRuleType".into());
+    variable.insert(
+        "NSStringFormatValueTypeKey".into(),
+        format_value_type(forms.other_form()).into(),
+    );
+    for (category, text) in forms.iter() {
+        variable.insert(category.name().into(), text.into());
+    }
+    let mut entry = Dictionary::new();
+    entry.insert("NSStringLocalizedFormatKey".into(), "%#@value@".into());
+    entry.insert("value".into(), Value::Dictionary(variable));
+    entry
+}
+
+/// The length modifier and conversion of the first printf conversion in `text` (`%d` → `d`,
+/// `%ld` → `ld`, `%1$@` → `@`); `d` when there is none.
+pub fn format_value_type(text: &str) -> String {
+    let mut rest = text;
+    while let Some(start) = rest.find('%') {
+        let after = &rest[start + 1..];
+        if let Some(next) = after.strip_prefix('%') {
+            rest = next;
+            continue;
+        }
+        // Position (`1$`), flags, width and precision come before the length and conversion.
+        let spec = after.trim_start_matches(|c: char| c.is_ascii_digit() || "$-+ #0.*'".contains(c));
+        let length: String = spec.chars().take_while(|c| "hlqLztj".contains(*c)).collect();
+        if let Some(conversion) = spec[length.len()..].chars().next()
+            && "diouxXfFeEgGaAcCsSp@".contains(conversion)
+        {
+            return format!("{length}{conversion}");
+        }
+        rest = after;
+    }
+    "d".to_owned()
+}
+
+/// The code in BCP 47 form, as Xcode names `.lproj` folders: `pt_BR` becomes `pt-BR`.
+pub fn bcp47(language: &LanguageCode) -> String {
+    language.as_str().replace('_', "-")
+}
+
+/// Escapes a string for a double-quoted strings-file literal.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\U{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A description as comment text: `*/` would end the comment early, so it is broken up.
+fn comment(description: &str) -> String {
+    description.replace("*/", "* /")
+}
+
+/// Reads a `.strings` file (UTF-8 or UTF-16 with a byte order mark) the way CoreFoundation
+/// does: quoted or unquoted keys and values, `"key";` for a value equal to its key, `/* */` and
+/// `//` comments, and the escapes `\n \t \r \" \\ \a \b \f \v`, `\Uhhhh` (with surrogate
+/// pairs) and octal `\ooo`. The comment directly above an entry is its description.
+pub fn read_strings(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
+    let text = decode(bytes)?;
+    StringsParser {
+        chars: text.chars().collect(),
+        at: 0,
+        line: 1,
+    }
+    .entries()
+}
+
+fn decode(bytes: &[u8]) -> Result<String, ReadError> {
+    let utf16 = |bytes: &[u8], big: bool| {
+        let units: Vec<u16> = bytes
+            .chunks_exact(2)
+            .map(|pair| {
+                if big {
+                    u16::from_be_bytes([pair[0], pair[1]])
+                } else {
+                    u16::from_le_bytes([pair[0], pair[1]])
+                }
+            })
+            .collect();
+        String::from_utf16(&units).map_err(|_| ReadError::unplaced("the file is not valid UTF-16"))
+    };
+    match bytes {
+        [0xff, 0xfe, rest @ ..] => utf16(rest, false),
+        [0xfe, 0xff, rest @ ..] => utf16(rest, true),
+        _ => {
+            let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+            String::from_utf8(bytes.to_vec())
+                .map_err(|_| ReadError::unplaced("the file is neither UTF-8 nor UTF-16 with a byte order mark"))
+        }
+    }
+}
+
+struct StringsParser {
+    chars: Vec<char>,
+    at: usize,
+    line: usize,
+}
+
+impl StringsParser {
+    fn entries(mut self) -> Result<Vec<ParsedEntry>, ReadError> {
+        let mut entries = Vec::new();
+        loop {
+            let comment = self.skip_space_and_comments()?;
+            if self.peek().is_none() {
+                return Ok(entries);
+            }
+            let key = self.string()?;
+            self.skip_space_and_comments()?;
+            let value = match self.next() {
+                Some(';') => key.clone(),
+                Some('=') => {
+                    self.skip_space_and_comments()?;
+                    let value = self.string()?;
+                    self.skip_space_and_comments()?;
+                    if self.next() != Some(';') {
+                        return Err(self.error("expected `;` after the value"));
+                    }
+                    value
+                }
+                _ => return Err(self.error("expected `=` or `;` after the key")),
+            };
+            let mut entry = ParsedEntry::plain(key, value);
+            entry.description = comment;
+            entries.push(entry);
+        }
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.at += 1;
+        if c == '\n' {
+            self.line += 1;
+        }
+        Some(c)
+    }
+
+    fn error(&self, message: &str) -> ReadError {
+        ReadError::at(self.line, message)
+    }
+
+    /// Skips white space and comments; returns the text of the last comment when only white
+    /// space follows it (the comment directly above what comes next).
+    fn skip_space_and_comments(&mut self) -> Result<Option<String>, ReadError> {
+        let mut last = None;
+        loop {
+            match (self.peek(), self.chars.get(self.at + 1)) {
+                (Some(c), _) if c.is_whitespace() => {
+                    self.next();
+                }
+                (Some('/'), Some('*')) => {
+                    self.at += 2;
+                    let mut text = String::new();
+                    loop {
+                        match self.next() {
+                            Some('*') if self.peek() == Some('/') => {
+                                self.next();
+                                break;
+                            }
+                            Some(c) => text.push(c),
+                            None => return Err(self.error("a comment is not closed with `*/`")),
+                        }
+                    }
+                    last = Some(text.trim().to_owned());
+                }
+                (Some('/'), Some('/')) => {
+                    let mut text = String::new();
+                    self.at += 2;
+                    while let Some(c) = self.peek().filter(|c| *c != '\n') {
+                        text.push(c);
+                        self.at += 1;
+                    }
+                    last = Some(text.trim().to_owned());
+                }
+                _ => return Ok(last),
+            }
+        }
+    }
+
+    fn string(&mut self) -> Result<String, ReadError> {
+        match self.peek() {
+            Some('"') => {
+                self.next();
+                self.quoted()
+            }
+            Some(c) if is_unquoted(c) => {
+                let mut text = String::new();
+                while let Some(c) = self.peek().filter(|c| is_unquoted(*c)) {
+                    text.push(c);
+                    self.at += 1;
+                }
+                Ok(text)
+            }
+            _ => Err(self.error("expected a quoted string")),
+        }
+    }
+
+    fn quoted(&mut self) -> Result<String, ReadError> {
+        let mut text = String::new();
+        let mut pending_high: Option<u16> = None;
+        loop {
+            let c = self
+                .next()
+                .ok_or_else(|| self.error("a string is not closed with `\"`"))?;
+            let c = match c {
+                '"' => break,
+                '\\' => match self.next().ok_or_else(|| self.error("a string ends in a backslash"))? {
+                    'a' => '\u{7}',
+                    'b' => '\u{8}',
+                    'f' => '\u{c}',
+                    'n' => '\n',
+                    'r' => '\r',
+                    't' => '\t',
+                    'v' => '\u{b}',
+                    'U' | 'u' => {
+                        let mut unit = 0u32;
+                        for _ in 0..4 {
+                            match self.peek().and_then(|c| c.to_digit(16)) {
+                                Some(digit) => {
+                                    unit = unit * 16 + digit;
+                                    self.at += 1;
+                                }
+                                None => break,
+                            }
+                        }
+                        let unit = unit as u16;
+                        if (0xd800..0xdc00).contains(&unit) {
+                            pending_high = Some(unit);
+                            continue;
+                        }
+                        if let Some(high) = pending_high.take() {
+                            let pair = String::from_utf16(&[high, unit]).unwrap_or_else(|_| "\u{fffd}".into());
+                            text.push_str(&pair);
+                            continue;
+                        }
+                        char::from_u32(u32::from(unit)).unwrap_or('\u{fffd}')
+                    }
+                    c @ '0'..='7' => {
+                        let mut value = c.to_digit(8).unwrap_or(0);
+                        for _ in 0..2 {
+                            match self.peek().and_then(|c| c.to_digit(8)) {
+                                Some(digit) => {
+                                    value = value * 8 + digit;
+                                    self.at += 1;
+                                }
+                                None => break,
+                            }
+                        }
+                        char::from_u32(value).unwrap_or('\u{fffd}')
+                    }
+                    other => other,
+                },
+                c => c,
+            };
+            if pending_high.take().is_some() {
+                text.push('\u{fffd}');
+            }
+            text.push(c);
+        }
+        Ok(text)
+    }
+}
+
+/// Characters of an unquoted string in an old-style property list.
+fn is_unquoted(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_$+/:.-".contains(c)
+}
+
+/// Reads a `.stringsdict` (XML or binary property list): each key whose format holds exactly
+/// one plural variable (`%#@name@`) becomes a plural key; text around the variable is added
+/// to every form. Keys with several variables are counted in `skipped`.
+pub fn read_stringsdict(bytes: &[u8]) -> Result<(Vec<ParsedEntry>, usize), ReadError> {
+    let value = Value::from_reader(std::io::Cursor::new(bytes))
+        .map_err(|err| ReadError::unplaced(format!("not a property list: {err}")))?;
+    let Value::Dictionary(root) = value else {
+        return Err(ReadError::unplaced("the property list is not a dictionary of keys"));
+    };
+    let mut entries = Vec::new();
+    let mut skipped = 0;
+    for (name, entry) in root {
+        let problem = |what: &str| ReadError::unplaced(format!("key {name:?}: {what}"));
+        let entry = entry.as_dictionary().ok_or_else(|| problem("is not a dictionary"))?;
+        let format = entry
+            .get("NSStringLocalizedFormatKey")
+            .and_then(Value::as_string)
+            .ok_or_else(|| problem("has no NSStringLocalizedFormatKey string"))?;
+        let variables: Vec<&str> = format
+            .split("%#@")
+            .skip(1)
+            .filter_map(|rest| rest.split('@').next())
+            .collect();
+        let [variable] = variables[..] else {
+            skipped += 1;
+            continue;
+        };
+        let token = format!("%#@{variable}@");
+        let (prefix, suffix) = format.split_once(&token).expect("the variable was found in the format");
+        let rules = entry
+            .get(variable)
+            .and_then(Value::as_dictionary)
+            .ok_or_else(|| problem(&format!("has no dictionary for its variable {variable:?}")))?;
+        let forms = PluralCategory::ALL.into_iter().filter_map(|category| {
+            let text = rules.get(category.name())?.as_string()?;
+            Some((category, format!("{prefix}{text}{suffix}")))
+        });
+        let forms = PluralForms::new(forms).map_err(|err| problem(&err))?;
+        entries.push(ParsedEntry::plural(name, forms));
+    }
+    Ok((entries, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_backslashes_and_line_breaks_are_escaped() {
+        assert_eq!(escape("say \"hi\"\\\n\tnow"), "say \\\"hi\\\"\\\\\\n\\tnow");
+        assert_eq!(escape("it's 100% 🎉"), "it's 100% 🎉");
+        assert_eq!(escape("\u{1}"), "\\U0001");
+    }
+
+    #[test]
+    fn lproj_folders_use_bcp47() {
+        assert_eq!(bcp47(&LanguageCode::parse("pt_BR").unwrap()), "pt-BR");
+        assert_eq!(bcp47(&LanguageCode::parse("zh-Hans").unwrap()), "zh-Hans");
+    }
+
+    #[test]
+    fn format_value_types_come_from_the_first_conversion() {
+        assert_eq!(format_value_type("%d episodes"), "d");
+        assert_eq!(format_value_type("%ld files"), "ld");
+        assert_eq!(format_value_type("100%% of %1$@"), "@");
+        assert_eq!(format_value_type("%2$lld and %1$d"), "lld");
+        assert_eq!(format_value_type("%.1f km"), "f");
+        assert_eq!(format_value_type("no number"), "d");
+    }
+
+    #[test]
+    fn strings_files_are_read_as_corefoundation_reads_them() {
+        let file = "/* Greeting */\n\"hello\" = \"Hi \\\"you\\\"\\n\\U00e9\\UD83D\\UDE00\";\n// note\nplain = value;\n\"same\";\n\n/* far */\n\n\"k\" = \"\\101\";";
+        let entries = read_strings(file.as_bytes()).unwrap();
+        let seen: Vec<(String, String, Option<String>)> = entries
+            .into_iter()
+            .map(|entry| (entry.name, entry.text.as_plain().unwrap().to_owned(), entry.description))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("hello".into(), "Hi \"you\"\né😀".into(), Some("Greeting".into())),
+                ("plain".into(), "value".into(), Some("note".into())),
+                ("same".into(), "same".into(), None),
+                ("k".into(), "A".into(), Some("far".into())),
+            ]
+        );
+        let utf16: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain("\"a\" = \"b\";".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert_eq!(read_strings(&utf16).unwrap()[0].text.as_plain(), Some("b"));
+        let err = read_strings(b"\"a\" = \"b\";\n\"c\" = \"d\"\n\"e\" = \"f\";").unwrap_err();
+        assert_eq!(err.line, Some(3), "{err:?}");
+    }
+}

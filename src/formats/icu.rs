@@ -1,0 +1,167 @@
+//! ICU MessageFormat plurals, as a plural key's cell in CSV: `{count, plural, one {...} other
+//! {...}}`, quoted so that an ICU parser reads every form back as exactly its text.
+//!
+//! ICU's apostrophe rules (ApostropheMode DOUBLE_OPTIONAL): `''` is always one apostrophe, and
+//! a single apostrophe before `{`, `}` or (in a plural) `#` starts quoted literal text that the
+//! next single apostrophe ends. So every apostrophe is doubled, and every run of `{`, `}` and
+//! `#` is quoted.
+
+use crate::domain::model::{PluralCategory, PluralForms};
+
+/// The argument name written in exported plurals.
+const ARGUMENT: &str = "count";
+
+/// Writes forms as an ICU plural message.
+pub fn write_plural(forms: &PluralForms) -> String {
+    let mut out = format!("{{{ARGUMENT}, plural,");
+    for (category, text) in forms.iter() {
+        out.push(' ');
+        out.push_str(category.name());
+        out.push_str(" {");
+        quote_into(text, &mut out);
+        out.push('}');
+    }
+    out.push('}');
+    out
+}
+
+fn quote_into(text: &str, out: &mut String) {
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '{' | '}' | '#' => {
+                if !quoted {
+                    out.push('\'');
+                    quoted = true;
+                }
+                out.push(c);
+            }
+            '\'' => out.push_str("''"),
+            c => {
+                if quoted {
+                    out.push('\'');
+                    quoted = false;
+                }
+                out.push(c);
+            }
+        }
+    }
+    if quoted {
+        out.push('\'');
+    }
+}
+
+/// Reads an ICU plural message (`{arg, plural, one {...} other {...}}`) into its forms.
+/// `None` when the text is not a plural message at all (a plain text); an error when it
+/// starts like one but is malformed. Explicit values (`=0 {...}`), an `offset:` and nested
+/// arguments are refused: they have no place in a key's forms.
+pub fn read_plural(text: &str) -> Option<Result<PluralForms, String>> {
+    let trimmed = text.trim();
+    let inner = trimmed.strip_prefix('{')?.strip_suffix('}')?;
+    let (argument, rest) = inner.split_once(',')?;
+    let argument = argument.trim();
+    if argument.is_empty() || !argument.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let (kind, body) = rest.split_once(',')?;
+    if kind.trim() != "plural" {
+        return None;
+    }
+    Some(read_cases(body))
+}
+
+fn read_cases(body: &str) -> Result<PluralForms, String> {
+    let mut forms = Vec::new();
+    let mut chars = body.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if chars.peek().is_none() {
+            break;
+        }
+        let mut selector = String::new();
+        while let Some(c) = chars.next_if(|c| !c.is_whitespace() && *c != '{') {
+            selector.push(c);
+        }
+        let category = PluralCategory::parse(&selector)
+            .ok_or_else(|| format!("the plural case {selector:?} is not one of {}", PluralCategory::NAMES))?;
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if chars.next() != Some('{') {
+            return Err(format!("the plural case {selector:?} needs a message in braces"));
+        }
+        forms.push((category, read_message(&mut chars)?));
+    }
+    PluralForms::new(forms)
+}
+
+/// Reads one case's message up to its closing brace, undoing the quoting.
+fn read_message(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Result<String, String> {
+    let mut text = String::new();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if chars.peek() == Some(&'\'') => {
+                chars.next();
+                text.push('\'');
+            }
+            '\'' if quoted => quoted = false,
+            '\'' if matches!(chars.peek(), Some('{' | '}' | '#' | '|')) => quoted = true,
+            '{' | '#' if !quoted => {
+                return Err("a plural form holds an argument or `#`, which a key's form cannot keep".into());
+            }
+            '}' if !quoted => return Ok(text),
+            c => text.push(c),
+        }
+    }
+    Err("a plural case's message has no closing brace".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forms(pairs: &[(PluralCategory, &str)]) -> PluralForms {
+        PluralForms::new(pairs.iter().map(|(category, text)| (*category, text.to_string()))).unwrap()
+    }
+
+    #[test]
+    fn hard_forms_are_quoted_and_read_back() {
+        let hard = [
+            "%d item",
+            "it's {a} #1 '{quoted}'",
+            "''",
+            "'",
+            "{'",
+            "'{",
+            "}}}###",
+            "#",
+            "end with '",
+            "a|b",
+        ];
+        for text in hard {
+            let original = forms(&[(PluralCategory::One, text), (PluralCategory::Other, "x")]);
+            let message = write_plural(&original);
+            assert_eq!(
+                read_plural(&message).unwrap().unwrap(),
+                original,
+                "{text:?} as {message:?}"
+            );
+        }
+        assert_eq!(
+            write_plural(&forms(&[
+                (PluralCategory::One, "# it's"),
+                (PluralCategory::Other, "{n}")
+            ])),
+            "{count, plural, one {'#' it''s} other {'{'n'}'}}"
+        );
+    }
+
+    #[test]
+    fn plain_texts_are_not_plurals_and_broken_plurals_are_errors() {
+        assert!(read_plural("hello").is_none());
+        assert!(read_plural("{name} says hi").is_none());
+        assert!(read_plural("{count, select, a {x} other {y}}").is_none());
+        assert!(read_plural("{count, plural, one {x}}").unwrap().is_err());
+        assert!(read_plural("{count, plural, one {# x} other {y}}").unwrap().is_err());
+        assert!(read_plural("{count, plural, =0 {none} other {y}}").unwrap().is_err());
+    }
+}

@@ -1,0 +1,112 @@
+//! `{lang}.json`: one object of key name to text, keys sorted, UTF-8 without BOM; a plural
+//! key's value is an object of its forms in CLDR order.
+//!
+//! Reading takes the same shape, and also nested objects that are not plural forms
+//! (`{"home": {"title": "..."}}`), whose names are joined with `.` (`home.title`).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::Value;
+
+use super::{ExportFile, ParsedEntry, ReadError, texts};
+use crate::domain::model::{Key, PluralCategory, PluralForms, Text};
+use crate::domain::names::LanguageCode;
+
+pub fn render(keys: &[Key], language: &LanguageCode) -> ExportFile {
+    let object: BTreeMap<&str, JsonText> = texts(keys, language)
+        .map(|(key, text)| (key.name.as_str(), JsonText(text)))
+        .collect();
+    let mut bytes = serde_json::to_vec_pretty(&object).expect("a map of strings serialises to JSON");
+    bytes.push(b'\n');
+    ExportFile {
+        path: format!("{language}.json"),
+        bytes,
+    }
+}
+
+struct JsonText<'a>(&'a Text);
+
+impl Serialize for JsonText<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Text::Plain(text) => serializer.serialize_str(text),
+            Text::Plural(forms) => {
+                let mut map = serializer.serialize_map(Some(forms.iter().count()))?;
+                for (category, text) in forms.iter() {
+                    map.serialize_entry(category.name(), text)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+/// Reads a `{lang}.json` file into entries, in the file's order of names.
+pub fn read(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let value: Value = serde_json::from_slice(bytes).map_err(|err| ReadError::at(err.line(), err.to_string()))?;
+    let Value::Object(object) = value else {
+        return Err(ReadError::at(
+            1,
+            "the file must hold one JSON object of key names to texts",
+        ));
+    };
+    let mut entries = Vec::new();
+    flatten("", object, &mut entries)?;
+    Ok(entries)
+}
+
+fn flatten(
+    prefix: &str,
+    object: serde_json::Map<String, Value>,
+    entries: &mut Vec<ParsedEntry>,
+) -> Result<(), ReadError> {
+    for (name, value) in object {
+        let name = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}.{name}")
+        };
+        match value {
+            Value::String(text) => entries.push(ParsedEntry::plain(name, text)),
+            Value::Object(object) if is_forms(&object) => {
+                let forms = object
+                    .into_iter()
+                    .map(|(category, text)| (PluralCategory::parse(&category).expect("checked"), text))
+                    .map(|(category, text)| (category, text.as_str().unwrap_or_default().to_owned()));
+                let forms =
+                    PluralForms::new(forms).map_err(|err| ReadError::unplaced(format!("key {name:?}: {err}")))?;
+                entries.push(ParsedEntry::plural(name, forms));
+            }
+            Value::Object(object) => flatten(&name, object, entries)?,
+            other => {
+                return Err(ReadError::unplaced(format!(
+                    "key {name:?} has a {} where a text or an object belongs",
+                    json_type(&other)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An object whose every member is a CLDR form name with a string, `other` among them.
+fn is_forms(object: &serde_json::Map<String, Value>) -> bool {
+    object.contains_key("other")
+        && object
+            .iter()
+            .all(|(name, value)| PluralCategory::parse(name).is_some() && value.is_string())
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
