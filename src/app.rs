@@ -41,6 +41,7 @@ impl App {
             store,
             downloads,
             public_url: config.public_url.clone(),
+            max_unpacked_bytes: config.limits.max_import_bytes,
         });
         Ok(Self {
             state,
@@ -224,7 +225,9 @@ async fn observe<E: Endpoint>(
 /// ties up only its own connection, never the writer or a handler.
 async fn read_body<E: Endpoint>(endpoint: Arc<E>, mut request: Request, limits: Limits) -> poem::Result<Response> {
     let too_large = || poem::Error::from_status(StatusCode::PAYLOAD_TOO_LARGE);
-    let is_import = request.method() == poem::http::Method::POST && request.uri().path().ends_with("/keys/import");
+    // Bulk imports and file uploads carry whole catalogs: they have a limit of their own.
+    let is_import = request.method() == poem::http::Method::POST
+        && (request.uri().path().ends_with("/keys/import") || request.uri().path().ends_with("/files"));
     let max_bytes = if is_import {
         limits.max_import_bytes
     } else {

@@ -62,6 +62,10 @@ impl ApiError {
         Self::NotFound(body("not_found", message))
     }
 
+    pub fn payload_too_large(message: impl Into<String>) -> Self {
+        Self::PayloadTooLarge(body("payload_too_large", message))
+    }
+
     pub fn conflict(message: impl Into<String>) -> Self {
         Self::Conflict(body("conflict", message))
     }

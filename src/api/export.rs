@@ -40,7 +40,7 @@ pub enum ExportType {
 }
 
 impl ExportType {
-    fn format(self) -> ExportFormat {
+    pub fn format(self) -> ExportFormat {
         match self {
             Self::Json => ExportFormat::Json,
             Self::Csv => ExportFormat::Csv,

@@ -21,7 +21,7 @@ use super::schema::{
 use super::teams::Done;
 use super::{ApiTags, AppState};
 use crate::domain::names::{Description, KeyName, LanguageCode, Tag, quote_for_message};
-use crate::store::{ImportEntry, ImportMode};
+use crate::store::{Import, ImportEntry, ImportMode};
 use crate::tokens::Access;
 
 pub struct ImportApi {
@@ -213,11 +213,14 @@ impl ImportApi {
             .enumerate()
             .map(|(position, item)| parse_item(position, item))
             .collect::<Result<_, _>>()?;
-        let (_, counts) = self
-            .state
-            .store
-            .import(team, project_name.0.0, mode, keys, auth.author())
-            .await?;
+        let import = Import {
+            team,
+            project: project_name.0.0,
+            mode,
+            keys,
+            add_languages: Vec::new(),
+        };
+        let (_, counts) = self.state.store.import(import, auth.author()).await?;
         Ok(Json(ImportResult {
             success: true,
             created: counts.created as u64,

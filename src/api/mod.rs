@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod error;
 pub mod export;
+pub mod files;
 pub mod import;
 pub mod json;
 pub mod keys;
@@ -28,6 +29,8 @@ pub struct AppState {
     pub downloads: Downloads,
     /// `--public-url`, without a trailing slash; `None` means "use the request's Host".
     pub public_url: Option<String>,
+    /// Most bytes an uploaded zip may unpack to (`--max-import-bytes`).
+    pub max_unpacked_bytes: usize,
 }
 
 #[derive(Tags)]
@@ -47,6 +50,7 @@ pub type Api = (
     projects::ProjectsApi,
     keys::KeysApi,
     import::ImportApi,
+    files::FilesApi,
     export::ExportApi,
 );
 
@@ -57,6 +61,7 @@ pub fn service(state: Arc<AppState>) -> OpenApiService<Api, ()> {
         projects::ProjectsApi { state: state.clone() },
         keys::KeysApi { state: state.clone() },
         import::ImportApi { state: state.clone() },
+        files::FilesApi { state: state.clone() },
         export::ExportApi { state },
     );
     OpenApiService::new(api, "locstore", env!("CARGO_PKG_VERSION")).description(DESCRIPTION)

@@ -407,7 +407,11 @@ impl TranslationItem {
                 ));
             }
         };
-        Ok(TranslationInput { language, text })
+        Ok(TranslationInput {
+            language,
+            text,
+            literal: false,
+        })
     }
 }
 

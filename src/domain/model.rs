@@ -90,6 +90,29 @@ impl Key {
     }
 }
 
+impl Key {
+    /// Switches the key to or from markup texts. Turning markup on escapes `&`, `<` and `>` in
+    /// every text, so the old texts stay literal; turning it off keeps each text as written.
+    pub fn set_markup(&mut self, markup: bool) {
+        if self.markup == markup {
+            return;
+        }
+        self.markup = markup;
+        if markup {
+            let texts = std::mem::take(&mut self.translations);
+            self.translations = texts
+                .into_iter()
+                .map(|(language, text)| (language, text.map_strings(escape_markup)))
+                .collect();
+        }
+    }
+}
+
+/// A literal text as a markup text: `&`, `<` and `>` escaped.
+pub fn escape_markup(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
 /// One translation: a text, or the plural forms of a plural key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Text {
@@ -105,6 +128,20 @@ impl Text {
             Text::Plural(forms) => (None, Some(forms.iter().map(|(_, text)| text))),
         };
         plain.into_iter().chain(forms.into_iter().flatten())
+    }
+
+    /// The same translation with every string passed through `change`.
+    pub fn map_strings(self, change: impl Fn(&str) -> String) -> Text {
+        match self {
+            Text::Plain(text) => Text::Plain(change(&text)),
+            Text::Plural(forms) => Text::Plural(PluralForms(
+                forms
+                    .0
+                    .into_iter()
+                    .map(|(category, text)| (category, change(&text)))
+                    .collect(),
+            )),
+        }
     }
 
     pub fn as_plain(&self) -> Option<&str> {

@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::{Reader, Writer};
 
-use super::{ExportError, ExportFile, texts};
-use crate::domain::model::{Key, Text};
+use super::{ExportError, ExportFile, ParsedEntry, ReadError, texts};
+use crate::domain::model::{Key, PluralCategory, PluralForms, Text};
 use crate::domain::names::{KeyName, LanguageCode};
 
 /// Android resource names of the keys, checked for clashes in `R`.
@@ -293,6 +293,296 @@ fn escape_segment(text: &str, at_start: bool) -> String {
     out
 }
 
+/// What a `values*/*.xml` file holds: its strings and plurals, and how many other resources
+/// (`<string-array>`, `<dimen>`, `<color>`, ...) it skipped.
+#[derive(Debug, Default)]
+pub struct ReadFile {
+    pub entries: Vec<ParsedEntry>,
+    pub skipped: usize,
+}
+
+/// Reads an Android resource file the way aapt2 reads its strings: XML first (entities,
+/// CDATA), then Android's string syntax (backslash escapes, `\uXXXX`, double quotes that keep
+/// spaces, runs of white space collapsed and trimmed outside quotes). Inline tags make the
+/// text a markup text; the comment directly above an element is its description.
+pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
+    let text = std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
+        .map_err(|_| ReadError::unplaced("the file is not UTF-8"))?;
+    let mut reader = Reader::from_str(text);
+    let line_at = |position: u64| {
+        text.as_bytes()[..(position as usize).min(text.len())]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1
+    };
+    let fail = |position: u64, message: String| ReadError::at(line_at(position), message);
+    let mut file = ReadFile::default();
+    let mut depth = 0usize;
+    let mut comment: Option<String> = None;
+    loop {
+        let position = reader.buffer_position();
+        let event = reader
+            .read_event()
+            .map_err(|err| fail(reader.error_position(), err.to_string()))?;
+        match event {
+            Event::Start(start) if depth == 0 => {
+                if start.name().as_ref() != b"resources" {
+                    return Err(fail(position, "the root element must be <resources>".into()));
+                }
+                depth = 1;
+            }
+            Event::Empty(_) if depth == 1 => {
+                file.skipped += 1;
+                comment = None;
+            }
+            Event::Start(start) if depth == 1 => {
+                let line = line_at(position);
+                let description = comment.take();
+                let element = start.name().as_ref().to_vec();
+                let name = match attribute(&start, b"name") {
+                    Some(name) => name,
+                    None if element == b"string" || element == b"plurals" => {
+                        return Err(ReadError::at(line, "an element has no `name` attribute"));
+                    }
+                    None => String::new(),
+                };
+                let mut entry = match element.as_slice() {
+                    b"string" => {
+                        let decoded = decode_content(&mut reader, b"string")
+                            .map_err(|err| fail(reader.buffer_position(), err))?;
+                        let mut entry = ParsedEntry::plain(name, decoded.value());
+                        entry.markup = decoded.markup;
+                        entry
+                    }
+                    b"plurals" => read_plurals(&mut reader, name, line).map_err(|err| match err.line {
+                        Some(_) => err,
+                        None => ReadError::at(line, err.message),
+                    })?,
+                    _ => {
+                        reader
+                            .read_to_end(start.name())
+                            .map_err(|err| fail(reader.error_position(), err.to_string()))?;
+                        file.skipped += 1;
+                        continue;
+                    }
+                };
+                entry.description = description;
+                file.entries.push(entry.at_line(line));
+            }
+            Event::Comment(text) if depth == 1 => {
+                comment = Some(
+                    text.decode()
+                        .map_err(|err| fail(position, err.to_string()))?
+                        .trim()
+                        .to_owned(),
+                );
+            }
+            Event::Text(text) if depth == 1 => {
+                // White space between elements keeps the comment; a blank line does too.
+                if !text.iter().all(u8::is_ascii_whitespace) {
+                    comment = None;
+                }
+            }
+            Event::End(_) if depth == 1 => depth = 0,
+            Event::Eof if depth == 0 => return Ok(file),
+            Event::Eof => return Err(fail(position, "the file ends inside <resources>".into())),
+            _ => {}
+        }
+    }
+}
+
+fn attribute(start: &quick_xml::events::BytesStart<'_>, name: &[u8]) -> Option<String> {
+    start
+        .attributes()
+        .flatten()
+        .find(|attribute| attribute.key.as_ref() == name)
+        .and_then(|attribute| attribute.unescape_value().ok().map(|value| value.into_owned()))
+}
+
+fn read_plurals(reader: &mut Reader<&[u8]>, name: String, line: usize) -> Result<ParsedEntry, ReadError> {
+    let mut forms = Vec::new();
+    let mut markup = false;
+    let mut decoded_forms = Vec::new();
+    loop {
+        match reader
+            .read_event()
+            .map_err(|err| ReadError::unplaced(err.to_string()))?
+        {
+            Event::Start(start) if start.name().as_ref() == b"item" => {
+                let quantity = attribute(&start, b"quantity").unwrap_or_default();
+                let category = PluralCategory::parse(&quantity).ok_or_else(|| {
+                    ReadError::at(
+                        line,
+                        format!(
+                            "plurals {name:?}: the quantity {quantity:?} is not one of {}",
+                            PluralCategory::NAMES
+                        ),
+                    )
+                })?;
+                let decoded = decode_content(reader, b"item").map_err(|err| ReadError::at(line, err))?;
+                markup |= decoded.markup;
+                decoded_forms.push((category, decoded));
+            }
+            Event::Empty(start) if start.name().as_ref() == b"item" => {}
+            Event::End(end) if end.name().as_ref() == b"plurals" => break,
+            Event::Eof => return Err(ReadError::at(line, format!("plurals {name:?} is not closed"))),
+            _ => {}
+        }
+    }
+    for (category, decoded) in decoded_forms {
+        forms.push((category, if markup { decoded.fragment } else { decoded.plain }));
+    }
+    let forms = PluralForms::new(forms).map_err(|err| ReadError::at(line, format!("plurals {name:?}: {err}")))?;
+    let mut entry = ParsedEntry::plural(name, forms);
+    entry.markup = markup;
+    Ok(entry)
+}
+
+/// An element's text as aapt2 reads it: the plain text, and the same with its inline tags
+/// (a markup text) when it has any.
+struct Decoded {
+    plain: String,
+    fragment: String,
+    markup: bool,
+}
+
+impl Decoded {
+    fn value(&self) -> String {
+        if self.markup {
+            self.fragment.clone()
+        } else {
+            self.plain.clone()
+        }
+    }
+}
+
+/// One character of the decoded text, and whether it is white space outside quotes (which
+/// aapt2 trims at the ends of the string).
+type Decodedchar = (char, bool);
+
+/// Reads the content of the element just opened up to its end tag named `element`.
+fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded, String> {
+    let mut builder = StringBuilder::default();
+    let mut pieces: Vec<Result<Vec<Decodedchar>, String>> = Vec::new();
+    let mut depth = 0usize;
+    let mut markup = false;
+    loop {
+        match reader.read_event().map_err(|err| err.to_string())? {
+            Event::Text(text) => {
+                let raw = text.decode().map_err(|err| err.to_string())?;
+                pieces.push(Ok(builder.append(&raw)));
+            }
+            Event::CData(cdata) => {
+                let raw = std::str::from_utf8(&cdata).map_err(|err| err.to_string())?.to_owned();
+                pieces.push(Ok(builder.append(&raw)));
+            }
+            Event::GeneralRef(reference) => {
+                let text = resolve_reference(&reference)
+                    .ok_or_else(|| format!("unknown entity &{};", String::from_utf8_lossy(&reference)))?;
+                pieces.push(Ok(builder.append(&text)));
+            }
+            Event::Start(start) => {
+                depth += 1;
+                markup = true;
+                pieces.push(Err(format!("<{}>", String::from_utf8_lossy(&start))));
+            }
+            Event::Empty(empty) => {
+                markup = true;
+                pieces.push(Err(format!("<{}/>", String::from_utf8_lossy(&empty))));
+            }
+            Event::End(end) if depth == 0 && end.name().as_ref() == element => break,
+            Event::End(end) => {
+                depth = depth.saturating_sub(1);
+                pieces.push(Err(format!("</{}>", String::from_utf8_lossy(end.name().as_ref()))));
+            }
+            Event::Eof => return Err(format!("<{}> is not closed", String::from_utf8_lossy(element))),
+            _ => {}
+        }
+    }
+    // Trim white space from outside quotes at both ends of the whole text, across tags.
+    let chars: Vec<&Decodedchar> = pieces.iter().flat_map(|piece| piece.iter().flatten()).collect();
+    let leading = chars.iter().take_while(|(_, trimmable)| *trimmable).count();
+    let trailing = chars[leading..]
+        .iter()
+        .rev()
+        .take_while(|(_, trimmable)| *trimmable)
+        .count();
+    let keep = leading..chars.len() - trailing;
+    let mut plain = String::new();
+    let mut fragment = String::new();
+    let mut index = 0;
+    for piece in &pieces {
+        match piece {
+            Ok(text) => {
+                let mut run = String::new();
+                for (c, _) in text {
+                    if keep.contains(&index) {
+                        run.push(*c);
+                    }
+                    index += 1;
+                }
+                plain.push_str(&run);
+                fragment.push_str(&xml_escape(&run));
+            }
+            Err(tag) => fragment.push_str(tag),
+        }
+    }
+    Ok(Decoded {
+        plain,
+        fragment,
+        markup,
+    })
+}
+
+/// aapt2's string builder: the quote and escape state runs across the pieces of one string.
+#[derive(Default)]
+struct StringBuilder {
+    quoted: bool,
+    last_was_space: bool,
+}
+
+impl StringBuilder {
+    fn append(&mut self, text: &str) -> Vec<Decodedchar> {
+        let mut out = Vec::with_capacity(text.len());
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            if !self.quoted && c.is_ascii_whitespace() {
+                if !self.last_was_space {
+                    out.push((' ', true));
+                    self.last_was_space = true;
+                }
+                continue;
+            }
+            self.last_was_space = false;
+            match c {
+                '\\' => match chars.next() {
+                    Some('t') => out.push(('\t', false)),
+                    Some('n') => out.push(('\n', false)),
+                    Some('u') => {
+                        let mut code = 0u32;
+                        for _ in 0..4 {
+                            match chars.peek().and_then(|c| c.to_digit(16)) {
+                                Some(digit) => {
+                                    code = code * 16 + digit;
+                                    chars.next();
+                                }
+                                None => break,
+                            }
+                        }
+                        out.push((char::from_u32(code).unwrap_or('\u{fffd}'), false));
+                    }
+                    Some(other) => out.push((other, false)),
+                    None => {}
+                },
+                '"' => self.quoted = !self.quoted,
+                c => out.push((c, false)),
+            }
+        }
+        out
+    }
+}
+
 const JAVA_KEYWORDS: &[&str] = &[
     "abstract",
     "assert",
@@ -385,6 +675,76 @@ mod tests {
         let err = resource_names(&[&key("a.b"), &key("a_b")]).unwrap_err().to_string();
         assert!(err.contains("\"a.b\"") && err.contains("\"a_b\""), "{err}");
         assert!(resource_names(&[&key("a.b"), &key("a.c")]).is_ok());
+    }
+
+    fn read_one(xml: &str) -> ParsedEntry {
+        let file = read(format!("<resources>{xml}</resources>").as_bytes()).unwrap();
+        file.entries.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn strings_are_read_with_aapt2_rules() {
+        let plain = |xml: &str| {
+            read_one(&format!("<string name=\"k\">{xml}</string>"))
+                .text
+                .as_plain()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(plain("  a \n  b  "), "a b");
+        assert_eq!(plain("\"  keep  \" x"), "  keep   x");
+        assert_eq!(
+            plain("it\\'s \\\"q\\\" \\\\ \\n\\t \\u00e9 \\@"),
+            "it's \"q\" \\ \n\t é @"
+        );
+        assert_eq!(plain("&amp;&lt;&#x41;"), "&<A");
+        assert_eq!(plain("<![CDATA[<b>x</b>]]>"), "<b>x</b>");
+        for text in [
+            "apostrophe's",
+            " lead",
+            "trail ",
+            "a  b",
+            "@x",
+            "?y",
+            "tab\there",
+            "line\nnext",
+            "say \"hi\" \\o/",
+            "<b>not markup</b> & more",
+            "%1$s 100%",
+        ] {
+            let xml = content(text, false);
+            assert_eq!(plain(&xml), text, "{xml}");
+        }
+    }
+
+    #[test]
+    fn inline_markup_is_kept_as_a_markup_text_and_written_back() {
+        let entry = read_one("<string name=\"k\">Hi <b>you</b> &amp; <xliff:g id=\"n\">%1$s</xliff:g>\\'s</string>");
+        assert!(entry.markup);
+        let text = entry.text.as_plain().unwrap();
+        assert_eq!(text, "Hi <b>you</b> &amp; <xliff:g id=\"n\">%1$s</xliff:g>'s");
+        let written = content(text, true);
+        assert_eq!(written, "Hi <b>you</b> &amp; <xliff:g id=\"n\">%1$s</xliff:g>\\'s");
+        let again = read_one(&format!("<string name=\"k\">{written}</string>"));
+        assert_eq!(again.text.as_plain(), Some(text));
+    }
+
+    #[test]
+    fn plurals_comments_and_other_resources() {
+        let file = read(
+            b"<?xml version=\"1.0\"?>\n<resources>\n  <!-- Episodes count -->\n  <plurals name=\"eps\">\n    <item quantity=\"one\">%d episode</item>\n    <item quantity=\"other\">%d episodes</item>\n  </plurals>\n  <string-array name=\"a\"><item>x</item></string-array>\n  <dimen name=\"d\">2dp</dimen>\n  <string name=\"s\">S</string>\n</resources>\n",
+        )
+        .unwrap();
+        assert_eq!(file.skipped, 2);
+        assert_eq!(file.entries.len(), 2);
+        let plural = &file.entries[0];
+        assert_eq!(plural.description.as_deref(), Some("Episodes count"));
+        assert_eq!(plural.line, 4);
+        let forms = plural.text.as_plural().unwrap();
+        assert_eq!(forms.get(PluralCategory::One), Some("%d episode"));
+        assert_eq!(file.entries[1].description, None);
+        let err = read(b"<resources>\n<string name=\"a\">x</strin>\n</resources>").unwrap_err();
+        assert_eq!(err.line, Some(2), "{err}");
     }
 
     #[test]

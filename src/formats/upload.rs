@@ -1,1 +1,270 @@
+//! Uploaded files: one file, or a zip laid out as the export lays it out, read into entries
+//! per language. Folders map to languages as the export's inverse (`values/` is the base
+//! language, `values-pt-rBR/` is `pt-BR`, `values-b+zh+Hans/` is `zh-Hans`, `fr.lproj/` is
+//! `fr`, `fr.json` is `fr`); other files are ignored and listed.
+//!
+//! A zip is unpacked in memory with every guard against hostile archives: no path that climbs
+//! out or is absolute, no links, and no more than `max_unpacked` bytes in all, counted as the
+//! bytes come out (not as the archive claims).
 
+use std::io::{Cursor, Read};
+
+use super::{ExportFormat, ParsedEntry, ReadError, android, apple, csv, json};
+
+/// What an upload holds.
+#[derive(Debug, Default)]
+pub struct Upload {
+    pub files: Vec<UploadedFile>,
+    /// Files of the zip that are not of the format's layout.
+    pub ignored: Vec<String>,
+    /// Resources that are neither strings nor plurals (`<string-array>`, `<dimen>`, ...), and
+    /// `.stringsdict` entries with several variables.
+    pub skipped: usize,
+}
+
+/// One file read: its path, the language its place names (as written there, or
+/// [`BASE_LANGUAGE`]), and its entries.
+#[derive(Debug)]
+pub struct UploadedFile {
+    pub path: String,
+    pub language: String,
+    pub entries: Vec<ParsedEntry>,
+}
+
+/// The language of Android's `values/` and Apple's `Base.lproj/`: the project's base language.
+pub const BASE_LANGUAGE: &str = "";
+
+/// Why an upload cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    TooLarge(String),
+}
+
+/// Reads an upload of `format`. `zip` says the body is a zip (by its content type or its
+/// first bytes); a single file needs `language` (except CSV, whose header names it).
+pub fn read(
+    format: ExportFormat,
+    body: &[u8],
+    zip: bool,
+    language: Option<&str>,
+    max_unpacked: usize,
+) -> Result<Upload, UploadError> {
+    let mut upload = Upload::default();
+    if zip || body.starts_with(b"PK\x03\x04") {
+        for (path, bytes) in unzip(body, max_unpacked)? {
+            match place(format, &path) {
+                Some(place) => read_file(format, &path, &place, &bytes, &mut upload)?,
+                None => upload.ignored.push(path),
+            }
+        }
+        return Ok(upload);
+    }
+    let (path, place) = match (format, language) {
+        (ExportFormat::Csv, language) => ("upload.csv".to_owned(), language.unwrap_or_default().to_owned()),
+        (_, None) => {
+            return Err(UploadError::Invalid(
+                "A single file needs the `language` parameter; a zip names its languages by its folders.".into(),
+            ));
+        }
+        (ExportFormat::Json, Some(language)) => (format!("{language}.json"), language.to_owned()),
+        (ExportFormat::AndroidXml, Some(language)) => ("strings.xml".to_owned(), language.to_owned()),
+        (ExportFormat::AppleStrings, Some(language)) => {
+            let is_plist =
+                body.starts_with(b"bplist") || String::from_utf8_lossy(&body[..body.len().min(400)]).contains("<plist");
+            let name = if is_plist {
+                "Localizable.stringsdict"
+            } else {
+                "Localizable.strings"
+            };
+            (name.to_owned(), language.to_owned())
+        }
+    };
+    read_file(format, &path, &place, body, &mut upload)?;
+    Ok(upload)
+}
+
+/// The language a path names for `format`, or `None` when the file is not of its layout.
+fn place(format: ExportFormat, path: &str) -> Option<String> {
+    let mut parts = path.rsplit('/');
+    let file = parts.next()?;
+    let folder = parts.next().unwrap_or_default();
+    match format {
+        ExportFormat::Json => file.strip_suffix(".json").map(str::to_owned),
+        ExportFormat::Csv => file.strip_suffix(".csv").map(str::to_owned),
+        ExportFormat::AndroidXml if file.ends_with(".xml") => android_language(folder),
+        ExportFormat::AppleStrings if file == "Localizable.strings" || file == "Localizable.stringsdict" => {
+            match folder.strip_suffix(".lproj")? {
+                "Base" => Some(BASE_LANGUAGE.to_owned()),
+                code => Some(code.to_owned()),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The language of an Android `values*` folder: `values` is the base language, `values-fr`
+/// is `fr`, `values-pt-rBR` is `pt-BR`, `values-b+zh+Hans` is `zh-Hans`. Folders with other
+/// qualifiers (`values-night`, `values-v21`, `values-fr-land`) name no language.
+pub fn android_language(folder: &str) -> Option<String> {
+    if folder == "values" {
+        return Some(BASE_LANGUAGE.to_owned());
+    }
+    let qualifier = folder.strip_prefix("values-")?;
+    if let Some(tags) = qualifier.strip_prefix("b+") {
+        return Some(tags.replace('+', "-"));
+    }
+    let mut parts = qualifier.split('-');
+    let language = parts.next()?;
+    let is_language = (2..=3).contains(&language.len()) && language.bytes().all(|b| b.is_ascii_lowercase());
+    if !is_language {
+        return None;
+    }
+    match (parts.next(), parts.next()) {
+        (None, _) => Some(language.to_owned()),
+        (Some(region), None) => {
+            let region = region.strip_prefix('r')?;
+            let is_region = (region.len() == 2 && region.bytes().all(|b| b.is_ascii_uppercase()))
+                || (region.len() == 3 && region.bytes().all(|b| b.is_ascii_digit()));
+            is_region.then(|| format!("{language}-{region}"))
+        }
+        _ => None,
+    }
+}
+
+fn read_file(
+    format: ExportFormat,
+    path: &str,
+    place: &str,
+    bytes: &[u8],
+    upload: &mut Upload,
+) -> Result<(), UploadError> {
+    let invalid = |err: ReadError| UploadError::Invalid(format!("{path}: {err}"));
+    let mut push = |language: String, entries: Vec<ParsedEntry>| {
+        upload.files.push(UploadedFile {
+            path: path.to_owned(),
+            language,
+            entries,
+        })
+    };
+    match format {
+        ExportFormat::Json => push(place.to_owned(), json::read(bytes).map_err(invalid)?),
+        ExportFormat::Csv => {
+            let columns = csv::read(bytes).map_err(invalid)?;
+            let single = columns.len() == 1;
+            for (language, entries) in columns {
+                // A single file's `language` parameter wins over its header.
+                let language = if single && !place.is_empty() && !path.contains('/') && path == "upload.csv" {
+                    place.to_owned()
+                } else {
+                    language
+                };
+                push(language, entries);
+            }
+        }
+        ExportFormat::AndroidXml => {
+            let file = android::read(bytes).map_err(invalid)?;
+            upload.skipped += file.skipped;
+            push(place.to_owned(), file.entries);
+        }
+        ExportFormat::AppleStrings if path.ends_with(".stringsdict") => {
+            let (entries, skipped) = apple::read_stringsdict(bytes).map_err(invalid)?;
+            upload.skipped += skipped;
+            push(place.to_owned(), entries);
+        }
+        ExportFormat::AppleStrings => push(place.to_owned(), apple::read_strings(bytes).map_err(invalid)?),
+    }
+    Ok(())
+}
+
+/// Most entries a zip may have.
+const MAX_ZIP_ENTRIES: usize = 100_000;
+
+/// The files of a zip with their paths, refusing climbing paths, links and too many bytes.
+fn unzip(body: &[u8], max_unpacked: usize) -> Result<Vec<(String, Vec<u8>)>, UploadError> {
+    let not_zip =
+        |err: zip::result::ZipError| UploadError::Invalid(format!("The body is not a readable zip archive: {err}."));
+    let mut archive = zip::ZipArchive::new(Cursor::new(body)).map_err(not_zip)?;
+    if archive.len() > MAX_ZIP_ENTRIES {
+        return Err(UploadError::TooLarge(format!(
+            "The zip holds {} entries; at most {MAX_ZIP_ENTRIES} are read.",
+            archive.len()
+        )));
+    }
+    let mut files = Vec::new();
+    let mut unpacked = 0usize;
+    for index in 0..archive.len() {
+        let mut entry = archive.by_index(index).map_err(not_zip)?;
+        let name = entry.name().to_owned();
+        if entry.enclosed_name().is_none() || name.split(['/', '\\']).any(|part| part == "..") {
+            return Err(UploadError::Invalid(format!(
+                "The zip entry {name:?} has a path that leaves the archive's folder."
+            )));
+        }
+        if entry.is_symlink() {
+            return Err(UploadError::Invalid(format!(
+                "The zip entry {name:?} is a link; links are not accepted."
+            )));
+        }
+        if entry.is_dir() {
+            continue;
+        }
+        let room = max_unpacked.saturating_sub(unpacked);
+        let mut bytes = Vec::new();
+        (&mut entry)
+            .take(room as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|err| UploadError::Invalid(format!("The zip entry {name:?} cannot be unpacked: {err}.")))?;
+        if bytes.len() > room {
+            return Err(UploadError::TooLarge(format!(
+                "The zip unpacks to more than {max_unpacked} bytes, the import size limit."
+            )));
+        }
+        unpacked += bytes.len();
+        files.push((name.replace('\\', "/"), bytes));
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn android_folders_map_to_languages_as_the_export_names_them() {
+        assert_eq!(android_language("values").as_deref(), Some(BASE_LANGUAGE));
+        assert_eq!(android_language("values-fr").as_deref(), Some("fr"));
+        assert_eq!(android_language("values-pt-rBR").as_deref(), Some("pt-BR"));
+        assert_eq!(android_language("values-es-r419").as_deref(), Some("es-419"));
+        assert_eq!(android_language("values-b+zh+Hans").as_deref(), Some("zh-Hans"));
+        assert_eq!(android_language("values-b+sr+Latn+RS").as_deref(), Some("sr-Latn-RS"));
+        for other in [
+            "values-night",
+            "values-v21",
+            "values-fr-land",
+            "values-sw600dp",
+            "drawable",
+            "values-fr-rCA-night",
+        ] {
+            assert_eq!(android_language(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn apple_and_json_paths_map_to_languages() {
+        assert_eq!(
+            place(ExportFormat::AppleStrings, "App/pt-BR.lproj/Localizable.strings").as_deref(),
+            Some("pt-BR")
+        );
+        assert_eq!(
+            place(ExportFormat::AppleStrings, "Base.lproj/Localizable.stringsdict").as_deref(),
+            Some("")
+        );
+        assert_eq!(place(ExportFormat::AppleStrings, "fr.lproj/InfoPlist.strings"), None);
+        assert_eq!(place(ExportFormat::Json, "locales/fr.json").as_deref(), Some("fr"));
+        assert_eq!(place(ExportFormat::Json, "README.md"), None);
+    }
+}

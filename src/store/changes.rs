@@ -62,6 +62,9 @@ pub enum Change {
         project: ProjectName,
         mode: ImportMode,
         keys: Vec<ImportEntry>,
+        /// Languages to add to the project in the same commit (a file upload with
+        /// `addLanguages=true`).
+        add_languages: Vec<LanguageCode>,
     },
 }
 
@@ -117,6 +120,9 @@ pub struct ProjectPatch {
 pub struct TranslationInput {
     pub language: LanguageCode,
     pub text: TextInput,
+    /// The text is literal even if the key holds markup texts (an uploaded string without
+    /// tags): it is escaped when stored in a markup key.
+    pub literal: bool,
 }
 
 /// The text of a translation as sent: `content` for a plain key, `forms` for a plural one.
@@ -202,6 +208,8 @@ pub enum CatalogUpdate {
         team: TeamName,
         project: ProjectName,
         entries: Vec<KeyEntry>,
+        /// The project's new settings, when the import added languages.
+        settings: Option<Project>,
     },
 }
 
@@ -250,7 +258,8 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
             project,
             mode,
             keys,
-        } => plan_import(catalog, team, project, mode, keys),
+            add_languages,
+        } => plan_import(catalog, team, project, mode, keys, add_languages),
         Change::DeleteKey { team, project, name } => {
             let keys = loaded_keys(project_entry(catalog, &team, &project)?)?;
             let entry = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;
@@ -493,7 +502,7 @@ fn plan_update_key(
         key.description = description;
     }
     if let Some(markup) = patch.markup {
-        key.markup = markup;
+        key.set_markup(markup);
     }
     if let Some(plural) = patch.plural {
         key.set_plural(plural);
@@ -552,6 +561,7 @@ fn plan_import(
     project: ProjectName,
     mode: ImportMode,
     items: Vec<ImportEntry>,
+    add_languages: Vec<LanguageCode>,
 ) -> Result<Plan, StoreError> {
     let entry = project_entry(catalog, &team, &project)?;
     let keys = loaded_keys(entry)?;
@@ -559,7 +569,15 @@ fn plan_import(
     let mut counts = ImportCounts::default();
     let mut seen: HashSet<KeyName> = HashSet::with_capacity(items.len());
     let mut new_files: HashMap<String, KeyName> = HashMap::new();
-    let mut edits = Vec::with_capacity(items.len());
+    let mut edits = Vec::with_capacity(items.len() + 1);
+    let settings = with_languages(&entry.project, add_languages)?;
+    if let Some(settings) = &settings {
+        edits.push(TreeEdit::Write {
+            path: layout::project_file(&team, &project),
+            contents: files::write_project(settings),
+        });
+    }
+    let project_settings = settings.as_ref().unwrap_or(&entry.project);
     let mut entries = Vec::with_capacity(items.len());
     for (position, item) in items.into_iter().enumerate() {
         let at = |err: StoreError| at_position(position, &item.name, err);
@@ -583,12 +601,12 @@ fn plan_import(
                     key.description = description;
                 }
                 if let Some(markup) = item.markup {
-                    key.markup = markup;
+                    key.set_markup(markup);
                 }
                 if let Some(plural) = item.plural {
                     key.set_plural(plural);
                 }
-                merge_translations(&entry.project, &mut key, item.translations).map_err(at)?;
+                merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
                 if key == existing.key {
                     counts.unchanged += 1;
                     continue;
@@ -605,7 +623,7 @@ fn plan_import(
                     markup: item.markup.unwrap_or(false),
                     translations: Translations::default(),
                 };
-                merge_translations(&entry.project, &mut key, item.translations).map_err(at)?;
+                merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
                 let file = layout::key_file(&key.name);
                 ensure_file_is_free(keys, &file, &key.name).map_err(at)?;
                 if let Some(other) = new_files.insert(file.clone(), key.name.clone()) {
@@ -624,18 +642,46 @@ fn plan_import(
         });
         entries.push(KeyEntry::new(key, file));
     }
-    let subject = format!(
+    let mut subject = format!(
         "Import {} keys into {team}/{project} ({} created, {} updated)",
         counts.created + counts.updated,
         counts.created,
         counts.updated
     );
+    if let Some(settings) = &settings {
+        let added: Vec<&str> = settings.languages[entry.project.languages.len()..]
+            .iter()
+            .map(LanguageCode::as_str)
+            .collect();
+        subject.push_str(&format!(", adding {}", added.join(", ")));
+    }
     Ok(Plan {
         subject,
         edits,
-        update: CatalogUpdate::PutKeys { team, project, entries },
+        update: CatalogUpdate::PutKeys {
+            team,
+            project,
+            entries,
+            settings,
+        },
         import: Some(counts),
     })
+}
+
+/// The project with `languages` added at the end (those it lacks); `None` when it has them all.
+fn with_languages(project: &Project, languages: Vec<LanguageCode>) -> Result<Option<Project>, StoreError> {
+    let mut settings = project.clone();
+    for language in languages {
+        let folded = language.folded();
+        if !settings.languages.iter().any(|known| known.folded() == folded) {
+            settings.languages.push(language);
+        }
+    }
+    if settings.languages.len() == project.languages.len() {
+        return Ok(None);
+    }
+    settings.languages = checked_languages(&settings.base_language, settings.languages)?;
+    Ok(Some(settings))
 }
 
 /// Puts the position of an import entry in front of an error's message.
@@ -670,6 +716,7 @@ fn merge_translations(project: &Project, key: &mut Key, inputs: Vec<TranslationI
                 project.languages_list()
             )));
         };
+        let literal = input.literal && key.markup;
         let text = match (input.text, key.plural) {
             (TextInput::Content(content), false) => (!content.is_empty()).then_some(Text::Plain(content)),
             (TextInput::Forms(forms), true) if forms.is_empty() => None,
@@ -691,6 +738,11 @@ fn merge_translations(project: &Project, key: &mut Key, inputs: Vec<TranslationI
                     quoted(language.as_str())
                 )));
             }
+        };
+        let text = if literal {
+            text.map(|text| text.map_strings(crate::domain::model::escape_markup))
+        } else {
+            text
         };
         match text {
             Some(text) => key.translations.insert(language.clone(), text),
@@ -855,12 +907,19 @@ impl CatalogUpdate {
                     keys.put(entry);
                 }
             }
-            CatalogUpdate::PutKeys { team, project, entries } => {
-                if let Some(keys) = catalog
-                    .project_mut(&team, &project)
-                    .and_then(|project| project.keys.as_mut())
-                {
-                    keys.put_many(entries);
+            CatalogUpdate::PutKeys {
+                team,
+                project,
+                entries,
+                settings,
+            } => {
+                if let Some(entry) = catalog.project_mut(&team, &project) {
+                    if let Some(settings) = settings {
+                        entry.project = settings;
+                    }
+                    if let Some(keys) = entry.keys.as_mut() {
+                        keys.put_many(entries);
+                    }
                 }
             }
             CatalogUpdate::RemoveKey { team, project, name } => {

@@ -69,6 +69,29 @@ pub struct Applied {
     pub import: Option<ImportCounts>,
 }
 
+/// Keys to import into a project in one commit.
+#[derive(Debug, Clone)]
+pub struct Import {
+    pub team: TeamName,
+    pub project: ProjectName,
+    pub mode: ImportMode,
+    pub keys: Vec<ImportEntry>,
+    /// Languages to add to the project in the same commit.
+    pub add_languages: Vec<crate::domain::names::LanguageCode>,
+}
+
+impl Import {
+    fn into_change(self) -> Change {
+        Change::ImportKeys {
+            team: self.team,
+            project: self.project,
+            mode: self.mode,
+            keys: self.keys,
+            add_languages: self.add_languages,
+        }
+    }
+}
+
 /// Handle to the store; clones share the same writer and catalog.
 #[derive(Clone)]
 pub struct Store {
@@ -131,27 +154,22 @@ impl Store {
         Ok(self.apply_returning(change, author).await?.outcome)
     }
 
-    /// Imports keys as one commit (none when nothing changes) and counts what it did.
-    pub async fn import(
-        &self,
-        team: TeamName,
-        project: ProjectName,
-        mode: ImportMode,
-        keys: Vec<ImportEntry>,
-        author: &str,
-    ) -> Result<(Outcome, ImportCounts), StoreError> {
-        let applied = self
-            .apply_returning(
-                Change::ImportKeys {
-                    team,
-                    project,
-                    mode,
-                    keys,
-                },
-                author,
-            )
-            .await?;
+    /// Imports keys as one commit (none when nothing changes) and counts what it did;
+    /// `add_languages` are added to the project in the same commit.
+    pub async fn import(&self, import: Import, author: &str) -> Result<(Outcome, ImportCounts), StoreError> {
+        let applied = self.apply_returning(import.into_change(), author).await?;
         Ok((applied.outcome, applied.import.unwrap_or_default()))
+    }
+
+    /// Checks an import as [`Store::import`] would and counts what it would do, committing
+    /// nothing (a dry run). Planning is pure, so it runs on the catalog under the read lock.
+    pub async fn plan_import(&self, import: Import) -> Result<ImportCounts, StoreError> {
+        let (team, project) = (import.team.clone(), import.project.clone());
+        // Loads the project's keys when they are not yet.
+        self.with_keys(&team, &project, |_, _| ()).await?;
+        let catalog = self.read();
+        let plan = changes::plan(&catalog, import.into_change())?;
+        Ok(plan.import.unwrap_or_default())
     }
 
     async fn apply_returning(&self, change: Change, author: &str) -> Result<Applied, StoreError> {

@@ -1,0 +1,369 @@
+//! File upload: an app's own resource files (one file or a zip of a whole tree) read into
+//! keys and applied as one commit.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use poem::Request;
+use poem_openapi::error::ContentTypeError;
+use poem_openapi::param::{Path, Query};
+use poem_openapi::payload::Json;
+use poem_openapi::registry::{MetaMediaType, MetaRequest, MetaSchema, MetaSchemaRef};
+use poem_openapi::{ApiExtractor, ApiExtractorType, Enum, ExtractParamOptions, Object, OpenApi};
+
+use super::auth::TokenAuth;
+use super::error::ApiError;
+use super::export::ExportType;
+use super::schema::{ProjectNameParam, TeamNameParam};
+use super::{ApiTags, AppState};
+use crate::domain::model::{Project, Text};
+use crate::domain::names::{KeyName, LanguageCode, quote_for_message};
+use crate::formats::upload::{self, BASE_LANGUAGE, Upload, UploadError};
+use crate::store::{Import, ImportEntry, ImportMode, TextInput, TranslationInput};
+use crate::tokens::Access;
+
+pub struct FilesApi {
+    pub state: Arc<AppState>,
+}
+
+/// How an upload treats keys that exist already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+#[oai(rename_all = "lowercase")]
+pub enum UploadMode {
+    /// Every key must be new; existing ones fail the upload with 409, naming them.
+    Create,
+    /// New keys are created; existing keys get the uploaded languages' texts.
+    Upsert,
+}
+
+/// What an upload did (or, with `dryRun`, would do).
+#[derive(Debug, Object)]
+pub struct UploadResult {
+    /// Always `true`.
+    pub success: bool,
+    /// Keys created.
+    pub created: u64,
+    /// Existing keys changed.
+    pub updated: u64,
+    /// Existing keys the upload left as they were.
+    pub unchanged: u64,
+    /// The files read, each with the language it maps to and its number of keys.
+    pub files: Vec<UploadedFileItem>,
+    /// Files of the zip that are not of the format's layout; they were not read.
+    pub ignored: Vec<String>,
+    /// Resources read but not kept: Android resources other than `<string>` and `<plurals>`
+    /// (`<string-array>`, `<dimen>`, ...) and `.stringsdict` entries with several variables.
+    pub skipped: u64,
+    /// Whether this was a dry run (nothing committed).
+    #[oai(rename = "dryRun")]
+    pub dry_run: bool,
+}
+
+/// One file of an upload.
+#[derive(Debug, Object)]
+pub struct UploadedFileItem {
+    /// The path in the zip (or the file's name in the layout, for a single file).
+    pub path: String,
+    /// The project language it maps to.
+    pub language: String,
+    /// Entries read from it.
+    pub keys: u64,
+}
+
+/// The uploaded file or zip, sent as the request body.
+pub struct UploadBody(pub Vec<u8>);
+
+/// Content types an upload may carry: the formats' own, `application/octet-stream` and
+/// `application/zip`.
+const UPLOAD_TYPES: &[&str] = &[
+    "application/octet-stream",
+    "application/zip",
+    "application/x-zip-compressed",
+    "application/xml",
+    "text/xml",
+    "application/json",
+    "text/csv",
+    "text/plain",
+    "application/x-plist",
+];
+
+impl UploadBody {
+    fn accepts(content_type: &str) -> bool {
+        let media_type = content_type.split(';').next().unwrap_or_default().trim();
+        UPLOAD_TYPES.iter().any(|known| media_type.eq_ignore_ascii_case(known))
+    }
+}
+
+/// Documented as one binary body under each accepted content type.
+impl<'a> ApiExtractor<'a> for UploadBody {
+    const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::RequestObject];
+    type ParamType = ();
+    type ParamRawType = ();
+
+    fn request_meta() -> Option<MetaRequest> {
+        let schema = || MetaSchemaRef::Inline(Box::new(MetaSchema::new_with_format("string", "binary")));
+        Some(MetaRequest {
+            description: Some("The file, or a zip of files laid out as the export lays them out."),
+            content: UPLOAD_TYPES
+                .iter()
+                .map(|content_type| MetaMediaType {
+                    content_type,
+                    schema: schema(),
+                })
+                .collect(),
+            required: true,
+        })
+    }
+
+    async fn from_request(
+        request: &'a Request,
+        body: &mut poem::RequestBody,
+        _param_opts: ExtractParamOptions<Self::ParamType>,
+    ) -> poem::Result<Self> {
+        match request.content_type() {
+            Some(content_type) if Self::accepts(content_type) => Ok(Self(body.take()?.into_vec().await?)),
+            Some(content_type) => Err(ContentTypeError::NotSupported {
+                content_type: content_type.to_owned(),
+            }
+            .into()),
+            None => Err(ContentTypeError::ExpectContentType.into()),
+        }
+    }
+}
+
+#[OpenApi(tag = "ApiTags::Keys")]
+impl FilesApi {
+    /// Upload files
+    ///
+    /// Needs write access. Reads an app's resource files and applies them as one commit (none
+    /// when nothing changes). The body is one file (then `language` names its language) or a
+    /// zip laid out as the export lays it out: `values*/*.xml` (every `<string>` and
+    /// `<plurals>` of every file; `values/` is the base language, `values-pt-rBR/` is `pt-BR`,
+    /// `values-b+zh+Hans/` is `zh-Hans`), `{lang}.lproj/Localizable.strings` and
+    /// `.stringsdict`, `{lang}.json`, `{lang}.csv`. Values are read as the platform's own parser
+    /// reads them; `<plurals>`, `.stringsdict` entries, JSON form objects and ICU plural cells
+    /// become plural keys; the comment directly above an entry becomes the key's description;
+    /// Android inline markup is kept (the key's `markup` flag). Send the file's own content
+    /// type, `application/octet-stream` or `application/zip`. A file that does not parse is a
+    /// 400 naming the file and line; nothing is written then.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/files",
+        method = "post",
+        operation_id = "uploadFiles"
+    )]
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented query parameter")]
+    async fn upload_files(
+        &self,
+        request: &Request,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        /// The format: `json`, `csv`, `android-xml` or `apple-strings`.
+        #[oai(name = "type")]
+        format: Query<ExportType>,
+        /// The language of a single file that is not a zip (a project language).
+        language: Query<Option<String>>,
+        /// `upsert` (default) or `create`.
+        mode: Query<Option<UploadMode>>,
+        /// `true`: answer the counts and commit nothing.
+        #[oai(name = "dryRun")]
+        dry_run: Query<Option<bool>>,
+        /// `true`: languages the project lacks are added to it in the same commit, rather
+        /// than refused.
+        #[oai(name = "addLanguages")]
+        add_languages: Query<Option<bool>>,
+        body: UploadBody,
+    ) -> Result<Json<UploadResult>, ApiError> {
+        let team = auth.team(team_name.0.0)?;
+        auth.require(Access::Write)?;
+        let project_name = project_name.0.0;
+        let project = self.state.store.project(&team, &project_name)?;
+        let is_zip = request
+            .content_type()
+            .is_some_and(|content_type| content_type.contains("zip"));
+        let format = format.0.format();
+        let max_unpacked = self.state.max_unpacked_bytes;
+        let language = language.0;
+        let upload = tokio::task::spawn_blocking(move || {
+            upload::read(format, &body.0, is_zip, language.as_deref(), max_unpacked)
+        })
+        .await
+        .map_err(|join_error| {
+            tracing::error!(error = %join_error, "the upload task failed");
+            ApiError::internal()
+        })?
+        .map_err(|err| match err {
+            UploadError::Invalid(message) => ApiError::invalid(message),
+            UploadError::TooLarge(message) => ApiError::payload_too_large(message),
+        })?;
+        let plan = UploadPlan::new(&project, upload, add_languages.0.unwrap_or(false))?;
+        let import = Import {
+            team,
+            project: project_name,
+            mode: match mode.0.unwrap_or(UploadMode::Upsert) {
+                UploadMode::Create => ImportMode::Create,
+                UploadMode::Upsert => ImportMode::Upsert,
+            },
+            keys: plan.entries,
+            add_languages: plan.add_languages,
+        };
+        let dry_run = dry_run.0.unwrap_or(false);
+        let counts = if dry_run {
+            self.state.store.plan_import(import).await?
+        } else {
+            self.state.store.import(import, auth.author()).await?.1
+        };
+        Ok(Json(UploadResult {
+            success: true,
+            created: counts.created as u64,
+            updated: counts.updated as u64,
+            unchanged: counts.unchanged as u64,
+            files: plan.files,
+            ignored: plan.ignored,
+            skipped: plan.skipped as u64,
+            dry_run,
+        }))
+    }
+}
+
+/// An upload turned into import entries: the files' languages resolved against the project,
+/// each key's texts gathered across languages.
+struct UploadPlan {
+    entries: Vec<ImportEntry>,
+    add_languages: Vec<LanguageCode>,
+    files: Vec<UploadedFileItem>,
+    ignored: Vec<String>,
+    skipped: usize,
+}
+
+impl UploadPlan {
+    fn new(project: &Project, upload: Upload, add_languages: bool) -> Result<Self, ApiError> {
+        let mut plan = UploadPlan {
+            entries: Vec::new(),
+            add_languages: Vec::new(),
+            files: Vec::new(),
+            ignored: upload.ignored,
+            skipped: upload.skipped,
+        };
+        // Key name → position in `entries`; (key, language) → where it was defined.
+        let mut positions: HashMap<String, usize> = HashMap::new();
+        let mut defined: HashMap<(String, LanguageCode), (String, usize)> = HashMap::new();
+        for file in upload.files {
+            let language = plan.language(project, &file.path, &file.language, add_languages)?;
+            plan.files.push(UploadedFileItem {
+                path: file.path.clone(),
+                language: language.to_string(),
+                keys: file.entries.len() as u64,
+            });
+            for parsed in file.entries {
+                let place = (file.path.clone(), parsed.line);
+                if let Some((other_path, other_line)) = defined.insert((parsed.name.clone(), language.clone()), place) {
+                    return Err(ApiError::invalid(format!(
+                        "{}: {} is defined twice for language {} (also in {other_path}{}).",
+                        file.path,
+                        quote_for_message(&parsed.name),
+                        language,
+                        if other_line > 0 {
+                            format!(" line {other_line}")
+                        } else {
+                            String::new()
+                        }
+                    )));
+                }
+                let name = KeyName::parse(&parsed.name).map_err(|err| {
+                    ApiError::invalid(format!(
+                        "{}: {} is not a valid key name: {}",
+                        file.path,
+                        quote_for_message(&parsed.name),
+                        err.0
+                    ))
+                })?;
+                let plural = matches!(parsed.text, Text::Plural(_));
+                let position = *positions.entry(parsed.name.clone()).or_insert_with(|| {
+                    plan.entries.push(ImportEntry {
+                        name,
+                        tags: None,
+                        description: None,
+                        plural: Some(plural),
+                        markup: None,
+                        translations: Vec::new(),
+                    });
+                    plan.entries.len() - 1
+                });
+                let entry = &mut plan.entries[position];
+                if entry.plural != Some(plural) {
+                    return Err(ApiError::invalid(format!(
+                        "{}: {} is a plural in one language and a plain string in another; make it one or the other.",
+                        file.path,
+                        quote_for_message(&parsed.name)
+                    )));
+                }
+                // The base language's comment wins; otherwise the first one found.
+                if let Some(description) = parsed.description.filter(|text| !text.is_empty())
+                    && (entry.description.is_none() || language == project.base_language)
+                {
+                    entry.description = Some(
+                        description
+                            .chars()
+                            .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+                            .take(4000)
+                            .collect(),
+                    );
+                }
+                if parsed.markup {
+                    entry.markup = Some(true);
+                }
+                let text = match parsed.text {
+                    Text::Plain(text) => TextInput::Content(text),
+                    Text::Plural(forms) => TextInput::Forms(
+                        forms
+                            .iter()
+                            .map(|(category, text)| (category, text.to_owned()))
+                            .collect(),
+                    ),
+                };
+                entry.translations.push(TranslationInput {
+                    language: language.clone(),
+                    text,
+                    literal: !parsed.markup,
+                });
+            }
+        }
+        // A markup key's texts from files without tags are literal: the store escapes them.
+        // Texts that are themselves markup are not.
+        Ok(plan)
+    }
+
+    /// The project language a file's place names; one the project lacks is added (with
+    /// `addLanguages`) or refused.
+    fn language(&mut self, project: &Project, path: &str, raw: &str, add: bool) -> Result<LanguageCode, ApiError> {
+        if raw == BASE_LANGUAGE {
+            return Ok(project.base_language.clone());
+        }
+        let code = LanguageCode::parse(raw).map_err(|_| {
+            ApiError::invalid(format!(
+                "{path}: {} is not a language code, so the file's language is unknown.",
+                quote_for_message(raw)
+            ))
+        })?;
+        let folded = code.folded();
+        if let Some(known) = project
+            .languages
+            .iter()
+            .chain(&self.add_languages)
+            .find(|language| language.folded() == folded)
+        {
+            return Ok(known.clone());
+        }
+        if !add {
+            return Err(ApiError::invalid(format!(
+                "{path}: project {} has no language {}; its languages are: {}. Add it to the project, or upload with addLanguages=true.",
+                project.name,
+                quote_for_message(code.as_str()),
+                project.languages_list()
+            )));
+        }
+        self.add_languages.push(code.clone());
+        Ok(code)
+    }
+}
