@@ -142,6 +142,17 @@ impl TestApp {
         into_reply(request.send().await).await
     }
 
+    /// Sends raw bytes (a file upload) with the admin token.
+    pub async fn post_bytes(&self, path: &str, content_type: &str, body: Vec<u8>) -> Reply {
+        let request = self
+            .client
+            .request(Method::POST, path)
+            .header("X-Api-Token", ADMIN)
+            .content_type(content_type)
+            .body(body);
+        into_reply(request.send().await).await
+    }
+
     pub async fn get(&self, path: &str) -> Reply {
         self.call(Method::GET, path, None, Some(ADMIN)).await
     }

@@ -14,3 +14,4 @@ mod repository;
 mod rights;
 mod server;
 mod teams;
+mod upload;

@@ -70,7 +70,7 @@ fn framework_res() -> PathBuf {
     path
 }
 
-fn readback(kind: &str, path: &Path) -> Value {
+pub fn readback(kind: &str, path: &Path) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/readback.py");
     let output = Command::new(python()).arg(script).arg(kind).arg(path).output().unwrap();
     assert!(
@@ -128,7 +128,7 @@ async fn hard_app() -> (TestApp, BTreeMap<String, BTreeMap<String, String>>) {
 }
 
 /// Exports every language as a zip and unpacks it into a temporary folder.
-async fn export_all(app: &TestApp, format: &str) -> tempfile::TempDir {
+pub async fn export_all(app: &TestApp, format: &str) -> tempfile::TempDir {
     let reply = app
         .get(&format!("/teams/acme/projects/mobile/keys/export?type={format}"))
         .await
@@ -151,7 +151,7 @@ async fn export_all(app: &TestApp, format: &str) -> tempfile::TempDir {
 }
 
 /// An app manifest for aapt2 to link against.
-fn write_manifest(dir: &Path) -> PathBuf {
+pub fn write_manifest(dir: &Path) -> PathBuf {
     let manifest = dir.join("AndroidManifest.xml");
     std::fs::write(
         &manifest,
@@ -162,7 +162,7 @@ fn write_manifest(dir: &Path) -> PathBuf {
 }
 
 /// Compiles a `res` folder with aapt2 and links it against the Android framework into `apk`.
-fn build_apk(res: &Path, manifest: &Path, compiled: PathBuf, apk: PathBuf) -> PathBuf {
+pub fn build_apk(res: &Path, manifest: &Path, compiled: PathBuf, apk: PathBuf) -> PathBuf {
     run(Command::new(aapt2())
         .arg("compile")
         .arg("--dir")

@@ -1,0 +1,455 @@
+//! File upload: real app resource files in, exports out, both read by the platforms' own
+//! parsers (aapt2 and a resource-table reader, openstep_plist, plistlib), which must agree.
+
+use std::io::Write;
+use std::path::Path;
+
+use poem::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::TestApp;
+use crate::platforms::{build_apk, export_all, readback, write_manifest};
+
+/// An Android `res/` tree written the way app developers write it (not the way locstore
+/// exports it): quotes, escapes, entities, CDATA, collapsing white space, inline markup,
+/// xliff placeholders, plurals, comments, and resources that are not strings.
+const ANDROID_TREE: &[(&str, &str)] = &[
+    (
+        "res/values/strings.xml",
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<resources xmlns:xliff="urn:oasis:names:tc:xliff:document:1.2">
+    <!-- The app's name on the launcher -->
+    <string name="app_name">Podcasts</string>
+    <string name="quoted">"  two  spaces  "</string>
+    <string name="collapsed">  many
+        lines   collapse  </string>
+    <string name="escapes">It\'s \"fine\" \\ \u0041\u00e9 \@home \?attr</string>
+    <string name="entities">Tom &amp; Jerry &lt;3 &#169; &gt;</string>
+    <string name="cdata"><![CDATA[<b>not bold</b> & raw]]></string>
+    <string name="styled">Tap <b>here</b> to <i>start</i>, <u>now</u></string>
+    <string name="xliff">Played <xliff:g id="count" example="3">%1$d</xliff:g> times</string>
+    <string name="link">Read the <a href="https://example.org/terms">terms</a> &amp; more</string>
+    <string name="percent" formatted="false">100% sure, %s</string>
+    <string name="emoji">🎉 עברית</string>
+    <plurals name="episodes">
+        <!-- not a description: inside the element -->
+        <item quantity="one">%d episode</item>
+        <item quantity="other">%d episodes</item>
+    </plurals>
+    <plurals name="styled_plural">
+        <item quantity="one"><b>%d</b> new</item>
+        <item quantity="other"><b>%d</b> new ones</item>
+    </plurals>
+    <string-array name="speeds"><item>1x</item><item>2x</item></string-array>
+    <dimen name="margin">4dp</dimen>
+</resources>
+"#,
+    ),
+    (
+        "res/values/plurals.xml",
+        r#"<resources>
+    <!-- Hours left in a download -->
+    <plurals name="hours">
+        <item quantity="one">one hour</item>
+        <item quantity="other">%d hours</item>
+    </plurals>
+</resources>
+"#,
+    ),
+    (
+        "res/values-fr/strings.xml",
+        r#"<resources xmlns:xliff="urn:oasis:names:tc:xliff:document:1.2">
+    <string name="app_name">Balados</string>
+    <string name="escapes">C\'est \"bien\"</string>
+    <string name="styled">Touchez <b>ici</b></string>
+    <string name="entities">Tom &amp; Jerry</string>
+    <plurals name="episodes">
+        <item quantity="one">%d épisode</item>
+        <item quantity="many">%d d\'épisodes</item>
+        <item quantity="other">%d épisodes</item>
+    </plurals>
+</resources>
+"#,
+    ),
+    (
+        "res/values-pt-rBR/strings.xml",
+        r#"<resources><string name="app_name">"Podcasts "</string></resources>"#,
+    ),
+    (
+        "res/values-b+zh+Hans/strings.xml",
+        r#"<resources><string name="app_name">播客</string><plurals name="hours"><item quantity="other">%d 小时</item></plurals></resources>"#,
+    ),
+    (
+        "res/values-night/colors.xml",
+        r#"<resources><color name="bg">#000</color></resources>"#,
+    ),
+    ("README.md", "not a resource"),
+];
+
+/// Language of each values folder, as the export names it.
+const FOLDERS: &[&str] = &["values", "values-fr", "values-pt-rBR", "values-b+zh+Hans"];
+
+fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut archive = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (path, bytes) in files {
+        archive
+            .start_file(*path, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        archive.write_all(bytes).unwrap();
+    }
+    archive.finish().unwrap().into_inner()
+}
+
+fn android_zip() -> Vec<u8> {
+    let files: Vec<(&str, &[u8])> = ANDROID_TREE
+        .iter()
+        .map(|(path, text)| (*path, text.as_bytes()))
+        .collect();
+    zip_of(&files)
+}
+
+async fn app_with_languages() -> TestApp {
+    let app = TestApp::spawn().await;
+    app.post("/teams", json!({"name": "acme", "displayName": "Acme"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let project = json!({"name": "mobile", "displayName": "M", "languagesISO": ["en", "fr", "pt-BR", "zh-Hans"]});
+    app.post("/teams/acme/projects", project)
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app
+}
+
+/// What aapt2 makes of one values folder: every string and plurals with its spans.
+fn aapt2_values(folder: &Path, work: &Path, label: &str) -> Value {
+    let res = work.join(format!("{label}-res"));
+    std::fs::create_dir_all(res.join("values")).unwrap();
+    for file in std::fs::read_dir(folder).unwrap() {
+        let file = file.unwrap().path();
+        std::fs::copy(&file, res.join("values").join(file.file_name().unwrap())).unwrap();
+    }
+    let manifest = write_manifest(work);
+    let apk = build_apk(
+        &res,
+        &manifest,
+        work.join(format!("{label}-compiled.zip")),
+        work.join(format!("{label}.apk")),
+    );
+    readback("android", &apk)
+}
+
+#[tokio::test]
+async fn an_android_tree_uploads_in_one_commit_and_exports_to_what_aapt2_read_from_the_original() {
+    let app = app_with_languages().await;
+    let commits = app.commit_count();
+    let reply = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=android-xml",
+            "application/zip",
+            android_zip(),
+        )
+        .await;
+    let answer = reply.assert_ok(StatusCode::OK);
+    assert_eq!(answer["created"], 14, "{answer}");
+    assert_eq!(answer["skipped"], 2, "the string-array and the dimen: {answer}");
+    assert_eq!(answer["ignored"], json!(["README.md", "res/values-night/colors.xml"]));
+    let languages: Vec<&str> = answer["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["language"].as_str().unwrap())
+        .collect();
+    assert_eq!(languages, ["zh-Hans", "fr", "pt-BR", "en", "en"]);
+    assert_eq!(app.commit_count(), commits + 1, "one commit for the whole upload");
+
+    let key = app
+        .get("/teams/acme/projects/mobile/keys/hours")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["description"], "Hours left in a download");
+    assert_eq!(key["data"]["plural"], true);
+    assert_eq!(key["data"]["translation"]["zh-Hans"], json!({"other": "%d 小时"}));
+    let app_name = app
+        .get("/teams/acme/projects/mobile/keys/app_name")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app_name["data"]["description"], "The app's name on the launcher");
+    assert_eq!(app_name["data"]["translation"]["pt-BR"], "Podcasts ");
+
+    // Every string and plural reads back in aapt2 as it read from the original files.
+    let original = tempfile::tempdir().unwrap();
+    for (path, text) in ANDROID_TREE {
+        let target = original.path().join(path);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(target, text).unwrap();
+    }
+    let exported = export_all(&app, "android-xml").await;
+    let work = tempfile::tempdir().unwrap();
+    let mut compared = 0;
+    for folder in FOLDERS {
+        let before = aapt2_values(
+            &original.path().join("res").join(folder),
+            work.path(),
+            &format!("{folder}-a"),
+        );
+        let after = aapt2_values(&exported.path().join(folder), work.path(), &format!("{folder}-b"));
+        assert_eq!(after, before, "{folder}");
+        compared += before.as_object().unwrap().len();
+    }
+    assert_eq!(compared, 14 + 5 + 1 + 2);
+
+    // The same upload again changes nothing and makes no commit.
+    let again = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=android-xml",
+            "application/zip",
+            android_zip(),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        (again["created"].clone(), again["updated"].clone()),
+        (json!(0), json!(0))
+    );
+    assert_eq!(again["unchanged"], 14);
+    assert_eq!(app.commit_count(), commits + 1);
+}
+
+#[tokio::test]
+async fn dry_runs_count_without_committing_and_create_mode_names_existing_keys() {
+    let app = app_with_languages().await;
+    let commits = app.commit_count();
+    let path = "/teams/acme/projects/mobile/files?type=android-xml&dryRun=true";
+    let answer = app
+        .post_bytes(path, "application/zip", android_zip())
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        (answer["created"].clone(), answer["dryRun"].clone()),
+        (json!(14), json!(true))
+    );
+    assert_eq!(app.commit_count(), commits);
+    let single = r#"<resources><string name="app_name">Mine</string></resources>"#;
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=android-xml&language=fr",
+        "application/xml",
+        single.as_bytes().to_vec(),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let reply = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=android-xml&language=en&mode=create",
+            "application/xml",
+            single.as_bytes().to_vec(),
+        )
+        .await;
+    assert_eq!(reply.error_code(StatusCode::CONFLICT), "conflict");
+    assert!(reply.json()["error"]["message"].as_str().unwrap().contains("app_name"));
+    assert_eq!(app.commit_count(), commits + 1);
+}
+
+/// A `.strings` file as Xcode writes it: UTF-16 with a byte order mark, comments, escapes.
+const STRINGS_EN: &str = "/* Title of the main screen */\n\"main.title\" = \"Library\";\n\n/* Shown when empty */\n\"empty\" = \"No \\\"episodes\\\" yet.\\nPull to refresh.\";\n\"unicode\" = \"caf\\U00e9 \\UD83C\\UDF89\";\nunquoted = value;\n\"tab\" = \"a\\tb \\\\ c\";\n";
+const STRINGS_FR: &str = "\"main.title\" = \"Bibliothèque\";\n// a line comment\n\"empty\" = \"Aucun épisode.\";\n";
+const STRINGSDICT_EN: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+	<key>episodes.count</key>
+	<dict>
+		<key>NSStringLocalizedFormatKey</key>
+		<string>%#@value@</string>
+		<key>value</key>
+		<dict>
+			<key>NSStringFormatSpecTypeKey</key>
+			<string>NSStringPluralRuleType</string>
+			<key>NSStringFormatValueTypeKey</key>
+			<string>ld</string>
+			<key>one</key>
+			<string>%ld episode</string>
+			<key>other</key>
+			<string>%ld episodes</string>
+		</dict>
+	</dict>
+</dict>
+</plist>
+"#;
+
+fn utf16_with_bom(text: &str) -> Vec<u8> {
+    [0xff, 0xfe]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect()
+}
+
+#[tokio::test]
+async fn apple_lproj_folders_upload_and_export_to_what_apples_parsers_read_from_the_original() {
+    let app = app_with_languages().await;
+    let en = utf16_with_bom(STRINGS_EN);
+    let files: Vec<(&str, &[u8])> = vec![
+        ("App/en.lproj/Localizable.strings", &en),
+        ("App/en.lproj/Localizable.stringsdict", STRINGSDICT_EN.as_bytes()),
+        ("App/fr.lproj/Localizable.strings", STRINGS_FR.as_bytes()),
+        ("App/en.lproj/InfoPlist.strings", b"\"CFBundleName\" = \"x\";"),
+    ];
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=apple-strings",
+            "application/zip",
+            zip_of(&files),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(answer["created"], 6, "{answer}");
+    assert_eq!(answer["ignored"], json!(["App/en.lproj/InfoPlist.strings"]));
+    let key = app
+        .get("/teams/acme/projects/mobile/keys/empty")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["description"], "Shown when empty");
+
+    let original = tempfile::tempdir().unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = original.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let exported = export_all(&app, "apple-strings").await;
+    let strings =
+        |dir: &Path, language: &str| readback("strings", &dir.join(format!("{language}.lproj/Localizable.strings")));
+    assert_eq!(
+        strings(exported.path(), "en"),
+        readback("strings", &write("en.strings", STRINGS_EN.as_bytes()))
+    );
+    assert_eq!(
+        strings(exported.path(), "fr"),
+        readback("strings", &write("fr.strings", STRINGS_FR.as_bytes()))
+    );
+    let plural = readback("plist", &exported.path().join("en.lproj/Localizable.stringsdict"));
+    let expected = readback("plist", &write("en.stringsdict", STRINGSDICT_EN.as_bytes()));
+    assert_eq!(plural, expected);
+    // Languages without plural texts still get a (valid, empty) .stringsdict.
+    assert_eq!(
+        readback("plist", &exported.path().join("fr.lproj/Localizable.stringsdict")),
+        json!({})
+    );
+    let exported_strings = std::fs::read_to_string(exported.path().join("en.lproj/Localizable.strings")).unwrap();
+    assert!(
+        exported_strings.contains("/* Shown when empty */\n\"empty\" = "),
+        "{exported_strings}"
+    );
+}
+
+#[tokio::test]
+async fn json_and_csv_files_with_plurals_round_trip() {
+    let app = app_with_languages().await;
+    let json_file = json!({
+        "home": {"title": "Bienvenue"},
+        "episodes": {"one": "{n} épisode", "other": "# épisodes l'été"},
+        "plain": "It's {ok}"
+    });
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=json&language=fr",
+        "application/json",
+        serde_json::to_vec(&json_file).unwrap(),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let key = app
+        .get("/teams/acme/projects/mobile/keys/episodes")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["translation"]["fr"], json_file["episodes"]);
+    let exported = export_all(&app, "csv").await;
+    let csv = std::fs::read(exported.path().join("fr.csv")).unwrap();
+    // The CSV export uploads back to the same keys: ICU plural cells read back exactly.
+    let reply = app
+        .post_bytes("/teams/acme/projects/mobile/files?type=csv", "text/csv", csv)
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        (reply["unchanged"].clone(), reply["updated"].clone()),
+        (json!(3), json!(0)),
+        "{reply}"
+    );
+    let exported = export_all(&app, "json").await;
+    let read = readback("json", &exported.path().join("fr.json"));
+    assert_eq!(read["home.title"], "Bienvenue");
+    assert_eq!(read["episodes"], json_file["episodes"]);
+}
+
+#[tokio::test]
+async fn bad_uploads_are_refused_with_a_clear_error_and_change_nothing() {
+    let app = app_with_languages().await;
+    let commits = app.commit_count();
+    let upload = |query: &str, content_type: &str, body: Vec<u8>| {
+        let path = format!("/teams/acme/projects/mobile/files?{query}");
+        let content_type = content_type.to_owned();
+        let app = &app;
+        async move { app.post_bytes(&path, &content_type, body).await }
+    };
+    let message = |reply: &crate::helpers::Reply| reply.json()["error"]["message"].as_str().unwrap().to_owned();
+
+    let reply = upload(
+        "type=android-xml&language=en",
+        "application/xml",
+        b"<resources><string name=\"a\">x</strin>".to_vec(),
+    )
+    .await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+    assert!(message(&reply).contains("strings.xml: line 1"), "{}", message(&reply));
+
+    let reply = upload(
+        "type=android-xml",
+        "application/zip",
+        b"PK\x03\x04 not really a zip".to_vec(),
+    )
+    .await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+
+    let climbing = zip_of(&[("../../etc/values/strings.xml", b"<resources/>")]);
+    let reply = upload("type=android-xml", "application/zip", climbing).await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+    assert!(message(&reply).contains("leaves"), "{}", message(&reply));
+
+    let unknown = zip_of(&[(
+        "res/values-de/strings.xml",
+        b"<resources><string name=\"a\">x</string></resources>",
+    )]);
+    let reply = upload("type=android-xml", "application/zip", unknown).await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+    assert!(
+        message(&reply).contains("\"de\"") && message(&reply).contains("addLanguages"),
+        "{}",
+        message(&reply)
+    );
+
+    let twice = b"<resources>\n<string name=\"a\">x</string>\n<string name=\"a\">y</string>\n</resources>".to_vec();
+    let reply = upload("type=android-xml&language=en", "text/xml", twice).await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+    assert!(message(&reply).contains("defined twice"), "{}", message(&reply));
+
+    let reply = upload("type=json", "application/json", b"{\"a\": \"b\"}".to_vec()).await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+
+    let reply = upload("type=json&language=en", "application/json", b"{\"a\": 5}".to_vec()).await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+
+    // A zip bomb: 200 MB of zeros packed into a small archive, over the 64 MiB import limit.
+    let mut archive = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    archive
+        .start_file("res/values/strings.xml", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..200 {
+        archive.write_all(&zeros).unwrap();
+    }
+    let bomb = archive.finish().unwrap().into_inner();
+    assert!(bomb.len() < 1 << 20, "the bomb is small on the wire");
+    let reply = upload("type=android-xml", "application/zip", bomb).await;
+    assert_eq!(reply.error_code(StatusCode::PAYLOAD_TOO_LARGE), "payload_too_large");
+
+    assert_eq!(app.commit_count(), commits, "no bad upload made a commit");
+    assert_eq!(app.git(&["status", "--porcelain"]), "");
+}
