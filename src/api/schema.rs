@@ -28,10 +28,23 @@ impl Success {
 
 /// The body of every error response.
 #[derive(Debug, Object)]
+#[oai(example)]
 pub struct ErrorBody {
     /// Always `false`.
     pub success: bool,
     pub error: ErrorDetail,
+}
+
+impl poem_openapi::types::Example for ErrorBody {
+    fn example() -> Self {
+        Self {
+            success: false,
+            error: ErrorDetail {
+                code: "not_found".into(),
+                message: "There is no team named \"acme\".".into(),
+            },
+        }
+    }
 }
 
 /// What went wrong.
