@@ -7,12 +7,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use locstore::domain::model::{Key, Project, Team};
+use locstore::domain::model::{Key, Project, Team, Text};
 use locstore::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use locstore::domain::query::KeyQuery;
 use locstore::formats::{self as export, ExportFormat};
 use locstore::metrics::Metrics;
-use locstore::store::{Change, Durability, ImportEntry, ImportMode, KeyDraft, NewProject, Store, TranslationInput};
+use locstore::store::{
+    Change, Durability, Import, ImportEntry, ImportMode, KeyDraft, NewProject, Store, TextInput, TranslationInput,
+};
 
 const KEYS: usize = 10_000;
 const LANGUAGES: [&str; 5] = ["en", "fr", "de", "pt-BR", "ja"];
@@ -26,7 +28,8 @@ fn translations(index: usize) -> Vec<TranslationInput> {
         .iter()
         .map(|code| TranslationInput {
             language: language(code),
-            content: format!("{code} text number {index} for screen {}", index % 500),
+            text: TextInput::Content(format!("{code} text number {index} for screen {}", index % 500)),
+            literal: false,
         })
         .collect()
 }
@@ -69,13 +72,20 @@ fn seeded(runtime: &tokio::runtime::Runtime, durability: Durability) -> (tempfil
             .map(|index| ImportEntry {
                 name: KeyName::parse(&format!("screen{}.item{index}.label", index % 500)).unwrap(),
                 tags: Some(vec![format!("t{}", index % 20)]),
+                description: None,
+                plural: None,
+                markup: None,
                 translations: translations(index),
             })
             .collect();
-        store
-            .import(team, project, ImportMode::Create, keys, "bench")
-            .await
-            .unwrap();
+        let import = Import {
+            team,
+            project,
+            mode: ImportMode::Create,
+            keys,
+            add_languages: Vec::new(),
+        };
+        store.import(import, "bench").await.unwrap();
     });
     (dir, store)
 }
@@ -129,6 +139,9 @@ fn store_benchmarks(criterion: &mut Criterion) {
             let key = KeyDraft {
                 name: KeyName::parse(&format!("new.{index}")).unwrap(),
                 tags: vec![],
+                description: String::new(),
+                plural: false,
+                markup: false,
                 translations: translations(index),
             };
             store
@@ -156,13 +169,16 @@ fn export_benchmarks(criterion: &mut Criterion) {
         languages: LANGUAGES.iter().map(|code| language(code)).collect(),
     };
     let keys: Vec<Key> = (0..KEYS)
-        .map(|index| Key {
-            name: KeyName::parse(&format!("screen{}.item{index:05}.label", index % 500)).unwrap(),
-            tags: vec![],
-            translations: translations(index)
+        .map(|index| {
+            let mut key = Key::named(KeyName::parse(&format!("screen{}.item{index:05}.label", index % 500)).unwrap());
+            key.translations = translations(index)
                 .into_iter()
-                .map(|input| (input.language, input.content))
-                .collect(),
+                .map(|input| match input.text {
+                    TextInput::Content(text) => (input.language, Text::Plain(text)),
+                    TextInput::Forms(_) => unreachable!("the bench writes plain texts"),
+                })
+                .collect();
+            key
         })
         .collect();
     let mut sorted = keys;
