@@ -378,12 +378,8 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
                         .to_owned(),
                 );
             }
-            Event::Text(text) if depth == 1 => {
-                // White space between elements keeps the comment; a blank line does too.
-                if !text.iter().all(u8::is_ascii_whitespace) {
-                    comment = None;
-                }
-            }
+            // White space between elements keeps the comment; any other text drops it.
+            Event::Text(text) if depth == 1 && !text.iter().all(u8::is_ascii_whitespace) => comment = None,
             Event::End(_) if depth == 1 => depth = 0,
             Event::Eof if depth == 0 => return Ok(file),
             Event::Eof => return Err(fail(position, "the file ends inside <resources>".into())),
