@@ -329,8 +329,6 @@ impl UploadPlan {
                 });
             }
         }
-        // A markup key's texts from files without tags are literal: the store escapes them.
-        // Texts that are themselves markup are not.
         Ok(plan)
     }
 

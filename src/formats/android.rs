@@ -309,13 +309,10 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
     let text = std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
         .map_err(|_| ReadError::unplaced("the file is not UTF-8"))?;
     let mut reader = Reader::from_str(text);
-    let line_at = |position: u64| {
-        text.as_bytes()[..(position as usize).min(text.len())]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count()
-            + 1
-    };
+    // Line numbers by binary search over the line ends, found once: counting from the start
+    // for every element would make a file of n strings cost n² to read.
+    let line_ends: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes()).collect();
+    let line_at = |position: u64| line_ends.partition_point(|end| *end < position as usize) + 1;
     let fail = |position: u64, message: String| ReadError::at(line_at(position), message);
     let mut file = ReadFile::default();
     let mut depth = 0usize;
@@ -455,12 +452,12 @@ impl Decoded {
 
 /// One character of the decoded text, and whether it is white space outside quotes (which
 /// aapt2 trims at the ends of the string).
-type Decodedchar = (char, bool);
+type DecodedChar = (char, bool);
 
 /// Reads the content of the element just opened up to its end tag named `element`.
 fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded, String> {
     let mut builder = StringBuilder::default();
-    let mut pieces: Vec<Result<Vec<Decodedchar>, String>> = Vec::new();
+    let mut pieces: Vec<Result<Vec<DecodedChar>, String>> = Vec::new();
     let mut depth = 0usize;
     let mut markup = false;
     loop {
@@ -497,7 +494,7 @@ fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded,
         }
     }
     // Trim white space from outside quotes at both ends of the whole text, across tags.
-    let chars: Vec<&Decodedchar> = pieces.iter().flat_map(|piece| piece.iter().flatten()).collect();
+    let chars: Vec<&DecodedChar> = pieces.iter().flat_map(|piece| piece.iter().flatten()).collect();
     let leading = chars.iter().take_while(|(_, trimmable)| *trimmable).count();
     let trailing = chars[leading..]
         .iter()
@@ -539,7 +536,7 @@ struct StringBuilder {
 }
 
 impl StringBuilder {
-    fn append(&mut self, text: &str) -> Vec<Decodedchar> {
+    fn append(&mut self, text: &str) -> Vec<DecodedChar> {
         let mut out = Vec::with_capacity(text.len());
         let mut chars = text.chars().peekable();
         while let Some(c) = chars.next() {

@@ -34,6 +34,9 @@ pub struct UploadedFile {
 /// The language of Android's `values/` and Apple's `Base.lproj/`: the project's base language.
 pub const BASE_LANGUAGE: &str = "";
 
+/// The name given to a CSV uploaded as a single file (not in a zip).
+const SINGLE_CSV: &str = "upload.csv";
+
 /// Why an upload cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum UploadError {
@@ -63,7 +66,7 @@ pub fn read(
         return Ok(upload);
     }
     let (path, place) = match (format, language) {
-        (ExportFormat::Csv, language) => ("upload.csv".to_owned(), language.unwrap_or_default().to_owned()),
+        (ExportFormat::Csv, language) => (SINGLE_CSV.to_owned(), language.unwrap_or_default().to_owned()),
         (_, None) => {
             return Err(UploadError::Invalid(
                 "A single file needs the `language` parameter; a zip names its languages by its folders.".into(),
@@ -155,8 +158,8 @@ fn read_file(
             let columns = csv::read(bytes).map_err(invalid)?;
             let single = columns.len() == 1;
             for (language, entries) in columns {
-                // A single file's `language` parameter wins over its header.
-                let language = if single && !place.is_empty() && !path.contains('/') && path == "upload.csv" {
+                // A single file's `language` parameter wins over a one-language header.
+                let language = if single && path == SINGLE_CSV && !place.is_empty() {
                     place.to_owned()
                 } else {
                     language
