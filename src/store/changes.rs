@@ -4,12 +4,13 @@
 //! Planning is pure: it reads the catalog and writes nothing, so a refused change leaves no
 //! trace, and the writer can commit the plan as one unit.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use super::catalog::{Catalog, KeyEntry, ProjectEntry};
 use super::error::StoreError;
 use super::files;
 use super::git::TreeEdit;
+use super::import::{ImportCounts, ImportEntry, ImportMode};
 use super::layout;
 use crate::domain::model::{
     Key, PluralCategory, PluralForms, Project, Team, Text, Translations, dedup_tags, normalize_languages,
@@ -66,35 +67,6 @@ pub enum Change {
         /// `addLanguages=true`).
         add_languages: Vec<LanguageCode>,
     },
-}
-
-/// How an import treats keys that exist already.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ImportMode {
-    /// Every key must be new; an existing name fails the whole import.
-    Create,
-    /// New keys are created; existing keys are updated as by a key update.
-    Upsert,
-}
-
-/// One key of an import: tags, description and the plural and markup flags replace the old
-/// ones when given; translations are merged.
-#[derive(Debug, Clone)]
-pub struct ImportEntry {
-    pub name: KeyName,
-    pub tags: Option<Vec<String>>,
-    pub description: Option<String>,
-    pub plural: Option<bool>,
-    pub markup: Option<bool>,
-    pub translations: Vec<TranslationInput>,
-}
-
-/// What an import did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ImportCounts {
-    pub created: usize,
-    pub updated: usize,
-    pub unchanged: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -259,7 +231,7 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
             mode,
             keys,
             add_languages,
-        } => plan_import(catalog, team, project, mode, keys, add_languages),
+        } => super::import::plan_import(catalog, team, project, mode, keys, add_languages),
         Change::DeleteKey { team, project, name } => {
             let keys = loaded_keys(project_entry(catalog, &team, &project)?)?;
             let entry = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;
@@ -555,150 +527,14 @@ fn plan_update_key(
     })
 }
 
-fn plan_import(
-    catalog: &Catalog,
-    team: TeamName,
-    project: ProjectName,
-    mode: ImportMode,
-    items: Vec<ImportEntry>,
-    add_languages: Vec<LanguageCode>,
-) -> Result<Plan, StoreError> {
-    let entry = project_entry(catalog, &team, &project)?;
-    let keys = loaded_keys(entry)?;
-    let keys_dir = layout::keys_dir(&team, &project);
-    let mut counts = ImportCounts::default();
-    let mut seen: HashSet<KeyName> = HashSet::with_capacity(items.len());
-    let mut new_files: HashMap<String, KeyName> = HashMap::new();
-    let mut edits = Vec::with_capacity(items.len() + 1);
-    let settings = with_languages(&entry.project, add_languages)?;
-    if let Some(settings) = &settings {
-        edits.push(TreeEdit::Write {
-            path: layout::project_file(&team, &project),
-            contents: files::write_project(settings),
-        });
-    }
-    let project_settings = settings.as_ref().unwrap_or(&entry.project);
-    let mut entries = Vec::with_capacity(items.len());
-    for (position, item) in items.into_iter().enumerate() {
-        let at = |err: StoreError| at_position(position, &item.name, err);
-        if !seen.insert(item.name.clone()) {
-            return Err(at(StoreError::Invalid(
-                "the key appears earlier in the same import.".into(),
-            )));
-        }
-        let (key, file) = match keys.get(&item.name) {
-            Some(_) if mode == ImportMode::Create => {
-                return Err(at(StoreError::Conflict(format!(
-                    "a key with this name already exists in {team}/{project}."
-                ))));
-            }
-            Some(existing) => {
-                let mut key = existing.key.clone();
-                if let Some(tags) = item.tags {
-                    key.tags = dedup_tags(tags);
-                }
-                if let Some(description) = item.description {
-                    key.description = description;
-                }
-                if let Some(markup) = item.markup {
-                    key.set_markup(markup);
-                }
-                if let Some(plural) = item.plural {
-                    key.set_plural(plural);
-                }
-                merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
-                if key == existing.key {
-                    counts.unchanged += 1;
-                    continue;
-                }
-                counts.updated += 1;
-                (key, existing.file())
-            }
-            None => {
-                let mut key = Key {
-                    name: item.name.clone(),
-                    tags: dedup_tags(item.tags.unwrap_or_default()),
-                    description: item.description.unwrap_or_default(),
-                    plural: item.plural.unwrap_or(false),
-                    markup: item.markup.unwrap_or(false),
-                    translations: Translations::default(),
-                };
-                merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
-                let file = layout::key_file(&key.name);
-                ensure_file_is_free(keys, &file, &key.name).map_err(at)?;
-                if let Some(other) = new_files.insert(file.clone(), key.name.clone()) {
-                    return Err(at(StoreError::Conflict(format!(
-                        "it would be stored in the same file as key {} of this import; choose another name.",
-                        quoted(other.as_str())
-                    ))));
-                }
-                counts.created += 1;
-                (key, file)
-            }
-        };
-        edits.push(TreeEdit::Write {
-            path: format!("{keys_dir}/{file}"),
-            contents: files::write_key(&key),
-        });
-        entries.push(KeyEntry::new(key, file));
-    }
-    let mut subject = format!(
-        "Import {} keys into {team}/{project} ({} created, {} updated)",
-        counts.created + counts.updated,
-        counts.created,
-        counts.updated
-    );
-    if let Some(settings) = &settings {
-        let added: Vec<&str> = settings.languages[entry.project.languages.len()..]
-            .iter()
-            .map(LanguageCode::as_str)
-            .collect();
-        subject.push_str(&format!(", adding {}", added.join(", ")));
-    }
-    Ok(Plan {
-        subject,
-        edits,
-        update: CatalogUpdate::PutKeys {
-            team,
-            project,
-            entries,
-            settings,
-        },
-        import: Some(counts),
-    })
-}
-
-/// The project with `languages` added at the end (those it lacks); `None` when it has them all.
-fn with_languages(project: &Project, languages: Vec<LanguageCode>) -> Result<Option<Project>, StoreError> {
-    let mut settings = project.clone();
-    for language in languages {
-        let folded = language.folded();
-        if !settings.languages.iter().any(|known| known.folded() == folded) {
-            settings.languages.push(language);
-        }
-    }
-    if settings.languages.len() == project.languages.len() {
-        return Ok(None);
-    }
-    settings.languages = checked_languages(&settings.base_language, settings.languages)?;
-    Ok(Some(settings))
-}
-
-/// Puts the position of an import entry in front of an error's message.
-fn at_position(position: usize, name: &KeyName, err: StoreError) -> StoreError {
-    let prefix = format!("keys[{position}] ({}): ", quoted(name.as_str()));
-    match err {
-        StoreError::NotFound(message) => StoreError::NotFound(prefix + &message),
-        StoreError::Conflict(message) => StoreError::Conflict(prefix + &message),
-        StoreError::Invalid(message) => StoreError::Invalid(prefix + &message),
-        internal => internal,
-    }
-}
-
 /// Applies translations as sent to the key: each language is set, or removed when its content
 /// (or its set of forms) is empty. The project's own spelling of a language is used, and each
 /// text must be of the key's kind: `content` for a plain key, `forms` for a plural one.
-fn merge_translations(project: &Project, key: &mut Key, inputs: Vec<TranslationInput>) -> Result<(), StoreError> {
+pub(super) fn merge_translations(
+    project: &Project,
+    key: &mut Key,
+    inputs: Vec<TranslationInput>,
+) -> Result<(), StoreError> {
     let mut seen = HashSet::new();
     for input in inputs {
         let folded = input.language.folded();
@@ -754,7 +590,10 @@ fn merge_translations(project: &Project, key: &mut Key, inputs: Vec<TranslationI
 
 /// The project's languages with the base language added, refusing two codes that differ only
 /// by case or separator.
-fn checked_languages(base: &LanguageCode, languages: Vec<LanguageCode>) -> Result<Vec<LanguageCode>, StoreError> {
+pub(super) fn checked_languages(
+    base: &LanguageCode,
+    languages: Vec<LanguageCode>,
+) -> Result<Vec<LanguageCode>, StoreError> {
     let mut seen: BTreeMap<String, LanguageCode> = BTreeMap::new();
     let mut unique = Vec::new();
     for language in languages {
@@ -787,7 +626,11 @@ fn checked_languages(base: &LanguageCode, languages: Vec<LanguageCode>) -> Resul
 
 /// Refuses a new key whose file is already a hand-made file of another key. (A key in its
 /// own layout file shares it with another name only if 64 bits of SHA-256 collide.)
-fn ensure_file_is_free(keys: &super::catalog::KeyIndex, file: &str, name: &KeyName) -> Result<(), StoreError> {
+pub(super) fn ensure_file_is_free(
+    keys: &super::catalog::KeyIndex,
+    file: &str,
+    name: &KeyName,
+) -> Result<(), StoreError> {
     match keys.file_owner(file) {
         Some(other) if other != name => Err(StoreError::Conflict(format!(
             "The key {} would be stored in the file of key {}; choose another name.",
@@ -802,7 +645,7 @@ fn team_entry<'a>(catalog: &'a Catalog, name: &TeamName) -> Result<&'a super::ca
     catalog.team(name).ok_or_else(|| team_not_found(name))
 }
 
-fn project_entry<'a>(
+pub(super) fn project_entry<'a>(
     catalog: &'a Catalog,
     team: &TeamName,
     name: &ProjectName,
@@ -813,7 +656,7 @@ fn project_entry<'a>(
 
 /// The writer loads a project's keys before planning a change that needs them
 /// ([`Change::needs_keys_of`]); planning on an unloaded project would miss existing keys.
-fn loaded_keys(entry: &ProjectEntry) -> Result<&super::catalog::KeyIndex, StoreError> {
+pub(super) fn loaded_keys(entry: &ProjectEntry) -> Result<&super::catalog::KeyIndex, StoreError> {
     entry.keys.as_ref().ok_or_else(|| {
         StoreError::internal(
             format!("the keys of project {} are not loaded", entry.project.name),
@@ -847,7 +690,7 @@ fn project_exists(team: &TeamName, existing: &ProjectName) -> StoreError {
     ))
 }
 
-fn quoted(name: &str) -> String {
+pub(super) fn quoted(name: &str) -> String {
     quote_for_message(name)
 }
 

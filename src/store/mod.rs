@@ -11,6 +11,7 @@ mod changes;
 mod error;
 mod files;
 mod git;
+mod import;
 mod layout;
 mod lock;
 mod maintenance;
@@ -27,11 +28,9 @@ use std::thread::JoinHandle;
 
 use tokio::sync::oneshot;
 
-pub use changes::{
-    Change, ImportCounts, ImportEntry, ImportMode, KeyDraft, KeyPatch, NewProject, ProjectPatch, TextInput,
-    TranslationInput,
-};
+pub use changes::{Change, KeyDraft, KeyPatch, NewProject, ProjectPatch, TextInput, TranslationInput};
 pub use error::StoreError;
+pub use import::{ImportCounts, ImportEntry, ImportMode};
 pub use layout::MAX_PATH_LEN;
 
 use crate::domain::model::{Key, Project, Team};

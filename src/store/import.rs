@@ -1,0 +1,186 @@
+//! Planning an import: many keys created or updated (and languages added) as one commit,
+//! for the bulk import and for file uploads. Like every plan it is pure: it reads the catalog
+//! and writes nothing, and a bad entry refuses the whole import, naming its position.
+
+use std::collections::{HashMap, HashSet};
+
+use super::catalog::{Catalog, KeyEntry};
+use super::changes::{
+    CatalogUpdate, Plan, TranslationInput, checked_languages, ensure_file_is_free, loaded_keys, merge_translations,
+    project_entry, quoted,
+};
+use super::error::StoreError;
+use super::files;
+use super::git::TreeEdit;
+use super::layout;
+use crate::domain::model::{Key, Project, Translations, dedup_tags};
+use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
+
+/// How an import treats keys that exist already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportMode {
+    /// Every key must be new; an existing name fails the whole import.
+    Create,
+    /// New keys are created; existing keys are updated as by a key update.
+    Upsert,
+}
+
+/// One key of an import: tags, description and the plural and markup flags replace the old
+/// ones when given; translations are merged.
+#[derive(Debug, Clone)]
+pub struct ImportEntry {
+    pub name: KeyName,
+    pub tags: Option<Vec<String>>,
+    pub description: Option<String>,
+    pub plural: Option<bool>,
+    pub markup: Option<bool>,
+    pub translations: Vec<TranslationInput>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportCounts {
+    pub created: usize,
+    pub updated: usize,
+    pub unchanged: usize,
+}
+
+pub(super) fn plan_import(
+    catalog: &Catalog,
+    team: TeamName,
+    project: ProjectName,
+    mode: ImportMode,
+    items: Vec<ImportEntry>,
+    add_languages: Vec<LanguageCode>,
+) -> Result<Plan, StoreError> {
+    let entry = project_entry(catalog, &team, &project)?;
+    let keys = loaded_keys(entry)?;
+    let keys_dir = layout::keys_dir(&team, &project);
+    let mut counts = ImportCounts::default();
+    let mut seen: HashSet<KeyName> = HashSet::with_capacity(items.len());
+    let mut new_files: HashMap<String, KeyName> = HashMap::new();
+    let mut edits = Vec::with_capacity(items.len() + 1);
+    let settings = with_languages(&entry.project, add_languages)?;
+    if let Some(settings) = &settings {
+        edits.push(TreeEdit::Write {
+            path: layout::project_file(&team, &project),
+            contents: files::write_project(settings),
+        });
+    }
+    let project_settings = settings.as_ref().unwrap_or(&entry.project);
+    let mut entries = Vec::with_capacity(items.len());
+    for (position, item) in items.into_iter().enumerate() {
+        let at = |err: StoreError| at_position(position, &item.name, err);
+        if !seen.insert(item.name.clone()) {
+            return Err(at(StoreError::Invalid(
+                "the key appears earlier in the same import.".into(),
+            )));
+        }
+        let (key, file) = match keys.get(&item.name) {
+            Some(_) if mode == ImportMode::Create => {
+                return Err(at(StoreError::Conflict(format!(
+                    "a key with this name already exists in {team}/{project}."
+                ))));
+            }
+            Some(existing) => {
+                let mut key = existing.key.clone();
+                if let Some(tags) = item.tags {
+                    key.tags = dedup_tags(tags);
+                }
+                if let Some(description) = item.description {
+                    key.description = description;
+                }
+                if let Some(markup) = item.markup {
+                    key.set_markup(markup);
+                }
+                if let Some(plural) = item.plural {
+                    key.set_plural(plural);
+                }
+                merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
+                if key == existing.key {
+                    counts.unchanged += 1;
+                    continue;
+                }
+                counts.updated += 1;
+                (key, existing.file())
+            }
+            None => {
+                let mut key = Key {
+                    name: item.name.clone(),
+                    tags: dedup_tags(item.tags.unwrap_or_default()),
+                    description: item.description.unwrap_or_default(),
+                    plural: item.plural.unwrap_or(false),
+                    markup: item.markup.unwrap_or(false),
+                    translations: Translations::default(),
+                };
+                merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
+                let file = layout::key_file(&key.name);
+                ensure_file_is_free(keys, &file, &key.name).map_err(at)?;
+                if let Some(other) = new_files.insert(file.clone(), key.name.clone()) {
+                    return Err(at(StoreError::Conflict(format!(
+                        "it would be stored in the same file as key {} of this import; choose another name.",
+                        quoted(other.as_str())
+                    ))));
+                }
+                counts.created += 1;
+                (key, file)
+            }
+        };
+        edits.push(TreeEdit::Write {
+            path: format!("{keys_dir}/{file}"),
+            contents: files::write_key(&key),
+        });
+        entries.push(KeyEntry::new(key, file));
+    }
+    let mut subject = format!(
+        "Import {} keys into {team}/{project} ({} created, {} updated)",
+        counts.created + counts.updated,
+        counts.created,
+        counts.updated
+    );
+    if let Some(settings) = &settings {
+        let added: Vec<&str> = settings.languages[entry.project.languages.len()..]
+            .iter()
+            .map(LanguageCode::as_str)
+            .collect();
+        subject.push_str(&format!(", adding {}", added.join(", ")));
+    }
+    Ok(Plan {
+        subject,
+        edits,
+        update: CatalogUpdate::PutKeys {
+            team,
+            project,
+            entries,
+            settings,
+        },
+        import: Some(counts),
+    })
+}
+
+/// The project with `languages` added at the end (those it lacks); `None` when it has them all.
+fn with_languages(project: &Project, languages: Vec<LanguageCode>) -> Result<Option<Project>, StoreError> {
+    let mut settings = project.clone();
+    for language in languages {
+        let folded = language.folded();
+        if !settings.languages.iter().any(|known| known.folded() == folded) {
+            settings.languages.push(language);
+        }
+    }
+    if settings.languages.len() == project.languages.len() {
+        return Ok(None);
+    }
+    settings.languages = checked_languages(&settings.base_language, settings.languages)?;
+    Ok(Some(settings))
+}
+
+/// Puts the position of an import entry in front of an error's message.
+fn at_position(position: usize, name: &KeyName, err: StoreError) -> StoreError {
+    let prefix = format!("keys[{position}] ({}): ", quoted(name.as_str()));
+    match err {
+        StoreError::NotFound(message) => StoreError::NotFound(prefix + &message),
+        StoreError::Conflict(message) => StoreError::Conflict(prefix + &message),
+        StoreError::Invalid(message) => StoreError::Invalid(prefix + &message),
+        internal => internal,
+    }
+}
