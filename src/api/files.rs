@@ -17,7 +17,7 @@ use super::export::ExportType;
 use super::schema::{ProjectNameParam, TeamNameParam};
 use super::{ApiTags, AppState};
 use crate::domain::model::{Project, Text};
-use crate::domain::names::{KeyName, LanguageCode, quote_for_message};
+use crate::domain::names::{Description, KeyName, LanguageCode, quote_for_message};
 use crate::formats::upload::{self, BASE_LANGUAGE, Upload, UploadError};
 use crate::store::{Import, ImportEntry, ImportMode, TextInput, TranslationInput};
 use crate::tokens::Access;
@@ -306,7 +306,7 @@ impl UploadPlan {
                         description
                             .chars()
                             .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
-                            .take(4000)
+                            .take(Description::MAX_CHARS)
                             .collect(),
                     );
                 }
