@@ -14,7 +14,7 @@ use poem_openapi::{ApiExtractor, ApiExtractorType, Enum, ExtractParamOptions, Ob
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::export::ExportType;
-use super::schema::{ProjectNameParam, TeamNameParam};
+use super::schema::{LanguageParam, ProjectNameParam, TeamNameParam};
 use super::{ApiTags, AppState};
 use crate::domain::model::{Project, Text};
 use crate::domain::names::{Description, KeyName, LanguageCode, quote_for_message};
@@ -94,21 +94,34 @@ impl UploadBody {
     }
 }
 
-/// Documented as one binary body under each accepted content type.
+/// Documented as one binary body under each accepted content type, but for JSON, whose files
+/// are one object.
 impl<'a> ApiExtractor<'a> for UploadBody {
     const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::RequestObject];
     type ParamType = ();
     type ParamRawType = ();
 
     fn request_meta() -> Option<MetaRequest> {
-        let schema = || MetaSchemaRef::Inline(Box::new(MetaSchema::new_with_format("string", "binary")));
+        let schema = |content_type: &str| {
+            let schema = if content_type == "application/json" {
+                MetaSchema {
+                    description: Some(
+                        "A JSON file: key names to texts, or to plural form objects; other nested objects are flattened into dotted key names.",
+                    ),
+                    ..MetaSchema::new("object")
+                }
+            } else {
+                MetaSchema::new_with_format("string", "binary")
+            };
+            MetaSchemaRef::Inline(Box::new(schema))
+        };
         Some(MetaRequest {
             description: Some("The file, or a zip of files laid out as the export lays them out."),
             content: UPLOAD_TYPES
                 .iter()
                 .map(|content_type| MetaMediaType {
                     content_type,
-                    schema: schema(),
+                    schema: schema(content_type),
                 })
                 .collect(),
             required: true,
@@ -162,7 +175,7 @@ impl FilesApi {
         #[oai(name = "type")]
         format: Query<ExportType>,
         /// The language of a single file that is not a zip (a project language).
-        language: Query<Option<String>>,
+        language: Query<Option<LanguageParam>>,
         /// `upsert` (default) or `create`.
         mode: Query<Option<UploadMode>>,
         /// `true`: answer the counts and commit nothing.
@@ -183,7 +196,7 @@ impl FilesApi {
             .is_some_and(|content_type| content_type.contains("zip"));
         let format = format.0.format();
         let max_unpacked = self.state.max_unpacked_bytes;
-        let language = language.0;
+        let language = language.0.map(|language| language.0.to_string());
         let upload = tokio::task::spawn_blocking(move || {
             upload::read(format, &body.0, is_zip, language.as_deref(), max_unpacked)
         })

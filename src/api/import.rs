@@ -15,13 +15,13 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::keys::{KeysApi, reserved_key_name};
 use super::schema::{
-    KeyData, KeyNameParam, LanguageParam, PluralFormsItem, ProjectNameParam, TeamNameParam, Text, TranslationItem,
-    UpdateKeyRequest,
+    KeyData, KeyNameParam, PluralFormsItem, ProjectNameParam, TeamNameParam, Text, UpdateKeyRequest,
+    check_translation_shape,
 };
 use super::teams::Done;
 use super::{ApiTags, AppState};
 use crate::domain::names::{Description, KeyName, LanguageCode, Tag, quote_for_message};
-use crate::store::{Import, ImportEntry, ImportMode};
+use crate::store::{Import, ImportEntry, ImportMode, TextInput, TranslationInput};
 use crate::tokens::Access;
 
 pub struct ImportApi {
@@ -332,13 +332,21 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
         .unwrap_or_default()
         .into_iter()
         .map(|translation| {
+            check_translation_shape(
+                &translation.language,
+                translation.content.is_some(),
+                translation.forms.is_some(),
+            )?;
             let language = LanguageCode::parse(&translation.language).map_err(|err| err.0)?;
-            TranslationItem {
-                language: LanguageParam(language),
-                content: translation.content,
-                forms: translation.forms,
-            }
-            .into_input()
+            let text = match (translation.content, translation.forms) {
+                (Some(content), _) => TextInput::Content(content.0),
+                (_, forms) => TextInput::Forms(forms.map(PluralFormsItem::into_forms).unwrap_or_default()),
+            };
+            Ok(TranslationInput {
+                language,
+                text,
+                literal: false,
+            })
         })
         .collect::<Result<Vec<_>, String>>()
         .map_err(at)?;

@@ -126,7 +126,7 @@ impl KeysApi {
             description: body.description.map(|param| param.0.into_string()).unwrap_or_default(),
             plural: body.plural.unwrap_or(false),
             markup: body.markup.unwrap_or(false),
-            translations: translations(body.translations.unwrap_or_default())?,
+            translations: translations(body.translations.unwrap_or_default()),
         };
         self.state
             .store
@@ -255,7 +255,7 @@ impl KeysApi {
             description: body.description.map(|param| param.0.into_string()),
             plural: body.plural,
             markup: body.markup,
-            translations: translations(body.translations.unwrap_or_default())?,
+            translations: translations(body.translations.unwrap_or_default()),
         };
         self.state
             .store
@@ -307,9 +307,6 @@ fn tags(params: Vec<TagParam>) -> Vec<String> {
     params.into_iter().map(|param| param.0.into_string()).collect()
 }
 
-fn translations(items: Vec<TranslationItem>) -> Result<Vec<TranslationInput>, ApiError> {
-    items
-        .into_iter()
-        .map(|item| item.into_input().map_err(ApiError::invalid))
-        .collect()
+fn translations(items: Vec<TranslationItem>) -> Vec<TranslationInput> {
+    items.into_iter().map(TranslationItem::into_input).collect()
 }

@@ -1,9 +1,13 @@
 //! Request and response bodies as they travel over the wire (JSON field names), and their
 //! conversions to and from domain types. `store` and `export` never see these types.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use poem_openapi::registry::{MetaSchema, MetaSchemaRef, Registry};
+use poem_openapi::types::{ParseError, ParseFromJSON, ParseResult, ToJSON, Type};
 use poem_openapi::{Object, Union};
+use serde_json::Value;
 
 pub use super::params::{
     DescriptionParam, DisplayNameParam, KeyNameParam, LanguageParam, ProjectNameParam, TagParam, TeamNameParam,
@@ -263,18 +267,32 @@ pub struct KeyData {
     pub data: KeyItem,
 }
 
-/// A translation to set: `content` for a plain key, `forms` for a plural key (exactly one).
+/// A translation to set: `{language, content}` for a plain key, `{language, forms}` for a
+/// plural key. The schema is `oneOf` the two shapes, so a request with both or neither is
+/// invalid before the store sees it; the parser says which of the two was wrong.
+#[derive(Debug)]
+pub enum TranslationItem {
+    Content(ContentTranslation),
+    Forms(FormsTranslation),
+}
+
+/// The text of a plain key in one language.
 #[derive(Debug, Object)]
-pub struct TranslationItem {
+pub struct ContentTranslation {
     /// A language of the project, such as `en` or `pt-BR` (any case or separator).
     pub language: LanguageParam,
-    /// The text of a plain key; an empty string removes the translation in this language.
-    #[oai(nullable)]
-    pub content: Option<Text>,
-    /// The forms of a plural key; they replace the language's old forms, and an empty object
-    /// removes the translation.
-    #[oai(nullable)]
-    pub forms: Option<PluralFormsItem>,
+    /// The text; an empty string removes the translation in this language.
+    pub content: Text,
+}
+
+/// The forms of a plural key in one language.
+#[derive(Debug, Object)]
+pub struct FormsTranslation {
+    /// A language of the project, such as `en` or `pt-BR` (any case or separator).
+    pub language: LanguageParam,
+    /// The forms; they replace the language's old forms, and an empty object removes the
+    /// translation.
+    pub forms: PluralFormsItem,
 }
 
 /// A new key.
@@ -401,30 +419,99 @@ impl PluralFormsItem {
 }
 
 impl TranslationItem {
-    /// The translation as the store takes it; exactly one of `content` and `forms` is needed.
-    pub fn into_input(self) -> Result<TranslationInput, String> {
-        let language = self.language.0;
-        let text = match (self.content, self.forms) {
-            (Some(content), None) => TextInput::Content(content.0),
-            (None, Some(forms)) => TextInput::Forms(forms.into_forms()),
-            (Some(_), Some(_)) => {
-                return Err(format!(
-                    "The translation in {} has both `content` and `forms`; give `content` for a plain key or `forms` for a plural one.",
-                    quote_for_message(language.as_str())
-                ));
-            }
-            (None, None) => {
-                return Err(format!(
-                    "The translation in {} needs `content` (a plain key) or `forms` (a plural key).",
-                    quote_for_message(language.as_str())
-                ));
-            }
+    /// The translation as the store takes it.
+    pub fn into_input(self) -> TranslationInput {
+        let (language, text) = match self {
+            Self::Content(item) => (item.language.0, TextInput::Content(item.content.0)),
+            Self::Forms(item) => (item.language.0, TextInput::Forms(item.forms.into_forms())),
         };
-        Ok(TranslationInput {
+        TranslationInput {
             language,
             text,
             literal: false,
-        })
+        }
+    }
+}
+
+/// Checks that a translation gives exactly one of `content` and `forms`; the message names the
+/// language as the client wrote it.
+pub fn check_translation_shape(language: &str, content: bool, forms: bool) -> Result<(), String> {
+    let language = quote_for_message(language);
+    match (content, forms) {
+        (true, true) => Err(format!(
+            "The translation in {language} has both `content` and `forms`; give `content` for a plain key or `forms` for a plural one."
+        )),
+        (false, false) => Err(format!(
+            "The translation in {language} needs `content` (a plain key) or `forms` (a plural key)."
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl Type for TranslationItem {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> Cow<'static, str> {
+        "TranslationItem".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            description: Some(
+                "A translation to set: `{language, content}` for a plain key, `{language, forms}` for a plural key.",
+            ),
+            one_of: vec![ContentTranslation::schema_ref(), FormsTranslation::schema_ref()],
+            ..MetaSchema::ANY
+        }))
+    }
+
+    fn register(registry: &mut Registry) {
+        ContentTranslation::register(registry);
+        FormsTranslation::register(registry);
+    }
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl ParseFromJSON for TranslationItem {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        let Some(Value::Object(object)) = &value else {
+            return Err(ParseError::expected_type(value.unwrap_or_default()));
+        };
+        // Exactly one shape must fit, as `oneOf` says; when none does and one field was
+        // given, that shape's own error is the useful one.
+        let content = ContentTranslation::parse_from_json(value.clone());
+        let forms = FormsTranslation::parse_from_json(value.clone());
+        let given = |field: &str| object.get(field).is_some_and(|value| !value.is_null());
+        let language = object.get("language").and_then(Value::as_str).unwrap_or_default();
+        match (content, forms) {
+            (Ok(content), Err(_)) => Ok(Self::Content(content)),
+            (Err(_), Ok(forms)) => Ok(Self::Forms(forms)),
+            (Err(err), Err(_)) if given("content") && !given("forms") => Err(ParseError::propagate(err)),
+            (Err(_), Err(err)) if given("forms") && !given("content") => Err(ParseError::propagate(err)),
+            _ => Err(ParseError::custom(
+                check_translation_shape(language, given("content"), given("forms"))
+                    .err()
+                    .unwrap_or_else(|| "The translation has neither a valid `content` nor valid `forms`.".to_owned()),
+            )),
+        }
+    }
+}
+
+impl ToJSON for TranslationItem {
+    fn to_json(&self) -> Option<Value> {
+        match self {
+            Self::Content(item) => item.to_json(),
+            Self::Forms(item) => item.to_json(),
+        }
     }
 }
 

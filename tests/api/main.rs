@@ -8,6 +8,7 @@ mod keys;
 mod observability;
 mod openapi;
 mod platforms;
+mod plurals;
 mod projects;
 mod reliability;
 mod repository;

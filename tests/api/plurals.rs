@@ -1,0 +1,202 @@
+//! Plural keys and descriptions through the key endpoints: what a client sends, what it reads
+//! back, what the TOML file says, and what is refused.
+
+use poem::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::TestApp;
+
+const KEYS: &str = "/teams/acme/projects/mobile/keys";
+
+/// The key's TOML file, wherever the layout put it.
+fn key_file(app: &TestApp, name: &str) -> String {
+    let file_name = format!("{name}.toml");
+    let path = walkdir::WalkDir::new(app.repo().join("teams/acme/projects/mobile/keys"))
+        .into_iter()
+        .map(Result::unwrap)
+        .find(|entry| entry.file_name().to_str() == Some(file_name.as_str()))
+        .unwrap_or_else(|| panic!("no file for {name}"));
+    std::fs::read_to_string(path.path()).unwrap()
+}
+
+async fn key(app: &TestApp, name: &str) -> Value {
+    app.get(&format!("{KEYS}/{name}")).await.assert_ok(StatusCode::OK)["data"].clone()
+}
+
+#[tokio::test]
+async fn a_plural_key_keeps_its_forms_and_description_through_create_patch_and_query() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let create = json!({
+        "name": "episodes.count",
+        "description": "Shown under a podcast's title.\nKeep it short.",
+        "plural": true,
+        "translations": [
+            {"language": "en", "forms": {"one": "%d episode", "other": "%d episodes"}},
+            {"language": "fr", "forms": {"one": "%d épisode", "many": "%d d’épisodes", "other": "%d épisodes", "few": ""}},
+        ]
+    });
+    app.post(KEYS, create).await.assert_ok(StatusCode::CREATED);
+    assert_eq!(
+        key(&app, "episodes.count").await,
+        json!({
+            "name": "episodes.count",
+            "tags": [],
+            "translation": {
+                "en": {"one": "%d episode", "other": "%d episodes"},
+                "fr": {"one": "%d épisode", "many": "%d d’épisodes", "other": "%d épisodes"},
+            },
+            "description": "Shown under a podcast's title.\nKeep it short.",
+            "plural": true,
+            "markup": false,
+        })
+    );
+    // One line per form, in CLDR order, so that a diff shows which form changed.
+    let file = key_file(&app, "episodes.count");
+    let fr = file.find("[translations.fr]").expect(&file);
+    let (one, many, other) = (
+        file.find("one = \"%d épisode\"").unwrap(),
+        file.find("many = ").unwrap(),
+        file.find("other = \"%d épisodes\"").unwrap(),
+    );
+    assert!(fr < one && one < many && many < other, "{file}");
+
+    // Forms given replace that language's forms; other languages keep theirs; an empty object
+    // removes the translation.
+    let patch = json!({"translations": [
+        {"language": "fr", "forms": {"one": "%d épisode", "other": "%d épisodes !"}},
+        {"language": "en", "forms": {}},
+        {"language": "pt-BR", "forms": {"other": "%d episódios"}},
+    ]});
+    app.patch(&format!("{KEYS}/episodes.count"), patch)
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        key(&app, "episodes.count").await["translation"],
+        json!({"fr": {"one": "%d épisode", "other": "%d épisodes !"}, "pt-BR": {"other": "%d episódios"}})
+    );
+
+    // The keyword finds forms and descriptions, and the query shows the same fields.
+    for keyword in ["EPISÓDIOS", "under a podcast"] {
+        let page = app
+            .get(&format!(
+                "{KEYS}?keyword={}",
+                keyword.replace(' ', "%20").replace('Ó', "%C3%93")
+            ))
+            .await
+            .assert_ok(StatusCode::OK);
+        assert_eq!(page["data"].as_array().unwrap().len(), 1, "{keyword}: {page}");
+        assert_eq!(page["data"][0], key(&app, "episodes.count").await);
+    }
+
+    // `""` clears the description, and the file no longer mentions it.
+    app.patch(&format!("{KEYS}/episodes.count"), json!({"description": ""}))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key(&app, "episodes.count").await["description"], "");
+    assert!(!key_file(&app, "episodes.count").contains("description"));
+}
+
+#[tokio::test]
+async fn switching_a_key_to_and_from_plural_converts_its_texts_in_one_commit() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("inbox", &[], &[("en", "Messages"), ("fr", "Messages reçus")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let commits = app.commit_count();
+    app.patch(&format!("{KEYS}/inbox"), json!({"plural": true}))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), commits + 1);
+    assert_eq!(
+        key(&app, "inbox").await["translation"],
+        json!({"en": {"other": "Messages"}, "fr": {"other": "Messages reçus"}})
+    );
+
+    // The translations of the same request follow the new setting.
+    app.patch(
+        &format!("{KEYS}/inbox"),
+        json!({"plural": false, "translations": [{"language": "en", "content": "Inbox"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let inbox = key(&app, "inbox").await;
+    assert_eq!(inbox["plural"], false);
+    assert_eq!(inbox["translation"], json!({"en": "Inbox", "fr": "Messages reçus"}));
+    app.settle().await;
+    assert_eq!(app.git(&["status", "--porcelain"]), "");
+}
+
+#[tokio::test]
+async fn the_wrong_shape_of_translation_is_refused_and_changes_nothing() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("title", &[], &[("en", "Title")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.post(
+        KEYS,
+        json!({"name": "count", "plural": true, "translations": [{"language": "en", "forms": {"other": "%d"}}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let commits = app.commit_count();
+    let refused = [
+        // Forms on a plain key and content on a plural key.
+        ("title", json!({"language": "en", "forms": {"other": "x"}})),
+        ("count", json!({"language": "en", "content": "x"})),
+        // Both, neither, and both null.
+        (
+            "title",
+            json!({"language": "en", "content": "x", "forms": {"other": "x"}}),
+        ),
+        ("title", json!({"language": "en"})),
+        ("title", json!({"language": "en", "content": null, "forms": null})),
+        // Forms without `other`, an unknown category, a form that is not text.
+        ("count", json!({"language": "en", "forms": {"one": "%d"}})),
+        (
+            "count",
+            json!({"language": "en", "forms": {"other": "%d", "several": "%d"}}),
+        ),
+        ("count", json!({"language": "en", "forms": {"other": 3}})),
+    ];
+    for (name, translation) in refused {
+        let reply = app
+            .patch(
+                &format!("{KEYS}/{name}"),
+                json!({"translations": [translation.clone()]}),
+            )
+            .await;
+        assert_eq!(
+            reply.error_code(StatusCode::BAD_REQUEST),
+            "invalid_request",
+            "{translation}"
+        );
+    }
+    // A description past 4,000 characters or with a control character.
+    for description in ["x".repeat(4001), "bell\u{7}".to_owned()] {
+        let reply = app
+            .patch(&format!("{KEYS}/title"), json!({"description": description}))
+            .await;
+        assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+    }
+    assert_eq!(app.commit_count(), commits);
+    app.settle().await;
+    assert_eq!(app.git(&["status", "--porcelain"]), "");
+}
+
+#[tokio::test]
+async fn a_refused_shape_names_the_language_and_what_to_send() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let reply = app
+        .post(
+            KEYS,
+            json!({"name": "a", "translations": [{"language": "pt-BR", "content": null, "forms": null}]}),
+        )
+        .await;
+    reply.error_code(StatusCode::BAD_REQUEST);
+    let message = reply.json()["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("pt-BR") && message.contains("`forms`"), "{message}");
+}
