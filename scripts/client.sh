@@ -17,7 +17,7 @@ token="client-$(date +%s%N)"
 start_server
 
 # The generator formats its output with ruff when it finds it on PATH.
-PATH="$bin:$PATH" "$bin/openapi-python-client" generate --path openapi/openapi.json --meta none \
+PATH="$bin:$PATH" "$bin/openapi-python-client" generate --path openapi/openapi.json --meta none --config tests/client/generator.yaml \
   --output-path "$work/client/locstore_client" > "$work/generate.log" 2>&1 || { cat "$work/generate.log"; exit 1; }
 if grep -q "WARNING" "$work/generate.log"; then
   cat "$work/generate.log"; echo "client.sh: the generator could not use part of the document" >&2; exit 1

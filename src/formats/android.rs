@@ -329,6 +329,18 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
                 }
                 depth = 1;
             }
+            // `<skip/>` and `<eat-comment/>` only drop the comment above them, as in aapt2.
+            Event::Empty(empty) if depth == 1 && matches!(empty.name().as_ref(), b"skip" | b"eat-comment") => {
+                comment = None;
+            }
+            Event::Empty(empty) if depth == 1 && empty.name().as_ref() == b"string" && is_default_product(&empty) => {
+                let Some(name) = attribute(&empty, b"name") else {
+                    return Err(fail(position, "an element has no `name` attribute".into()));
+                };
+                let mut entry = ParsedEntry::plain(name, String::new());
+                entry.description = comment.take();
+                file.entries.push(entry.at_line(line_at(position)));
+            }
             Event::Empty(_) if depth == 1 => {
                 file.skipped += 1;
                 comment = None;
@@ -345,6 +357,14 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
                     None => String::new(),
                 };
                 let mut entry = match element.as_slice() {
+                    // A build without `--product` keeps only the default variant of a string.
+                    b"string" | b"plurals" if !is_default_product(&start) => {
+                        reader
+                            .read_to_end(start.name())
+                            .map_err(|err| fail(reader.error_position(), err.to_string()))?;
+                        file.skipped += 1;
+                        continue;
+                    }
                     b"string" => {
                         let decoded = decode_content(&mut reader, b"string")
                             .map_err(|err| fail(reader.buffer_position(), err))?;
@@ -383,6 +403,12 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
             _ => {}
         }
     }
+}
+
+/// Whether an element is for every product: no `product` attribute, or `product="default"`.
+/// Variants for other products (`tablet`, `tv`, ...) are what `aapt2 link --product` picks.
+fn is_default_product(start: &quick_xml::events::BytesStart<'_>) -> bool {
+    attribute(start, b"product").is_none_or(|product| product == "default")
 }
 
 fn attribute(start: &quick_xml::events::BytesStart<'_>, name: &[u8]) -> Option<String> {
@@ -720,6 +746,42 @@ mod tests {
         assert_eq!(written, "Hi <b>you</b> &amp; <xliff:g id=\"n\">%1$s</xliff:g>\\'s");
         let again = read_one(&format!("<string name=\"k\">{written}</string>"));
         assert_eq!(again.text.as_plain(), Some(text));
+    }
+
+    #[test]
+    fn only_default_products_are_read_and_skip_elements_drop_the_comment() {
+        let file = read(
+            br#"<resources>
+  <!-- Shown on phones -->
+  <string name="where">On your phone</string>
+  <string name="where" product="tablet">On your tablet</string>
+  <string name="size" product="tv">Big</string>
+  <string name="size" product="default">Normal</string>
+  <!-- Not about the next one --> <skip />
+  <string name="blank" />
+</resources>"#,
+        )
+        .unwrap();
+        let read: Vec<_> = file
+            .entries
+            .iter()
+            .map(|entry| {
+                (
+                    entry.name.as_str(),
+                    entry.text.as_plain().unwrap(),
+                    entry.description.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("where", "On your phone", Some("Shown on phones")),
+                ("size", "Normal", None),
+                ("blank", "", None)
+            ]
+        );
+        assert_eq!(file.skipped, 2, "the tablet and tv variants");
     }
 
     #[test]

@@ -129,8 +129,14 @@ async fn hard_app() -> (TestApp, BTreeMap<String, BTreeMap<String, String>>) {
 
 /// Exports every language as a zip and unpacks it into a temporary folder.
 pub async fn export_all(app: &TestApp, format: &str) -> tempfile::TempDir {
+    export_project(app, "acme/mobile", format).await
+}
+
+/// Exports every language of `team/project` and unpacks the zip into a temporary folder.
+pub async fn export_project(app: &TestApp, project: &str, format: &str) -> tempfile::TempDir {
+    let (team, project) = project.split_once('/').unwrap();
     let reply = app
-        .get(&format!("/teams/acme/projects/mobile/keys/export?type={format}"))
+        .get(&format!("/teams/{team}/projects/{project}/keys/export?type={format}"))
         .await
         .assert_ok(StatusCode::OK);
     let address = reply["data"].as_str().unwrap();

@@ -8,7 +8,7 @@ use poem::http::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::TestApp;
-use crate::platforms::{build_apk, export_all, readback, write_manifest};
+use crate::platforms::{build_apk, export_all, export_project, readback, write_manifest};
 
 /// An Android `res/` tree written the way app developers write it (not the way locstore
 /// exports it): quotes, escapes, entities, CDATA, collapsing white space, inline markup,
@@ -452,4 +452,108 @@ async fn bad_uploads_are_refused_with_a_clear_error_and_change_nothing() {
 
     assert_eq!(app.commit_count(), commits, "no bad upload made a commit");
     assert_eq!(app.git(&["status", "--porcelain"]), "");
+}
+
+/// A real app's resources: a subset of Android's own framework strings (AOSP, Apache-2.0; see
+/// `tests/fixtures/aosp-framework-res/SOURCE.md`), with product variants, `<xliff:g>`,
+/// `<b>`, escapes and the plural forms of Arabic and Russian.
+#[tokio::test]
+async fn a_real_apps_android_resources_upload_and_export_to_what_aapt2_read_from_the_original() {
+    const FOLDERS: &[&str] = &[
+        "values",
+        "values-fr",
+        "values-pt-rBR",
+        "values-b+sr+Latn",
+        "values-ar",
+        "values-ru",
+    ];
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/aosp-framework-res/res");
+    let files: Vec<(String, Vec<u8>)> = FOLDERS
+        .iter()
+        .map(|folder| {
+            let path = format!("res/{folder}/strings.xml");
+            (path, std::fs::read(fixture.join(folder).join("strings.xml")).unwrap())
+        })
+        .collect();
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+
+    let app = TestApp::spawn().await;
+    app.post("/teams", json!({"name": "aosp", "displayName": "AOSP"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let project = json!({"name": "framework", "displayName": "Framework", "languagesISO": ["en", "fr", "pt-BR", "sr-Latn", "ar", "ru"]});
+    app.post("/teams/aosp/projects", project)
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let commits = app.commit_count();
+    let answer = app
+        .post_bytes(
+            "/teams/aosp/projects/framework/files?type=android-xml",
+            "application/zip",
+            zip_of(&files),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), commits + 1, "{answer}");
+    assert!(
+        answer["skipped"].as_u64().unwrap() > 0,
+        "the product variants: {answer}"
+    );
+
+    let exported = export_project(&app, "aosp/framework", "android-xml").await;
+
+    let work = tempfile::tempdir().unwrap();
+    let (mut strings, mut plurals, mut empty) = (0, 0, 0);
+    let mut mismatches = Vec::new();
+    for folder in FOLDERS {
+        let before = aapt2_values(&fixture.join(folder), work.path(), &format!("{folder}-a"));
+        let after = aapt2_values(&exported.path().join(folder), work.path(), &format!("{folder}-b"));
+        for (name, value) in before.as_object().unwrap() {
+            // An empty text is no translation (the contract), so an empty string is not exported.
+            if value == "" {
+                assert_eq!(after.get(name), None, "{folder}: {name}");
+                empty += 1;
+                continue;
+            }
+            if after.get(name) != Some(value) {
+                mismatches.push(format!("{folder}: {name}: {value} became {:?}", after.get(name)));
+            }
+            if value.is_object() {
+                plurals += 1;
+            } else {
+                strings += 1;
+            }
+        }
+        assert_eq!(
+            after.as_object().unwrap().len(),
+            before.as_object().unwrap().len() - empty_in(&before),
+            "{folder}"
+        );
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} differ:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+    eprintln!(
+        "aapt2 read {strings} strings and {plurals} plurals alike from the original and the export ({empty} empty strings left out)"
+    );
+    assert_eq!(
+        (strings, plurals, empty),
+        (926, 288, 1),
+        "every string and plural of the fixture was compared"
+    );
+}
+
+fn empty_in(values: &Value) -> usize {
+    values
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|value| *value == "")
+        .count()
 }
