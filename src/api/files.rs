@@ -284,12 +284,12 @@ impl UploadPlan {
                     )));
                 }
                 let name = KeyName::parse(&parsed.name).map_err(|err| {
-                    ApiError::invalid(format!(
-                        "{}: {} is not a valid key name: {}",
-                        file.path,
-                        quote_for_message(&parsed.name),
-                        err.0
-                    ))
+                    let line = if parsed.line > 0 {
+                        format!(" line {}", parsed.line)
+                    } else {
+                        String::new()
+                    };
+                    ApiError::invalid(format!("{}{line}: {}", file.path, err.0))
                 })?;
                 let plural = matches!(parsed.text, Text::Plural(_));
                 let position = *positions.entry(parsed.name.clone()).or_insert_with(|| {

@@ -170,6 +170,7 @@ impl StringsParser {
             if self.peek().is_none() {
                 return Ok(entries);
             }
+            let line = self.line;
             let key = self.string()?;
             self.skip_space_and_comments()?;
             let value = match self.next() {
@@ -185,7 +186,7 @@ impl StringsParser {
                 }
                 _ => return Err(self.error("expected `=` or `;` after the key")),
             };
-            let mut entry = ParsedEntry::plain(key, value);
+            let mut entry = ParsedEntry::plain(key, value).at_line(line);
             entry.description = comment;
             entries.push(entry);
         }

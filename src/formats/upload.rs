@@ -101,11 +101,47 @@ fn place(format: ExportFormat, path: &str) -> Option<String> {
         ExportFormat::AppleStrings if file == "Localizable.strings" || file == "Localizable.stringsdict" => {
             match folder.strip_suffix(".lproj")? {
                 "Base" => Some(BASE_LANGUAGE.to_owned()),
-                code => Some(code.to_owned()),
+                name => Some(apple_legacy_language(name).unwrap_or(name).to_owned()),
             }
         }
         _ => None,
     }
+}
+
+/// The code of a language that old Xcode projects (and GNUstep apps) name in English:
+/// `English.lproj` is `en`, `French.lproj` is `fr`. `None` for a folder named by its code.
+fn apple_legacy_language(name: &str) -> Option<&'static str> {
+    const NAMES: &[(&str, &str)] = &[
+        ("Arabic", "ar"),
+        ("Chinese", "zh-Hans"),
+        ("Czech", "cs"),
+        ("Danish", "da"),
+        ("Dutch", "nl"),
+        ("English", "en"),
+        ("Finnish", "fi"),
+        ("French", "fr"),
+        ("German", "de"),
+        ("Greek", "el"),
+        ("Hebrew", "he"),
+        ("Hungarian", "hu"),
+        ("Italian", "it"),
+        ("Japanese", "ja"),
+        ("Korean", "ko"),
+        ("Norwegian", "nb"),
+        ("Polish", "pl"),
+        ("Portuguese", "pt"),
+        ("Russian", "ru"),
+        ("SimplifiedChinese", "zh-Hans"),
+        ("Spanish", "es"),
+        ("Swedish", "sv"),
+        ("TraditionalChinese", "zh-Hant"),
+        ("Turkish", "tr"),
+        ("Ukrainian", "uk"),
+    ];
+    NAMES
+        .iter()
+        .find(|(english, _)| *english == name)
+        .map(|(_, code)| *code)
 }
 
 /// The language of an Android `values*` folder: `values` is the base language, `values-fr`
@@ -267,6 +303,18 @@ mod tests {
             Some("")
         );
         assert_eq!(place(ExportFormat::AppleStrings, "fr.lproj/InfoPlist.strings"), None);
+        assert_eq!(
+            place(ExportFormat::AppleStrings, "App.app/English.lproj/Localizable.strings").as_deref(),
+            Some("en")
+        );
+        assert_eq!(
+            place(
+                ExportFormat::AppleStrings,
+                "TraditionalChinese.lproj/Localizable.strings"
+            )
+            .as_deref(),
+            Some("zh-Hant")
+        );
         assert_eq!(place(ExportFormat::Json, "locales/fr.json").as_deref(), Some("fr"));
         assert_eq!(place(ExportFormat::Json, "README.md"), None);
     }

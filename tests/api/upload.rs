@@ -430,6 +430,16 @@ async fn bad_uploads_are_refused_with_a_clear_error_and_change_nothing() {
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
     assert!(message(&reply).contains("defined twice"), "{}", message(&reply));
 
+    // A key name the rules refuse (a newline, as old Apple apps have) names the file and line.
+    let newline_key = b"/* ok */\n\"fine\" = \"x\";\n\"two\\nlines\" = \"y\";\n".to_vec();
+    let reply = upload("type=apple-strings&language=en", "text/plain", newline_key).await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+    assert!(
+        message(&reply).contains("Localizable.strings line 3") && message(&reply).contains("control character"),
+        "{}",
+        message(&reply)
+    );
+
     let reply = upload("type=json", "application/json", b"{\"a\": \"b\"}".to_vec()).await;
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
 
@@ -556,4 +566,72 @@ fn empty_in(values: &Value) -> usize {
         .values()
         .filter(|value| *value == "")
         .count()
+}
+
+/// A real app's `.lproj` folders: a subset of GNUMail's strings (GPL-2.0-or-later; see
+/// `tests/fixtures/gnumail-lproj/SOURCE.md`), UTF-16 with a byte-order mark, in folders named
+/// the old Xcode way (`English.lproj`).
+#[tokio::test]
+async fn a_real_apps_lproj_folders_upload_and_export_to_what_a_corefoundation_reader_read_from_the_original() {
+    const FOLDERS: &[(&str, &str)] = &[
+        ("English", "en"),
+        ("French", "fr"),
+        ("Russian", "ru"),
+        ("Spanish", "es"),
+        ("Arabic", "ar"),
+    ];
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gnumail-lproj");
+    let original = |folder: &str| fixture.join(format!("{folder}.lproj/Localizable.strings"));
+    let files: Vec<(String, Vec<u8>)> = FOLDERS
+        .iter()
+        .map(|(folder, _)| {
+            let path = format!("GNUMail.app/Resources/{folder}.lproj/Localizable.strings");
+            (path, std::fs::read(original(folder)).unwrap())
+        })
+        .collect();
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+
+    let app = TestApp::spawn().await;
+    app.post("/teams", json!({"name": "gnustep", "displayName": "GNUstep"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let project = json!({"name": "gnumail", "displayName": "GNUMail", "languagesISO": ["en", "fr", "ru", "es", "ar"]});
+    app.post("/teams/gnustep/projects", project)
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let commits = app.commit_count();
+    let answer = app
+        .post_bytes(
+            "/teams/gnustep/projects/gnumail/files?type=apple-strings",
+            "application/zip",
+            zip_of(&files),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), commits + 1, "{answer}");
+
+    let exported = export_project(&app, "gnustep/gnumail", "apple-strings").await;
+    let mut compared = 0;
+    for (folder, language) in FOLDERS {
+        let before = readback("strings", &original(folder));
+        let after = readback(
+            "strings",
+            &exported.path().join(format!("{language}.lproj/Localizable.strings")),
+        );
+        // An empty text is no translation (the contract), so an empty value is not exported.
+        let kept: serde_json::Map<String, Value> = before
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, value)| *value != "")
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
+        assert_eq!(after, Value::Object(kept.clone()), "{folder}");
+        compared += kept.len();
+    }
+    eprintln!("openstep_plist read {compared} strings alike from the original and the export");
+    assert_eq!(compared, 298, "every string of the fixture was compared");
 }

@@ -40,7 +40,10 @@ def read_strings(path):
     import openstep_plist
 
     with open(path, "rb") as f:
-        return openstep_plist.loads(f.read().decode("utf-8"))
+        raw = f.read()
+    # CoreFoundation reads a file with a UTF-16 byte-order mark as UTF-16, any other as UTF-8.
+    text = raw.decode("utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else raw.decode("utf-8")
+    return openstep_plist.loads(text)
 
 
 def read_plist(path):
