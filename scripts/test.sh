@@ -13,6 +13,8 @@
 #   openapi-python-client (scripts/client.sh generates a client and makes a round trip).
 # - chromium, and playwright-core from npm (tests/browser): scripts/browser.sh drives
 #   Swagger UI at /docs in a real headless browser.
+# - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural
+#   cells back.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +42,9 @@ export LOCSTORE_TEST_PYTHON="$PWD/$venv/bin/python"
 
 if [ ! -d tests/browser/node_modules/playwright-core ]; then
   (cd tests/browser && npm ci --no-audit --no-fund --silent)
+fi
+if [ ! -d tests/tools/node_modules/@formatjs/icu-messageformat-parser ]; then
+  (cd tests/tools && npm ci --no-audit --no-fund --silent)
 fi
 
 cargo test --locked "$@"

@@ -82,6 +82,31 @@ pub fn readback(kind: &str, path: &Path) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
+/// Parses ICU MessageFormat plural messages with FormatJS's parser (tests/tools/icu.mjs) and
+/// returns each one's forms.
+pub fn icu_plural_forms(messages: &[String]) -> Vec<Value> {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools");
+    assert!(
+        tools.join("node_modules/@formatjs/icu-messageformat-parser").is_dir(),
+        "the ICU parser is not installed: run the tests with `bash scripts/test.sh`"
+    );
+    let mut child = Command::new("node")
+        .arg(tools.join("icu.mjs"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    serde_json::to_writer(child.stdin.take().unwrap(), messages).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "icu.mjs: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 fn run(command: &mut Command) {
     let output = command.output().unwrap();
     assert!(
@@ -219,6 +244,36 @@ async fn csv_files_read_back_exactly_in_python() {
     }
     let raw = std::fs::read(dir.path().join("en.csv")).unwrap();
     assert!(raw.ends_with(b"\r\n"), "RFC 4180 line ends");
+}
+
+/// Plural keys' CSV cells are ICU MessageFormat plurals that an independent ICU parser reads
+/// back form by form, whatever the forms hold (apostrophes, braces, `#`, quotes, newlines).
+#[tokio::test]
+async fn csv_plural_cells_read_back_exactly_in_an_icu_parser() {
+    let (app, _) = hard_app().await;
+    let mut expected = BTreeMap::new();
+    for (index, text) in HARD_TEXTS.iter().enumerate() {
+        let name = format!("p{index:02}");
+        let forms = json!({"one": format!("one: {text}"), "other": text});
+        app.post(
+            "/teams/acme/projects/mobile/keys",
+            json!({"name": name, "plural": true, "translations": [{"language": "fr", "forms": forms}]}),
+        )
+        .await
+        .assert_ok(StatusCode::CREATED);
+        expected.insert(name, forms);
+    }
+    let dir = export_all(&app, "csv").await;
+    let rows = readback("csv", &dir.path().join("fr.csv"));
+    let rows: Vec<Vec<String>> = serde_json::from_value(rows).unwrap();
+    let plural_rows: Vec<&Vec<String>> = rows.iter().filter(|row| row[0].starts_with('p')).collect();
+    let cells: Vec<String> = plural_rows.iter().map(|row| row[1].clone()).collect();
+    let read: BTreeMap<String, Value> = plural_rows
+        .iter()
+        .map(|row| row[0].clone())
+        .zip(icu_plural_forms(&cells))
+        .collect();
+    assert_eq!(read, expected);
 }
 
 #[tokio::test]
