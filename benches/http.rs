@@ -11,96 +11,15 @@
 //! throughput relative to `/healthz` (the HTTP floor) and to the smallest project size.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The token of the benchmark server (also written into the wrk scripts, whose own headers
-/// replace the ones given with `-H`).
-const TOKEN: &str = "bench-token";
+mod support;
+
+use support::{Server, TOKEN, http};
+
 const LANGUAGES: [&str; 5] = ["en", "fr", "de", "pt-BR", "ja"];
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Server {
-    fn start(data_dir: &Path, durability: &str) -> (Self, Duration) {
-        let started = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_locstore"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--durability",
-                durability,
-                "--data-dir",
-            ])
-            .arg(data_dir)
-            .env("LOCSTORE_API_TOKEN", TOKEN)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the release binary starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let base = line
-            .trim()
-            .strip_prefix("locstore listening on ")
-            .expect("the listening line")
-            .to_owned();
-        (Self { child, base }, started.elapsed())
-    }
-
-    fn stop(mut self) {
-        // SAFETY: kill with our own child's pid.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let _ = self.child.wait();
-    }
-
-    fn rss_mb(&self) -> f64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
-        let kb: f64 = status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmRSS:"))
-            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0.0);
-        kb / 1024.0
-    }
-}
-
-/// One HTTP/1.1 request on its own connection; returns status and body.
-fn http(base: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
-    let host = base.strip_prefix("http://").unwrap();
-    let mut stream = TcpStream::connect(host).unwrap();
-    let body = body.unwrap_or("");
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nX-Api-Token: {TOKEN}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).unwrap();
-    let response = String::from_utf8_lossy(&response).into_owned();
-    let status = response
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or(0);
-    (
-        status,
-        response
-            .split_once("\r\n\r\n")
-            .map(|(_, body)| body.to_owned())
-            .unwrap_or_default(),
-    )
-}
 
 fn key_name(index: usize) -> String {
     format!("screen{}.item{index}.label", index % 500)

@@ -33,6 +33,8 @@ const FIRST_WRITTEN_PACK_PRIORITY: c_int = 3;
 /// The packs that existed at opening, all in one backend.
 const PACKS_PRIORITY: c_int = 2;
 const LOOSE_PRIORITY: c_int = 1;
+/// Objects from which a pack's delta search runs on every core.
+const PARALLEL_DELTA_OBJECTS: usize = 1024;
 const BLOB_MODE: i32 = 0o100644;
 const TREE_MODE: i32 = 0o040000;
 
@@ -120,6 +122,11 @@ impl Staging {
                 "cannot pack the new objects",
                 git2::Error::last_error(inserted),
             ));
+        }
+        if builder.object_count() >= PARALLEL_DELTA_OBJECTS {
+            // A large pack (an import, an upload) spends much of its time searching for
+            // deltas; all cores share it. Small packs stay on this thread: a thread costs more.
+            builder.set_threads(0);
         }
         if builder.object_count() > 0 {
             builder

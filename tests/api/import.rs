@@ -131,6 +131,11 @@ async fn imports_have_their_own_body_limit_and_need_write_access() {
     // About 1.5 MiB: over the general limit, well under the import limit.
     let reply = app.post(IMPORT, json!({"keys": entries(20_000)})).await;
     assert_eq!(reply.assert_ok(StatusCode::OK)["created"], 20_000);
+    // So many files are written by two threads; the working tree must still be HEAD exactly.
+    app.settle().await;
+    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    let tracked = app.git(&["ls-files", "teams/acme/projects/mobile/keys"]);
+    assert_eq!(tracked.lines().count(), 20_000);
     let big = json!({"name": "k", "displayName": "x".repeat(2 * 1024 * 1024)});
     let request = app.client.post("/teams").header("X-Api-Token", ADMIN).body_json(&big);
     assert_eq!(

@@ -1,0 +1,106 @@
+//! What the end-to-end benches share: the release server on a temporary data directory, and
+//! plain HTTP/1.1 requests to it.
+#![allow(dead_code, reason = "each bench uses a part")]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The token of the benchmark server (also written into the wrk scripts, whose own headers
+/// replace the ones given with `-H`).
+pub const TOKEN: &str = "bench-token";
+
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+}
+
+impl Server {
+    pub fn start(data_dir: &Path, durability: &str) -> (Self, Duration) {
+        let started = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_locstore"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--durability",
+                durability,
+                "--data-dir",
+            ])
+            .arg(data_dir)
+            .env("LOCSTORE_API_TOKEN", TOKEN)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the release binary starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let base = line
+            .trim()
+            .strip_prefix("locstore listening on ")
+            .expect("the listening line")
+            .to_owned();
+        (Self { child, base }, started.elapsed())
+    }
+
+    /// Stops the server with SIGTERM (a clean shutdown) and waits for it.
+    pub fn stop(self) {
+        drop(self);
+    }
+
+    pub fn rss_mb(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        let kb: f64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0.0);
+        kb / 1024.0
+    }
+}
+
+/// One JSON HTTP/1.1 request on its own connection; returns status and body.
+pub fn http(base: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+    send(base, method, path, "application/json", body.unwrap_or("").as_bytes())
+}
+
+/// One HTTP/1.1 request with any body on its own connection; returns status and body.
+pub fn send(base: &str, method: &str, path: &str, content_type: &str, body: &[u8]) -> (u16, String) {
+    let host = base.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(host).unwrap();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nX-Api-Token: {TOKEN}\r\nConnection: close\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap();
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    (
+        status,
+        response
+            .split_once("\r\n\r\n")
+            .map(|(_, body)| body.to_owned())
+            .unwrap_or_default(),
+    )
+}
+
+/// A bench that panics still stops its server, so that no server outlives its run.
+impl Drop for Server {
+    fn drop(&mut self) {
+        // SAFETY: kill with our own child's pid.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let _ = self.child.wait();
+    }
+}
