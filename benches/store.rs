@@ -76,6 +76,7 @@ fn seeded(runtime: &tokio::runtime::Runtime, durability: Durability) -> (tempfil
                 plural: None,
                 markup: None,
                 translations: translations(index),
+                add_tags: Vec::new(),
             })
             .collect();
         let import = Import {

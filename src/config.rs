@@ -30,6 +30,74 @@ pub enum Command {
     /// Manage API tokens.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// Write a commented .locstore.toml for the app repository in this folder.
+    Init(InitArgs),
+    /// Upload the app's resource files (as .locstore.toml says) to the server.
+    Push(PushArgs),
+    /// Export from the server and write the files that changed into the app's folders.
+    Pull(PullArgs),
+}
+
+/// What `push` and `pull` share. The token comes from LOCSTORE_TOKEN.
+#[derive(Debug, Clone, Args)]
+pub struct ClientArgs {
+    /// The settings file [default: .locstore.toml in this folder or the nearest parent].
+    #[arg(long = "config-file", value_name = "FILE")]
+    pub settings_file: Option<PathBuf>,
+    /// Print one JSON document on stdout instead of lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct InitArgs {
+    /// The server's address.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    pub server: String,
+    /// The project, as TEAM/PROJECT.
+    #[arg(long, default_value = "TEAM/PROJECT")]
+    pub project: String,
+    /// The app repository's folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+    /// Replace an existing .locstore.toml.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PushMode {
+    /// Every key must be new (existing ones fail the push).
+    Create,
+    /// New keys are created, existing ones get the files' texts.
+    Upsert,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PushArgs {
+    #[command(flatten)]
+    pub client: ClientArgs,
+    /// Count what would change and commit nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// How keys that exist are treated [default: upsert].
+    #[arg(long, value_enum)]
+    pub mode: Option<PushMode>,
+    /// Exit with status 1 when the push changed something (or, with --dry-run, would).
+    #[arg(long)]
+    pub fail_on_change: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PullArgs {
+    #[command(flatten)]
+    pub client: ClientArgs,
+    /// Export the state at this commit, snapshot or time rather than the newest.
+    #[arg(long, value_name = "REF")]
+    pub at: Option<String>,
+    /// Write nothing; exit with status 1 when files on disk differ from the server.
+    #[arg(long)]
+    pub check: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -32,6 +32,7 @@
 
 pub mod api;
 pub mod app;
+pub mod client;
 pub mod config;
 pub mod deadline;
 pub mod domain;

@@ -9,7 +9,8 @@ use clap::Parser;
 /// much of a request's time in malloc, free and consolidation.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use locstore::config::{Cli, Command, Config, LogFormat, TokenCommand};
+use locstore::client::{self, Ending, Failure};
+use locstore::config::{Cli, ClientArgs, Command, Config, LogFormat, PushMode, TokenCommand};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -22,12 +23,70 @@ fn main() -> ExitCode {
                 .block_on(locstore::app::serve(config))
         }),
         Command::Token(TokenCommand::Create(args)) => create_token(args),
+        Command::Init(args) => return init(args),
+        Command::Push(args) => {
+            let options = client::PushOptions {
+                dry_run: args.dry_run,
+                mode: args.mode.map(|mode| match mode {
+                    PushMode::Create => "create".to_owned(),
+                    PushMode::Upsert => "upsert".to_owned(),
+                }),
+                fail_on_change: args.fail_on_change,
+            };
+            return client_exit(client::push(&client_common(args.client), &options));
+        }
+        Command::Pull(args) => {
+            let options = client::PullOptions {
+                at: args.at,
+                check: args.check,
+            };
+            return client_exit(client::pull(&client_common(args.client), &options));
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("locstore: {err:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+fn client_common(args: ClientArgs) -> client::Common {
+    client::Common {
+        settings_file: args.settings_file,
+        json: args.json,
+        token: std::env::var(client::TOKEN_VARIABLE).ok(),
+    }
+}
+
+/// The client's exit statuses: 0 done, 1 flagged (a change or a difference), 2 failed.
+fn client_exit(result: Result<Ending, Failure>) -> ExitCode {
+    match result {
+        Ok(Ending::Done) => ExitCode::SUCCESS,
+        Ok(Ending::Flagged) => ExitCode::from(1),
+        Err(Failure(message)) => {
+            eprintln!("locstore: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init(args: locstore::config::InitArgs) -> ExitCode {
+    match client::init(&args.dir, &args.server, &args.project, args.force) {
+        Ok((path, found)) => {
+            println!("wrote {}", path.display());
+            if found.is_empty() {
+                println!("found no resource files; add a [[files]] entry by hand");
+            }
+            for set in found {
+                println!("  {set}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(Failure(message)) => {
+            eprintln!("locstore: {message}");
+            ExitCode::from(2)
         }
     }
 }

@@ -196,7 +196,7 @@ enum StoreFailure {
 }
 
 /// Accepts both `tags=a&tags=b` and `tags=a,b`.
-fn split_list(values: Vec<String>) -> Vec<String> {
+pub(super) fn split_list(values: Vec<String>) -> Vec<String> {
     values
         .iter()
         .flat_map(|value| value.split(','))

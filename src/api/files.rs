@@ -17,7 +17,7 @@ use super::export::ExportType;
 use super::schema::{LanguageParam, ProjectNameParam, TeamNameParam};
 use super::{ApiTags, AppState};
 use crate::domain::model::{Project, Text};
-use crate::domain::names::{Description, KeyName, LanguageCode, quote_for_message};
+use crate::domain::names::{Description, KeyName, LanguageCode, Tag, quote_for_message};
 use crate::formats::upload::{self, BASE_LANGUAGE, Upload, UploadError};
 use crate::store::{Import, ImportEntry, ImportMode, TextInput, TranslationInput};
 use crate::tokens::Access;
@@ -57,6 +57,21 @@ pub struct UploadResult {
     /// Whether this was a dry run (nothing committed).
     #[oai(rename = "dryRun")]
     pub dry_run: bool,
+    /// Per language of the files read, the texts the upload added, changed or removed.
+    pub texts: Vec<LanguageTextsItem>,
+}
+
+/// What an upload did to the texts of one language.
+#[derive(Debug, Object)]
+pub struct LanguageTextsItem {
+    /// A project language.
+    pub language: String,
+    /// Texts added (the key had none in this language, or is new).
+    pub created: u64,
+    /// Texts changed.
+    pub updated: u64,
+    /// Texts removed.
+    pub removed: u64,
 }
 
 /// One file of an upload.
@@ -185,6 +200,9 @@ impl FilesApi {
         /// than refused.
         #[oai(name = "addLanguages")]
         add_languages: Query<Option<bool>>,
+        /// Tags added to every key of the upload (repeat the parameter or separate with
+        /// commas), so that an export with `tags` gives back this platform's keys.
+        tags: Query<Option<Vec<String>>>,
         body: UploadBody,
     ) -> Result<Json<UploadResult>, ApiError> {
         let team = auth.team(team_name.0.0)?;
@@ -209,7 +227,15 @@ impl FilesApi {
             UploadError::Invalid(message) => ApiError::invalid(message),
             UploadError::TooLarge(message) => ApiError::payload_too_large(message),
         })?;
-        let plan = UploadPlan::new(&project, upload, add_languages.0.unwrap_or(false))?;
+        let tags = super::export::split_list(tags.0.unwrap_or_default())
+            .into_iter()
+            .map(|tag| {
+                Tag::parse(&tag)
+                    .map(Tag::into_string)
+                    .map_err(|err| ApiError::invalid(err.0))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let plan = UploadPlan::new(&project, upload, add_languages.0.unwrap_or(false), &tags)?;
         let import = Import {
             team,
             project: project_name,
@@ -226,8 +252,25 @@ impl FilesApi {
         } else {
             self.state.store.import(import, auth.author()).await?.1
         };
+        let mut languages: Vec<String> = plan.files.iter().map(|file| file.language.clone()).collect();
+        languages.extend(counts.texts.keys().cloned());
+        languages.sort();
+        languages.dedup();
+        let texts = languages
+            .into_iter()
+            .map(|language| {
+                let language_counts = counts.texts.get(&language).copied().unwrap_or_default();
+                LanguageTextsItem {
+                    language,
+                    created: language_counts.created as u64,
+                    updated: language_counts.updated as u64,
+                    removed: language_counts.removed as u64,
+                }
+            })
+            .collect();
         Ok(Json(UploadResult {
             success: true,
+            texts,
             created: counts.created as u64,
             updated: counts.updated as u64,
             unchanged: counts.unchanged as u64,
@@ -250,7 +293,7 @@ struct UploadPlan {
 }
 
 impl UploadPlan {
-    fn new(project: &Project, upload: Upload, add_languages: bool) -> Result<Self, ApiError> {
+    fn new(project: &Project, upload: Upload, add_languages: bool, tags: &[String]) -> Result<Self, ApiError> {
         let mut plan = UploadPlan {
             entries: Vec::new(),
             add_languages: Vec::new(),
@@ -300,6 +343,7 @@ impl UploadPlan {
                         plural: Some(plural),
                         markup: None,
                         translations: Vec::new(),
+                        add_tags: tags.to_vec(),
                     });
                     plan.entries.len() - 1
                 });

@@ -357,5 +357,6 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
         plural: item.plural,
         markup: item.markup,
         translations,
+        add_tags: Vec::new(),
     })
 }

@@ -90,7 +90,7 @@ pub fn read(
 }
 
 /// The language a path names for `format`, or `None` when the file is not of its layout.
-fn place(format: ExportFormat, path: &str) -> Option<String> {
+pub fn place(format: ExportFormat, path: &str) -> Option<String> {
     let mut parts = path.rsplit('/');
     let file = parts.next()?;
     let folder = parts.next().unwrap_or_default();

@@ -2,7 +2,7 @@
 //! for the bulk import and for file uploads. Like every plan it is pure: it reads the catalog
 //! and writes nothing, and a bad entry refuses the whole import, naming its position.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::catalog::{Catalog, KeyEntry};
 use super::changes::{
@@ -35,14 +35,46 @@ pub struct ImportEntry {
     pub plural: Option<bool>,
     pub markup: Option<bool>,
     pub translations: Vec<TranslationInput>,
+    /// Tags added to the key's own (a file upload's `tags`).
+    pub add_tags: Vec<String>,
 }
 
-/// What an import did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What an import did: keys, and texts per language.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ImportCounts {
     pub created: usize,
     pub updated: usize,
     pub unchanged: usize,
+    /// By language (as the project spells it), the texts the import added, changed or removed.
+    pub texts: BTreeMap<String, TextCounts>,
+}
+
+/// Texts of one language that an import added, changed or removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextCounts {
+    pub created: usize,
+    pub updated: usize,
+    pub removed: usize,
+}
+
+impl ImportCounts {
+    /// Counts the texts that differ between a key before (none when it is new) and after.
+    fn count_texts(&mut self, before: Option<&Key>, after: &Key) {
+        for (language, text) in after.translations.iter() {
+            let old = before.and_then(|key| key.translations.get(language));
+            let counts = self.texts.entry(language.to_string()).or_default();
+            match old {
+                None => counts.created += 1,
+                Some(old) if old != text => counts.updated += 1,
+                Some(_) => {}
+            }
+        }
+        for (language, _) in before.iter().flat_map(|key| key.translations.iter()) {
+            if after.translations.get(language).is_none() {
+                self.texts.entry(language.to_string()).or_default().removed += 1;
+            }
+        }
+    }
 }
 
 pub(super) fn plan_import(
@@ -87,6 +119,9 @@ pub(super) fn plan_import(
                 if let Some(tags) = item.tags {
                     key.tags = dedup_tags(tags);
                 }
+                if !item.add_tags.is_empty() {
+                    key.tags = dedup_tags(key.tags.into_iter().chain(item.add_tags).collect());
+                }
                 if let Some(description) = item.description {
                     key.description = description;
                 }
@@ -102,12 +137,13 @@ pub(super) fn plan_import(
                     continue;
                 }
                 counts.updated += 1;
+                counts.count_texts(Some(&existing.key), &key);
                 (key, existing.file())
             }
             None => {
                 let mut key = Key {
                     name: item.name.clone(),
-                    tags: dedup_tags(item.tags.unwrap_or_default()),
+                    tags: dedup_tags(item.tags.unwrap_or_default().into_iter().chain(item.add_tags).collect()),
                     description: item.description.unwrap_or_default(),
                     plural: item.plural.unwrap_or(false),
                     markup: item.markup.unwrap_or(false),
@@ -123,6 +159,7 @@ pub(super) fn plan_import(
                     ))));
                 }
                 counts.created += 1;
+                counts.count_texts(None, &key);
                 (key, file)
             }
         };

@@ -30,7 +30,7 @@ use tokio::sync::oneshot;
 
 pub use changes::{Change, KeyDraft, KeyPatch, NewProject, ProjectPatch, TextInput, TranslationInput};
 pub use error::StoreError;
-pub use import::{ImportCounts, ImportEntry, ImportMode};
+pub use import::{ImportCounts, ImportEntry, ImportMode, TextCounts};
 pub use layout::MAX_PATH_LEN;
 
 use crate::domain::model::{Key, Project, Team};

@@ -1,5 +1,6 @@
 //! Integration tests: the real app on real git repositories in temporary folders.
 
+mod cli;
 mod errors;
 mod export;
 mod helpers;

@@ -160,6 +160,15 @@ async fn an_android_tree_uploads_in_one_commit_and_exports_to_what_aapt2_read_fr
         .map(|file| file["language"].as_str().unwrap())
         .collect();
     assert_eq!(languages, ["zh-Hans", "fr", "pt-BR", "en", "en"]);
+    assert_eq!(
+        answer["texts"],
+        json!([
+            {"language": "en", "created": 14, "updated": 0, "removed": 0},
+            {"language": "fr", "created": 5, "updated": 0, "removed": 0},
+            {"language": "pt-BR", "created": 1, "updated": 0, "removed": 0},
+            {"language": "zh-Hans", "created": 2, "updated": 0, "removed": 0},
+        ])
+    );
     assert_eq!(app.commit_count(), commits + 1, "one commit for the whole upload");
 
     let key = app

@@ -1,0 +1,242 @@
+//! The app's files on disk: which ones a push uploads (with the path the upload's layout
+//! gives them), and where a pulled file goes. Every path is checked against the layout, so a
+//! pull writes nothing outside the configured folders.
+
+use std::path::{Path, PathBuf};
+
+use super::Failure;
+use super::settings::{FileSet, LANGUAGE_PLACEHOLDER, folded};
+use crate::formats::ExportFormat;
+use crate::formats::upload::{BASE_LANGUAGE, place};
+
+/// A file of the app: where it is on disk and its path in the upload's layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalFile {
+    pub disk: PathBuf,
+    pub layout: String,
+}
+
+/// The files of a set that a push uploads, in layout order.
+pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
+    let mut files = match set.format {
+        ExportFormat::AndroidXml | ExportFormat::AppleStrings => folder_files(set)?,
+        ExportFormat::Json | ExportFormat::Csv => pattern_files(set)?
+            .into_iter()
+            .map(|(language, disk)| LocalFile {
+                layout: format!("{language}.{}", extension(set.format)),
+                disk,
+            })
+            .collect(),
+    };
+    files.retain(|file| wanted(set, &file.layout));
+    files.sort_by(|a, b| a.layout.cmp(&b.layout));
+    if files.is_empty() {
+        return Err(Failure::new(format!(
+            "{} holds no {} files",
+            set.path,
+            set.format.name()
+        )));
+    }
+    Ok(files)
+}
+
+/// Where a file of the export goes, or `None` when it is not of the set's layout (then it is
+/// not written).
+pub fn destination(set: &FileSet, layout: &str) -> Option<PathBuf> {
+    let language = place(set.format, layout)?;
+    let parts: Vec<&str> = layout.split('/').collect();
+    let safe = parts
+        .iter()
+        .all(|part| !part.is_empty() && *part != "." && *part != ".." && !part.contains('\\'));
+    if !safe {
+        return None;
+    }
+    match set.format {
+        // `values-fr/strings.xml`, `fr.lproj/Localizable.strings`: one folder and a file.
+        ExportFormat::AndroidXml | ExportFormat::AppleStrings => {
+            (parts.len() == 2).then(|| set.root.join(parts[0]).join(parts[1]))
+        }
+        // `fr.json`: the app's own file of that language when it has one (`pt_BR.json` for
+        // `pt-BR`), else the pattern with the language filled in.
+        ExportFormat::Json | ExportFormat::Csv => {
+            if parts.len() != 1 || language == BASE_LANGUAGE || language.contains(['/', '\\']) {
+                return None;
+            }
+            let existing = pattern_files(set).ok().and_then(|files| {
+                files
+                    .into_iter()
+                    .find(|(code, _)| folded(code) == folded(&language))
+                    .map(|(_, disk)| disk)
+            });
+            Some(existing.unwrap_or_else(|| fill_pattern(&set.root, &language)))
+        }
+    }
+}
+
+/// Whether a layout path's language is one the set asks for.
+fn wanted(set: &FileSet, layout: &str) -> bool {
+    if set.languages.is_empty() {
+        return true;
+    }
+    match place(set.format, layout) {
+        // The base folder's language is the project's base language, which only the server
+        // knows; it is kept.
+        Some(language) if language == BASE_LANGUAGE => true,
+        Some(language) => set.languages.iter().any(|wanted| folded(wanted) == folded(&language)),
+        None => false,
+    }
+}
+
+fn extension(format: ExportFormat) -> &'static str {
+    match format {
+        ExportFormat::Csv => "csv",
+        _ => "json",
+    }
+}
+
+/// Android `values*/*.xml` and Apple `*.lproj/Localizable.strings(dict)` under the set's folder.
+fn folder_files(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
+    let mut files = Vec::new();
+    for folder in read_dir(&set.root)? {
+        let Some(folder_name) = folder.file_name().and_then(|name| name.to_str()).map(str::to_owned) else {
+            continue;
+        };
+        if !folder.is_dir() {
+            continue;
+        }
+        for file in read_dir(&folder)? {
+            let Some(file_name) = file.file_name().and_then(|name| name.to_str()) else {
+                continue;
+            };
+            let layout = format!("{folder_name}/{file_name}");
+            if file.is_file() && place(set.format, &layout).is_some() {
+                files.push(LocalFile { disk: file, layout });
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// The files that match a `{lang}` pattern, with the language each names.
+fn pattern_files(set: &FileSet) -> Result<Vec<(String, PathBuf)>, Failure> {
+    let pattern = set.root.to_string_lossy().into_owned();
+    let (before, after) = pattern
+        .split_once(LANGUAGE_PLACEHOLDER)
+        .expect("settings check that the pattern has {lang}");
+    // The folder up to the component with `{lang}`, that component's text around it, and the
+    // rest of the path after it.
+    let (folder, prefix) = before.rsplit_once('/').unwrap_or((".", before));
+    let (suffix, rest) = match after.split_once('/') {
+        Some((suffix, rest)) => (suffix, Some(rest)),
+        None => (after, None),
+    };
+    let mut found = Vec::new();
+    for entry in read_dir(Path::new(folder))? {
+        let Some(name) = entry.file_name().and_then(|name| name.to_str()) else {
+            continue;
+        };
+        let Some(language) = name.strip_prefix(prefix).and_then(|name| name.strip_suffix(suffix)) else {
+            continue;
+        };
+        if crate::domain::names::LanguageCode::parse(language).is_err() {
+            continue;
+        }
+        let disk = match rest {
+            Some(rest) => entry.join(rest),
+            None => entry.clone(),
+        };
+        if disk.is_file() {
+            found.push((language.to_owned(), disk));
+        }
+    }
+    Ok(found)
+}
+
+fn fill_pattern(pattern: &Path, language: &str) -> PathBuf {
+    PathBuf::from(pattern.to_string_lossy().replace(LANGUAGE_PLACEHOLDER, language))
+}
+
+/// The entries of a folder; a missing folder has none.
+fn read_dir(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => Ok(entries.filter_map(Result::ok).map(|entry| entry.path()).collect()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(err) => Err(Failure::new(format!("cannot read {}: {err}", dir.display()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(format: ExportFormat, root: &Path, languages: &[&str]) -> FileSet {
+        FileSet {
+            format,
+            path: root.display().to_string(),
+            root: root.to_path_buf(),
+            languages: languages.iter().map(|code| code.to_string()).collect(),
+            tags: Vec::new(),
+        }
+    }
+
+    fn touch(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "x").unwrap();
+    }
+
+    #[test]
+    fn android_folders_are_collected_and_pulled_files_stay_in_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let res = dir.path().join("res");
+        for file in [
+            "values/strings.xml",
+            "values/plurals.xml",
+            "values-fr/strings.xml",
+            "values-night/colors.xml",
+            "drawable/icon.xml",
+        ] {
+            touch(&res.join(file));
+        }
+        let android = set(ExportFormat::AndroidXml, &res, &[]);
+        let layouts: Vec<String> = collect(&android).unwrap().into_iter().map(|file| file.layout).collect();
+        assert_eq!(
+            layouts,
+            ["values-fr/strings.xml", "values/plurals.xml", "values/strings.xml"]
+        );
+        let only_base = set(ExportFormat::AndroidXml, &res, &["de"]);
+        assert_eq!(collect(&only_base).unwrap().len(), 2);
+
+        assert_eq!(
+            destination(&android, "values-pt-rBR/strings.xml"),
+            Some(res.join("values-pt-rBR/strings.xml"))
+        );
+        for hostile in [
+            "../values/strings.xml",
+            "values/../../x.xml",
+            "/etc/values/strings.xml",
+            "a/values/strings.xml",
+        ] {
+            assert_eq!(destination(&android, hostile), None, "{hostile}");
+        }
+    }
+
+    #[test]
+    fn json_patterns_find_languages_and_reuse_the_apps_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let locales = dir.path().join("locales");
+        touch(&locales.join("en.json"));
+        touch(&locales.join("pt_BR.json"));
+        touch(&locales.join("package.json"));
+        let json = set(ExportFormat::Json, &locales.join("{lang}.json"), &[]);
+        let layouts: Vec<String> = collect(&json).unwrap().into_iter().map(|file| file.layout).collect();
+        assert_eq!(layouts, ["en.json", "pt_BR.json"]);
+        assert_eq!(destination(&json, "pt-BR.json"), Some(locales.join("pt_BR.json")));
+        assert_eq!(destination(&json, "fr.json"), Some(locales.join("fr.json")));
+        assert_eq!(destination(&json, "../fr.json"), None);
+
+        let nested = set(ExportFormat::Json, &locales.join("{lang}/app.json"), &[]);
+        touch(&locales.join("de/app.json"));
+        let layouts: Vec<String> = collect(&nested).unwrap().into_iter().map(|file| file.layout).collect();
+        assert_eq!(layouts, ["de.json"]);
+    }
+}

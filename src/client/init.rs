@@ -1,0 +1,193 @@
+//! `locstore init`: looks at an app repository and writes a commented `.locstore.toml` with a
+//! file set for each kind of resource files it finds.
+
+use std::path::{Path, PathBuf};
+
+use super::Failure;
+use super::settings::{FILE_NAME, Settings};
+use crate::domain::names::LanguageCode;
+
+/// Folders never searched: version control, dependencies and build output.
+const SKIPPED: &[&str] = &[
+    ".git",
+    "node_modules",
+    "build",
+    "target",
+    "Pods",
+    ".gradle",
+    "DerivedData",
+    "dist",
+];
+/// How deep below the repository's root resource folders are looked for.
+const MAX_DEPTH: usize = 8;
+
+/// Writes `.locstore.toml` into `dir`; answers its path and what it found.
+pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(PathBuf, Vec<String>), Failure> {
+    let target = dir.join(FILE_NAME);
+    if target.exists() && !force {
+        return Err(Failure::new(format!(
+            "{} exists; pass --force to replace it",
+            target.display()
+        )));
+    }
+    let found = find_sets(dir);
+    let mut text = format!(
+        "# locstore: where this app's text lives. `locstore push` uploads these files,\n\
+         # `locstore pull` writes the server's exports back. The API token comes from the\n\
+         # LOCSTORE_TOKEN environment variable, never from this file.\n\
+         \n\
+         # The server's address.\n\
+         server = {server:?}\n\
+         # The project, as TEAM/PROJECT.\n\
+         project = {project:?}\n"
+    );
+    if found.is_empty() {
+        text.push_str(
+            "\n# No resource files were found; add a file set, for example:\n\
+             # [[files]]\n\
+             # format = \"android-xml\"          # json, csv, android-xml or apple-strings\n\
+             # path = \"app/src/main/res\"       # a folder, or a pattern with {lang} for json and csv\n",
+        );
+    }
+    // With several kinds of files, each set tags the keys it pushes and pulls only those, so
+    // that the web app's keys do not land in the Android app's strings.xml.
+    let tagged = found.len() > 1;
+    for (format, path) in &found {
+        let tag = match format.as_str() {
+            "android-xml" => "android",
+            "apple-strings" => "ios",
+            _ => "web",
+        };
+        text.push_str(&format!(
+            "\n[[files]]\nformat = {format:?}\npath = {path:?}\n\
+             # languages = [\"en\", \"fr\"]   # only these (default: every language)\n\
+             {}tags = [\"{tag}\"]   # push tags its keys with these; pull takes only keys with one\n",
+            if tagged { "" } else { "# " }
+        ));
+    }
+    if !found.is_empty() {
+        // What is written must read back; a project name with quotes would not, say.
+        Settings::parse(&text, dir).map_err(|message| Failure::new(format!("cannot write settings: {message}")))?;
+    }
+    std::fs::write(&target, text).map_err(|err| Failure::new(format!("cannot write {}: {err}", target.display())))?;
+    Ok((
+        target,
+        found
+            .into_iter()
+            .map(|(format, path)| format!("{format}: {path}"))
+            .collect(),
+    ))
+}
+
+/// The file sets under `root`: (format, path relative to `root`), in path order.
+fn find_sets(root: &Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let walker = walkdir::WalkDir::new(root)
+        .max_depth(MAX_DEPTH)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| {
+            !(entry.file_type().is_dir() && entry.file_name().to_str().is_some_and(|name| SKIPPED.contains(&name)))
+        });
+    for entry in walker.filter_map(Result::ok) {
+        if !entry.file_type().is_dir() {
+            continue;
+        }
+        let dir = entry.path();
+        let relative = dir
+            .strip_prefix(root)
+            .unwrap_or(dir)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let relative = if relative.is_empty() { ".".to_owned() } else { relative };
+        if dir.join("values").join("strings.xml").is_file() {
+            found.push(("android-xml".to_owned(), relative.clone()));
+        }
+        if has_lproj(dir) {
+            found.push(("apple-strings".to_owned(), relative.clone()));
+        }
+        if let Some(extension) = language_files(dir) {
+            let pattern = if relative == "." {
+                format!("{{lang}}.{extension}")
+            } else {
+                format!("{relative}/{{lang}}.{extension}")
+            };
+            found.push((extension.to_owned(), pattern));
+        }
+    }
+    found
+}
+
+fn has_lproj(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .any(|entry| {
+            let path = entry.path();
+            path.extension().is_some_and(|extension| extension == "lproj") && path.join("Localizable.strings").is_file()
+        })
+}
+
+/// `json` or `csv` when the folder holds files named by language (`en.json`, `pt-BR.json`):
+/// two or more, or one that is English.
+fn language_files(dir: &Path) -> Option<&'static str> {
+    for extension in ["json", "csv"] {
+        let languages: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter_map(|entry| {
+                let name = entry.file_name().to_str()?.to_owned();
+                let stem = name.strip_suffix(&format!(".{extension}"))?.to_owned();
+                let looks_like_language = stem.len() <= 10 && LanguageCode::parse(&stem).is_ok();
+                looks_like_language.then_some(stem)
+            })
+            .collect();
+        if languages.len() >= 2 || languages.iter().any(|language| language.eq_ignore_ascii_case("en")) {
+            return Some(extension);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_finds_android_apple_and_web_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for file in [
+            "app/src/main/res/values/strings.xml",
+            "app/src/main/res/values-fr/strings.xml",
+            "ios/App/Resources/en.lproj/Localizable.strings",
+            "web/locales/en.json",
+            "web/locales/fr.json",
+            "web/package.json",
+            "node_modules/lib/locales/en.json",
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        let (path, found) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
+        assert_eq!(
+            found,
+            [
+                "android-xml: app/src/main/res",
+                "apple-strings: ios/App/Resources",
+                "json: web/locales/{lang}.json"
+            ]
+        );
+        let settings = Settings::find(Some(&path), dir.path()).unwrap();
+        assert_eq!(settings.file_sets.len(), 3);
+        assert_eq!(
+            settings.file_sets[2].tags,
+            ["web"],
+            "several kinds of files are told apart by tags"
+        );
+        let again = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap_err();
+        assert!(again.0.contains("--force"), "{}", again.0);
+    }
+}

@@ -1,0 +1,223 @@
+//! The command-line client: `locstore init`, `push` and `pull` keep an app repository's
+//! resource files in step with a server, from a developer's shell or a CI job. The settings
+//! are in `.locstore.toml` (see [`settings`]), the token in `LOCSTORE_TOKEN`.
+//!
+//! Exit statuses: 0 when it worked; 1 when `push --fail-on-change` changed something or
+//! `pull --check` found files that differ; 2 on an error, with the server's message.
+
+mod files;
+mod init;
+mod server;
+pub mod settings;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::formats::archive;
+pub use init::init;
+use server::Server;
+pub use server::TOKEN_VARIABLE;
+use settings::Settings;
+
+/// Something went wrong: exit status 2, with this message.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+impl Failure {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+/// How a command ended when it did not fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Exit status 0.
+    Done,
+    /// Exit status 1: a change when `--fail-on-change`, a difference when `--check`.
+    Flagged,
+}
+
+/// Where the settings are and how to report.
+pub struct Common {
+    /// `--config-file`; else `.locstore.toml` in the current folder or a parent.
+    pub settings_file: Option<PathBuf>,
+    /// `--json`: one JSON document on stdout instead of lines.
+    pub json: bool,
+    /// The token, from `LOCSTORE_TOKEN`.
+    pub token: Option<String>,
+}
+
+pub struct PushOptions {
+    pub dry_run: bool,
+    /// `create` or `upsert`.
+    pub mode: Option<String>,
+    pub fail_on_change: bool,
+}
+
+pub struct PullOptions {
+    pub at: Option<String>,
+    pub check: bool,
+}
+
+fn connect(common: &Common) -> Result<(Settings, Server), Failure> {
+    let cwd = std::env::current_dir().map_err(|err| Failure::new(format!("no current folder: {err}")))?;
+    let settings = Settings::find(common.settings_file.as_deref(), &cwd)?;
+    let bars = !common.json && std::io::stderr().is_terminal();
+    let server = Server::new(&settings, common.token.clone(), bars)?;
+    Ok((settings, server))
+}
+
+/// Uploads every file set; prints what changed per language.
+pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
+    let (settings, server) = connect(common)?;
+    let mut query = String::new();
+    if options.dry_run {
+        query.push_str("&dryRun=true");
+    }
+    if let Some(mode) = &options.mode {
+        query.push_str(&format!("&mode={mode}"));
+    }
+    let mut reports = Vec::new();
+    let mut changed = false;
+    for set in &settings.file_sets {
+        let local = files::collect(set)?;
+        let contents = local
+            .iter()
+            .map(|file| {
+                std::fs::read(&file.disk)
+                    .map(|bytes| crate::formats::ExportFile {
+                        path: file.layout.clone(),
+                        bytes,
+                    })
+                    .map_err(|err| Failure::new(format!("cannot read {}: {err}", file.disk.display())))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let zip = archive::zip(&contents).map_err(|err| Failure::new(format!("cannot zip {}: {err}", set.path)))?;
+        let mut set_query = query.clone();
+        for tag in &set.tags {
+            set_query.push_str(&format!("&tags={}", server::encode(tag)));
+        }
+        let answer = server
+            .upload(set.format, &set_query, &zip)
+            .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
+        let count = |field: &str| answer[field].as_u64().unwrap_or(0);
+        changed |= count("created") + count("updated") > 0;
+        if !common.json {
+            println!(
+                "{} ({}): {} files, {} keys new, {} changed, {} unchanged{}",
+                set.path,
+                set.format.name(),
+                local.len(),
+                count("created"),
+                count("updated"),
+                count("unchanged"),
+                if options.dry_run {
+                    " (dry run, nothing committed)"
+                } else {
+                    ""
+                }
+            );
+            for texts in answer["texts"].as_array().into_iter().flatten() {
+                let number = |field: &str| texts[field].as_u64().unwrap_or(0);
+                let mut parts = vec![
+                    format!("{} new", number("created")),
+                    format!("{} changed", number("updated")),
+                ];
+                if number("removed") > 0 {
+                    parts.push(format!("{} removed", number("removed")));
+                }
+                println!("  {}: {}", texts["language"].as_str().unwrap_or("?"), parts.join(", "));
+            }
+        }
+        reports.push(json!({
+            "path": set.path,
+            "format": set.format.name(),
+            "files": local.iter().map(|file| file.layout.clone()).collect::<Vec<_>>(),
+            "answer": answer,
+        }));
+    }
+    if common.json {
+        print_json(&json!({"dryRun": options.dry_run, "changed": changed, "sets": reports}));
+    }
+    Ok(if changed && options.fail_on_change {
+        Ending::Flagged
+    } else {
+        Ending::Done
+    })
+}
+
+/// Exports every file set and writes the files that differ into place.
+pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
+    let (settings, server) = connect(common)?;
+    let mut reports = Vec::new();
+    let mut differs = false;
+    for set in &settings.file_sets {
+        let exported = server
+            .export(set.format, &set.languages, &set.tags, options.at.as_deref())
+            .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
+        let mut changes = Vec::new();
+        for (layout, bytes) in exported {
+            let Some(target) = files::destination(set, &layout) else {
+                continue;
+            };
+            let change = match std::fs::read(&target) {
+                Ok(old) if old == bytes => continue,
+                Ok(_) => "updated",
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => "created",
+                Err(err) => return Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
+            };
+            differs = true;
+            if !options.check {
+                write_file(&target, &bytes)?;
+            }
+            if !common.json {
+                let verb = match (options.check, change) {
+                    (true, "created") => "missing",
+                    (true, _) => "differs",
+                    (false, change) => change,
+                };
+                println!("{verb}: {}", display(&target));
+            }
+            changes.push(json!({"path": display(&target), "change": change}));
+        }
+        reports.push(json!({"path": set.path, "format": set.format.name(), "files": changes}));
+    }
+    if common.json {
+        print_json(&json!({"check": options.check, "changed": differs, "sets": reports}));
+    } else if !differs {
+        println!("up to date");
+    }
+    Ok(if differs && options.check {
+        Ending::Flagged
+    } else {
+        Ending::Done
+    })
+}
+
+/// Writes a file through a temporary beside it, so that a reader never sees half of it.
+fn write_file(target: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let fail = |err: std::io::Error| Failure::new(format!("cannot write {}: {err}", target.display()));
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent).map_err(fail)?;
+    }
+    let temporary = target.with_extension("locstore-tmp");
+    std::fs::write(&temporary, bytes).map_err(fail)?;
+    std::fs::rename(&temporary, target).map_err(fail)
+}
+
+/// A path as the user would type it: relative to the current folder when it is inside it.
+fn display(path: &Path) -> String {
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    relative.unwrap_or_else(|| path.to_path_buf()).display().to_string()
+}
+
+fn print_json(value: &Value) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = serde_json::to_writer_pretty(&mut stdout, value);
+    let _ = writeln!(stdout);
+}

@@ -1,0 +1,269 @@
+//! Talking to the server: an upload of a file set and an export's download, with errors a
+//! user can act on and a progress bar on a terminal when a transfer takes more than a second.
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::Value;
+
+use super::Failure;
+use super::settings::Settings;
+use crate::formats::ExportFormat;
+
+/// The environment variable that holds the API token.
+pub const TOKEN_VARIABLE: &str = "LOCSTORE_TOKEN";
+/// How long a transfer runs before it gets a progress bar.
+const BAR_AFTER: Duration = Duration::from_secs(1);
+/// The most a download may be (a 50-language export of a large app is about 70 MB).
+const MAX_DOWNLOAD: u64 = 1 << 30;
+
+pub struct Server {
+    agent: ureq::Agent,
+    base: String,
+    team: String,
+    project: String,
+    token: String,
+    /// Whether progress bars may be drawn (stderr is a terminal, and output is not JSON).
+    bars: bool,
+}
+
+/// What to send: an address below the server's base, and a body to POST (else a GET).
+struct Call<'a> {
+    path: String,
+    body: Option<(&'a str, &'a [u8])>,
+    what: &'a str,
+}
+
+impl Server {
+    pub fn new(settings: &Settings, token: Option<String>, bars: bool) -> Result<Self, Failure> {
+        let token = token
+            .filter(|token| !token.trim().is_empty())
+            .ok_or_else(|| Failure::new(format!("set {TOKEN_VARIABLE} to an API token of {}", settings.server)))?;
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(10)))
+            .user_agent(concat!("locstore/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        Ok(Self {
+            agent,
+            base: settings.server.clone(),
+            team: settings.team.clone(),
+            project: settings.project.clone(),
+            token,
+            bars,
+        })
+    }
+
+    /// Uploads a zip of one file set; answers the server's counts.
+    pub fn upload(&self, format: ExportFormat, query: &str, zip: &[u8]) -> Result<Value, Failure> {
+        let path = format!(
+            "/teams/{}/projects/{}/files?type={}{query}",
+            encode(&self.team),
+            encode(&self.project),
+            format.name()
+        );
+        let body = self.call(Call {
+            path,
+            body: Some(("application/zip", zip)),
+            what: "upload",
+        })?;
+        serde_json::from_slice(&body).map_err(|err| Failure::new(format!("the server's answer is not JSON: {err}")))
+    }
+
+    /// Exports a file set and downloads it: the files with their layout paths.
+    pub fn export(
+        &self,
+        format: ExportFormat,
+        languages: &[String],
+        tags: &[String],
+        at: Option<&str>,
+    ) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+        let mut query = format!("type={}", format.name());
+        for language in languages {
+            query.push_str(&format!("&languages={}", encode(language)));
+        }
+        for tag in tags {
+            query.push_str(&format!("&tags={}", encode(tag)));
+        }
+        if let Some(at) = at {
+            query.push_str(&format!("&at={}", encode(at)));
+        }
+        let path = format!(
+            "/teams/{}/projects/{}/keys/export?{query}",
+            encode(&self.team),
+            encode(&self.project)
+        );
+        let answer = self.call(Call {
+            path,
+            body: None,
+            what: "export",
+        })?;
+        let address = serde_json::from_slice::<Value>(&answer)
+            .ok()
+            .and_then(|answer| answer["data"].as_str().map(str::to_owned))
+            .ok_or_else(|| Failure::new("the export's answer has no download address"))?;
+        // `/exports/{id}/{path}`: the path is the file's place in the layout, or the zip's name.
+        let (_, rest) = address
+            .split_once("/exports/")
+            .ok_or_else(|| Failure::new(format!("unexpected download address {address}")))?;
+        let (id, layout) = rest
+            .split_once('/')
+            .ok_or_else(|| Failure::new(format!("unexpected download address {address}")))?;
+        let bytes = self.call(Call {
+            path: format!("/exports/{id}/{layout}"),
+            body: None,
+            what: "download",
+        })?;
+        let bundle = format!("{}-{}.zip", self.project, format.name());
+        if layout == bundle {
+            unzip(&bytes)
+        } else {
+            Ok(vec![(layout.to_owned(), bytes)])
+        }
+    }
+
+    fn call(&self, call: Call<'_>) -> Result<Vec<u8>, Failure> {
+        let url = format!("{}{}", self.base, call.path);
+        let result = match call.body {
+            Some((content_type, body)) => {
+                let bar = Bar::new(self.bars, body.len() as u64, call.what);
+                let mut reader = bar.wrap(body);
+                self.agent
+                    .post(&url)
+                    .header("X-Api-Token", &self.token)
+                    .header("Content-Type", content_type)
+                    .header("Content-Length", body.len().to_string())
+                    .send(ureq::SendBody::from_reader(&mut reader))
+            }
+            None => self.agent.get(&url).header("X-Api-Token", &self.token).call(),
+        };
+        let mut response = result.map_err(|err| self.unreachable(err))?;
+        let status = response.status().as_u16();
+        let length = response
+            .headers()
+            .get("content-length")
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse().ok())
+            .unwrap_or(0);
+        let bar = Bar::new(self.bars && call.what == "download", length, call.what);
+        let mut body = Vec::new();
+        bar.wrap(response.body_mut().as_reader().take(MAX_DOWNLOAD))
+            .read_to_end(&mut body)
+            .map_err(|err| Failure::new(format!("the {} from {} broke off: {err}", call.what, self.base)))?;
+        if (200..300).contains(&status) {
+            return Ok(body);
+        }
+        Err(self.refused(status, &body, call.what))
+    }
+
+    fn unreachable(&self, err: ureq::Error) -> Failure {
+        Failure::new(format!("cannot reach {}: {err}", self.base))
+    }
+
+    /// An error answer, in words that say what to do.
+    fn refused(&self, status: u16, body: &[u8], what: &str) -> Failure {
+        let message = serde_json::from_slice::<Value>(body)
+            .ok()
+            .and_then(|answer| answer["error"]["message"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| String::from_utf8_lossy(body).trim().to_owned());
+        let project = format!("{}/{}", self.team, self.project);
+        Failure::new(match status {
+            401 => format!("{} refused the token in {TOKEN_VARIABLE} (401): {message}", self.base),
+            403 => format!(
+                "the token in {TOKEN_VARIABLE} may not {} {project} (403): {message}",
+                if what == "upload" { "write to" } else { "read" }
+            ),
+            404 => format!(
+                "{} has no project {project}, or the token cannot see it (404): {message}",
+                self.base
+            ),
+            _ => format!("the {what} failed ({status}): {message}"),
+        })
+    }
+}
+
+/// A progress bar that appears only when the transfer is still running after a second.
+struct Bar {
+    bar: ProgressBar,
+    started: Instant,
+    enabled: bool,
+}
+
+impl Bar {
+    fn new(enabled: bool, length: u64, what: &str) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{msg:>8} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}")
+                .expect("a valid template")
+                .progress_chars("=> "),
+        );
+        bar.set_message(what.to_owned());
+        Self {
+            bar,
+            started: Instant::now(),
+            enabled,
+        }
+    }
+
+    fn wrap<R: Read>(self, inner: R) -> BarReader<R> {
+        BarReader {
+            inner,
+            bar: self,
+            shown: false,
+        }
+    }
+}
+
+struct BarReader<R> {
+    inner: R,
+    bar: Bar,
+    shown: bool,
+}
+
+impl<R: Read> Read for BarReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        if self.bar.enabled && !self.shown && self.bar.started.elapsed() >= BAR_AFTER {
+            self.bar.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        self.bar.bar.inc(read as u64);
+        if read == 0 && self.shown {
+            self.bar.bar.finish_and_clear();
+        }
+        Ok(read)
+    }
+}
+
+fn unzip(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    let broken = |err: zip::result::ZipError| Failure::new(format!("the downloaded zip is broken: {err}"));
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(broken)?;
+    let mut files = Vec::with_capacity(archive.len());
+    for index in 0..archive.len() {
+        let mut file = archive.by_index(index).map_err(broken)?;
+        if file.is_dir() {
+            continue;
+        }
+        let name = file.name().to_owned();
+        let mut contents = Vec::new();
+        file.read_to_end(&mut contents)
+            .map_err(|err| Failure::new(format!("the downloaded zip is broken: {err}")))?;
+        files.push((name, contents));
+    }
+    Ok(files)
+}
+
+/// Percent-encodes a path segment or query value.
+pub fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|byte| {
+            if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+                (byte as char).to_string()
+            } else {
+                format!("%{byte:02X}")
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,181 @@
+//! `.locstore.toml`: where the server is, which project, and where the app keeps its files.
+//! The token is never in the file: it comes from `LOCSTORE_TOKEN`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::Failure;
+use crate::formats::ExportFormat;
+
+/// The file `locstore push` and `pull` look for, in the current folder or the nearest parent.
+pub const FILE_NAME: &str = ".locstore.toml";
+
+/// The placeholder for a language in a JSON or CSV file set's path.
+pub const LANGUAGE_PLACEHOLDER: &str = "{lang}";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSettings {
+    server: String,
+    project: String,
+    #[serde(default)]
+    files: Vec<RawFileSet>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFileSet {
+    format: String,
+    path: String,
+    languages: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+}
+
+/// The settings of one app repository.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The server's base address, without a trailing `/`.
+    pub server: String,
+    pub team: String,
+    pub project: String,
+    pub file_sets: Vec<FileSet>,
+}
+
+/// Files of one format: an Android `res` folder, a folder of `*.lproj` folders, or a path
+/// pattern with `{lang}` for JSON and CSV.
+#[derive(Debug, Clone)]
+pub struct FileSet {
+    pub format: ExportFormat,
+    /// As written in the settings file (for messages).
+    pub path: String,
+    /// The folder (Android, Apple) or pattern (JSON, CSV), resolved against the settings
+    /// file's folder.
+    pub root: PathBuf,
+    /// Languages to pull (all of the project's when empty) and push (all files when empty).
+    pub languages: Vec<String>,
+    /// Pull only keys with one of these tags (all keys when empty).
+    pub tags: Vec<String>,
+}
+
+impl Settings {
+    /// Finds `.locstore.toml` in `start` or its nearest parent that has one, unless `file`
+    /// names it.
+    pub fn find(file: Option<&Path>, start: &Path) -> Result<Self, Failure> {
+        let path = match file {
+            Some(file) => file.to_path_buf(),
+            None => start
+                .ancestors()
+                .map(|dir| dir.join(FILE_NAME))
+                .find(|candidate| candidate.is_file())
+                .ok_or_else(|| {
+                    Failure::new(format!(
+                        "no {FILE_NAME} in {} or a parent folder; `locstore init` writes one",
+                        start.display()
+                    ))
+                })?,
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|err| Failure::new(format!("cannot read {}: {err}", path.display())))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        Self::parse(&text, base).map_err(|message| Failure::new(format!("{}: {message}", path.display())))
+    }
+
+    /// Reads the settings; relative paths are relative to `base`.
+    pub fn parse(text: &str, base: &Path) -> Result<Self, String> {
+        let raw: RawSettings = toml::from_str(text).map_err(|err| err.message().to_owned())?;
+        let server = raw.server.trim_end_matches('/').to_owned();
+        if !(server.starts_with("http://") || server.starts_with("https://")) {
+            return Err(format!(
+                "`server` must be an http:// or https:// address, not {server:?}"
+            ));
+        }
+        let (team, project) = raw
+            .project
+            .split_once('/')
+            .filter(|(team, project)| !team.is_empty() && !project.is_empty() && !project.contains('/'))
+            .ok_or_else(|| format!("`project` must be TEAM/PROJECT, not {:?}", raw.project))?;
+        if raw.files.is_empty() {
+            return Err("there is no [[files]] entry: say where the app keeps its files".into());
+        }
+        let file_sets = raw
+            .files
+            .into_iter()
+            .map(|set| {
+                let format = ExportFormat::parse(&set.format).ok_or_else(|| {
+                    format!(
+                        "unknown format {:?} (one of {})",
+                        set.format,
+                        ExportFormat::NAMES
+                    )
+                })?;
+                let needs_pattern = matches!(format, ExportFormat::Json | ExportFormat::Csv);
+                if needs_pattern != set.path.contains(LANGUAGE_PLACEHOLDER) {
+                    return Err(if needs_pattern {
+                        format!("the {} path {:?} needs {LANGUAGE_PLACEHOLDER} where the language goes, as in locales/{{lang}}.json", set.format, set.path)
+                    } else {
+                        format!("the {} path {:?} is a folder, without {LANGUAGE_PLACEHOLDER}", set.format, set.path)
+                    });
+                }
+                Ok(FileSet {
+                    format,
+                    root: base.join(&set.path),
+                    path: set.path,
+                    languages: set.languages.unwrap_or_default(),
+                    tags: set.tags.unwrap_or_default(),
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Self {
+            server,
+            team: team.to_owned(),
+            project: project.to_owned(),
+            file_sets,
+        })
+    }
+}
+
+/// A language code compared as the server compares them: case and `-`/`_` do not matter.
+pub fn folded(language: &str) -> String {
+    language.to_ascii_lowercase().replace('_', "-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_resolve_paths_and_refuse_mistakes() {
+        let text = r#"
+server = "http://localhost:8080/"
+project = "acme/mobile"
+
+[[files]]
+format = "android-xml"
+path = "app/src/main/res"
+
+[[files]]
+format = "json"
+path = "web/locales/{lang}.json"
+languages = ["en", "fr"]
+tags = ["web"]
+"#;
+        let settings = Settings::parse(text, Path::new("/repo")).unwrap();
+        assert_eq!(settings.server, "http://localhost:8080");
+        assert_eq!((settings.team.as_str(), settings.project.as_str()), ("acme", "mobile"));
+        assert_eq!(settings.file_sets[0].root, Path::new("/repo/app/src/main/res"));
+        assert_eq!(settings.file_sets[1].languages, ["en", "fr"]);
+
+        for (bad, says) in [
+            (text.replace("acme/mobile", "acme"), "TEAM/PROJECT"),
+            (text.replace("http://", "ftp://"), "http://"),
+            (text.replace("{lang}", "en"), "{lang}"),
+            (text.replace("android-xml", "yaml"), "unknown format"),
+            (text.replace("tags", "tag"), "unknown field"),
+            (text.replace("app/src/main/res", "res/{lang}"), "without {lang}"),
+        ] {
+            let err = Settings::parse(&bad, Path::new("/repo")).unwrap_err();
+            assert!(err.contains(says), "{err}");
+        }
+    }
+}
