@@ -83,12 +83,25 @@ impl ExportApi {
         /// Export only these languages (repeat the parameter or separate with commas). All of
         /// the project's languages when left out.
         languages: Query<Option<Vec<LanguageListParam>>>,
+        /// Export the project as it was at this state: a snapshot name, a commit id (full,
+        /// or at least 7 hex digits) or an RFC 3339 time (the last commit at or before it).
+        at: Query<Option<String>>,
     ) -> Result<Json<ExportResult>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let project_name = project_name.0.0;
         let format = format.0.format();
         let tags = split_list(tags.0.unwrap_or_default());
-        let (project, keys) = self.state.store.keys_for_export(&team, &project_name, &tags).await?;
+        let (project, keys) = match at.0 {
+            Some(reference) => {
+                let (_, project, keys) = self
+                    .state
+                    .store
+                    .keys_for_export_at(&team, &project_name, &tags, &reference)
+                    .await?;
+                (project, keys)
+            }
+            None => self.state.store.keys_for_export(&team, &project_name, &tags).await?,
+        };
         let requested = languages
             .0
             .unwrap_or_default()

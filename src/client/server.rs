@@ -175,10 +175,9 @@ impl Server {
                 "the token in {TOKEN_VARIABLE} may not {} {project} (403): {message}",
                 if what == "upload" { "write to" } else { "read" }
             ),
-            404 => format!(
-                "{} has no project {project}, or the token cannot see it (404): {message}",
-                self.base
-            ),
+            // The server's message names what is missing: the project (or a team the token
+            // cannot see), or the state `--at` asked for.
+            404 => format!("not found on {} (404): {message}", self.base),
             _ => format!("the {what} failed ({status}): {message}"),
         })
     }

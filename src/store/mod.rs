@@ -11,6 +11,7 @@ mod changes;
 mod error;
 mod files;
 mod git;
+mod history;
 mod import;
 mod layout;
 mod lock;
@@ -256,6 +257,28 @@ impl Store {
             (entry.project.clone(), keys)
         })
         .await
+    }
+
+    /// Like [`Store::keys_for_export`], at the commit `reference` names (a snapshot, a commit
+    /// id, an RFC 3339 time). Answers the commit too.
+    pub async fn keys_for_export_at(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        tags: &[String],
+        reference: &str,
+    ) -> Result<(git2::Oid, Project, Vec<Key>), StoreError> {
+        let root = self.inner.root.clone();
+        let (team, project, tags, reference) = (team.clone(), project.clone(), tags.to_vec(), reference.to_owned());
+        tokio::task::spawn_blocking(move || {
+            let repo = git2::Repository::open(&root)
+                .map_err(|err| StoreError::internal("cannot open the repository to read the past", err))?;
+            let commit = history::resolve(&repo, &team, &project, &reference)?;
+            let (settings, keys) = history::project_at(&repo, commit, &team, &project, &tags)?;
+            Ok((commit, settings, keys))
+        })
+        .await
+        .map_err(|err| StoreError::internal("the read of the past failed", err))?
     }
 
     /// Runs `read` on a project's keys, asking the writer to load them first if needed.

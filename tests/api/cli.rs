@@ -243,6 +243,9 @@ fn pull_check_finds_a_change_made_on_the_server_and_pull_brings_it() {
     setup.init();
     assert_eq!(status(&setup.run(&["push"])), 0);
     assert_eq!(status(&setup.run(&["pull"])), 0);
+    let before_change = git_in(&setup.data.join("repo"), &["rev-parse", "HEAD"])
+        .trim()
+        .to_owned();
     let (status_code, body) = setup.server.request(
         "PATCH",
         "/teams/acme/projects/mobile/keys/app_name",
@@ -264,6 +267,14 @@ fn pull_check_finds_a_change_made_on_the_server_and_pull_brings_it() {
     assert_eq!(report["changed"], true);
     assert_eq!(report["sets"][0]["files"][0]["change"], "updated");
     assert!(text(&setup.read(french)).contains("Balados !"));
+
+    // `--at` pulls the state of an earlier commit.
+    let back = setup.run(&["pull", "--at", &before_change]);
+    assert_eq!(status(&back), 0, "{}", text(&back.stderr));
+    assert_eq!(setup.read(french), old);
+    let unknown = setup.run(&["pull", "--at", "0000000"]);
+    assert_eq!(status(&unknown), 2);
+    assert!(text(&unknown.stderr).contains("No commit"), "{}", text(&unknown.stderr));
 }
 
 #[test]
@@ -293,7 +304,7 @@ fn errors_say_what_to_do_and_exit_with_status_two() {
     let settings = setup.app.join(".locstore.toml");
     let original = std::fs::read_to_string(&settings).unwrap();
     std::fs::write(&settings, original.replace("acme/mobile", "acme/nope")).unwrap();
-    expect(setup.run(&["pull"]), &["has no project acme/nope", "404"]);
+    expect(setup.run(&["pull"]), &["not found", "nope", "404"]);
 
     // A server that is not there.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -252,3 +252,48 @@ async fn exports_need_read_access_only_and_commit_nothing() {
     reply.assert_ok(StatusCode::OK);
     assert_eq!(app.commit_count(), before);
 }
+
+/// `at=` exports the project as a past commit, an abbreviated one or a time holds it.
+#[tokio::test]
+async fn an_export_at_a_past_commit_or_time_has_the_texts_of_then() {
+    let app = seeded().await;
+    let then = app.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let then_time = app.git(&["log", "-1", "--format=%cI", &then]).trim().to_owned();
+    // Commit times have one-second resolution: the changes below come a second later.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    app.patch(
+        &format!("{}/home.title", EXPORT.trim_end_matches("/export")),
+        json!({"translations": [{"language": "fr", "content": "Bienvenue"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.create_key("later", &[], &[("fr", "Plus tard")]).await;
+
+    let now = json!({"home.title": "Bienvenue", "later": "Plus tard"});
+    let past = json!({"home.title": "Accueil"});
+    for (at, expected) in [
+        (then.clone(), &past),
+        (then[..7].to_owned(), &past),
+        (then_time.clone(), &past),
+        ("2999-01-01T00:00:00Z".to_owned(), &now),
+    ] {
+        let (_, download) = app
+            .export(&format!("type=json&languages=fr&at={}", at.replace('+', "%2B")))
+            .await;
+        assert_eq!(&download.json(), expected, "at={at}");
+    }
+    let (_, download) = app.export("type=json&languages=fr").await;
+    assert_eq!(download.json(), now, "without at=, the newest state");
+
+    for (at, status) in [
+        ("1970-01-01T00:00:00Z", StatusCode::NOT_FOUND),
+        ("deadbeef00", StatusCode::NOT_FOUND),
+        ("no-such-snapshot", StatusCode::NOT_FOUND),
+        ("not a ref!", StatusCode::BAD_REQUEST),
+    ] {
+        let reply = app
+            .get(&format!("{EXPORT}?type=json&at={}", at.replace(' ', "%20")))
+            .await;
+        reply.error_code(status);
+    }
+}

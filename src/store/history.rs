@@ -1,0 +1,133 @@
+//! Reads of the past: a reference (`at=`) resolved to a commit, and a project's keys as that
+//! commit holds them. Each read opens a repository handle of its own on a blocking thread, so
+//! the writer's handle is never shared and the catalog's lock is never taken.
+
+use git2::{ObjectType, Oid, Repository, Sort, TreeWalkMode, TreeWalkResult};
+
+use super::error::StoreError;
+use super::files;
+use super::layout;
+use crate::domain::model::{Key, Project};
+use crate::domain::names::{ProjectName, TeamName};
+
+/// The fewest hex digits an abbreviated commit id may have.
+const MIN_ABBREVIATION: usize = 7;
+
+/// The commit `reference` names, tried as the contract orders it: a snapshot of the project
+/// (an annotated tag `locstore/{team}/{project}/{name}`), a commit id (full, or at least 7
+/// hex digits), an RFC 3339 time (the last commit of the branch at or before it). A reference
+/// that can be none of these is `Invalid`; one that could but names nothing is `NotFound`.
+pub fn resolve(repo: &Repository, team: &TeamName, project: &ProjectName, reference: &str) -> Result<Oid, StoreError> {
+    let not_found = || {
+        StoreError::NotFound(format!(
+            "No commit, snapshot or time {reference:?} in this repository's history."
+        ))
+    };
+    if ProjectName::parse(reference).is_ok() {
+        let tag = format!("refs/tags/locstore/{team}/{project}/{reference}");
+        if let Ok(object) = repo.revparse_single(&tag) {
+            let commit = object
+                .peel_to_commit()
+                .map_err(|err| StoreError::internal("cannot read a snapshot's commit", err))?;
+            return Ok(commit.id());
+        }
+    }
+    let is_hex = reference.len() >= MIN_ABBREVIATION
+        && reference.len() <= 40
+        && reference.bytes().all(|byte| byte.is_ascii_hexdigit());
+    if is_hex {
+        return match repo
+            .revparse_single(reference)
+            .and_then(|object| object.peel_to_commit())
+        {
+            Ok(commit) => Ok(commit.id()),
+            Err(err) if err.code() == git2::ErrorCode::Ambiguous => Err(StoreError::Invalid(format!(
+                "The abbreviated commit id {reference:?} names more than one object; give more digits."
+            ))),
+            Err(_) => Err(not_found()),
+        };
+    }
+    if let Ok(time) = reference.parse::<jiff::Timestamp>() {
+        return last_commit_at_or_before(repo, time.as_second()).and_then(|commit| commit.ok_or_else(not_found));
+    }
+    if ProjectName::parse(reference).is_ok() {
+        return Err(not_found());
+    }
+    Err(StoreError::Invalid(format!(
+        "{reference:?} is not a commit id (7 to 40 hex digits), a snapshot name or an RFC 3339 time (2026-11-01T12:00:00Z)."
+    )))
+}
+
+/// The newest commit on the branch's first-parent line whose commit time is at or before
+/// `seconds` (Unix time); `None` when the history starts after it.
+fn last_commit_at_or_before(repo: &Repository, seconds: i64) -> Result<Option<Oid>, StoreError> {
+    let fail = |err| StoreError::internal("cannot walk the history", err);
+    let mut walk = repo.revwalk().map_err(fail)?;
+    walk.push_head().map_err(fail)?;
+    walk.simplify_first_parent().map_err(fail)?;
+    walk.set_sorting(Sort::NONE).map_err(fail)?;
+    for id in walk {
+        let id = id.map_err(fail)?;
+        let commit = repo.find_commit(id).map_err(fail)?;
+        if commit.time().seconds() <= seconds {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}
+
+/// The project's settings and keys as `commit` holds them, filtered by `tags` like an export
+/// at HEAD. A project that did not exist under this name then is `NotFound`.
+pub fn project_at(
+    repo: &Repository,
+    commit: Oid,
+    team: &TeamName,
+    project: &ProjectName,
+    tags: &[String],
+) -> Result<(Project, Vec<Key>), StoreError> {
+    let fail = |err| StoreError::internal("cannot read a past commit", err);
+    let tree = repo
+        .find_commit(commit)
+        .and_then(|commit| commit.tree())
+        .map_err(fail)?;
+    let missing = || StoreError::NotFound(format!("Project {team}/{project} did not exist at commit {commit}."));
+    let project_file = layout::project_file(team, project);
+    let entry = tree
+        .get_path(std::path::Path::new(&project_file))
+        .map_err(|_| missing())?;
+    let blob = repo.find_blob(entry.id()).map_err(|_| missing())?;
+    let settings = files::read_project(project.clone(), blob.content())
+        .map_err(|err| StoreError::internal("cannot read a past project file", err))?;
+    let mut keys = Vec::new();
+    let keys_dir = layout::keys_dir(team, project);
+    if let Ok(entry) = tree.get_path(std::path::Path::new(&keys_dir)) {
+        let keys_tree = repo.find_tree(entry.id()).map_err(fail)?;
+        let mut failure = None;
+        keys_tree
+            .walk(TreeWalkMode::PreOrder, |_, entry| {
+                if entry.kind() != Some(ObjectType::Blob) || !entry.name().is_ok_and(|name| name.ends_with(".toml")) {
+                    return TreeWalkResult::Ok;
+                }
+                match repo.find_blob(entry.id()) {
+                    Ok(blob) => match files::read_key(blob.content()) {
+                        Ok(key) => keys.push(key),
+                        Err(err) => {
+                            tracing::warn!(%commit, error = %err, "skipping a past key file that does not parse")
+                        }
+                    },
+                    Err(err) => {
+                        failure = Some(err);
+                        return TreeWalkResult::Abort;
+                    }
+                }
+                TreeWalkResult::Ok
+            })
+            .map_err(fail)?;
+        if let Some(err) = failure {
+            return Err(fail(err));
+        }
+    }
+    keys.retain(|key| tags.is_empty() || key.tags.iter().any(|tag| tags.contains(tag)));
+    keys.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok((settings, keys))
+}
