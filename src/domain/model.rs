@@ -108,6 +108,39 @@ impl Key {
     }
 }
 
+/// Whether a text is a well-formed markup text: an XML fragment whose tags are balanced and
+/// whose references are character references or XML's five entities (what the Android export
+/// can write as tags; anything else it would write as literal text).
+pub fn is_markup_fragment(text: &str) -> bool {
+    use quick_xml::events::Event;
+    let wrapped = format!("<r>{text}</r>");
+    let mut reader = quick_xml::Reader::from_str(&wrapped);
+    let mut depth = 0usize;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(_)) => depth += 1,
+            Ok(Event::End(_)) => match depth.checked_sub(1) {
+                Some(rest) => depth = rest,
+                None => return false,
+            },
+            Ok(Event::GeneralRef(reference)) => {
+                let known_char = matches!(reference.resolve_char_ref(), Ok(Some(_)));
+                let known_entity = reference
+                    .decode()
+                    .ok()
+                    .is_some_and(|name| quick_xml::escape::resolve_predefined_entity(&name).is_some());
+                if !known_char && !known_entity {
+                    return false;
+                }
+            }
+            Ok(Event::Text(text)) if text.decode().is_err() => return false,
+            Ok(Event::Eof) => return depth == 0,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+}
+
 /// A literal text as a markup text: `&`, `<` and `>` escaped.
 pub fn escape_markup(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")

@@ -580,6 +580,18 @@ pub(super) fn merge_translations(
         } else {
             text
         };
+        let malformed = key.markup
+            && text.as_ref().is_some_and(|text| {
+                text.strings()
+                    .any(|string| !crate::domain::model::is_markup_fragment(string))
+            });
+        if malformed {
+            return Err(StoreError::Invalid(format!(
+                "Key {} holds Android markup (`markup: true`), and its text in {} is not a well-formed fragment: close every tag, and write a literal `<` as `&lt;` and `&` as `&amp;`.",
+                quoted(key.name.as_str()),
+                quoted(language.as_str())
+            )));
+        }
         match text {
             Some(text) => key.translations.insert(language.clone(), text),
             None => key.translations.remove(language),

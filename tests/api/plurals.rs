@@ -200,3 +200,34 @@ async fn a_refused_shape_names_the_language_and_what_to_send() {
     let message = reply.json()["error"]["message"].as_str().unwrap().to_owned();
     assert!(message.contains("pt-BR") && message.contains("`forms`"), "{message}");
 }
+
+#[tokio::test]
+async fn a_markup_keys_texts_must_be_well_formed_fragments() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.post(
+        KEYS,
+        json!({"name": "styled", "markup": true, "translations": [{"language": "en", "content": "Tap <b>here</b> &amp; go"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let commits = app.commit_count();
+    for bad in ["Tap <b>here", "a < b", "Tom & Jerry", "&nbsp;", "</i>"] {
+        let reply = app
+            .patch(
+                &format!("{KEYS}/styled"),
+                json!({"translations": [{"language": "fr", "content": bad}]}),
+            )
+            .await;
+        assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request", "{bad}");
+    }
+    assert_eq!(app.commit_count(), commits);
+    // Turning the flag on escapes the old texts, which are then fragments.
+    app.create_key("plain", &[], &[("en", "a < b & c")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.patch(&format!("{KEYS}/plain"), json!({"markup": true}))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key(&app, "plain").await["translation"]["en"], "a &lt; b &amp; c");
+}
