@@ -16,7 +16,7 @@ use crate::config::{Config, Limits};
 use crate::formats::downloads::{Clock, Downloads, content_type};
 use crate::metrics::Metrics;
 use crate::routes::Routes;
-use crate::store::Store;
+use crate::store::{self, Store};
 use crate::tokens::TokenRegistry;
 
 /// The parts of a running locstore, ready to serve.
@@ -182,10 +182,17 @@ async fn observe<E: Endpoint>(
         .unwrap_or_else(new_request_id);
     let method = request.method().to_string();
     let path = request.uri().path().to_owned();
-    let mut response = match endpoint.call(request).await {
+    let (result, seen) = store::seen::scope(endpoint.call(request)).await;
+    let mut response = match result {
         Ok(response) => response.into_response(),
         Err(err) => render_poem_error(err, &method, &path, &limits),
     };
+    // The commit the answer came from: the one a change made, or the HEAD a read saw.
+    if let store::seen::Seen::Read(commit) | store::seen::Seen::Wrote(Some(commit)) = seen
+        && let Ok(value) = HeaderValue::from_str(&commit)
+    {
+        response.headers_mut().insert("x-locstore-commit", value);
+    }
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert("x-request-id", value);
     }

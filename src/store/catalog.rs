@@ -17,6 +17,8 @@ use crate::domain::query::{KeyQuery, PageInfo, matches_keyword};
 #[derive(Default)]
 pub struct Catalog {
     pub teams: BTreeMap<TeamName, TeamEntry>,
+    /// The commit this view is of (HEAD as readers see it).
+    pub head: String,
 }
 
 pub struct TeamEntry {

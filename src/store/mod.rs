@@ -18,6 +18,7 @@ mod lock;
 mod maintenance;
 mod objects;
 mod scan;
+pub mod seen;
 mod template;
 mod worker;
 mod worktree;
@@ -179,7 +180,12 @@ impl Store {
             author: author.to_owned(),
             reply,
         })?;
-        answer.await.map_err(|_| writer_gone())?
+        let applied = answer.await.map_err(|_| writer_gone())??;
+        seen::wrote(match &applied.outcome {
+            Outcome::Committed(commit) => Some(commit),
+            Outcome::Unchanged => None,
+        });
+        Ok(applied)
     }
 
     /// Finishes the changes already queued, syncs the index, and stops the writer.
@@ -270,15 +276,17 @@ impl Store {
     ) -> Result<(git2::Oid, Project, Vec<Key>), StoreError> {
         let root = self.inner.root.clone();
         let (team, project, tags, reference) = (team.clone(), project.clone(), tags.to_vec(), reference.to_owned());
-        tokio::task::spawn_blocking(move || {
+        let read = tokio::task::spawn_blocking(move || {
             let repo = git2::Repository::open(&root)
                 .map_err(|err| StoreError::internal("cannot open the repository to read the past", err))?;
             let commit = history::resolve(&repo, &team, &project, &reference)?;
             let (settings, keys) = history::project_at(&repo, commit, &team, &project, &tags)?;
-            Ok((commit, settings, keys))
+            Ok::<_, StoreError>((commit, settings, keys))
         })
         .await
-        .map_err(|err| StoreError::internal("the read of the past failed", err))?
+        .map_err(|err| StoreError::internal("the read of the past failed", err))??;
+        seen::read(&read.0.to_string());
+        Ok(read)
     }
 
     /// Runs `read` on a project's keys, asking the writer to load them first if needed.
@@ -315,8 +323,11 @@ impl Store {
         ))
     }
 
+    /// The catalog for a read; the HEAD it is of is recorded as what the request saw.
     fn read(&self) -> RwLockReadGuard<'_, Catalog> {
-        self.inner.catalog.read().unwrap_or_else(|poison| poison.into_inner())
+        let catalog = self.inner.catalog.read().unwrap_or_else(|poison| poison.into_inner());
+        seen::read(&catalog.head);
+        catalog
     }
 
     fn send(&self, job: Job) -> Result<(), StoreError> {

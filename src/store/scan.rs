@@ -16,7 +16,10 @@ use crate::domain::names::{ProjectName, TeamName};
 
 /// Reads every team and project (not their keys) from HEAD.
 pub fn load_catalog(git: &GitRepo) -> Result<Catalog, StoreError> {
-    let mut catalog = Catalog::default();
+    let mut catalog = Catalog {
+        head: git.head().to_string(),
+        ..Catalog::default()
+    };
     for component in git.subfolders(layout::TEAMS_DIR)? {
         let Ok(name) = TeamName::parse(layout::slug_from_component(&component)) else {
             tracing::warn!(folder = %component, "skipping a team folder whose name is not a valid team name");

@@ -209,8 +209,11 @@ impl Worker {
     /// them, then lets readers in (`guard`, which held them off while commits were staged).
     /// When publishing fails, every staged change is answered with the error and the store is
     /// put back to HEAD.
-    fn publish(&mut self, round: &mut Round, guard: Option<RwLockWriteGuard<'_, Catalog>>) {
+    fn publish(&mut self, round: &mut Round, mut guard: Option<RwLockWriteGuard<'_, Catalog>>) {
         let published = self.publish_staged(round);
+        if let Some(catalog) = guard.as_mut() {
+            catalog.head = self.git.head().to_string();
+        }
         drop(guard);
         if published.is_err() {
             self.restore_from_head();

@@ -4,6 +4,7 @@ mod cli;
 mod errors;
 mod export;
 mod helpers;
+mod history;
 mod import;
 mod keys;
 mod observability;
