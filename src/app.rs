@@ -182,14 +182,14 @@ async fn observe<E: Endpoint>(
         .unwrap_or_else(new_request_id);
     let method = request.method().to_string();
     let path = request.uri().path().to_owned();
-    let (result, seen) = store::seen::scope(endpoint.call(request)).await;
+    let (result, record) = store::seen::scope(endpoint.call(request)).await;
     let mut response = match result {
         Ok(response) => response.into_response(),
         Err(err) => render_poem_error(err, &method, &path, &limits),
     };
     // The commit the answer came from: the one a change made, or the HEAD a read saw.
-    if let store::seen::Seen::Read(commit) | store::seen::Seen::Wrote(Some(commit)) = seen
-        && let Ok(value) = HeaderValue::from_str(&commit)
+    if let Some(commit) = record.commit()
+        && let Ok(value) = HeaderValue::from_str(commit)
     {
         response.headers_mut().insert("x-locstore-commit", value);
     }

@@ -37,6 +37,9 @@ pub enum ApiError {
     /// `unsupported_media_type`: the body is not sent as `application/json`.
     #[oai(status = 415)]
     UnsupportedMediaType(Json<ErrorBody>),
+    /// `precondition_failed`: `If-Match` names a state the resource is no longer in.
+    #[oai(status = 412)]
+    PreconditionFailed(Json<ErrorBody>),
     /// `internal`: the server failed; the details are in its log.
     #[oai(status = 500)]
     Internal(Json<ErrorBody>),
@@ -66,6 +69,10 @@ impl ApiError {
         Self::PayloadTooLarge(body("payload_too_large", message))
     }
 
+    pub fn precondition_failed(message: impl Into<String>) -> Self {
+        Self::PreconditionFailed(body("precondition_failed", message))
+    }
+
     pub fn conflict(message: impl Into<String>) -> Self {
         Self::Conflict(body("conflict", message))
     }
@@ -90,6 +97,7 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound(message) => Self::not_found(message),
             StoreError::Conflict(message) => Self::conflict(message),
             StoreError::Invalid(message) => Self::invalid(message),
+            StoreError::PreconditionFailed(message) => Self::precondition_failed(message),
             internal @ StoreError::Internal { .. } => {
                 tracing::error!(error = %error_chain(&internal), "store failure");
                 Self::internal()

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use poem::Request;
-use poem_openapi::param::{Path, Query};
+use poem_openapi::param::{Header, Path, Query};
+
+use crate::store::{etag, seen};
 use poem_openapi::payload::Json;
 use poem_openapi::{Enum, OpenApi};
 
@@ -11,7 +13,7 @@ use super::auth::TokenAuth;
 use super::error::{ApiError, error_chain};
 use super::keys::{KeysApi, reserved_key_name};
 use super::params::LanguageListParam;
-use super::schema::{ExportResult, ProjectNameParam, TeamNameParam, UpdateKeyRequest};
+use super::schema::{ExportRead, ExportResult, ProjectNameParam, TeamNameParam, UpdateKeyRequest};
 use super::teams::Done;
 use super::{ApiTags, AppState};
 use crate::domain::model::Project;
@@ -86,7 +88,10 @@ impl ExportApi {
         /// Export the project as it was at this state: a snapshot name, a commit id (full,
         /// or at least 7 hex digits) or an RFC 3339 time (the last commit at or before it).
         at: Query<Option<String>>,
-    ) -> Result<Json<ExportResult>, ApiError> {
+        /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
+        #[oai(name = "If-None-Match")]
+        if_none_match: Header<Option<String>>,
+    ) -> Result<ExportRead, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let project_name = project_name.0.0;
         let format = format.0.format();
@@ -109,6 +114,16 @@ impl ExportApi {
             .flat_map(|list| list.0)
             .collect();
         let languages = chosen_languages(&project, requested)?;
+        // The files are a function of the commit they were read at and the parameters.
+        let commit = seen::current_commit().unwrap_or_default();
+        let parameters = format!(
+            "{commit} {team}/{project_name} {} {tags:?} {languages:?}",
+            format.name()
+        );
+        let tag = etag::tag(parameters.as_bytes());
+        if if_none_match.0.is_some_and(|header| etag::matches(&header, &tag)) {
+            return Ok(ExportRead::NotModified(tag));
+        }
 
         let downloads = self.state.downloads.clone();
         let bundle_name = format!("{project_name}-{}.zip", format.name());
@@ -139,10 +154,13 @@ impl ExportApi {
             }
         };
         let base = self.state.public_url.clone().unwrap_or_else(|| request_base(request));
-        Ok(Json(ExportResult {
-            success: true,
-            data: format!("{base}/exports/{}/{}", download.id, download.path),
-        }))
+        Ok(ExportRead::Ok(
+            Json(ExportResult {
+                success: true,
+                data: format!("{base}/exports/{}/{}", download.id, download.path),
+            }),
+            tag,
+        ))
     }
     /// Update the key named `export`
     ///
@@ -159,6 +177,10 @@ impl ExportApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         body: Json<UpdateKeyRequest>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Done, ApiError> {
         self.keys()
             .update(
@@ -167,6 +189,7 @@ impl ExportApi {
                 project_name.0.0,
                 reserved_key_name("export"),
                 body.0,
+                if_match.0,
             )
             .await
     }
@@ -184,9 +207,19 @@ impl ExportApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Done, ApiError> {
         self.keys()
-            .delete(auth, team_name.0.0, project_name.0.0, reserved_key_name("export"))
+            .delete(
+                auth,
+                team_name.0.0,
+                project_name.0.0,
+                reserved_key_name("export"),
+                if_match.0,
+            )
             .await
     }
 }

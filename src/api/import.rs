@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use poem_openapi::param::Path;
+use poem_openapi::param::{Header, Path};
 use poem_openapi::payload::Json;
 use std::borrow::Cow;
 
@@ -15,7 +15,7 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::keys::{KeysApi, reserved_key_name};
 use super::schema::{
-    KeyData, KeyNameParam, PluralFormsItem, ProjectNameParam, TeamNameParam, Text, UpdateKeyRequest,
+    KeyNameParam, KeyRead, PluralFormsItem, ProjectNameParam, TeamNameParam, Text, UpdateKeyRequest,
     check_translation_shape,
 };
 use super::teams::Done;
@@ -243,6 +243,10 @@ impl ImportApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         body: Json<UpdateKeyRequest>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Done, ApiError> {
         self.keys()
             .update(
@@ -251,6 +255,7 @@ impl ImportApi {
                 project_name.0.0,
                 reserved_key_name("import"),
                 body.0,
+                if_match.0,
             )
             .await
     }
@@ -268,9 +273,19 @@ impl ImportApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Done, ApiError> {
         self.keys()
-            .delete(auth, team_name.0.0, project_name.0.0, reserved_key_name("import"))
+            .delete(
+                auth,
+                team_name.0.0,
+                project_name.0.0,
+                reserved_key_name("import"),
+                if_match.0,
+            )
             .await
     }
 
@@ -288,9 +303,18 @@ impl ImportApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-    ) -> Result<Json<KeyData>, ApiError> {
+        /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
+        #[oai(name = "If-None-Match")]
+        if_none_match: Header<Option<String>>,
+    ) -> Result<KeyRead, ApiError> {
         self.keys()
-            .get(auth, team_name.0.0, project_name.0.0, reserved_key_name("import"))
+            .get(
+                auth,
+                team_name.0.0,
+                project_name.0.0,
+                reserved_key_name("import"),
+                if_none_match.0,
+            )
             .await
     }
 }

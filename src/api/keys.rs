@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use poem_openapi::param::{Path, Query};
+use poem_openapi::param::{Header, Path, Query};
+
+use crate::store::{etag, seen};
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Enum, OpenApi};
 
@@ -10,7 +12,7 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
 use super::schema::{
-    CreateKeyRequest, KeyData, KeyList, KeyNameParam, ProjectNameParam, Success, TagParam, TeamNameParam,
+    CreateKeyRequest, KeyData, KeyList, KeyNameParam, KeyRead, ProjectNameParam, Success, TagParam, TeamNameParam,
     TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
 };
 use super::teams::{Created, Done};
@@ -51,7 +53,13 @@ pub enum KeyPage {
         /// Number of pages (0 when nothing matches).
         #[oai(header = "X-Pagination-Page-Count")]
         u64,
+        /// The page's entity tag: it changes when the project's keys do.
+        #[oai(header = "ETag")]
+        String,
     ),
+    /// The same page as for the tag given in `If-None-Match`; no body.
+    #[oai(status = 304)]
+    NotModified(#[oai(header = "ETag")] String),
 }
 
 #[OpenApi(tag = "ApiTags::Keys")]
@@ -83,6 +91,9 @@ impl KeysApi {
         limit: Query<Option<i64>>,
         /// `asc` (default) or `desc`, by key name.
         sort: Query<Option<SortParam>>,
+        /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
+        #[oai(name = "If-None-Match")]
+        if_none_match: Header<Option<String>>,
     ) -> Result<KeyPage, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let sort = sort.0.map(|sort| if sort == SortParam::Desc { "desc" } else { "asc" });
@@ -92,12 +103,19 @@ impl KeysApi {
             .store
             .query_keys(&team, &project_name.0.0, &query, json::key_list)
             .await?;
+        // The page is a function of the commit it was read at and the query.
+        let commit = seen::current_commit().unwrap_or_default();
+        let tag = etag::tag(format!("{commit} {team}/{} {query:?}", project_name.0.0).as_bytes());
+        if if_none_match.0.is_some_and(|header| etag::matches(&header, &tag)) {
+            return Ok(KeyPage::NotModified(tag));
+        }
         Ok(KeyPage::Ok(
             JsonBytes::new(body),
             info.total_count,
             info.page,
             info.limit,
             info.page_count,
+            tag,
         ))
     }
 
@@ -150,8 +168,12 @@ impl KeysApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         #[oai(name = "keyName")] key_name: Path<KeyNameParam>,
-    ) -> Result<Json<KeyData>, ApiError> {
-        self.get(auth, team_name.0.0, project_name.0.0, key_name.0.0).await
+        /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
+        #[oai(name = "If-None-Match")]
+        if_none_match: Header<Option<String>>,
+    ) -> Result<KeyRead, ApiError> {
+        self.get(auth, team_name.0.0, project_name.0.0, key_name.0.0, if_none_match.0)
+            .await
     }
 
     /// Update a key
@@ -172,8 +194,12 @@ impl KeysApi {
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         #[oai(name = "keyName")] key_name: Path<KeyNameParam>,
         body: Json<UpdateKeyRequest>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Done, ApiError> {
-        self.update(auth, team_name.0.0, project_name.0.0, key_name.0.0, body.0)
+        self.update(auth, team_name.0.0, project_name.0.0, key_name.0.0, body.0, if_match.0)
             .await
     }
 
@@ -193,6 +219,10 @@ impl KeysApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         body: Json<UpdateKeyByBodyRequest>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Done, ApiError> {
         let body = body.0;
         let update = UpdateKeyRequest {
@@ -203,7 +233,7 @@ impl KeysApi {
             markup: body.markup,
             translations: body.translations,
         };
-        self.update(auth, team_name.0.0, project_name.0.0, body.name.0, update)
+        self.update(auth, team_name.0.0, project_name.0.0, body.name.0, update, if_match.0)
             .await
     }
 
@@ -221,8 +251,13 @@ impl KeysApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         #[oai(name = "keyName")] key_name: Path<KeyNameParam>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Done, ApiError> {
-        self.delete(auth, team_name.0.0, project_name.0.0, key_name.0.0).await
+        self.delete(auth, team_name.0.0, project_name.0.0, key_name.0.0, if_match.0)
+            .await
     }
 }
 
@@ -234,10 +269,15 @@ impl KeysApi {
         team: TeamName,
         project: ProjectName,
         name: KeyName,
-    ) -> Result<Json<KeyData>, ApiError> {
+        if_none_match: Option<String>,
+    ) -> Result<KeyRead, ApiError> {
         let team = auth.team(team)?;
         let key = self.state.store.key(&team, &project, &name).await?;
-        Ok(Json(KeyData { data: key.into() }))
+        let tag = etag::key(&key);
+        if if_none_match.is_some_and(|header| etag::matches(&header, &tag)) {
+            return Ok(KeyRead::NotModified(tag));
+        }
+        Ok(KeyRead::Ok(Json(KeyData { data: key.into() }), tag))
     }
 
     pub(super) async fn update(
@@ -247,6 +287,7 @@ impl KeysApi {
         project: ProjectName,
         name: KeyName,
         body: UpdateKeyRequest,
+        if_match: Option<String>,
     ) -> Result<Done, ApiError> {
         let (team, project) = writable_project(&auth, team, project)?;
         let patch = KeyPatch {
@@ -265,7 +306,8 @@ impl KeysApi {
                     project,
                     name,
                     patch,
-                },
+                }
+                .if_match(if_match),
                 auth.author(),
             )
             .await?;
@@ -278,11 +320,15 @@ impl KeysApi {
         team: TeamName,
         project: ProjectName,
         name: KeyName,
+        if_match: Option<String>,
     ) -> Result<Done, ApiError> {
         let (team, project) = writable_project(&auth, team, project)?;
         self.state
             .store
-            .apply(Change::DeleteKey { team, project, name }, auth.author())
+            .apply(
+                Change::DeleteKey { team, project, name }.if_match(if_match),
+                auth.author(),
+            )
             .await?;
         Ok(Done::Ok(Json(Success::ok())))
     }

@@ -3,14 +3,16 @@
 use std::sync::Arc;
 
 use poem_openapi::OpenApi;
-use poem_openapi::param::Path;
+use poem_openapi::param::{Header, Path};
+
+use crate::store::etag;
 use poem_openapi::payload::Json;
 
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::schema::{
-    CreateProjectRequest, LanguageParam, ProjectData, ProjectList, ProjectNameParam, Success, TeamNameParam,
-    UpdateProjectRequest,
+    CreateProjectRequest, LanguageParam, ProjectData, ProjectList, ProjectNameParam, ProjectRead, Success,
+    TeamNameParam, UpdateProjectRequest,
 };
 use super::teams::{Created, Done};
 use super::{ApiTags, AppState};
@@ -76,10 +78,17 @@ impl ProjectsApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-    ) -> Result<Json<ProjectData>, ApiError> {
+        /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
+        #[oai(name = "If-None-Match")]
+        if_none_match: Header<Option<String>>,
+    ) -> Result<ProjectRead, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let project = self.state.store.project(&team, &project_name.0.0)?;
-        Ok(Json(ProjectData { data: project.into() }))
+        let tag = etag::project(&project);
+        if if_none_match.0.is_some_and(|header| etag::matches(&header, &tag)) {
+            return Ok(ProjectRead::NotModified(tag));
+        }
+        Ok(ProjectRead::Ok(Json(ProjectData { data: project.into() }), tag))
     }
 
     /// Update a project
@@ -98,6 +107,10 @@ impl ProjectsApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         body: Json<UpdateProjectRequest>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Json<ProjectList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         auth.require(Access::Write)?;
@@ -116,7 +129,8 @@ impl ProjectsApi {
                     team: team.clone(),
                     name: project_name.0.0,
                     patch,
-                },
+                }
+                .if_match(if_match.0),
                 auth.author(),
             )
             .await?;
@@ -136,8 +150,12 @@ impl ProjectsApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Done, ApiError> {
-        self.delete(auth, team_name.0.0, project_name.0.0).await
+        self.delete(auth, team_name.0.0, project_name.0.0, if_match.0).await
     }
 
     /// Delete a project (deprecated path)
@@ -155,8 +173,12 @@ impl ProjectsApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Done, ApiError> {
-        self.delete(auth, team_name.0.0, project_name.0.0).await
+        self.delete(auth, team_name.0.0, project_name.0.0, if_match.0).await
     }
 }
 
@@ -168,12 +190,18 @@ impl ProjectsApi {
         })
     }
 
-    async fn delete(&self, auth: TokenAuth, team: TeamName, name: ProjectName) -> Result<Done, ApiError> {
+    async fn delete(
+        &self,
+        auth: TokenAuth,
+        team: TeamName,
+        name: ProjectName,
+        if_match: Option<String>,
+    ) -> Result<Done, ApiError> {
         let team = auth.team(team)?;
         auth.require(Access::Write)?;
         self.state
             .store
-            .apply(Change::DeleteProject { team, name }, auth.author())
+            .apply(Change::DeleteProject { team, name }.if_match(if_match), auth.author())
             .await?;
         Ok(Done::Ok(Json(Success::ok())))
     }

@@ -4,9 +4,10 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use poem_openapi::payload::Json;
 use poem_openapi::registry::{MetaSchema, MetaSchemaRef, Registry};
 use poem_openapi::types::{ParseError, ParseFromJSON, ParseResult, ToJSON, Type};
-use poem_openapi::{Object, Union};
+use poem_openapi::{ApiResponse, Object, Union};
 use serde_json::Value;
 
 pub use super::params::{
@@ -525,4 +526,54 @@ pub struct ExportResult {
     /// The download address: the file itself when one language is exported, a zip archive
     /// of one file per language otherwise. It expires after the server's export TTL.
     pub data: String,
+}
+
+// ----- Conditional reads -----
+
+/// A project, or `304` when `If-None-Match` names its current tag.
+#[derive(ApiResponse)]
+pub enum ProjectRead {
+    /// The project.
+    #[oai(status = 200)]
+    Ok(
+        Json<ProjectData>,
+        /// The project's entity tag, for `If-None-Match` and `If-Match`.
+        #[oai(header = "ETag")]
+        String,
+    ),
+    /// Unchanged since the tag given in `If-None-Match`; no body.
+    #[oai(status = 304)]
+    NotModified(#[oai(header = "ETag")] String),
+}
+
+/// A key, or `304` when `If-None-Match` names its current tag.
+#[derive(ApiResponse)]
+pub enum KeyRead {
+    /// The key.
+    #[oai(status = 200)]
+    Ok(
+        Json<KeyData>,
+        /// The key's entity tag, for `If-None-Match` and `If-Match`.
+        #[oai(header = "ETag")]
+        String,
+    ),
+    /// Unchanged since the tag given in `If-None-Match`; no body.
+    #[oai(status = 304)]
+    NotModified(#[oai(header = "ETag")] String),
+}
+
+/// Where to download an export, or `304` when `If-None-Match` names the current tag.
+#[derive(ApiResponse)]
+pub enum ExportRead {
+    /// The download address.
+    #[oai(status = 200)]
+    Ok(
+        Json<ExportResult>,
+        /// The export's entity tag: it changes when the exported state does.
+        #[oai(header = "ETag")]
+        String,
+    ),
+    /// The same files as for the tag given in `If-None-Match` (no new export is made).
+    #[oai(status = 304)]
+    NotModified(#[oai(header = "ETag")] String),
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use poem_openapi::param::Path;
+use poem_openapi::param::{Header, Path};
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, OpenApi};
 
@@ -84,6 +84,10 @@ impl TeamsApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         body: Json<UpdateTeamRequest>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Done, ApiError> {
         let team = auth.team(team_name.0.0)?;
         auth.require(Access::Admin)?;
@@ -112,7 +116,8 @@ impl TeamsApi {
                     name: team,
                     new_name,
                     display_name,
-                },
+                }
+                .if_match(if_match.0),
                 auth.author(),
             )
             .await?;
@@ -128,12 +133,16 @@ impl TeamsApi {
         &self,
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        /// Change only if the resource's current `ETag` is one of these (else 412
+        /// `precondition_failed`); from a `GET` of it.
+        #[oai(name = "If-Match")]
+        if_match: Header<Option<String>>,
     ) -> Result<Done, ApiError> {
         let team = auth.team(team_name.0.0)?;
         auth.require(Access::Admin)?;
         self.state
             .store
-            .apply(Change::DeleteTeam { name: team }, auth.author())
+            .apply(Change::DeleteTeam { name: team }.if_match(if_match.0), auth.author())
             .await?;
         Ok(Done::Ok(Json(Success::ok())))
     }

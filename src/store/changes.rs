@@ -67,6 +67,25 @@ pub enum Change {
         /// `addLanguages=true`).
         add_languages: Vec<LanguageCode>,
     },
+    /// A change of a team, project or key made only when that resource's entity tag is one
+    /// `if_match` names (an `If-Match` header), checked as the change is planned.
+    Guarded {
+        if_match: String,
+        change: Box<Change>,
+    },
+}
+
+impl Change {
+    /// The change, made only when `if_match` (if given) names the resource's current tag.
+    pub fn if_match(self, if_match: Option<String>) -> Self {
+        match if_match {
+            Some(if_match) => Change::Guarded {
+                if_match,
+                change: Box::new(self),
+            },
+            None => self,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -134,6 +153,7 @@ impl Change {
             | Change::UpdateKey { team, project, .. }
             | Change::DeleteKey { team, project, .. }
             | Change::ImportKeys { team, project, .. } => Some((team, project)),
+            Change::Guarded { change, .. } => change.needs_keys_of(),
             _ => None,
         }
     }
@@ -188,6 +208,10 @@ pub enum CatalogUpdate {
 /// Checks `change` against the catalog and plans it.
 pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
     match change {
+        Change::Guarded { if_match, change } => {
+            check_precondition(catalog, &change, &if_match)?;
+            plan(catalog, *change)
+        }
         Change::CreateTeam(team) => plan_create_team(catalog, team),
         Change::UpdateTeam {
             name,
@@ -786,5 +810,38 @@ impl CatalogUpdate {
                 }
             }
         }
+    }
+}
+
+/// Refuses a guarded change whose resource's current entity tag is not one `if_match` names.
+fn check_precondition(catalog: &Catalog, change: &Change, if_match: &str) -> Result<(), StoreError> {
+    let current = match change {
+        Change::UpdateTeam { name, .. } | Change::DeleteTeam { name } => {
+            super::etag::team(&team_entry(catalog, name)?.team)
+        }
+        Change::UpdateProject { team, name, .. } | Change::DeleteProject { team, name } => {
+            super::etag::project(&project_entry(catalog, team, name)?.project)
+        }
+        Change::UpdateKey {
+            team, project, name, ..
+        }
+        | Change::DeleteKey { team, project, name } => {
+            let keys = loaded_keys(project_entry(catalog, team, project)?)?;
+            let entry = keys.get(name).ok_or_else(|| {
+                StoreError::NotFound(format!(
+                    "Key {} does not exist in {team}/{project}.",
+                    quoted(name.as_str())
+                ))
+            })?;
+            super::etag::key(&entry.key)
+        }
+        _ => return Ok(()),
+    };
+    if super::etag::matches(if_match, &current) {
+        Ok(())
+    } else {
+        Err(StoreError::PreconditionFailed(format!(
+            "The resource changed since you read it (If-Match {if_match}; it is now {current}); read it again and retry."
+        )))
     }
 }

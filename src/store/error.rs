@@ -16,6 +16,9 @@ pub enum StoreError {
     /// The change breaks a rule: an unknown language, a duplicate language in one request.
     #[error("{0}")]
     Invalid(String),
+    /// An `If-Match` precondition no longer holds: the resource changed since it was read.
+    #[error("{0}")]
+    PreconditionFailed(String),
     /// Something failed inside the store; the message is for the log only.
     #[error("{context}")]
     Internal {

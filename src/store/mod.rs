@@ -9,6 +9,7 @@
 mod catalog;
 mod changes;
 mod error;
+pub mod etag;
 mod files;
 mod git;
 mod history;

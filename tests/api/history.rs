@@ -1,9 +1,9 @@
 //! Git-native reads: the commit behind every answer, conditional requests, reads of the past.
 
-use poem::http::StatusCode;
+use poem::http::{Method, StatusCode};
 use serde_json::json;
 
-use crate::helpers::TestApp;
+use crate::helpers::{Reply, TestApp};
 
 const KEYS: &str = "/teams/acme/projects/mobile/keys";
 
@@ -49,4 +49,176 @@ async fn every_answer_names_the_commit_it_made_or_read() {
         .get(&format!("{KEYS}/export?type=json&languages=en&at={made}"))
         .await;
     assert_eq!(export.header("x-locstore-commit"), made);
+}
+
+impl TestApp {
+    /// Sends a request with one extra header (and the admin token).
+    async fn with_header(
+        &self,
+        method: Method,
+        path: &str,
+        header: (&str, &str),
+        body: Option<serde_json::Value>,
+    ) -> Reply {
+        let mut request = self
+            .client
+            .request(method, path)
+            .header("X-Api-Token", crate::helpers::ADMIN)
+            .header(header.0, header.1);
+        if let Some(body) = body {
+            request = request.body_json(&body);
+        }
+        crate::helpers::into_reply(request.send().await).await
+    }
+}
+
+#[tokio::test]
+async fn reads_answer_an_etag_and_304_while_it_still_holds() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("title", &[], &[("en", "Title")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let reads = [
+        "/teams/acme/projects/mobile".to_owned(),
+        format!("{KEYS}/title"),
+        format!("{KEYS}?keyword=tit&limit=5"),
+        format!("{KEYS}/export?type=json&languages=en"),
+    ];
+    let mut tags = Vec::new();
+    for path in &reads {
+        let reply = app.get(path).await;
+        assert_eq!(reply.status, StatusCode::OK, "{path}");
+        let tag = reply.header("etag").to_owned();
+        let again = app.with_header(Method::GET, path, ("If-None-Match", &tag), None).await;
+        assert_eq!(again.status, StatusCode::NOT_MODIFIED, "{path}");
+        assert!(again.body.is_empty(), "{path}");
+        assert_eq!(again.header("etag"), tag);
+        let other = app
+            .with_header(Method::GET, path, ("If-None-Match", "\"other\""), None)
+            .await;
+        assert_eq!(other.status, StatusCode::OK, "{path}");
+        tags.push(tag);
+    }
+    // A change of the key changes the tags of the key, the query and the export, not the
+    // project's.
+    app.patch(&format!("{KEYS}/title"), json!({"tags": ["new"]}))
+        .await
+        .assert_ok(StatusCode::OK);
+    for (path, old) in reads.iter().zip(&tags) {
+        let reply = app.with_header(Method::GET, path, ("If-None-Match", old), None).await;
+        let expected = if path.ends_with("/mobile") {
+            StatusCode::NOT_MODIFIED
+        } else {
+            StatusCode::OK
+        };
+        assert_eq!(reply.status, expected, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn if_match_refuses_a_stale_change_of_a_team_project_or_key() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("title", &[], &[("en", "Title")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let key = format!("{KEYS}/title");
+    let fresh = app.get(&key).await.header("etag").to_owned();
+    let project = "/teams/acme/projects/mobile";
+    let project_tag = app.get(project).await.header("etag").to_owned();
+
+    // The key changes under the client's feet.
+    app.patch(&key, json!({"tags": ["x"]})).await.assert_ok(StatusCode::OK);
+    let commits = app.commit_count();
+    let stale = [
+        (Method::PATCH, key.clone(), Some(json!({"tags": ["mine"]}))),
+        (Method::DELETE, key.clone(), None),
+    ];
+    for (method, path, body) in stale {
+        let reply = app.with_header(method.clone(), &path, ("If-Match", &fresh), body).await;
+        assert_eq!(
+            reply.error_code(StatusCode::PRECONDITION_FAILED),
+            "precondition_failed",
+            "{method} {path}"
+        );
+    }
+    assert_eq!(app.commit_count(), commits, "a refused change commits nothing");
+
+    // With the current tag the change goes through, and `*` matches any existing key.
+    let current = app.get(&key).await.header("etag").to_owned();
+    app.with_header(
+        Method::PATCH,
+        &key,
+        ("If-Match", &current),
+        Some(json!({"tags": ["mine"]})),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.with_header(Method::PATCH, &key, ("If-Match", "*"), Some(json!({"tags": ["star"]})))
+        .await
+        .assert_ok(StatusCode::OK);
+
+    // Projects and teams too.
+    app.patch(project, json!({"displayName": "Renamed"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    let reply = app
+        .with_header(
+            Method::PATCH,
+            project,
+            ("If-Match", &project_tag),
+            Some(json!({"displayName": "Mine"})),
+        )
+        .await;
+    assert_eq!(reply.error_code(StatusCode::PRECONDITION_FAILED), "precondition_failed");
+    let reply = app
+        .with_header(Method::DELETE, project, ("If-Match", &project_tag), None)
+        .await;
+    assert_eq!(reply.error_code(StatusCode::PRECONDITION_FAILED), "precondition_failed");
+    let reply = app
+        .with_header(Method::DELETE, "/teams/acme", ("If-Match", "\"not-the-tag\""), None)
+        .await;
+    assert_eq!(reply.error_code(StatusCode::PRECONDITION_FAILED), "precondition_failed");
+    assert_eq!(
+        app.get(project).await.assert_ok(StatusCode::OK)["data"]["displayName"],
+        "Renamed"
+    );
+}
+
+/// Two editors read the same key and both save: one wins, the other is told, and the key
+/// holds the winner's text.
+#[tokio::test]
+async fn of_two_concurrent_editors_with_the_same_tag_one_wins_and_one_gets_412() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("title", &[], &[("en", "Title")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let key = format!("{KEYS}/title");
+    for round in 0..10 {
+        let tag = app.get(&key).await.header("etag").to_owned();
+        let edit = |text: String| {
+            let (app, key, tag) = (&app, &key, &tag);
+            async move {
+                let body = json!({"translations": [{"language": "en", "content": text}]});
+                (
+                    text,
+                    app.with_header(Method::PATCH, key, ("If-Match", tag), Some(body)).await,
+                )
+            }
+        };
+        let (first, second) = tokio::join!(edit(format!("A{round}")), edit(format!("B{round}")));
+        let statuses = [first.1.status, second.1.status];
+        assert!(
+            statuses.contains(&StatusCode::OK) && statuses.contains(&StatusCode::PRECONDITION_FAILED),
+            "{statuses:?}"
+        );
+        let winner = if first.1.status == StatusCode::OK {
+            &first.0
+        } else {
+            &second.0
+        };
+        assert_eq!(app.get(&key).await.json()["data"]["translation"]["en"], winner.as_str());
+    }
 }
