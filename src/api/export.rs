@@ -98,12 +98,10 @@ impl ExportApi {
         let tags = split_list(tags.0.unwrap_or_default());
         let (project, keys) = match at.0 {
             Some(reference) => {
-                let (_, project, keys) = self
-                    .state
+                self.state
                     .store
                     .keys_for_export_at(&team, &project_name, &tags, &reference)
-                    .await?;
-                (project, keys)
+                    .await?
             }
             None => self.state.store.keys_for_export(&team, &project_name, &tags).await?,
         };

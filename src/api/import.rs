@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use poem_openapi::param::{Header, Path};
+use poem_openapi::param::{Header, Path, Query};
 use poem_openapi::payload::Json;
 use std::borrow::Cow;
 
@@ -306,6 +306,9 @@ impl ImportApi {
         /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
+        /// Read the state at this commit id (7 or more hex digits), snapshot name or RFC 3339
+        /// time (the last commit at or before it) rather than the newest.
+        at: Query<Option<String>>,
     ) -> Result<KeyRead, ApiError> {
         self.keys()
             .get(
@@ -314,6 +317,7 @@ impl ImportApi {
                 project_name.0.0,
                 reserved_key_name("import"),
                 if_none_match.0,
+                at.0,
             )
             .await
     }

@@ -94,15 +94,26 @@ impl KeysApi {
         /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
+        /// Read the state at this commit id (7 or more hex digits), snapshot name or RFC 3339
+        /// time (the last commit at or before it) rather than the newest.
+        at: Query<Option<String>>,
     ) -> Result<KeyPage, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let sort = sort.0.map(|sort| if sort == SortParam::Desc { "desc" } else { "asc" });
         let query = KeyQuery::new(keyword.0.as_deref(), page.0, limit.0, sort).map_err(ApiError::invalid)?;
-        let (body, info) = self
-            .state
-            .store
-            .query_keys(&team, &project_name.0.0, &query, json::key_list)
-            .await?;
+        let store = &self.state.store;
+        let (body, info) = match at.0 {
+            Some(reference) => {
+                store
+                    .query_keys_at(&team, &project_name.0.0, &reference, &query, json::key_list)
+                    .await?
+            }
+            None => {
+                store
+                    .query_keys(&team, &project_name.0.0, &query, json::key_list)
+                    .await?
+            }
+        };
         // The page is a function of the commit it was read at and the query.
         let commit = seen::current_commit().unwrap_or_default();
         let tag = etag::tag(format!("{commit} {team}/{} {query:?}", project_name.0.0).as_bytes());
@@ -171,9 +182,19 @@ impl KeysApi {
         /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
+        /// Read the state at this commit id (7 or more hex digits), snapshot name or RFC 3339
+        /// time (the last commit at or before it) rather than the newest.
+        at: Query<Option<String>>,
     ) -> Result<KeyRead, ApiError> {
-        self.get(auth, team_name.0.0, project_name.0.0, key_name.0.0, if_none_match.0)
-            .await
+        self.get(
+            auth,
+            team_name.0.0,
+            project_name.0.0,
+            key_name.0.0,
+            if_none_match.0,
+            at.0,
+        )
+        .await
     }
 
     /// Update a key
@@ -270,9 +291,13 @@ impl KeysApi {
         project: ProjectName,
         name: KeyName,
         if_none_match: Option<String>,
+        at: Option<String>,
     ) -> Result<KeyRead, ApiError> {
         let team = auth.team(team)?;
-        let key = self.state.store.key(&team, &project, &name).await?;
+        let key = match at {
+            Some(reference) => self.state.store.key_at(&team, &project, &name, &reference).await?,
+            None => self.state.store.key(&team, &project, &name).await?,
+        };
         let tag = etag::key(&key);
         if if_none_match.is_some_and(|header| etag::matches(&header, &tag)) {
             return Ok(KeyRead::NotModified(tag));

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use poem_openapi::OpenApi;
-use poem_openapi::param::{Header, Path};
+use poem_openapi::param::{Header, Path, Query};
 
 use crate::store::etag;
 use poem_openapi::payload::Json;
@@ -81,9 +81,20 @@ impl ProjectsApi {
         /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
+        /// Read the state at this commit id (7 or more hex digits), snapshot name or RFC 3339
+        /// time (the last commit at or before it) rather than the newest.
+        at: Query<Option<String>>,
     ) -> Result<ProjectRead, ApiError> {
         let team = auth.team(team_name.0.0)?;
-        let project = self.state.store.project(&team, &project_name.0.0)?;
+        let project = match at.0 {
+            Some(reference) => {
+                self.state
+                    .store
+                    .project_at(&team, &project_name.0.0, &reference)
+                    .await?
+            }
+            None => self.state.store.project(&team, &project_name.0.0)?,
+        };
         let tag = etag::project(&project);
         if if_none_match.0.is_some_and(|header| etag::matches(&header, &tag)) {
             return Ok(ProjectRead::NotModified(tag));

@@ -4,10 +4,11 @@
 
 use git2::{ObjectType, Oid, Repository, Sort, TreeWalkMode, TreeWalkResult};
 
+use super::catalog::{KeyEntry, KeyIndex};
 use super::error::StoreError;
 use super::files;
 use super::layout;
-use crate::domain::model::{Key, Project};
+use crate::domain::model::Project;
 use crate::domain::names::{ProjectName, TeamName};
 
 /// The fewest hex digits an abbreviated commit id may have.
@@ -76,15 +77,14 @@ fn last_commit_at_or_before(repo: &Repository, seconds: i64) -> Result<Option<Oi
     Ok(None)
 }
 
-/// The project's settings and keys as `commit` holds them, filtered by `tags` like an export
-/// at HEAD. A project that did not exist under this name then is `NotFound`.
+/// The project's settings and keys as `commit` holds them. A project that did not exist
+/// under this name then is `NotFound`.
 pub fn project_at(
     repo: &Repository,
     commit: Oid,
     team: &TeamName,
     project: &ProjectName,
-    tags: &[String],
-) -> Result<(Project, Vec<Key>), StoreError> {
+) -> Result<(Project, KeyIndex), StoreError> {
     let fail = |err| StoreError::internal("cannot read a past commit", err);
     let tree = repo
         .find_commit(commit)
@@ -98,19 +98,22 @@ pub fn project_at(
     let blob = repo.find_blob(entry.id()).map_err(|_| missing())?;
     let settings = files::read_project(project.clone(), blob.content())
         .map_err(|err| StoreError::internal("cannot read a past project file", err))?;
-    let mut keys = Vec::new();
+    let mut entries = Vec::new();
     let keys_dir = layout::keys_dir(team, project);
     if let Ok(entry) = tree.get_path(std::path::Path::new(&keys_dir)) {
         let keys_tree = repo.find_tree(entry.id()).map_err(fail)?;
         let mut failure = None;
         keys_tree
-            .walk(TreeWalkMode::PreOrder, |_, entry| {
-                if entry.kind() != Some(ObjectType::Blob) || !entry.name().is_ok_and(|name| name.ends_with(".toml")) {
+            .walk(TreeWalkMode::PreOrder, |parent, entry| {
+                let Ok(name) = entry.name() else {
+                    return TreeWalkResult::Ok;
+                };
+                if entry.kind() != Some(ObjectType::Blob) || !name.ends_with(".toml") {
                     return TreeWalkResult::Ok;
                 }
                 match repo.find_blob(entry.id()) {
                     Ok(blob) => match files::read_key(blob.content()) {
-                        Ok(key) => keys.push(key),
+                        Ok(key) => entries.push(KeyEntry::new(key, format!("{parent}{name}"))),
                         Err(err) => {
                             tracing::warn!(%commit, error = %err, "skipping a past key file that does not parse")
                         }
@@ -127,7 +130,6 @@ pub fn project_at(
             return Err(fail(err));
         }
     }
-    keys.retain(|key| tags.is_empty() || key.tags.iter().any(|tag| tags.contains(tag)));
-    keys.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok((settings, keys))
+    let (index, _) = KeyIndex::from_entries(entries);
+    Ok((settings, index))
 }

@@ -94,6 +94,40 @@ impl Import {
     }
 }
 
+/// A project as a past commit held it.
+struct PastProject {
+    commit: git2::Oid,
+    team: TeamName,
+    project: Project,
+    keys: catalog::KeyIndex,
+}
+
+/// The last few projects read at past commits: a client paging through an old state, or an
+/// export at a release, reads the same commit again and again.
+#[derive(Default)]
+struct PastCache {
+    recent: Mutex<Vec<Arc<PastProject>>>,
+}
+
+impl PastCache {
+    /// How many past projects are kept (each as large as the project's keys).
+    const SIZE: usize = 2;
+
+    fn get(&self, commit: git2::Oid, team: &TeamName, project: &ProjectName) -> Option<Arc<PastProject>> {
+        let recent = self.recent.lock().unwrap_or_else(|poison| poison.into_inner());
+        recent
+            .iter()
+            .find(|past| past.commit == commit && &past.team == team && &past.project.name == project)
+            .cloned()
+    }
+
+    fn put(&self, past: Arc<PastProject>) {
+        let mut recent = self.recent.lock().unwrap_or_else(|poison| poison.into_inner());
+        recent.insert(0, past);
+        recent.truncate(Self::SIZE);
+    }
+}
+
 /// Handle to the store; clones share the same writer and catalog.
 #[derive(Clone)]
 pub struct Store {
@@ -101,6 +135,8 @@ pub struct Store {
 }
 
 struct Inner {
+    /// Projects as past commits held them, for reads with `at=`.
+    past: Arc<PastCache>,
     jobs: mpsc::Sender<Job>,
     metrics: Arc<Metrics>,
     catalog: Arc<RwLock<Catalog>>,
@@ -137,6 +173,7 @@ impl Store {
             .map_err(|err| StoreError::internal("cannot start the writer thread", err))?;
         Ok(Self {
             inner: Arc::new(Inner {
+                past: Arc::default(),
                 jobs,
                 metrics,
                 catalog,
@@ -267,27 +304,95 @@ impl Store {
     }
 
     /// Like [`Store::keys_for_export`], at the commit `reference` names (a snapshot, a commit
-    /// id, an RFC 3339 time). Answers the commit too.
+    /// id, an RFC 3339 time).
     pub async fn keys_for_export_at(
         &self,
         team: &TeamName,
         project: &ProjectName,
         tags: &[String],
         reference: &str,
-    ) -> Result<(git2::Oid, Project, Vec<Key>), StoreError> {
+    ) -> Result<(Project, Vec<Key>), StoreError> {
+        let past = self.past(team, project, reference).await?;
+        let keys = past
+            .keys
+            .iter()
+            .filter(|key| tags.is_empty() || key.key.tags.iter().any(|tag| tags.contains(tag)))
+            .map(|key| key.key.clone())
+            .collect();
+        Ok((past.project.clone(), keys))
+    }
+
+    /// A project's settings at the commit `reference` names.
+    pub async fn project_at(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        reference: &str,
+    ) -> Result<Project, StoreError> {
+        Ok(self.past(team, project, reference).await?.project.clone())
+    }
+
+    /// A key at the commit `reference` names.
+    pub async fn key_at(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        name: &KeyName,
+        reference: &str,
+    ) -> Result<Key, StoreError> {
+        let past = self.past(team, project, reference).await?;
+        past.keys
+            .get(name)
+            .map(|entry| entry.key.clone())
+            .ok_or_else(|| key_not_found(team, project, name))
+    }
+
+    /// [`Store::query_keys`] at the commit `reference` names.
+    pub async fn query_keys_at<T>(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        reference: &str,
+        query: &KeyQuery,
+        render: impl FnOnce(&[&Key]) -> T,
+    ) -> Result<(T, PageInfo), StoreError> {
+        let past = self.past(team, project, reference).await?;
+        Ok(past.keys.query(query, render))
+    }
+
+    /// A project as the commit `reference` names holds it, read on a blocking thread with a
+    /// repository handle of its own, or from the cache of recent past reads. The commit is
+    /// recorded as what the request saw.
+    async fn past(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        reference: &str,
+    ) -> Result<Arc<PastProject>, StoreError> {
         let root = self.inner.root.clone();
-        let (team, project, tags, reference) = (team.clone(), project.clone(), tags.to_vec(), reference.to_owned());
-        let read = tokio::task::spawn_blocking(move || {
+        let cache = self.inner.past.clone();
+        let (team, project, reference) = (team.clone(), project.clone(), reference.to_owned());
+        let past = tokio::task::spawn_blocking(move || {
             let repo = git2::Repository::open(&root)
                 .map_err(|err| StoreError::internal("cannot open the repository to read the past", err))?;
             let commit = history::resolve(&repo, &team, &project, &reference)?;
-            let (settings, keys) = history::project_at(&repo, commit, &team, &project, &tags)?;
-            Ok::<_, StoreError>((commit, settings, keys))
+            if let Some(past) = cache.get(commit, &team, &project) {
+                return Ok(past);
+            }
+            let (settings, keys) = history::project_at(&repo, commit, &team, &project)?;
+            let past = Arc::new(PastProject {
+                commit,
+                team,
+                project: settings,
+                keys,
+            });
+            cache.put(past.clone());
+            Ok::<_, StoreError>(past)
         })
         .await
         .map_err(|err| StoreError::internal("the read of the past failed", err))??;
-        seen::read(&read.0.to_string());
-        Ok(read)
+        seen::read(&past.commit.to_string());
+        Ok(past)
     }
 
     /// Runs `read` on a project's keys, asking the writer to load them first if needed.

@@ -222,3 +222,79 @@ async fn of_two_concurrent_editors_with_the_same_tag_one_wins_and_one_gets_412()
         assert_eq!(app.get(&key).await.json()["data"]["translation"]["en"], winner.as_str());
     }
 }
+
+/// `at=` reads a project, a key and the key query (keyword, paging, sort) as a past commit,
+/// an abbreviated one or a time holds them.
+#[tokio::test]
+async fn reads_at_a_past_commit_see_the_state_of_then() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    for index in 0..5 {
+        app.create_key(&format!("k{index}"), &[], &[("en", &format!("old {index}"))])
+            .await
+            .assert_ok(StatusCode::CREATED);
+    }
+    let then = head(&app);
+    let then_time = app
+        .git(&["log", "-1", "--format=%cI", &then])
+        .trim()
+        .replace('+', "%2B");
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    app.patch(
+        &format!("{KEYS}/k1"),
+        json!({"translations": [{"language": "en", "content": "new 1"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.delete(&format!("{KEYS}/k2")).await.assert_ok(StatusCode::OK);
+    app.create_key("k9", &[], &[("en", "new 9")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.patch("/teams/acme/projects/mobile", json!({"displayName": "Renamed"}))
+        .await
+        .assert_ok(StatusCode::OK);
+
+    for at in [then.clone(), then[..8].to_owned(), then_time.clone()] {
+        let key = app.get(&format!("{KEYS}/k1?at={at}")).await;
+        assert_eq!(
+            key.assert_ok(StatusCode::OK)["data"]["translation"]["en"],
+            "old 1",
+            "{at}"
+        );
+        assert_eq!(key.header("x-locstore-commit"), then);
+        app.get(&format!("{KEYS}/k2?at={at}")).await.assert_ok(StatusCode::OK);
+        app.get(&format!("{KEYS}/k9?at={at}"))
+            .await
+            .error_code(StatusCode::NOT_FOUND);
+        let project = app.get(&format!("/teams/acme/projects/mobile?at={at}")).await;
+        assert_eq!(project.assert_ok(StatusCode::OK)["data"]["displayName"], "Mobile");
+
+        let page = app
+            .get(&format!("{KEYS}?at={at}&keyword=OLD&limit=2&page=2&sort=desc"))
+            .await;
+        assert_eq!(page.header("x-pagination-total-count"), "5");
+        let names: Vec<String> = page.json()["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|key| key["name"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, ["k2", "k1"], "{at}");
+    }
+    // Now: k2 is gone, k9 is there.
+    let now = app.get(&format!("{KEYS}?keyword=new")).await;
+    assert_eq!(now.header("x-pagination-total-count"), "2");
+
+    for (at, status) in [
+        ("1970-01-01T00:00:00Z", StatusCode::NOT_FOUND),
+        ("0123456789abcdef", StatusCode::NOT_FOUND),
+        ("bad ref!", StatusCode::BAD_REQUEST),
+    ] {
+        let at = at.replace(' ', "%20");
+        app.get(&format!("{KEYS}/k1?at={at}")).await.error_code(status);
+        app.get(&format!("{KEYS}?at={at}")).await.error_code(status);
+        app.get(&format!("/teams/acme/projects/mobile?at={at}"))
+            .await
+            .error_code(status);
+    }
+}
