@@ -13,6 +13,7 @@ pub mod keys;
 pub mod params;
 pub mod projects;
 pub mod schema;
+pub mod snapshots;
 pub mod teams;
 pub mod text;
 
@@ -52,6 +53,7 @@ pub type Api = (
     import::ImportApi,
     files::FilesApi,
     export::ExportApi,
+    snapshots::SnapshotsApi,
 );
 
 /// The OpenAPI service of the whole API.
@@ -62,7 +64,8 @@ pub fn service(state: Arc<AppState>) -> OpenApiService<Api, ()> {
         keys::KeysApi { state: state.clone() },
         import::ImportApi { state: state.clone() },
         files::FilesApi { state: state.clone() },
-        export::ExportApi { state },
+        export::ExportApi { state: state.clone() },
+        snapshots::SnapshotsApi { state },
     );
     OpenApiService::new(api, "locstore", env!("CARGO_PKG_VERSION")).description(DESCRIPTION)
 }

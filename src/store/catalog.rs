@@ -151,7 +151,7 @@ impl SearchCache {
     }
 }
 
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct KeyEntry {
     pub key: Key,
     /// The entry's slot in its index (set when it is added).

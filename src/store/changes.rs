@@ -73,6 +73,14 @@ pub enum Change {
         if_match: String,
         change: Box<Change>,
     },
+    /// The project's settings and keys set back to a snapshot's, as one commit.
+    RestoreProject {
+        team: TeamName,
+        project: ProjectName,
+        snapshot: String,
+        settings: Project,
+        keys: Vec<KeyEntry>,
+    },
 }
 
 impl Change {
@@ -153,6 +161,7 @@ impl Change {
             | Change::UpdateKey { team, project, .. }
             | Change::DeleteKey { team, project, .. }
             | Change::ImportKeys { team, project, .. } => Some((team, project)),
+            Change::RestoreProject { team, project, .. } => Some((team, project)),
             Change::Guarded { change, .. } => change.needs_keys_of(),
             _ => None,
         }
@@ -203,6 +212,12 @@ pub enum CatalogUpdate {
         /// The project's new settings, when the import added languages.
         settings: Option<Project>,
     },
+    /// The project's settings and all its keys replaced (a restored snapshot).
+    ReplaceProject {
+        team: TeamName,
+        settings: Project,
+        entries: Vec<KeyEntry>,
+    },
 }
 
 /// Checks `change` against the catalog and plans it.
@@ -212,6 +227,13 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
             check_precondition(catalog, &change, &if_match)?;
             plan(catalog, *change)
         }
+        Change::RestoreProject {
+            team,
+            project,
+            snapshot,
+            settings,
+            keys,
+        } => plan_restore(catalog, team, project, &snapshot, settings, keys),
         Change::CreateTeam(team) => plan_create_team(catalog, team),
         Change::UpdateTeam {
             name,
@@ -801,6 +823,17 @@ impl CatalogUpdate {
                     }
                 }
             }
+            CatalogUpdate::ReplaceProject {
+                team,
+                settings,
+                entries,
+            } => {
+                if let Some(entry) = catalog.project_mut(&team, &settings.name) {
+                    let (keys, _) = super::catalog::KeyIndex::from_entries(entries);
+                    entry.keys = Some(keys);
+                    entry.project = settings;
+                }
+            }
             CatalogUpdate::RemoveKey { team, project, name } => {
                 if let Some(keys) = catalog
                     .project_mut(&team, &project)
@@ -844,4 +877,60 @@ fn check_precondition(catalog: &Catalog, change: &Change, if_match: &str) -> Res
             "The resource changed since you read it (If-Match {if_match}; it is now {current}); read it again and retry."
         )))
     }
+}
+
+/// Sets a project back to a snapshot: its settings file and every key file as the snapshot
+/// has them, the keys it lacks removed; one commit, none when nothing differs.
+fn plan_restore(
+    catalog: &Catalog,
+    team: TeamName,
+    project: ProjectName,
+    snapshot: &str,
+    mut settings: Project,
+    keys: Vec<KeyEntry>,
+) -> Result<Plan, StoreError> {
+    let entry = project_entry(catalog, &team, &project)?;
+    let current = loaded_keys(entry)?;
+    settings.name = project.clone();
+    let keys_dir = layout::keys_dir(&team, &project);
+    let mut edits = Vec::new();
+    if settings != entry.project {
+        edits.push(TreeEdit::Write {
+            path: layout::project_file(&team, &project),
+            contents: files::write_project(&settings),
+        });
+    }
+    let wanted: HashSet<&KeyName> = keys.iter().map(|entry| &entry.key.name).collect();
+    for existing in current.iter() {
+        let moved = keys
+            .iter()
+            .find(|entry| entry.key.name == existing.key.name)
+            .is_some_and(|entry| entry.file() != existing.file());
+        if !wanted.contains(&existing.key.name) || moved {
+            edits.push(TreeEdit::Remove {
+                path: format!("{keys_dir}/{}", existing.file()),
+            });
+        }
+    }
+    for restored in &keys {
+        let same = current
+            .get(&restored.key.name)
+            .is_some_and(|existing| existing.key == restored.key && existing.file() == restored.file());
+        if !same {
+            edits.push(TreeEdit::Write {
+                path: format!("{keys_dir}/{}", restored.file()),
+                contents: files::write_key(&restored.key),
+            });
+        }
+    }
+    Ok(Plan {
+        subject: format!("Restore {team}/{project} to snapshot {}", quoted(snapshot)),
+        edits,
+        update: CatalogUpdate::ReplaceProject {
+            team,
+            settings,
+            entries: keys,
+        },
+        import: None,
+    })
 }

@@ -175,6 +175,65 @@ impl GitRepo {
         Ok(())
     }
 
+    /// Makes the annotated tag `name` (without `refs/tags/`) point at HEAD; refuses a name
+    /// that exists.
+    pub fn create_tag(&self, name: &str, tagger: &str, message: &str) -> Result<Oid, StoreError> {
+        let tagger =
+            Signature::now(tagger, &format!("{tagger}@locstore")).map_err(|err| git_error("invalid tagger", err))?;
+        let target = self
+            .repo
+            .find_object(self.head, Some(ObjectType::Commit))
+            .map_err(|err| git_error("cannot find HEAD to tag", err))?;
+        self.repo
+            .tag(name, &target, &tagger, message, false)
+            .map_err(|err| match err.code() {
+                git2::ErrorCode::Exists => StoreError::Conflict(format!("A snapshot named {name:?} exists already.")),
+                _ => git_error(format!("cannot create the tag {name}"), err),
+            })
+    }
+
+    /// Deletes the tag `name`; `false` when there was none.
+    pub fn delete_tag(&self, name: &str) -> Result<bool, StoreError> {
+        match self.repo.find_reference(&format!("refs/tags/{name}")) {
+            Ok(mut reference) => reference
+                .delete()
+                .map(|()| true)
+                .map_err(|err| git_error(format!("cannot delete the tag {name}"), err)),
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// Moves every tag under `refs/tags/{from}/` to `refs/tags/{to}/` (a renamed team or
+    /// project), or deletes them when `to` is `None`.
+    pub fn move_tags(&self, from: &str, to: Option<&str>) -> Result<usize, StoreError> {
+        let prefix = format!("refs/tags/{from}/");
+        let names: Vec<String> = self
+            .repo
+            .references_glob(&format!("{prefix}*"))
+            .map_err(|err| git_error("cannot list tags", err))?
+            .filter_map(Result::ok)
+            .filter_map(|reference| reference.name().ok().map(str::to_owned))
+            .collect();
+        for name in &names {
+            let mut reference = self
+                .repo
+                .find_reference(name)
+                .map_err(|err| git_error(format!("cannot read {name}"), err))?;
+            match to {
+                Some(to) => {
+                    let renamed = format!("refs/tags/{to}/{}", &name[prefix.len()..]);
+                    reference
+                        .rename(&renamed, false, "locstore: follow a rename")
+                        .map_err(|err| git_error(format!("cannot rename {name}"), err))?;
+                }
+                None => reference
+                    .delete()
+                    .map_err(|err| git_error(format!("cannot delete {name}"), err))?,
+            }
+        }
+        Ok(names.len())
+    }
+
     /// Calls `visit` with the path (relative to `dir`) and contents of every file under `dir`
     /// in HEAD; nothing happens when `dir` does not exist.
     pub fn for_each_file_under(&self, dir: &str, mut visit: impl FnMut(&str, &[u8])) -> Result<(), StoreError> {

@@ -8,31 +8,52 @@ use super::catalog::{KeyEntry, KeyIndex};
 use super::error::StoreError;
 use super::files;
 use super::layout;
+use super::snapshots;
 use crate::domain::model::Project;
 use crate::domain::names::{ProjectName, TeamName};
 
 /// The fewest hex digits an abbreviated commit id may have.
 const MIN_ABBREVIATION: usize = 7;
 
+/// What a reference names: a commit, and the team and project names to read there (a
+/// snapshot taken before a rename keeps the names of then).
+pub struct Resolved {
+    pub commit: Oid,
+    pub team: TeamName,
+    pub project: ProjectName,
+}
+
 /// The commit `reference` names, tried as the contract orders it: a snapshot of the project
 /// (an annotated tag `locstore/{team}/{project}/{name}`), a commit id (full, or at least 7
 /// hex digits), an RFC 3339 time (the last commit of the branch at or before it). A reference
 /// that can be none of these is `Invalid`; one that could but names nothing is `NotFound`.
-pub fn resolve(repo: &Repository, team: &TeamName, project: &ProjectName, reference: &str) -> Result<Oid, StoreError> {
+pub fn resolve(
+    repo: &Repository,
+    team: &TeamName,
+    project: &ProjectName,
+    reference: &str,
+) -> Result<Resolved, StoreError> {
+    if let Some(found) = snapshots::find(repo, team, project, reference)? {
+        return Ok(Resolved {
+            commit: found.commit,
+            team: found.team,
+            project: found.project,
+        });
+    }
+    let commit = resolve_commit(repo, reference)?;
+    Ok(Resolved {
+        commit,
+        team: team.clone(),
+        project: project.clone(),
+    })
+}
+
+fn resolve_commit(repo: &Repository, reference: &str) -> Result<Oid, StoreError> {
     let not_found = || {
         StoreError::NotFound(format!(
             "No commit, snapshot or time {reference:?} in this repository's history."
         ))
     };
-    if ProjectName::parse(reference).is_ok() {
-        let tag = format!("refs/tags/locstore/{team}/{project}/{reference}");
-        if let Ok(object) = repo.revparse_single(&tag) {
-            let commit = object
-                .peel_to_commit()
-                .map_err(|err| StoreError::internal("cannot read a snapshot's commit", err))?;
-            return Ok(commit.id());
-        }
-    }
     let is_hex = reference.len() >= MIN_ABBREVIATION
         && reference.len() <= 40
         && reference.bytes().all(|byte| byte.is_ascii_hexdigit());

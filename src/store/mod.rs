@@ -20,6 +20,7 @@ mod maintenance;
 mod objects;
 mod scan;
 pub mod seen;
+pub mod snapshots;
 mod template;
 mod worker;
 mod worktree;
@@ -360,6 +361,94 @@ impl Store {
         Ok(past.keys.query(query, render))
     }
 
+    /// Takes a snapshot of a project as HEAD holds it: an annotated tag.
+    pub async fn create_snapshot(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        name: ProjectName,
+        description: String,
+        author: &str,
+    ) -> Result<(), StoreError> {
+        let (team, project) = (team.clone(), project.clone());
+        self.snapshot_job(worker::SnapshotOp::Create {
+            team,
+            project,
+            name,
+            description,
+            author: author.to_owned(),
+        })
+        .await
+    }
+
+    pub async fn delete_snapshot(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        name: ProjectName,
+    ) -> Result<(), StoreError> {
+        let (team, project) = (team.clone(), project.clone());
+        self.snapshot_job(worker::SnapshotOp::Delete { team, project, name })
+            .await
+    }
+
+    async fn snapshot_job(&self, op: worker::SnapshotOp) -> Result<(), StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(Job::Snapshot { op, reply })?;
+        answer.await.map_err(|_| writer_gone())?
+    }
+
+    /// A project's snapshots, newest first.
+    pub async fn snapshots(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+    ) -> Result<Vec<snapshots::Snapshot>, StoreError> {
+        self.project(team, project)?;
+        let root = self.inner.root.clone();
+        let (team, project) = (team.clone(), project.clone());
+        tokio::task::spawn_blocking(move || {
+            let repo = git2::Repository::open(&root)
+                .map_err(|err| StoreError::internal("cannot open the repository to list snapshots", err))?;
+            snapshots::list(&repo, &team, &project)
+        })
+        .await
+        .map_err(|err| StoreError::internal("listing snapshots failed", err))?
+    }
+
+    /// Sets the project's settings and keys back to the snapshot's, as one commit.
+    pub async fn restore_snapshot(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        name: &str,
+        author: &str,
+    ) -> Result<Outcome, StoreError> {
+        self.project(team, project)?;
+        let root = self.inner.root.clone();
+        let (team_then, project_then, snapshot) = (team.clone(), project.clone(), name.to_owned());
+        let (settings, keys) = tokio::task::spawn_blocking(move || {
+            let repo = git2::Repository::open(&root)
+                .map_err(|err| StoreError::internal("cannot open the repository to read a snapshot", err))?;
+            let found = snapshots::find(&repo, &team_then, &project_then, &snapshot)?.ok_or_else(|| {
+                StoreError::NotFound(format!(
+                    "Project {team_then}/{project_then} has no snapshot {snapshot:?}."
+                ))
+            })?;
+            history::project_at(&repo, found.commit, &found.team, &found.project)
+        })
+        .await
+        .map_err(|err| StoreError::internal("reading the snapshot failed", err))??;
+        let change = Change::RestoreProject {
+            team: team.clone(),
+            project: project.clone(),
+            snapshot: name.to_owned(),
+            settings,
+            keys: keys.iter().cloned().collect(),
+        };
+        self.apply(change, author).await
+    }
+
     /// A project as the commit `reference` names holds it, read on a blocking thread with a
     /// repository handle of its own, or from the cache of recent past reads. The commit is
     /// recorded as what the request saw.
@@ -375,11 +464,14 @@ impl Store {
         let past = tokio::task::spawn_blocking(move || {
             let repo = git2::Repository::open(&root)
                 .map_err(|err| StoreError::internal("cannot open the repository to read the past", err))?;
-            let commit = history::resolve(&repo, &team, &project, &reference)?;
+            let resolved = history::resolve(&repo, &team, &project, &reference)?;
+            let commit = resolved.commit;
             if let Some(past) = cache.get(commit, &team, &project) {
                 return Ok(past);
             }
-            let (settings, keys) = history::project_at(&repo, commit, &team, &project)?;
+            let (mut settings, keys) = history::project_at(&repo, commit, &resolved.team, &resolved.project)?;
+            // Read under the names of then; answered under today's.
+            settings.name = project.clone();
             let past = Arc::new(PastProject {
                 commit,
                 team,

@@ -22,7 +22,7 @@ use super::error::StoreError;
 use super::git::GitRepo;
 use super::lock::OwnerLock;
 use super::maintenance::Maintenance;
-use super::{Applied, Durability, Outcome, layout, scan, worktree};
+use super::{Applied, Durability, Outcome, layout, scan, snapshots, worktree};
 use crate::domain::names::{ProjectName, TeamName};
 use crate::metrics::Metrics;
 
@@ -45,8 +45,28 @@ pub enum Job {
         project: ProjectName,
         reply: oneshot::Sender<Result<(), StoreError>>,
     },
+    Snapshot {
+        op: SnapshotOp,
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
     Shutdown {
         reply: oneshot::Sender<()>,
+    },
+}
+
+/// A change of a project's snapshots (tags; no commit).
+pub enum SnapshotOp {
+    Create {
+        team: TeamName,
+        project: ProjectName,
+        name: ProjectName,
+        description: String,
+        author: String,
+    },
+    Delete {
+        team: TeamName,
+        project: ProjectName,
+        name: ProjectName,
     },
 }
 
@@ -65,6 +85,9 @@ struct Round {
     published: usize,
     /// Commits published.
     committed: usize,
+    /// Tags to move (or delete, `None`) once the staged commits are published: snapshots
+    /// follow their team or project.
+    tag_moves: Vec<(String, Option<String>)>,
 }
 
 enum Staged {
@@ -73,6 +96,7 @@ enum Staged {
         applied: Applied,
         subject: String,
         bulk: bool,
+        tags: Option<(String, Option<String>)>,
     },
     /// Nothing to commit.
     Plain(Applied),
@@ -167,6 +191,12 @@ impl Worker {
                     self.publish(&mut round, guard.take());
                     let _ = reply.send(self.ensure_keys(&team, &project));
                 }
+                Job::Snapshot { op, reply } => {
+                    // A snapshot is of HEAD as readers see it: what is staged goes first.
+                    self.publish(&mut round, guard.take());
+                    let result = self.snapshot(op, &catalog);
+                    let _ = reply.send(result);
+                }
                 Job::Shutdown { reply } => shutdown = Some(reply),
             }
         }
@@ -238,6 +268,11 @@ impl Worker {
             Ok(()) => {
                 round.published += 1;
                 round.committed += staged.len();
+                for (from, to) in std::mem::take(&mut round.tag_moves) {
+                    if let Err(err) = self.git.move_tags(&from, to.as_deref()) {
+                        tracing::error!(error = %err, from, "cannot move snapshots after a rename or deletion");
+                    }
+                }
                 tracing::debug!(
                     commits = staged.len(),
                     duration_ms = started.elapsed().as_secs_f64() * 1000.0,
@@ -246,6 +281,7 @@ impl Worker {
                 Ok(())
             }
             Err(err) => {
+                round.tag_moves.clear();
                 tracing::error!(error = %err, "cannot publish the staged commits; back to HEAD");
                 for position in staged {
                     round.answers[position].1 = Err(err.clone());
@@ -268,10 +304,16 @@ impl Worker {
         let staged = std::panic::catch_unwind(AssertUnwindSafe(|| self.stage(change, author, catalog)));
         let error = match staged {
             Ok(Ok(Staged::Plain(applied))) => return Ok(applied),
-            Ok(Ok(Staged::Commit { applied, subject, bulk })) => {
+            Ok(Ok(Staged::Commit {
+                applied,
+                subject,
+                bulk,
+                tags,
+            })) => {
                 round.staged.push(round.answers.len());
                 round.last_subject = subject;
                 round.bulk |= bulk;
+                round.tag_moves.extend(tags);
                 return Ok(applied);
             }
             Ok(Err(Failure::Refused(err))) => return Err(err),
@@ -297,6 +339,7 @@ impl Worker {
         catalog: &mut RwLockWriteGuard<'_, Catalog>,
     ) -> Result<Staged, Failure> {
         let started = Instant::now();
+        let tags = snapshots::follow(&change);
         let plan = changes::plan(catalog, change).map_err(Failure::Refused)?;
         let planned = started.elapsed();
         let bulk = plan.edits.len() >= super::git::BULK_WRITES;
@@ -340,7 +383,46 @@ impl Worker {
             },
             subject: plan.subject,
             bulk,
+            tags,
         })
+    }
+
+    /// Creates or deletes a snapshot (a tag), durable before it is answered.
+    fn snapshot(&mut self, op: SnapshotOp, catalog: &Arc<RwLock<Catalog>>) -> Result<(), StoreError> {
+        let exists = |team: &TeamName, project: &ProjectName| {
+            let catalog = read(catalog);
+            super::changes::project_entry(&catalog, team, project).map(|_| ())
+        };
+        match op {
+            SnapshotOp::Create {
+                team,
+                project,
+                name,
+                description,
+                author,
+            } => {
+                exists(&team, &project)?;
+                let tag = snapshots::tag_name(&team, &project, &name);
+                self.git
+                    .create_tag(&tag, &author, &snapshots::message(&description, &team, &project))?;
+                tracing::info!(%team, %project, snapshot = %name, author, "created a snapshot");
+            }
+            SnapshotOp::Delete { team, project, name } => {
+                exists(&team, &project)?;
+                if !self.git.delete_tag(&snapshots::tag_name(&team, &project, &name))? {
+                    return Err(StoreError::NotFound(format!(
+                        "Project {team}/{project} has no snapshot {:?}.",
+                        name.as_str()
+                    )));
+                }
+                tracing::info!(%team, %project, snapshot = %name, "deleted a snapshot");
+            }
+        }
+        if self.durability == Durability::Fsync {
+            self.sync_to_disk()
+                .map_err(|err| StoreError::internal("the snapshot could not be made durable", err))?;
+        }
+        Ok(())
     }
 
     /// Loads a project's keys into the catalog unless they are loaded or the project is absent.

@@ -298,3 +298,170 @@ async fn reads_at_a_past_commit_see_the_state_of_then() {
             .error_code(status);
     }
 }
+
+const SNAPSHOTS: &str = "/teams/acme/projects/mobile/snapshots";
+
+fn names(reply: &serde_json::Value) -> Vec<String> {
+    reply["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn snapshots_are_taken_listed_read_restored_and_deleted() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("title", &["ui"], &[("en", "Title"), ("fr", "Titre")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.create_key("gone", &[], &[("en", "Gone later")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let then = head(&app);
+    let commits = app.commit_count();
+    app.post(SNAPSHOTS, json!({"name": "v1.0", "description": "First release"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    assert_eq!(app.commit_count(), commits, "a snapshot is a tag, not a commit");
+    assert_eq!(app.git(&["tag", "-l"]).trim(), "locstore/acme/mobile/v1.0");
+    assert_eq!(
+        app.git(&["cat-file", "-t", "locstore/acme/mobile/v1.0"]).trim(),
+        "tag",
+        "annotated"
+    );
+
+    let list = app.get(SNAPSHOTS).await.assert_ok(StatusCode::OK);
+    let item = &list["data"][0];
+    assert_eq!(
+        (&item["name"], &item["description"], &item["commit"]),
+        (&json!("v1.0"), &json!("First release"), &json!(then))
+    );
+    assert!(item["time"].as_str().unwrap().ends_with('Z'), "{item}");
+    assert!(!item["author"].as_str().unwrap().is_empty());
+
+    // Refused: a taken name, a bad name, an unknown project.
+    app.post(SNAPSHOTS, json!({"name": "v1.0"}))
+        .await
+        .error_code(StatusCode::CONFLICT);
+    app.post(SNAPSHOTS, json!({"name": "no spaces"}))
+        .await
+        .error_code(StatusCode::BAD_REQUEST);
+    app.post("/teams/acme/projects/nope/snapshots", json!({"name": "x"}))
+        .await
+        .error_code(StatusCode::NOT_FOUND);
+
+    // Later changes: one key changed, one deleted, one added, the settings changed.
+    app.patch(
+        &format!("{KEYS}/title"),
+        json!({"translations": [{"language": "fr", "content": "Titre 2"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.delete(&format!("{KEYS}/gone")).await.assert_ok(StatusCode::OK);
+    app.create_key("added", &[], &[("en", "Added")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.patch("/teams/acme/projects/mobile", json!({"displayName": "Changed"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.post(SNAPSHOTS, json!({"name": "v1.1"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    assert_eq!(
+        names(&app.get(SNAPSHOTS).await.json()),
+        ["v1.1", "v1.0"],
+        "newest first"
+    );
+
+    // Reads and exports at the snapshot.
+    let key = app.get(&format!("{KEYS}/title?at=v1.0")).await;
+    assert_eq!(key.assert_ok(StatusCode::OK)["data"]["translation"]["fr"], "Titre");
+    let export = app.get(&format!("{KEYS}/export?type=json&languages=en&at=v1.0")).await;
+    assert_eq!(export.header("x-locstore-commit"), then);
+
+    // Restore: exactly one commit, and the project is as it was.
+    let commits = app.commit_count();
+    let restored = app.post(&format!("{SNAPSHOTS}/v1.0/restore"), json!({})).await;
+    restored.assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), commits + 1);
+    assert_eq!(restored.header("x-locstore-commit"), head(&app));
+    let page = app.get(KEYS).await.assert_ok(StatusCode::OK);
+    assert_eq!(names(&page), ["gone", "title"], "the key added later is removed");
+    assert_eq!(page["data"][1]["translation"]["fr"], "Titre");
+    assert_eq!(
+        app.get("/teams/acme/projects/mobile").await.json()["data"]["displayName"],
+        "Mobile"
+    );
+    assert_eq!(
+        app.git(&["diff", "--stat", &then, "HEAD", "--", "teams"]).trim(),
+        "",
+        "the tree of the project is the snapshot's"
+    );
+    // Restoring again changes nothing and makes no commit.
+    app.post(&format!("{SNAPSHOTS}/v1.0/restore"), json!({}))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), commits + 1);
+    app.post(&format!("{SNAPSHOTS}/nope/restore"), json!({}))
+        .await
+        .error_code(StatusCode::NOT_FOUND);
+
+    app.delete(&format!("{SNAPSHOTS}/v1.1")).await.assert_ok(StatusCode::OK);
+    app.delete(&format!("{SNAPSHOTS}/v1.1"))
+        .await
+        .error_code(StatusCode::NOT_FOUND);
+    assert_eq!(names(&app.get(SNAPSHOTS).await.json()), ["v1.0"]);
+    app.settle().await;
+    assert_eq!(app.git(&["status", "--porcelain"]), "");
+}
+
+#[tokio::test]
+async fn snapshots_follow_renames_survive_restarts_and_go_with_deletions() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("title", &[], &[("en", "Title")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.post(SNAPSHOTS, json!({"name": "v1"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.patch(
+        &format!("{KEYS}/title"),
+        json!({"translations": [{"language": "en", "content": "New"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+
+    // The project and then its team are renamed: the snapshot goes along and still reads.
+    app.patch("/teams/acme/projects/mobile", json!({"name": "app"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.patch("/teams/acme", json!({"name": "corp"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.git(&["tag", "-l"]).trim(), "locstore/corp/app/v1");
+    let moved = "/teams/corp/projects/app";
+    assert_eq!(names(&app.get(&format!("{moved}/snapshots")).await.json()), ["v1"]);
+    let key = app.get(&format!("{moved}/keys/title?at=v1")).await;
+    assert_eq!(key.assert_ok(StatusCode::OK)["data"]["translation"]["en"], "Title");
+
+    // A restart keeps it, and a restore after the renames writes the new folders.
+    let dir = app.stop().await;
+    let app = TestApp::spawn_in(dir).await;
+    app.post(&format!("{moved}/snapshots/v1/restore"), json!({}))
+        .await
+        .assert_ok(StatusCode::OK);
+    let key = app.get(&format!("{moved}/keys/title")).await;
+    assert_eq!(key.assert_ok(StatusCode::OK)["data"]["translation"]["en"], "Title");
+    assert!(
+        app.git(&["ls-files", "teams/acme"]).trim().is_empty(),
+        "nothing under the old name"
+    );
+
+    // Deleting the project deletes its snapshots.
+    app.delete(moved).await.assert_ok(StatusCode::OK);
+    assert_eq!(app.git(&["tag", "-l"]).trim(), "");
+}
