@@ -7,6 +7,7 @@ pub mod auth;
 pub mod error;
 pub mod export;
 pub mod files;
+pub mod history;
 pub mod import;
 pub mod json;
 pub mod keys;
@@ -54,6 +55,7 @@ pub type Api = (
     files::FilesApi,
     export::ExportApi,
     snapshots::SnapshotsApi,
+    history::HistoryApi,
 );
 
 /// The OpenAPI service of the whole API.
@@ -65,7 +67,8 @@ pub fn service(state: Arc<AppState>) -> OpenApiService<Api, ()> {
         import::ImportApi { state: state.clone() },
         files::FilesApi { state: state.clone() },
         export::ExportApi { state: state.clone() },
-        snapshots::SnapshotsApi { state },
+        snapshots::SnapshotsApi { state: state.clone() },
+        history::HistoryApi { state },
     );
     OpenApiService::new(api, "locstore", env!("CARGO_PKG_VERSION")).description(DESCRIPTION)
 }

@@ -154,3 +154,96 @@ pub fn project_at(
     let (index, _) = KeyIndex::from_entries(entries);
     Ok((settings, index))
 }
+
+/// How a key differs between two states.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyChange {
+    Created,
+    Updated,
+    Deleted,
+    /// Renamed from the name given (its texts may have changed too).
+    Renamed(String),
+}
+
+/// The keys that differ between the project at `since` and at `until`, sorted by name, from a
+/// diff of the two commits' key folders (its cost follows the files that differ, not the
+/// keys). A key deleted and another created with the same tags, description and texts in
+/// between is taken as renamed.
+pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<Vec<(String, KeyChange)>, StoreError> {
+    let fail = |err| StoreError::internal("cannot compare two commits", err);
+    let keys_tree = |resolved: &Resolved| -> Result<Option<git2::Tree<'_>>, StoreError> {
+        let tree = repo
+            .find_commit(resolved.commit)
+            .and_then(|commit| commit.tree())
+            .map_err(fail)?;
+        let dir = layout::keys_dir(&resolved.team, &resolved.project);
+        match tree.get_path(std::path::Path::new(&dir)) {
+            Ok(entry) => repo.find_tree(entry.id()).map(Some).map_err(fail),
+            Err(_) => Ok(None),
+        }
+    };
+    let (old, new) = (keys_tree(since)?, keys_tree(until)?);
+    let diff = repo.diff_tree_to_tree(old.as_ref(), new.as_ref(), None).map_err(fail)?;
+    let read = |id: Oid| -> Option<crate::domain::model::Key> {
+        let blob = repo.find_blob(id).ok()?;
+        files::read_key(blob.content()).ok()
+    };
+    let mut created = Vec::new();
+    let mut deleted = Vec::new();
+    let mut changed = Vec::new();
+    for delta in diff.deltas() {
+        let is_key = |file: &git2::DiffFile<'_>| {
+            file.path()
+                .and_then(|path| path.to_str())
+                .is_some_and(|path| path.ends_with(".toml"))
+        };
+        match delta.status() {
+            git2::Delta::Added if is_key(&delta.new_file()) => created.extend(read(delta.new_file().id())),
+            git2::Delta::Deleted if is_key(&delta.old_file()) => deleted.extend(read(delta.old_file().id())),
+            git2::Delta::Modified if is_key(&delta.new_file()) => {
+                match (read(delta.old_file().id()), read(delta.new_file().id())) {
+                    (Some(old), Some(new)) if old.name != new.name => {
+                        deleted.push(old);
+                        created.push(new);
+                    }
+                    (_, Some(new)) => changed.push((new.name.to_string(), KeyChange::Updated)),
+                    (Some(old), None) => changed.push((old.name.to_string(), KeyChange::Deleted)),
+                    (None, None) => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    // A name both deleted and created (a file moved by hand) is an update.
+    let mut result = changed;
+    let same_content = |a: &crate::domain::model::Key, b: &crate::domain::model::Key| {
+        a.tags == b.tags && a.description == b.description && a.plural == b.plural && a.translations == b.translations
+    };
+    let mut unmatched_deleted = Vec::new();
+    for old in deleted {
+        if let Some(position) = created.iter().position(|new| new.name == old.name) {
+            let new = created.remove(position);
+            if new != old {
+                result.push((new.name.to_string(), KeyChange::Updated));
+            }
+        } else {
+            unmatched_deleted.push(old);
+        }
+    }
+    for new in created {
+        match unmatched_deleted.iter().position(|old| same_content(old, &new)) {
+            Some(position) => {
+                let old = unmatched_deleted.remove(position);
+                result.push((new.name.to_string(), KeyChange::Renamed(old.name.to_string())));
+            }
+            None => result.push((new.name.to_string(), KeyChange::Created)),
+        }
+    }
+    result.extend(
+        unmatched_deleted
+            .into_iter()
+            .map(|old| (old.name.to_string(), KeyChange::Deleted)),
+    );
+    result.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(result)
+}

@@ -12,7 +12,7 @@ mod error;
 pub mod etag;
 mod files;
 mod git;
-mod history;
+pub mod history;
 mod import;
 mod layout;
 mod lock;
@@ -447,6 +447,34 @@ impl Store {
             keys: keys.iter().cloned().collect(),
         };
         self.apply(change, author).await
+    }
+
+    /// The keys that differ between the states `since` and `until` (HEAD when `None`) name,
+    /// sorted by name; answers the `until` commit too, recorded as what the request saw.
+    pub async fn changes(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        since: &str,
+        until: Option<&str>,
+    ) -> Result<(git2::Oid, Vec<(String, history::KeyChange)>), StoreError> {
+        self.project(team, project)?;
+        let head = self.read().head.clone();
+        let root = self.inner.root.clone();
+        let (team, project) = (team.clone(), project.clone());
+        let (since, until) = (since.to_owned(), until.unwrap_or(&head).to_owned());
+        let (until, changes) = tokio::task::spawn_blocking(move || {
+            let repo = git2::Repository::open(&root)
+                .map_err(|err| StoreError::internal("cannot open the repository to compare states", err))?;
+            let since = history::resolve(&repo, &team, &project, &since)?;
+            let until = history::resolve(&repo, &team, &project, &until)?;
+            let changes = history::changes(&repo, &since, &until)?;
+            Ok::<_, StoreError>((until.commit, changes))
+        })
+        .await
+        .map_err(|err| StoreError::internal("comparing states failed", err))??;
+        seen::read(&until.to_string());
+        Ok((until, changes))
     }
 
     /// A project as the commit `reference` names holds it, read on a blocking thread with a

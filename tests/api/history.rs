@@ -465,3 +465,85 @@ async fn snapshots_follow_renames_survive_restarts_and_go_with_deletions() {
     app.delete(moved).await.assert_ok(StatusCode::OK);
     assert_eq!(app.git(&["tag", "-l"]).trim(), "");
 }
+
+#[tokio::test]
+async fn changes_list_the_keys_created_updated_deleted_and_renamed_between_two_states() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    for name in ["same", "edited", "removed", "old.name"] {
+        app.create_key(name, &["t"], &[("en", &format!("text of {name}"))])
+            .await
+            .assert_ok(StatusCode::CREATED);
+    }
+    let since = head(&app);
+    app.patch(
+        &format!("{KEYS}/edited"),
+        json!({"translations": [{"language": "en", "content": "new"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.delete(&format!("{KEYS}/removed")).await.assert_ok(StatusCode::OK);
+    app.patch(&format!("{KEYS}/old.name"), json!({"name": "new.name"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.create_key("added", &[], &[("en", "Added")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    // Created and deleted in between: not a change between the two states.
+    app.create_key("ephemeral", &[], &[("en", "x")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.delete(&format!("{KEYS}/ephemeral")).await.assert_ok(StatusCode::OK);
+    let until = head(&app);
+
+    let reply = app
+        .get(&format!("/teams/acme/projects/mobile/changes?since={since}"))
+        .await;
+    let page = reply.assert_ok(StatusCode::OK);
+    assert_eq!(reply.header("x-locstore-commit"), until);
+    assert_eq!(reply.header("x-pagination-total-count"), "4");
+    assert_eq!(
+        page["data"],
+        json!([
+            {"name": "added", "change": "created"},
+            {"name": "edited", "change": "updated"},
+            {"name": "new.name", "change": "renamed", "from": "old.name"},
+            {"name": "removed", "change": "deleted"},
+        ])
+    );
+    // Paged, and the other way round.
+    let second = app
+        .get(&format!(
+            "/teams/acme/projects/mobile/changes?since={since}&limit=3&page=2"
+        ))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(second["data"], json!([{"name": "removed", "change": "deleted"}]));
+    let back = app
+        .get(&format!(
+            "/teams/acme/projects/mobile/changes?since={until}&until={}",
+            &since[..10]
+        ))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        back["data"],
+        json!([
+            {"name": "added", "change": "deleted"},
+            {"name": "edited", "change": "updated"},
+            {"name": "old.name", "change": "renamed", "from": "new.name"},
+            {"name": "removed", "change": "created"},
+        ])
+    );
+    // Nothing changed since now; unknown and malformed states.
+    let none = app
+        .get(&format!("/teams/acme/projects/mobile/changes?since={until}"))
+        .await;
+    assert_eq!(none.assert_ok(StatusCode::OK)["data"], json!([]));
+    app.get("/teams/acme/projects/mobile/changes?since=0000000")
+        .await
+        .error_code(StatusCode::NOT_FOUND);
+    app.get("/teams/acme/projects/mobile/changes?since=bad%20ref")
+        .await
+        .error_code(StatusCode::BAD_REQUEST);
+}
