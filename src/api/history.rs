@@ -8,7 +8,7 @@ use poem_openapi::{ApiResponse, Object, OpenApi};
 
 use super::auth::TokenAuth;
 use super::error::ApiError;
-use super::schema::{ProjectNameParam, TeamNameParam};
+use super::schema::{KeyItem, KeyNameParam, ProjectNameParam, TeamNameParam};
 use super::{ApiTags, AppState};
 use crate::domain::query::KeyQuery;
 use crate::store::history::KeyChange;
@@ -57,8 +57,181 @@ pub enum ChangePage {
     ),
 }
 
+/// A commit that changed a key.
+#[derive(Debug, Object)]
+pub struct KeyHistoryItem {
+    pub commit: String,
+    /// RFC 3339.
+    pub time: String,
+    /// The token that made the change.
+    pub author: String,
+    /// The commit's subject line.
+    pub subject: String,
+    /// `created`, `updated`, `renamed` or `deleted`.
+    pub change: String,
+    /// The key after the commit; `null` once deleted.
+    pub key: Option<KeyItem>,
+}
+
+#[derive(Debug, Object)]
+pub struct KeyHistoryList {
+    pub data: Vec<KeyHistoryItem>,
+}
+
+/// A commit that changed a project.
+#[derive(Debug, Object)]
+pub struct ActivityItem {
+    pub commit: String,
+    /// RFC 3339.
+    pub time: String,
+    pub author: String,
+    pub subject: String,
+    /// How many keys the commit changed in the project.
+    pub keys: u64,
+}
+
+#[derive(Debug, Object)]
+pub struct ActivityList {
+    pub data: Vec<ActivityItem>,
+}
+
+/// A page of a history, with the totals in headers.
+#[derive(ApiResponse)]
+pub enum HistoryPage<T: poem_openapi::types::ToJSON + poem_openapi::types::Type + Send + Sync> {
+    /// The page, newest first.
+    #[oai(status = 200)]
+    Ok(
+        Json<T>,
+        /// Commits on all pages.
+        #[oai(header = "X-Pagination-Total-Count")]
+        u64,
+        /// The page number answered.
+        #[oai(header = "X-Pagination-Page")]
+        u64,
+        /// The page size answered.
+        #[oai(header = "X-Pagination-Limit")]
+        u64,
+        /// Number of pages.
+        #[oai(header = "X-Pagination-Page-Count")]
+        u64,
+    ),
+}
+
+fn rfc3339(seconds: i64) -> String {
+    jiff::Timestamp::from_second(seconds)
+        .map(|time| time.to_string())
+        .unwrap_or_default()
+}
+
+fn change_name(change: &KeyChange) -> &'static str {
+    match change {
+        KeyChange::Created => "created",
+        KeyChange::Updated => "updated",
+        KeyChange::Deleted => "deleted",
+        KeyChange::Renamed(_) => "renamed",
+    }
+}
+
 #[OpenApi(tag = "ApiTags::Keys")]
 impl HistoryApi {
+    /// History of a key
+    ///
+    /// The commits that changed the key, newest first, each with the key as it was after the
+    /// commit (`null` once deleted). Renames are followed back to the key's earlier names. A
+    /// key name that never existed in the project is 404.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/:keyName/history",
+        method = "get",
+        operation_id = "keyHistory"
+    )]
+    async fn key_history(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        #[oai(name = "keyName")] key_name: Path<KeyNameParam>,
+        /// Page number, from 1 (default 1).
+        #[oai(validator(minimum(value = "1")))]
+        page: Query<Option<i64>>,
+        /// Commits per page, 1 to 1000 (default 20).
+        #[oai(validator(minimum(value = "1"), maximum(value = "1000")))]
+        limit: Query<Option<i64>>,
+    ) -> Result<HistoryPage<KeyHistoryList>, ApiError> {
+        let team = auth.team(team_name.0.0)?;
+        let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
+        let events = self
+            .state
+            .store
+            .key_history(&team, &project_name.0.0, &key_name.0.0)
+            .await?;
+        let info = query.page_info(events.len());
+        let data = query
+            .select(&events)
+            .into_iter()
+            .map(|event| KeyHistoryItem {
+                commit: event.commit.to_string(),
+                time: rfc3339(event.time),
+                author: event.author.clone(),
+                subject: event.subject.clone(),
+                change: change_name(&event.change).to_owned(),
+                key: event.key.clone().map(Into::into),
+            })
+            .collect();
+        Ok(HistoryPage::Ok(
+            Json(KeyHistoryList { data }),
+            info.total_count,
+            info.page,
+            info.limit,
+            info.page_count,
+        ))
+    }
+
+    /// Project activity
+    ///
+    /// The commits that changed the project (settings or keys), newest first, with how many
+    /// keys each changed there.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/history",
+        method = "get",
+        operation_id = "projectHistory",
+        tag = "ApiTags::Projects"
+    )]
+    async fn project_history(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        /// Page number, from 1 (default 1).
+        #[oai(validator(minimum(value = "1")))]
+        page: Query<Option<i64>>,
+        /// Commits per page, 1 to 1000 (default 20).
+        #[oai(validator(minimum(value = "1"), maximum(value = "1000")))]
+        limit: Query<Option<i64>>,
+    ) -> Result<HistoryPage<ActivityList>, ApiError> {
+        let team = auth.team(team_name.0.0)?;
+        let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
+        let events = self.state.store.project_activity(&team, &project_name.0.0).await?;
+        let info = query.page_info(events.len());
+        let data = query
+            .select(&events)
+            .into_iter()
+            .map(|event| ActivityItem {
+                commit: event.commit.to_string(),
+                time: rfc3339(event.time),
+                author: event.author.clone(),
+                subject: event.subject.clone(),
+                keys: event.keys as u64,
+            })
+            .collect();
+        Ok(HistoryPage::Ok(
+            Json(ActivityList { data }),
+            info.total_count,
+            info.page,
+            info.limit,
+            info.page_count,
+        ))
+    }
+
     /// Keys changed between two states
     ///
     /// The keys that differ between the project at `since` and at `until` (default: now),
@@ -101,15 +274,13 @@ impl HistoryApi {
             .select(&changes)
             .into_iter()
             .map(|(name, change)| {
-                let (change, from) = match change {
-                    KeyChange::Created => ("created", None),
-                    KeyChange::Updated => ("updated", None),
-                    KeyChange::Deleted => ("deleted", None),
-                    KeyChange::Renamed(from) => ("renamed", Some(from.clone())),
+                let from = match change {
+                    KeyChange::Renamed(from) => Some(from.clone()),
+                    _ => None,
                 };
                 ChangeItem {
                     name: name.clone(),
-                    change: change.to_owned(),
+                    change: change_name(change).to_owned(),
                     from,
                 }
             })

@@ -247,3 +247,204 @@ pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<
     result.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(result)
 }
+
+/// One commit of a key's history.
+#[derive(Debug, Clone)]
+pub struct KeyEvent {
+    pub commit: Oid,
+    /// Unix seconds.
+    pub time: i64,
+    pub author: String,
+    pub subject: String,
+    pub change: KeyChange,
+    /// The key after the commit; `None` once deleted.
+    pub key: Option<crate::domain::model::Key>,
+}
+
+/// One commit of a project's activity.
+#[derive(Debug, Clone)]
+pub struct ProjectEvent {
+    pub commit: Oid,
+    pub time: i64,
+    pub author: String,
+    pub subject: String,
+    /// Key files the commit changed in the project.
+    pub keys: usize,
+}
+
+fn blob_at(tree: Option<&git2::Tree<'_>>, path: &str) -> Option<Oid> {
+    let entry = tree?.get_path(std::path::Path::new(path)).ok()?;
+    (entry.kind() == Some(ObjectType::Blob)).then(|| entry.id())
+}
+
+fn subtree_at(tree: Option<&git2::Tree<'_>>, path: &str) -> Option<Oid> {
+    let entry = tree?.get_path(std::path::Path::new(path)).ok()?;
+    (entry.kind() == Some(ObjectType::Tree)).then(|| entry.id())
+}
+
+/// The branch's first-parent commits, newest first, each with its tree and its parent's.
+fn first_parent_line(repo: &Repository) -> Result<Vec<git2::Commit<'_>>, StoreError> {
+    let fail = |err| StoreError::internal("cannot walk the history", err);
+    let mut walk = repo.revwalk().map_err(fail)?;
+    walk.push_head().map_err(fail)?;
+    walk.simplify_first_parent().map_err(fail)?;
+    walk.map(|id| id.and_then(|id| repo.find_commit(id)).map_err(fail))
+        .collect()
+}
+
+fn signature_name(commit: &git2::Commit<'_>) -> String {
+    commit.author().name().unwrap_or_default().to_owned()
+}
+
+/// The key files a commit added and deleted in a keys folder, parsed.
+fn key_files_changed(
+    repo: &Repository,
+    old: Option<&git2::Tree<'_>>,
+    new: Option<&git2::Tree<'_>>,
+    keys_dir: &str,
+) -> (Vec<crate::domain::model::Key>, Vec<crate::domain::model::Key>) {
+    let (Some(old_keys), Some(new_keys)) = (
+        subtree_at(old, keys_dir).and_then(|id| repo.find_tree(id).ok()),
+        subtree_at(new, keys_dir).and_then(|id| repo.find_tree(id).ok()),
+    ) else {
+        return (Vec::new(), Vec::new());
+    };
+    let Ok(diff) = repo.diff_tree_to_tree(Some(&old_keys), Some(&new_keys), None) else {
+        return (Vec::new(), Vec::new());
+    };
+    let read = |id: Oid| {
+        repo.find_blob(id)
+            .ok()
+            .and_then(|blob| files::read_key(blob.content()).ok())
+    };
+    let (mut added, mut deleted) = (Vec::new(), Vec::new());
+    for delta in diff.deltas() {
+        match delta.status() {
+            git2::Delta::Added => added.extend(read(delta.new_file().id())),
+            git2::Delta::Deleted => deleted.extend(read(delta.old_file().id())),
+            _ => {}
+        }
+    }
+    (added, deleted)
+}
+
+fn same_content(a: &crate::domain::model::Key, b: &crate::domain::model::Key) -> bool {
+    a.tags == b.tags && a.description == b.description && a.plural == b.plural && a.translations == b.translations
+}
+
+/// The commits that changed the key `name`, newest first, following renames back to the
+/// key's earlier names. Empty when no key of that name ever existed.
+pub fn key_history(
+    repo: &Repository,
+    team: &TeamName,
+    project: &ProjectName,
+    name: &crate::domain::names::KeyName,
+) -> Result<Vec<KeyEvent>, StoreError> {
+    let keys_dir = layout::keys_dir(team, project);
+    let mut path = format!("{keys_dir}/{}", layout::key_file(name));
+    let mut events = Vec::new();
+    let commits = first_parent_line(repo)?;
+    for commit in &commits {
+        let tree = commit.tree().ok();
+        let parent_tree = commit.parent(0).ok().and_then(|parent| parent.tree().ok());
+        let (now, before) = (blob_at(tree.as_ref(), &path), blob_at(parent_tree.as_ref(), &path));
+        if now == before {
+            continue;
+        }
+        let read = |id: Oid| {
+            repo.find_blob(id)
+                .ok()
+                .and_then(|blob| files::read_key(blob.content()).ok())
+        };
+        let key = now.and_then(read);
+        let change = match (before, &key) {
+            (None, Some(key)) => {
+                // Created, or renamed here from a key whose file this commit deleted.
+                let (added, deleted) = key_files_changed(repo, parent_tree.as_ref(), tree.as_ref(), &keys_dir);
+                // The key that left: one with the same texts, or the only one, when this
+                // commit added only this key (a rename that also changed texts).
+                let renamed_from = deleted
+                    .iter()
+                    .find(|old| old.name != key.name && same_content(old, key))
+                    .or_else(|| (added.len() == 1 && deleted.len() == 1).then(|| &deleted[0]));
+                match renamed_from {
+                    Some(old) => {
+                        // Older commits are the history of the old name.
+                        path = format!("{keys_dir}/{}", layout::key_file(&old.name));
+                        KeyChange::Renamed(old.name.to_string())
+                    }
+                    None => KeyChange::Created,
+                }
+            }
+            (Some(_), Some(_)) => KeyChange::Updated,
+            (_, None) => {
+                // Deleted, or renamed away to a key this commit added.
+                let old = before.and_then(read);
+                let (added, deleted) = key_files_changed(repo, parent_tree.as_ref(), tree.as_ref(), &keys_dir);
+                let only_one = added.len() == 1 && deleted.len() == 1;
+                let renamed_to = old.and_then(|old| {
+                    let position = added
+                        .iter()
+                        .position(|new| new.name != old.name && same_content(&old, new))
+                        .or(only_one.then_some(0))?;
+                    Some(added[position].clone())
+                });
+                match renamed_to {
+                    Some(renamed) => {
+                        events.push(KeyEvent {
+                            commit: commit.id(),
+                            time: commit.time().seconds(),
+                            author: signature_name(commit),
+                            subject: commit.summary().ok().flatten().unwrap_or_default().to_owned(),
+                            change: KeyChange::Renamed(name.to_string()),
+                            key: Some(renamed),
+                        });
+                        continue;
+                    }
+                    None => KeyChange::Deleted,
+                }
+            }
+        };
+        events.push(KeyEvent {
+            commit: commit.id(),
+            time: commit.time().seconds(),
+            author: signature_name(commit),
+            subject: commit.summary().ok().flatten().unwrap_or_default().to_owned(),
+            change,
+            key,
+        });
+    }
+    Ok(events)
+}
+
+/// The commits that changed the project (its settings or keys), newest first.
+pub fn project_activity(
+    repo: &Repository,
+    team: &TeamName,
+    project: &ProjectName,
+) -> Result<Vec<ProjectEvent>, StoreError> {
+    let project_dir = layout::project_dir(team, project);
+    let keys_dir = layout::keys_dir(team, project);
+    let mut events = Vec::new();
+    for commit in first_parent_line(repo)? {
+        let tree = commit.tree().ok();
+        let parent_tree = commit.parent(0).ok().and_then(|parent| parent.tree().ok());
+        if subtree_at(tree.as_ref(), &project_dir) == subtree_at(parent_tree.as_ref(), &project_dir) {
+            continue;
+        }
+        let old_keys = subtree_at(parent_tree.as_ref(), &keys_dir).and_then(|id| repo.find_tree(id).ok());
+        let new_keys = subtree_at(tree.as_ref(), &keys_dir).and_then(|id| repo.find_tree(id).ok());
+        let keys = repo
+            .diff_tree_to_tree(old_keys.as_ref(), new_keys.as_ref(), None)
+            .map(|diff| diff.deltas().count())
+            .unwrap_or(0);
+        events.push(ProjectEvent {
+            commit: commit.id(),
+            time: commit.time().seconds(),
+            author: signature_name(&commit),
+            subject: commit.summary().ok().flatten().unwrap_or_default().to_owned(),
+            keys,
+        });
+    }
+    Ok(events)
+}

@@ -477,6 +477,52 @@ impl Store {
         Ok((until, changes))
     }
 
+    /// The commits that changed a key, newest first, following renames; `NotFound` when no key
+    /// of that name ever existed in the project.
+    pub async fn key_history(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        name: &KeyName,
+    ) -> Result<Vec<history::KeyEvent>, StoreError> {
+        self.project(team, project)?;
+        let root = self.inner.root.clone();
+        let (team, project, name) = (team.clone(), project.clone(), name.clone());
+        let events = tokio::task::spawn_blocking(move || {
+            let repo = git2::Repository::open(&root)
+                .map_err(|err| StoreError::internal("cannot open the repository to read history", err))?;
+            let events = history::key_history(&repo, &team, &project, &name)?;
+            if events.is_empty() {
+                return Err(StoreError::NotFound(format!(
+                    "No key named {} ever existed in {team}/{project}.",
+                    changes::quoted(name.as_str())
+                )));
+            }
+            Ok(events)
+        })
+        .await
+        .map_err(|err| StoreError::internal("reading history failed", err))??;
+        Ok(events)
+    }
+
+    /// The commits that changed a project, newest first.
+    pub async fn project_activity(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+    ) -> Result<Vec<history::ProjectEvent>, StoreError> {
+        self.project(team, project)?;
+        let root = self.inner.root.clone();
+        let (team, project) = (team.clone(), project.clone());
+        tokio::task::spawn_blocking(move || {
+            let repo = git2::Repository::open(&root)
+                .map_err(|err| StoreError::internal("cannot open the repository to read history", err))?;
+            history::project_activity(&repo, &team, &project)
+        })
+        .await
+        .map_err(|err| StoreError::internal("reading history failed", err))?
+    }
+
     /// A project as the commit `reference` names holds it, read on a blocking thread with a
     /// repository handle of its own, or from the cache of recent past reads. The commit is
     /// recorded as what the request saw.

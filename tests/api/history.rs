@@ -547,3 +547,140 @@ async fn changes_list_the_keys_created_updated_deleted_and_renamed_between_two_s
         .await
         .error_code(StatusCode::BAD_REQUEST);
 }
+
+fn changes_of(reply: &serde_json::Value) -> Vec<(String, Option<String>)> {
+    reply["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|event| {
+            (
+                event["change"].as_str().unwrap().to_owned(),
+                event["key"]["name"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_keys_history_follows_updates_renames_deletion_and_re_creation() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("a", &[], &[("en", "one")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.patch(
+        &format!("{KEYS}/a"),
+        json!({"translations": [{"language": "en", "content": "two"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.patch(&format!("{KEYS}/a"), json!({"name": "b"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    // A rename that also changes the text is followed too.
+    app.patch(
+        &format!("{KEYS}/b"),
+        json!({"name": "c", "translations": [{"language": "en", "content": "three"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.create_key("other", &[], &[("en", "unrelated")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.patch(&format!("{KEYS}/c"), json!({"name": "a"}))
+        .await
+        .assert_ok(StatusCode::OK);
+
+    let history = app.get(&format!("{KEYS}/a/history")).await;
+    let page = history.assert_ok(StatusCode::OK);
+    assert_eq!(history.header("x-pagination-total-count"), "5");
+    assert_eq!(
+        changes_of(&page),
+        [
+            ("renamed".to_owned(), Some("a".to_owned())),
+            ("renamed".to_owned(), Some("c".to_owned())),
+            ("renamed".to_owned(), Some("b".to_owned())),
+            ("updated".to_owned(), Some("a".to_owned())),
+            ("created".to_owned(), Some("a".to_owned())),
+        ]
+    );
+    let newest = &page["data"][0];
+    assert_eq!(newest["commit"], head(&app));
+    assert_eq!(newest["key"]["translation"]["en"], "three");
+    assert!(newest["subject"].as_str().unwrap().contains("Rename"), "{newest}");
+    assert!(newest["time"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(page["data"][4]["key"]["translation"]["en"], "one");
+
+    // Deleted, then created again under the same name.
+    app.delete(&format!("{KEYS}/a")).await.assert_ok(StatusCode::OK);
+    app.create_key("a", &[], &[("en", "again")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let page = app.get(&format!("{KEYS}/a/history?limit=3")).await;
+    assert_eq!(page.header("x-pagination-total-count"), "7");
+    let page = page.json();
+    assert_eq!(
+        changes_of(&page),
+        [
+            ("created".to_owned(), Some("a".to_owned())),
+            ("deleted".to_owned(), None),
+            ("renamed".to_owned(), Some("a".to_owned())),
+        ]
+    );
+    assert_eq!(page["data"][1]["key"], serde_json::Value::Null);
+
+    app.get(&format!("{KEYS}/never/history"))
+        .await
+        .error_code(StatusCode::NOT_FOUND);
+    app.get("/teams/acme/projects/nope/keys/a/history")
+        .await
+        .error_code(StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn project_activity_lists_the_commits_that_changed_it_newest_first() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.post(
+        "/teams/acme/projects",
+        json!({"name": "web", "displayName": "Web", "languagesISO": ["en"]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    for index in 0..3 {
+        app.create_key(&format!("k{index}"), &[], &[("en", "x")])
+            .await
+            .assert_ok(StatusCode::CREATED);
+    }
+    app.post(
+        "/teams/acme/projects/web/keys",
+        json!({"name": "elsewhere", "translations": [{"language": "en", "content": "x"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    app.post(
+        "/teams/acme/projects/mobile/keys/import",
+        json!({"keys": [{"name": "i1"}, {"name": "i2"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+
+    let reply = app.get("/teams/acme/projects/mobile/history?limit=2").await;
+    let page = reply.assert_ok(StatusCode::OK);
+    // The project's creation, three creates, the import; not the other project's commit.
+    assert_eq!(reply.header("x-pagination-total-count"), "5");
+    assert_eq!(reply.header("x-pagination-page-count"), "3");
+    assert_eq!(page["data"][0]["commit"], head(&app));
+    assert_eq!(page["data"][0]["keys"], 2);
+    assert_eq!(page["data"][1]["keys"], 1);
+    assert!(
+        page["data"][0]["subject"].as_str().unwrap().starts_with("Import"),
+        "{page}"
+    );
+    let last = app
+        .get("/teams/acme/projects/mobile/history?limit=2&page=3")
+        .await
+        .json();
+    assert_eq!(last["data"][0]["keys"], 0, "the project's creation changed no key");
+}
