@@ -210,16 +210,18 @@ impl HistoryApi {
     ) -> Result<HistoryPage<ActivityList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
-        let events = self.state.store.project_activity(&team, &project_name.0.0).await?;
-        let info = query.page_info(events.len());
-        let data = query
-            .select(&events)
+        let (events, info) = self
+            .state
+            .store
+            .project_activity(&team, &project_name.0.0, &query)
+            .await?;
+        let data = events
             .into_iter()
             .map(|event| ActivityItem {
                 commit: event.commit.to_string(),
                 time: rfc3339(event.time),
-                author: event.author.clone(),
-                subject: event.subject.clone(),
+                author: event.author,
+                subject: event.subject,
                 keys: event.keys as u64,
             })
             .collect();

@@ -417,14 +417,15 @@ pub fn key_history(
     Ok(events)
 }
 
-/// The commits that changed the project (its settings or keys), newest first.
+/// The commits that changed the project (its settings or keys), newest first. Finding them
+/// compares one tree id per commit; counting the keys each changed takes a diff, so it is left
+/// to [`count_changed_keys`] for the commits a page shows.
 pub fn project_activity(
     repo: &Repository,
     team: &TeamName,
     project: &ProjectName,
 ) -> Result<Vec<ProjectEvent>, StoreError> {
     let project_dir = layout::project_dir(team, project);
-    let keys_dir = layout::keys_dir(team, project);
     let mut events = Vec::new();
     for commit in first_parent_line(repo)? {
         let tree = commit.tree().ok();
@@ -432,19 +433,28 @@ pub fn project_activity(
         if subtree_at(tree.as_ref(), &project_dir) == subtree_at(parent_tree.as_ref(), &project_dir) {
             continue;
         }
-        let old_keys = subtree_at(parent_tree.as_ref(), &keys_dir).and_then(|id| repo.find_tree(id).ok());
-        let new_keys = subtree_at(tree.as_ref(), &keys_dir).and_then(|id| repo.find_tree(id).ok());
-        let keys = repo
-            .diff_tree_to_tree(old_keys.as_ref(), new_keys.as_ref(), None)
-            .map(|diff| diff.deltas().count())
-            .unwrap_or(0);
         events.push(ProjectEvent {
             commit: commit.id(),
             time: commit.time().seconds(),
             author: signature_name(&commit),
             subject: commit.summary().ok().flatten().unwrap_or_default().to_owned(),
-            keys,
+            keys: 0,
         });
     }
     Ok(events)
+}
+
+/// How many key files of the project `commit` changed (compared with its first parent).
+pub fn count_changed_keys(repo: &Repository, team: &TeamName, project: &ProjectName, commit: Oid) -> usize {
+    let keys_dir = layout::keys_dir(team, project);
+    let Ok(commit) = repo.find_commit(commit) else {
+        return 0;
+    };
+    let tree = commit.tree().ok();
+    let parent_tree = commit.parent(0).ok().and_then(|parent| parent.tree().ok());
+    let old_keys = subtree_at(parent_tree.as_ref(), &keys_dir).and_then(|id| repo.find_tree(id).ok());
+    let new_keys = subtree_at(tree.as_ref(), &keys_dir).and_then(|id| repo.find_tree(id).ok());
+    repo.diff_tree_to_tree(old_keys.as_ref(), new_keys.as_ref(), None)
+        .map(|diff| diff.deltas().count())
+        .unwrap_or(0)
 }

@@ -505,19 +505,30 @@ impl Store {
         Ok(events)
     }
 
-    /// The commits that changed a project, newest first.
+    /// One page of the commits that changed a project, newest first, with the total.
     pub async fn project_activity(
         &self,
         team: &TeamName,
         project: &ProjectName,
-    ) -> Result<Vec<history::ProjectEvent>, StoreError> {
+        query: &KeyQuery,
+    ) -> Result<(Vec<history::ProjectEvent>, PageInfo), StoreError> {
         self.project(team, project)?;
         let root = self.inner.root.clone();
-        let (team, project) = (team.clone(), project.clone());
+        let (team, project, query) = (team.clone(), project.clone(), query.clone());
         tokio::task::spawn_blocking(move || {
             let repo = git2::Repository::open(&root)
                 .map_err(|err| StoreError::internal("cannot open the repository to read history", err))?;
-            history::project_activity(&repo, &team, &project)
+            let events = history::project_activity(&repo, &team, &project)?;
+            let info = query.page_info(events.len());
+            let page = query
+                .select(&events)
+                .into_iter()
+                .map(|event| history::ProjectEvent {
+                    keys: history::count_changed_keys(&repo, &team, &project, event.commit),
+                    ..event.clone()
+                })
+                .collect();
+            Ok((page, info))
         })
         .await
         .map_err(|err| StoreError::internal("reading history failed", err))?
