@@ -159,22 +159,20 @@ impl HistoryApi {
     ) -> Result<HistoryPage<KeyHistoryList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
-        let events = self
+        let (events, info) = self
             .state
             .store
-            .key_history(&team, &project_name.0.0, &key_name.0.0)
+            .key_history(&team, &project_name.0.0, &key_name.0.0, &query)
             .await?;
-        let info = query.page_info(events.len());
-        let data = query
-            .select(&events)
+        let data = events
             .into_iter()
             .map(|event| KeyHistoryItem {
-                commit: event.commit.to_string(),
-                time: rfc3339(event.time),
-                author: event.author.clone(),
-                subject: event.subject.clone(),
+                commit: event.commit.id.to_string(),
+                time: rfc3339(event.commit.time),
+                author: event.commit.author,
+                subject: event.commit.subject,
                 change: change_name(&event.change).to_owned(),
-                key: event.key.clone().map(Into::into),
+                key: event.key.map(Into::into),
             })
             .collect();
         Ok(HistoryPage::Ok(

@@ -7,10 +7,11 @@ use git2::{ObjectType, Oid, Repository, Sort, TreeWalkMode, TreeWalkResult};
 use super::catalog::{KeyEntry, KeyIndex};
 use super::error::StoreError;
 use super::files;
+use super::history_index::HistoryIndex;
 use super::layout;
 use super::snapshots;
 use crate::domain::model::Project;
-use crate::domain::names::{ProjectName, TeamName};
+use crate::domain::names::{KeyName, ProjectName, TeamName};
 
 /// The fewest hex digits an abbreviated commit id may have.
 const MIN_ABBREVIATION: usize = 7;
@@ -248,17 +249,13 @@ pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<
     Ok(result)
 }
 
-/// One commit of a key's history.
+/// One commit of a key's history: where it is in the index, what it did, and the blob of
+/// the key after it (`None` once deleted), read only for the page answered.
 #[derive(Debug, Clone)]
 pub struct KeyEvent {
-    pub commit: Oid,
-    /// Unix seconds.
-    pub time: i64,
-    pub author: String,
-    pub subject: String,
+    pub position: u32,
     pub change: KeyChange,
-    /// The key after the commit; `None` once deleted.
-    pub key: Option<crate::domain::model::Key>,
+    pub blob: Option<Oid>,
 }
 
 /// One commit of a project's activity.
@@ -272,60 +269,9 @@ pub struct ProjectEvent {
     pub keys: usize,
 }
 
-fn blob_at(tree: Option<&git2::Tree<'_>>, path: &str) -> Option<Oid> {
-    let entry = tree?.get_path(std::path::Path::new(path)).ok()?;
-    (entry.kind() == Some(ObjectType::Blob)).then(|| entry.id())
-}
-
-fn subtree_at(tree: Option<&git2::Tree<'_>>, path: &str) -> Option<Oid> {
-    let entry = tree?.get_path(std::path::Path::new(path)).ok()?;
-    (entry.kind() == Some(ObjectType::Tree)).then(|| entry.id())
-}
-
-/// The branch's first-parent commits, newest first, each with its tree and its parent's.
-fn first_parent_line(repo: &Repository) -> Result<Vec<git2::Commit<'_>>, StoreError> {
-    let fail = |err| StoreError::internal("cannot walk the history", err);
-    let mut walk = repo.revwalk().map_err(fail)?;
-    walk.push_head().map_err(fail)?;
-    walk.simplify_first_parent().map_err(fail)?;
-    walk.map(|id| id.and_then(|id| repo.find_commit(id)).map_err(fail))
-        .collect()
-}
-
-fn signature_name(commit: &git2::Commit<'_>) -> String {
-    commit.author().name().unwrap_or_default().to_owned()
-}
-
-/// The key files a commit added and deleted in a keys folder, parsed.
-fn key_files_changed(
-    repo: &Repository,
-    old: Option<&git2::Tree<'_>>,
-    new: Option<&git2::Tree<'_>>,
-    keys_dir: &str,
-) -> (Vec<crate::domain::model::Key>, Vec<crate::domain::model::Key>) {
-    let (Some(old_keys), Some(new_keys)) = (
-        subtree_at(old, keys_dir).and_then(|id| repo.find_tree(id).ok()),
-        subtree_at(new, keys_dir).and_then(|id| repo.find_tree(id).ok()),
-    ) else {
-        return (Vec::new(), Vec::new());
-    };
-    let Ok(diff) = repo.diff_tree_to_tree(Some(&old_keys), Some(&new_keys), None) else {
-        return (Vec::new(), Vec::new());
-    };
-    let read = |id: Oid| {
-        repo.find_blob(id)
-            .ok()
-            .and_then(|blob| files::read_key(blob.content()).ok())
-    };
-    let (mut added, mut deleted) = (Vec::new(), Vec::new());
-    for delta in diff.deltas() {
-        match delta.status() {
-            git2::Delta::Added => added.extend(read(delta.new_file().id())),
-            git2::Delta::Deleted => deleted.extend(read(delta.old_file().id())),
-            _ => {}
-        }
-    }
-    (added, deleted)
+fn read_key(repo: &Repository, blob: Option<Oid>) -> Option<crate::domain::model::Key> {
+    let blob = repo.find_blob(blob?).ok()?;
+    files::read_key(blob.content()).ok()
 }
 
 fn same_content(a: &crate::domain::model::Key, b: &crate::domain::model::Key) -> bool {
@@ -333,128 +279,134 @@ fn same_content(a: &crate::domain::model::Key, b: &crate::domain::model::Key) ->
 }
 
 /// The commits that changed the key `name`, newest first, following renames back to the
-/// key's earlier names. Empty when no key of that name ever existed.
+/// key's earlier names: a commit that adds the key's file and deletes another key's file with
+/// the same texts (or deletes only that one while adding only this one) renamed that key.
 pub fn key_history(
     repo: &Repository,
+    index: &HistoryIndex,
     team: &TeamName,
     project: &ProjectName,
-    name: &crate::domain::names::KeyName,
-) -> Result<Vec<KeyEvent>, StoreError> {
-    let keys_dir = layout::keys_dir(team, project);
-    let mut path = format!("{keys_dir}/{}", layout::key_file(name));
+    name: &KeyName,
+) -> Vec<KeyEvent> {
+    let keys_dir = format!("{}/", layout::keys_dir(team, project));
+    let mut path = format!("{keys_dir}{}", layout::key_file(name));
+    let mut upper = index.len() as u32;
     let mut events = Vec::new();
-    let commits = first_parent_line(repo)?;
-    for commit in &commits {
-        let tree = commit.tree().ok();
-        let parent_tree = commit.parent(0).ok().and_then(|parent| parent.tree().ok());
-        let (now, before) = (blob_at(tree.as_ref(), &path), blob_at(parent_tree.as_ref(), &path));
-        if now == before {
-            continue;
-        }
-        let read = |id: Oid| {
-            repo.find_blob(id)
-                .ok()
-                .and_then(|blob| files::read_key(blob.content()).ok())
-        };
-        let key = now.and_then(read);
-        let change = match (before, &key) {
-            (None, Some(key)) => {
-                // Created, or renamed here from a key whose file this commit deleted.
-                let (added, deleted) = key_files_changed(repo, parent_tree.as_ref(), tree.as_ref(), &keys_dir);
-                // The key that left: one with the same texts, or the only one, when this
-                // commit added only this key (a rename that also changed texts).
-                let renamed_from = deleted
-                    .iter()
-                    .find(|old| old.name != key.name && same_content(old, key))
-                    .or_else(|| (added.len() == 1 && deleted.len() == 1).then(|| &deleted[0]));
-                match renamed_from {
-                    Some(old) => {
-                        // Older commits are the history of the old name.
-                        path = format!("{keys_dir}/{}", layout::key_file(&old.name));
-                        KeyChange::Renamed(old.name.to_string())
-                    }
-                    None => KeyChange::Created,
-                }
-            }
-            (Some(_), Some(_)) => KeyChange::Updated,
-            (_, None) => {
-                // Deleted, or renamed away to a key this commit added.
-                let old = before.and_then(read);
-                let (added, deleted) = key_files_changed(repo, parent_tree.as_ref(), tree.as_ref(), &keys_dir);
-                let only_one = added.len() == 1 && deleted.len() == 1;
-                let renamed_to = old.and_then(|old| {
-                    let position = added
-                        .iter()
-                        .position(|new| new.name != old.name && same_content(&old, new))
-                        .or(only_one.then_some(0))?;
-                    Some(added[position].clone())
-                });
-                match renamed_to {
-                    Some(renamed) => {
-                        events.push(KeyEvent {
-                            commit: commit.id(),
-                            time: commit.time().seconds(),
-                            author: signature_name(commit),
-                            subject: commit.summary().ok().flatten().unwrap_or_default().to_owned(),
-                            change: KeyChange::Renamed(name.to_string()),
-                            key: Some(renamed),
+    'paths: loop {
+        for position in index.file_commits(&path, upper) {
+            let Some(change) = index.change(position, &path) else {
+                continue;
+            };
+            let others = |added: bool| -> Vec<(String, Option<Oid>)> {
+                index
+                    .changes_under(position, &keys_dir)
+                    .filter(|other| index.path(other.path) != path)
+                    .filter(|other| {
+                        if added {
+                            other.old.is_none() && other.new.is_some()
+                        } else {
+                            other.new.is_none() && other.old.is_some()
+                        }
+                    })
+                    .map(|other| {
+                        (
+                            index.path(other.path).to_owned(),
+                            if added { other.new } else { other.old },
+                        )
+                    })
+                    .collect()
+            };
+            match (change.old, change.new) {
+                (None, Some(_)) => {
+                    // Created here, or renamed here from a key whose file this commit deleted.
+                    let deleted = others(false);
+                    let added_elsewhere = others(true);
+                    let key = read_key(repo, change.new);
+                    let from = key.as_ref().and_then(|key| {
+                        let matching = deleted.iter().find(|(_, blob)| {
+                            read_key(repo, *blob).is_some_and(|old| old.name != key.name && same_content(&old, key))
                         });
-                        continue;
+                        let only = (deleted.len() == 1 && added_elsewhere.is_empty()).then(|| &deleted[0]);
+                        let (old_path, blob) = matching.or(only)?;
+                        Some((old_path.clone(), read_key(repo, *blob)?.name))
+                    });
+                    match from {
+                        Some((old_path, old_name)) => {
+                            events.push(KeyEvent {
+                                position,
+                                change: KeyChange::Renamed(old_name.to_string()),
+                                blob: change.new,
+                            });
+                            // Older commits are the history of the old name.
+                            path = old_path;
+                            upper = position;
+                            continue 'paths;
+                        }
+                        None => events.push(KeyEvent {
+                            position,
+                            change: KeyChange::Created,
+                            blob: change.new,
+                        }),
                     }
-                    None => KeyChange::Deleted,
                 }
+                (Some(_), None) => {
+                    // Deleted, or renamed away to a key this commit added.
+                    let added = others(true);
+                    let deleted_elsewhere = others(false);
+                    let old = read_key(repo, change.old);
+                    let to = old.as_ref().and_then(|old| {
+                        let matching = added.iter().find(|(_, blob)| {
+                            read_key(repo, *blob).is_some_and(|new| new.name != old.name && same_content(old, &new))
+                        });
+                        let only = (added.len() == 1 && deleted_elsewhere.is_empty()).then(|| &added[0]);
+                        matching.or(only).map(|(_, blob)| *blob)
+                    });
+                    events.push(match to {
+                        Some(blob) => KeyEvent {
+                            position,
+                            change: KeyChange::Renamed(name.to_string()),
+                            blob,
+                        },
+                        None => KeyEvent {
+                            position,
+                            change: KeyChange::Deleted,
+                            blob: None,
+                        },
+                    });
+                }
+                _ => events.push(KeyEvent {
+                    position,
+                    change: KeyChange::Updated,
+                    blob: change.new,
+                }),
             }
-        };
-        events.push(KeyEvent {
-            commit: commit.id(),
-            time: commit.time().seconds(),
-            author: signature_name(commit),
-            subject: commit.summary().ok().flatten().unwrap_or_default().to_owned(),
-            change,
-            key,
-        });
-    }
-    Ok(events)
-}
-
-/// The commits that changed the project (its settings or keys), newest first. Finding them
-/// compares one tree id per commit; counting the keys each changed takes a diff, so it is left
-/// to [`count_changed_keys`] for the commits a page shows.
-pub fn project_activity(
-    repo: &Repository,
-    team: &TeamName,
-    project: &ProjectName,
-) -> Result<Vec<ProjectEvent>, StoreError> {
-    let project_dir = layout::project_dir(team, project);
-    let mut events = Vec::new();
-    for commit in first_parent_line(repo)? {
-        let tree = commit.tree().ok();
-        let parent_tree = commit.parent(0).ok().and_then(|parent| parent.tree().ok());
-        if subtree_at(tree.as_ref(), &project_dir) == subtree_at(parent_tree.as_ref(), &project_dir) {
-            continue;
         }
-        events.push(ProjectEvent {
-            commit: commit.id(),
-            time: commit.time().seconds(),
-            author: signature_name(&commit),
-            subject: commit.summary().ok().flatten().unwrap_or_default().to_owned(),
-            keys: 0,
-        });
+        break;
     }
-    Ok(events)
+    events
 }
 
-/// How many key files of the project `commit` changed (compared with its first parent).
-pub fn count_changed_keys(repo: &Repository, team: &TeamName, project: &ProjectName, commit: Oid) -> usize {
-    let keys_dir = layout::keys_dir(team, project);
-    let Ok(commit) = repo.find_commit(commit) else {
-        return 0;
-    };
-    let tree = commit.tree().ok();
-    let parent_tree = commit.parent(0).ok().and_then(|parent| parent.tree().ok());
-    let old_keys = subtree_at(parent_tree.as_ref(), &keys_dir).and_then(|id| repo.find_tree(id).ok());
-    let new_keys = subtree_at(tree.as_ref(), &keys_dir).and_then(|id| repo.find_tree(id).ok());
-    repo.diff_tree_to_tree(old_keys.as_ref(), new_keys.as_ref(), None)
-        .map(|diff| diff.deltas().count())
-        .unwrap_or(0)
+/// The key a history event left behind.
+pub fn key_after(repo: &Repository, event: &KeyEvent) -> Option<crate::domain::model::Key> {
+    read_key(repo, event.blob)
+}
+
+/// The commits that changed the project (its settings or keys), newest first, with the
+/// number of key files each changed.
+pub fn project_activity(index: &HistoryIndex, team: &TeamName, project: &ProjectName) -> Vec<ProjectEvent> {
+    let keys_dir = format!("{}/", layout::keys_dir(team, project));
+    index
+        .project_commits(&layout::project_dir(team, project))
+        .into_iter()
+        .map(|position| {
+            let commit = index.commit(position);
+            ProjectEvent {
+                commit: commit.id,
+                time: commit.time,
+                author: commit.author.clone(),
+                subject: commit.subject.clone(),
+                keys: index.changes_under(position, &keys_dir).count(),
+            }
+        })
+        .collect()
 }

@@ -13,6 +13,7 @@ pub mod etag;
 mod files;
 mod git;
 pub mod history;
+mod history_index;
 mod import;
 mod layout;
 mod lock;
@@ -95,6 +96,14 @@ impl Import {
     }
 }
 
+/// One commit of a key's history, as a page shows it.
+pub struct KeyHistoryEntry {
+    pub commit: history_index::CommitInfo,
+    pub change: history::KeyChange,
+    /// The key after the commit; `None` once deleted.
+    pub key: Option<Key>,
+}
+
 /// A project as a past commit held it.
 struct PastProject {
     commit: git2::Oid,
@@ -138,6 +147,8 @@ pub struct Store {
 struct Inner {
     /// Projects as past commits held them, for reads with `at=`.
     past: Arc<PastCache>,
+    /// The first-parent history, indexed on the first history read and caught up on each.
+    history: Arc<Mutex<history_index::HistoryIndex>>,
     jobs: mpsc::Sender<Job>,
     metrics: Arc<Metrics>,
     catalog: Arc<RwLock<Catalog>>,
@@ -175,6 +186,7 @@ impl Store {
         Ok(Self {
             inner: Arc::new(Inner {
                 past: Arc::default(),
+                history: Arc::default(),
                 jobs,
                 metrics,
                 catalog,
@@ -477,32 +489,38 @@ impl Store {
         Ok((until, changes))
     }
 
-    /// The commits that changed a key, newest first, following renames; `NotFound` when no key
-    /// of that name ever existed in the project.
+    /// One page of the commits that changed a key, newest first, following renames, with the
+    /// total; `NotFound` when no key of that name ever existed in the project.
     pub async fn key_history(
         &self,
         team: &TeamName,
         project: &ProjectName,
         name: &KeyName,
-    ) -> Result<Vec<history::KeyEvent>, StoreError> {
+        query: &KeyQuery,
+    ) -> Result<(Vec<KeyHistoryEntry>, PageInfo), StoreError> {
         self.project(team, project)?;
-        let root = self.inner.root.clone();
-        let (team, project, name) = (team.clone(), project.clone(), name.clone());
-        let events = tokio::task::spawn_blocking(move || {
-            let repo = git2::Repository::open(&root)
-                .map_err(|err| StoreError::internal("cannot open the repository to read history", err))?;
-            let events = history::key_history(&repo, &team, &project, &name)?;
+        let (team, project, name, query) = (team.clone(), project.clone(), name.clone(), query.clone());
+        self.with_history(move |repo, index| {
+            let events = history::key_history(repo, index, &team, &project, &name);
             if events.is_empty() {
                 return Err(StoreError::NotFound(format!(
                     "No key named {} ever existed in {team}/{project}.",
                     changes::quoted(name.as_str())
                 )));
             }
-            Ok(events)
+            let info = query.page_info(events.len());
+            let page = query
+                .select(&events)
+                .into_iter()
+                .map(|event| KeyHistoryEntry {
+                    commit: index.commit(event.position).clone(),
+                    change: event.change.clone(),
+                    key: history::key_after(repo, event),
+                })
+                .collect();
+            Ok((page, info))
         })
         .await
-        .map_err(|err| StoreError::internal("reading history failed", err))??;
-        Ok(events)
     }
 
     /// One page of the commits that changed a project, newest first, with the total.
@@ -513,22 +531,29 @@ impl Store {
         query: &KeyQuery,
     ) -> Result<(Vec<history::ProjectEvent>, PageInfo), StoreError> {
         self.project(team, project)?;
-        let root = self.inner.root.clone();
         let (team, project, query) = (team.clone(), project.clone(), query.clone());
+        self.with_history(move |_, index| {
+            let events = history::project_activity(index, &team, &project);
+            let info = query.page_info(events.len());
+            Ok((query.select(&events).into_iter().cloned().collect(), info))
+        })
+        .await
+    }
+
+    /// Runs `read` on a blocking thread with a repository handle and the history index,
+    /// caught up with HEAD first.
+    async fn with_history<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&git2::Repository, &history_index::HistoryIndex) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let root = self.inner.root.clone();
+        let index = self.inner.history.clone();
         tokio::task::spawn_blocking(move || {
             let repo = git2::Repository::open(&root)
                 .map_err(|err| StoreError::internal("cannot open the repository to read history", err))?;
-            let events = history::project_activity(&repo, &team, &project)?;
-            let info = query.page_info(events.len());
-            let page = query
-                .select(&events)
-                .into_iter()
-                .map(|event| history::ProjectEvent {
-                    keys: history::count_changed_keys(&repo, &team, &project, event.commit),
-                    ..event.clone()
-                })
-                .collect();
-            Ok((page, info))
+            let mut index = index.lock().unwrap_or_else(|poison| poison.into_inner());
+            index.catch_up(&repo)?;
+            read(&repo, &index)
         })
         .await
         .map_err(|err| StoreError::internal("reading history failed", err))?

@@ -684,3 +684,55 @@ async fn project_activity_lists_the_commits_that_changed_it_newest_first() {
         .json();
     assert_eq!(last["data"][0]["keys"], 0, "the project's creation changed no key");
 }
+
+/// The history index is caught up with every commit: the server's own since the last read,
+/// and a hand commit made while the server was stopped (after a restart, which starts with no
+/// index), and it is built again when the branch was rewritten.
+#[tokio::test]
+async fn history_sees_new_commits_hand_edits_and_rewritten_history() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("k", &[], &[("en", "one")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let total = |reply: &Reply| reply.header("x-pagination-total-count").to_owned();
+    assert_eq!(total(&app.get(&format!("{KEYS}/k/history")).await), "1");
+    app.patch(
+        &format!("{KEYS}/k"),
+        json!({"translations": [{"language": "en", "content": "two"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    assert_eq!(total(&app.get(&format!("{KEYS}/k/history")).await), "2", "caught up");
+
+    let dir = app.stop().await;
+    let repo = dir.path().join("repo");
+    let file = crate::helpers::git_in(
+        &repo,
+        &[
+            "ls-tree",
+            "-r",
+            "--name-only",
+            "HEAD",
+            "teams/acme/projects/mobile/keys",
+        ],
+    )
+    .trim()
+    .to_owned();
+    std::fs::write(repo.join(&file), "name = \"k\"\n\n[translations]\nen = \"by hand\"\n").unwrap();
+    crate::helpers::git_in(&repo, &["commit", "-qam", "Edit by hand"]);
+    let app = TestApp::spawn_in(dir).await;
+    let history = app.get(&format!("{KEYS}/k/history")).await.assert_ok(StatusCode::OK);
+    assert_eq!(history["data"][0]["subject"], "Edit by hand");
+    assert_eq!(history["data"][0]["author"], "Hand Editor");
+    assert_eq!(history["data"][0]["key"]["translation"]["en"], "by hand");
+
+    // The branch is rewritten (two commits dropped by hand): the index is built again.
+    let dir = app.stop().await;
+    let repo = dir.path().join("repo");
+    crate::helpers::git_in(&repo, &["reset", "-q", "--hard", "HEAD~2"]);
+    let app = TestApp::spawn_in(dir).await;
+    let history = app.get(&format!("{KEYS}/k/history")).await;
+    assert_eq!(total(&history), "1");
+    assert_eq!(history.json()["data"][0]["key"]["translation"]["en"], "one");
+}
