@@ -96,6 +96,34 @@ impl Import {
     }
 }
 
+/// Builds the history index on a thread of its own, so that start-up does not wait for it and
+/// the first history read rarely does (it waits on the index's lock while it is built).
+fn index_history_in_background(root: &Path, index: Arc<Mutex<history_index::HistoryIndex>>) {
+    let root = root.to_path_buf();
+    let spawned = std::thread::Builder::new()
+        .name("locstore-history".into())
+        .spawn(move || {
+            let started = std::time::Instant::now();
+            let result = git2::Repository::open(&root)
+                .map_err(|err| StoreError::internal("cannot open the repository", err))
+                .and_then(|repo| {
+                    let mut index = index.lock().unwrap_or_else(|poison| poison.into_inner());
+                    index.catch_up(&repo).map(|()| index.len())
+                });
+            match result {
+                Ok(commits) => tracing::info!(
+                    commits,
+                    duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+                    "indexed the history"
+                ),
+                Err(err) => tracing::warn!(error = %err, "cannot index the history; the first history read will"),
+            }
+        });
+    if let Err(err) = spawned {
+        tracing::warn!(error = %err, "cannot start indexing the history");
+    }
+}
+
 /// One commit of a key's history, as a page shows it.
 pub struct KeyHistoryEntry {
     pub commit: history_index::CommitInfo,
@@ -183,10 +211,12 @@ impl Store {
             .name("locstore-writer".into())
             .spawn(move || worker.run(receiver))
             .map_err(|err| StoreError::internal("cannot start the writer thread", err))?;
+        let history = Arc::new(Mutex::new(history_index::HistoryIndex::default()));
+        index_history_in_background(&root, history.clone());
         Ok(Self {
             inner: Arc::new(Inner {
                 past: Arc::default(),
-                history: Arc::default(),
+                history,
                 jobs,
                 metrics,
                 catalog,
