@@ -13,7 +13,7 @@ use super::auth::TokenAuth;
 use super::error::{ApiError, error_chain};
 use super::keys::{KeysApi, reserved_key_name};
 use super::params::LanguageListParam;
-use super::schema::{ExportRead, ExportResult, ProjectNameParam, TeamNameParam, UpdateKeyRequest};
+use super::schema::{Conditional, ExportResult, ProjectNameParam, TeamNameParam, UpdateKeyRequest};
 use super::teams::Done;
 use super::{ApiTags, AppState};
 use crate::domain::model::Project;
@@ -91,7 +91,7 @@ impl ExportApi {
         /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
-    ) -> Result<ExportRead, ApiError> {
+    ) -> Result<Conditional<ExportResult>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let project_name = project_name.0.0;
         let format = format.0.format();
@@ -120,7 +120,7 @@ impl ExportApi {
         );
         let tag = etag::tag(parameters.as_bytes());
         if if_none_match.0.is_some_and(|header| etag::matches(&header, &tag)) {
-            return Ok(ExportRead::NotModified(tag));
+            return Ok(Conditional::NotModified(tag));
         }
 
         let downloads = self.state.downloads.clone();
@@ -152,7 +152,7 @@ impl ExportApi {
             }
         };
         let base = self.state.public_url.clone().unwrap_or_else(|| request_base(request));
-        Ok(ExportRead::Ok(
+        Ok(Conditional::Ok(
             Json(ExportResult {
                 success: true,
                 data: format!("{base}/exports/{}/{}", download.id, download.path),

@@ -35,28 +35,6 @@ pub struct ChangeList {
     pub data: Vec<ChangeItem>,
 }
 
-/// A page of changed keys, with the totals in headers.
-#[derive(ApiResponse)]
-pub enum ChangePage {
-    /// The page.
-    #[oai(status = 200)]
-    Ok(
-        Json<ChangeList>,
-        /// Changed keys on all pages.
-        #[oai(header = "X-Pagination-Total-Count")]
-        u64,
-        /// The page number answered.
-        #[oai(header = "X-Pagination-Page")]
-        u64,
-        /// The page size answered.
-        #[oai(header = "X-Pagination-Limit")]
-        u64,
-        /// Number of pages.
-        #[oai(header = "X-Pagination-Page-Count")]
-        u64,
-    ),
-}
-
 /// A commit that changed a key.
 #[derive(Debug, Object)]
 pub struct KeyHistoryItem {
@@ -95,14 +73,14 @@ pub struct ActivityList {
     pub data: Vec<ActivityItem>,
 }
 
-/// A page of a history, with the totals in headers.
+/// A page of a list (changes, a history), with the totals in headers.
 #[derive(ApiResponse)]
-pub enum HistoryPage<T: poem_openapi::types::ToJSON + poem_openapi::types::Type + Send + Sync> {
-    /// The page, newest first.
+pub enum Page<T: poem_openapi::types::ToJSON + poem_openapi::types::Type + Send + Sync> {
+    /// The page.
     #[oai(status = 200)]
     Ok(
         Json<T>,
-        /// Commits on all pages.
+        /// Items on all pages.
         #[oai(header = "X-Pagination-Total-Count")]
         u64,
         /// The page number answered.
@@ -156,7 +134,7 @@ impl HistoryApi {
         /// Commits per page, 1 to 1000 (default 20).
         #[oai(validator(minimum(value = "1"), maximum(value = "1000")))]
         limit: Query<Option<i64>>,
-    ) -> Result<HistoryPage<KeyHistoryList>, ApiError> {
+    ) -> Result<Page<KeyHistoryList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
         let (events, info) = self
@@ -175,7 +153,7 @@ impl HistoryApi {
                 key: event.key.map(Into::into),
             })
             .collect();
-        Ok(HistoryPage::Ok(
+        Ok(Page::Ok(
             Json(KeyHistoryList { data }),
             info.total_count,
             info.page,
@@ -205,7 +183,7 @@ impl HistoryApi {
         /// Commits per page, 1 to 1000 (default 20).
         #[oai(validator(minimum(value = "1"), maximum(value = "1000")))]
         limit: Query<Option<i64>>,
-    ) -> Result<HistoryPage<ActivityList>, ApiError> {
+    ) -> Result<Page<ActivityList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
         let (events, info) = self
@@ -223,7 +201,7 @@ impl HistoryApi {
                 keys: event.keys as u64,
             })
             .collect();
-        Ok(HistoryPage::Ok(
+        Ok(Page::Ok(
             Json(ActivityList { data }),
             info.total_count,
             info.page,
@@ -261,7 +239,7 @@ impl HistoryApi {
         /// Keys per page, 1 to 1000 (default 20).
         #[oai(validator(minimum(value = "1"), maximum(value = "1000")))]
         limit: Query<Option<i64>>,
-    ) -> Result<ChangePage, ApiError> {
+    ) -> Result<Page<ChangeList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
         let (_, changes) = self
@@ -285,7 +263,7 @@ impl HistoryApi {
                 }
             })
             .collect();
-        Ok(ChangePage::Ok(
+        Ok(Page::Ok(
             Json(ChangeList { data }),
             info.total_count,
             info.page,

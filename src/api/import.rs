@@ -15,7 +15,7 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::keys::{KeysApi, reserved_key_name};
 use super::schema::{
-    KeyNameParam, KeyRead, PluralFormsItem, ProjectNameParam, TeamNameParam, Text, UpdateKeyRequest,
+    Conditional, KeyData, KeyNameParam, PluralFormsItem, ProjectNameParam, TeamNameParam, Text, UpdateKeyRequest,
     check_translation_shape,
 };
 use super::teams::Done;
@@ -309,7 +309,7 @@ impl ImportApi {
         /// Read the state at this commit id (7 or more hex digits), snapshot name or RFC 3339
         /// time (the last commit at or before it) rather than the newest.
         at: Query<Option<String>>,
-    ) -> Result<KeyRead, ApiError> {
+    ) -> Result<Conditional<KeyData>, ApiError> {
         self.keys()
             .get(
                 auth,

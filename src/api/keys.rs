@@ -12,7 +12,7 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
 use super::schema::{
-    CreateKeyRequest, KeyData, KeyList, KeyNameParam, KeyRead, ProjectNameParam, Success, TagParam, TeamNameParam,
+    Conditional, CreateKeyRequest, KeyData, KeyList, KeyNameParam, ProjectNameParam, Success, TagParam, TeamNameParam,
     TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
 };
 use super::teams::{Created, Done};
@@ -185,7 +185,7 @@ impl KeysApi {
         /// Read the state at this commit id (7 or more hex digits), snapshot name or RFC 3339
         /// time (the last commit at or before it) rather than the newest.
         at: Query<Option<String>>,
-    ) -> Result<KeyRead, ApiError> {
+    ) -> Result<Conditional<KeyData>, ApiError> {
         self.get(
             auth,
             team_name.0.0,
@@ -292,7 +292,7 @@ impl KeysApi {
         name: KeyName,
         if_none_match: Option<String>,
         at: Option<String>,
-    ) -> Result<KeyRead, ApiError> {
+    ) -> Result<Conditional<KeyData>, ApiError> {
         let team = auth.team(team)?;
         let key = match at {
             Some(reference) => self.state.store.key_at(&team, &project, &name, &reference).await?,
@@ -300,9 +300,9 @@ impl KeysApi {
         };
         let tag = etag::key(&key);
         if if_none_match.is_some_and(|header| etag::matches(&header, &tag)) {
-            return Ok(KeyRead::NotModified(tag));
+            return Ok(Conditional::NotModified(tag));
         }
-        Ok(KeyRead::Ok(Json(KeyData { data: key.into() }), tag))
+        Ok(Conditional::Ok(Json(KeyData { data: key.into() }), tag))
     }
 
     pub(super) async fn update(

@@ -11,7 +11,7 @@ use poem_openapi::payload::Json;
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::schema::{
-    CreateProjectRequest, LanguageParam, ProjectData, ProjectList, ProjectNameParam, ProjectRead, Success,
+    Conditional, CreateProjectRequest, LanguageParam, ProjectData, ProjectList, ProjectNameParam, Success,
     TeamNameParam, UpdateProjectRequest,
 };
 use super::teams::{Created, Done};
@@ -84,7 +84,7 @@ impl ProjectsApi {
         /// Read the state at this commit id (7 or more hex digits), snapshot name or RFC 3339
         /// time (the last commit at or before it) rather than the newest.
         at: Query<Option<String>>,
-    ) -> Result<ProjectRead, ApiError> {
+    ) -> Result<Conditional<ProjectData>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let project = match at.0 {
             Some(reference) => {
@@ -97,9 +97,9 @@ impl ProjectsApi {
         };
         let tag = etag::project(&project);
         if if_none_match.0.is_some_and(|header| etag::matches(&header, &tag)) {
-            return Ok(ProjectRead::NotModified(tag));
+            return Ok(Conditional::NotModified(tag));
         }
-        Ok(ProjectRead::Ok(Json(ProjectData { data: project.into() }), tag))
+        Ok(Conditional::Ok(Json(ProjectData { data: project.into() }), tag))
     }
 
     /// Update a project

@@ -530,50 +530,21 @@ pub struct ExportResult {
 
 // ----- Conditional reads -----
 
-/// A project, or `304` when `If-None-Match` names its current tag.
+/// A resource with its entity tag, or `304` when `If-None-Match` names that tag.
 #[derive(ApiResponse)]
-pub enum ProjectRead {
-    /// The project.
+pub enum Conditional<T: poem_openapi::types::ToJSON + poem_openapi::types::Type + Send + Sync> {
+    /// The resource.
     #[oai(status = 200)]
     Ok(
-        Json<ProjectData>,
-        /// The project's entity tag, for `If-None-Match` and `If-Match`.
+        Json<T>,
+        /// The entity tag, for `If-None-Match` (and, for a project or key, `If-Match`). A
+        /// project's or key's changes when the resource does; a query's or export's with
+        /// every commit.
         #[oai(header = "ETag")]
         String,
     ),
-    /// Unchanged since the tag given in `If-None-Match`; no body.
-    #[oai(status = 304)]
-    NotModified(#[oai(header = "ETag")] String),
-}
-
-/// A key, or `304` when `If-None-Match` names its current tag.
-#[derive(ApiResponse)]
-pub enum KeyRead {
-    /// The key.
-    #[oai(status = 200)]
-    Ok(
-        Json<KeyData>,
-        /// The key's entity tag, for `If-None-Match` and `If-Match`.
-        #[oai(header = "ETag")]
-        String,
-    ),
-    /// Unchanged since the tag given in `If-None-Match`; no body.
-    #[oai(status = 304)]
-    NotModified(#[oai(header = "ETag")] String),
-}
-
-/// Where to download an export, or `304` when `If-None-Match` names the current tag.
-#[derive(ApiResponse)]
-pub enum ExportRead {
-    /// The download address.
-    #[oai(status = 200)]
-    Ok(
-        Json<ExportResult>,
-        /// The export's entity tag: it changes when the exported state does.
-        #[oai(header = "ETag")]
-        String,
-    ),
-    /// The same files as for the tag given in `If-None-Match` (no new export is made).
+    /// Unchanged since the tag given in `If-None-Match`; no body (and, for an export, no new
+    /// files).
     #[oai(status = 304)]
     NotModified(#[oai(header = "ETag")] String),
 }

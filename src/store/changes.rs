@@ -224,7 +224,7 @@ pub enum CatalogUpdate {
 pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
     match change {
         Change::Guarded { if_match, change } => {
-            check_precondition(catalog, &change, &if_match)?;
+            super::etag::check_precondition(catalog, &change, &if_match)?;
             plan(catalog, *change)
         }
         Change::RestoreProject {
@@ -233,7 +233,7 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
             snapshot,
             settings,
             keys,
-        } => plan_restore(catalog, team, project, &snapshot, settings, keys),
+        } => super::snapshots::plan_restore(catalog, team, project, &snapshot, settings, keys),
         Change::CreateTeam(team) => plan_create_team(catalog, team),
         Change::UpdateTeam {
             name,
@@ -699,7 +699,10 @@ pub(super) fn ensure_file_is_free(
     }
 }
 
-fn team_entry<'a>(catalog: &'a Catalog, name: &TeamName) -> Result<&'a super::catalog::TeamEntry, StoreError> {
+pub(super) fn team_entry<'a>(
+    catalog: &'a Catalog,
+    name: &TeamName,
+) -> Result<&'a super::catalog::TeamEntry, StoreError> {
     catalog.team(name).ok_or_else(|| team_not_found(name))
 }
 
@@ -844,93 +847,4 @@ impl CatalogUpdate {
             }
         }
     }
-}
-
-/// Refuses a guarded change whose resource's current entity tag is not one `if_match` names.
-fn check_precondition(catalog: &Catalog, change: &Change, if_match: &str) -> Result<(), StoreError> {
-    let current = match change {
-        Change::UpdateTeam { name, .. } | Change::DeleteTeam { name } => {
-            super::etag::team(&team_entry(catalog, name)?.team)
-        }
-        Change::UpdateProject { team, name, .. } | Change::DeleteProject { team, name } => {
-            super::etag::project(&project_entry(catalog, team, name)?.project)
-        }
-        Change::UpdateKey {
-            team, project, name, ..
-        }
-        | Change::DeleteKey { team, project, name } => {
-            let keys = loaded_keys(project_entry(catalog, team, project)?)?;
-            let entry = keys.get(name).ok_or_else(|| {
-                StoreError::NotFound(format!(
-                    "Key {} does not exist in {team}/{project}.",
-                    quoted(name.as_str())
-                ))
-            })?;
-            super::etag::key(&entry.key)
-        }
-        _ => return Ok(()),
-    };
-    if super::etag::matches(if_match, &current) {
-        Ok(())
-    } else {
-        Err(StoreError::PreconditionFailed(format!(
-            "The resource changed since you read it (If-Match {if_match}; it is now {current}); read it again and retry."
-        )))
-    }
-}
-
-/// Sets a project back to a snapshot: its settings file and every key file as the snapshot
-/// has them, the keys it lacks removed; one commit, none when nothing differs.
-fn plan_restore(
-    catalog: &Catalog,
-    team: TeamName,
-    project: ProjectName,
-    snapshot: &str,
-    mut settings: Project,
-    keys: Vec<KeyEntry>,
-) -> Result<Plan, StoreError> {
-    let entry = project_entry(catalog, &team, &project)?;
-    let current = loaded_keys(entry)?;
-    settings.name = project.clone();
-    let keys_dir = layout::keys_dir(&team, &project);
-    let mut edits = Vec::new();
-    if settings != entry.project {
-        edits.push(TreeEdit::Write {
-            path: layout::project_file(&team, &project),
-            contents: files::write_project(&settings),
-        });
-    }
-    let wanted: HashSet<&KeyName> = keys.iter().map(|entry| &entry.key.name).collect();
-    for existing in current.iter() {
-        let moved = keys
-            .iter()
-            .find(|entry| entry.key.name == existing.key.name)
-            .is_some_and(|entry| entry.file() != existing.file());
-        if !wanted.contains(&existing.key.name) || moved {
-            edits.push(TreeEdit::Remove {
-                path: format!("{keys_dir}/{}", existing.file()),
-            });
-        }
-    }
-    for restored in &keys {
-        let same = current
-            .get(&restored.key.name)
-            .is_some_and(|existing| existing.key == restored.key && existing.file() == restored.file());
-        if !same {
-            edits.push(TreeEdit::Write {
-                path: format!("{keys_dir}/{}", restored.file()),
-                contents: files::write_key(&restored.key),
-            });
-        }
-    }
-    Ok(Plan {
-        subject: format!("Restore {team}/{project} to snapshot {}", quoted(snapshot)),
-        edits,
-        update: CatalogUpdate::ReplaceProject {
-            team,
-            settings,
-            entries: keys,
-        },
-        import: None,
-    })
 }
