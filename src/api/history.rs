@@ -48,6 +48,7 @@ pub struct KeyHistoryItem {
     /// `created`, `updated`, `renamed` or `deleted`.
     pub change: String,
     /// The key after the commit; `null` once deleted.
+    #[oai(nullable)]
     pub key: Option<KeyItem>,
 }
 
