@@ -81,6 +81,25 @@ fn resolve_commit(repo: &Repository, reference: &str) -> Result<Oid, StoreError>
     )))
 }
 
+/// The key `name` as the resolved commit holds it in the file the layout gives it, if it is
+/// there (and the project with it).
+pub fn key_file_at(repo: &Repository, resolved: &Resolved, name: &KeyName) -> Option<crate::domain::model::Key> {
+    let tree = repo.find_commit(resolved.commit).ok()?.tree().ok()?;
+    tree.get_path(std::path::Path::new(&layout::project_file(
+        &resolved.team,
+        &resolved.project,
+    )))
+    .ok()?;
+    let path = format!(
+        "{}/{}",
+        layout::keys_dir(&resolved.team, &resolved.project),
+        layout::key_file(name)
+    );
+    let entry = tree.get_path(std::path::Path::new(&path)).ok()?;
+    let blob = repo.find_blob(entry.id()).ok()?;
+    files::read_key(blob.content()).ok().filter(|key| &key.name == name)
+}
+
 /// The newest commit on the branch's first-parent line whose commit time is at or before
 /// `seconds` (Unix time); `None` when the history starts after it.
 fn last_commit_at_or_before(repo: &Repository, seconds: i64) -> Result<Option<Oid>, StoreError> {
