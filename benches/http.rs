@@ -17,51 +17,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{Server, TOKEN, http};
-
-const LANGUAGES: [&str; 5] = ["en", "fr", "de", "pt-BR", "ja"];
-
-fn key_name(index: usize) -> String {
-    format!("screen{}.item{index}.label", index % 500)
-}
-
-fn seed(base: &str, size: usize) {
-    assert_eq!(
-        http(base, "POST", "/teams", Some(r#"{"name":"acme","displayName":"Acme"}"#)).0,
-        201
-    );
-    let languages: Vec<String> = LANGUAGES.iter().map(|code| format!("\"{code}\"")).collect();
-    let project = format!(
-        r#"{{"name":"big","displayName":"Big","languagesISO":[{}]}}"#,
-        languages.join(",")
-    );
-    assert_eq!(http(base, "POST", "/teams/acme/projects", Some(&project)).0, 201);
-    for chunk in (0..size).collect::<Vec<_>>().chunks(20_000) {
-        let keys: Vec<String> = chunk
-            .iter()
-            .map(|index| {
-                let translations: Vec<String> = LANGUAGES
-                    .iter()
-                    .map(|code| {
-                        format!(
-                            r#"{{"language":"{code}","content":"{code} text number {index} for the screen {}"}}"#,
-                            index % 500
-                        )
-                    })
-                    .collect();
-                format!(
-                    r#"{{"name":"{}","tags":["t{}"],"translations":[{}]}}"#,
-                    key_name(*index),
-                    index % 20,
-                    translations.join(",")
-                )
-            })
-            .collect();
-        let body = format!(r#"{{"keys":[{}]}}"#, keys.join(","));
-        let (status, answer) = http(base, "POST", "/teams/acme/projects/big/keys/import", Some(&body));
-        assert_eq!(status, 200, "{answer}");
-    }
-}
+use support::{Server, TOKEN, http, key_name, seed};
 
 /// Runs wrk; returns requests per second and the median latency in milliseconds.
 fn wrk(url: &str, connections: usize, seconds: u64, script: Option<&Path>) -> (f64, f64) {

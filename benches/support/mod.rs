@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 
 /// The token of the benchmark server (also written into the wrk scripts, whose own headers
 /// replace the ones given with `-H`).
+/// The languages of the seeded project.
+pub const LANGUAGES: [&str; 5] = ["en", "fr", "de", "pt-BR", "ja"];
+
 pub const TOKEN: &str = "bench-token";
 
 pub struct Server {
@@ -104,3 +107,48 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// The name of the seeded key `index`.
+pub fn key_name(index: usize) -> String {
+    format!("screen{}.item{index}.label", index % 500)
+}
+
+/// Creates team `acme` with project `big` in [`LANGUAGES`] and imports `size` keys into it.
+pub fn seed(base: &str, size: usize) {
+    assert_eq!(
+        http(base, "POST", "/teams", Some(r#"{"name":"acme","displayName":"Acme"}"#)).0,
+        201
+    );
+    let languages: Vec<String> = LANGUAGES.iter().map(|code| format!("\"{code}\"")).collect();
+    let project = format!(
+        r#"{{"name":"big","displayName":"Big","languagesISO":[{}]}}"#,
+        languages.join(",")
+    );
+    assert_eq!(http(base, "POST", "/teams/acme/projects", Some(&project)).0, 201);
+    for chunk in (0..size).collect::<Vec<_>>().chunks(20_000) {
+        let keys: Vec<String> = chunk
+            .iter()
+            .map(|index| {
+                let translations: Vec<String> = LANGUAGES
+                    .iter()
+                    .map(|code| {
+                        format!(
+                            r#"{{"language":"{code}","content":"{code} text number {index} for the screen {}"}}"#,
+                            index % 500
+                        )
+                    })
+                    .collect();
+                format!(
+                    r#"{{"name":"{}","tags":["t{}"],"translations":[{}]}}"#,
+                    key_name(*index),
+                    index % 20,
+                    translations.join(",")
+                )
+            })
+            .collect();
+        let body = format!(r#"{{"keys":[{}]}}"#, keys.join(","));
+        let (status, answer) = http(base, "POST", "/teams/acme/projects/big/keys/import", Some(&body));
+        assert_eq!(status, 200, "{answer}");
+    }
+}
+
