@@ -17,7 +17,10 @@ use support::{Server, http, key_name, seed};
 const PROJECT: &str = "/teams/acme/projects/big";
 
 fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|value| value.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
 }
 
 /// Median milliseconds of `runs` requests, and the first one's.
@@ -77,7 +80,10 @@ fn main() {
     snapshot("mid");
     commit_changes(&base, keys, commits - commits / 2, 2);
     let seconds = started.elapsed().as_secs_f64();
-    eprintln!("made {commits} commits in {seconds:.1} s ({:.0}/s)", commits as f64 / seconds);
+    eprintln!(
+        "made {commits} commits in {seconds:.1} s ({:.0}/s)",
+        commits as f64 / seconds
+    );
 
     let mut rows: Vec<(String, String)> = Vec::new();
     let mut row = |name: &str, value: String| {
@@ -97,17 +103,26 @@ fn main() {
     let (_, p50) = timed(&base, &format!("{PROJECT}/history?page=2000"), 21);
     row("project activity, page 2000, p50", format!("{p50:.2} ms"));
     let (first, p50) = timed(&base, &format!("{PROJECT}/keys/{}?at=import", key_name(keys / 3)), 21);
-    row("GET key at= the import (an old commit), first / p50", format!("{first:.1} ms / {p50:.2} ms"));
+    row(
+        "GET key at= the import (an old commit), first / p50",
+        format!("{first:.1} ms / {p50:.2} ms"),
+    );
     let (first, p50) = timed(&base, &format!("{PROJECT}/keys?at=mid&keyword=item42&limit=20"), 21);
     row(
-        &format!("key query at= a commit {} changes back, first / p50", commits - commits / 2),
+        &format!(
+            "key query at= a commit {} changes back, first / p50",
+            commits - commits / 2
+        ),
         format!("{first:.0} ms / {p50:.2} ms"),
     );
     let (_, head_export) = timed(&base, &format!("{PROJECT}/keys/export?type=android-xml"), 3);
     let (_, past_export) = timed(&base, &format!("{PROJECT}/keys/export?type=android-xml&at=import"), 3);
     row(
         "Android export at HEAD / at a snapshot (median of 3)",
-        format!("{head_export:.0} ms / {past_export:.0} ms ({:.2}×)", past_export / head_export),
+        format!(
+            "{head_export:.0} ms / {past_export:.0} ms ({:.2}×)",
+            past_export / head_export
+        ),
     );
     let back = String::from_utf8(
         std::process::Command::new("git")
@@ -130,7 +145,11 @@ fn main() {
     assert_eq!(status, 200);
     row(
         "start-up to listening / to the first query answered",
-        format!("{:.2} s / {:.2} s", startup.as_secs_f64(), (startup + started.elapsed()).as_secs_f64()),
+        format!(
+            "{:.2} s / {:.2} s",
+            startup.as_secs_f64(),
+            (startup + started.elapsed()).as_secs_f64()
+        ),
     );
     let started = Instant::now();
     let (status, _) = http(&server.base, "GET", &format!("{PROJECT}/keys/{hot}/history"), None);
@@ -140,7 +159,10 @@ fn main() {
         format!("{:.1} s", started.elapsed().as_secs_f64()),
     );
     std::thread::sleep(Duration::from_millis(500));
-    row("RSS after the restart and the index", format!("{:.0} MB", server.rss_mb()));
+    row(
+        "RSS after the restart and the index",
+        format!("{:.0} MB", server.rss_mb()),
+    );
     server.stop();
 
     println!("| measure ({keys} keys × 5 languages, {commits} commits) | value |");

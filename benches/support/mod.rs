@@ -151,4 +151,3 @@ pub fn seed(base: &str, size: usize) {
         assert_eq!(status, 200, "{answer}");
     }
 }
-
