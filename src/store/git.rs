@@ -175,6 +175,57 @@ impl GitRepo {
         Ok(())
     }
 
+    /// The repository, with the staged objects readable through it.
+    pub fn objects(&self) -> &Repository {
+        self.staging.repo()
+    }
+
+    /// The commit the branch points to on disk: `head`, unless it was moved by hand.
+    pub fn branch_target(&self) -> Result<Oid, StoreError> {
+        let reference = self.branch_ref()?;
+        self.repo
+            .refname_to_id(&reference)
+            .map_err(|err| git_error(format!("cannot read {reference}"), err))
+    }
+
+    /// Stages a merge commit of `incoming` into the tip: the tip's tree with `edits`, with
+    /// the tip and `incoming` as parents. The tip does not move.
+    pub fn build_merge(&self, incoming: Oid, edits: &[TreeEdit], subject: &str) -> Result<Oid, StoreError> {
+        let repo = self.staging.repo();
+        let read = |id: Oid| {
+            repo.find_commit(id)
+                .map_err(|err| git_error("cannot read a commit to merge", err))
+        };
+        let (ours, theirs) = (read(self.tip)?, read(incoming)?);
+        let tree = self.staging.edit_tree(ours.tree_id(), edits)?;
+        let tree = repo
+            .find_tree(tree)
+            .map_err(|err| git_error("cannot read the merged tree", err))?;
+        let signature =
+            Signature::now(COMMITTER, COMMITTER_EMAIL).map_err(|err| git_error("invalid committer", err))?;
+        let commit = repo
+            .commit_create_buffer(&signature, &signature, subject, &tree, &[&ours, &theirs])
+            .map_err(|err| git_error("cannot write the merge commit", err))?;
+        self.staging.write(ObjectType::Commit, &commit)
+    }
+
+    /// Moves the branch from `on_disk` (what it points to now) to `commit`, and makes it HEAD
+    /// and the tip: a commit the object database holds, or the staged tip (written first).
+    pub fn move_branch(&mut self, on_disk: Oid, commit: Oid, message: &str) -> Result<(), StoreError> {
+        if self.has_staged() {
+            self.staging.write_pack()?;
+        }
+        let reference = self.branch_ref()?;
+        if on_disk != commit {
+            self.repo
+                .reference_matching(&reference, commit, true, on_disk, message)
+                .map_err(|err| git_error(format!("cannot move {reference}"), err))?;
+        }
+        self.head = commit;
+        self.tip = commit;
+        Ok(())
+    }
+
     /// Makes the annotated tag `name` (without `refs/tags/`) point at HEAD; refuses a name
     /// that exists.
     pub fn create_tag(&self, name: &str, tagger: &str, message: &str) -> Result<Oid, StoreError> {

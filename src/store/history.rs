@@ -10,6 +10,7 @@ use super::files;
 use super::history_index::HistoryIndex;
 use super::layout;
 use super::snapshots;
+use super::tree_diff;
 use crate::domain::model::Project;
 use crate::domain::names::{KeyName, ProjectName, TeamName};
 
@@ -203,7 +204,7 @@ pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<
         }
     };
     let (old, new) = (keys_tree(since)?, keys_tree(until)?);
-    let diff = repo.diff_tree_to_tree(old.as_ref(), new.as_ref(), None).map_err(fail)?;
+    let diff = tree_diff::diff(repo, old.as_ref(), new.as_ref()).map_err(fail)?;
     let read = |id: Oid| -> Option<crate::domain::model::Key> {
         let blob = repo.find_blob(id).ok()?;
         files::read_key(blob.content()).ok()
@@ -211,27 +212,20 @@ pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<
     let mut created = Vec::new();
     let mut deleted = Vec::new();
     let mut changed = Vec::new();
-    for delta in diff.deltas() {
-        let is_key = |file: &git2::DiffFile<'_>| {
-            file.path()
-                .and_then(|path| path.to_str())
-                .is_some_and(|path| path.ends_with(".toml"))
-        };
-        match delta.status() {
-            git2::Delta::Added if is_key(&delta.new_file()) => created.extend(read(delta.new_file().id())),
-            git2::Delta::Deleted if is_key(&delta.old_file()) => deleted.extend(read(delta.old_file().id())),
-            git2::Delta::Modified if is_key(&delta.new_file()) => {
-                match (read(delta.old_file().id()), read(delta.new_file().id())) {
-                    (Some(old), Some(new)) if old.name != new.name => {
-                        deleted.push(old);
-                        created.push(new);
-                    }
-                    (_, Some(new)) => changed.push((new.name.to_string(), KeyChange::Updated)),
-                    (Some(old), None) => changed.push((old.name.to_string(), KeyChange::Deleted)),
-                    (None, None) => {}
+    for file in diff.into_iter().filter(|file| file.path.ends_with(".toml")) {
+        match (file.old, file.new) {
+            (None, Some(new)) => created.extend(read(new)),
+            (Some(old), None) => deleted.extend(read(old)),
+            (Some(old), Some(new)) => match (read(old), read(new)) {
+                (Some(old), Some(new)) if old.name != new.name => {
+                    deleted.push(old);
+                    created.push(new);
                 }
-            }
-            _ => {}
+                (_, Some(new)) => changed.push((new.name.to_string(), KeyChange::Updated)),
+                (Some(old), None) => changed.push((old.name.to_string(), KeyChange::Deleted)),
+                (None, None) => {}
+            },
+            (None, None) => {}
         }
     }
     // A name both deleted and created (a file moved by hand) is an update.
@@ -316,7 +310,12 @@ pub fn key_history(
             let Some(change) = index.change(position, &path) else {
                 continue;
             };
+            let (files_added, files_deleted) = index.added_and_deleted(position);
             let others = |added: bool| -> Vec<(String, Option<Oid>)> {
+                // Most commits add or delete no other file: no pass over their changes.
+                if (added && files_added == 0) || (!added && files_deleted == 0) {
+                    return Vec::new();
+                }
                 index
                     .changes_under(position, &keys_dir)
                     .filter(|other| index.path(other.path) != path)
@@ -339,9 +338,9 @@ pub fn key_history(
                 (None, Some(_)) => {
                     // Created here, or renamed here from a key whose file this commit deleted.
                     let deleted = others(false);
-                    let added_elsewhere = others(true);
-                    let key = read_key(repo, change.new);
+                    let key = read_key(repo, change.new).filter(|_| !deleted.is_empty());
                     let from = key.as_ref().and_then(|key| {
+                        let added_elsewhere = others(true);
                         let matching = deleted.iter().find(|(_, blob)| {
                             read_key(repo, *blob).is_some_and(|old| old.name != key.name && same_content(&old, key))
                         });
@@ -371,9 +370,9 @@ pub fn key_history(
                 (Some(_), None) => {
                     // Deleted, or renamed away to a key this commit added.
                     let added = others(true);
-                    let deleted_elsewhere = others(false);
-                    let old = read_key(repo, change.old);
+                    let old = read_key(repo, change.old).filter(|_| !added.is_empty());
                     let to = old.as_ref().and_then(|old| {
+                        let deleted_elsewhere = others(false);
                         let matching = added.iter().find(|(_, blob)| {
                             read_key(repo, *blob).is_some_and(|new| new.name != old.name && same_content(old, &new))
                         });
@@ -410,22 +409,21 @@ pub fn key_after(repo: &Repository, event: &KeyEvent) -> Option<crate::domain::m
     read_key(repo, event.blob)
 }
 
-/// The commits that changed the project (its settings or keys), newest first, with the
-/// number of key files each changed.
-pub fn project_activity(index: &HistoryIndex, team: &TeamName, project: &ProjectName) -> Vec<ProjectEvent> {
+/// The positions of the commits that changed the project (its settings or keys), newest
+/// first.
+pub fn project_commits(index: &HistoryIndex, team: &TeamName, project: &ProjectName) -> Vec<u32> {
+    index.project_commits(&layout::project_dir(team, project))
+}
+
+/// What commit `position` did to the project, with the number of key files it changed.
+pub fn project_event(index: &HistoryIndex, team: &TeamName, project: &ProjectName, position: u32) -> ProjectEvent {
     let keys_dir = format!("{}/", layout::keys_dir(team, project));
-    index
-        .project_commits(&layout::project_dir(team, project))
-        .into_iter()
-        .map(|position| {
-            let commit = index.commit(position);
-            ProjectEvent {
-                commit: commit.id,
-                time: commit.time,
-                author: commit.author.clone(),
-                subject: commit.subject.clone(),
-                keys: index.changes_under(position, &keys_dir).count(),
-            }
-        })
-        .collect()
+    let commit = index.commit(position);
+    ProjectEvent {
+        commit: commit.id,
+        time: commit.time,
+        author: commit.author.clone(),
+        subject: commit.subject.clone(),
+        keys: index.changes_under(position, &keys_dir).count(),
+    }
 }

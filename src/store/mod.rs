@@ -6,6 +6,7 @@
 //! repository ([`worker`]), which answers once the commit is in HEAD, the files are in the
 //! working tree and, with [`Durability::Fsync`], both are on disk.
 
+mod adopt;
 mod catalog;
 mod changes;
 mod error;
@@ -23,6 +24,7 @@ mod scan;
 pub mod seen;
 pub mod snapshots;
 mod template;
+mod tree_diff;
 mod worker;
 mod worktree;
 
@@ -96,34 +98,6 @@ impl Import {
     }
 }
 
-/// Builds the history index on a thread of its own, so that start-up does not wait for it and
-/// the first history read rarely does (it waits on the index's lock while it is built).
-fn index_history_in_background(root: &Path, index: Arc<Mutex<history_index::HistoryIndex>>) {
-    let root = root.to_path_buf();
-    let spawned = std::thread::Builder::new()
-        .name("locstore-history".into())
-        .spawn(move || {
-            let started = std::time::Instant::now();
-            let result = git2::Repository::open(&root)
-                .map_err(|err| StoreError::internal("cannot open the repository", err))
-                .and_then(|repo| {
-                    let mut index = index.lock().unwrap_or_else(|poison| poison.into_inner());
-                    index.catch_up(&repo).map(|()| index.len())
-                });
-            match result {
-                Ok(commits) => tracing::info!(
-                    commits,
-                    duration_ms = started.elapsed().as_secs_f64() * 1000.0,
-                    "indexed the history"
-                ),
-                Err(err) => tracing::warn!(error = %err, "cannot index the history; the first history read will"),
-            }
-        });
-    if let Err(err) = spawned {
-        tracing::warn!(error = %err, "cannot start indexing the history");
-    }
-}
-
 /// One commit of a key's history, as a page shows it.
 pub struct KeyHistoryEntry {
     pub commit: history_index::CommitInfo,
@@ -175,7 +149,8 @@ pub struct Store {
 struct Inner {
     /// Projects as past commits held them, for reads with `at=`.
     past: Arc<PastCache>,
-    /// The first-parent history, indexed on the first history read and caught up on each.
+    /// The first-parent history, kept on disk and caught up after every published batch and
+    /// on every history read.
     history: Arc<Mutex<history_index::HistoryIndex>>,
     jobs: mpsc::Sender<Job>,
     metrics: Arc<Metrics>,
@@ -197,8 +172,11 @@ impl Store {
         }
         let catalog = Arc::new(RwLock::new(scan::load_catalog(&git)?));
         let root = git.root().to_path_buf();
+        let history = Arc::new(Mutex::new(history_index::HistoryIndex::default()));
+        let follower = history_index::Follower::start(&root, history.clone());
         let (jobs, receiver) = mpsc::channel();
         let worker = Worker {
+            history: follower,
             git,
             catalog: catalog.clone(),
             durability,
@@ -211,8 +189,6 @@ impl Store {
             .name("locstore-writer".into())
             .spawn(move || worker.run(receiver))
             .map_err(|err| StoreError::internal("cannot start the writer thread", err))?;
-        let history = Arc::new(Mutex::new(history_index::HistoryIndex::default()));
-        index_history_in_background(&root, history.clone());
         Ok(Self {
             inner: Arc::new(Inner {
                 past: Arc::default(),
@@ -580,9 +556,14 @@ impl Store {
         self.project(team, project)?;
         let (team, project, query) = (team.clone(), project.clone(), query.clone());
         self.with_history(move |_, index| {
-            let events = history::project_activity(index, &team, &project);
-            let info = query.page_info(events.len());
-            Ok((query.select(&events).into_iter().cloned().collect(), info))
+            let positions = history::project_commits(index, &team, &project);
+            let info = query.page_info(positions.len());
+            let page = query
+                .select(&positions)
+                .into_iter()
+                .map(|position| history::project_event(index, &team, &project, *position))
+                .collect();
+            Ok((page, info))
         })
         .await
     }

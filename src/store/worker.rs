@@ -14,15 +14,18 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
+use git2::Oid;
 use tokio::sync::oneshot;
 
 use super::catalog::Catalog;
 use super::changes::{self, Change};
 use super::error::StoreError;
 use super::git::GitRepo;
+use super::git::TreeEdit;
+use super::history_index::Follower;
 use super::lock::OwnerLock;
 use super::maintenance::Maintenance;
-use super::{Applied, Durability, Outcome, layout, scan, snapshots, worktree};
+use super::{Applied, Durability, Outcome, adopt, layout, scan, snapshots, worktree};
 use crate::domain::names::{ProjectName, TeamName};
 use crate::metrics::Metrics;
 
@@ -49,9 +52,29 @@ pub enum Job {
         op: SnapshotOp,
         reply: oneshot::Sender<Result<(), StoreError>>,
     },
+    /// Join a commit fetched from the remote with the branch.
+    Adopt {
+        incoming: Oid,
+        /// Where it came from, for the merge commit's subject (`origin/main`).
+        label: String,
+        reply: oneshot::Sender<Result<Adoption, StoreError>>,
+    },
     Shutdown {
         reply: oneshot::Sender<()>,
     },
+}
+
+/// What joining an incoming commit did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Adoption {
+    /// The branch already held it.
+    Held,
+    /// The branch moved forward to it.
+    FastForward(Oid),
+    /// A merge commit joined it with commits of ours.
+    Merged(Oid),
+    /// A file it changes is invalid: it is not served. Why, in words.
+    Refused(String),
 }
 
 /// A change of a project's snapshots (tags; no commit).
@@ -118,6 +141,8 @@ pub struct Worker {
     pub touched: BTreeSet<String>,
     pub maintenance: Maintenance,
     pub metrics: Arc<Metrics>,
+    /// Told when the branch moves, to index the new commits.
+    pub history: Follower,
 }
 
 impl Worker {
@@ -160,6 +185,7 @@ impl Worker {
         let mut shutdown = None;
         let catalog = self.catalog.clone();
         let mut guard: Option<RwLockWriteGuard<'_, Catalog>> = None;
+        self.pick_up_hand_commits();
         for job in batch {
             match job {
                 Job::Apply { change, author, reply } => {
@@ -196,6 +222,11 @@ impl Worker {
                     self.publish(&mut round, guard.take());
                     let result = self.snapshot(op, &catalog);
                     let _ = reply.send(result);
+                }
+                Job::Adopt { incoming, label, reply } => {
+                    self.publish(&mut round, guard.take());
+                    let on_disk = self.git.head();
+                    let _ = reply.send(self.adopt(incoming, on_disk, &label));
                 }
                 Job::Shutdown { reply } => shutdown = Some(reply),
             }
@@ -245,8 +276,9 @@ impl Worker {
             catalog.head = self.git.head().to_string();
         }
         drop(guard);
-        if published.is_err() {
-            self.restore_from_head();
+        match published {
+            Ok(()) => self.history.nudge(),
+            Err(_) => self.restore_from_head(),
         }
         if std::mem::take(&mut round.bulk) {
             release_freed_memory();
@@ -459,6 +491,7 @@ impl Worker {
     /// With nothing to do: sync the git index and trim the heap, else load the keys of one
     /// more project so that the first query to it does not wait.
     fn on_idle(&mut self) {
+        self.pick_up_hand_commits();
         if !self.touched.is_empty() {
             self.sync_index();
             // The end of a burst of writes: hand back what libgit2 freed meanwhile (staged
@@ -522,6 +555,93 @@ impl Worker {
             Ok(fresh) => *catalog = fresh,
             Err(err) => tracing::error!(error = %err, "cannot reload the catalog from HEAD"),
         }
+    }
+
+    /// Joins commits made by hand on the branch while the server runs (`git commit` in its
+    /// repository) with what the server serves, as if they had been fetched.
+    fn pick_up_hand_commits(&mut self) {
+        let on_disk = match self.git.branch_target() {
+            Ok(on_disk) if on_disk != self.git.head() => on_disk,
+            Ok(_) => return,
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot read the branch");
+                return;
+            }
+        };
+        match self.adopt(on_disk, on_disk, "commits made by hand") {
+            Ok(Adoption::Refused(why)) => {
+                tracing::warn!(commit = %on_disk, reason = %why, "refused commits made by hand; the branch is back at the last valid commit")
+            }
+            Ok(adoption) => tracing::info!(commit = %on_disk, ?adoption, "picked up commits made by hand"),
+            Err(err) => tracing::error!(commit = %on_disk, error = %err, "cannot pick up commits made by hand"),
+        }
+    }
+
+    /// Joins `incoming` with the branch, which points to `on_disk` (HEAD, or a commit moved
+    /// there by hand): a fast-forward when it descends from HEAD, else a merge commit in which
+    /// the incoming side wins every file both sides changed. Every file it changes is checked
+    /// first; an invalid one refuses it, and the branch stays at (or goes back to) HEAD.
+    fn adopt(&mut self, incoming: Oid, on_disk: Oid, label: &str) -> Result<Adoption, StoreError> {
+        let head = self.git.head();
+        let relation = adopt::relation(self.git.objects(), head, incoming)?;
+        let (commit, adoption) = match relation {
+            adopt::Relation::Held => {
+                // Moved back by hand: the commits of ours it dropped are served, so they stay.
+                self.git
+                    .move_branch(on_disk, head, "locstore: keep the served commits")?;
+                return Ok(Adoption::Held);
+            }
+            adopt::Relation::Ahead => (incoming, Adoption::FastForward(incoming)),
+            adopt::Relation::Diverged => {
+                let edits = adopt::merge_edits(self.git.objects(), head, incoming)?;
+                let merge = self.git.build_merge(
+                    incoming,
+                    &edits,
+                    &format!("Merge {label} (incoming side wins conflicts)"),
+                )?;
+                (merge, Adoption::Merged(merge))
+            }
+        };
+        let diff = adopt::diff_commits(self.git.objects(), head, commit)?;
+        if let Err(why) = adopt::validate(self.git.objects(), &diff) {
+            self.git.rewind_tip(head);
+            self.git
+                .move_branch(on_disk, head, "locstore: refuse invalid commits")?;
+            return Ok(Adoption::Refused(why));
+        }
+        if adoption != Adoption::FastForward(incoming) {
+            self.git.stage(commit);
+        }
+        let catalog = self.catalog.clone();
+        let mut catalog = write(&catalog);
+        self.git
+            .move_branch(on_disk, commit, &format!("locstore: join {label}"))?;
+        let mut edits = Vec::with_capacity(diff.len());
+        for file in &diff {
+            edits.push(match file.new {
+                Some(blob) => TreeEdit::Write {
+                    path: file.path.clone(),
+                    contents: self
+                        .git
+                        .objects()
+                        .find_blob(blob)
+                        .map(|blob| blob.content().to_vec())
+                        .map_err(|err| StoreError::internal("cannot read a joined file", err))?,
+                },
+                None => TreeEdit::Remove {
+                    path: file.path.clone(),
+                },
+            });
+        }
+        let written = worktree::apply(self.git.root(), &edits);
+        self.touched.extend(worktree::touched_paths(&edits).map(str::to_owned));
+        written?;
+        let git = &self.git;
+        adopt::update_catalog(git.objects(), &mut catalog, &diff, || scan::load_catalog(git))?;
+        catalog.head = commit.to_string();
+        drop(catalog);
+        self.history.nudge();
+        Ok(adoption)
     }
 
     /// At shutdown: the index in line with HEAD, and a note that the stop was clean.

@@ -736,3 +736,56 @@ async fn history_sees_new_commits_hand_edits_and_rewritten_history() {
     assert_eq!(total(&history), "1");
     assert_eq!(history.json()["data"][0]["key"]["translation"]["en"], "one");
 }
+
+/// The history index is kept beside the repository (`.git/locstore/history`), so a restart
+/// reads it back; a torn last record is indexed again, and a deleted index is built again.
+#[tokio::test]
+async fn the_kept_history_index_survives_a_torn_end_and_is_rebuilt_when_deleted() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("k", &[], &[("en", "one")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    for text in ["two", "three"] {
+        app.patch(
+            &format!("{KEYS}/k"),
+            json!({"translations": [{"language": "en", "content": text}]}),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    }
+    let texts = |history: &serde_json::Value| -> Vec<String> {
+        history["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| entry["key"]["translation"]["en"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let expected = vec!["three", "two", "one"];
+    assert_eq!(texts(&app.get(&format!("{KEYS}/k/history")).await.json()), expected);
+    let activity = app.get("/teams/acme/projects/mobile/history").await.json();
+
+    let dir = app.stop().await;
+    let index = dir.path().join("repo/.git/locstore/history");
+    let kept = std::fs::read(&index).expect("the index is kept on disk");
+    assert!(kept.len() > 100, "{} bytes", kept.len());
+    // A crash while appending leaves a torn record at the end.
+    std::fs::write(&index, &kept[..kept.len() - 7]).unwrap();
+    let app = TestApp::spawn_in(dir).await;
+    assert_eq!(texts(&app.get(&format!("{KEYS}/k/history")).await.json()), expected);
+    assert_eq!(app.get("/teams/acme/projects/mobile/history").await.json(), activity);
+
+    let dir = app.stop().await;
+    assert_eq!(
+        std::fs::read(&index).unwrap(),
+        kept,
+        "the torn commit was indexed again"
+    );
+    std::fs::remove_file(&index).unwrap();
+    let app = TestApp::spawn_in(dir).await;
+    assert_eq!(texts(&app.get(&format!("{KEYS}/k/history")).await.json()), expected);
+    assert_eq!(app.get("/teams/acme/projects/mobile/history").await.json(), activity);
+    let _dir = app.stop().await;
+    assert_eq!(std::fs::read(&index).unwrap(), kept, "built again, the same");
+}

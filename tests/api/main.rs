@@ -16,5 +16,6 @@ mod reliability;
 mod repository;
 mod rights;
 mod server;
+mod sync;
 mod teams;
 mod upload;
