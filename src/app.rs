@@ -31,9 +31,14 @@ impl App {
     /// Opens the store and the exports folder. Blocking (it opens the git repository).
     pub fn open(config: &Config, clock: Clock) -> anyhow::Result<Self> {
         let metrics = Arc::new(Metrics::new());
-        let store = Store::open(&config.repo_dir, config.durability, metrics.clone())
-            .map_err(|err| anyhow::anyhow!(api::error::error_chain(&err)))
-            .with_context(|| format!("cannot open the repository {}", config.repo_dir.display()))?;
+        let store = Store::open_with(
+            &config.repo_dir,
+            config.durability,
+            metrics.clone(),
+            config.remote.clone(),
+        )
+        .map_err(|err| anyhow::anyhow!(api::error::error_chain(&err)))
+        .with_context(|| format!("cannot open the repository {}", config.repo_dir.display()))?;
         let downloads = Downloads::new(config.exports_dir.clone(), config.export_ttl, clock)
             .with_context(|| format!("cannot create the exports folder {}", config.exports_dir.display()))?;
         let tokens = Arc::new(TokenRegistry::new(config.api_token.as_deref(), &config.token_files));
@@ -42,6 +47,7 @@ impl App {
             downloads,
             public_url: config.public_url.clone(),
             max_unpacked_bytes: config.limits.max_import_bytes,
+            hook_secret: config.hook_secret.clone(),
         });
         Ok(Self {
             state,
@@ -265,9 +271,31 @@ fn new_request_id() -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
+/// `GET /healthz`: `status`, and the state of replication (as `GET /sync` has it, without
+/// the counters), no token needed.
 #[handler]
-fn healthz() -> poem::web::Json<serde_json::Value> {
-    poem::web::Json(serde_json::json!({ "status": "ok" }))
+fn healthz(state: Data<&Arc<AppState>>) -> poem::web::Json<serde_json::Value> {
+    use poem_openapi::types::ToJSON;
+
+    let store = &state.store;
+    let sync = api::sync::SyncState::new(store.sync_status(), store.head());
+    let mut body = serde_json::json!({ "status": "ok" });
+    if let (Some(fields), Some(sync)) = (body.as_object_mut(), sync.to_json()) {
+        for name in [
+            "remote",
+            "branch",
+            "head",
+            "remoteHead",
+            "ahead",
+            "behind",
+            "lastPush",
+            "lastPull",
+            "lastError",
+        ] {
+            fields.insert(name.to_owned(), sync.get(name).cloned().unwrap_or_default());
+        }
+    }
+    poem::web::Json(body)
 }
 
 /// `GET /metrics`: Prometheus' text format, no token needed.

@@ -11,6 +11,8 @@ use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Deserialize;
 
+use crate::store::remote::RemoteSettings;
+
 use crate::store::Durability;
 use crate::tokens::Access;
 
@@ -26,7 +28,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the HTTP server.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Manage API tokens.
     #[command(subcommand)]
     Token(TokenCommand),
@@ -152,6 +154,22 @@ pub struct ServeArgs {
     /// Log format: text or json [default: text]. Filter with RUST_LOG (default: info).
     #[arg(long, env = "LOCSTORE_LOG_FORMAT", value_name = "FORMAT")]
     pub log_format: Option<LogFormat>,
+    /// A git remote to push every change to and pull changes from (git://, http://, file://
+    /// or a path). An HTTP password comes from LOCSTORE_REMOTE_TOKEN.
+    #[arg(long, env = "LOCSTORE_REMOTE", value_name = "URL")]
+    pub remote: Option<String>,
+    /// The remote's branch [default: main].
+    #[arg(long, env = "LOCSTORE_REMOTE_BRANCH", value_name = "BRANCH")]
+    pub remote_branch: Option<String>,
+    /// A private key file for an SSH remote.
+    #[arg(long, env = "LOCSTORE_REMOTE_SSH_KEY", value_name = "FILE")]
+    pub remote_ssh_key: Option<PathBuf>,
+    /// How often the remote is fetched, such as 10s or 1m [default: 10s].
+    #[arg(long, env = "LOCSTORE_PULL_INTERVAL", value_name = "DURATION")]
+    pub pull_interval: Option<String>,
+    /// The secret `POST /hooks/git` must carry in X-Locstore-Hook-Secret to trigger a fetch.
+    #[arg(long, env = "LOCSTORE_HOOK_SECRET", value_name = "SECRET")]
+    pub hook_secret: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -201,6 +219,19 @@ pub struct Config {
     pub token_files: Vec<PathBuf>,
     /// `LOCSTORE_API_TOKEN`: one full-access token named `api-token`.
     pub api_token: Option<String>,
+    /// Replication through a git remote.
+    pub remote: Option<RemoteSettings>,
+    /// What `POST /hooks/git` must carry; without it the hook is refused.
+    pub hook_secret: Option<String>,
+}
+
+/// `[remote]` of a `locstore.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RemoteFileSettings {
+    url: Option<String>,
+    branch: Option<String>,
+    ssh_key: Option<PathBuf>,
 }
 
 /// The settings a `locstore.toml` may hold; every field is optional.
@@ -218,6 +249,9 @@ struct FileSettings {
     max_import_bytes: Option<usize>,
     request_timeout: Option<String>,
     log_format: Option<LogFormat>,
+    remote: Option<RemoteFileSettings>,
+    pull_interval: Option<String>,
+    hook_secret: Option<String>,
     #[serde(default)]
     #[allow(
         dead_code,
@@ -229,6 +263,7 @@ struct FileSettings {
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_PULL_INTERVAL: Duration = Duration::from_secs(10);
 
 /// What one request may cost the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,6 +348,39 @@ impl Config {
             request_timeout,
         };
         let log_format = args.log_format.or(file.log_format).unwrap_or_default();
+        let remote_file = file.remote.unwrap_or_default();
+        let pull_interval = match args.pull_interval.or(file.pull_interval) {
+            Some(raw) => humantime::parse_duration(&raw)
+                .with_context(|| format!("invalid pull interval {raw:?} (use 10s, 1m)"))?,
+            None => DEFAULT_PULL_INTERVAL,
+        };
+        if pull_interval.is_zero() {
+            bail!("the pull interval must be longer than zero");
+        }
+        let remote = match args.remote.or(remote_file.url) {
+            Some(url) if !url.is_empty() => Some(RemoteSettings {
+                url,
+                branch: args
+                    .remote_branch
+                    .or(remote_file.branch)
+                    .unwrap_or_else(|| "main".into()),
+                token: std::env::var("LOCSTORE_REMOTE_TOKEN")
+                    .ok()
+                    .filter(|token| !token.is_empty()),
+                ssh_key: args.remote_ssh_key.or(remote_file.ssh_key.map(|key| base.join(key))),
+                pull_interval,
+            }),
+            _ => None,
+        };
+        if let Some(remote) = &remote
+            && git2::Branch::name_is_valid(&remote.branch) != Ok(true)
+        {
+            bail!("{:?} is not a valid branch name", remote.branch);
+        }
+        let hook_secret = args
+            .hook_secret
+            .or(file.hook_secret)
+            .filter(|secret| !secret.is_empty());
         let token_files = token_files(args.common.config.as_deref(), &data_dir);
         let api_token = std::env::var("LOCSTORE_API_TOKEN")
             .ok()
@@ -327,6 +395,8 @@ impl Config {
             durability,
             limits,
             log_format,
+            remote,
+            hook_secret,
             token_files,
             api_token,
         })

@@ -15,7 +15,7 @@ use locstore::config::{Cli, ClientArgs, Command, Config, LogFormat, PushMode, To
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve(args) => Config::resolve(args).and_then(|config| {
+        Command::Serve(args) => Config::resolve(*args).and_then(|config| {
             init_logging(config.log_format);
             tokio::runtime::Builder::new_multi_thread()
                 .enable_all()

@@ -19,6 +19,12 @@ pub struct Metrics {
     pub queue_depth: IntGauge,
     pub keys: IntGaugeVec,
     pub repository_bytes: IntGauge,
+    pub pushes: IntCounter,
+    pub push_failures: IntCounter,
+    pub pulls: IntCounter,
+    pub pull_failures: IntCounter,
+    pub lag_commits: IntGauge,
+    pub lag_seconds: prometheus::Gauge,
 }
 
 const LATENCY_BUCKETS: &[f64] = &[
@@ -57,6 +63,21 @@ impl Metrics {
             .expect("valid metric");
         let repository_bytes = IntGauge::new("repository_bytes", "Size of the git directory of the data repository.")
             .expect("valid metric");
+        let counter = |name: &str, help: &str| IntCounter::new(name, help).expect("valid metric");
+        let pushes = counter("remote_pushes_total", "Pushes the remote took.");
+        let push_failures = counter("remote_push_failures_total", "Pushes that failed or were refused.");
+        let pulls = counter("remote_pulls_total", "Fetches from the remote.");
+        let pull_failures = counter(
+            "remote_pull_failures_total",
+            "Fetches that failed, and fetched commits refused as invalid.",
+        );
+        let lag_commits =
+            IntGauge::new("remote_lag_commits", "Commits of the branch the remote lacks.").expect("valid metric");
+        let lag_seconds = prometheus::Gauge::new(
+            "remote_lag_seconds",
+            "How long the oldest commit the remote lacks has waited.",
+        )
+        .expect("valid metric");
         for collector in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(request_seconds.clone()),
@@ -65,6 +86,12 @@ impl Metrics {
             Box::new(queue_depth.clone()),
             Box::new(keys.clone()),
             Box::new(repository_bytes.clone()),
+            Box::new(pushes.clone()),
+            Box::new(push_failures.clone()),
+            Box::new(pulls.clone()),
+            Box::new(pull_failures.clone()),
+            Box::new(lag_commits.clone()),
+            Box::new(lag_seconds.clone()),
             Box::new(prometheus::process_collector::ProcessCollector::for_self()),
         ] {
             registry.register(collector).expect("metric names are unique");
@@ -78,6 +105,12 @@ impl Metrics {
             queue_depth,
             keys,
             repository_bytes,
+            pushes,
+            push_failures,
+            pulls,
+            pull_failures,
+            lag_commits,
+            lag_seconds,
         }
     }
 

@@ -57,6 +57,11 @@ impl ApiError {
         ))
     }
 
+    /// A 401 with its own message (a hook's secret rather than a token).
+    pub fn unauthorized_because(message: impl Into<String>) -> Self {
+        Self::Unauthorized(body("unauthorized", message))
+    }
+
     pub fn forbidden(message: impl Into<String>) -> Self {
         Self::Forbidden(body("forbidden", message))
     }

@@ -15,6 +15,7 @@ pub mod params;
 pub mod projects;
 pub mod schema;
 pub mod snapshots;
+pub mod sync;
 pub mod teams;
 pub mod text;
 
@@ -33,6 +34,8 @@ pub struct AppState {
     pub public_url: Option<String>,
     /// Most bytes an uploaded zip may unpack to (`--max-import-bytes`).
     pub max_unpacked_bytes: usize,
+    /// What `POST /hooks/git` must carry (`--hook-secret`).
+    pub hook_secret: Option<String>,
 }
 
 #[derive(Tags)]
@@ -45,6 +48,8 @@ pub enum ApiTags {
     Keys,
     /// Export a project's keys as files for apps.
     Export,
+    /// Replication through a git remote.
+    Replication,
 }
 
 pub type Api = (
@@ -56,6 +61,7 @@ pub type Api = (
     export::ExportApi,
     snapshots::SnapshotsApi,
     history::HistoryApi,
+    sync::SyncApi,
 );
 
 /// The OpenAPI service of the whole API.
@@ -68,7 +74,8 @@ pub fn service(state: Arc<AppState>) -> OpenApiService<Api, ()> {
         files::FilesApi { state: state.clone() },
         export::ExportApi { state: state.clone() },
         snapshots::SnapshotsApi { state: state.clone() },
-        history::HistoryApi { state },
+        history::HistoryApi { state: state.clone() },
+        sync::SyncApi { state },
     );
     OpenApiService::new(api, "locstore", env!("CARGO_PKG_VERSION")).description(DESCRIPTION)
 }

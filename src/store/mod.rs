@@ -20,6 +20,7 @@ mod layout;
 mod lock;
 mod maintenance;
 mod objects;
+pub mod remote;
 mod scan;
 pub mod seen;
 pub mod snapshots;
@@ -154,6 +155,8 @@ struct Inner {
     history: Arc<Mutex<history_index::HistoryIndex>>,
     jobs: mpsc::Sender<Job>,
     metrics: Arc<Metrics>,
+    /// Replication through a git remote, when one is set.
+    remote: Option<remote::Remote>,
     catalog: Arc<RwLock<Catalog>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     root: PathBuf,
@@ -163,6 +166,16 @@ impl Store {
     /// Opens (or creates) the repository and starts the writer. Blocking: call it before the
     /// server starts or from `spawn_blocking`.
     pub fn open(repo_dir: &Path, durability: Durability, metrics: Arc<Metrics>) -> Result<Self, StoreError> {
+        Self::open_with(repo_dir, durability, metrics, None)
+    }
+
+    /// [`Store::open`], replicating through a git remote when `remote` is set.
+    pub fn open_with(
+        repo_dir: &Path,
+        durability: Durability,
+        metrics: Arc<Metrics>,
+        remote: Option<remote::RemoteSettings>,
+    ) -> Result<Self, StoreError> {
         let (mut git, created) = git::GitRepo::open_or_init(repo_dir, template::FILES)?;
         let lock = lock::OwnerLock::acquire(git.git_dir())?;
         if created {
@@ -175,8 +188,21 @@ impl Store {
         let history = Arc::new(Mutex::new(history_index::HistoryIndex::default()));
         let follower = history_index::Follower::start(&root, history.clone());
         let (jobs, receiver) = mpsc::channel();
+        let remote = remote.map(|settings| {
+            let jobs: mpsc::Sender<Job> = jobs.clone();
+            let queue = metrics.clone();
+            let adopt: remote::Adopter = Box::new(move |incoming, label| {
+                let (reply, answer) = oneshot::channel();
+                jobs.send(Job::Adopt { incoming, label, reply })
+                    .map_err(|_| writer_gone())?;
+                queue.queue_depth.inc();
+                answer.blocking_recv().map_err(|_| writer_gone())?
+            });
+            remote::Remote::start(&root, settings, adopt, metrics.clone())
+        });
         let worker = Worker {
             history: follower,
+            remote: remote.clone(),
             git,
             catalog: catalog.clone(),
             durability,
@@ -195,6 +221,7 @@ impl Store {
                 history,
                 jobs,
                 metrics,
+                remote,
                 catalog,
                 worker: Mutex::new(Some(handle)),
                 root,
@@ -672,8 +699,30 @@ impl Store {
         Ok(())
     }
 
+    /// The commit readers see now.
+    pub fn head(&self) -> String {
+        self.read().head.clone()
+    }
+
+    /// The state of replication, when a remote is set.
+    pub fn sync_status(&self) -> Option<remote::SyncStatus> {
+        self.inner.remote.as_ref().map(remote::Remote::status)
+    }
+
+    /// Asks for a fetch from the remote now; `false` when no remote is set.
+    pub fn fetch_now(&self) -> bool {
+        self.inner
+            .remote
+            .as_ref()
+            .inspect(|remote| remote.fetch_now())
+            .is_some()
+    }
+
     /// Sets the keys-per-project gauge from the catalog (for a metrics scrape).
     pub fn record_key_counts(&self) {
+        if let Some(remote) = &self.inner.remote {
+            remote.record_lag(&self.inner.metrics);
+        }
         let catalog = self.read();
         for team in catalog.teams.values() {
             for project in team.projects.values() {

@@ -25,6 +25,7 @@ use super::git::TreeEdit;
 use super::history_index::Follower;
 use super::lock::OwnerLock;
 use super::maintenance::Maintenance;
+use super::remote::Remote;
 use super::{Applied, Durability, Outcome, adopt, layout, scan, snapshots, worktree};
 use crate::domain::names::{ProjectName, TeamName};
 use crate::metrics::Metrics;
@@ -143,6 +144,8 @@ pub struct Worker {
     pub metrics: Arc<Metrics>,
     /// Told when the branch moves, to index the new commits.
     pub history: Follower,
+    /// Told when commits are published, to push them.
+    pub remote: Option<Remote>,
 }
 
 impl Worker {
@@ -277,7 +280,14 @@ impl Worker {
         }
         drop(guard);
         match published {
-            Ok(()) => self.history.nudge(),
+            Ok(()) => {
+                self.history.nudge();
+                if round.committed > 0
+                    && let Some(remote) = &self.remote
+                {
+                    remote.published();
+                }
+            }
             Err(_) => self.restore_from_head(),
         }
         if std::mem::take(&mut round.bulk) {
@@ -641,6 +651,9 @@ impl Worker {
         catalog.head = commit.to_string();
         drop(catalog);
         self.history.nudge();
+        if let Some(remote) = &self.remote {
+            remote.published();
+        }
         Ok(adoption)
     }
 

@@ -81,6 +81,8 @@ pub fn config(data_dir: &Path) -> Config {
         log_format: LogFormat::Text,
         token_files: vec![data_dir.join("tokens.toml")],
         api_token: Some(ADMIN.to_owned()),
+        remote: None,
+        hook_secret: None,
     }
 }
 
@@ -91,6 +93,11 @@ impl TestApp {
 
     /// Starts an app on an existing data directory (a restart, or a prepared repository).
     pub async fn spawn_in(dir: tempfile::TempDir) -> Self {
+        Self::spawn_with(dir, |_| {}).await
+    }
+
+    /// Starts an app with settings changed by `configure` (a remote, say).
+    pub async fn spawn_with(dir: tempfile::TempDir, configure: impl FnOnce(&mut Config)) -> Self {
         let tokens = dir.path().join("tokens.toml");
         let token = |name: &str, access, teams: &[String]| {
             let existing = std::fs::read_to_string(&tokens).unwrap_or_default();
@@ -107,7 +114,8 @@ impl TestApp {
         let write_token = token("writer", Access::Write, &[]);
         let acme_token = token("acme-writer", Access::Write, &["acme".to_owned()]);
         let clock = Clock::manual(SystemTime::now());
-        let config = config(dir.path());
+        let mut config = config(dir.path());
+        configure(&mut config);
         let app = App::open(&config, clock.clone()).expect("the app starts");
         let client = TestClient::new(app.endpoint().boxed());
         Self {

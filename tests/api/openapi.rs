@@ -43,11 +43,14 @@ async fn every_operation_has_an_id_a_summary_and_documented_errors() {
             let name = format!("{method} {path}");
             assert!(operation["operationId"].is_string(), "{name} has no operationId");
             assert!(operation["summary"].is_string(), "{name} has no summary");
-            assert_eq!(
-                operation["security"][0]["TokenAuth"],
-                serde_json::json!([]),
-                "{name} is not secured"
-            );
+            // The git host's hook carries a secret of its own instead of a token.
+            if name != "post /hooks/git" {
+                assert_eq!(
+                    operation["security"][0]["TokenAuth"],
+                    serde_json::json!([]),
+                    "{name} is not secured"
+                );
+            }
             for status in ["400", "401", "403", "404", "500"] {
                 assert!(
                     operation["responses"][status].is_object(),

@@ -157,3 +157,432 @@ async fn an_invalid_commit_made_by_hand_is_not_served() {
         "the broken file is gone from the working tree"
     );
 }
+
+/// A bare repository served by `git daemon` on a loopback port, with pushes allowed.
+struct GitDaemon {
+    root: tempfile::TempDir,
+    port: u16,
+    child: Option<std::process::Child>,
+}
+
+impl GitDaemon {
+    fn start() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        git_in(root.path(), &["init", "-q", "--bare", "-b", "main", "strings.git"]);
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut daemon = Self {
+            root,
+            port,
+            child: None,
+        };
+        daemon.resume();
+        daemon
+    }
+
+    /// (Re)starts the daemon on its port.
+    fn resume(&mut self) {
+        // git-daemon itself, not `git daemon`, which would run it as a child that a kill of
+        // the parent leaves serving.
+        let exec_path = git_in(self.root.path(), &["--exec-path"]);
+        let child = std::process::Command::new(std::path::Path::new(exec_path.trim()).join("git-daemon"))
+            .args([
+                "--reuseaddr",
+                "--export-all",
+                "--enable=receive-pack",
+                "--listen=127.0.0.1",
+            ])
+            .arg(format!("--port={}", self.port))
+            .arg(format!("--base-path={}", self.root.path().display()))
+            .arg(self.root.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("git daemon starts");
+        self.child = Some(child);
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("git daemon does not listen");
+    }
+
+    fn pause(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("git://127.0.0.1:{}/strings.git", self.port)
+    }
+
+    fn bare(&self) -> std::path::PathBuf {
+        self.root.path().join("strings.git")
+    }
+
+    /// The remote branch's commit, if it has one.
+    fn head(&self) -> Option<String> {
+        let output = crate::helpers::hermetic_git(&self.bare())
+            .args(["rev-parse", "--verify", "-q", "refs/heads/main"])
+            .output()
+            .unwrap();
+        output
+            .status
+            .success()
+            .then(|| String::from_utf8(output.stdout).unwrap().trim().to_owned())
+    }
+
+    /// A working clone of the remote, for commits made elsewhere.
+    fn clone_into(&self, dir: &std::path::Path) -> std::path::PathBuf {
+        let clone = dir.join("clone");
+        git_in(dir, &["clone", "-q", &self.url(), clone.to_str().unwrap()]);
+        clone
+    }
+}
+
+impl Drop for GitDaemon {
+    fn drop(&mut self) {
+        self.pause();
+    }
+}
+
+const HOOK_SECRET: &str = "hook-secret-for-tests";
+
+async fn spawn_replicating(daemon: &GitDaemon, pull_interval: Duration) -> TestApp {
+    let url = daemon.url();
+    TestApp::spawn_with(tempfile::tempdir().unwrap(), move |config| {
+        config.remote = Some(locstore::store::remote::RemoteSettings {
+            url,
+            branch: "main".into(),
+            token: None,
+            ssh_key: None,
+            pull_interval,
+        });
+        config.hook_secret = Some(HOOK_SECRET.into());
+    })
+    .await
+}
+
+/// Waits until the remote's branch is the server's HEAD.
+async fn pushed(app: &TestApp, daemon: &GitDaemon, within: Duration) {
+    let started = std::time::Instant::now();
+    loop {
+        let head = app.git(&["rev-parse", "HEAD"]).trim().to_owned();
+        if daemon.head().as_deref() == Some(head.as_str()) {
+            return;
+        }
+        assert!(started.elapsed() < within, "the remote never caught up with {head}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn sync_state(app: &TestApp) -> serde_json::Value {
+    app.get("/sync").await.assert_ok(StatusCode::OK)
+}
+
+/// 1,000 changes from 8 clients reach the remote in the server's order, every commit and
+/// nothing else; `/sync`, `/healthz` and `/metrics` say it is in step.
+#[tokio::test]
+async fn every_change_is_pushed_to_the_remote_in_order() {
+    let daemon = GitDaemon::start();
+    let app = spawn_replicating(&daemon, Duration::from_secs(3600)).await;
+    app.seed_project().await;
+    let app = std::sync::Arc::new(app);
+    let mut clients = Vec::new();
+    for client in 0..8 {
+        let app = app.clone();
+        clients.push(tokio::spawn(async move {
+            for change in 0..125 {
+                let name = format!("c{client}-k{}", change % 5);
+                let body = json!({"translations": [{"language": "en", "content": format!("{change}")}]});
+                if change < 5 {
+                    app.post(KEYS, json!({"name": name, "translations": body["translations"]}))
+                        .await
+                        .assert_ok(StatusCode::CREATED);
+                } else {
+                    app.patch(&format!("{KEYS}/{name}"), body)
+                        .await
+                        .assert_ok(StatusCode::OK);
+                }
+            }
+        }));
+    }
+    for client in clients {
+        client.await.unwrap();
+    }
+    pushed(&app, &daemon, Duration::from_secs(30)).await;
+    let ours = app.git(&["rev-list", "--first-parent", "HEAD"]);
+    let theirs = crate::helpers::git_in(&daemon.bare(), &["rev-list", "--first-parent", "main"]);
+    assert_eq!(ours, theirs, "the same commits in the same order");
+    assert!(ours.lines().count() >= 1000);
+    let refs = crate::helpers::git_in(&daemon.bare(), &["for-each-ref", "--format=%(refname)"]);
+    assert_eq!(refs.trim(), "refs/heads/main", "nothing but the branch");
+    crate::helpers::git_in(&daemon.bare(), &["fsck", "--no-progress"]);
+
+    let state = sync_state(&app).await;
+    assert_eq!(state["remote"], daemon.url());
+    assert_eq!(state["ahead"], 0);
+    assert_eq!(state["behind"], 0);
+    assert_eq!(state["remoteHead"], state["head"]);
+    assert!(state["pushes"].as_u64().unwrap() >= 1);
+    assert!(state["lastPush"].is_string());
+    let health = app.get("/healthz").await.assert_ok(StatusCode::OK);
+    assert_eq!(health["remoteHead"], state["head"]);
+    let metrics = String::from_utf8(app.get("/metrics").await.body).unwrap();
+    assert!(metrics.contains("locstore_remote_lag_commits 0"), "{metrics}");
+    assert!(metrics.contains("locstore_remote_pushes_total"));
+    // Readers without admin access do not see it.
+    let reader = app
+        .call(poem::http::Method::GET, "/sync", None, Some(&app.read_token))
+        .await;
+    assert_eq!(reader.status, StatusCode::FORBIDDEN);
+}
+
+/// With the remote down, writes go on and wait in `/sync` (`ahead`, `lastError`); once it
+/// is back they all arrive.
+#[tokio::test]
+async fn writes_go_on_while_the_remote_is_down_and_arrive_when_it_is_back() {
+    let mut daemon = GitDaemon::start();
+    let app = spawn_replicating(&daemon, Duration::from_secs(3600)).await;
+    app.seed_project().await;
+    pushed(&app, &daemon, Duration::from_secs(10)).await;
+    daemon.pause();
+    for index in 0..50 {
+        app.create_key(&format!("offline-{index}"), &[], &[("en", "written while down")])
+            .await
+            .assert_ok(StatusCode::CREATED);
+    }
+    let mut state = sync_state(&app).await;
+    for _ in 0..50 {
+        if state["lastError"].is_string() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        state = sync_state(&app).await;
+    }
+    assert!(
+        state["lastError"]
+            .as_str()
+            .is_some_and(|error| error.starts_with("push")),
+        "{state}"
+    );
+    assert!(state["pushFailures"].as_u64().unwrap() >= 1);
+    daemon.resume();
+    pushed(&app, &daemon, Duration::from_secs(30)).await;
+    let state = sync_state(&app).await;
+    assert_eq!(state["ahead"], 0);
+    assert_eq!(state["lastError"], serde_json::Value::Null);
+    assert_eq!(
+        app.git(&["rev-list", "--count", "HEAD"]),
+        crate::helpers::git_in(&daemon.bare(), &["rev-list", "--count", "main"])
+    );
+}
+
+fn clone_git(clone: &std::path::Path, args: &[&str]) -> String {
+    git_in(clone, args)
+}
+
+/// A commit pushed to the remote from a clone (an edited key, a new key file, a deleted one)
+/// is served at once after the hook; without the hook, within one interval.
+#[tokio::test]
+async fn commits_pushed_to_the_remote_are_served_after_the_hook_or_the_interval() {
+    let daemon = GitDaemon::start();
+    let app = spawn_replicating(&daemon, Duration::from_secs(3600)).await;
+    app.seed_project().await;
+    for name in ["edited", "doomed"] {
+        app.create_key(name, &[], &[("en", "before")])
+            .await
+            .assert_ok(StatusCode::CREATED);
+    }
+    pushed(&app, &daemon, Duration::from_secs(10)).await;
+    let work = tempfile::tempdir().unwrap();
+    let clone = daemon.clone_into(work.path());
+    let edited = key_file(&app, "edited");
+    let doomed = key_file(&app, "doomed");
+    std::fs::write(
+        clone.join(&edited),
+        "name = \"edited\"\ntags = []\n\n[translations]\nen = \"reviewed\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        clone.join(edited.replace("edited.toml", "from-review.toml")),
+        "name = \"from-review\"\ntags = []\n\n[translations]\nen = \"new\"\n",
+    )
+    .unwrap();
+    std::fs::remove_file(clone.join(&doomed)).unwrap();
+    clone_git(&clone, &["add", "-A"]);
+    clone_git(&clone, &["commit", "-qm", "Reviewed strings"]);
+    clone_git(&clone, &["push", "-q", "origin", "main"]);
+    let reviewed = clone_git(&clone, &["rev-parse", "HEAD"]).trim().to_owned();
+
+    // A wrong secret is refused and triggers nothing.
+    let refused = app
+        .client
+        .post("/hooks/git")
+        .header("X-Locstore-Hook-Secret", "wrong")
+        .send()
+        .await;
+    refused.assert_status(StatusCode::UNAUTHORIZED);
+    let accepted = app
+        .client
+        .post("/hooks/git")
+        .header("X-Locstore-Hook-Secret", HOOK_SECRET)
+        .send()
+        .await;
+    accepted.assert_status(StatusCode::ACCEPTED);
+    let key = eventually(&app, &format!("{KEYS}/edited"), |_, body| {
+        body["data"]["translation"]["en"] == "reviewed"
+    })
+    .await;
+    assert_eq!(key["data"]["name"], "edited");
+    assert_eq!(app.git(&["rev-parse", "HEAD"]).trim(), reviewed, "a fast-forward");
+    app.get(&format!("{KEYS}/from-review")).await.assert_ok(StatusCode::OK);
+    assert_eq!(app.get(&format!("{KEYS}/doomed")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(sync_state(&app).await["behind"], 0);
+
+    // Without the hook: a server that fetches every 300 ms serves it by itself.
+    let daemon2 = GitDaemon::start();
+    let app2 = spawn_replicating(&daemon2, Duration::from_millis(300)).await;
+    app2.seed_project().await;
+    pushed(&app2, &daemon2, Duration::from_secs(10)).await;
+    let work2 = tempfile::tempdir().unwrap();
+    let clone2 = daemon2.clone_into(work2.path());
+    let file = "teams/acme/projects/mobile/keys/0/0/0/by-interval.toml";
+    std::fs::create_dir_all(clone2.join("teams/acme/projects/mobile/keys/0/0/0")).unwrap();
+    std::fs::write(
+        clone2.join(file),
+        "name = \"by-interval\"\ntags = []\n\n[translations]\nen = \"fetched\"\n",
+    )
+    .unwrap();
+    clone_git(&clone2, &["add", "-A"]);
+    clone_git(&clone2, &["commit", "-qm", "A key made by hand"]);
+    clone_git(&clone2, &["push", "-q", "origin", "main"]);
+    eventually(&app2, &format!("{KEYS}/by-interval"), |status, _| {
+        status == StatusCode::OK
+    })
+    .await;
+}
+
+/// The same key changed on both sides: the merge keeps both commits and takes the remote's
+/// version of the key; the server's acknowledged write stays in history, and the merge is
+/// pushed.
+#[tokio::test]
+async fn a_conflicting_change_merges_with_the_remote_side_winning() {
+    let daemon = GitDaemon::start();
+    let app = spawn_replicating(&daemon, Duration::from_secs(3600)).await;
+    app.seed_project().await;
+    app.create_key("k", &[], &[("en", "base")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.create_key("other", &[], &[("en", "base")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    pushed(&app, &daemon, Duration::from_secs(10)).await;
+    let work = tempfile::tempdir().unwrap();
+    let clone = daemon.clone_into(work.path());
+    std::fs::write(
+        clone.join(key_file(&app, "k")),
+        "name = \"k\"\ntags = []\n\n[translations]\nen = \"theirs\"\n",
+    )
+    .unwrap();
+    clone_git(&clone, &["commit", "-qam", "Their change of k"]);
+    clone_git(&clone, &["push", "-q", "origin", "main"]);
+    let theirs = clone_git(&clone, &["rev-parse", "HEAD"]).trim().to_owned();
+
+    // Ours, made before the server fetched theirs: its push is refused, the server fetches,
+    // merges and pushes again.
+    let ours = app
+        .patch(
+            &format!("{KEYS}/k"),
+            json!({"translations": [{"language": "en", "content": "ours"}]}),
+        )
+        .await;
+    ours.assert_ok(StatusCode::OK);
+    let our_commit = ours.header("x-locstore-commit").to_owned();
+    app.patch(
+        &format!("{KEYS}/other"),
+        json!({"translations": [{"language": "en", "content": "only ours"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    eventually(&app, &format!("{KEYS}/k"), |_, body| {
+        body["data"]["translation"]["en"] == "theirs"
+    })
+    .await;
+    pushed(&app, &daemon, Duration::from_secs(30)).await;
+    let other = app.get(&format!("{KEYS}/other")).await.assert_ok(StatusCode::OK);
+    assert_eq!(
+        other["data"]["translation"]["en"], "only ours",
+        "a file only we changed keeps ours"
+    );
+    let parents = app.git(&["rev-list", "--parents", "-n", "1", "HEAD"]);
+    assert_eq!(parents.split_whitespace().count(), 3, "a merge commit: {parents}");
+    assert!(parents.contains(&theirs));
+    let all = app.git(&["rev-list", "HEAD"]);
+    assert!(all.contains(&our_commit), "the acknowledged write stays in history");
+    assert!(app.git(&["log", "-1", "--format=%s"]).starts_with("Merge"));
+    let history = app.get(&format!("{KEYS}/k/history")).await.assert_ok(StatusCode::OK);
+    let subjects: Vec<&str> = history["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["subject"].as_str().unwrap())
+        .collect();
+    assert!(subjects[0].starts_with("Merge"), "{subjects:?}");
+}
+
+/// A remote commit with a key file that does not parse is not served; `/sync` says why; a
+/// newer valid commit is taken again.
+#[tokio::test]
+async fn an_invalid_remote_commit_is_not_served_and_is_reported() {
+    let daemon = GitDaemon::start();
+    let app = spawn_replicating(&daemon, Duration::from_millis(300)).await;
+    app.seed_project().await;
+    app.create_key("k", &[], &[("en", "valid")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    pushed(&app, &daemon, Duration::from_secs(10)).await;
+    let served = app.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let work = tempfile::tempdir().unwrap();
+    let clone = daemon.clone_into(work.path());
+    let file = key_file(&app, "k");
+    std::fs::write(clone.join(&file), "name = \"k\"\n[translations\n").unwrap();
+    clone_git(&clone, &["commit", "-qam", "Broken by hand"]);
+    clone_git(&clone, &["push", "-q", "origin", "main"]);
+    let mut state = sync_state(&app).await;
+    for _ in 0..50 {
+        if state["lastError"]
+            .as_str()
+            .is_some_and(|error| error.contains("not served"))
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        state = sync_state(&app).await;
+    }
+    assert!(state["lastError"].as_str().unwrap().contains(&file), "{state}");
+    assert!(state["pullFailures"].as_u64().unwrap() >= 1);
+    assert_eq!(app.git(&["rev-parse", "HEAD"]).trim(), served);
+    let key = app.get(&format!("{KEYS}/k")).await.assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["translation"]["en"], "valid");
+
+    // A fix on top is taken.
+    std::fs::write(
+        clone.join(&file),
+        "name = \"k\"\ntags = []\n\n[translations]\nen = \"fixed\"\n",
+    )
+    .unwrap();
+    clone_git(&clone, &["commit", "-qam", "Fixed by hand"]);
+    clone_git(&clone, &["push", "-q", "origin", "main"]);
+    eventually(&app, &format!("{KEYS}/k"), |_, body| {
+        body["data"]["translation"]["en"] == "fixed"
+    })
+    .await;
+}

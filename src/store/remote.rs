@@ -1,0 +1,448 @@
+//! Replication through a git remote: the primary pushes every published batch in the
+//! background and fetches the remote on an interval and when a hook asks; what it fetches is
+//! joined with the branch by the writer ([`super::worker`]), which checks every file first.
+//!
+//! One thread does all of it with a repository handle of its own, so that writes never wait
+//! for the network. A push is never forced: when the remote moved on, the push is refused,
+//! the next fetch joins the remote's commits, and the push after that carries both. A remote
+//! that is down or refuses is tried again with a backoff that doubles up to 30 seconds.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use git2::{Cred, CredentialType, FetchOptions, Oid, PushOptions, RemoteCallbacks, Repository};
+
+use super::error::StoreError;
+use super::worker::Adoption;
+use crate::metrics::Metrics;
+
+/// Longest wait between two tries of a failing push or fetch.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The remote-tracking branch fetches go to.
+const TRACKING_PREFIX: &str = "refs/remotes/locstore";
+
+/// Where and how to replicate.
+#[derive(Clone)]
+pub struct RemoteSettings {
+    pub url: String,
+    pub branch: String,
+    /// HTTP basic password (`LOCSTORE_REMOTE_TOKEN`); the user is the URL's, else `locstore`.
+    pub token: Option<String>,
+    /// A private key file for SSH remotes.
+    pub ssh_key: Option<PathBuf>,
+    pub pull_interval: Duration,
+}
+
+impl std::fmt::Debug for RemoteSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteSettings")
+            .field("url", &redact(&self.url))
+            .field("branch", &self.branch)
+            .field("token", &self.token.as_ref().map(|_| "<set>"))
+            .field("ssh_key", &self.ssh_key)
+            .field("pull_interval", &self.pull_interval)
+            .finish()
+    }
+}
+
+/// The state of replication, as `GET /sync` and `/healthz` report it.
+#[derive(Debug, Clone, Default)]
+pub struct SyncStatus {
+    /// The remote's URL without credentials.
+    pub remote: String,
+    pub branch: String,
+    pub head: String,
+    /// The remote branch's commit as last fetched or pushed.
+    pub remote_head: Option<String>,
+    /// Commits of ours the remote lacks, and of the remote's we lack.
+    pub ahead: usize,
+    pub behind: usize,
+    pub last_push: Option<SystemTime>,
+    pub last_pull: Option<SystemTime>,
+    pub last_error: Option<String>,
+    /// Since when the remote lacks a commit of ours.
+    pub unpushed_since: Option<SystemTime>,
+    pub pushes: u64,
+    pub push_failures: u64,
+    pub pulls: u64,
+    pub pull_failures: u64,
+}
+
+impl SyncStatus {
+    /// How long the oldest commit the remote lacks has waited, in seconds.
+    pub fn lag_seconds(&self) -> f64 {
+        self.unpushed_since
+            .and_then(|since| since.elapsed().ok())
+            .map_or(0.0, |lag| lag.as_secs_f64())
+    }
+}
+
+enum Wake {
+    Published,
+    Fetch,
+}
+
+/// The handle the rest of the server keeps: wakes the replication thread and reads its state.
+#[derive(Clone)]
+pub struct Remote {
+    wake: SyncSender<Wake>,
+    status: Arc<Mutex<SyncStatus>>,
+}
+
+/// Joins a fetched commit with the branch (through the writer).
+pub type Adopter = Box<dyn Fn(Oid, String) -> Result<Adoption, StoreError> + Send>;
+
+impl Remote {
+    /// Starts the replication thread for the repository at `root`.
+    pub fn start(root: &Path, settings: RemoteSettings, adopt: Adopter, metrics: Arc<Metrics>) -> Self {
+        let (wake, woken) = std::sync::mpsc::sync_channel(4);
+        let status = Arc::new(Mutex::new(SyncStatus {
+            remote: redact(&settings.url),
+            branch: settings.branch.clone(),
+            ..SyncStatus::default()
+        }));
+        let mut replicator = Replicator {
+            root: root.to_path_buf(),
+            settings,
+            status: status.clone(),
+            adopt,
+            refused: None,
+            metrics,
+        };
+        let spawned = std::thread::Builder::new()
+            .name("locstore-remote".into())
+            .spawn(move || replicator.run(&woken));
+        if let Err(err) = spawned {
+            tracing::error!(error = %err, "cannot start replication");
+        }
+        Self { wake, status }
+    }
+
+    /// Says that the writer published commits: push them.
+    pub fn published(&self) {
+        self.send(Wake::Published);
+    }
+
+    /// Asks for a fetch now (the git host's hook).
+    pub fn fetch_now(&self) {
+        self.send(Wake::Fetch);
+    }
+
+    fn send(&self, wake: Wake) {
+        match self.wake.try_send(wake) {
+            Ok(()) | Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {}
+        }
+    }
+
+    pub fn status(&self) -> SyncStatus {
+        self.status.lock().unwrap_or_else(|poison| poison.into_inner()).clone()
+    }
+
+    /// Sets the lag gauge that depends on the time of asking (for a metrics scrape).
+    pub fn record_lag(&self, metrics: &Metrics) {
+        metrics.lag_seconds.set(self.status().lag_seconds());
+    }
+}
+
+struct Replicator {
+    root: PathBuf,
+    settings: RemoteSettings,
+    status: Arc<Mutex<SyncStatus>>,
+    adopt: Adopter,
+    /// The remote commit last refused as invalid: not tried again until the remote moves.
+    refused: Option<Oid>,
+    metrics: Arc<Metrics>,
+}
+
+impl Replicator {
+    fn run(&mut self, woken: &Receiver<Wake>) {
+        let mut next_fetch = Instant::now();
+        let mut push_wanted = true;
+        let mut push_at = Instant::now();
+        let mut backoff = FIRST_BACKOFF;
+        loop {
+            let now = Instant::now();
+            let mut deadline = next_fetch;
+            if push_wanted {
+                deadline = deadline.min(push_at);
+            }
+            match woken.recv_timeout(deadline.saturating_duration_since(now)) {
+                Ok(Wake::Published) => {
+                    push_wanted = true;
+                    let mut status = self.lock();
+                    status.unpushed_since.get_or_insert_with(SystemTime::now);
+                }
+                Ok(Wake::Fetch) => next_fetch = Instant::now(),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            let now = Instant::now();
+            if now >= next_fetch {
+                next_fetch = now + self.settings.pull_interval;
+                match self.fetch_and_join() {
+                    Ok(joined) => push_wanted |= joined,
+                    Err(err) => self.failed("fetch", &err),
+                }
+            }
+            if push_wanted && Instant::now() >= push_at {
+                match self.push() {
+                    Ok(()) => {
+                        push_wanted = false;
+                        backoff = FIRST_BACKOFF;
+                    }
+                    Err(PushError::Rejected(why)) => {
+                        // The remote moved on: join its commits, then push again.
+                        self.failed("push", &why);
+                        next_fetch = Instant::now();
+                        push_at = Instant::now();
+                    }
+                    Err(PushError::Failed(why)) => {
+                        self.failed("push", &why);
+                        push_at = Instant::now() + backoff;
+                        backoff = (backoff * 2).min(MAX_BACKOFF);
+                    }
+                }
+            }
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, SyncStatus> {
+        self.status.lock().unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    fn failed(&self, what: &str, why: &str) {
+        let why = self.without_secrets(why);
+        tracing::warn!(remote = %redact(&self.settings.url), error = %why, "{what} failed");
+        let mut status = self.lock();
+        status.last_error = Some(format!("{what}: {why}"));
+        match what {
+            "push" => {
+                status.push_failures += 1;
+                self.metrics.push_failures.inc();
+            }
+            _ => {
+                status.pull_failures += 1;
+                self.metrics.pull_failures.inc();
+            }
+        }
+    }
+
+    /// A message with the token and the URL's password blotted out, should git quote them.
+    fn without_secrets(&self, message: &str) -> String {
+        let mut message = message.replace(&self.settings.url, &redact(&self.settings.url));
+        let password = self
+            .settings
+            .url
+            .split_once("://")
+            .and_then(|(_, rest)| rest.split('/').next())
+            .and_then(|authority| authority.rsplit_once('@'))
+            .and_then(|(user, _)| user.split_once(':'))
+            .map(|(_, password)| password.to_owned());
+        for secret in self.settings.token.iter().chain(password.iter()) {
+            if !secret.is_empty() {
+                message = message.replace(secret.as_str(), "***");
+            }
+        }
+        message
+    }
+
+    fn open(&self) -> Result<Repository, String> {
+        Repository::open(&self.root).map_err(|err| format!("cannot open the repository: {}", err.message()))
+    }
+
+    fn tracking_ref(&self) -> String {
+        format!("{TRACKING_PREFIX}/{}", self.settings.branch)
+    }
+
+    /// Fetches the remote branch and has the writer join what is new. Returns whether the
+    /// branch gained commits the remote lacks (a merge), which then need a push.
+    fn fetch_and_join(&mut self) -> Result<bool, String> {
+        let repo = self.open()?;
+        let mut remote = repo
+            .remote_anonymous(&self.settings.url)
+            .map_err(|err| format!("invalid remote: {}", err.message()))?;
+        let refspec = format!("+refs/heads/{}:{}", self.settings.branch, self.tracking_ref());
+        let mut options = FetchOptions::new();
+        options.remote_callbacks(self.callbacks());
+        remote
+            .fetch(&[&refspec], Some(&mut options), Some("locstore: fetch"))
+            .map_err(|err| describe(&err))?;
+        {
+            let mut status = self.lock();
+            status.pulls += 1;
+            status.last_pull = Some(SystemTime::now());
+            self.metrics.pulls.inc();
+        }
+        let Ok(remote_head) = repo.refname_to_id(&self.tracking_ref()) else {
+            // The remote has no such branch yet: the first push makes it.
+            self.record_heads(&repo, None);
+            return Ok(true);
+        };
+        let mut merged = false;
+        if self.refused != Some(remote_head) {
+            match (self.adopt)(
+                remote_head,
+                format!("{}/{}", redact(&self.settings.url), self.settings.branch),
+            ) {
+                Ok(Adoption::Refused(why)) => {
+                    self.refused = Some(remote_head);
+                    let why = format!("the remote's commit {remote_head} is not served: {why}");
+                    self.failed("pull", &why);
+                }
+                Ok(Adoption::Merged(_)) => merged = true,
+                Ok(Adoption::Held | Adoption::FastForward(_)) => {}
+                Err(err) => return Err(err.to_string()),
+            }
+        }
+        self.record_heads(&repo, Some(remote_head));
+        let status = self.lock();
+        Ok(merged || status.ahead > 0)
+    }
+
+    /// Records HEAD, the remote's head and how far apart they are.
+    fn record_heads(&self, repo: &Repository, remote_head: Option<Oid>) {
+        let head = repo.head().ok().and_then(|head| head.target());
+        let (ahead, behind) = match (head, remote_head) {
+            (Some(head), Some(remote)) => repo.graph_ahead_behind(head, remote).unwrap_or((0, 0)),
+            (Some(_), None) => (1, 0),
+            _ => (0, 0),
+        };
+        let mut status = self.lock();
+        status.head = head.map(|id| id.to_string()).unwrap_or_default();
+        status.remote_head = remote_head.map(|id| id.to_string());
+        status.ahead = ahead;
+        status.behind = behind;
+        if ahead == 0 {
+            status.unpushed_since = None;
+        }
+        self.metrics.lag_commits.set(ahead as i64);
+    }
+
+    /// Pushes the branch to the remote branch, never forced.
+    fn push(&self) -> Result<(), PushError> {
+        let repo = self.open().map_err(PushError::Failed)?;
+        let head = repo
+            .head()
+            .ok()
+            .and_then(|head| head.target())
+            .ok_or_else(|| PushError::Failed("the repository has no HEAD".into()))?;
+        if repo.refname_to_id(&self.tracking_ref()).ok() == Some(head) {
+            self.record_heads(&repo, Some(head));
+            return Ok(());
+        }
+        let mut remote = repo
+            .remote_anonymous(&self.settings.url)
+            .map_err(|err| PushError::Failed(format!("invalid remote: {}", err.message())))?;
+        let rejected: Arc<Mutex<Option<String>>> = Arc::default();
+        let mut callbacks = self.callbacks();
+        {
+            let rejected = rejected.clone();
+            callbacks.push_update_reference(move |_, refused| {
+                if let Some(why) = refused {
+                    *rejected.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(why.to_owned());
+                }
+                Ok(())
+            });
+        }
+        let mut options = PushOptions::new();
+        options.remote_callbacks(callbacks);
+        let refspec = format!("{head}:refs/heads/{}", self.settings.branch);
+        if let Err(err) = remote.push(&[&refspec], Some(&mut options)) {
+            let why = describe(&err);
+            // libgit2 reports a non-fast-forward as an error of its own on some transports.
+            if err.code() == git2::ErrorCode::NotFastForward || why.contains("fast-forward") {
+                return Err(PushError::Rejected(why));
+            }
+            return Err(PushError::Failed(why));
+        }
+        if let Some(why) = rejected.lock().unwrap_or_else(|poison| poison.into_inner()).take() {
+            return Err(PushError::Rejected(format!("the remote refused the push: {why}")));
+        }
+        let _ = repo.reference(&self.tracking_ref(), head, true, "locstore: push");
+        {
+            let mut status = self.lock();
+            status.pushes += 1;
+            status.last_push = Some(SystemTime::now());
+            self.metrics.pushes.inc();
+            status.last_error = None;
+        }
+        self.record_heads(&repo, Some(head));
+        Ok(())
+    }
+
+    /// Credentials from the settings, offered once per operation: libgit2 asks again after a
+    /// refusal, and a wrong password must fail, not loop.
+    fn callbacks(&self) -> RemoteCallbacks<'static> {
+        let mut callbacks = RemoteCallbacks::new();
+        let token = self.settings.token.clone();
+        let ssh_key = self.settings.ssh_key.clone();
+        let mut offered = false;
+        callbacks.credentials(move |_url, user, allowed| {
+            if std::mem::replace(&mut offered, true) {
+                return Err(git2::Error::from_str("the remote refused the credentials"));
+            }
+            if allowed.contains(CredentialType::SSH_KEY)
+                && let Some(key) = &ssh_key
+            {
+                return Cred::ssh_key(user.unwrap_or("git"), None, key, None);
+            }
+            if allowed.contains(CredentialType::USER_PASS_PLAINTEXT)
+                && let Some(token) = &token
+            {
+                return Cred::userpass_plaintext(user.unwrap_or("locstore"), token);
+            }
+            Err(git2::Error::from_str(
+                "the remote asks for credentials and none are set",
+            ))
+        });
+        callbacks
+    }
+}
+
+enum PushError {
+    /// The remote refused it (it moved on): fetch and join first.
+    Rejected(String),
+    /// The remote could not be reached, or failed.
+    Failed(String),
+}
+
+/// A git error in words ([`Replicator::without_secrets`] takes credentials out).
+fn describe(err: &git2::Error) -> String {
+    err.message().to_owned()
+}
+
+/// `url` without a password or token in its user part.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
+    match authority.rsplit_once('@') {
+        Some((user, host)) => {
+            let user = user.split_once(':').map_or(user, |(name, _)| name);
+            let slash = if rest.contains('/') { "/" } else { "" };
+            format!("{scheme}://{user}@{host}{slash}{path}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_lose_their_password() {
+        assert_eq!(
+            redact("https://bot:s3cret@git.example.com/acme/strings.git"),
+            "https://bot@git.example.com/acme/strings.git"
+        );
+        assert_eq!(redact("https://git.example.com/a.git"), "https://git.example.com/a.git");
+        assert_eq!(redact("git://127.0.0.1:9418/repo"), "git://127.0.0.1:9418/repo");
+        assert_eq!(redact("/srv/git/strings.git"), "/srv/git/strings.git");
+        assert_eq!(redact("ssh://git@host/repo"), "ssh://git@host/repo");
+    }
+}
