@@ -271,15 +271,18 @@ fn new_request_id() -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// `GET /healthz`: `status`, and the state of replication (as `GET /sync` has it, without
-/// the counters), no token needed.
+/// `GET /healthz`: `{"status": "ok"}`, and with a git remote set the state of replication
+/// (as `GET /sync` has it, without the counters); no token needed.
 #[handler]
 fn healthz(state: Data<&Arc<AppState>>) -> poem::web::Json<serde_json::Value> {
     use poem_openapi::types::ToJSON;
 
     let store = &state.store;
-    let sync = api::sync::SyncState::new(store.sync_status(), store.head());
     let mut body = serde_json::json!({ "status": "ok" });
+    let Some(status) = store.sync_status() else {
+        return poem::web::Json(body);
+    };
+    let sync = api::sync::SyncState::new(Some(status), store.head());
     if let (Some(fields), Some(sync)) = (body.as_object_mut(), sync.to_json()) {
         for name in [
             "remote",

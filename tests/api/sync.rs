@@ -326,7 +326,10 @@ async fn every_change_is_pushed_to_the_remote_in_order() {
     assert_eq!(refs.trim(), "refs/heads/main", "nothing but the branch");
     crate::helpers::git_in(&daemon.bare(), &["fsck", "--no-progress"]);
 
-    let state = sync_state(&app).await;
+    let state = eventually(&app, "/sync", |_, state| {
+        state["ahead"] == 0 && state["remoteHead"] == state["head"]
+    })
+    .await;
     assert_eq!(state["remote"], daemon.url());
     assert_eq!(state["ahead"], 0);
     assert_eq!(state["behind"], 0);
@@ -376,9 +379,12 @@ async fn writes_go_on_while_the_remote_is_down_and_arrive_when_it_is_back() {
     assert!(state["pushFailures"].as_u64().unwrap() >= 1);
     daemon.resume();
     pushed(&app, &daemon, Duration::from_secs(30)).await;
-    let state = sync_state(&app).await;
-    assert_eq!(state["ahead"], 0);
-    assert_eq!(state["lastError"], serde_json::Value::Null);
+    // The remote has the commits a moment before the state says so.
+    let state = eventually(&app, "/sync", |_, state| {
+        state["ahead"] == 0 && state["lastError"].is_null()
+    })
+    .await;
+    assert!(state["pushes"].as_u64().unwrap() >= 2);
     assert_eq!(
         app.git(&["rev-list", "--count", "HEAD"]),
         crate::helpers::git_in(&daemon.bare(), &["rev-list", "--count", "main"])
@@ -445,7 +451,7 @@ async fn commits_pushed_to_the_remote_are_served_after_the_hook_or_the_interval(
     assert_eq!(app.git(&["rev-parse", "HEAD"]).trim(), reviewed, "a fast-forward");
     app.get(&format!("{KEYS}/from-review")).await.assert_ok(StatusCode::OK);
     assert_eq!(app.get(&format!("{KEYS}/doomed")).await.status, StatusCode::NOT_FOUND);
-    assert_eq!(sync_state(&app).await["behind"], 0);
+    eventually(&app, "/sync", |_, state| state["behind"] == 0).await;
 
     // Without the hook: a server that fetches every 300 ms serves it by itself.
     let daemon2 = GitDaemon::start();
