@@ -194,10 +194,13 @@ impl Replicator {
                         backoff = FIRST_BACKOFF;
                     }
                     Err(PushError::Rejected(why)) => {
-                        // The remote moved on: join its commits, then push again.
+                        // The remote moved on: join its commits, then push again. With the
+                        // same backoff, so that a remote whose commits cannot be joined
+                        // (an unrelated history) is not asked in a tight loop.
                         self.failed("push", &why);
-                        next_fetch = Instant::now();
-                        push_at = Instant::now();
+                        next_fetch = Instant::now() + FIRST_BACKOFF;
+                        push_at = Instant::now() + backoff;
+                        backoff = (backoff * 2).min(MAX_BACKOFF);
                     }
                     Err(PushError::Failed(why)) => {
                         self.failed("push", &why);

@@ -26,7 +26,7 @@ use super::history_index::Follower;
 use super::lock::OwnerLock;
 use super::maintenance::Maintenance;
 use super::remote::Remote;
-use super::{Applied, Durability, Outcome, adopt, layout, scan, snapshots, worktree};
+use super::{Applied, Durability, Outcome, adopt, layout, scan, snapshots, tree_diff, worktree};
 use crate::domain::names::{ProjectName, TeamName};
 use crate::metrics::Metrics;
 
@@ -624,10 +624,32 @@ impl Worker {
         }
         let catalog = self.catalog.clone();
         let mut catalog = write(&catalog);
-        self.git
-            .move_branch(on_disk, commit, &format!("locstore: join {label}"))?;
+        if let Err(err) = self
+            .git
+            .move_branch(on_disk, commit, &format!("locstore: join {label}"))
+        {
+            self.git.rewind_tip(head);
+            return Err(err);
+        }
+        // From here HEAD is the joined commit: on a failure, the working tree and the
+        // catalog are read again from it rather than left half updated.
+        if let Err(err) = self.update_after_join(&diff, &mut catalog) {
+            tracing::error!(error = %err, "cannot update the view after joining commits; reading it again from HEAD");
+            self.restore_from_head_locked(&mut catalog);
+        }
+        catalog.head = commit.to_string();
+        drop(catalog);
+        self.history.nudge();
+        if let Some(remote) = &self.remote {
+            remote.published();
+        }
+        Ok(adoption)
+    }
+
+    /// Brings the working tree and the catalog from HEAD's old tree to the new one.
+    fn update_after_join(&mut self, diff: &[tree_diff::FileDiff], catalog: &mut Catalog) -> Result<(), StoreError> {
         let mut edits = Vec::with_capacity(diff.len());
-        for file in &diff {
+        for file in diff {
             edits.push(match file.new {
                 Some(blob) => TreeEdit::Write {
                     path: file.path.clone(),
@@ -647,14 +669,7 @@ impl Worker {
         self.touched.extend(worktree::touched_paths(&edits).map(str::to_owned));
         written?;
         let git = &self.git;
-        adopt::update_catalog(git.objects(), &mut catalog, &diff, || scan::load_catalog(git))?;
-        catalog.head = commit.to_string();
-        drop(catalog);
-        self.history.nudge();
-        if let Some(remote) = &self.remote {
-            remote.published();
-        }
-        Ok(adoption)
+        adopt::update_catalog(git.objects(), catalog, diff, || scan::load_catalog(git))
     }
 
     /// At shutdown: the index in line with HEAD, and a note that the stop was clean.
