@@ -7,6 +7,7 @@ use git2::{ObjectType, Oid, Repository, Sort, TreeWalkMode, TreeWalkResult};
 use super::catalog::{KeyEntry, KeyIndex};
 use super::error::StoreError;
 use super::files;
+use super::git_cli;
 use super::history_index::HistoryIndex;
 use super::layout;
 use super::snapshots;
@@ -140,40 +141,58 @@ pub fn project_at(
     let blob = repo.find_blob(entry.id()).map_err(|_| missing())?;
     let settings = files::read_project(project.clone(), blob.content())
         .map_err(|err| StoreError::internal("cannot read a past project file", err))?;
-    let mut entries = Vec::new();
     let keys_dir = layout::keys_dir(team, project);
+    let mut files = Vec::new();
     if let Ok(entry) = tree.get_path(std::path::Path::new(&keys_dir)) {
         let keys_tree = repo.find_tree(entry.id()).map_err(fail)?;
-        let mut failure = None;
         keys_tree
             .walk(TreeWalkMode::PreOrder, |parent, entry| {
-                let Ok(name) = entry.name() else {
-                    return TreeWalkResult::Ok;
-                };
-                if entry.kind() != Some(ObjectType::Blob) || !name.ends_with(".toml") {
-                    return TreeWalkResult::Ok;
-                }
-                match repo.find_blob(entry.id()) {
-                    Ok(blob) => match files::read_key(blob.content()) {
-                        Ok(key) => entries.push(KeyEntry::new(key, format!("{parent}{name}"))),
-                        Err(err) => {
-                            tracing::warn!(%commit, error = %err, "skipping a past key file that does not parse")
-                        }
-                    },
-                    Err(err) => {
-                        failure = Some(err);
-                        return TreeWalkResult::Abort;
-                    }
+                if let Ok(name) = entry.name()
+                    && entry.kind() == Some(ObjectType::Blob)
+                    && name.ends_with(".toml")
+                {
+                    files.push((format!("{parent}{name}"), entry.id()));
                 }
                 TreeWalkResult::Ok
             })
             .map_err(fail)?;
-        if let Some(err) = failure {
-            return Err(fail(err));
-        }
     }
+    let entries = read_key_files(repo, commit, files)?;
     let (index, _) = KeyIndex::from_entries(entries);
     Ok((settings, index))
+}
+
+/// Reads and parses key files (path under `keys/`, blob). Many are read through
+/// `git cat-file --batch` ([`git_cli::cat_blobs`]), which reads on another core while this
+/// one parses: at 100,000 keys that halves a first read of the past.
+fn read_key_files(repo: &Repository, commit: Oid, files: Vec<(String, Oid)>) -> Result<Vec<KeyEntry>, StoreError> {
+    const THROUGH_GIT_FROM: usize = 4096;
+    let parse = |path: &str, bytes: &[u8]| match files::read_key(bytes) {
+        Ok(key) => Some(KeyEntry::new(key, path.to_owned())),
+        Err(err) => {
+            tracing::warn!(%commit, file = %path, error = %err, "skipping a past key file that does not parse");
+            None
+        }
+    };
+    if files.len() >= THROUGH_GIT_FROM {
+        let ids: Vec<Oid> = files.iter().map(|(_, id)| *id).collect();
+        let mut entries = Vec::with_capacity(files.len());
+        let read = git_cli::cat_blobs(repo.path(), &ids, |position, bytes| {
+            entries.extend(parse(&files[position].0, bytes));
+        });
+        match read {
+            Ok(()) => return Ok(entries),
+            Err(err) => tracing::warn!(error = %err, "cannot read the past with git cat-file; reading it in process"),
+        }
+    }
+    let mut entries = Vec::with_capacity(files.len());
+    for (path, blob) in &files {
+        let blob = repo
+            .find_blob(*blob)
+            .map_err(|err| StoreError::internal("cannot read a past key file", err))?;
+        entries.extend(parse(path, blob.content()));
+    }
+    Ok(entries)
 }
 
 /// How a key differs between two states.

@@ -13,6 +13,7 @@ mod error;
 pub mod etag;
 mod files;
 mod git;
+mod git_cli;
 pub mod history;
 mod history_index;
 mod import;

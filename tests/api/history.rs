@@ -789,3 +789,43 @@ async fn the_kept_history_index_survives_a_torn_end_and_is_rebuilt_when_deleted(
     let _dir = app.stop().await;
     assert_eq!(std::fs::read(&index).unwrap(), kept, "built again, the same");
 }
+
+/// A past state of a large project (read through `git cat-file`, not libgit2) holds exactly
+/// the keys and texts of then.
+#[tokio::test]
+async fn a_large_project_reads_back_exactly_at_a_past_commit() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let keys: Vec<serde_json::Value> = (0..5000)
+        .map(|index| {
+            json!({"name": format!("bulk.{index:05}"), "tags": ["bulk"],
+                   "translations": [{"language": "en", "content": format!("Text {index}")}]})
+        })
+        .collect();
+    let imported = app
+        .post(&format!("{KEYS}/import"), json!({"mode": "upsert", "keys": keys}))
+        .await;
+    imported.assert_ok(StatusCode::OK);
+    let then = imported.header("x-locstore-commit").to_owned();
+    app.patch(
+        &format!("{KEYS}/bulk.01234"),
+        json!({"translations": [{"language": "en", "content": "changed"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.delete(&format!("{KEYS}/bulk.04999"))
+        .await
+        .assert_ok(StatusCode::OK);
+
+    let page = app
+        .get(&format!("{KEYS}?at={then}&keyword=Text%201234&limit=5"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(page["data"][0]["name"], "bulk.01234");
+    assert_eq!(page["data"][0]["translation"]["en"], "Text 1234");
+    let all = app.get(&format!("{KEYS}?at={then}&limit=1&page=5000")).await;
+    assert_eq!(all.header("x-pagination-total-count"), "5000");
+    assert_eq!(all.json()["data"][0]["name"], "bulk.04999");
+    let now = app.get(&format!("{KEYS}?limit=1")).await;
+    assert_eq!(now.header("x-pagination-total-count"), "4999");
+}

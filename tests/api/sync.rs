@@ -491,6 +491,7 @@ async fn a_conflicting_change_merges_with_the_remote_side_winning() {
         .await
         .assert_ok(StatusCode::CREATED);
     pushed(&app, &daemon, Duration::from_secs(10)).await;
+    let base = app.git(&["rev-parse", "HEAD"]).trim().to_owned();
     let work = tempfile::tempdir().unwrap();
     let clone = daemon.clone_into(work.path());
     std::fs::write(
@@ -542,6 +543,21 @@ async fn a_conflicting_change_merges_with_the_remote_side_winning() {
         .map(|entry| entry["subject"].as_str().unwrap())
         .collect();
     assert!(subjects[0].starts_with("Merge"), "{subjects:?}");
+
+    // Changes across the merge: both sides' keys, once each.
+    let changes = app
+        .get(&format!("/teams/acme/projects/mobile/changes?since={base}"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        changes["data"],
+        json!([{"name": "k", "change": "updated"}, {"name": "other", "change": "updated"}])
+    );
+    let since_theirs = app
+        .get(&format!("/teams/acme/projects/mobile/changes?since={theirs}"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(since_theirs["data"], json!([{"name": "other", "change": "updated"}]));
 }
 
 /// A remote commit with a key file that does not parse is not served; `/sync` says why; a
