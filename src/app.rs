@@ -31,6 +31,10 @@ impl App {
     /// Opens the store and the exports folder. Blocking (it opens the git repository).
     pub fn open(config: &Config, clock: Clock) -> anyhow::Result<Self> {
         let metrics = Arc::new(Metrics::new());
+        let read_only = config.remote.as_ref().is_some_and(|remote| remote.replica);
+        if let Some(remote) = config.remote.as_ref().filter(|remote| remote.replica) {
+            crate::store::remote::clone_if_missing(&config.repo_dir, remote);
+        }
         let store = Store::open_with(
             &config.repo_dir,
             config.durability,
@@ -48,6 +52,8 @@ impl App {
             public_url: config.public_url.clone(),
             max_unpacked_bytes: config.limits.max_import_bytes,
             hook_secret: config.hook_secret.clone(),
+            read_only,
+            primary_url: config.primary_url.clone(),
         });
         Ok(Self {
             state,
@@ -73,6 +79,7 @@ impl App {
             .at("/exports/:id/*path", get(download))
             .nest("/", service)
             .around(move |endpoint, request| async move { read_body(endpoint, request, limits).await })
+            .around(|endpoint, request| async move { refuse_changes_on_a_replica(endpoint, request).await })
             .data(self.tokens.clone())
             .data(self.state.downloads.clone())
             .data(self.state.clone())
@@ -202,7 +209,9 @@ async fn observe<E: Endpoint>(
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert("x-request-id", value);
     }
+    // A route's methods, unless the answer set its own (a read replica allows reads only).
     if response.status() == StatusCode::METHOD_NOT_ALLOWED
+        && !response.headers().contains_key(poem::http::header::ALLOW)
         && let Some(allow) = routes
             .allowed_methods(&path)
             .and_then(|allow| HeaderValue::from_str(&allow).ok())
@@ -269,6 +278,27 @@ fn new_request_id() -> String {
     let mut bytes = [0u8; 8];
     let _ = getrandom::fill(&mut bytes);
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// On a read replica, every change (any method but GET, HEAD and OPTIONS; the git hook
+/// excepted) gets 405 `read_only`, naming the primary, before anything reads its body.
+async fn refuse_changes_on_a_replica<E: Endpoint>(endpoint: Arc<E>, request: Request) -> poem::Result<Response> {
+    let replica = request
+        .data::<Arc<AppState>>()
+        .filter(|state| state.read_only)
+        .map(|state| state.primary_url.clone());
+    let changes = !matches!(
+        *request.method(),
+        poem::http::Method::GET | poem::http::Method::HEAD | poem::http::Method::OPTIONS
+    ) && request.uri().path() != "/hooks/git";
+    if let (Some(primary), true) = (replica, changes) {
+        let mut response = api::error::ApiError::read_only(primary.as_deref()).into_response();
+        response
+            .headers_mut()
+            .insert(poem::http::header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return Ok(response);
+    }
+    endpoint.call(request).await.map(IntoResponse::into_response)
 }
 
 /// `GET /healthz`: `{"status": "ok"}`, and with a git remote set the state of replication

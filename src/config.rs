@@ -170,6 +170,13 @@ pub struct ServeArgs {
     /// The secret `POST /hooks/git` must carry in X-Locstore-Hook-Secret to trigger a fetch.
     #[arg(long, env = "LOCSTORE_HOOK_SECRET", value_name = "SECRET")]
     pub hook_secret: Option<String>,
+    /// Run as a read replica of this git remote: clone it when the repository is missing,
+    /// follow it, serve reads and exports, and answer changes with 405.
+    #[arg(long, env = "LOCSTORE_REPLICA_OF", value_name = "URL", conflicts_with = "remote")]
+    pub replica_of: Option<String>,
+    /// The primary's address, named in a replica's 405 answers.
+    #[arg(long, env = "LOCSTORE_PRIMARY_URL", value_name = "URL")]
+    pub primary_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -223,6 +230,8 @@ pub struct Config {
     pub remote: Option<RemoteSettings>,
     /// What `POST /hooks/git` must carry; without it the hook is refused.
     pub hook_secret: Option<String>,
+    /// A read replica's primary, named in its 405 answers.
+    pub primary_url: Option<String>,
 }
 
 /// `[remote]` of a `locstore.toml`.
@@ -252,6 +261,8 @@ struct FileSettings {
     remote: Option<RemoteFileSettings>,
     pull_interval: Option<String>,
     hook_secret: Option<String>,
+    replica_of: Option<String>,
+    primary_url: Option<String>,
     #[serde(default)]
     #[allow(
         dead_code,
@@ -357,8 +368,15 @@ impl Config {
         if pull_interval.is_zero() {
             bail!("the pull interval must be longer than zero");
         }
-        let remote = match args.remote.or(remote_file.url) {
-            Some(url) if !url.is_empty() => Some(RemoteSettings {
+        let replica_of = args.replica_of.or(file.replica_of).filter(|url| !url.is_empty());
+        let remote_url = args.remote.or(remote_file.url).filter(|url| !url.is_empty());
+        if replica_of.is_some() && remote_url.is_some() {
+            bail!("a read replica follows --replica-of; it takes no --remote");
+        }
+        let replica = replica_of.is_some();
+        let remote = match replica_of.or(remote_url) {
+            Some(url) => Some(RemoteSettings {
+                replica,
                 url,
                 branch: args
                     .remote_branch
@@ -370,8 +388,12 @@ impl Config {
                 ssh_key: args.remote_ssh_key.or(remote_file.ssh_key.map(|key| base.join(key))),
                 pull_interval,
             }),
-            _ => None,
+            None => None,
         };
+        let primary_url = args
+            .primary_url
+            .or(file.primary_url)
+            .map(|url| url.trim_end_matches('/').to_owned());
         if let Some(remote) = &remote
             && git2::Branch::name_is_valid(&remote.branch) != Ok(true)
         {
@@ -397,6 +419,7 @@ impl Config {
             log_format,
             remote,
             hook_secret,
+            primary_url,
             token_files,
             api_token,
         })

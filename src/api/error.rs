@@ -40,6 +40,10 @@ pub enum ApiError {
     /// `precondition_failed`: `If-Match` names a state the resource is no longer in.
     #[oai(status = 412)]
     PreconditionFailed(Json<ErrorBody>),
+    /// `read_only`: this server is a read replica (`serve --replica-of`); the message names
+    /// the primary to send changes to when it is known.
+    #[oai(status = 405)]
+    ReadOnly(Json<ErrorBody>),
     /// `internal`: the server failed; the details are in its log.
     #[oai(status = 500)]
     Internal(Json<ErrorBody>),
@@ -60,6 +64,15 @@ impl ApiError {
     /// A 401 with its own message (a hook's secret rather than a token).
     pub fn unauthorized_because(message: impl Into<String>) -> Self {
         Self::Unauthorized(body("unauthorized", message))
+    }
+
+    /// The answer of a read replica to a change.
+    pub fn read_only(primary: Option<&str>) -> Self {
+        let message = match primary {
+            Some(primary) => format!("This server is a read replica; send changes to the primary at {primary}."),
+            None => "This server is a read replica; send changes to the primary.".to_owned(),
+        };
+        Self::ReadOnly(body("read_only", message))
     }
 
     pub fn forbidden(message: impl Into<String>) -> Self {

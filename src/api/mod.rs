@@ -36,6 +36,9 @@ pub struct AppState {
     pub max_unpacked_bytes: usize,
     /// What `POST /hooks/git` must carry (`--hook-secret`).
     pub hook_secret: Option<String>,
+    /// A read replica answers every change with 405 `read_only`, naming `primary_url`.
+    pub read_only: bool,
+    pub primary_url: Option<String>,
 }
 
 #[derive(Tags)]

@@ -192,10 +192,15 @@ impl Store {
         let remote = remote.map(|settings| {
             let jobs: mpsc::Sender<Job> = jobs.clone();
             let queue = metrics.clone();
-            let adopt: remote::Adopter = Box::new(move |incoming, label| {
+            let adopt: remote::Adopter = Box::new(move |incoming, label, follow| {
                 let (reply, answer) = oneshot::channel();
-                jobs.send(Job::Adopt { incoming, label, reply })
-                    .map_err(|_| writer_gone())?;
+                jobs.send(Job::Adopt {
+                    incoming,
+                    label,
+                    follow,
+                    reply,
+                })
+                .map_err(|_| writer_gone())?;
                 queue.queue_depth.inc();
                 answer.blocking_recv().map_err(|_| writer_gone())?
             });

@@ -34,6 +34,8 @@ pub struct RemoteSettings {
     /// A private key file for SSH remotes.
     pub ssh_key: Option<PathBuf>,
     pub pull_interval: Duration,
+    /// A read replica: it follows the remote (its state wins, always) and never pushes.
+    pub replica: bool,
 }
 
 impl std::fmt::Debug for RemoteSettings {
@@ -44,6 +46,7 @@ impl std::fmt::Debug for RemoteSettings {
             .field("token", &self.token.as_ref().map(|_| "<set>"))
             .field("ssh_key", &self.ssh_key)
             .field("pull_interval", &self.pull_interval)
+            .field("replica", &self.replica)
             .finish()
     }
 }
@@ -92,8 +95,9 @@ pub struct Remote {
     status: Arc<Mutex<SyncStatus>>,
 }
 
-/// Joins a fetched commit with the branch (through the writer).
-pub type Adopter = Box<dyn Fn(Oid, String) -> Result<Adoption, StoreError> + Send>;
+/// Joins a fetched commit with the branch (through the writer); `true`: follow it as a
+/// replica does (its state wins) rather than merge.
+pub type Adopter = Box<dyn Fn(Oid, String, bool) -> Result<Adoption, StoreError> + Send>;
 
 impl Remote {
     /// Starts the replication thread for the repository at `root`.
@@ -160,7 +164,7 @@ struct Replicator {
 impl Replicator {
     fn run(&mut self, woken: &Receiver<Wake>) {
         let mut next_fetch = Instant::now();
-        let mut push_wanted = true;
+        let mut push_wanted = !self.settings.replica;
         let mut push_at = Instant::now();
         let mut backoff = FIRST_BACKOFF;
         loop {
@@ -170,11 +174,12 @@ impl Replicator {
                 deadline = deadline.min(push_at);
             }
             match woken.recv_timeout(deadline.saturating_duration_since(now)) {
-                Ok(Wake::Published) => {
+                Ok(Wake::Published) if !self.settings.replica => {
                     push_wanted = true;
                     let mut status = self.lock();
                     status.unpushed_since.get_or_insert_with(SystemTime::now);
                 }
+                Ok(Wake::Published) => {}
                 Ok(Wake::Fetch) => next_fetch = Instant::now(),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
@@ -183,7 +188,7 @@ impl Replicator {
             if now >= next_fetch {
                 next_fetch = now + self.settings.pull_interval;
                 match self.fetch_and_join() {
-                    Ok(joined) => push_wanted |= joined,
+                    Ok(joined) => push_wanted |= joined && !self.settings.replica,
                     Err(err) => self.failed("fetch", &err),
                 }
             }
@@ -286,10 +291,8 @@ impl Replicator {
         };
         let mut merged = false;
         if self.refused != Some(remote_head) {
-            match (self.adopt)(
-                remote_head,
-                format!("{}/{}", redact(&self.settings.url), self.settings.branch),
-            ) {
+            let label = format!("{}/{}", redact(&self.settings.url), self.settings.branch);
+            match (self.adopt)(remote_head, label, self.settings.replica) {
                 Ok(Adoption::Refused(why)) => {
                     self.refused = Some(remote_head);
                     let why = format!("the remote's commit {remote_head} is not served: {why}");
@@ -376,32 +379,8 @@ impl Replicator {
         Ok(())
     }
 
-    /// Credentials from the settings, offered once per operation: libgit2 asks again after a
-    /// refusal, and a wrong password must fail, not loop.
     fn callbacks(&self) -> RemoteCallbacks<'static> {
-        let mut callbacks = RemoteCallbacks::new();
-        let token = self.settings.token.clone();
-        let ssh_key = self.settings.ssh_key.clone();
-        let mut offered = false;
-        callbacks.credentials(move |_url, user, allowed| {
-            if std::mem::replace(&mut offered, true) {
-                return Err(git2::Error::from_str("the remote refused the credentials"));
-            }
-            if allowed.contains(CredentialType::SSH_KEY)
-                && let Some(key) = &ssh_key
-            {
-                return Cred::ssh_key(user.unwrap_or("git"), None, key, None);
-            }
-            if allowed.contains(CredentialType::USER_PASS_PLAINTEXT)
-                && let Some(token) = &token
-            {
-                return Cred::userpass_plaintext(user.unwrap_or("locstore"), token);
-            }
-            Err(git2::Error::from_str(
-                "the remote asks for credentials and none are set",
-            ))
-        });
-        callbacks
+        credentials(&self.settings)
     }
 }
 
@@ -415,6 +394,66 @@ enum PushError {
 /// A git error in words ([`Replicator::without_secrets`] takes credentials out).
 fn describe(err: &git2::Error) -> String {
     err.message().to_owned()
+}
+
+/// Clones the remote into `repo_dir` for a read replica when it holds no repository yet,
+/// trying again (with a backoff up to 30 s) until the remote has the branch.
+pub fn clone_if_missing(repo_dir: &Path, settings: &RemoteSettings) {
+    if repo_dir.join(".git").exists() {
+        return;
+    }
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        let mut options = FetchOptions::new();
+        options.remote_callbacks(credentials(settings));
+        let cloned = git2::build::RepoBuilder::new()
+            .branch(&settings.branch)
+            .fetch_options(options)
+            .clone(&settings.url, repo_dir);
+        match cloned {
+            Ok(_) => {
+                tracing::info!(remote = %redact(&settings.url), repo = %repo_dir.display(), "cloned the primary's repository");
+                return;
+            }
+            Err(err) => {
+                tracing::warn!(remote = %redact(&settings.url), error = %err.message(), "cannot clone the remote yet; trying again");
+                // A failed clone may leave a partial folder behind.
+                if repo_dir.exists() && !repo_dir.join(".git").join("HEAD").exists() {
+                    let _ = std::fs::remove_dir_all(repo_dir);
+                }
+                std::thread::sleep(backoff);
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+            }
+        }
+    }
+}
+
+/// Credentials from the settings, offered once per operation: libgit2 asks again after a
+/// refusal, and a wrong password must fail, not loop.
+fn credentials(settings: &RemoteSettings) -> RemoteCallbacks<'static> {
+    let mut callbacks = RemoteCallbacks::new();
+    let token = settings.token.clone();
+    let ssh_key = settings.ssh_key.clone();
+    let mut offered = false;
+    callbacks.credentials(move |_url, user, allowed| {
+        if std::mem::replace(&mut offered, true) {
+            return Err(git2::Error::from_str("the remote refused the credentials"));
+        }
+        if allowed.contains(CredentialType::SSH_KEY)
+            && let Some(key) = &ssh_key
+        {
+            return Cred::ssh_key(user.unwrap_or("git"), None, key, None);
+        }
+        if allowed.contains(CredentialType::USER_PASS_PLAINTEXT)
+            && let Some(token) = &token
+        {
+            return Cred::userpass_plaintext(user.unwrap_or("locstore"), token);
+        }
+        Err(git2::Error::from_str(
+            "the remote asks for credentials and none are set",
+        ))
+    });
+    callbacks
 }
 
 /// `url` without a password or token in its user part.

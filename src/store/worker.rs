@@ -58,6 +58,8 @@ pub enum Job {
         incoming: Oid,
         /// Where it came from, for the merge commit's subject (`origin/main`).
         label: String,
+        /// Follow it as a read replica does: its state wins, never a merge.
+        follow: bool,
         reply: oneshot::Sender<Result<Adoption, StoreError>>,
     },
     Shutdown {
@@ -226,10 +228,15 @@ impl Worker {
                     let result = self.snapshot(op, &catalog);
                     let _ = reply.send(result);
                 }
-                Job::Adopt { incoming, label, reply } => {
+                Job::Adopt {
+                    incoming,
+                    label,
+                    follow,
+                    reply,
+                } => {
                     self.publish(&mut round, guard.take());
                     let on_disk = self.git.head();
-                    let _ = reply.send(self.adopt(incoming, on_disk, &label));
+                    let _ = reply.send(self.adopt(incoming, on_disk, &label, follow));
                 }
                 Job::Shutdown { reply } => shutdown = Some(reply),
             }
@@ -578,7 +585,7 @@ impl Worker {
                 return;
             }
         };
-        match self.adopt(on_disk, on_disk, "commits made by hand") {
+        match self.adopt(on_disk, on_disk, "commits made by hand", false) {
             Ok(Adoption::Refused(why)) => {
                 tracing::warn!(commit = %on_disk, reason = %why, "refused commits made by hand; the branch is back at the last valid commit")
             }
@@ -591,9 +598,16 @@ impl Worker {
     /// there by hand): a fast-forward when it descends from HEAD, else a merge commit in which
     /// the incoming side wins every file both sides changed. Every file it changes is checked
     /// first; an invalid one refuses it, and the branch stays at (or goes back to) HEAD.
-    fn adopt(&mut self, incoming: Oid, on_disk: Oid, label: &str) -> Result<Adoption, StoreError> {
+    ///
+    /// With `follow` (a read replica), the incoming commit becomes HEAD whatever its relation
+    /// to it: the remote's state wins, and nothing is merged.
+    fn adopt(&mut self, incoming: Oid, on_disk: Oid, label: &str, follow: bool) -> Result<Adoption, StoreError> {
         let head = self.git.head();
-        let relation = adopt::relation(self.git.objects(), head, incoming)?;
+        let relation = match adopt::relation(self.git.objects(), head, incoming)? {
+            adopt::Relation::Held if follow && incoming != head => adopt::Relation::Ahead,
+            adopt::Relation::Diverged if follow => adopt::Relation::Ahead,
+            relation => relation,
+        };
         let (commit, adoption) = match relation {
             adopt::Relation::Held => {
                 // Moved back by hand: the commits of ours it dropped are served, so they stay.

@@ -83,6 +83,7 @@ pub fn config(data_dir: &Path) -> Config {
         api_token: Some(ADMIN.to_owned()),
         remote: None,
         hook_secret: None,
+        primary_url: None,
     }
 }
 

@@ -264,6 +264,7 @@ async fn spawn_replicating(daemon: &GitDaemon, pull_interval: Duration) -> TestA
             token: None,
             ssh_key: None,
             pull_interval,
+            replica: false,
         });
         config.hook_secret = Some(HOOK_SECRET.into());
     })
@@ -607,4 +608,108 @@ async fn an_invalid_remote_commit_is_not_served_and_is_reported() {
         body["data"]["translation"]["en"] == "fixed"
     })
     .await;
+}
+
+/// A read replica clones the remote, follows the primary through it, answers reads equal to
+/// the primary's at the same commit, exports, and refuses every change with 405 naming the
+/// primary.
+#[tokio::test]
+async fn a_replica_follows_the_primary_and_refuses_changes() {
+    let daemon = GitDaemon::start();
+    let primary = spawn_replicating(&daemon, Duration::from_secs(3600)).await;
+    primary.seed_project().await;
+    for index in 0..20 {
+        primary
+            .create_key(&format!("k{index:02}"), &["t"], &[("en", "first")])
+            .await
+            .assert_ok(StatusCode::CREATED);
+    }
+    pushed(&primary, &daemon, Duration::from_secs(10)).await;
+
+    let url = daemon.url();
+    let replica = TestApp::spawn_with(tempfile::tempdir().unwrap(), move |config| {
+        config.remote = Some(locstore::store::remote::RemoteSettings {
+            url,
+            branch: "main".into(),
+            token: None,
+            ssh_key: None,
+            pull_interval: Duration::from_millis(200),
+            replica: true,
+        });
+        config.primary_url = Some("http://primary.example:8080".into());
+    })
+    .await;
+    let same = |path: &'static str| {
+        let (primary, replica) = (&primary, &replica);
+        async move {
+            let (a, b) = (primary.get(path).await, replica.get(path).await);
+            assert_eq!(a.status, StatusCode::OK, "{path}");
+            assert_eq!(a.header("x-locstore-commit"), b.header("x-locstore-commit"), "{path}");
+            assert_eq!(a.json(), b.json(), "{path}");
+        }
+    };
+    same("/teams/acme/projects/mobile/keys?limit=50").await;
+    same("/teams/acme/projects/mobile").await;
+
+    // A change on the primary reaches the replica through the remote.
+    primary
+        .patch(
+            &format!("{KEYS}/k07"),
+            json!({"translations": [{"language": "en", "content": "second"}]}),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    primary.delete(&format!("{KEYS}/k08")).await.assert_ok(StatusCode::OK);
+    eventually(&replica, &format!("{KEYS}/k08"), |status, _| {
+        status == StatusCode::NOT_FOUND
+    })
+    .await;
+    same("/teams/acme/projects/mobile/keys?limit=50").await;
+    same("/teams/acme/projects/mobile/keys/k07").await;
+    same("/teams/acme/projects/mobile/keys/k07/history").await;
+    replica
+        .get(&format!("{KEYS}/export?type=json&languages=en"))
+        .await
+        .assert_ok(StatusCode::OK);
+
+    // Changes are refused, before anything is read or written.
+    let commits = replica.commit_count();
+    for (method, path, body) in [
+        (
+            poem::http::Method::POST,
+            "/teams",
+            Some(json!({"name": "other", "displayName": "Other"})),
+        ),
+        (
+            poem::http::Method::PATCH,
+            "/teams/acme/projects/mobile/keys/k07",
+            Some(json!({"translations": [{"language": "en", "content": "x"}]})),
+        ),
+        (poem::http::Method::DELETE, "/teams/acme/projects/mobile/keys/k07", None),
+        (
+            poem::http::Method::POST,
+            "/teams/acme/projects/mobile/snapshots",
+            Some(json!({"name": "v1"})),
+        ),
+    ] {
+        let reply = replica
+            .call(method.clone(), path, body, Some(crate::helpers::ADMIN))
+            .await;
+        assert_eq!(
+            reply.error_code(StatusCode::METHOD_NOT_ALLOWED),
+            "read_only",
+            "{method} {path}"
+        );
+        assert!(
+            reply.json()["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("http://primary.example:8080")
+        );
+        assert_eq!(reply.header("allow"), "GET, HEAD");
+    }
+    assert_eq!(replica.commit_count(), commits, "nothing was committed");
+    let state = eventually(&replica, "/sync", |_, state| state["behind"] == 0).await;
+    assert_eq!(state["remote"], daemon.url());
+    assert_eq!(state["pushes"], 0, "a replica never pushes");
 }
