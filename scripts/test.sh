@@ -15,6 +15,9 @@
 #   Swagger UI at /docs in a real headless browser.
 # - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural
 #   cells back.
+# - nginx and fcgiwrap: a smart HTTP git remote (git http-backend) with basic auth, started by
+#   tests/api/remote_http.rs on a loopback port. (git daemon, the other remote of the tests,
+#   comes with git.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +29,8 @@ command -v aapt2 >/dev/null 2>&1 || [ -x /usr/lib/android-sdk/build-tools/debian
 python3 -c 'import venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+[ -x /usr/sbin/nginx ] || need_apt+=(nginx-light)
+[ -x /usr/sbin/fcgiwrap ] || need_apt+=(fcgiwrap)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "scripts/test.sh: installing ${need_apt[*]}"
   export DEBIAN_FRONTEND=noninteractive

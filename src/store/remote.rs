@@ -313,7 +313,8 @@ impl Replicator {
         let head = repo.head().ok().and_then(|head| head.target());
         let (ahead, behind) = match (head, remote_head) {
             (Some(head), Some(remote)) => repo.graph_ahead_behind(head, remote).unwrap_or((0, 0)),
-            (Some(_), None) => (1, 0),
+            // The remote branch is not known yet: it lacks every commit.
+            (Some(head), None) => (commit_count(repo, head), 0),
             _ => (0, 0),
         };
         let mut status = self.lock();
@@ -335,10 +336,13 @@ impl Replicator {
             .ok()
             .and_then(|head| head.target())
             .ok_or_else(|| PushError::Failed("the repository has no HEAD".into()))?;
-        if repo.refname_to_id(&self.tracking_ref()).ok() == Some(head) {
+        let known = repo.refname_to_id(&self.tracking_ref()).ok();
+        if known == Some(head) {
             self.record_heads(&repo, Some(head));
             return Ok(());
         }
+        // What the remote lacks as far as is known, should this push fail.
+        self.record_heads(&repo, known);
         let mut remote = repo
             .remote_anonymous(&self.settings.url)
             .map_err(|err| PushError::Failed(format!("invalid remote: {}", err.message())))?;
@@ -394,6 +398,15 @@ enum PushError {
 /// A git error in words ([`Replicator::without_secrets`] takes credentials out).
 fn describe(err: &git2::Error) -> String {
     err.message().to_owned()
+}
+
+/// Commits reachable from `head`.
+fn commit_count(repo: &Repository, head: Oid) -> usize {
+    let Ok(mut walk) = repo.revwalk() else { return 0 };
+    if walk.push(head).is_err() {
+        return 0;
+    }
+    walk.count()
 }
 
 /// Clones the remote into `repo_dir` for a read replica when it holds no repository yet,

@@ -13,6 +13,7 @@ mod platforms;
 mod plurals;
 mod projects;
 mod reliability;
+mod remote_http;
 mod repository;
 mod rights;
 mod server;

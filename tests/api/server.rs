@@ -33,6 +33,12 @@ impl Server {
         for (name, value) in env {
             command.env(name, value);
         }
+        Self::from_command(command)
+    }
+
+    /// Starts a prepared `locstore serve` command (stdout piped) and waits for its
+    /// "listening" line.
+    pub fn from_command(mut command: Command) -> Self {
         let child = command.spawn().expect("the binary starts");
         let mut server = Self {
             child,
