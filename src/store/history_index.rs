@@ -557,6 +557,11 @@ impl Follower {
     }
 }
 
+/// How long the follower waits after a nudge, for the burst to land.
+const SETTLE: Duration = Duration::from_millis(50);
+/// The shortest time between two rounds of the follower.
+const FOLLOW_EVERY: Duration = Duration::from_secs(1);
+
 fn follow(root: &Path, index: &Mutex<HistoryIndex>, nudged: &Receiver<()>) {
     // A handle per round: one kept open would keep the packs that maintenance deletes.
     let catch_up = || {
@@ -575,13 +580,19 @@ fn follow(root: &Path, index: &Mutex<HistoryIndex>, nudged: &Receiver<()>) {
         ),
         Err(err) => tracing::warn!(error = %err, "cannot index the history; the first history read will"),
     }
+    let mut last_round = std::time::Instant::now();
     while nudged.recv().is_ok() {
-        // Lets a burst of commits land, then indexes them together.
-        std::thread::sleep(Duration::from_millis(50));
+        // Lets a burst of commits land, then indexes them together; under a steady stream of
+        // writes, at most one round a second, so that indexing (and the appends that the
+        // writer's next syncfs has to flush) stays a small share of the writer's disk and
+        // cores. A read finding the index behind catches it up itself.
+        let pause = FOLLOW_EVERY.saturating_sub(last_round.elapsed()).max(SETTLE);
+        std::thread::sleep(pause);
         while nudged.try_recv().is_ok() {}
         if let Err(err) = catch_up() {
             tracing::debug!(error = %err, "cannot catch the history index up; the next read will");
         }
+        last_round = std::time::Instant::now();
     }
 }
 
