@@ -2,6 +2,7 @@
 //!
 //!     cargo bench --bench big     # LOCSTORE_BENCH_KEYS=100000 LOCSTORE_BENCH_LANGUAGES=50
 //!                                 # LOCSTORE_BENCH_DIR=/mnt/fresh (where the data goes)
+//!                                 # LOCSTORE_BENCH_DATA=/some/dir (kept: seeded once, reused)
 //!
 //! It imports the keys with the bulk import, 2,000 keys a request, each with a text of about
 //! 50 bytes in every language (100,000 × 50 is 5 million texts, about 250 MB). Then it
@@ -23,10 +24,9 @@ const PROJECT: &str = "/teams/acme/projects/big";
 
 /// Fifty language codes of the kind a large app ships.
 const LANGUAGES: [&str; 50] = [
-    "en", "ar", "bg", "bn", "ca", "cs", "da", "de", "el", "es", "es-MX", "et", "fa", "fi", "fil",
-    "fr", "fr-CA", "he", "hi", "hr", "hu", "id", "it", "ja", "ko", "lt", "lv", "ms", "nb", "nl",
-    "pl", "pt", "pt-BR", "ro", "ru", "sk", "sl", "sr", "sv", "sw", "ta", "th", "tr", "uk", "ur",
-    "vi", "zh-Hans", "zh-Hant", "zu", "is",
+    "en", "ar", "bg", "bn", "ca", "cs", "da", "de", "el", "es", "es-MX", "et", "fa", "fi", "fil", "fr", "fr-CA", "he",
+    "hi", "hr", "hu", "id", "it", "ja", "ko", "lt", "lv", "ms", "nb", "nl", "pl", "pt", "pt-BR", "ro", "ru", "sk",
+    "sl", "sr", "sv", "sw", "ta", "th", "tr", "uk", "ur", "vi", "zh-Hans", "zh-Hant", "zu", "is",
 ];
 
 fn env_number(name: &str, default: usize) -> usize {
@@ -143,7 +143,8 @@ fn export_under_load(base: &str, keys: usize, kind: &str) -> (f64, f64, usize) {
                 let mut written = 0usize;
                 while !done.load(Ordering::Relaxed) {
                     let path = format!("{PROJECT}/keys/{}", key_name((written * 104_729) % keys));
-                    let body = format!(r#"{{"translations":[{{"language":"fr","content":"during {kind} {written}"}}]}}"#);
+                    let body =
+                        format!(r#"{{"translations":[{{"language":"fr","content":"during {kind} {written}"}}]}}"#);
                     let (status, answer) = http(base, "PATCH", &path, Some(&body));
                     assert_eq!(status, 200, "{answer}");
                     written += 1;
@@ -172,25 +173,31 @@ fn main() {
         Some(root) => tempfile::tempdir_in(root).unwrap(),
         None => tempfile::tempdir().unwrap(),
     };
-    let data = dir.path().join("data");
+    // A kept data folder is seeded on the first run and reused by later ones.
+    let kept = std::env::var_os("LOCSTORE_BENCH_DATA").map(std::path::PathBuf::from);
+    let data = kept.clone().unwrap_or_else(|| dir.path().join("data"));
     let mut rows: Vec<(String, String)> = Vec::new();
     let mut row = |name: &str, value: String| {
         eprintln!("{name}: {value}");
         rows.push((name.to_owned(), value));
     };
 
-    let (server, _) = Server::start(&data, "fsync");
-    let started = Instant::now();
-    seed(&server.base, keys, languages);
-    row(
-        &format!("bulk import of {} texts (2,000 keys a request)", keys * count),
-        format!("{:.1} s", started.elapsed().as_secs_f64()),
-    );
-    row("RSS after the import", format!("{:.0} MB", server.rss_mb()));
-    server.stop();
+    if kept.is_none() || !data.join("repo").exists() {
+        let (server, _) = Server::start(&data, "fsync");
+        let started = Instant::now();
+        seed(&server.base, keys, languages);
+        row(
+            &format!("bulk import of {} texts (2,000 keys a request)", keys * count),
+            format!("{:.1} s", started.elapsed().as_secs_f64()),
+        );
+        row("RSS after the import", format!("{:.0} MB", server.rss_mb()));
+        server.stop();
+    }
     // SAFETY: sync takes no arguments and has no preconditions.
     unsafe { libc::sync() };
 
+    // Only this run's exports are weighed.
+    let _ = std::fs::remove_dir_all(data.join("exports"));
     let started = Instant::now();
     let (server, _) = Server::start(&data, "fsync");
     let (status, _) = http(&server.base, "GET", &format!("{PROJECT}/keys?keyword=item4"), None);
@@ -204,7 +211,10 @@ fn main() {
     let base = server.base.clone();
     let page = wrk_p50(&format!("{base}{PROJECT}/keys?page=1&limit=20"), 5);
     let keyword = wrk_p50(&format!("{base}{PROJECT}/keys?keyword=item42"), 5);
-    row("page of 20 / keyword search, p50", format!("{page:.2} ms / {keyword:.2} ms"));
+    row(
+        "page of 20 / keyword search, p50",
+        format!("{page:.2} ms / {keyword:.2} ms"),
+    );
 
     for kind in ["android-xml", "json"] {
         let (seconds, p99, written) = export_under_load(&base, keys, kind);
@@ -218,7 +228,12 @@ fn main() {
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
-                .flat_map(|entry| std::fs::read_dir(entry.path()).into_iter().flatten().filter_map(Result::ok))
+                .flat_map(|entry| {
+                    std::fs::read_dir(entry.path())
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Result::ok)
+                })
                 .map(|file| {
                     format!(
                         "{} {:.0} MB",

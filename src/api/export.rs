@@ -16,9 +16,9 @@ use super::params::LanguageListParam;
 use super::schema::{Conditional, ExportResult, ProjectNameParam, TeamNameParam, UpdateKeyRequest};
 use super::teams::Done;
 use super::{ApiTags, AppState};
-use crate::domain::model::Project;
+use crate::domain::model::{Key, Project};
 use crate::domain::names::{LanguageCode, quote_for_message};
-use crate::formats::{self, ExportError, ExportFile, ExportFormat, archive};
+use crate::formats::{self, ExportError, ExportFormat, archive};
 
 pub struct ExportApi {
     pub state: Arc<AppState>,
@@ -126,15 +126,26 @@ impl ExportApi {
         let downloads = self.state.downloads.clone();
         let bundle_name = format!("{project_name}-{}.zip", format.name());
         let stored = tokio::task::spawn_blocking(move || {
-            let files = formats::render(format, &project, &keys, &languages)?;
-            let file = match <[ExportFile; 1]>::try_from(files) {
-                Ok([file]) => file,
-                Err(files) => ExportFile {
-                    path: bundle_name,
-                    bytes: archive::zip(&files).map_err(std::io::Error::other)?,
-                },
-            };
-            Ok::<_, StoreFailure>(downloads.store(&file)?)
+            let keys: Vec<&Key> = keys.iter().map(|entry| &entry.key).collect();
+            let export = formats::Export::new(format, &project, &keys, &languages)?;
+            if let [language] = languages.as_slice()
+                && export.paths(language).len() == 1
+            {
+                let file = export.render(language).pop().expect("one file");
+                return Ok::<_, StoreFailure>(downloads.store(&file)?);
+            }
+            // Written as it is made, both cores rendering and compressing languages.
+            let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
+            Ok(downloads.store_with(&bundle_name, |file| {
+                let out = std::io::BufWriter::with_capacity(1 << 20, file);
+                archive::write_zip(&export, &languages, out, threads)
+                    .and_then(|out| {
+                        out.into_inner()
+                            .map_err(|err| zip::result::ZipError::Io(err.into_error()))
+                    })
+                    .map_err(std::io::Error::other)?;
+                Ok(())
+            })?)
         })
         .await;
         let download = match stored {

@@ -6,6 +6,7 @@
 //! where `'`, `"`, `\` need a backslash, a leading `@` or `?` would make a reference, runs of
 //! spaces collapse unless the text is in double quotes, and `\n`, `\t`, `\uXXXX` are escapes.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -39,7 +40,12 @@ pub fn resource_names(keys: &[&Key]) -> Result<HashMap<KeyName, String>, ExportE
 /// Renders one language's `strings.xml`; the base language goes into `values/`. Plain keys
 /// are `<string>`, plural keys `<plurals>` with one `<item>` per form, and a key's
 /// description is an XML comment on the line before its element.
-pub fn render(keys: &[Key], names: &HashMap<KeyName, String>, language: &LanguageCode, is_base: bool) -> ExportFile {
+pub fn render(
+    keys: &[impl Borrow<Key>],
+    names: &HashMap<KeyName, String>,
+    language: &LanguageCode,
+    is_base: bool,
+) -> ExportFile {
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 4);
     // Writing XML into a Vec cannot fail for I/O reasons.
     let write = "writing XML into memory";
@@ -47,7 +53,7 @@ pub fn render(keys: &[Key], names: &HashMap<KeyName, String>, language: &Languag
         .write_event(Event::Decl(BytesDecl::new("1.0", Some("utf-8"), None)))
         .expect(write);
     let mut resources = writer.create_element("resources");
-    if keys.iter().any(|key| key.markup) {
+    if keys.iter().any(|key| key.borrow().markup) {
         resources = resources.with_attribute(("xmlns:xliff", XLIFF_NAMESPACE));
     }
     resources
@@ -87,14 +93,18 @@ pub fn render(keys: &[Key], names: &HashMap<KeyName, String>, language: &Languag
         .expect(write);
     let mut bytes = writer.into_inner();
     bytes.push(b'\n');
-    let folder = if is_base {
-        "values".to_owned()
-    } else {
-        format!("values-{}", qualifier(language))
-    };
     ExportFile {
-        path: format!("{folder}/strings.xml"),
+        path: path(language, is_base),
         bytes,
+    }
+}
+
+/// The file a language's texts go to: `values/` for the base language.
+pub fn path(language: &LanguageCode, is_base: bool) -> String {
+    if is_base {
+        "values/strings.xml".to_owned()
+    } else {
+        format!("values-{}/strings.xml", qualifier(language))
     }
 }
 

@@ -3,6 +3,7 @@
 //! keys, an XML property list), written with the escapes of CoreFoundation's parsers and read
 //! by the same rules.
 
+use std::borrow::Borrow;
 use std::fmt::Write;
 
 use plist::{Dictionary, Value};
@@ -12,8 +13,7 @@ use crate::domain::model::{Key, PluralCategory, PluralForms, Text};
 use crate::domain::names::LanguageCode;
 
 /// The `.strings` file of a language, and its `.stringsdict` when some key is plural.
-pub fn render(keys: &[Key], language: &LanguageCode, has_plurals: bool) -> Vec<ExportFile> {
-    let folder = format!("{}.lproj", bcp47(language));
+pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, has_plurals: bool) -> Vec<ExportFile> {
     let mut strings = String::new();
     let mut plurals = Dictionary::new();
     for (key, text) in texts(keys, language) {
@@ -29,8 +29,9 @@ pub fn render(keys: &[Key], language: &LanguageCode, has_plurals: bool) -> Vec<E
             }
         }
     }
+    let mut paths = paths(language, has_plurals).into_iter();
     let mut files = vec![ExportFile {
-        path: format!("{folder}/Localizable.strings"),
+        path: paths.next().expect("the .strings file"),
         bytes: strings.into_bytes(),
     }];
     if has_plurals {
@@ -41,11 +42,22 @@ pub fn render(keys: &[Key], language: &LanguageCode, has_plurals: bool) -> Vec<E
             .expect("writing a plist into memory");
         bytes.push(b'\n');
         files.push(ExportFile {
-            path: format!("{folder}/Localizable.stringsdict"),
+            path: paths.next().expect("the .stringsdict file"),
             bytes,
         });
     }
     files
+}
+
+/// The files a language's texts go to: its `.strings`, then its `.stringsdict` when the
+/// project has plural keys.
+pub fn paths(language: &LanguageCode, has_plurals: bool) -> Vec<String> {
+    let folder = format!("{}.lproj", bcp47(language));
+    let mut paths = vec![format!("{folder}/Localizable.strings")];
+    if has_plurals {
+        paths.push(format!("{folder}/Localizable.stringsdict"));
+    }
+    paths
 }
 
 /// One key of a `.stringsdict`: the format `%#@value@` and the variable's forms.

@@ -3,11 +3,13 @@
 //!
 //! Reading takes the header `key,{lang}[,{lang}...]`: one column per language.
 
+use std::borrow::Borrow;
+
 use super::{ExportFile, ParsedEntry, ReadError, icu, texts};
 use crate::domain::model::{Key, Text};
 use crate::domain::names::LanguageCode;
 
-pub fn render(keys: &[Key], language: &LanguageCode) -> ExportFile {
+pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile {
     let mut writer = ::csv::WriterBuilder::new()
         .terminator(::csv::Terminator::CRLF)
         .from_writer(Vec::new());
@@ -26,9 +28,14 @@ pub fn render(keys: &[Key], language: &LanguageCode) -> ExportFile {
     }
     let bytes = writer.into_inner().expect("flushing CSV into memory");
     ExportFile {
-        path: format!("{language}.csv"),
+        path: path(language),
         bytes,
     }
+}
+
+/// The file a language's texts go to.
+pub fn path(language: &LanguageCode) -> String {
+    format!("{language}.csv")
 }
 
 /// Reads a CSV file: the header names the languages of the columns after `key`. An empty

@@ -4,6 +4,7 @@
 //! Download paths are resolved component by component inside the export's folder, so no
 //! request path can reach outside the exports directory.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -78,13 +79,38 @@ impl Downloads {
             std::fs::create_dir_all(parent)?;
         }
         std::fs::write(&target, &file.bytes)?;
-        let expires = self.clock.now() + self.ttl;
-        let seconds = expires.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
-        std::fs::write(self.dir.join(format!("{id}.expires")), seconds.to_string())?;
+        self.expire_later(&id)?;
         Ok(Download {
             id,
             path: file.path.clone(),
         })
+    }
+
+    /// Writes the file `path` under a new id through `write`, which gets it open and empty.
+    /// Blocking. When `write` fails, nothing of it is left.
+    pub fn store_with(&self, path: &str, write: impl FnOnce(File) -> std::io::Result<()>) -> std::io::Result<Download> {
+        let id = new_id()?;
+        let folder = self.dir.join(&id);
+        let target = folder.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let written = File::create(&target).and_then(write);
+        if let Err(err) = written {
+            let _ = std::fs::remove_dir_all(&folder);
+            return Err(err);
+        }
+        self.expire_later(&id)?;
+        Ok(Download {
+            id,
+            path: path.to_owned(),
+        })
+    }
+
+    fn expire_later(&self, id: &str) -> std::io::Result<()> {
+        let expires = self.clock.now() + self.ttl;
+        let seconds = expires.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
+        std::fs::write(self.dir.join(format!("{id}.expires")), seconds.to_string())
     }
 
     /// The file behind a download address, if the address is well-formed, not expired, and

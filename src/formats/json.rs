@@ -4,6 +4,7 @@
 //! Reading takes the same shape, and also nested objects that are not plural forms
 //! (`{"home": {"title": "..."}}`), whose names are joined with `.` (`home.title`).
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -14,16 +15,21 @@ use super::{ExportFile, ParsedEntry, ReadError, texts};
 use crate::domain::model::{Key, PluralCategory, PluralForms, Text};
 use crate::domain::names::LanguageCode;
 
-pub fn render(keys: &[Key], language: &LanguageCode) -> ExportFile {
+pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile {
     let object: BTreeMap<&str, JsonText> = texts(keys, language)
         .map(|(key, text)| (key.name.as_str(), JsonText(text)))
         .collect();
     let mut bytes = serde_json::to_vec_pretty(&object).expect("a map of strings serialises to JSON");
     bytes.push(b'\n');
     ExportFile {
-        path: format!("{language}.json"),
+        path: path(language),
         bytes,
     }
+}
+
+/// The file a language's texts go to.
+pub fn path(language: &LanguageCode) -> String {
+    format!("{language}.json")
 }
 
 struct JsonText<'a>(&'a Text);

@@ -14,8 +14,11 @@ pub mod icu;
 pub mod json;
 pub mod upload;
 
+use std::borrow::Borrow;
+use std::collections::HashMap;
+
 use crate::domain::model::{Key, PluralForms, Project, Text};
-use crate::domain::names::LanguageCode;
+use crate::domain::names::{KeyName, LanguageCode};
 
 /// The file formats apps load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,34 +73,81 @@ pub enum ExportError {
 pub fn render(
     format: ExportFormat,
     project: &Project,
-    keys: &[Key],
+    keys: &[impl Borrow<Key>],
     languages: &[LanguageCode],
 ) -> Result<Vec<ExportFile>, ExportError> {
-    match format {
-        ExportFormat::Json => Ok(languages.iter().map(|language| json::render(keys, language)).collect()),
-        ExportFormat::Csv => Ok(languages.iter().map(|language| csv::render(keys, language)).collect()),
-        ExportFormat::AndroidXml => {
+    let export = Export::new(format, project, keys, languages)?;
+    Ok(languages.iter().flat_map(|language| export.render(language)).collect())
+}
+
+/// An export checked and ready to render one language at a time, in any order and from
+/// several threads: what every language's files share (Android's resource names, whether
+/// Apple needs `.stringsdict` files) is worked out once.
+pub struct Export<'a, K> {
+    format: ExportFormat,
+    base_language: &'a LanguageCode,
+    keys: &'a [K],
+    /// Android's resource name of every key some file holds.
+    android_names: HashMap<KeyName, String>,
+    has_plurals: bool,
+}
+
+impl<'a, K: Borrow<Key>> Export<'a, K> {
+    /// Checks that the keys can be exported to `languages` (Android resource names must not
+    /// clash).
+    pub fn new(
+        format: ExportFormat,
+        project: &'a Project,
+        keys: &'a [K],
+        languages: &[LanguageCode],
+    ) -> Result<Self, ExportError> {
+        let android_names = if format == ExportFormat::AndroidXml {
             // Only keys that some file holds can clash in `R`.
             let written: Vec<&Key> = keys
                 .iter()
+                .map(Borrow::borrow)
                 .filter(|key| {
                     languages
                         .iter()
                         .any(|language| key.translations.get(language).is_some())
                 })
                 .collect();
-            let names = android::resource_names(&written)?;
-            Ok(languages
-                .iter()
-                .map(|language| android::render(keys, &names, language, *language == project.base_language))
-                .collect())
+            android::resource_names(&written)?
+        } else {
+            HashMap::new()
+        };
+        Ok(Self {
+            format,
+            base_language: &project.base_language,
+            keys,
+            android_names,
+            has_plurals: keys.iter().any(|key| key.borrow().plural),
+        })
+    }
+
+    /// The paths of the files `language` renders to, in the order [`Export::render`] gives
+    /// them.
+    pub fn paths(&self, language: &LanguageCode) -> Vec<String> {
+        match self.format {
+            ExportFormat::Json => vec![json::path(language)],
+            ExportFormat::Csv => vec![csv::path(language)],
+            ExportFormat::AndroidXml => vec![android::path(language, language == self.base_language)],
+            ExportFormat::AppleStrings => apple::paths(language, self.has_plurals),
         }
-        ExportFormat::AppleStrings => {
-            let has_plurals = keys.iter().any(|key| key.plural);
-            Ok(languages
-                .iter()
-                .flat_map(|language| apple::render(keys, language, has_plurals))
-                .collect())
+    }
+
+    /// The files of one language.
+    pub fn render(&self, language: &LanguageCode) -> Vec<ExportFile> {
+        match self.format {
+            ExportFormat::Json => vec![json::render(self.keys, language)],
+            ExportFormat::Csv => vec![csv::render(self.keys, language)],
+            ExportFormat::AndroidXml => vec![android::render(
+                self.keys,
+                &self.android_names,
+                language,
+                language == self.base_language,
+            )],
+            ExportFormat::AppleStrings => apple::render(self.keys, language, self.has_plurals),
         }
     }
 }
@@ -163,7 +213,8 @@ impl ReadError {
 }
 
 /// The texts of `language`, in key order, skipping keys without one.
-fn texts<'a>(keys: &'a [Key], language: &'a LanguageCode) -> impl Iterator<Item = (&'a Key, &'a Text)> {
+fn texts<'a>(keys: &'a [impl Borrow<Key>], language: &'a LanguageCode) -> impl Iterator<Item = (&'a Key, &'a Text)> {
     keys.iter()
-        .filter_map(move |key| key.translations.get(language).map(|text| (key, text)))
+        .map(Borrow::borrow)
+        .filter_map(move |key: &Key| key.translations.get(language).map(|text| (key, text)))
 }

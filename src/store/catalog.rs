@@ -277,6 +277,12 @@ impl KeyIndex {
         self.entries.iter().map(Arc::as_ref)
     }
 
+    /// The entries as shared handles, which stay valid (and unchanged) after the index
+    /// changes: a long read such as an export takes them and lets writers go on.
+    pub fn shared(&self) -> impl Iterator<Item = &Arc<KeyEntry>> {
+        self.entries.iter()
+    }
+
     /// Inserts or replaces the entry with the same name.
     pub fn put(&mut self, entry: KeyEntry) {
         self.changed();

@@ -46,7 +46,8 @@ use crate::domain::model::{Key, Project, Team};
 use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo};
 use crate::metrics::Metrics;
-use catalog::{Catalog, ProjectEntry};
+pub use catalog::KeyEntry;
+use catalog::{Catalog, KeyIndex, ProjectEntry};
 use changes::{key_not_found, project_not_found, team_not_found};
 use worker::{Job, Worker};
 
@@ -343,16 +344,9 @@ impl Store {
         team: &TeamName,
         project: &ProjectName,
         tags: &[String],
-    ) -> Result<(Project, Vec<Key>), StoreError> {
-        self.with_keys(team, project, |entry, keys| {
-            let keys = keys
-                .iter()
-                .filter(|key| tags.is_empty() || key.key.tags.iter().any(|tag| tags.contains(tag)))
-                .map(|key| key.key.clone())
-                .collect();
-            (entry.project.clone(), keys)
-        })
-        .await
+    ) -> Result<(Project, Vec<Arc<KeyEntry>>), StoreError> {
+        self.with_keys(team, project, |entry, keys| (entry.project.clone(), tagged(keys, tags)))
+            .await
     }
 
     /// Like [`Store::keys_for_export`], at the commit `reference` names (a snapshot, a commit
@@ -363,15 +357,9 @@ impl Store {
         project: &ProjectName,
         tags: &[String],
         reference: &str,
-    ) -> Result<(Project, Vec<Key>), StoreError> {
+    ) -> Result<(Project, Vec<Arc<KeyEntry>>), StoreError> {
         let past = self.past(team, project, reference).await?;
-        let keys = past
-            .keys
-            .iter()
-            .filter(|key| tags.is_empty() || key.key.tags.iter().any(|tag| tags.contains(tag)))
-            .map(|key| key.key.clone())
-            .collect();
-        Ok((past.project.clone(), keys))
+        Ok((past.project.clone(), tagged(&past.keys, tags)))
     }
 
     /// A project's settings at the commit `reference` names.
@@ -750,6 +738,14 @@ fn project_in<'a>(catalog: &'a Catalog, team: &TeamName, name: &ProjectName) -> 
         return Err(team_not_found(team));
     }
     catalog.project(team, name).ok_or_else(|| project_not_found(team, name))
+}
+
+/// The keys with at least one of `tags` (all keys when there are none), as shared handles.
+fn tagged(keys: &KeyIndex, tags: &[String]) -> Vec<Arc<KeyEntry>> {
+    keys.shared()
+        .filter(|entry| tags.is_empty() || entry.key.tags.iter().any(|tag| tags.contains(tag)))
+        .cloned()
+        .collect()
 }
 
 fn writer_gone() -> StoreError {
