@@ -65,6 +65,43 @@ pub struct KeyIndex {
     searches: Mutex<SearchCache>,
 }
 
+/// Indexes entries one by one as they arrive (a loader's parsing thread hands them to the
+/// thread that builds the index), then sorts them by name once at the end. Of entries with the
+/// same name, the first to arrive wins.
+#[derive(Default)]
+pub struct KeyIndexBuilder {
+    index: KeyIndex,
+    arrived: Vec<Arc<KeyEntry>>,
+}
+
+impl KeyIndexBuilder {
+    pub fn push(&mut self, entry: KeyEntry) {
+        let entry = self.index.add(entry);
+        self.arrived.push(entry);
+    }
+
+    /// The index, and the entries left out because an earlier one had the same name.
+    pub fn finish(self) -> (KeyIndex, Vec<Arc<KeyEntry>>) {
+        let Self { mut index, mut arrived } = self;
+        // Stable: the first of equal names stays first. Ids (slots) are in arrival order.
+        arrived.sort_by(|a, b| a.key.name.cmp(&b.key.name).then(a.id.cmp(&b.id)));
+        let mut duplicates = Vec::new();
+        index.entries.reserve_exact(arrived.len());
+        for entry in arrived {
+            if index.entries.last().is_some_and(|last| last.key.name == entry.key.name) {
+                duplicates.push(entry);
+            } else {
+                index.entries.push(entry);
+            }
+        }
+        for duplicate in &duplicates {
+            index.retire(duplicate);
+        }
+        index.tidy();
+        (index, duplicates)
+    }
+}
+
 struct Slot {
     /// `None` once the entry was replaced or removed.
     entry: Option<Arc<KeyEntry>>,
@@ -202,6 +239,12 @@ impl KeyIndex {
         let mut index = Self::default();
         let duplicates = index.put_many(entries);
         (index, duplicates)
+    }
+
+    /// Starts an index that takes entries in any order, as they are read: see
+    /// [`KeyIndexBuilder`].
+    pub fn builder() -> KeyIndexBuilder {
+        KeyIndexBuilder::default()
     }
 
     /// Forgets cached searches; every change to the entries calls it.
@@ -588,6 +631,54 @@ mod tests {
         assert_eq!(page_names(&index, &all), ["A", "B", "a", "b", "ä"]);
         index.remove(&KeyName::parse("B").unwrap());
         assert_eq!(index.len(), 4);
+    }
+
+    #[test]
+    fn an_index_built_in_arrival_order_answers_as_one_built_at_once() {
+        let arriving = || {
+            let mut entries: Vec<KeyEntry> = (0..500)
+                .map(|index| {
+                    let name = format!("k{}", (index * 7919) % 401);
+                    let mut entry = entry(&name, &[("en", &format!("Text {index} of {name}")), ("fr", "Texte")]);
+                    // Some keys in files made by hand, one of them twice.
+                    if index % 50 == 0 {
+                        entry.hand_made_file = Some(format!("by-hand/{index}.toml").into());
+                    }
+                    entry
+                })
+                .collect();
+            entries.push(entry("zz", &[("en", "last")]));
+            entries
+        };
+        let (at_once, duplicates_at_once) = KeyIndex::from_entries(arriving());
+        let mut builder = KeyIndex::builder();
+        arriving().into_iter().for_each(|entry| builder.push(entry));
+        let (built, duplicates) = builder.finish();
+        assert_eq!(duplicates.len(), duplicates_at_once.len());
+        assert_eq!(built.len(), 402);
+        let summary = |index: &KeyIndex| -> Vec<(String, String, Option<String>)> {
+            index
+                .iter()
+                .map(|entry| {
+                    (
+                        entry.key.name.to_string(),
+                        entry.key.translations.get(&LanguageCode::parse("en").unwrap()).unwrap().strings().collect(),
+                        entry.hand_made_file.as_deref().map(str::to_owned),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(summary(&built), summary(&at_once));
+        // The first of each name won: "k0" arrived first as text 0.
+        assert_eq!(summary(&built)[0].1, "Text 0 of k0");
+        for keyword in ["text 1", "TEXTE", "of k4", "last", "by-hand"] {
+            let query = KeyQuery::new(Some(keyword), None, Some(500), None).unwrap();
+            assert_eq!(page_names(&built, &query), page_names(&at_once, &query), "{keyword}");
+        }
+        for (file, owner) in &at_once.owners {
+            assert_eq!(built.file_owner(file), Some(owner), "{file}");
+        }
+        assert_eq!(built.owners.len(), at_once.owners.len());
     }
 
     #[test]

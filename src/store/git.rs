@@ -287,34 +287,28 @@ impl GitRepo {
 
     /// Calls `visit` with the path (relative to `dir`) and contents of every file under `dir`
     /// in HEAD; nothing happens when `dir` does not exist.
-    pub fn for_each_file_under(&self, dir: &str, mut visit: impl FnMut(&str, &[u8])) -> Result<(), StoreError> {
+    /// The files under `dir` in HEAD, as paths relative to it with their blob ids, in tree
+    /// order; nothing is read.
+    pub fn files_under(&self, dir: &str) -> Result<Vec<(String, Oid)>, StoreError> {
         let Some(tree) = self.subtree(dir)? else {
-            return Ok(());
+            return Ok(Vec::new());
         };
-        let mut failure = None;
+        let mut files = Vec::new();
         tree.walk(TreeWalkMode::PreOrder, |parent, entry| {
-            if entry.kind() != Some(ObjectType::Blob) {
-                return TreeWalkResult::Ok;
+            if let Ok(name) = entry.name()
+                && entry.kind() == Some(ObjectType::Blob)
+            {
+                files.push((format!("{parent}{name}"), entry.id()));
             }
-            let Ok(name) = entry.name() else {
-                return TreeWalkResult::Skip;
-            };
-            match self.repo.find_blob(entry.id()) {
-                Ok(blob) => {
-                    visit(&format!("{parent}{name}"), blob.content());
-                    TreeWalkResult::Ok
-                }
-                Err(err) => {
-                    failure = Some(err);
-                    TreeWalkResult::Abort
-                }
-            }
+            TreeWalkResult::Ok
         })
-        .ok();
-        match failure {
-            Some(err) => Err(git_error(format!("cannot read the files under {dir}"), err)),
-            None => Ok(()),
-        }
+        .map_err(|err| git_error(format!("cannot list the files under {dir}"), err))?;
+        Ok(files)
+    }
+
+    /// The repository, for reads (never to change it: the writer owns that).
+    pub fn repository(&self) -> &Repository {
+        &self.repo
     }
 
     /// The names of the folders directly under `dir` in HEAD.

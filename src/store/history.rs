@@ -4,12 +4,12 @@
 
 use git2::{ObjectType, Oid, Repository, Sort, TreeWalkMode, TreeWalkResult};
 
-use super::catalog::{KeyEntry, KeyIndex};
+use super::catalog::KeyIndex;
 use super::error::StoreError;
 use super::files;
-use super::git_cli;
 use super::history_index::HistoryIndex;
 use super::layout;
+use super::scan;
 use super::snapshots;
 use super::tree_diff;
 use crate::domain::model::Project;
@@ -157,42 +157,12 @@ pub fn project_at(
             })
             .map_err(fail)?;
     }
-    let entries = read_key_files(repo, commit, files)?;
-    let (index, _) = KeyIndex::from_entries(entries);
+    let (index, _) = scan::index_key_files(
+        repo,
+        files,
+        |file, err| tracing::warn!(%commit, %file, error = %err, "skipping a past key file that does not parse"),
+    )?;
     Ok((settings, index))
-}
-
-/// Reads and parses key files (path under `keys/`, blob). Many are read through
-/// `git cat-file --batch` ([`git_cli::cat_blobs`]), which reads on another core while this
-/// one parses: at 100,000 keys that halves a first read of the past.
-fn read_key_files(repo: &Repository, commit: Oid, files: Vec<(String, Oid)>) -> Result<Vec<KeyEntry>, StoreError> {
-    const THROUGH_GIT_FROM: usize = 4096;
-    let parse = |path: &str, bytes: &[u8]| match files::read_key(bytes) {
-        Ok(key) => Some(KeyEntry::new(key, path.to_owned())),
-        Err(err) => {
-            tracing::warn!(%commit, file = %path, error = %err, "skipping a past key file that does not parse");
-            None
-        }
-    };
-    if files.len() >= THROUGH_GIT_FROM {
-        let ids: Vec<Oid> = files.iter().map(|(_, id)| *id).collect();
-        let mut entries = Vec::with_capacity(files.len());
-        let read = git_cli::cat_blobs(repo.path(), &ids, |position, bytes| {
-            entries.extend(parse(&files[position].0, bytes));
-        });
-        match read {
-            Ok(()) => return Ok(entries),
-            Err(err) => tracing::warn!(error = %err, "cannot read the past with git cat-file; reading it in process"),
-        }
-    }
-    let mut entries = Vec::with_capacity(files.len());
-    for (path, blob) in &files {
-        let blob = repo
-            .find_blob(*blob)
-            .map_err(|err| StoreError::internal("cannot read a past key file", err))?;
-        entries.extend(parse(path, blob.content()));
-    }
-    Ok(entries)
 }
 
 /// How a key differs between two states.

@@ -6,11 +6,15 @@
 //! warning, so that one bad hand edit does not take the whole service down.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use git2::{Oid, Repository};
 
 use super::catalog::{Catalog, KeyEntry, KeyIndex, ProjectEntry, TeamEntry};
 use super::error::StoreError;
-use super::files;
+use super::files::{self, FileError};
 use super::git::GitRepo;
+use super::git_cli;
 use super::layout;
 use crate::domain::names::{ProjectName, TeamName};
 
@@ -68,17 +72,12 @@ fn load_projects(git: &GitRepo, team: &TeamName) -> Result<BTreeMap<ProjectName,
 /// Reads every key file of a project from HEAD.
 pub fn load_keys(git: &GitRepo, team: &TeamName, project: &ProjectName) -> Result<KeyIndex, StoreError> {
     let keys_dir = layout::keys_dir(team, project);
-    let mut entries = Vec::new();
-    git.for_each_file_under(&keys_dir, |file, bytes| {
-        if !file.ends_with(".toml") {
-            return;
-        }
-        match files::read_key(bytes) {
-            Ok(key) => entries.push(KeyEntry::new(key, file.to_owned())),
-            Err(err) => tracing::warn!(file = %format!("{keys_dir}/{file}"), error = %err, "skipping a key file that does not parse"),
-        }
-    })?;
-    let (index, duplicates) = KeyIndex::from_entries(entries);
+    let files = git.files_under(&keys_dir)?;
+    let (index, duplicates) = index_key_files(
+        git.repository(),
+        files,
+        |file, err| tracing::warn!(file = %format!("{keys_dir}/{file}"), error = %err, "skipping a key file that does not parse"),
+    )?;
     for duplicate in duplicates {
         tracing::warn!(
             file = %format!("{keys_dir}/{}", duplicate.file()),
@@ -87,4 +86,74 @@ pub fn load_keys(git: &GitRepo, team: &TeamName, project: &ProjectName) -> Resul
         );
     }
     Ok(index)
+}
+
+/// Reads, parses and indexes key files (path under `keys/`, blob id; other files than
+/// `.toml` are passed over), in three stages that run at once: many files are read by
+/// `git cat-file --batch` ([`git_cli::cat_blobs`], its own process), parsed on this thread,
+/// and indexed on another ([`KeyIndexBuilder`]). At 100,000 keys this takes a first load
+/// from one core to two. A file that does not parse goes to `skipped` and is left out.
+pub fn index_key_files(
+    repo: &Repository,
+    files: Vec<(String, Oid)>,
+    skipped: impl Fn(&str, &FileError),
+) -> Result<(KeyIndex, Vec<Arc<KeyEntry>>), StoreError> {
+    const THROUGH_GIT_FROM: usize = 4096;
+    const BATCH: usize = 256;
+    let files: Vec<(String, Oid)> = files.into_iter().filter(|(path, _)| path.ends_with(".toml")).collect();
+    std::thread::scope(|scope| {
+        let (sender, batches) = std::sync::mpsc::sync_channel::<Vec<KeyEntry>>(32);
+        let builder = std::thread::Builder::new()
+            .name("locstore-index".into())
+            .spawn_scoped(scope, move || {
+                let mut builder = KeyIndex::builder();
+                for batch in batches {
+                    batch.into_iter().for_each(|entry| builder.push(entry));
+                }
+                builder.finish()
+            })
+            .map_err(|err| StoreError::internal("cannot start a thread to index keys", err))?;
+        let mut batch = Vec::with_capacity(BATCH);
+        let mut parse = |path: &str, bytes: &[u8]| {
+            match files::read_key(bytes) {
+                Ok(key) => batch.push(KeyEntry::new(key, path.to_owned())),
+                Err(err) => skipped(path, &err),
+            }
+            if batch.len() == BATCH {
+                // The builder only stops early by panicking, which join reports.
+                let _ = sender.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+            }
+        };
+        // Files before `next` are read; git answers in the order asked.
+        let mut next = 0;
+        if files.len() >= THROUGH_GIT_FROM {
+            let ids: Vec<Oid> = files.iter().map(|(_, id)| *id).collect();
+            let read = git_cli::cat_blobs(repo.path(), &ids, |position, bytes| {
+                parse(&files[position].0, bytes);
+                next = position + 1;
+            });
+            if let Err(err) = read {
+                tracing::warn!(error = %err, "cannot read key files with git cat-file; reading the rest in process");
+            }
+        }
+        let mut failure = None;
+        for (path, id) in &files[next..] {
+            match repo.find_blob(*id) {
+                Ok(blob) => parse(path, blob.content()),
+                Err(err) => {
+                    failure = Some(StoreError::internal("cannot read a key file", err));
+                    break;
+                }
+            }
+        }
+        if !batch.is_empty() {
+            let _ = sender.send(batch);
+        }
+        drop(sender);
+        let built = builder.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        match failure {
+            Some(err) => Err(err),
+            None => Ok(built),
+        }
+    })
 }
