@@ -312,6 +312,16 @@ impl KeyIndex {
         self.entries.len()
     }
 
+    /// Bytes held by the search structures: the lower-cased text and the postings lists.
+    pub fn search_bytes(&self) -> (usize, usize) {
+        let postings = self
+            .grams
+            .values()
+            .map(|postings| postings.bytes.len() + std::mem::size_of::<(u32, Postings)>())
+            .sum();
+        (self.arena.len(), postings)
+    }
+
     pub fn get(&self, name: &KeyName) -> Option<&KeyEntry> {
         self.position(name).ok().map(|index| self.entries[index].as_ref())
     }
@@ -662,7 +672,13 @@ mod tests {
                 .map(|entry| {
                     (
                         entry.key.name.to_string(),
-                        entry.key.translations.get(&LanguageCode::parse("en").unwrap()).unwrap().strings().collect(),
+                        entry
+                            .key
+                            .translations
+                            .get(&LanguageCode::parse("en").unwrap())
+                            .unwrap()
+                            .strings()
+                            .collect(),
                         entry.hand_made_file.as_deref().map(str::to_owned),
                     )
                 })
