@@ -18,7 +18,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use support::{Server, TOKEN, http, key_name};
+use support::{Server, TOKEN, http, key_name, seed_with};
 
 const PROJECT: &str = "/teams/acme/projects/big";
 
@@ -60,44 +60,6 @@ fn wrk_p50(url: &str, seconds: u64) -> f64 {
             }
         })
         .unwrap_or(f64::NAN)
-}
-
-fn seed(base: &str, keys: usize, languages: &[&str]) {
-    assert_eq!(
-        http(base, "POST", "/teams", Some(r#"{"name":"acme","displayName":"Acme"}"#)).0,
-        201
-    );
-    let codes: Vec<String> = languages.iter().map(|code| format!("\"{code}\"")).collect();
-    let project = format!(
-        r#"{{"name":"big","displayName":"Big","languagesISO":[{}]}}"#,
-        codes.join(",")
-    );
-    assert_eq!(http(base, "POST", "/teams/acme/projects", Some(&project)).0, 201);
-    for chunk in (0..keys).collect::<Vec<_>>().chunks(2_000) {
-        let body: Vec<String> = chunk
-            .iter()
-            .map(|&index| {
-                let translations: Vec<String> = languages
-                    .iter()
-                    .map(|code| {
-                        format!(
-                            r#"{{"language":"{code}","content":"{code}: the text {index} of screen {}, a few words"}}"#,
-                            index % 500
-                        )
-                    })
-                    .collect();
-                format!(
-                    r#"{{"name":"{}","tags":["t{}"],"translations":[{}]}}"#,
-                    key_name(index),
-                    index % 20,
-                    translations.join(",")
-                )
-            })
-            .collect();
-        let body = format!(r#"{{"keys":[{}]}}"#, body.join(","));
-        let (status, answer) = http(base, "POST", &format!("{PROJECT}/keys/import"), Some(&body));
-        assert_eq!(status, 200, "{answer}");
-    }
 }
 
 /// Milliseconds at the given quantile of `times`.
@@ -144,7 +106,7 @@ fn export_under_load(base: &str, keys: usize, kind: &str) -> (f64, f64, usize) {
                 while !done.load(Ordering::Relaxed) {
                     let path = format!("{PROJECT}/keys/{}", key_name((written * 104_729) % keys));
                     let body =
-                        format!(r#"{{"translations":[{{"language":"fr","content":"during {kind} {written}"}}]}}"#);
+                        format!(r#"{{"translations":[{{"language":"en","content":"during {kind} {written}"}}]}}"#);
                     let (status, answer) = http(base, "PATCH", &path, Some(&body));
                     assert_eq!(status, 200, "{answer}");
                     written += 1;
@@ -185,7 +147,9 @@ fn main() {
     if kept.is_none() || !data.join("repo").exists() {
         let (server, _) = Server::start(&data, "fsync");
         let started = Instant::now();
-        seed(&server.base, keys, languages);
+        seed_with(&server.base, keys, languages, 2_000, |code, index| {
+            format!("{code}: the text {index} of screen {}, a few words", index % 500)
+        });
         row(
             &format!("bulk import of {} texts (2,000 keys a request)", keys * count),
             format!("{:.1} s", started.elapsed().as_secs_f64()),

@@ -115,28 +115,38 @@ pub fn key_name(index: usize) -> String {
 
 /// Creates team `acme` with project `big` in [`LANGUAGES`] and imports `size` keys into it.
 pub fn seed(base: &str, size: usize) {
+    seed_with(base, size, &LANGUAGES, 20_000, |code, index| {
+        format!("{code} text number {index} for the screen {}", index % 500)
+    });
+}
+
+/// Creates team `acme` with project `big` in `languages` and imports `size` keys into it,
+/// `per_request` keys a request, the text of key `index` in `code` being `text(code, index)`
+/// (written into JSON as it is: no quotes or backslashes).
+pub fn seed_with(
+    base: &str,
+    size: usize,
+    languages: &[&str],
+    per_request: usize,
+    text: impl Fn(&str, usize) -> String,
+) {
     assert_eq!(
         http(base, "POST", "/teams", Some(r#"{"name":"acme","displayName":"Acme"}"#)).0,
         201
     );
-    let languages: Vec<String> = LANGUAGES.iter().map(|code| format!("\"{code}\"")).collect();
+    let codes: Vec<String> = languages.iter().map(|code| format!("\"{code}\"")).collect();
     let project = format!(
         r#"{{"name":"big","displayName":"Big","languagesISO":[{}]}}"#,
-        languages.join(",")
+        codes.join(",")
     );
     assert_eq!(http(base, "POST", "/teams/acme/projects", Some(&project)).0, 201);
-    for chunk in (0..size).collect::<Vec<_>>().chunks(20_000) {
+    for chunk in (0..size).collect::<Vec<_>>().chunks(per_request) {
         let keys: Vec<String> = chunk
             .iter()
             .map(|index| {
-                let translations: Vec<String> = LANGUAGES
+                let translations: Vec<String> = languages
                     .iter()
-                    .map(|code| {
-                        format!(
-                            r#"{{"language":"{code}","content":"{code} text number {index} for the screen {}"}}"#,
-                            index % 500
-                        )
-                    })
+                    .map(|code| format!(r#"{{"language":"{code}","content":"{}"}}"#, text(code, *index)))
                     .collect();
                 format!(
                     r#"{{"name":"{}","tags":["t{}"],"translations":[{}]}}"#,
