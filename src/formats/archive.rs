@@ -13,14 +13,19 @@ use crate::domain::model::Key;
 use crate::domain::names::LanguageCode;
 
 pub fn zip(files: &[ExportFile]) -> Result<Vec<u8>, ZipError> {
+    let mut archive = ZipWriter::new(Cursor::new(Vec::new()));
+    append_in_path_order(&mut archive, files)?;
+    Ok(archive.finish()?.into_inner())
+}
+
+fn append_in_path_order<W: Write + Seek>(archive: &mut ZipWriter<W>, files: &[ExportFile]) -> Result<(), ZipError> {
     let mut sorted: Vec<&ExportFile> = files.iter().collect();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
-    let mut archive = ZipWriter::new(Cursor::new(Vec::new()));
     for file in sorted {
         archive.start_file(file.path.as_str(), options())?;
         archive.write_all(&file.bytes)?;
     }
-    Ok(archive.finish()?.into_inner())
+    Ok(())
 }
 
 fn options() -> SimpleFileOptions {
@@ -52,12 +57,7 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
     if !in_order {
         // Two languages with the same path, or interleaved ones: the plain way.
         let files: Vec<ExportFile> = languages.iter().flat_map(|language| export.render(language)).collect();
-        let mut sorted: Vec<&ExportFile> = files.iter().collect();
-        sorted.sort_by(|a, b| a.path.cmp(&b.path));
-        for file in sorted {
-            archive.start_file(file.path.as_str(), options())?;
-            archive.write_all(&file.bytes)?;
-        }
+        append_in_path_order(&mut archive, &files)?;
         return archive.finish();
     }
     let compress = |language: &LanguageCode| -> Result<Vec<Vec<u8>>, ZipError> {

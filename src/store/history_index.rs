@@ -9,7 +9,8 @@
 //! Records are only ever appended; a torn last record (a crash while appending) is cut off
 //! on load and indexed again. The file is a cache: deleting it only costs a rebuild.
 //!
-//! A follower thread catches the index up after every published batch, and every read
+//! A follower thread catches the index up after published batches (at most once a second),
+//! and every read
 //! catches it up first (a commit made by hand or pulled in since): the walk back from HEAD
 //! stops at the newest commit indexed. When that commit is no longer on the branch (history
 //! was rewritten), the index is built again from the repository.
@@ -529,8 +530,8 @@ fn diff_commit(repo: &Repository, id: Oid) -> Result<Record, StoreError> {
 }
 
 /// Catches the shared index up on a thread of its own: once at start (reading the kept file,
-/// or building it), then after every batch the writer publishes, so that history reads rarely
-/// find commits to index.
+/// or building it), then after the batches the writer publishes, at most once a second, so
+/// that history reads rarely find many commits to index.
 #[derive(Clone)]
 pub struct Follower {
     nudge: SyncSender<()>,

@@ -236,6 +236,18 @@ pub fn git_in(repo: &Path, args: &[&str]) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// The commit of `refs/heads/main` in `repo` (a remote's bare repository), if it has one.
+pub fn main_branch_head(repo: &Path) -> Option<String> {
+    let output = hermetic_git(repo)
+        .args(["rev-parse", "--verify", "-q", "refs/heads/main"])
+        .output()
+        .expect("git runs");
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8(output.stdout).unwrap().trim().to_owned())
+}
+
 pub fn hermetic_git(repo: &Path) -> Command {
     let mut command = Command::new("git");
     command

@@ -229,14 +229,7 @@ impl GitDaemon {
 
     /// The remote branch's commit, if it has one.
     fn head(&self) -> Option<String> {
-        let output = crate::helpers::hermetic_git(&self.bare())
-            .args(["rev-parse", "--verify", "-q", "refs/heads/main"])
-            .output()
-            .unwrap();
-        output
-            .status
-            .success()
-            .then(|| String::from_utf8(output.stdout).unwrap().trim().to_owned())
+        crate::helpers::main_branch_head(&self.bare())
     }
 
     /// A working clone of the remote, for commits made elsewhere.
