@@ -15,7 +15,7 @@ use poem_openapi::types::Type;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
-use crate::domain::model::{Key, PluralForms, Text};
+use crate::domain::model::{FormsRef, Key, TextRef};
 
 /// A JSON body serialised ahead of time, documented as `T`.
 pub struct JsonBytes<T> {
@@ -100,8 +100,8 @@ impl Serialize for Translations<'_> {
         let mut map = serializer.serialize_map(Some(self.0.translations.len()))?;
         for (language, text) in &self.0.translations {
             match text {
-                Text::Plain(text) => map.serialize_entry(language.as_str(), text)?,
-                Text::Plural(forms) => map.serialize_entry(language.as_str(), &Forms(forms))?,
+                TextRef::Plain(text) => map.serialize_entry(language.as_str(), text)?,
+                TextRef::Plural(forms) => map.serialize_entry(language.as_str(), &Forms(forms))?,
             }
         }
         map.end()
@@ -109,7 +109,7 @@ impl Serialize for Translations<'_> {
 }
 
 /// Plural forms as a JSON object in CLDR order (`PluralFormsItem`).
-pub struct Forms<'a>(pub &'a PluralForms);
+pub struct Forms<'a>(pub FormsRef<'a>);
 
 impl Serialize for Forms<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -134,6 +134,21 @@ impl LanguageCode {
         &self.0
     }
 
+    /// The one shared copy of this code, made the first time it is asked for and kept for
+    /// the life of the process: millions of translations point at a few dozen codes. Only
+    /// codes stored in keys are interned, so their number follows the data.
+    pub fn interned(&self) -> &'static LanguageCode {
+        static CODES: std::sync::LazyLock<std::sync::Mutex<std::collections::HashSet<&'static LanguageCode>>> =
+            std::sync::LazyLock::new(Default::default);
+        let mut codes = CODES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(code) = codes.get(self) {
+            return code;
+        }
+        let code: &'static LanguageCode = Box::leak(Box::new(self.clone()));
+        codes.insert(code);
+        code
+    }
+
     /// The form two codes are compared in: they may not differ only by case or `-`/`_`.
     pub fn folded(&self) -> String {
         self.0.to_ascii_lowercase().replace('_', "-")

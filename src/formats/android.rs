@@ -14,7 +14,7 @@ use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::{Reader, Writer};
 
 use super::{ExportError, ExportFile, ParsedEntry, ReadError, texts};
-use crate::domain::model::{Key, PluralCategory, PluralForms, Text};
+use crate::domain::model::{Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::{KeyName, LanguageCode};
 
 /// Android resource names of the keys, checked for clashes in `R`.
@@ -64,7 +64,7 @@ pub fn render(
                 }
                 let name = names[&key.name].as_str();
                 match text {
-                    Text::Plain(text) => {
+                    TextRef::Plain(text) => {
                         let mut element = writer.create_element("string").with_attribute(("name", name));
                         if text.contains('%') {
                             // Without this, aapt2 refuses texts like "%s of %s" or "100% %d".
@@ -72,7 +72,7 @@ pub fn render(
                         }
                         element.write_text_content(BytesText::from_escaped(content(text, key.markup)))?;
                     }
-                    Text::Plural(forms) => {
+                    TextRef::Plural(forms) => {
                         writer
                             .create_element("plurals")
                             .with_attribute(("name", name))

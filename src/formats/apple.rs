@@ -9,7 +9,7 @@ use std::fmt::Write;
 use plist::{Dictionary, Value};
 
 use super::{ExportFile, ParsedEntry, ReadError, texts};
-use crate::domain::model::{Key, PluralCategory, PluralForms, Text};
+use crate::domain::model::{FormsRef, Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::LanguageCode;
 
 /// The `.strings` file of a language, and its `.stringsdict` when some key is plural.
@@ -18,13 +18,13 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, has_plurals: b
     let mut plurals = Dictionary::new();
     for (key, text) in texts(keys, language) {
         match text {
-            Text::Plain(text) => {
+            TextRef::Plain(text) => {
                 if !key.description.is_empty() {
                     let _ = writeln!(strings, "/* {} */", comment(&key.description));
                 }
                 let _ = writeln!(strings, "\"{}\" = \"{}\";", escape(key.name.as_str()), escape(text));
             }
-            Text::Plural(forms) => {
+            TextRef::Plural(forms) => {
                 plurals.insert(key.name.to_string(), Value::Dictionary(plural_entry(forms)));
             }
         }
@@ -61,7 +61,7 @@ pub fn paths(language: &LanguageCode, has_plurals: bool) -> Vec<String> {
 }
 
 /// One key of a `.stringsdict`: the format `%#@value@` and the variable's forms.
-fn plural_entry(forms: &PluralForms) -> Dictionary {
+fn plural_entry(forms: FormsRef<'_>) -> Dictionary {
     let mut variable = Dictionary::new();
     variable.insert("NSStringFormatSpecTypeKey".into(), "NSStringPluralRuleType".into());
     variable.insert(

@@ -6,7 +6,7 @@
 use std::borrow::Borrow;
 
 use super::{ExportFile, ParsedEntry, ReadError, icu, texts};
-use crate::domain::model::{Key, Text};
+use crate::domain::model::{Key, TextRef};
 use crate::domain::names::LanguageCode;
 
 pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile {
@@ -19,8 +19,8 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile 
         .expect("writing CSV into memory");
     for (key, text) in texts(keys, language) {
         let cell = match text {
-            Text::Plain(text) => std::borrow::Cow::Borrowed(text.as_str()),
-            Text::Plural(forms) => std::borrow::Cow::Owned(icu::write_plural(forms)),
+            TextRef::Plain(text) => std::borrow::Cow::Borrowed(text),
+            TextRef::Plural(forms) => std::borrow::Cow::Owned(icu::write_plural(forms)),
         };
         writer
             .write_record([key.name.as_str(), &cell])

@@ -6,13 +6,13 @@
 //! next single apostrophe ends. So every apostrophe is doubled, and every run of `{`, `}` and
 //! `#` is quoted.
 
-use crate::domain::model::{PluralCategory, PluralForms};
+use crate::domain::model::{FormsRef, PluralCategory, PluralForms};
 
 /// The argument name written in exported plurals.
 const ARGUMENT: &str = "count";
 
 /// Writes forms as an ICU plural message.
-pub fn write_plural(forms: &PluralForms) -> String {
+pub fn write_plural(forms: FormsRef<'_>) -> String {
     let mut out = format!("{{{ARGUMENT}, plural,");
     for (category, text) in forms.iter() {
         out.push(' ');
@@ -139,7 +139,7 @@ mod tests {
         ];
         for text in hard {
             let original = forms(&[(PluralCategory::One, text), (PluralCategory::Other, "x")]);
-            let message = write_plural(&original);
+            let message = write_plural(original.as_ref());
             assert_eq!(
                 read_plural(&message).unwrap().unwrap(),
                 original,
@@ -147,10 +147,7 @@ mod tests {
             );
         }
         assert_eq!(
-            write_plural(&forms(&[
-                (PluralCategory::One, "# it's"),
-                (PluralCategory::Other, "{n}")
-            ])),
+            write_plural(forms(&[(PluralCategory::One, "# it's"), (PluralCategory::Other, "{n}")]).as_ref()),
             "{count, plural, one {'#' it''s} other {'{'n'}'}}"
         );
     }

@@ -12,7 +12,7 @@ use serde::ser::SerializeMap;
 use serde_json::Value;
 
 use super::{ExportFile, ParsedEntry, ReadError, texts};
-use crate::domain::model::{Key, PluralCategory, PluralForms, Text};
+use crate::domain::model::{Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::LanguageCode;
 
 pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile {
@@ -32,13 +32,13 @@ pub fn path(language: &LanguageCode) -> String {
     format!("{language}.json")
 }
 
-struct JsonText<'a>(&'a Text);
+struct JsonText<'a>(TextRef<'a>);
 
 impl Serialize for JsonText<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.0 {
-            Text::Plain(text) => serializer.serialize_str(text),
-            Text::Plural(forms) => {
+            TextRef::Plain(text) => serializer.serialize_str(text),
+            TextRef::Plural(forms) => {
                 let mut map = serializer.serialize_map(Some(forms.iter().count()))?;
                 for (category, text) in forms.iter() {
                     map.serialize_entry(category.name(), text)?;

@@ -17,7 +17,7 @@ pub mod upload;
 use std::borrow::Borrow;
 use std::collections::HashMap;
 
-use crate::domain::model::{Key, PluralForms, Project, Text};
+use crate::domain::model::{Key, PluralForms, Project, Text, TextRef};
 use crate::domain::names::{KeyName, LanguageCode};
 
 /// The file formats apps load.
@@ -213,7 +213,7 @@ impl ReadError {
 }
 
 /// The texts of `language`, in key order, skipping keys without one.
-fn texts<'a>(keys: &'a [impl Borrow<Key>], language: &'a LanguageCode) -> impl Iterator<Item = (&'a Key, &'a Text)> {
+fn texts<'a>(keys: &'a [impl Borrow<Key>], language: &'a LanguageCode) -> impl Iterator<Item = (&'a Key, TextRef<'a>)> {
     keys.iter()
         .map(Borrow::borrow)
         .filter_map(move |key: &Key| key.translations.get(language).map(|text| (key, text)))

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
-use crate::domain::model::{Key, Project, Team, Text};
+use crate::domain::model::{Key, Project, Team, TextRef};
 use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo, matches_keyword};
 
@@ -38,19 +38,18 @@ pub struct ProjectEntry {
 /// the middle of 100,000 of them moves pointers, not whole entries.
 ///
 /// Every entry also has an id (its slot in `slots`), given when it is added and never reused
-/// until the index is rebuilt: an entry that is replaced or removed leaves a dead slot. The
-/// slot holds the entry and the span of its lower-cased name and translations in `arena`,
-/// one contiguous buffer that a scan runs a SIMD substring finder over. `grams` lists, for
-/// every three bytes that occur in some entry's text, the ids of those entries
-/// (delta-encoded); a keyword of three bytes or more is then looked up through its rarest
-/// three bytes and only those entries are checked, instead of all of them.
+/// until the index is rebuilt: an entry that is replaced or removed leaves a dead slot.
+/// `grams` lists, for every three bytes that occur in some entry's lower-cased text, the ids
+/// of those entries (delta-encoded); a keyword of three bytes or more is then looked up
+/// through its rarest three bytes and only those entries are checked, instead of all of them.
+///
+/// The lower-cased text itself is not kept: at 50 languages it would be a second copy of
+/// every text (233 MB at 100,000 keys). A check lower-cases the entry's fields into a
+/// buffer and runs a SIMD substring finder over it, which costs about a microsecond a key.
 #[derive(Default)]
 pub struct KeyIndex {
     entries: Vec<Arc<KeyEntry>>,
     slots: Vec<Slot>,
-    arena: Vec<u8>,
-    /// Bytes of `arena` that no live slot points to any more.
-    garbage: usize,
     /// Keyed by the three bytes, packed into a `u32`.
     grams: FxHashMap<u32, Postings>,
     /// Slots whose entry is gone; their ids stay in `grams` until the next rebuild.
@@ -105,8 +104,6 @@ impl KeyIndexBuilder {
 struct Slot {
     /// `None` once the entry was replaced or removed.
     entry: Option<Arc<KeyEntry>>,
-    /// Start and length in `arena` of the entry's lower-cased text.
-    span: (u32, u32),
 }
 
 /// The ids of the entries whose text holds one three-byte sequence, ascending, each stored as
@@ -198,7 +195,7 @@ pub struct KeyEntry {
     hand_made_file: Option<Box<str>>,
 }
 
-/// Separates the fields of a key in the search arena, so that a keyword cannot match across
+/// Separates the fields of a key in its lower-cased text, so that a keyword cannot match across
 /// the end of one translation and the start of the next.
 const FIELD_SEPARATOR: char = '\0';
 
@@ -312,14 +309,12 @@ impl KeyIndex {
         self.entries.len()
     }
 
-    /// Bytes held by the search structures: the lower-cased text and the postings lists.
-    pub fn search_bytes(&self) -> (usize, usize) {
-        let postings = self
-            .grams
+    /// Bytes held by the postings lists of the search.
+    pub fn search_bytes(&self) -> usize {
+        self.grams
             .values()
             .map(|postings| postings.bytes.len() + std::mem::size_of::<(u32, Postings)>())
-            .sum();
-        (self.arena.len(), postings)
+            .sum()
     }
 
     pub fn get(&self, name: &KeyName) -> Option<&KeyEntry> {
@@ -388,28 +383,25 @@ impl KeyIndex {
         if let Some(matches) = cache().get(keyword) {
             return matches;
         }
+        let finder = Keyword::new(keyword);
+        let mut lowered = String::new();
+        let mut matches = |entry: &KeyEntry| finder.matches(&entry.key, &mut lowered);
         let matches: Arc<[u32]> = match self.candidates(keyword) {
             Some(candidates) => {
-                let finder = memchr::memmem::Finder::new(keyword.as_bytes());
                 let mut found: Vec<&KeyEntry> = candidates
                     .into_iter()
-                    .filter_map(|id| {
-                        let slot = &self.slots[id as usize];
-                        let entry = slot.entry.as_ref()?;
-                        finder.find(self.text(slot.span)).map(|_| entry.as_ref())
-                    })
+                    .filter_map(|id| self.slots[id as usize].entry.as_deref())
+                    .filter(|entry| matches(entry))
                     .collect();
                 found.sort_unstable_by(|a, b| a.key.name.cmp(&b.key.name));
                 found.iter().map(|entry| entry.id).collect()
             }
-            None => {
-                let finder = Keyword::new(keyword);
-                self.entries
-                    .iter()
-                    .filter(|entry| finder.matches(&entry.key, self.text(self.slots[entry.id as usize].span)))
-                    .map(|entry| entry.id)
-                    .collect()
-            }
+            None => self
+                .entries
+                .iter()
+                .filter(|entry| matches(entry))
+                .map(|entry| entry.id)
+                .collect(),
         };
         cache().insert(keyword, matches.clone());
         matches
@@ -447,18 +439,17 @@ impl KeyIndex {
         }
     }
 
-    /// Gives `entry` an id, its text a span and its three-byte sequences postings.
+    /// Gives `entry` an id and its three-byte sequences postings.
     fn add(&mut self, mut entry: KeyEntry) -> Arc<KeyEntry> {
         self.note_owner(&entry);
         let id = u32::try_from(self.slots.len()).expect("fewer than 2^32 keys");
         entry.id = id;
-        let text = lowered_text(&entry.key);
-        let span = self.append_text(text.as_bytes());
+        let mut text = String::new();
+        lowered_text(&entry.key, &mut text);
         self.index_grams(id, text.as_bytes());
         let entry = Arc::new(entry);
         self.slots.push(Slot {
             entry: Some(entry.clone()),
-            span,
         });
         entry
     }
@@ -467,7 +458,6 @@ impl KeyIndex {
     fn retire(&mut self, entry: &KeyEntry) {
         let slot = &mut self.slots[entry.id as usize];
         slot.entry = None;
-        self.garbage += slot.span.1 as usize;
         self.dead += 1;
         if let Some(file) = &entry.hand_made_file {
             // The file is free again unless the entry's replacement kept it.
@@ -498,31 +488,10 @@ impl KeyIndex {
         self.entries.binary_search_by(|entry| entry.key.name.cmp(name))
     }
 
-    fn text(&self, (start, len): (u32, u32)) -> &[u8] {
-        &self.arena[start as usize..(start + len) as usize]
-    }
-
-    fn append_text(&mut self, text: &[u8]) -> (u32, u32) {
-        let start = self.arena.len() as u32;
-        self.arena.extend_from_slice(text);
-        (start, text.len() as u32)
-    }
-
-    /// Rebuilds ids, arena and postings once dead slots outnumber live ones; otherwise
-    /// rewrites the arena once more than half of it is garbage.
+    /// Rebuilds ids and postings once dead slots outnumber live ones.
     fn tidy(&mut self) {
         if self.dead >= REBUILD_MIN_DEAD && self.dead > self.entries.len() {
             self.rebuild();
-        } else if self.garbage >= 1 << 20 && self.garbage * 2 >= self.arena.len() {
-            let mut arena = Vec::with_capacity(self.arena.len() - self.garbage);
-            for slot in self.slots.iter_mut().filter(|slot| slot.entry.is_some()) {
-                let (start, len) = slot.span;
-                let new_start = arena.len() as u32;
-                arena.extend_from_slice(&self.arena[start as usize..(start + len) as usize]);
-                slot.span = (new_start, len);
-            }
-            self.arena = arena;
-            self.garbage = 0;
         }
     }
 
@@ -530,9 +499,7 @@ impl KeyIndex {
     fn rebuild(&mut self) {
         let entries = std::mem::take(&mut self.entries);
         self.slots = Vec::with_capacity(entries.len());
-        self.arena = Vec::with_capacity(self.arena.len() - self.garbage);
         self.grams = FxHashMap::default();
-        self.garbage = 0;
         self.dead = 0;
         self.entries = entries
             .into_iter()
@@ -565,23 +532,30 @@ impl KeyEntry {
 fn searched_fields(key: &Key) -> impl Iterator<Item = &str> {
     std::iter::once(key.name.as_str())
         .chain((!key.description.is_empty()).then_some(key.description.as_str()))
-        .chain(key.translations.values().flat_map(Text::strings))
+        .chain(key.translations.values().flat_map(TextRef::strings))
 }
 
-/// The searched fields of a key, lower-cased and joined by the field separator.
-fn lowered_text(key: &Key) -> String {
-    let mut lowered = String::new();
+/// The searched fields of a key, lower-cased and joined by the field separator, into `out`
+/// (emptied first).
+fn lowered_text(key: &Key, out: &mut String) {
+    out.clear();
     for (index, field) in searched_fields(key).enumerate() {
         if index > 0 {
-            lowered.push(FIELD_SEPARATOR);
+            out.push(FIELD_SEPARATOR);
         }
-        lowered.push_str(&field.to_lowercase());
+        if field.is_ascii() {
+            let start = out.len();
+            out.push_str(field);
+            out[start..].make_ascii_lowercase();
+        } else {
+            out.push_str(&field.to_lowercase());
+        }
     }
-    lowered
 }
 
 /// A lower-cased keyword, prepared once per query: a SIMD substring finder over the joined
-/// text, or (for a keyword holding the separator itself) a field-by-field comparison.
+/// lower-cased text, or (for a keyword holding the separator itself) a field-by-field
+/// comparison.
 #[allow(clippy::large_enum_variant, reason = "one per query, on the stack")]
 pub enum Keyword<'a> {
     Plain(memchr::memmem::Finder<'a>),
@@ -597,11 +571,14 @@ impl<'a> Keyword<'a> {
         }
     }
 
-    /// Whether the keyword occurs in the key's name or one of its translations; `joined` is
-    /// the key's text in the search arena.
-    fn matches(&self, key: &Key, joined: &[u8]) -> bool {
+    /// Whether the keyword occurs in the key's name or one of its translations; `scratch`
+    /// is a buffer to lower-case the key's text into, kept from one key to the next.
+    fn matches(&self, key: &Key, scratch: &mut String) -> bool {
         match self {
-            Self::Plain(finder) => finder.find(joined).is_some(),
+            Self::Plain(finder) => {
+                lowered_text(key, scratch);
+                finder.find(scratch.as_bytes()).is_some()
+            }
             Self::WithSeparator(keyword) => {
                 let lowered: Vec<String> = searched_fields(key).map(str::to_lowercase).collect();
                 matches_keyword(keyword, lowered.iter().map(String::as_str))
@@ -613,6 +590,7 @@ impl<'a> Keyword<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::model::Text;
     use crate::domain::names::LanguageCode;
 
     fn entry(name: &str, texts: &[(&str, &str)]) -> KeyEntry {
@@ -716,19 +694,19 @@ mod tests {
     }
 
     #[test]
-    fn search_stays_right_through_replacements_removals_and_compaction() {
+    fn search_stays_right_through_replacements_removals_and_rebuilds() {
         let mut index = KeyIndex::default();
         let padding = "x".repeat(500);
-        for round in 0..3000 {
+        for round in 0..5000 {
             index.put(entry("k", &[("en", &format!("round {round} {padding}"))]));
         }
         index.put(entry("other", &[("en", "plain")]));
-        assert!(index.arena.len() < 3000 * 400, "replaced text was compacted away");
+        assert!(index.slots.len() < 5000, "dead slots were dropped by a rebuild");
         let search = |index: &KeyIndex, keyword: &str| {
             let query = KeyQuery::new(Some(keyword), None, None, None).unwrap();
             page_names(index, &query)
         };
-        assert_eq!(search(&index, "round 2999 "), ["k"]);
+        assert_eq!(search(&index, "round 4999 "), ["k"]);
         assert!(search(&index, "round 10 ").is_empty());
         // The same keywords again, after changes: cached matches must not outlive them.
         assert_eq!(search(&index, "plain"), ["other"]);

@@ -582,6 +582,7 @@ pub(super) fn merge_translations(
     inputs: Vec<TranslationInput>,
 ) -> Result<(), StoreError> {
     let mut seen = HashSet::new();
+    let mut changes = Vec::with_capacity(inputs.len());
     for input in inputs {
         let folded = input.language.folded();
         if !seen.insert(folded.clone()) {
@@ -638,11 +639,9 @@ pub(super) fn merge_translations(
                 quoted(language.as_str())
             )));
         }
-        match text {
-            Some(text) => key.translations.insert(language.clone(), text),
-            None => key.translations.remove(language),
-        };
+        changes.push((language.clone(), text));
     }
+    key.translations.apply(changes);
     Ok(())
 }
 

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::model::{Key, PluralCategory, PluralForms, Project, Team, Text, normalize_languages};
+use crate::domain::model::{
+    FormsRef, Key, PluralCategory, PluralForms, Project, Team, Text, TextRef, normalize_languages,
+};
 use crate::domain::names::{Description, KeyName, LanguageCode, ProjectName, TeamName};
 
 /// Why a file in the repository could not be read as a team, project or key.
@@ -111,7 +113,7 @@ fn is_false(value: &bool) -> bool {
 }
 
 impl FormsFile {
-    fn from_forms(forms: &PluralForms) -> Self {
+    fn from_forms(forms: FormsRef<'_>) -> Self {
         let form = |category| forms.get(category).map(str::to_owned);
         Self {
             zero: form(PluralCategory::Zero),
@@ -190,8 +192,8 @@ pub fn write_key(key: &Key) -> Vec<u8> {
             .iter()
             .map(|(language, text)| {
                 let text = match text {
-                    Text::Plain(text) => TextFile::Plain(text.clone()),
-                    Text::Plural(forms) => TextFile::Plural(FormsFile::from_forms(forms)),
+                    TextRef::Plain(text) => TextFile::Plain(text.to_owned()),
+                    TextRef::Plural(forms) => TextFile::Plural(FormsFile::from_forms(forms)),
                 };
                 (language.to_string(), text)
             })

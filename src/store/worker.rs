@@ -487,13 +487,12 @@ impl Worker {
         }
         let started = Instant::now();
         let keys = scan::load_keys(&self.git, team, project)?;
-        let (text_bytes, postings_bytes) = keys.search_bytes();
+        let postings_bytes = keys.search_bytes();
         tracing::info!(
             %team,
             %project,
             keys = keys.len(),
             duration_ms = started.elapsed().as_secs_f64() * 1000.0,
-            search_text_mb = text_bytes as f64 / 1e6,
             search_postings_mb = postings_bytes as f64 / 1e6,
             "loaded keys"
         );
