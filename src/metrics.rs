@@ -25,6 +25,7 @@ pub struct Metrics {
     pub pull_failures: IntCounter,
     pub lag_commits: IntGauge,
     pub lag_seconds: prometheus::Gauge,
+    pub key_files_read: IntCounter,
 }
 
 const LATENCY_BUCKETS: &[f64] = &[
@@ -78,6 +79,10 @@ impl Metrics {
             "How long the oldest commit the remote lacks has waited.",
         )
         .expect("valid metric");
+        let key_files_read = counter(
+            "key_files_read_total",
+            "Key files read to load projects' keys: all of a project's, or with a saved index only those changed since.",
+        );
         for collector in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(request_seconds.clone()),
@@ -92,6 +97,7 @@ impl Metrics {
             Box::new(pull_failures.clone()),
             Box::new(lag_commits.clone()),
             Box::new(lag_seconds.clone()),
+            Box::new(key_files_read.clone()),
             Box::new(prometheus::process_collector::ProcessCollector::for_self()),
         ] {
             registry.register(collector).expect("metric names are unique");
@@ -111,6 +117,7 @@ impl Metrics {
             pull_failures,
             lag_commits,
             lag_seconds,
+            key_files_read,
         }
     }
 

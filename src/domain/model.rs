@@ -418,6 +418,65 @@ impl Translations {
         (0..self.slots.len()).map(|index| self.text(index))
     }
 
+    /// The packed form, for a cache on disk: per language its code, the end of its strings
+    /// and its forms word (see [`Slot`]); the strings; the ends of the plural forms.
+    pub fn packed(
+        &self,
+    ) -> (
+        impl Iterator<Item = (&'static LanguageCode, u32, u32)> + '_,
+        &str,
+        &[u32],
+    ) {
+        let slots = self.slots.iter().map(|slot| (slot.language, slot.end, slot.forms));
+        (slots, &self.texts, &self.form_ends)
+    }
+
+    /// Translations from their [packed](Self::packed) form, checked: `None` unless the codes
+    /// ascend, every end falls on a character boundary in order, and plural forms are as
+    /// [`PluralForms`] requires (`other` present, none empty) and listed in order.
+    pub fn from_packed(slots: Vec<(&'static LanguageCode, u32, u32)>, texts: &str, form_ends: &[u32]) -> Option<Self> {
+        let boundary = |end: u32| texts.is_char_boundary(end as usize);
+        let other = 1 << PluralCategory::Other.bit();
+        let (mut start, mut forms_seen) = (0u32, 0usize);
+        for (index, &(language, end, forms)) in slots.iter().enumerate() {
+            if index > 0 && slots[index - 1].0 >= language || end < start || !boundary(end) {
+                return None;
+            }
+            if forms != 0 {
+                let categories = forms & ((1 << FORM_BITS) - 1);
+                let first = (forms >> FORM_BITS) as usize;
+                let count = categories.count_ones() as usize;
+                if categories & other == 0 || first != forms_seen || first + count > form_ends.len() {
+                    return None;
+                }
+                let mut form_start = start;
+                for &form_end in &form_ends[first..first + count] {
+                    if form_end <= form_start || !boundary(form_end) {
+                        return None;
+                    }
+                    form_start = form_end;
+                }
+                if form_start != end {
+                    return None;
+                }
+                forms_seen += count;
+            }
+            start = end;
+        }
+        if start as usize != texts.len() || forms_seen != form_ends.len() {
+            return None;
+        }
+        let slots = slots
+            .into_iter()
+            .map(|(language, end, forms)| Slot { language, end, forms })
+            .collect();
+        Some(Self {
+            slots,
+            texts: texts.into(),
+            form_ends: form_ends.into(),
+        })
+    }
+
     fn text(&self, index: usize) -> TextRef<'_> {
         let slot = self.slots[index];
         let start = index.checked_sub(1).map_or(0, |previous| self.slots[previous].end);
@@ -748,6 +807,41 @@ mod tests {
         // Codes are shared, not copied per translation.
         let (ar, _) = texts.iter().next().unwrap();
         assert!(std::ptr::eq(ar, code("ar").interned()));
+    }
+
+    #[test]
+    fn packed_translations_come_back_from_their_parts_and_bad_parts_are_refused() {
+        let texts: Translations = [
+            (
+                code("de"),
+                Text::Plural(forms(&[
+                    (PluralCategory::One, "eins"),
+                    (PluralCategory::Other, "viele"),
+                ])),
+            ),
+            (code("en"), Text::from("ünïcode")),
+        ]
+        .into_iter()
+        .collect();
+        let (slots, strings, form_ends) = texts.packed();
+        let slots: Vec<_> = slots.collect();
+        let again = Translations::from_packed(slots.clone(), strings, form_ends).unwrap();
+        assert_eq!(again, texts);
+        let refused = |slots: Vec<(&'static LanguageCode, u32, u32)>, strings: &str, ends: &[u32]| {
+            Translations::from_packed(slots, strings, ends).is_none()
+        };
+        // Codes out of order, an end inside a character, a missing form end, text left over.
+        assert!(refused(vec![slots[1], slots[0]], strings, form_ends));
+        let mut inside = slots.clone();
+        inside[1].1 -= 1;
+        assert!(refused(inside, strings, form_ends));
+        assert!(refused(slots.clone(), strings, &form_ends[..1]));
+        assert!(refused(slots.clone(), &format!("{strings}!"), form_ends));
+        // Plural forms without `other`.
+        let mut no_other = slots.clone();
+        no_other[0].2 &= !(1 << PluralCategory::Other.bit());
+        assert!(refused(no_other, strings, form_ends));
+        assert!(Translations::from_packed(Vec::new(), "", &[]).is_some_and(|empty| empty.is_empty()));
     }
 
     #[test]

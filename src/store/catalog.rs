@@ -10,6 +10,8 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
+mod saved;
+
 use crate::domain::model::{Key, Project, Team, TextRef};
 use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo, matches_keyword};

@@ -306,6 +306,11 @@ impl GitRepo {
         Ok(files)
     }
 
+    /// The id of the folder `dir` in HEAD, if there is one.
+    pub fn subtree_id(&self, dir: &str) -> Result<Option<Oid>, StoreError> {
+        Ok(self.subtree(dir)?.map(|tree| tree.id()))
+    }
+
     /// The repository, for reads (never to change it: the writer owns that).
     pub fn repository(&self) -> &Repository {
         &self.repo

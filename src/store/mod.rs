@@ -215,6 +215,7 @@ impl Store {
             durability,
             lock,
             touched: Default::default(),
+            saved_keys: Default::default(),
             maintenance: maintenance::Maintenance::new(root.clone()),
             metrics: metrics.clone(),
         };

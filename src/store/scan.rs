@@ -6,9 +6,11 @@
 //! warning, so that one bad hand edit does not take the whole service down.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use git2::{Oid, Repository};
+use sha2::{Digest, Sha256};
 
 use super::catalog::{Catalog, KeyEntry, KeyIndex, ProjectEntry, TeamEntry};
 use super::error::StoreError;
@@ -16,6 +18,7 @@ use super::files::{self, FileError};
 use super::git::GitRepo;
 use super::git_cli;
 use super::layout;
+use super::{adopt, tree_diff};
 use crate::domain::names::{ProjectName, TeamName};
 
 /// Reads every team and project (not their keys) from HEAD.
@@ -69,10 +72,35 @@ fn load_projects(git: &GitRepo, team: &TeamName) -> Result<BTreeMap<ProjectName,
     Ok(projects)
 }
 
-/// Reads every key file of a project from HEAD.
-pub fn load_keys(git: &GitRepo, team: &TeamName, project: &ProjectName) -> Result<KeyIndex, StoreError> {
+/// A project's keys as loaded, and how.
+pub struct LoadedKeys {
+    pub index: KeyIndex,
+    /// The project's keys tree at HEAD (`None`: the project has no keys folder).
+    pub tree: Option<Oid>,
+    /// The keys tree of the saved index it started from, if any.
+    pub saved_tree: Option<Oid>,
+    /// How many key files were parsed: all of them, or those changed since the saved index.
+    pub parsed: usize,
+}
+
+/// Reads a project's keys at HEAD: from its saved index ([`KeyIndex::save`]) with the key
+/// files changed since applied on top, or, when there is none or it does not check out,
+/// from every key file.
+pub fn load_keys(git: &GitRepo, team: &TeamName, project: &ProjectName) -> Result<LoadedKeys, StoreError> {
     let keys_dir = layout::keys_dir(team, project);
+    let tree = git.subtree_id(&keys_dir)?;
+    if let Some(tree) = tree {
+        let path = saved_keys_path(git.git_dir(), team, project);
+        match from_saved(git.repository(), &path, tree) {
+            Ok(Some(loaded)) => return Ok(loaded),
+            Ok(None) => {}
+            Err(why) => {
+                tracing::warn!(%team, %project, file = %path.display(), %why, "reading every key file instead of the saved keys")
+            }
+        }
+    }
     let files = git.files_under(&keys_dir)?;
+    let parsed = files.len();
     let (index, duplicates) = index_key_files(
         git.repository(),
         files,
@@ -85,7 +113,57 @@ pub fn load_keys(git: &GitRepo, team: &TeamName, project: &ProjectName) -> Resul
             "skipping a second file for the same key name"
         );
     }
-    Ok(index)
+    Ok(LoadedKeys {
+        index,
+        tree,
+        saved_tree: None,
+        parsed,
+    })
+}
+
+/// Where a project's saved index is kept: under `.git/locstore/keys/`, named by a hash of the
+/// team and project names.
+pub fn saved_keys_path(git_dir: &Path, team: &TeamName, project: &ProjectName) -> PathBuf {
+    let digest = Sha256::digest(format!("{team}/{project}").as_bytes());
+    let name: String = digest[..16].iter().map(|byte| format!("{byte:02x}")).collect();
+    saved_keys_dir(git_dir).join(name)
+}
+
+pub fn saved_keys_dir(git_dir: &Path) -> PathBuf {
+    git_dir.join("locstore").join("keys")
+}
+
+/// The saved index brought to the keys tree `tree`: `Ok(None)` when there is none, or when so
+/// much changed that reading every file is as quick.
+fn from_saved(repo: &Repository, path: &Path, tree: Oid) -> Result<Option<LoadedKeys>, String> {
+    let (saved_tree, mut index) = match KeyIndex::load_saved(path) {
+        Ok(saved) => saved,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(format!("the saved keys do not read back: {err}")),
+    };
+    let mut parsed = 0;
+    if saved_tree != tree {
+        let find = |id| {
+            repo.find_tree(id)
+                .map_err(|err| format!("cannot read the keys tree {id}: {err}"))
+        };
+        let (old, new) = (find(saved_tree)?, find(tree)?);
+        let diff = tree_diff::diff(repo, Some(&old), Some(&new))
+            .map_err(|err| format!("cannot compare the keys trees: {err}"))?;
+        if diff.len() > index.len() / 2 {
+            return Ok(None);
+        }
+        for file in diff.iter().filter(|file| file.path.ends_with(".toml")) {
+            adopt::update_key(repo, &mut index, file, &file.path).map_err(|why| format!("{}: {why}", file.path))?;
+            parsed += 1;
+        }
+    }
+    Ok(Some(LoadedKeys {
+        index,
+        tree: Some(tree),
+        saved_tree: Some(saved_tree),
+        parsed,
+    }))
 }
 
 /// Reads, parses and indexes key files (path under `keys/`, blob id; other files than

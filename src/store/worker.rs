@@ -6,7 +6,7 @@
 //! in turn, then one `syncfs` makes all of them durable, then all of them are answered. That
 //! keeps "acknowledged means on disk" without paying one fsync per request.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::panic::AssertUnwindSafe;
@@ -142,6 +142,8 @@ pub struct Worker {
     pub lock: OwnerLock,
     /// Paths written since the index was last synced.
     pub touched: BTreeSet<String>,
+    /// The keys tree of each project's saved index on disk, where this process knows it.
+    pub saved_keys: HashMap<(TeamName, ProjectName), Oid>,
     pub maintenance: Maintenance,
     pub metrics: Arc<Metrics>,
     /// Told when the branch moves, to index the new commits.
@@ -486,23 +488,28 @@ impl Worker {
             return Ok(());
         }
         let started = Instant::now();
-        let keys = scan::load_keys(&self.git, team, project)?;
-        let postings_bytes = keys.search_bytes();
+        let loaded = scan::load_keys(&self.git, team, project)?;
         tracing::info!(
             %team,
             %project,
-            keys = keys.len(),
+            keys = loaded.index.len(),
+            parsed_files = loaded.parsed,
+            from_saved = loaded.saved_tree.is_some(),
             duration_ms = started.elapsed().as_secs_f64() * 1000.0,
-            search_postings_mb = postings_bytes as f64 / 1e6,
+            search_postings_mb = loaded.index.search_bytes() as f64 / 1e6,
             "loaded keys"
         );
-        if let Some(entry) = self
-            .catalog
-            .write()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .project_mut(team, project)
-        {
-            entry.keys = Some(keys);
+        self.metrics.key_files_read.inc_by(loaded.parsed as u64);
+        let key = (team.clone(), project.clone());
+        if let Some(saved) = loaded.saved_tree {
+            self.saved_keys.insert(key.clone(), saved);
+        }
+        let worth_saving = loaded.index.len() >= SAVE_KEYS_FROM && loaded.parsed >= SAVE_KEYS_AFTER_PARSING;
+        if let Some(entry) = write(&self.catalog).project_mut(team, project) {
+            entry.keys = Some(loaded.index);
+        }
+        if worth_saving && let Some(tree) = loaded.tree {
+            self.save_keys(team, project, tree);
         }
         // Loading read every file of the project from the packs, which libgit2 keeps mapped
         // (and resident) for as long as the repository is open; reopening lets go of them.
@@ -694,10 +701,12 @@ impl Worker {
         adopt::update_catalog(git.objects(), catalog, diff, || scan::load_catalog(git))
     }
 
-    /// At shutdown: the index in line with HEAD, and a note that the stop was clean.
+    /// At shutdown: the index in line with HEAD, the keys of big projects saved, and a note
+    /// that the stop was clean.
     fn finish(&mut self) {
         self.maintenance.stop();
         self.sync_index();
+        self.save_changed_keys();
         if self.touched.is_empty()
             && let Err(err) = std::fs::write(super::clean_marker(self.git.git_dir()), b"")
         {
@@ -707,6 +716,81 @@ impl Worker {
         tracing::info!(head = %self.git.head(), "the store is closed");
     }
 }
+
+impl Worker {
+    /// Saves a project's loaded keys, which are those of `tree` (its keys tree at HEAD), for
+    /// the next start. The readers go on meanwhile; writes wait, which is why it runs after
+    /// a long load or at shutdown only.
+    fn save_keys(&mut self, team: &TeamName, project: &ProjectName, tree: Oid) {
+        let started = Instant::now();
+        let path = scan::saved_keys_path(self.git.git_dir(), team, project);
+        let saved = std::fs::create_dir_all(scan::saved_keys_dir(self.git.git_dir())).and_then(|()| {
+            let catalog = read(&self.catalog);
+            match catalog.project(team, project).and_then(|entry| entry.keys.as_ref()) {
+                Some(keys) => keys.save(tree, &path),
+                None => Ok(()),
+            }
+        });
+        match saved {
+            Ok(()) => {
+                tracing::info!(%team, %project, duration_ms = started.elapsed().as_secs_f64() * 1000.0, "saved the keys for the next start");
+                self.saved_keys.insert((team.clone(), project.clone()), tree);
+            }
+            Err(err) => tracing::warn!(%team, %project, error = %err, "cannot save the keys for the next start"),
+        }
+    }
+
+    /// Saves the keys of every big loaded project whose saved index is of another tree, and
+    /// deletes saved indexes of projects that are gone (deleted or renamed).
+    fn save_changed_keys(&mut self) {
+        if self
+            .catalog
+            .read()
+            .map(|catalog| catalog.head != self.git.head().to_string())
+            .unwrap_or(true)
+        {
+            return; // the view is not of HEAD: saving it would be wrong
+        }
+        let mut keep = HashSet::new();
+        let mut to_save = Vec::new();
+        for (team, entry) in &read(&self.catalog).teams {
+            for (project, project_entry) in &entry.projects {
+                keep.insert(scan::saved_keys_path(self.git.git_dir(), team, project));
+                if project_entry
+                    .keys
+                    .as_ref()
+                    .is_some_and(|keys| keys.len() >= SAVE_KEYS_FROM)
+                {
+                    to_save.push((team.clone(), project.clone()));
+                }
+            }
+        }
+        for (team, project) in to_save {
+            match self.git.subtree_id(&layout::keys_dir(&team, &project)) {
+                Ok(Some(tree)) if self.saved_keys.get(&(team.clone(), project.clone())) != Some(&tree) => {
+                    self.save_keys(&team, &project, tree)
+                }
+                Ok(_) => {}
+                Err(err) => tracing::warn!(%team, %project, error = %err, "cannot find the keys tree to save"),
+            }
+        }
+        if let Ok(files) = std::fs::read_dir(scan::saved_keys_dir(self.git.git_dir())) {
+            for file in files.flatten() {
+                if !keep.contains(&file.path()) {
+                    let _ = std::fs::remove_file(file.path());
+                }
+            }
+        }
+    }
+}
+
+/// A project's keys are saved for the next start from this many keys on: smaller projects
+/// load from their files quickly enough.
+const SAVE_KEYS_FROM: usize = 1000;
+
+/// After a load, the keys are saved again when it parsed this many files (all of them, or
+/// those changed since the saved index).
+const SAVE_KEYS_AFTER_PARSING: usize = 1000;
 
 /// Hands memory that libgit2 freed after a large import or load (packs, blobs, trees) back to
 /// the operating system. libgit2 allocates through glibc, which keeps freed heap for reuse;

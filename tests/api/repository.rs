@@ -298,3 +298,167 @@ async fn a_repository_that_borrows_its_objects_is_adopted_and_written_to() {
     let log = app.git(&["log", "-2", "--format=%s"]);
     assert!(log.contains("home.subtitle") && log.contains("home.title"), "{log}");
 }
+
+/// Every key of acme/mobile, as the API pages them.
+async fn all_keys(app: &TestApp) -> Vec<serde_json::Value> {
+    let mut keys = Vec::new();
+    for page in 1.. {
+        let reply = app
+            .get(&format!("/teams/acme/projects/mobile/keys?limit=1000&page={page}"))
+            .await
+            .assert_ok(StatusCode::OK);
+        let data = reply["data"].as_array().unwrap().clone();
+        if data.is_empty() {
+            return keys;
+        }
+        keys.extend(data);
+    }
+    unreachable!()
+}
+
+async fn key_files_read(app: &TestApp) -> u64 {
+    let reply = app.call(poem::http::Method::GET, "/metrics", None, None).await;
+    let text = String::from_utf8(reply.body).unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("locstore_key_files_read_total "))
+        .and_then(|value| value.parse().ok())
+        .unwrap_or_else(|| panic!("no locstore_key_files_read_total in\n{text}"))
+}
+
+fn encoded(text: &str) -> String {
+    text.bytes()
+        .map(|byte| match byte {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'.' | b'-' | b'_' => (byte as char).to_string(),
+            _ => format!("%{byte:02X}"),
+        })
+        .collect()
+}
+
+async fn search(app: &TestApp, keyword: &str) -> Vec<String> {
+    let reply = app
+        .get(&format!(
+            "/teams/acme/projects/mobile/keys?keyword={}&limit=1000",
+            encoded(keyword)
+        ))
+        .await
+        .assert_ok(StatusCode::OK);
+    reply["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|key| key["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_big_projects_keys_are_saved_at_shutdown_and_read_back_with_later_hand_commits() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let keys: Vec<serde_json::Value> = (0..1500)
+        .map(|n| {
+            json!({"name": format!("screen{}.item{n:04}", n % 9), "tags": ["t"], "translations": [
+                {"language": "en", "content": format!("Item {n}")},
+                {"language": "fr", "content": format!("Élément {n}")},
+            ]})
+        })
+        .collect();
+    app.post("/teams/acme/projects/mobile/keys/import", json!({"keys": keys}))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.create_key("cart.items", &["cart"], &[("en", "Cart")]).await;
+    let dir = app.stop().await;
+    let repo = dir.path().join("repo");
+    let saved: Vec<_> = std::fs::read_dir(repo.join(".git/locstore/keys"))
+        .expect("the keys were saved at shutdown")
+        .collect();
+    assert_eq!(saved.len(), 1);
+
+    // A restart reads the saved keys: no key file is parsed.
+    let app = TestApp::spawn_in(dir).await;
+    let before = all_keys(&app).await;
+    assert_eq!(before.len(), 1501);
+    assert_eq!(key_files_read(&app).await, 0);
+    assert_eq!(search(&app, "élément 1499").await.len(), 1);
+    let dir = app.stop().await;
+
+    // Commits made by hand while the server is stopped: an edit, a deletion, a new key.
+    let file_of = |name: &str| {
+        git_in(&repo, &["ls-files", "teams/acme/projects/mobile/keys"])
+            .lines()
+            .find(|path| {
+                std::fs::read_to_string(repo.join(path))
+                    .unwrap()
+                    .starts_with(&format!("name = \"{name}\"\n"))
+            })
+            .unwrap()
+            .to_owned()
+    };
+    let edited = file_of("screen1.item0010");
+    std::fs::write(
+        repo.join(&edited),
+        "name = \"screen1.item0010\"\n\n[translations]\nen = \"Edited by hand\"\n",
+    )
+    .unwrap();
+    git_in(&repo, &["rm", "-q", &file_of("screen2.item0011")]);
+    std::fs::write(
+        repo.join("teams/acme/projects/mobile/keys/by-hand.toml"),
+        "name = \"added.by.hand\"\n\n[translations]\nfr = \"Ajoutée à la main\"\n",
+    )
+    .unwrap();
+    git_in(&repo, &["add", "-A"]);
+    git_in(&repo, &["commit", "-q", "-m", "Edit keys by hand"]);
+
+    // Only the three changed files are read, and the answers are those of a full read.
+    let app = TestApp::spawn_in(dir).await;
+    let after = all_keys(&app).await;
+    assert_eq!(key_files_read(&app).await, 3);
+    assert_eq!(after.len(), 1501);
+    let key = app
+        .get("/teams/acme/projects/mobile/keys/screen1.item0010")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["translation"], json!({"en": "Edited by hand"}));
+    app.get("/teams/acme/projects/mobile/keys/screen2.item0011")
+        .await
+        .error_code(StatusCode::NOT_FOUND);
+    assert_eq!(search(&app, "edited by hand").await, ["screen1.item0010"]);
+    assert_eq!(search(&app, "à la main").await, ["added.by.hand"]);
+    assert!(
+        search(&app, "Élément 11")
+            .await
+            .iter()
+            .all(|name| name != "screen2.item0011")
+    );
+    // The server's own changes go on from there.
+    app.create_key("after.restart", &[], &[("en", "New")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let served = all_keys(&app).await;
+    let dir = app.stop().await;
+
+    // Without the saved keys, and with a damaged file, every key file is read: same answers.
+    // (The full read saves the keys again, which the second round damages.)
+    let damages: [fn(&std::path::Path); 2] = [
+        |path| std::fs::remove_file(path).unwrap(),
+        |path| {
+            let mut bytes = std::fs::read(path).unwrap();
+            let middle = bytes.len() / 2;
+            bytes[middle] ^= 0x40;
+            std::fs::write(path, bytes).unwrap();
+        },
+    ];
+    let mut dir = dir;
+    for damage in damages {
+        let saved = std::fs::read_dir(repo.join(".git/locstore/keys"))
+            .unwrap()
+            .next()
+            .expect("a saved keys file")
+            .unwrap();
+        damage(&saved.path());
+        let app = TestApp::spawn_in(dir).await;
+        assert_eq!(all_keys(&app).await, served);
+        assert_eq!(key_files_read(&app).await, 1502);
+        assert_eq!(search(&app, "à la main").await, ["added.by.hand"]);
+        dir = app.stop().await;
+    }
+}
