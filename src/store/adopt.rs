@@ -178,12 +178,7 @@ pub fn update_catalog(
 }
 
 /// Applies one key file's change to a loaded project's keys.
-pub(super) fn update_key(
-    repo: &Repository,
-    keys: &mut KeyIndex,
-    file: &FileDiff,
-    relative: &str,
-) -> Result<(), String> {
+fn update_key(repo: &Repository, keys: &mut KeyIndex, file: &FileDiff, relative: &str) -> Result<(), String> {
     let read = |blob: Oid| -> Option<crate::domain::model::Key> {
         let bytes = read_blob(repo, blob).ok()?;
         files::read_key(&bytes).ok()

@@ -122,11 +122,16 @@ fn last_commit_at_or_before(repo: &Repository, seconds: i64) -> Result<Option<Oi
 
 /// The project's settings and keys as `commit` holds them. A project that did not exist
 /// under this name then is `NotFound`.
+///
+/// `head` gives, when the project's keys are loaded, the keys tree they are of and a way to
+/// copy them: the past state is then that copy with the files that differ applied (the cost
+/// follows the files changed since, not the keys), unless most files differ.
 pub fn project_at(
     repo: &Repository,
     commit: Oid,
     team: &TeamName,
     project: &ProjectName,
+    head: Option<(Oid, impl FnOnce() -> Option<KeyIndex>)>,
 ) -> Result<(Project, KeyIndex), StoreError> {
     let fail = |err| StoreError::internal("cannot read a past commit", err);
     let tree = repo
@@ -142,27 +147,56 @@ pub fn project_at(
     let settings = files::read_project(project.clone(), blob.content())
         .map_err(|err| StoreError::internal("cannot read a past project file", err))?;
     let keys_dir = layout::keys_dir(team, project);
-    let mut files = Vec::new();
-    if let Ok(entry) = tree.get_path(std::path::Path::new(&keys_dir)) {
-        let keys_tree = repo.find_tree(entry.id()).map_err(fail)?;
-        keys_tree
-            .walk(TreeWalkMode::PreOrder, |parent, entry| {
-                if let Ok(name) = entry.name()
-                    && entry.kind() == Some(ObjectType::Blob)
-                    && name.ends_with(".toml")
-                {
-                    files.push((format!("{parent}{name}"), entry.id()));
-                }
-                TreeWalkResult::Ok
-            })
-            .map_err(fail)?;
+    let Ok(entry) = tree.get_path(std::path::Path::new(&keys_dir)) else {
+        return Ok((settings, KeyIndex::default()));
+    };
+    let keys_tree = repo.find_tree(entry.id()).map_err(fail)?;
+    if let Some((head_tree, snapshot)) = head
+        && let Some(index) = from_head(repo, head_tree, &keys_tree, snapshot)
+    {
+        return Ok((settings, index));
     }
+    let mut files = Vec::new();
+    keys_tree
+        .walk(TreeWalkMode::PreOrder, |parent, entry| {
+            if let Ok(name) = entry.name()
+                && entry.kind() == Some(ObjectType::Blob)
+                && name.ends_with(".toml")
+            {
+                files.push((format!("{parent}{name}"), entry.id()));
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(fail)?;
     let (index, _) = scan::index_key_files(
         repo,
         files,
         |file, err| tracing::warn!(%commit, %file, error = %err, "skipping a past key file that does not parse"),
     )?;
     Ok((settings, index))
+}
+
+/// HEAD's keys brought back to `past` by the files that differ; `None` when that does not
+/// pay or does not work out (the caller reads every file then).
+fn from_head(
+    repo: &Repository,
+    head_tree: Oid,
+    past: &git2::Tree<'_>,
+    snapshot: impl FnOnce() -> Option<KeyIndex>,
+) -> Option<KeyIndex> {
+    let head_tree = repo.find_tree(head_tree).ok()?;
+    let diff = tree_diff::diff(repo, Some(&head_tree), Some(past)).ok()?;
+    let mut index = snapshot()?;
+    if diff.len() > index.len() / 2 {
+        return None;
+    }
+    match scan::apply_key_diff(repo, &mut index, &diff) {
+        Ok(_) => Some(index),
+        Err(why) => {
+            tracing::warn!(%why, "reading every past key file instead of starting from HEAD's");
+            None
+        }
+    }
 }
 
 /// How a key differs between two states.

@@ -492,7 +492,7 @@ impl Store {
                     "Project {team_then}/{project_then} has no snapshot {snapshot:?}."
                 ))
             })?;
-            history::project_at(&repo, found.commit, &found.team, &found.project)
+            history::project_at(&repo, found.commit, &found.team, &found.project, None::<NoHeadKeys>)
         })
         .await
         .map_err(|err| StoreError::internal("reading the snapshot failed", err))??;
@@ -620,6 +620,7 @@ impl Store {
     ) -> Result<Arc<PastProject>, StoreError> {
         let root = self.inner.root.clone();
         let cache = self.inner.past.clone();
+        let catalog = self.inner.catalog.clone();
         let (team, project, reference) = (team.clone(), project.clone(), reference.to_owned());
         let past = tokio::task::spawn_blocking(move || {
             let repo = git2::Repository::open(&root)
@@ -629,7 +630,8 @@ impl Store {
             if let Some(past) = cache.get(commit, &team, &project) {
                 return Ok(past);
             }
-            let (mut settings, keys) = history::project_at(&repo, commit, &resolved.team, &resolved.project)?;
+            let head = head_keys(&catalog, &repo, &team, &project);
+            let (mut settings, keys) = history::project_at(&repo, commit, &resolved.team, &resolved.project, head)?;
             // Read under the names of then; answered under today's.
             settings.name = project.clone();
             let past = Arc::new(PastProject {
@@ -742,6 +744,41 @@ fn project_in<'a>(catalog: &'a Catalog, team: &TeamName, name: &ProjectName) -> 
 }
 
 /// The keys with at least one of `tags` (all keys when there are none), as shared handles.
+/// No keys at HEAD to start a past state from.
+type NoHeadKeys = (git2::Oid, fn() -> Option<KeyIndex>);
+
+/// The keys tree of a project's keys as loaded (HEAD's), and a way to copy them, for
+/// [`history::project_at`]; `None` when they are not loaded. The copy is refused (`None`) if
+/// HEAD has moved on meanwhile.
+fn head_keys<'a>(
+    catalog: &'a RwLock<Catalog>,
+    repo: &git2::Repository,
+    team: &TeamName,
+    project: &ProjectName,
+) -> Option<(git2::Oid, impl FnOnce() -> Option<KeyIndex> + 'a)> {
+    let head = {
+        let catalog = catalog.read().unwrap_or_else(|poison| poison.into_inner());
+        catalog.project(team, project)?.keys.as_ref()?;
+        catalog.head.clone()
+    };
+    let keys_tree = repo
+        .find_commit(git2::Oid::from_str(&head).ok()?)
+        .and_then(|commit| commit.tree())
+        .ok()?
+        .get_path(Path::new(&layout::keys_dir(team, project)))
+        .ok()?
+        .id();
+    let (team, project) = (team.clone(), project.clone());
+    let snapshot = move || {
+        let catalog = catalog.read().unwrap_or_else(|poison| poison.into_inner());
+        if catalog.head != head {
+            return None;
+        }
+        Some(catalog.project(&team, &project)?.keys.as_ref()?.snapshot())
+    };
+    Some((keys_tree, snapshot))
+}
+
 fn tagged(keys: &KeyIndex, tags: &[String]) -> Vec<Arc<KeyEntry>> {
     keys.shared()
         .filter(|entry| tags.is_empty() || entry.key.tags.iter().any(|tag| tags.contains(tag)))

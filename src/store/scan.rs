@@ -5,7 +5,7 @@
 //! where opening 100,000 small files does not. Files that do not parse are skipped with a
 //! warning, so that one bad hand edit does not take the whole service down.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,8 +18,8 @@ use super::files::{self, FileError};
 use super::git::GitRepo;
 use super::git_cli;
 use super::layout;
-use super::{adopt, tree_diff};
-use crate::domain::names::{ProjectName, TeamName};
+use super::tree_diff;
+use crate::domain::names::{KeyName, ProjectName, TeamName};
 
 /// Reads every team and project (not their keys) from HEAD.
 pub fn load_catalog(git: &GitRepo) -> Result<Catalog, StoreError> {
@@ -153,10 +153,7 @@ fn from_saved(repo: &Repository, path: &Path, tree: Oid) -> Result<Option<Loaded
         if diff.len() > index.len() / 2 {
             return Ok(None);
         }
-        for file in diff.iter().filter(|file| file.path.ends_with(".toml")) {
-            adopt::update_key(repo, &mut index, file, &file.path).map_err(|why| format!("{}: {why}", file.path))?;
-            parsed += 1;
-        }
+        parsed = apply_key_diff(repo, &mut index, &diff)?;
     }
     Ok(Some(LoadedKeys {
         index,
@@ -164,6 +161,68 @@ fn from_saved(repo: &Repository, path: &Path, tree: Oid) -> Result<Option<Loaded
         saved_tree: Some(saved_tree),
         parsed,
     }))
+}
+
+/// Brings an index from one keys tree to another, given the files that differ between them
+/// (paths relative to the keys folder): entries of changed or deleted files go, the changed
+/// and new files are parsed and put. The list of entries is rewritten once, not once per
+/// file. Returns how many key files it read; an `Err` (a file that does not parse, two files
+/// of one name) says to read every file instead.
+pub fn apply_key_diff(repo: &Repository, index: &mut KeyIndex, diff: &[tree_diff::FileDiff]) -> Result<usize, String> {
+    let changed: Vec<&tree_diff::FileDiff> = diff.iter().filter(|file| file.path.ends_with(".toml")).collect();
+    if changed.is_empty() {
+        return Ok(0);
+    }
+    // The key each changed file held: from the old file when few changed, else by the file
+    // of every entry (a hash of its name), which costs less than parsing thousands of files.
+    let changed_files: HashSet<&str> = changed.iter().map(|file| file.path.as_str()).collect();
+    let held_by_changed = |name: &KeyName| {
+        index
+            .get(name)
+            .is_some_and(|entry| changed_files.contains(entry.file().as_str()))
+    };
+    let removed: HashSet<KeyName> = if changed.len() <= 64 {
+        changed
+            .iter()
+            .filter_map(|file| repo.find_blob(file.old?).ok())
+            .filter_map(|blob| files::read_key(blob.content()).ok())
+            .map(|key| key.name)
+            .filter(held_by_changed)
+            .collect()
+    } else {
+        index
+            .iter()
+            .filter(|entry| changed_files.contains(entry.file().as_str()))
+            .map(|entry| entry.key.name.clone())
+            .collect()
+    };
+    let mut added = Vec::new();
+    for file in &changed {
+        let Some(blob) = file.new else { continue };
+        let blob = repo
+            .find_blob(blob)
+            .map_err(|err| format!("{}: cannot read: {err}", file.path))?;
+        let key = files::read_key(blob.content()).map_err(|err| format!("{}: {err}", file.path))?;
+        if let Some(existing) = index.get(&key.name)
+            && !removed.contains(&key.name)
+        {
+            return Err(format!(
+                "{}: the key {:?} also has the file {}",
+                file.path,
+                key.name.as_str(),
+                existing.file()
+            ));
+        }
+        added.push(KeyEntry::new(key, file.path.clone()));
+    }
+    index.remove_many(&removed);
+    if let Some(duplicate) = index.put_many(added).first() {
+        return Err(format!(
+            "two changed files hold the key {:?}",
+            duplicate.key.name.as_str()
+        ));
+    }
+    Ok(changed.len())
 }
 
 /// Reads, parses and indexes key files (path under `keys/`, blob id; other files than

@@ -829,3 +829,109 @@ async fn a_large_project_reads_back_exactly_at_a_past_commit() {
     let now = app.get(&format!("{KEYS}?limit=1")).await;
     assert_eq!(now.header("x-pagination-total-count"), "4999");
 }
+
+/// Every key of acme/mobile as the query `extra` (`at=...`) answers them, page by page.
+async fn every_key(app: &TestApp, extra: &str) -> Vec<serde_json::Value> {
+    let mut keys = Vec::new();
+    for page in 1.. {
+        let reply = app
+            .get(&format!("{KEYS}?limit=100&page={page}{extra}"))
+            .await
+            .assert_ok(StatusCode::OK);
+        let data = reply["data"].as_array().unwrap().clone();
+        if data.is_empty() {
+            return keys;
+        }
+        keys.extend(data);
+    }
+    unreachable!()
+}
+
+#[tokio::test]
+async fn a_past_state_read_from_the_loaded_keys_and_the_files_changed_since_is_the_state_then() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let text = |n: usize, round: &str| {
+        json!([{"language": "en", "content": format!("{round} text {n}")},
+               {"language": "fr", "content": format!("{round} texte {n}")}])
+    };
+    let keys: Vec<serde_json::Value> = (0..600)
+        .map(
+            |n| json!({"name": format!("k.{n:03}"), "tags": [format!("t{}", n % 3)], "translations": text(n, "first")}),
+        )
+        .collect();
+    let imported = app.post(&format!("{KEYS}/import"), json!({"keys": keys})).await;
+    imported.assert_ok(StatusCode::OK);
+    let then = imported.header("x-locstore-commit").to_owned();
+    let before = every_key(&app, "").await;
+    assert_eq!(before.len(), 600);
+
+    // Since then: 150 keys updated in one commit (more than a handful of files), some
+    // deleted, renamed (one to a name that was deleted), created, and one re-created.
+    let updates: Vec<serde_json::Value> = (0..150)
+        .map(|n| json!({"name": format!("k.{:03}", n * 4), "translations": text(n, "second")}))
+        .collect();
+    app.post(&format!("{KEYS}/import"), json!({"mode": "upsert", "keys": updates}))
+        .await
+        .assert_ok(StatusCode::OK);
+    for n in [1, 5, 9, 13] {
+        app.delete(&format!("{KEYS}/k.{n:03}")).await.assert_ok(StatusCode::OK);
+    }
+    app.patch(&format!("{KEYS}/k.002"), json!({"name": "k.001"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.patch(&format!("{KEYS}/k.003"), json!({"name": "renamed.three"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    let created: Vec<serde_json::Value> = (0..80)
+        .map(|n| json!({"name": format!("new.{n:02}"), "translations": text(n, "new")}))
+        .collect();
+    app.post(&format!("{KEYS}/import"), json!({"keys": created}))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.create_key("k.005", &[], &[("en", "back again")]).await;
+    let now = every_key(&app, "").await;
+    assert_ne!(now, before);
+
+    // HEAD's keys are loaded, so the past is built from them and the files that differ.
+    assert_eq!(every_key(&app, &format!("&at={then}")).await, before);
+    let search = |keyword: &'static str| {
+        let app = &app;
+        let then = then.clone();
+        async move {
+            let reply = app
+                .get(&format!("{KEYS}?at={then}&keyword={keyword}&limit=1000"))
+                .await
+                .assert_ok(StatusCode::OK);
+            reply["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|key| key["name"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(search("first%20text%20400").await, ["k.400"]);
+    assert!(search("second").await.is_empty());
+    assert!(search("renamed").await.is_empty());
+    assert_eq!(
+        search("first%20texte%203").await.len(),
+        111,
+        "k.003 and k.030..k.039, k.300..k.399"
+    );
+    // And a state after some of the changes, read once HEAD has moved on again.
+    let middle = app
+        .patch(
+            &format!("{KEYS}/k.599"),
+            json!({"translations": [{"language": "en", "content": "middle"}]}),
+        )
+        .await;
+    let middle_commit = middle.header("x-locstore-commit").to_owned();
+    let at_middle = every_key(&app, &format!("&at={middle_commit}")).await;
+    app.delete(&format!("{KEYS}/k.599")).await.assert_ok(StatusCode::OK);
+    assert_eq!(every_key(&app, &format!("&at={middle_commit}")).await, at_middle);
+    let mut expected = now.clone();
+    let last = expected.iter_mut().find(|key| key["name"] == "k.599").unwrap();
+    last["translation"]["en"] = json!("middle");
+    assert_eq!(at_middle, expected);
+}
