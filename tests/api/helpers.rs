@@ -179,6 +179,25 @@ impl TestApp {
     }
 
     /// Creates team `acme` with project `mobile` in `en`, `fr` and `pt-BR`.
+    /// Every key of acme/mobile, page by page; `extra` adds to the query (`&at=...`).
+    pub async fn every_key(&self, extra: &str) -> Vec<serde_json::Value> {
+        let mut keys = Vec::new();
+        for page in 1.. {
+            let reply = self
+                .get(&format!(
+                    "/teams/acme/projects/mobile/keys?limit=1000&page={page}{extra}"
+                ))
+                .await
+                .assert_ok(StatusCode::OK);
+            let data = reply["data"].as_array().unwrap().clone();
+            if data.is_empty() {
+                break;
+            }
+            keys.extend(data);
+        }
+        keys
+    }
+
     pub async fn seed_project(&self) {
         self.post("/teams", serde_json::json!({"name": "acme", "displayName": "Acme"}))
             .await

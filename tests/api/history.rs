@@ -830,23 +830,6 @@ async fn a_large_project_reads_back_exactly_at_a_past_commit() {
     assert_eq!(now.header("x-pagination-total-count"), "4999");
 }
 
-/// Every key of acme/mobile as the query `extra` (`at=...`) answers them, page by page.
-async fn every_key(app: &TestApp, extra: &str) -> Vec<serde_json::Value> {
-    let mut keys = Vec::new();
-    for page in 1.. {
-        let reply = app
-            .get(&format!("{KEYS}?limit=100&page={page}{extra}"))
-            .await
-            .assert_ok(StatusCode::OK);
-        let data = reply["data"].as_array().unwrap().clone();
-        if data.is_empty() {
-            return keys;
-        }
-        keys.extend(data);
-    }
-    unreachable!()
-}
-
 #[tokio::test]
 async fn a_past_state_read_from_the_loaded_keys_and_the_files_changed_since_is_the_state_then() {
     let app = TestApp::spawn().await;
@@ -863,7 +846,7 @@ async fn a_past_state_read_from_the_loaded_keys_and_the_files_changed_since_is_t
     let imported = app.post(&format!("{KEYS}/import"), json!({"keys": keys})).await;
     imported.assert_ok(StatusCode::OK);
     let then = imported.header("x-locstore-commit").to_owned();
-    let before = every_key(&app, "").await;
+    let before = app.every_key("").await;
     assert_eq!(before.len(), 600);
 
     // Since then: 150 keys updated in one commit (more than a handful of files), some
@@ -890,11 +873,11 @@ async fn a_past_state_read_from_the_loaded_keys_and_the_files_changed_since_is_t
         .await
         .assert_ok(StatusCode::OK);
     app.create_key("k.005", &[], &[("en", "back again")]).await;
-    let now = every_key(&app, "").await;
+    let now = app.every_key("").await;
     assert_ne!(now, before);
 
     // HEAD's keys are loaded, so the past is built from them and the files that differ.
-    assert_eq!(every_key(&app, &format!("&at={then}")).await, before);
+    assert_eq!(app.every_key(&format!("&at={then}")).await, before);
     let search = |keyword: &'static str| {
         let app = &app;
         let then = then.clone();
@@ -927,9 +910,9 @@ async fn a_past_state_read_from_the_loaded_keys_and_the_files_changed_since_is_t
         )
         .await;
     let middle_commit = middle.header("x-locstore-commit").to_owned();
-    let at_middle = every_key(&app, &format!("&at={middle_commit}")).await;
+    let at_middle = app.every_key(&format!("&at={middle_commit}")).await;
     app.delete(&format!("{KEYS}/k.599")).await.assert_ok(StatusCode::OK);
-    assert_eq!(every_key(&app, &format!("&at={middle_commit}")).await, at_middle);
+    assert_eq!(app.every_key(&format!("&at={middle_commit}")).await, at_middle);
     let mut expected = now.clone();
     let last = expected.iter_mut().find(|key| key["name"] == "k.599").unwrap();
     last["translation"]["en"] = json!("middle");

@@ -299,23 +299,6 @@ async fn a_repository_that_borrows_its_objects_is_adopted_and_written_to() {
     assert!(log.contains("home.subtitle") && log.contains("home.title"), "{log}");
 }
 
-/// Every key of acme/mobile, as the API pages them.
-async fn all_keys(app: &TestApp) -> Vec<serde_json::Value> {
-    let mut keys = Vec::new();
-    for page in 1.. {
-        let reply = app
-            .get(&format!("/teams/acme/projects/mobile/keys?limit=1000&page={page}"))
-            .await
-            .assert_ok(StatusCode::OK);
-        let data = reply["data"].as_array().unwrap().clone();
-        if data.is_empty() {
-            return keys;
-        }
-        keys.extend(data);
-    }
-    unreachable!()
-}
-
 async fn key_files_read(app: &TestApp) -> u64 {
     let reply = app.call(poem::http::Method::GET, "/metrics", None, None).await;
     let text = String::from_utf8(reply.body).unwrap();
@@ -375,7 +358,7 @@ async fn a_big_projects_keys_are_saved_at_shutdown_and_read_back_with_later_hand
 
     // A restart reads the saved keys: no key file is parsed.
     let app = TestApp::spawn_in(dir).await;
-    let before = all_keys(&app).await;
+    let before = app.every_key("").await;
     assert_eq!(before.len(), 1501);
     assert_eq!(key_files_read(&app).await, 0);
     assert_eq!(search(&app, "élément 1499").await.len(), 1);
@@ -410,7 +393,7 @@ async fn a_big_projects_keys_are_saved_at_shutdown_and_read_back_with_later_hand
 
     // Only the three changed files are read, and the answers are those of a full read.
     let app = TestApp::spawn_in(dir).await;
-    let after = all_keys(&app).await;
+    let after = app.every_key("").await;
     assert_eq!(key_files_read(&app).await, 3);
     assert_eq!(after.len(), 1501);
     let key = app
@@ -433,7 +416,7 @@ async fn a_big_projects_keys_are_saved_at_shutdown_and_read_back_with_later_hand
     app.create_key("after.restart", &[], &[("en", "New")])
         .await
         .assert_ok(StatusCode::CREATED);
-    let served = all_keys(&app).await;
+    let served = app.every_key("").await;
     let dir = app.stop().await;
 
     // Without the saved keys, and with a damaged file, every key file is read: same answers.
@@ -456,7 +439,7 @@ async fn a_big_projects_keys_are_saved_at_shutdown_and_read_back_with_later_hand
             .unwrap();
         damage(&saved.path());
         let app = TestApp::spawn_in(dir).await;
-        assert_eq!(all_keys(&app).await, served);
+        assert_eq!(app.every_key("").await, served);
         assert_eq!(key_files_read(&app).await, 1502);
         assert_eq!(search(&app, "à la main").await, ["added.by.hand"]);
         dir = app.stop().await;
