@@ -198,6 +198,20 @@ impl TestApp {
         keys
     }
 
+    /// The names of the keys of acme/mobile that a query (`keyword=...&at=...`) answers.
+    pub async fn key_names(&self, query: &str) -> Vec<String> {
+        let reply = self
+            .get(&format!("/teams/acme/projects/mobile/keys?{query}&limit=1000"))
+            .await
+            .assert_ok(StatusCode::OK);
+        reply["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|key| key["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
     pub async fn seed_project(&self) {
         self.post("/teams", serde_json::json!({"name": "acme", "displayName": "Acme"}))
             .await

@@ -878,22 +878,12 @@ async fn a_past_state_read_from_the_loaded_keys_and_the_files_changed_since_is_t
 
     // HEAD's keys are loaded, so the past is built from them and the files that differ.
     assert_eq!(app.every_key(&format!("&at={then}")).await, before);
-    let search = |keyword: &'static str| {
+    let search = |keyword: &str| {
+        let query = format!("at={then}&keyword={keyword}");
         let app = &app;
-        let then = then.clone();
-        async move {
-            let reply = app
-                .get(&format!("{KEYS}?at={then}&keyword={keyword}&limit=1000"))
-                .await
-                .assert_ok(StatusCode::OK);
-            reply["data"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|key| key["name"].as_str().unwrap().to_owned())
-                .collect::<Vec<_>>()
-        }
+        async move { app.key_names(&query).await }
     };
+
     assert_eq!(search("first%20text%20400").await, ["k.400"]);
     assert!(search("second").await.is_empty());
     assert!(search("renamed").await.is_empty());

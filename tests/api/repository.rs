@@ -318,19 +318,7 @@ fn encoded(text: &str) -> String {
 }
 
 async fn search(app: &TestApp, keyword: &str) -> Vec<String> {
-    let reply = app
-        .get(&format!(
-            "/teams/acme/projects/mobile/keys?keyword={}&limit=1000",
-            encoded(keyword)
-        ))
-        .await
-        .assert_ok(StatusCode::OK);
-    reply["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|key| key["name"].as_str().unwrap().to_owned())
-        .collect()
+    app.key_names(&format!("keyword={}", encoded(keyword))).await
 }
 
 #[tokio::test]
