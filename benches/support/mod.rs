@@ -56,6 +56,45 @@ impl Server {
         drop(self);
     }
 
+    /// Waits until the server has had no child process (a maintenance repack, a `git log`
+    /// rebuilding the history index) for two seconds, so that measures taken next do not share
+    /// the cores with work left over from seeding. Returns how long it waited.
+    pub fn settle(&self) -> Duration {
+        let started = Instant::now();
+        let mut quiet_since = Instant::now();
+        loop {
+            if self.has_children() {
+                quiet_since = Instant::now();
+            } else if quiet_since.elapsed() >= Duration::from_secs(2) {
+                return started.elapsed();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Whether the server has a child process still running (one that ended and waits to be
+    /// reaped does not count).
+    fn has_children(&self) -> bool {
+        let tasks = format!("/proc/{}/task", self.child.id());
+        let children: Vec<String> = std::fs::read_dir(tasks)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+            .flat_map(|list| list.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+            .collect();
+        children.iter().any(|pid| {
+            // The state is the field after the command's closing parenthesis.
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    stat.rsplit_once(')')
+                        .map(|(_, rest)| rest.trim_start().starts_with('Z'))
+                })
+                .is_some_and(|zombie| !zombie)
+        })
+    }
+
     pub fn rss_mb(&self) -> f64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
         let kb: f64 = status

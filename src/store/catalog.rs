@@ -64,6 +64,10 @@ pub struct KeyIndex {
     /// The matches of the last few keywords searched for, emptied by every change: paging
     /// through the results of one search repeats the same keyword for every page.
     searches: Mutex<SearchCache>,
+    /// Set on a [`snapshot`](Self::snapshot), whose entries are shared with the index it was
+    /// taken from: a rebuild would give each a new id and so copy every key, so it keeps its
+    /// dead slots instead (it is read, not changed for long).
+    keeps_slots: bool,
 }
 
 /// Indexes entries one by one as they arrive (a loader's parsing thread hands them to the
@@ -357,20 +361,35 @@ impl KeyIndex {
         Some(Arc::unwrap_or_clone(entry))
     }
 
-    /// Removes many entries at once (one pass, not one shift of the list per entry).
-    pub fn remove_many(&mut self, names: &std::collections::HashSet<KeyName>) {
-        if names.is_empty() {
+    /// Removes the entries `gone` picks, in one pass (not one shift of the list per entry).
+    pub fn remove_where(&mut self, gone: impl Fn(&KeyEntry) -> bool) {
+        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.entries)
+            .into_iter()
+            .partition(|entry| gone(entry));
+        self.entries = kept;
+        if gone.is_empty() {
             return;
         }
         self.changed();
-        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.entries)
-            .into_iter()
-            .partition(|entry| names.contains(&entry.key.name));
-        self.entries = kept;
         for entry in &gone {
             self.retire(entry);
         }
         self.tidy();
+    }
+
+    /// The first of `incoming` (sorted by name) whose name an entry has already, with that
+    /// entry: one walk along both sorted lists rather than a search per incoming name.
+    pub fn first_clash<'a>(&'a self, incoming: &'a [KeyEntry]) -> Option<(&'a KeyEntry, &'a KeyEntry)> {
+        let mut entries = self.entries.iter().peekable();
+        for new in incoming {
+            while entries.next_if(|entry| entry.key.name < new.key.name).is_some() {}
+            match entries.peek() {
+                Some(entry) if entry.key.name == new.key.name => return Some((entry, new)),
+                Some(_) => {}
+                None => return None,
+            }
+        }
+        None
     }
 
     /// A copy to change on its own (a past state built from this one): the entries are
@@ -400,6 +419,7 @@ impl KeyIndex {
             dead: self.dead,
             owners: self.owners.clone(),
             searches: Mutex::default(),
+            keeps_slots: true,
         }
     }
 
@@ -538,7 +558,7 @@ impl KeyIndex {
 
     /// Rebuilds ids and postings once dead slots outnumber live ones.
     fn tidy(&mut self) {
-        if self.dead >= REBUILD_MIN_DEAD && self.dead > self.entries.len() {
+        if !self.keeps_slots && self.dead >= REBUILD_MIN_DEAD && self.dead > self.entries.len() {
             self.rebuild();
         }
     }
@@ -767,6 +787,40 @@ mod tests {
         assert_eq!(search(&index, "plain"), ["another", "other", "zed"]);
         let (merged, _) = KeyIndex::from_entries(vec![entry("b", &[("en", "bee")]), entry("a", &[("en", "ay")])]);
         assert_eq!(search(&merged, "ee"), ["b"]);
+    }
+
+    #[test]
+    fn a_snapshot_changed_in_bulk_keeps_its_slots_and_leaves_the_original_alone() {
+        let (mut original, _) = KeyIndex::from_entries(
+            (0..6000)
+                .map(|n| entry(&format!("k{n:04}"), &[("en", &format!("text {n} old"))]))
+                .collect(),
+        );
+        let mut past = original.snapshot();
+        past.remove_where(|entry| entry.key.name.as_str() < "k5000");
+        let mut incoming: Vec<KeyEntry> = (0..5000)
+            .map(|n| entry(&format!("k{n:04}"), &[("en", &format!("text {n} new"))]))
+            .collect();
+        assert!(past.first_clash(&incoming).is_none());
+        incoming.push(entry("k5999", &[("en", "a second file of k5999")]));
+        let (kept, new) = past.first_clash(&incoming).expect("k5999 is still there");
+        assert_eq!((kept.key.name.as_str(), new.key.name.as_str()), ("k5999", "k5999"));
+        incoming.pop();
+        assert!(past.put_many(incoming).is_empty());
+        // 5,000 dead slots against 1,000 live ones would rebuild an index, but a snapshot's
+        // entries are the original's, so it never renumbers them.
+        assert_eq!(past.slots.len(), 11_000);
+        let count = |index: &KeyIndex, keyword: &str| {
+            let query = KeyQuery::new(Some(keyword), None, None, None).unwrap();
+            index.query(&query, |_| ()).1.total_count
+        };
+        assert_eq!((count(&past, "new"), count(&past, "old")), (5000, 1000));
+        assert_eq!((count(&original, "new"), count(&original, "old")), (0, 6000));
+        // The original goes on as before, rebuilding when it should.
+        original.remove_where(|entry| entry.key.name.as_str() >= "k1000");
+        assert_eq!((original.len(), original.slots.len()), (1000, 1000));
+        assert_eq!(past.len(), 6000);
+        assert_eq!(count(&past, "text 4321 new"), 1);
     }
 
     #[test]

@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 /// costs a process start and a pass over the packs it merges.
 const PACKS_PER_RUN: usize = 200;
 
+/// Packs that, once writes pause, are worth a run.
+const PACKS_BEFORE_IDLE_RUN: usize = 16;
+
 pub struct Maintenance {
     root: PathBuf,
     running: Option<(Child, Instant)>,
@@ -43,6 +46,15 @@ impl Maintenance {
         self.packs_since += packs;
         self.poll();
         if self.packs_since >= PACKS_PER_RUN && self.running.is_none() {
+            self.start();
+        }
+    }
+
+    /// When writes pause: starts a run if a few packs are waiting, so that a burst of writes
+    /// does not leave up to [`PACKS_PER_RUN`] small packs behind for every read to look through.
+    pub fn idle(&mut self) {
+        self.poll();
+        if self.packs_since >= PACKS_BEFORE_IDLE_RUN && self.running.is_none() {
             self.start();
         }
     }

@@ -5,11 +5,12 @@
 //! where opening 100,000 small files does not. Files that do not parse are skipped with a
 //! warning, so that one bad hand edit does not take the whole service down.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use git2::{Oid, Repository};
+use rustc_hash::FxHashSet;
 use sha2::{Digest, Sha256};
 
 use super::catalog::{Catalog, KeyEntry, KeyIndex, ProjectEntry, TeamEntry};
@@ -173,49 +174,35 @@ pub fn apply_key_diff(repo: &Repository, index: &mut KeyIndex, diff: &[tree_diff
     if changed.is_empty() {
         return Ok(0);
     }
-    // The key each changed file held: from the old file when few changed, else by the file
-    // of every entry (a hash of its name), which costs less than parsing thousands of files.
-    let changed_files: HashSet<&str> = changed.iter().map(|file| file.path.as_str()).collect();
-    let held_by_changed = |name: &KeyName| {
-        index
-            .get(name)
-            .is_some_and(|entry| changed_files.contains(entry.file().as_str()))
-    };
-    let removed: HashSet<KeyName> = if changed.len() <= 64 {
-        changed
+    let new_files: Vec<(&str, Oid)> = changed
+        .iter()
+        .filter_map(|file| Some((file.path.as_str(), file.new?)))
+        .collect();
+    let mut added = read_key_blobs(repo, &new_files)?;
+    // The entries of the changed files go: found by the key each old file held when few
+    // changed, else by the file of every entry (a hash of its name), which costs less than
+    // parsing thousands of old files.
+    let changed_files: FxHashSet<&str> = changed.iter().map(|file| file.path.as_str()).collect();
+    if changed.len() <= 64 {
+        let held: FxHashSet<KeyName> = changed
             .iter()
             .filter_map(|file| repo.find_blob(file.old?).ok())
             .filter_map(|blob| files::read_key(blob.content()).ok())
             .map(|key| key.name)
-            .filter(held_by_changed)
-            .collect()
+            .collect();
+        index.remove_where(|entry| held.contains(&entry.key.name) && changed_files.contains(entry.file().as_str()));
     } else {
-        index
-            .iter()
-            .filter(|entry| changed_files.contains(entry.file().as_str()))
-            .map(|entry| entry.key.name.clone())
-            .collect()
-    };
-    let mut added = Vec::new();
-    for file in &changed {
-        let Some(blob) = file.new else { continue };
-        let blob = repo
-            .find_blob(blob)
-            .map_err(|err| format!("{}: cannot read: {err}", file.path))?;
-        let key = files::read_key(blob.content()).map_err(|err| format!("{}: {err}", file.path))?;
-        if let Some(existing) = index.get(&key.name)
-            && !removed.contains(&key.name)
-        {
-            return Err(format!(
-                "{}: the key {:?} also has the file {}",
-                file.path,
-                key.name.as_str(),
-                existing.file()
-            ));
-        }
-        added.push(KeyEntry::new(key, file.path.clone()));
+        index.remove_where(|entry| changed_files.contains(entry.file().as_str()));
     }
-    index.remove_many(&removed);
+    added.sort_by(|a, b| a.key.name.cmp(&b.key.name));
+    if let Some((kept, new)) = index.first_clash(&added) {
+        return Err(format!(
+            "{}: the key {:?} also has the file {}",
+            new.file(),
+            new.key.name.as_str(),
+            kept.file()
+        ));
+    }
     if let Some(duplicate) = index.put_many(added).first() {
         return Err(format!(
             "two changed files hold the key {:?}",
@@ -223,6 +210,39 @@ pub fn apply_key_diff(repo: &Repository, index: &mut KeyIndex, diff: &[tree_diff
         ));
     }
     Ok(changed.len())
+}
+
+/// Reads and parses key files (path under `keys/`, blob id), on two threads when there are
+/// many (the second with its own handle on the repository, as libgit2's are not shared).
+fn read_key_blobs(repo: &Repository, files: &[(&str, Oid)]) -> Result<Vec<KeyEntry>, String> {
+    const TWO_THREADS_FROM: usize = 1024;
+    let read = |repo: &Repository, files: &[(&str, Oid)]| -> Result<Vec<KeyEntry>, String> {
+        files
+            .iter()
+            .map(|&(path, id)| {
+                let blob = repo
+                    .find_blob(id)
+                    .map_err(|err| format!("{path}: cannot read: {err}"))?;
+                let key = files::read_key(blob.content()).map_err(|err| format!("{path}: {err}"))?;
+                Ok(KeyEntry::new(key, path.to_owned()))
+            })
+            .collect()
+    };
+    if files.len() < TWO_THREADS_FROM {
+        return read(repo, files);
+    }
+    let (first, second) = files.split_at(files.len() / 2);
+    let git_dir = repo.path().to_owned();
+    std::thread::scope(|scope| {
+        let other = scope.spawn(move || {
+            let repo = Repository::open(&git_dir).map_err(|err| format!("cannot open the repository: {err}"))?;
+            read(&repo, second)
+        });
+        let mut entries = read(repo, first)?;
+        let rest = other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        entries.extend(rest);
+        Ok(entries)
+    })
 }
 
 /// Reads, parses and indexes key files (path under `keys/`, blob id; other files than

@@ -523,6 +523,14 @@ impl Worker {
     /// With nothing to do: sync the git index and trim the heap, else load the keys of one
     /// more project so that the first query to it does not wait.
     fn on_idle(&mut self) {
+        // A maintenance run that ended while no writes came: reap it, and let go of the packs
+        // it deleted (their disk space is not freed while libgit2 keeps them open). Then merge
+        // the packs the last burst of writes left, if there are a few.
+        let finished = self.maintenance.take_finished();
+        self.maintenance.idle();
+        if finished && let Err(err) = self.git.reopen() {
+            tracing::warn!(error = %err, "cannot reopen the repository");
+        }
         self.pick_up_hand_commits();
         if !self.touched.is_empty() {
             self.sync_index();
