@@ -338,6 +338,19 @@ impl Translations {
         self.position(language).ok().map(|index| self.text(index))
     }
 
+    /// The text of `language`, looked for first in slot `hint`, which is then set to where it
+    /// was found. An export asks every key for the same language and most keys hold the same
+    /// languages, so one comparison usually finds it (a search of 50 slots per key cost a
+    /// quarter of an Android export).
+    pub fn get_near(&self, language: &LanguageCode, hint: &mut usize) -> Option<TextRef<'_>> {
+        let index = match self.slots.get(*hint) {
+            Some(slot) if std::ptr::eq(slot.language, language) || slot.language == language => *hint,
+            _ => self.position(language).ok()?,
+        };
+        *hint = index;
+        Some(self.text(index))
+    }
+
     /// Sets the text of `language`.
     pub fn insert(&mut self, language: LanguageCode, text: Text) {
         self.apply([(language, Some(text))]);

@@ -109,7 +109,9 @@ mod tests {
 
     /// A project in seven languages whose paths sort in another order than the codes
     /// (`values/` for the base language, `fr-CA.lproj` before `fr.lproj`), with plain and
-    /// plural keys, some of them missing a language.
+    /// plural keys, some of them missing a language, and the texts each format escapes:
+    /// quotes, apostrophes, `@` and `?` in front, edge spaces, line breaks and tabs, markup,
+    /// descriptions (comments), non-ASCII names and texts.
     fn project_and_keys() -> (Project, Vec<Key>, Vec<LanguageCode>) {
         let languages: Vec<LanguageCode> = ["en", "de", "fr", "fr-CA", "pt-BR", "zh-Hans", "fil"]
             .into_iter()
@@ -124,13 +126,37 @@ mod tests {
         };
         let keys = (0..300)
             .map(|index| {
-                let mut key = Key::named(KeyName::parse(&format!("screen{}.item{index}", index % 7)).unwrap());
+                let name = match index % 13 {
+                    3 => format!("Screen {}/Item-{index} ünï", index % 7),
+                    _ => format!("screen{}.item{index}", index % 7),
+                };
+                let mut key = Key::named(KeyName::parse(&name).unwrap());
                 key.plural = index % 5 == 0;
+                key.markup = index % 9 == 4;
+                if index % 4 == 1 {
+                    key.description = format!("Shown on screen {index} -- keep it short\nsecond line & <tag>");
+                }
+                let extra = match index % 8 {
+                    0 => "",
+                    1 => " it's @home? ",
+                    2 => "@start",
+                    3 => "?query",
+                    4 => "line\nbreak\ttab \\ back",
+                    5 => "  two spaces",
+                    6 => "emoji 🎉 and ümlaut 中文",
+                    _ => "100% sure %1$s",
+                };
                 for (position, language) in languages.iter().enumerate() {
                     if (index + position) % 11 == 0 {
                         continue;
                     }
-                    let text = format!("{language} text {index} <&> \"quoted\" %d");
+                    let text = if key.markup {
+                        format!("<b>{language}</b> text {index} {extra}")
+                    } else if index % 8 == 2 || index % 8 == 3 {
+                        format!("{extra} {language} text {index}")
+                    } else {
+                        format!("{language} text {index} <&> \"quoted\" %d{extra}")
+                    };
                     let text = if key.plural {
                         Text::Plural(
                             PluralForms::new([
@@ -174,6 +200,46 @@ mod tests {
             let per_language = if format == ExportFormat::AppleStrings { 2 } else { 1 };
             assert_eq!(entries, languages.len() * per_language, "{format:?}");
         }
+    }
+
+    /// Exports are byte-stable across versions, not only across runs: the files of every
+    /// format, and the zip of them, hash to what the version before the hand-written writers
+    /// made (a7d0bab). A change here is a change every user sees as a diff of every file.
+    #[test]
+    fn exports_keep_the_bytes_earlier_versions_made() {
+        use sha2::{Digest, Sha256};
+        let (project, keys, languages) = project_and_keys();
+        let hex = |bytes: &[u8]| -> String {
+            Sha256::digest(bytes)
+                .iter()
+                .take(8)
+                .map(|byte| format!("{byte:02x}"))
+                .collect()
+        };
+        let mut seen = Vec::new();
+        for format in [
+            ExportFormat::Json,
+            ExportFormat::Csv,
+            ExportFormat::AndroidXml,
+            ExportFormat::AppleStrings,
+        ] {
+            let files = render(format, &project, &keys, &languages).unwrap();
+            let mut all = Vec::new();
+            for file in &files {
+                all.extend_from_slice(file.path.as_bytes());
+                all.extend_from_slice(&file.bytes);
+            }
+            seen.push((format.name(), hex(&all), hex(&zip(&files).unwrap())));
+        }
+        // (format, SHA-256 of the files' paths and bytes, SHA-256 of the zip), first 16 digits.
+        let expected = [
+            ("json", "5413617462849805", "89dc6a6739490c2e"),
+            ("csv", "dc1cc735db8ed70e", "51f57c70b58faae9"),
+            ("android-xml", "61ba6cce0153192c", "64f43b3841c8addb"),
+            ("apple-strings", "2f020f7d5ca4da87", "efe138dc28d9d867"),
+        ];
+        let seen: Vec<(&str, &str, &str)> = seen.iter().map(|(a, b, c)| (*a, b.as_str(), c.as_str())).collect();
+        assert_eq!(seen, expected);
     }
 
     #[test]

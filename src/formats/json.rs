@@ -5,7 +5,6 @@
 //! (`{"home": {"title": "..."}}`), whose names are joined with `.` (`home.title`).
 
 use std::borrow::Borrow;
-use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -16,10 +15,12 @@ use crate::domain::model::{Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::LanguageCode;
 
 pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile {
-    let object: BTreeMap<&str, JsonText> = texts(keys, language)
-        .map(|(key, text)| (key.name.as_str(), JsonText(text)))
-        .collect();
-    let mut bytes = serde_json::to_vec_pretty(&object).expect("a map of strings serialises to JSON");
+    // The keys come sorted by name, the order a map of names has, so they are written as
+    // they come.
+    debug_assert!(keys.is_sorted_by(|a, b| a.borrow().name < b.borrow().name));
+    let object = InOrder(|| texts(keys, language).map(|(key, text)| (key.name.as_str(), JsonText(text))));
+    let mut bytes = Vec::with_capacity(keys.len() * 64);
+    serde_json::to_writer_pretty(&mut bytes, &object).expect("a map of strings serialises to JSON");
     bytes.push(b'\n');
     ExportFile {
         path: path(language),
@@ -30,6 +31,19 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile 
 /// The file a language's texts go to.
 pub fn path(language: &LanguageCode) -> String {
     format!("{language}.json")
+}
+
+/// A JSON object of the entries an iterator gives, in its order.
+struct InOrder<F>(F);
+
+impl<'a, F, I> Serialize for InOrder<F>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = (&'a str, JsonText<'a>)>,
+{
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0())
+    }
 }
 
 struct JsonText<'a>(TextRef<'a>);

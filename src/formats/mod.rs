@@ -214,7 +214,8 @@ impl ReadError {
 
 /// The texts of `language`, in key order, skipping keys without one.
 fn texts<'a>(keys: &'a [impl Borrow<Key>], language: &'a LanguageCode) -> impl Iterator<Item = (&'a Key, TextRef<'a>)> {
+    let mut hint = 0;
     keys.iter()
         .map(Borrow::borrow)
-        .filter_map(move |key: &Key| key.translations.get(language).map(|text| (key, text)))
+        .filter_map(move |key: &Key| key.translations.get_near(language, &mut hint).map(|text| (key, text)))
 }
