@@ -14,13 +14,17 @@
 //! [`Staging::written_packs`] grows, which drops deleted packs and keeps the number of
 //! backends a miss goes through small.
 
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::ffi::{CString, c_int};
 use std::path::{Path, PathBuf};
 
+use flate2::Compression;
+use flate2::write::ZlibEncoder;
 use git2::{Binding, Mempack, ObjectType, Odb, Oid, Repository};
 use libgit2_sys as raw;
+use sha1::{Digest, Sha1};
 
 use super::error::StoreError;
 use super::git::TreeEdit;
@@ -33,8 +37,9 @@ const FIRST_WRITTEN_PACK_PRIORITY: c_int = 3;
 /// The packs that existed at opening, all in one backend.
 const PACKS_PRIORITY: c_int = 2;
 const LOOSE_PRIORITY: c_int = 1;
-/// Objects from which a pack's delta search runs on every core.
-const PARALLEL_DELTA_OBJECTS: usize = 1024;
+/// Objects from which a pack is written without looking for deltas (see
+/// [`Staging::write_pack`]).
+const PLAIN_PACK_OBJECTS: usize = 1024;
 const BLOB_MODE: i32 = 0o100644;
 const TREE_MODE: i32 = 0o040000;
 
@@ -45,6 +50,8 @@ pub struct Staging {
     pack_dir: PathBuf,
     /// Packs written since opening, each with a backend of its own.
     written_packs: usize,
+    /// The objects staged since the last pack (the mempack cannot list them), with repeats.
+    staged: RefCell<Vec<(Oid, ObjectType)>>,
 }
 
 // SAFETY: a `Staging` is used by one thread at a time (it moves to the writer thread once and
@@ -97,6 +104,7 @@ impl Staging {
             repo,
             pack_dir: git_dir.join("objects").join("pack"),
             written_packs: 0,
+            staged: RefCell::default(),
         })
     }
 
@@ -107,7 +115,26 @@ impl Staging {
 
     /// Writes every object staged in memory as one pack next to the repository's others and
     /// keeps reading them from there; memory is then emptied.
+    ///
+    /// A pack of many objects (an import, an upload: thousands of new key files) is written
+    /// without a delta search, which took most of a bulk import's time on both cores
+    /// (libgit2's window of ten objects for each); maintenance finds the deltas later, in the
+    /// background, when it merges the pack with others. Small packs (ordinary changes) are
+    /// written by libgit2's pack builder, deltas and all.
     pub fn write_pack(&mut self) -> Result<(), StoreError> {
+        let mut staged = std::mem::take(&mut *self.staged.borrow_mut());
+        staged.sort_unstable_by_key(|(id, _)| *id);
+        staged.dedup_by_key(|(id, _)| *id);
+        // Objects libgit2 wrote itself (the first commit's tree builder) are not in the list;
+        // the pack builder, which asks the mempack, takes care of those.
+        let mut in_memory = 0usize;
+        // SAFETY: the mempack is alive (see `discard`); `in_memory` is a valid place for the count.
+        let counted = unsafe { git_mempack_object_count(&raw mut in_memory, self.mempack.cast()) };
+        if staged.len() >= PLAIN_PACK_OBJECTS && counted == 0 && in_memory == staged.len() {
+            let name = self.write_plain_pack(&staged)?;
+            self.add_pack(self.pack_dir.join(format!("pack-{name}.idx")))?;
+            return self.discard();
+        }
         let mut builder = self
             .repo
             .packbuilder()
@@ -123,11 +150,6 @@ impl Staging {
                 git2::Error::last_error(inserted),
             ));
         }
-        if builder.object_count() >= PARALLEL_DELTA_OBJECTS {
-            // A large pack (an import, an upload) spends much of its time searching for
-            // deltas; all cores share it. Small packs stay on this thread: a thread costs more.
-            builder.set_threads(0);
-        }
         if builder.object_count() > 0 {
             builder
                 .write(&self.pack_dir, 0)
@@ -142,6 +164,51 @@ impl Staging {
             self.add_pack(self.pack_dir.join(format!("pack-{name}.idx")))?;
         }
         self.discard()
+    }
+
+    /// Writes `objects` (staged, sorted, no repeats) as a pack of whole objects, each a zlib
+    /// stream, through libgit2's indexer, which writes the pack and its index into the pack
+    /// folder; returns the pack's name.
+    fn write_plain_pack(&self, objects: &[(Oid, ObjectType)]) -> Result<String, StoreError> {
+        use std::io::Write;
+        let fail = |err: std::io::Error| StoreError::internal("cannot write a pack", err);
+        let odb = self
+            .repo
+            .odb()
+            .map_err(|err| git_error("cannot open the object database", err))?;
+        let indexer =
+            git2::Indexer::new(None, &self.pack_dir, 0, false).map_err(|err| git_error("cannot start a pack", err))?;
+        let count = u32::try_from(objects.len())
+            .map_err(|_| StoreError::internal("cannot write a pack", "more than 2^32 objects"))?;
+        let mut pack = PackStream {
+            indexer,
+            hash: Sha1::new(),
+        };
+        pack.write_all(b"PACK").map_err(fail)?;
+        pack.write_all(&2u32.to_be_bytes()).map_err(fail)?;
+        pack.write_all(&count.to_be_bytes()).map_err(fail)?;
+        let mut compressed = Vec::new();
+        for &(id, kind) in objects {
+            let object = odb
+                .read(id)
+                .map_err(|err| git_error("cannot read a staged object", err))?;
+            let data = object.data();
+            let type_bits: u8 = match kind {
+                ObjectType::Commit => 1,
+                ObjectType::Tree => 2,
+                ObjectType::Blob => 3,
+                _ => return Err(StoreError::internal("cannot write a pack", "unexpected object type")),
+            };
+            pack.write_all(&object_header(type_bits, data.len())).map_err(fail)?;
+            compressed.clear();
+            let mut zlib = ZlibEncoder::new(&mut compressed, Compression::fast());
+            zlib.write_all(data).map_err(fail)?;
+            zlib.finish().map_err(fail)?;
+            pack.write_all(&compressed).map_err(fail)?;
+        }
+        let PackStream { mut indexer, hash } = pack;
+        indexer.write_all(&hash.finalize()).map_err(fail)?;
+        indexer.commit().map_err(|err| git_error("cannot index a pack", err))
     }
 
     /// Writes an object into memory. This does not go through libgit2's object database,
@@ -167,6 +234,7 @@ impl Staging {
         if written < 0 {
             return Err(git_error("cannot stage an object", git2::Error::last_error(written)));
         }
+        self.staged.borrow_mut().push((id, kind));
         Ok(id)
     }
 
@@ -310,6 +378,7 @@ impl Staging {
 
     /// Drops the objects staged in memory.
     pub fn discard(&self) -> Result<(), StoreError> {
+        self.staged.borrow_mut().clear();
         // SAFETY: the mempack belongs to `self.repo`'s object database, which is alive.
         unsafe { Mempack::from_raw(self.mempack) }
             .reset()
@@ -340,6 +409,39 @@ impl Staging {
     }
 }
 
+/// The bytes of a pack going to the indexer, hashed on the way for the pack's trailer.
+struct PackStream<'a> {
+    indexer: git2::Indexer<'a>,
+    hash: Sha1,
+}
+
+impl std::io::Write for PackStream<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.indexer.write(bytes)?;
+        self.hash.update(&bytes[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.indexer.flush()
+    }
+}
+
+/// A pack entry's header: the type in bits 4–6 of the first byte, the size below it and
+/// then seven bits a byte, low bits first, each byte but the last with its top bit set.
+fn object_header(type_bits: u8, size: usize) -> Vec<u8> {
+    let mut header = Vec::with_capacity(10);
+    let mut byte = (type_bits << 4) | (size & 0x0f) as u8;
+    let mut rest = size >> 4;
+    while rest > 0 {
+        header.push(byte | 0x80);
+        byte = (rest & 0x7f) as u8;
+        rest >>= 7;
+    }
+    header.push(byte);
+    header
+}
+
 /// A tree being edited: its entries, with the subtrees on edited paths opened in turn.
 #[derive(Default)]
 struct OpenTree {
@@ -363,6 +465,8 @@ unsafe extern "C" {
     /// Inserts every object of a mempack backend into a pack builder, without walking trees.
     /// Part of libgit2 (since 1.9, which git2 vendors) but not of libgit2-sys's bindings.
     fn git_mempack_write_thin_pack(backend: *mut std::ffi::c_void, builder: *mut std::ffi::c_void) -> c_int;
+    /// How many objects a mempack backend holds (libgit2 1.9, not in libgit2-sys either).
+    fn git_mempack_object_count(count: *mut usize, backend: *mut std::ffi::c_void) -> c_int;
 }
 
 /// Makes a backend with `make` and hands it to `odb`, which then owns it.

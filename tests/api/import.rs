@@ -37,6 +37,48 @@ async fn an_import_creates_many_keys_in_one_commit() {
     assert!(counts.starts_with("count: 0\n"), "{counts}");
 }
 
+/// A large import is written as one pack of whole objects (no delta search, which cost most
+/// of a bulk import): git must read that pack as its own, and so must a restarted server.
+#[tokio::test]
+async fn a_large_imports_pack_is_verified_by_git_and_read_back_after_a_restart() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let keys: Vec<Value> = (0..1500)
+        .map(|index| {
+            json!({"name": format!("screen{}.item{index:04}", index % 9), "translations": [
+                {"language": "en", "content": format!("Text {index} of a screen, a few words")},
+                {"language": "fr", "content": format!("Texte {index} d'un écran")},
+            ]})
+        })
+        .collect();
+    app.post(IMPORT, json!({"keys": keys})).await.assert_ok(StatusCode::OK);
+    let before_restart = app.every_key("").await;
+    assert_eq!(before_restart.len(), 1500);
+    app.settle().await;
+    app.git(&["fsck", "--strict", "--full"]);
+    // The import's pack: the newest one, every object whole (git prints no delta chains).
+    let pack_dir = app.repo().join(".git/objects/pack");
+    let mut indexes: Vec<(std::time::SystemTime, std::path::PathBuf)> = std::fs::read_dir(&pack_dir)
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "idx"))
+        .map(|entry| (entry.metadata().unwrap().modified().unwrap(), entry.path()))
+        .collect();
+    indexes.sort();
+    let (_, import_pack) = indexes.last().expect("a pack");
+    let verified = app.git(&["verify-pack", "-v", import_pack.to_str().unwrap()]);
+    assert!(verified.contains("non delta: "), "{verified}");
+    assert!(
+        !verified.contains("chain length"),
+        "the import's pack has deltas:\n{verified}"
+    );
+    let blobs = verified.lines().filter(|line| line.contains(" blob ")).count();
+    assert!(blobs >= 1500, "{blobs} blobs in the import's pack:\n{verified}");
+    let dir = app.stop().await;
+    let app = TestApp::spawn_in(dir).await;
+    assert_eq!(app.every_key("").await, before_restart);
+}
+
 #[tokio::test]
 async fn create_mode_refuses_existing_names_and_upsert_merges() {
     let app = TestApp::spawn().await;
