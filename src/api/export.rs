@@ -269,11 +269,10 @@ fn chosen_languages(project: &Project, requested: Vec<LanguageCode>) -> Result<V
     }
     let mut chosen: Vec<LanguageCode> = Vec::new();
     for requested in requested {
-        let folded = requested.folded();
         let language = project
             .languages
             .iter()
-            .find(|language| language.folded() == folded)
+            .find(|language| language.same_as(&requested))
             .ok_or_else(|| {
                 ApiError::invalid(format!(
                     "Project {} has no language {}; its languages are: {}.",

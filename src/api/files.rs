@@ -401,12 +401,11 @@ impl UploadPlan {
                 quote_for_message(raw)
             ))
         })?;
-        let folded = code.folded();
         if let Some(known) = project
             .languages
             .iter()
             .chain(&self.add_languages)
-            .find(|language| language.folded() == folded)
+            .find(|language| language.same_as(&code))
         {
             return Ok(known.clone());
         }

@@ -591,7 +591,11 @@ pub(super) fn merge_translations(
                 quoted(input.language.as_str())
             )));
         }
-        let Some(language) = project.languages.iter().find(|language| language.folded() == folded) else {
+        let Some(language) = project
+            .languages
+            .iter()
+            .find(|language| language.same_as(&input.language))
+        else {
             return Err(StoreError::Invalid(format!(
                 "Project {} has no language {}; its languages are: {}.",
                 quoted(project.name.as_str()),

@@ -199,8 +199,7 @@ pub(super) fn plan_import(
 fn with_languages(project: &Project, languages: Vec<LanguageCode>) -> Result<Option<Project>, StoreError> {
     let mut settings = project.clone();
     for language in languages {
-        let folded = language.folded();
-        if !settings.languages.iter().any(|known| known.folded() == folded) {
+        if !settings.languages.iter().any(|known| known.same_as(&language)) {
             settings.languages.push(language);
         }
     }

@@ -20,8 +20,7 @@ use std::collections::BTreeMap;
 use std::ffi::{CString, c_int};
 use std::path::{Path, PathBuf};
 
-use flate2::Compression;
-use flate2::write::ZlibEncoder;
+use flate2::{Compress, Compression, FlushCompress, Status};
 use git2::{Binding, Mempack, ObjectType, Odb, Oid, Repository};
 use libgit2_sys as raw;
 use sha1::{Digest, Sha1};
@@ -188,6 +187,8 @@ impl Staging {
         pack.write_all(&2u32.to_be_bytes()).map_err(fail)?;
         pack.write_all(&count.to_be_bytes()).map_err(fail)?;
         let mut compressed = Vec::new();
+        // One zlib state for all objects, reset between them (setting one up zeroes its tables).
+        let mut zlib = Compress::new(Compression::fast(), true);
         for &(id, kind) in objects {
             let object = odb
                 .read(id)
@@ -201,9 +202,19 @@ impl Staging {
             };
             pack.write_all(&object_header(type_bits, data.len())).map_err(fail)?;
             compressed.clear();
-            let mut zlib = ZlibEncoder::new(&mut compressed, Compression::fast());
-            zlib.write_all(data).map_err(fail)?;
-            zlib.finish().map_err(fail)?;
+            // Room for the worst case (zlib's bound is below this), so one call usually does.
+            compressed.reserve(data.len() + data.len() / 64 + 64);
+            zlib.reset();
+            loop {
+                let consumed = usize::try_from(zlib.total_in()).unwrap_or(usize::MAX).min(data.len());
+                let status = zlib
+                    .compress_vec(&data[consumed..], &mut compressed, FlushCompress::Finish)
+                    .map_err(|err| fail(err.into()))?;
+                if status == Status::StreamEnd {
+                    break;
+                }
+                compressed.reserve(compressed.capacity().max(64));
+            }
             pack.write_all(&compressed).map_err(fail)?;
         }
         let PackStream { mut indexer, hash } = pack;
