@@ -38,6 +38,22 @@ pub fn relation(repo: &Repository, head: Oid, incoming: Oid) -> Result<Relation,
     Ok(Relation::Diverged)
 }
 
+/// Whether `head` is a repository's first commit and holds no data (no `teams/` folder): a
+/// new server's own start, which an incoming history may replace instead of merging with it
+/// (they share no commit, and there is nothing of ours to keep).
+pub fn holds_no_data(repo: &Repository, head: Oid) -> Result<bool, StoreError> {
+    let commit = repo
+        .find_commit(head)
+        .map_err(|err| StoreError::internal("cannot read HEAD", err))?;
+    if commit.parent_count() > 0 {
+        return Ok(false);
+    }
+    let tree = commit
+        .tree()
+        .map_err(|err| StoreError::internal("cannot read HEAD's tree", err))?;
+    Ok(tree.get_name(layout::TEAMS_DIR).is_none())
+}
+
 /// The files that differ between the trees of two commits.
 pub fn diff_commits(repo: &Repository, old: Oid, new: Oid) -> Result<Vec<FileDiff>, StoreError> {
     let fail = |err| StoreError::internal("cannot compare two commits", err);

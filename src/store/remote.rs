@@ -114,6 +114,7 @@ impl Remote {
             status: status.clone(),
             adopt,
             refused: None,
+            joined: None,
             metrics,
         };
         let spawned = std::thread::Builder::new()
@@ -158,6 +159,10 @@ struct Replicator {
     adopt: Adopter,
     /// The remote commit last refused as invalid: not tried again until the remote moves.
     refused: Option<Oid>,
+    /// The remote commit last joined: a pull that finds it again asks the writer nothing, so
+    /// that frequent pulls of an unchanged remote do not keep the writer from ever being idle
+    /// (when it syncs the git index and merges packs).
+    joined: Option<Oid>,
     metrics: Arc<Metrics>,
 }
 
@@ -290,7 +295,7 @@ impl Replicator {
             return Ok(true);
         };
         let mut merged = false;
-        if self.refused != Some(remote_head) {
+        if self.refused != Some(remote_head) && self.joined != Some(remote_head) {
             let label = format!("{}/{}", redact(&self.settings.url), self.settings.branch);
             match (self.adopt)(remote_head, label, self.settings.replica) {
                 Ok(Adoption::Refused(why)) => {
@@ -298,8 +303,11 @@ impl Replicator {
                     let why = format!("the remote's commit {remote_head} is not served: {why}");
                     self.failed("pull", &why);
                 }
-                Ok(Adoption::Merged(_)) => merged = true,
-                Ok(Adoption::Held | Adoption::FastForward(_)) => {}
+                Ok(Adoption::Merged(_)) => {
+                    merged = true;
+                    self.joined = Some(remote_head);
+                }
+                Ok(Adoption::Held | Adoption::FastForward(_)) => self.joined = Some(remote_head),
                 Err(err) => return Err(err.to_string()),
             }
         }

@@ -629,6 +629,9 @@ impl Worker {
         let relation = match adopt::relation(self.git.objects(), head, incoming)? {
             adopt::Relation::Held if follow && incoming != head => adopt::Relation::Ahead,
             adopt::Relation::Diverged if follow => adopt::Relation::Ahead,
+            // A new server pointed at a remote with data (a restore, a second primary set up
+            // from the git host) takes the remote's history as it is.
+            adopt::Relation::Diverged if adopt::holds_no_data(self.git.objects(), head)? => adopt::Relation::Ahead,
             relation => relation,
         };
         let (commit, adoption) = match relation {

@@ -606,6 +606,81 @@ async fn an_invalid_remote_commit_is_not_served_and_is_reported() {
 /// A read replica clones the remote, follows the primary through it, answers reads equal to
 /// the primary's at the same commit, exports, and refuses every change with 405 naming the
 /// primary.
+/// A new server pointed at a remote that has data (a restore from the git host, a primary
+/// set up again) takes the remote's history as it is, serves it and pushes on from it. A
+/// server that has data of its own and an unrelated remote keeps its data and reports why.
+#[tokio::test]
+async fn a_new_server_takes_the_remotes_history_and_one_with_data_keeps_its_own() {
+    let daemon = GitDaemon::start();
+    let first = spawn_replicating(&daemon, Duration::from_secs(3600)).await;
+    first.seed_project().await;
+    for index in 0..5 {
+        first
+            .create_key(&format!("k{index}"), &["t"], &[("en", "kept")])
+            .await
+            .assert_ok(StatusCode::CREATED);
+    }
+    pushed(&first, &daemon, Duration::from_secs(10)).await;
+    let keys_then = first.every_key("").await;
+    let remote_head = daemon.head().unwrap();
+    drop(first.stop().await);
+
+    let second = spawn_replicating(&daemon, Duration::from_millis(200)).await;
+    eventually(&second, &format!("{KEYS}/k4"), |status, _| status == StatusCode::OK).await;
+    assert_eq!(second.every_key("").await, keys_then);
+    // The remote's commits are the branch now, not merged with the new server's first one.
+    assert_eq!(second.git(&["rev-parse", "HEAD"]).trim(), remote_head);
+    second
+        .create_key("k5", &[], &[("en", "new")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    pushed(&second, &daemon, Duration::from_secs(10)).await;
+    assert_eq!(git_in(&daemon.bare(), &["rev-parse", "main~1"]).trim(), remote_head);
+    second.settle().await;
+    second.git(&["fsck", "--strict"]);
+    assert_eq!(second.git(&["status", "--porcelain"]), "");
+
+    // A server with a team of its own, then pointed at the same remote: nothing of either
+    // side is dropped; the pull fails and says why.
+    let own = TestApp::spawn().await;
+    own.post("/teams", json!({"name": "mine", "displayName": "Mine"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let own_head = own.git(&["rev-parse", "HEAD"]);
+    let dir = own.stop().await;
+    let url = daemon.url();
+    let own = TestApp::spawn_with(dir, move |config| {
+        config.remote = Some(locstore::store::remote::RemoteSettings {
+            url,
+            branch: "main".into(),
+            token: None,
+            ssh_key: None,
+            pull_interval: Duration::from_millis(200),
+            replica: false,
+        });
+    })
+    .await;
+    let mut state = sync_state(&own).await;
+    for _ in 0..50 {
+        if state["lastError"].is_string() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        state = sync_state(&own).await;
+    }
+    assert!(state["lastError"].is_string(), "{state}");
+    assert_eq!(own.git(&["rev-parse", "HEAD"]), own_head);
+    let teams = own.get("/teams").await.assert_ok(StatusCode::OK);
+    let names: Vec<&str> = teams["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|team| team["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["mine"]);
+    assert_eq!(daemon.head().unwrap(), second.git(&["rev-parse", "HEAD"]).trim());
+}
+
 #[tokio::test]
 async fn a_replica_follows_the_primary_and_refuses_changes() {
     let daemon = GitDaemon::start();
