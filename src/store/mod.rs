@@ -21,6 +21,7 @@ mod layout;
 mod lock;
 mod maintenance;
 mod objects;
+mod plain_pack;
 pub mod remote;
 mod scan;
 pub mod seen;

@@ -20,13 +20,12 @@ use std::collections::BTreeMap;
 use std::ffi::{CString, c_int};
 use std::path::{Path, PathBuf};
 
-use flate2::{Compress, Compression, FlushCompress, Status};
 use git2::{Binding, Mempack, ObjectType, Odb, Oid, Repository};
 use libgit2_sys as raw;
-use sha1::{Digest, Sha1};
 
 use super::error::StoreError;
 use super::git::TreeEdit;
+use super::plain_pack::PlainPack;
 
 /// New objects go to memory first, ahead of every on-disk backend.
 const MEMORY_PRIORITY: c_int = c_int::MAX;
@@ -165,61 +164,22 @@ impl Staging {
         self.discard()
     }
 
-    /// Writes `objects` (staged, sorted, no repeats) as a pack of whole objects, each a zlib
-    /// stream, through libgit2's indexer, which writes the pack and its index into the pack
-    /// folder; returns the pack's name.
+    /// Writes `objects` (staged, no repeats) as a pack of whole objects with its index into
+    /// the pack folder ([`PlainPack`]); returns the pack's name.
     fn write_plain_pack(&self, objects: &[(Oid, ObjectType)]) -> Result<String, StoreError> {
-        use std::io::Write;
         let fail = |err: std::io::Error| StoreError::internal("cannot write a pack", err);
         let odb = self
             .repo
             .odb()
             .map_err(|err| git_error("cannot open the object database", err))?;
-        let indexer =
-            git2::Indexer::new(None, &self.pack_dir, 0, false).map_err(|err| git_error("cannot start a pack", err))?;
-        let count = u32::try_from(objects.len())
-            .map_err(|_| StoreError::internal("cannot write a pack", "more than 2^32 objects"))?;
-        let mut pack = PackStream {
-            indexer,
-            hash: Sha1::new(),
-        };
-        pack.write_all(b"PACK").map_err(fail)?;
-        pack.write_all(&2u32.to_be_bytes()).map_err(fail)?;
-        pack.write_all(&count.to_be_bytes()).map_err(fail)?;
-        let mut compressed = Vec::new();
-        // One zlib state for all objects, reset between them (setting one up zeroes its tables).
-        let mut zlib = Compress::new(Compression::fast(), true);
+        let mut pack = PlainPack::create(&self.pack_dir, objects.len()).map_err(fail)?;
         for &(id, kind) in objects {
             let object = odb
                 .read(id)
                 .map_err(|err| git_error("cannot read a staged object", err))?;
-            let data = object.data();
-            let type_bits: u8 = match kind {
-                ObjectType::Commit => 1,
-                ObjectType::Tree => 2,
-                ObjectType::Blob => 3,
-                _ => return Err(StoreError::internal("cannot write a pack", "unexpected object type")),
-            };
-            pack.write_all(&object_header(type_bits, data.len())).map_err(fail)?;
-            compressed.clear();
-            // Room for the worst case (zlib's bound is below this), so one call usually does.
-            compressed.reserve(data.len() + data.len() / 64 + 64);
-            zlib.reset();
-            loop {
-                let consumed = usize::try_from(zlib.total_in()).unwrap_or(usize::MAX).min(data.len());
-                let status = zlib
-                    .compress_vec(&data[consumed..], &mut compressed, FlushCompress::Finish)
-                    .map_err(|err| fail(err.into()))?;
-                if status == Status::StreamEnd {
-                    break;
-                }
-                compressed.reserve(compressed.capacity().max(64));
-            }
-            pack.write_all(&compressed).map_err(fail)?;
+            pack.add(id, kind, object.data()).map_err(fail)?;
         }
-        let PackStream { mut indexer, hash } = pack;
-        indexer.write_all(&hash.finalize()).map_err(fail)?;
-        indexer.commit().map_err(|err| git_error("cannot index a pack", err))
+        pack.finish().map_err(fail)
     }
 
     /// Writes an object into memory. This does not go through libgit2's object database,
@@ -418,39 +378,6 @@ impl Staging {
         self.written_packs += 1;
         Ok(())
     }
-}
-
-/// The bytes of a pack going to the indexer, hashed on the way for the pack's trailer.
-struct PackStream<'a> {
-    indexer: git2::Indexer<'a>,
-    hash: Sha1,
-}
-
-impl std::io::Write for PackStream<'_> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let written = self.indexer.write(bytes)?;
-        self.hash.update(&bytes[..written]);
-        Ok(written)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.indexer.flush()
-    }
-}
-
-/// A pack entry's header: the type in bits 4–6 of the first byte, the size below it and
-/// then seven bits a byte, low bits first, each byte but the last with its top bit set.
-fn object_header(type_bits: u8, size: usize) -> Vec<u8> {
-    let mut header = Vec::with_capacity(10);
-    let mut byte = (type_bits << 4) | (size & 0x0f) as u8;
-    let mut rest = size >> 4;
-    while rest > 0 {
-        header.push(byte | 0x80);
-        byte = (rest & 0x7f) as u8;
-        rest >>= 7;
-    }
-    header.push(byte);
-    header
 }
 
 /// A tree being edited: its entries, with the subtrees on edited paths opened in turn.

@@ -1,0 +1,271 @@
+//! A pack of whole objects (no deltas) and its index, written by hand: what a large commit
+//! (an import, an upload) is published as. libgit2's pack builder spent most of a bulk
+//! import searching for deltas, and its indexer then read the pack it had just written
+//! again, hashing and inflating every object, to make the index. Here each object is
+//! compressed once, and the index comes from what was written: the ids are known, and so are
+//! the offsets and CRC-32s. Maintenance finds the deltas later, in the background.
+//!
+//! Formats: git's `gitformat-pack` (pack version 2, index version 2). The pack is written to
+//! a temporary file in the pack folder and renamed once complete, then the index likewise:
+//! a pack is used only once its index is there, so no reader sees half a pack.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use flate2::{Compress, Compression, FlushCompress, Status};
+use git2::{ObjectType, Oid};
+use sha1::{Digest, Sha1};
+
+pub struct PlainPack {
+    dir: PathBuf,
+    temporary: PathBuf,
+    file: BufWriter<File>,
+    hash: Sha1,
+    /// Id, CRC-32 of the entry's bytes, and offset, for each object written.
+    entries: Vec<(Oid, u32, u64)>,
+    offset: u64,
+    zlib: Compress,
+    compressed: Vec<u8>,
+    done: bool,
+}
+
+impl PlainPack {
+    /// Starts a pack of `count` objects in `dir`.
+    pub fn create(dir: &Path, count: usize) -> io::Result<Self> {
+        let count = u32::try_from(count).map_err(|_| io::Error::other("more than 2^32 objects"))?;
+        let temporary = temporary_path(dir, "pack");
+        let mut pack = Self {
+            dir: dir.to_owned(),
+            file: BufWriter::with_capacity(1 << 20, File::create(&temporary)?),
+            temporary,
+            hash: Sha1::new(),
+            entries: Vec::with_capacity(count as usize),
+            offset: 0,
+            // Fast compression: maintenance rewrites the objects as deltas anyway.
+            zlib: Compress::new(Compression::fast(), true),
+            compressed: Vec::new(),
+            done: false,
+        };
+        let mut header = Vec::with_capacity(12);
+        header.extend_from_slice(b"PACK");
+        header.extend_from_slice(&2u32.to_be_bytes());
+        header.extend_from_slice(&count.to_be_bytes());
+        pack.put(&header)?;
+        Ok(pack)
+    }
+
+    /// Appends one object.
+    pub fn add(&mut self, id: Oid, kind: ObjectType, data: &[u8]) -> io::Result<()> {
+        let type_bits: u8 = match kind {
+            ObjectType::Commit => 1,
+            ObjectType::Tree => 2,
+            ObjectType::Blob => 3,
+            ObjectType::Tag => 4,
+            _ => return Err(io::Error::other("an object of unknown type")),
+        };
+        let mut compressed = std::mem::take(&mut self.compressed);
+        compressed.clear();
+        // Room for the worst case (zlib's bound is below this), so one call usually does.
+        compressed.reserve(data.len() + data.len() / 64 + 64);
+        self.zlib.reset();
+        loop {
+            let consumed = usize::try_from(self.zlib.total_in()).map_or(data.len(), |read| read.min(data.len()));
+            let status = self
+                .zlib
+                .compress_vec(&data[consumed..], &mut compressed, FlushCompress::Finish)
+                .map_err(io::Error::other)?;
+            if status == Status::StreamEnd {
+                break;
+            }
+            compressed.reserve(compressed.capacity().max(64));
+        }
+        let header = object_header(type_bits, data.len());
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&header);
+        crc.update(&compressed);
+        self.entries.push((id, crc.finalize(), self.offset));
+        self.put(&header)?;
+        self.put(&compressed)?;
+        self.compressed = compressed;
+        Ok(())
+    }
+
+    /// Ends the pack, writes its index, and returns the pack's name (its checksum in hex).
+    pub fn finish(mut self) -> io::Result<String> {
+        let checksum: [u8; 20] = std::mem::take(&mut self.hash).finalize().into();
+        self.file.write_all(&checksum)?;
+        self.file.flush()?;
+        let name: String = checksum.iter().map(|byte| format!("{byte:02x}")).collect();
+        let pack_path = self.dir.join(format!("pack-{name}.pack"));
+        std::fs::rename(&self.temporary, &pack_path)?;
+        self.done = true;
+        let index = self.index(&checksum);
+        let temporary = temporary_path(&self.dir, "idx");
+        let written = std::fs::write(&temporary, index)
+            .and_then(|()| std::fs::rename(&temporary, self.dir.join(format!("pack-{name}.idx"))));
+        if let Err(err) = written {
+            let _ = std::fs::remove_file(&temporary);
+            let _ = std::fs::remove_file(&pack_path);
+            return Err(err);
+        }
+        Ok(name)
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.hash.update(bytes);
+        self.file.write_all(bytes)?;
+        self.offset += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// The version 2 index: a fan-out table of how many ids start with each byte or a lower
+    /// one, the sorted ids, their CRC-32s, their offsets (those past 2^31 in a table of
+    /// 64-bit offsets after), the pack's checksum and the index's own.
+    fn index(&mut self, pack_checksum: &[u8; 20]) -> Vec<u8> {
+        self.entries.sort_unstable_by_key(|(id, _, _)| *id);
+        let mut index = Vec::with_capacity(8 + 1024 + self.entries.len() * 28 + 40);
+        index.extend_from_slice(&[0xff, b't', b'O', b'c']);
+        index.extend_from_slice(&2u32.to_be_bytes());
+        let mut fanout = [0u32; 256];
+        for (id, _, _) in &self.entries {
+            fanout[usize::from(id.as_bytes()[0])] += 1;
+        }
+        let mut total = 0u32;
+        for count in fanout {
+            total += count;
+            index.extend_from_slice(&total.to_be_bytes());
+        }
+        for (id, _, _) in &self.entries {
+            index.extend_from_slice(id.as_bytes());
+        }
+        for (_, crc, _) in &self.entries {
+            index.extend_from_slice(&crc.to_be_bytes());
+        }
+        let mut large = Vec::new();
+        for &(_, _, offset) in &self.entries {
+            match u32::try_from(offset) {
+                Ok(small) if small < 0x8000_0000 => index.extend_from_slice(&small.to_be_bytes()),
+                _ => {
+                    let position = u32::try_from(large.len()).unwrap_or(u32::MAX) | 0x8000_0000;
+                    index.extend_from_slice(&position.to_be_bytes());
+                    large.push(offset);
+                }
+            }
+        }
+        for offset in large {
+            index.extend_from_slice(&offset.to_be_bytes());
+        }
+        index.extend_from_slice(pack_checksum);
+        let own: [u8; 20] = Sha1::digest(&index).into();
+        index.extend_from_slice(&own);
+        index
+    }
+}
+
+/// A pack that was not finished leaves no temporary file behind.
+impl Drop for PlainPack {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+    }
+}
+
+/// A name in the pack folder that git's own clean-up recognises (`tmp_*`) and that no other
+/// writer uses.
+fn temporary_path(dir: &Path, kind: &str) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let number = NEXT.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!("tmp_locstore_{}_{number}.{kind}", std::process::id()))
+}
+
+/// A pack entry's header: the type in bits 4–6 of the first byte, the size below it and
+/// then seven bits a byte, low bits first, each byte but the last with its top bit set.
+fn object_header(type_bits: u8, size: usize) -> Vec<u8> {
+    let mut header = Vec::with_capacity(10);
+    let mut byte = (type_bits << 4) | (size & 0x0f) as u8;
+    let mut rest = size >> 4;
+    while rest > 0 {
+        header.push(byte | 0x80);
+        byte = (rest & 0x7f) as u8;
+        rest >>= 7;
+    }
+    header.push(byte);
+    header
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// git itself reads the pack and index back: every object, with its content.
+    #[test]
+    fn git_verifies_the_pack_and_reads_every_object() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = |args: &[&str]| {
+            let output = std::process::Command::new("git")
+                .arg("-C")
+                .arg(dir.path())
+                .args(args)
+                .output()
+                .expect("git runs");
+            assert!(
+                output.status.success(),
+                "git {args:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            String::from_utf8(output.stdout).unwrap()
+        };
+        run(&["init", "-q"]);
+        let pack_dir = dir.path().join(".git/objects/pack");
+        // Sizes across the header's byte boundaries (15, 16, 2047, 2048 bytes) and one large.
+        let contents: Vec<Vec<u8>> = [0usize, 1, 15, 16, 100, 2047, 2048, 300_000]
+            .iter()
+            .map(|&size| (0..size).map(|index| (index * 7 % 251) as u8).collect())
+            .collect();
+        let mut pack = PlainPack::create(&pack_dir, contents.len()).unwrap();
+        let mut ids = Vec::new();
+        for content in &contents {
+            let id = Oid::hash_object(ObjectType::Blob, content).unwrap();
+            pack.add(id, ObjectType::Blob, content).unwrap();
+            ids.push(id);
+        }
+        let name = pack.finish().unwrap();
+        let index = pack_dir.join(format!("pack-{name}.idx"));
+        let verified = run(&["verify-pack", "-v", index.to_str().unwrap()]);
+        assert!(
+            verified.contains(&format!("non delta: {}", contents.len())),
+            "{verified}"
+        );
+        for (id, content) in ids.iter().zip(&contents) {
+            let read = std::process::Command::new("git")
+                .arg("-C")
+                .arg(dir.path())
+                .args(["cat-file", "blob", &id.to_string()])
+                .output()
+                .unwrap();
+            assert_eq!(&read.stdout, content);
+        }
+        let names: Vec<String> = std::fs::read_dir(&pack_dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|name| !name.starts_with("tmp_")), "{names:?}");
+    }
+
+    #[test]
+    fn a_pack_given_up_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut pack = PlainPack::create(dir.path(), 1).unwrap();
+        pack.add(
+            Oid::hash_object(ObjectType::Blob, b"x").unwrap(),
+            ObjectType::Blob,
+            b"x",
+        )
+        .unwrap();
+        drop(pack);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}
