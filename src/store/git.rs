@@ -175,6 +175,11 @@ impl GitRepo {
         Ok(())
     }
 
+    /// Whether a large commit was published as a pack of whole objects since the last call.
+    pub fn take_plain_written(&mut self) -> bool {
+        self.staging.take_plain_written()
+    }
+
     /// The repository, with the staged objects readable through it.
     pub fn objects(&self) -> &Repository {
         self.staging.repo()

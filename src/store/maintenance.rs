@@ -28,6 +28,10 @@ pub struct Maintenance {
     finished: bool,
     /// Set once `git` could not be started, so that it is not tried on every commit.
     unavailable: bool,
+    /// Set when a pack of whole objects was published (a large import): the next run, when
+    /// writes pause, is a full repack that finds their deltas. A geometric run never rewrites
+    /// the largest pack, and such a pack is often the largest.
+    full: bool,
 }
 
 impl Maintenance {
@@ -38,6 +42,7 @@ impl Maintenance {
             packs_since: 0,
             finished: false,
             unavailable: false,
+            full: false,
         }
     }
 
@@ -54,9 +59,14 @@ impl Maintenance {
     /// does not leave up to [`PACKS_PER_RUN`] small packs behind for every read to look through.
     pub fn idle(&mut self) {
         self.poll();
-        if self.packs_since >= PACKS_BEFORE_IDLE_RUN && self.running.is_none() {
+        if (self.full || self.packs_since >= PACKS_BEFORE_IDLE_RUN) && self.running.is_none() {
             self.start();
         }
+    }
+
+    /// Asks for a full repack (`git repack -a -d`) when writes next pause.
+    pub fn needs_full_repack(&mut self) {
+        self.full = true;
     }
 
     /// Whether a run has ended since the last call (the writer then reopens the repository,
@@ -103,7 +113,8 @@ impl Maintenance {
         command
             .arg("-C")
             .arg(&self.root)
-            .args(["-c", "pack.threads=1", "repack", "--geometric=2", "-d", "-l", "-q"])
+            .args(["-c", "pack.threads=1", "repack", "-d", "-l", "-q"])
+            .arg(if self.full { "-a" } else { "--geometric=2" })
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
@@ -124,7 +135,12 @@ impl Maintenance {
         let spawned = command.spawn();
         match spawned {
             Ok(child) => {
-                tracing::debug!(packs = self.packs_since, "started repository maintenance");
+                tracing::debug!(
+                    packs = self.packs_since,
+                    full = self.full,
+                    "started repository maintenance"
+                );
+                self.full = false;
                 self.running = Some((child, Instant::now()));
                 self.packs_since = 0;
             }

@@ -50,6 +50,8 @@ pub struct Staging {
     written_packs: usize,
     /// The objects staged since the last pack (the mempack cannot list them), with repeats.
     staged: RefCell<Vec<(Oid, ObjectType)>>,
+    /// Whether a pack of whole objects was written since [`Self::take_plain_written`].
+    plain_written: bool,
 }
 
 // SAFETY: a `Staging` is used by one thread at a time (it moves to the writer thread once and
@@ -103,6 +105,7 @@ impl Staging {
             pack_dir: git_dir.join("objects").join("pack"),
             written_packs: 0,
             staged: RefCell::default(),
+            plain_written: false,
         })
     }
 
@@ -131,6 +134,7 @@ impl Staging {
         if staged.len() >= PLAIN_PACK_OBJECTS && counted == 0 && in_memory == staged.len() {
             let name = self.write_plain_pack(&staged)?;
             self.add_pack(self.pack_dir.join(format!("pack-{name}.idx")))?;
+            self.plain_written = true;
             return self.discard();
         }
         let mut builder = self
@@ -354,6 +358,12 @@ impl Staging {
         unsafe { Mempack::from_raw(self.mempack) }
             .reset()
             .map_err(|err| git_error("cannot drop the staged objects", err))
+    }
+
+    /// Whether a pack of whole objects was written since the last call: the repository is
+    /// then larger than it needs to be until a full repack finds the deltas.
+    pub fn take_plain_written(&mut self) -> bool {
+        std::mem::take(&mut self.plain_written)
     }
 
     /// Packs written since opening (each a backend that a read may go through).

@@ -245,6 +245,9 @@ impl Worker {
         }
         self.publish(&mut round, guard.take());
         if round.published > 0 {
+            if self.git.take_plain_written() {
+                self.maintenance.needs_full_repack();
+            }
             self.maintenance.published(round.published);
         }
         let synced = if round.committed > 0 && self.durability == Durability::Fsync {
