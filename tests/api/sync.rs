@@ -232,6 +232,18 @@ impl GitDaemon {
         crate::helpers::main_branch_head(&self.bare())
     }
 
+    /// A server's settings for this remote.
+    fn settings(&self, pull_interval: Duration, replica: bool) -> locstore::store::remote::RemoteSettings {
+        locstore::store::remote::RemoteSettings {
+            url: self.url(),
+            branch: "main".into(),
+            token: None,
+            ssh_key: None,
+            pull_interval,
+            replica,
+        }
+    }
+
     /// A working clone of the remote, for commits made elsewhere.
     fn clone_into(&self, dir: &std::path::Path) -> std::path::PathBuf {
         let clone = dir.join("clone");
@@ -249,16 +261,9 @@ impl Drop for GitDaemon {
 const HOOK_SECRET: &str = "hook-secret-for-tests";
 
 async fn spawn_replicating(daemon: &GitDaemon, pull_interval: Duration) -> TestApp {
-    let url = daemon.url();
+    let settings = daemon.settings(pull_interval, false);
     TestApp::spawn_with(tempfile::tempdir().unwrap(), move |config| {
-        config.remote = Some(locstore::store::remote::RemoteSettings {
-            url,
-            branch: "main".into(),
-            token: None,
-            ssh_key: None,
-            pull_interval,
-            replica: false,
-        });
+        config.remote = Some(settings);
         config.hook_secret = Some(HOOK_SECRET.into());
     })
     .await
@@ -648,27 +653,9 @@ async fn a_new_server_takes_the_remotes_history_and_one_with_data_keeps_its_own(
         .assert_ok(StatusCode::CREATED);
     let own_head = own.git(&["rev-parse", "HEAD"]);
     let dir = own.stop().await;
-    let url = daemon.url();
-    let own = TestApp::spawn_with(dir, move |config| {
-        config.remote = Some(locstore::store::remote::RemoteSettings {
-            url,
-            branch: "main".into(),
-            token: None,
-            ssh_key: None,
-            pull_interval: Duration::from_millis(200),
-            replica: false,
-        });
-    })
-    .await;
-    let mut state = sync_state(&own).await;
-    for _ in 0..50 {
-        if state["lastError"].is_string() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        state = sync_state(&own).await;
-    }
-    assert!(state["lastError"].is_string(), "{state}");
+    let settings = daemon.settings(Duration::from_millis(200), false);
+    let own = TestApp::spawn_with(dir, move |config| config.remote = Some(settings)).await;
+    eventually(&own, "/sync", |_, state| state["lastError"].is_string()).await;
     assert_eq!(own.git(&["rev-parse", "HEAD"]), own_head);
     let teams = own.get("/teams").await.assert_ok(StatusCode::OK);
     let names: Vec<&str> = teams["data"]
@@ -694,16 +681,9 @@ async fn a_replica_follows_the_primary_and_refuses_changes() {
     }
     pushed(&primary, &daemon, Duration::from_secs(10)).await;
 
-    let url = daemon.url();
+    let settings = daemon.settings(Duration::from_millis(200), true);
     let replica = TestApp::spawn_with(tempfile::tempdir().unwrap(), move |config| {
-        config.remote = Some(locstore::store::remote::RemoteSettings {
-            url,
-            branch: "main".into(),
-            token: None,
-            ssh_key: None,
-            pull_interval: Duration::from_millis(200),
-            replica: true,
-        });
+        config.remote = Some(settings);
         config.primary_url = Some("http://primary.example:8080".into());
     })
     .await;
