@@ -5,3 +5,4 @@
 pub mod model;
 pub mod names;
 pub mod query;
+pub mod translations;

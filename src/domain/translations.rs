@@ -1,0 +1,549 @@
+//! A key's texts, packed: [`Translations`] holds one text (or set of plural forms) per
+//! language in one buffer, and hands out views of them ([`TextRef`], [`FormsRef`]) rather
+//! than copies.
+
+use super::model::{PluralCategory, PluralForms, Text};
+use super::names::LanguageCode;
+
+/// A key's texts, one per language, in language-code order, packed for a small memory.
+///
+/// A catalog of 100,000 keys in 50 languages holds 5 million texts. Stored as a vector of
+/// (code, text) pairs, each text cost a 48-byte slot and two heap blocks besides its bytes,
+/// over twice the text itself. Here a key's strings are one buffer, each language a 16-byte
+/// slot pointing at its shared ([interned](LanguageCode::interned)) code and the end of its
+/// text, and only plural forms need a further list of ends: three heap blocks a key.
+#[derive(Clone, Default)]
+pub struct Translations {
+    slots: Box<[Slot]>,
+    /// Every string, one after another: per language its text, or its forms in CLDR order.
+    texts: Box<str>,
+    /// For each plural form, the end of its string in `texts`.
+    form_ends: Box<[u32]>,
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    language: &'static LanguageCode,
+    /// The end of the language's strings in `texts`; they start where the previous slot's end.
+    end: u32,
+    /// 0 for a plain text; for plural forms the set of categories present (bit `i` for
+    /// [`PluralCategory::ALL`]`[i]`) in the low 6 bits and, above them, the position of the
+    /// first form in `form_ends`.
+    forms: u32,
+}
+
+const FORM_BITS: u32 = 6;
+
+impl Translations {
+    pub fn get(&self, language: &LanguageCode) -> Option<TextRef<'_>> {
+        self.position(language).ok().map(|index| self.text(index))
+    }
+
+    /// The text of `language`, looked for first in slot `hint`, which is then set to where it
+    /// was found. An export asks every key for the same language and most keys hold the same
+    /// languages, so one comparison usually finds it (a search of 50 slots per key cost a
+    /// quarter of an Android export).
+    pub fn get_near(&self, language: &LanguageCode, hint: &mut usize) -> Option<TextRef<'_>> {
+        let index = match self.slots.get(*hint) {
+            Some(slot) if std::ptr::eq(slot.language, language) || slot.language == language => *hint,
+            _ => self.position(language).ok()?,
+        };
+        *hint = index;
+        Some(self.text(index))
+    }
+
+    /// Sets the text of `language`.
+    pub fn insert(&mut self, language: LanguageCode, text: Text) {
+        self.apply([(language, Some(text))]);
+    }
+
+    /// Removes the text of `language`; whether there was one.
+    pub fn remove(&mut self, language: &LanguageCode) -> bool {
+        let present = self.position(language).is_ok();
+        if present {
+            self.apply([(language.clone(), None)]);
+        }
+        present
+    }
+
+    /// Sets (`Some`) or removes (`None`) the texts of many languages with one repacking; of
+    /// two changes to the same language the later wins.
+    pub fn apply(&mut self, changes: impl IntoIterator<Item = (LanguageCode, Option<Text>)>) {
+        let mut texts: Vec<(&LanguageCode, Option<TextRef<'_>>)> = Vec::new();
+        let changes: Vec<(LanguageCode, Option<Text>)> = changes.into_iter().collect();
+        let mut changed: Vec<&(LanguageCode, Option<Text>)> = changes.iter().collect();
+        // Stable: the last of equal codes is the one kept below.
+        changed.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut changed = changed.into_iter().peekable();
+        let mut old = self.iter().peekable();
+        loop {
+            let order = match (old.peek(), changed.peek()) {
+                (None, None) => break,
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (Some((a, _)), Some((b, _))) => (*a).cmp(b),
+            };
+            if order == std::cmp::Ordering::Less {
+                let (language, text) = old.next().expect("peeked");
+                texts.push((language, Some(text)));
+                continue;
+            }
+            if order == std::cmp::Ordering::Equal {
+                // The change replaces the old text.
+                old.next();
+            }
+            let (language, text) = changed.next().expect("peeked");
+            let text = text.as_ref().map(Text::as_ref);
+            match texts.last_mut() {
+                Some(last) if last.0 == language => last.1 = text,
+                _ => texts.push((language, text)),
+            }
+        }
+        drop(old);
+        let packed = Self::pack(texts.into_iter().filter_map(|(language, text)| Some((language, text?))));
+        *self = packed;
+    }
+
+    pub fn retain(&mut self, mut keep: impl FnMut(&LanguageCode, TextRef<'_>) -> bool) {
+        if self.iter().all(|(language, text)| keep(language, text)) {
+            return;
+        }
+        let packed = Self::pack(self.iter().filter(|(language, text)| keep(language, *text)));
+        *self = packed;
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&LanguageCode, TextRef<'_>)> + '_ {
+        (0..self.slots.len()).map(|index| (self.slots[index].language, self.text(index)))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &LanguageCode> {
+        self.slots.iter().map(|slot| slot.language)
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = TextRef<'_>> {
+        (0..self.slots.len()).map(|index| self.text(index))
+    }
+
+    /// The packed form, for a cache on disk: per language its code, the end of its strings
+    /// and its forms word (see [`Slot`]); the strings; the ends of the plural forms.
+    pub fn packed(
+        &self,
+    ) -> (
+        impl Iterator<Item = (&'static LanguageCode, u32, u32)> + '_,
+        &str,
+        &[u32],
+    ) {
+        let slots = self.slots.iter().map(|slot| (slot.language, slot.end, slot.forms));
+        (slots, &self.texts, &self.form_ends)
+    }
+
+    /// Translations from their [packed](Self::packed) form, checked: `None` unless the codes
+    /// ascend, every end falls on a character boundary in order, and plural forms are as
+    /// [`PluralForms`] requires (`other` present, none empty) and listed in order.
+    pub fn from_packed(slots: Vec<(&'static LanguageCode, u32, u32)>, texts: &str, form_ends: &[u32]) -> Option<Self> {
+        let boundary = |end: u32| texts.is_char_boundary(end as usize);
+        let other = 1 << PluralCategory::Other.bit();
+        let (mut start, mut forms_seen) = (0u32, 0usize);
+        for (index, &(language, end, forms)) in slots.iter().enumerate() {
+            if index > 0 && slots[index - 1].0 >= language || end < start || !boundary(end) {
+                return None;
+            }
+            if forms != 0 {
+                let categories = forms & ((1 << FORM_BITS) - 1);
+                let first = (forms >> FORM_BITS) as usize;
+                let count = categories.count_ones() as usize;
+                if categories & other == 0 || first != forms_seen || first + count > form_ends.len() {
+                    return None;
+                }
+                let mut form_start = start;
+                for &form_end in &form_ends[first..first + count] {
+                    if form_end <= form_start || !boundary(form_end) {
+                        return None;
+                    }
+                    form_start = form_end;
+                }
+                if form_start != end {
+                    return None;
+                }
+                forms_seen += count;
+            }
+            start = end;
+        }
+        if start as usize != texts.len() || forms_seen != form_ends.len() {
+            return None;
+        }
+        let slots = slots
+            .into_iter()
+            .map(|(language, end, forms)| Slot { language, end, forms })
+            .collect();
+        Some(Self {
+            slots,
+            texts: texts.into(),
+            form_ends: form_ends.into(),
+        })
+    }
+
+    fn text(&self, index: usize) -> TextRef<'_> {
+        let slot = self.slots[index];
+        let start = index.checked_sub(1).map_or(0, |previous| self.slots[previous].end);
+        if slot.forms == 0 {
+            return TextRef::Plain(&self.texts[start as usize..slot.end as usize]);
+        }
+        let categories = (slot.forms & ((1 << FORM_BITS) - 1)) as u8;
+        let first = (slot.forms >> FORM_BITS) as usize;
+        let count = categories.count_ones() as usize;
+        TextRef::Plural(FormsRef(FormsRepr::Packed {
+            categories,
+            start,
+            ends: &self.form_ends[first..first + count],
+            texts: &self.texts,
+        }))
+    }
+
+    fn position(&self, language: &LanguageCode) -> Result<usize, usize> {
+        self.slots.binary_search_by(|slot| slot.language.cmp(language))
+    }
+
+    /// Packs texts given in code order with no code twice.
+    fn pack<'a>(texts: impl IntoIterator<Item = (&'a LanguageCode, TextRef<'a>)>) -> Self {
+        let mut slots = Vec::new();
+        let mut buffer = String::new();
+        let mut form_ends = Vec::new();
+        for (language, text) in texts {
+            let forms = match text {
+                TextRef::Plain(text) => {
+                    buffer.push_str(text);
+                    0
+                }
+                TextRef::Plural(forms) => {
+                    let first = u32::try_from(form_ends.len()).expect("fewer than 2^26 plural forms in a key");
+                    let mut categories = 0u32;
+                    for (category, text) in forms.iter() {
+                        categories |= 1 << category.bit();
+                        buffer.push_str(text);
+                        form_ends.push(text_end(&buffer));
+                    }
+                    categories | (first << FORM_BITS)
+                }
+            };
+            slots.push(Slot {
+                language: language.interned(),
+                end: text_end(&buffer),
+                forms,
+            });
+        }
+        Self {
+            slots: slots.into_boxed_slice(),
+            texts: buffer.into_boxed_str(),
+            form_ends: form_ends.into_boxed_slice(),
+        }
+    }
+}
+
+fn text_end(buffer: &str) -> u32 {
+    u32::try_from(buffer.len()).expect("a key's texts fit in 4 GiB")
+}
+
+impl PartialEq for Translations {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Translations {}
+
+impl std::fmt::Debug for Translations {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl FromIterator<(LanguageCode, Text)> for Translations {
+    /// Later texts for the same language replace earlier ones, as in a map.
+    fn from_iter<I: IntoIterator<Item = (LanguageCode, Text)>>(texts: I) -> Self {
+        let mut translations = Self::default();
+        translations.apply(texts.into_iter().map(|(language, text)| (language, Some(text))));
+        translations
+    }
+}
+
+impl IntoIterator for Translations {
+    type Item = (LanguageCode, Text);
+    type IntoIter = std::vec::IntoIter<(LanguageCode, Text)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        let owned: Vec<(LanguageCode, Text)> = self
+            .iter()
+            .map(|(language, text)| (language.clone(), text.to_owned()))
+            .collect();
+        owned.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Translations {
+    type Item = (&'a LanguageCode, TextRef<'a>);
+    type IntoIter = Box<dyn Iterator<Item = Self::Item> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+/// A translation as stored in [`Translations`], or borrowed from a [`Text`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextRef<'a> {
+    Plain(&'a str),
+    Plural(FormsRef<'a>),
+}
+
+impl<'a> TextRef<'a> {
+    /// Every string of the translation: the text, or each form in CLDR order.
+    pub fn strings(self) -> impl Iterator<Item = &'a str> {
+        let (plain, forms) = match self {
+            TextRef::Plain(text) => (Some(text), None),
+            TextRef::Plural(forms) => (None, Some(forms.iter().map(|(_, text)| text))),
+        };
+        plain.into_iter().chain(forms.into_iter().flatten())
+    }
+
+    pub fn as_plain(self) -> Option<&'a str> {
+        match self {
+            TextRef::Plain(text) => Some(text),
+            TextRef::Plural(_) => None,
+        }
+    }
+
+    pub fn as_plural(self) -> Option<FormsRef<'a>> {
+        match self {
+            TextRef::Plural(forms) => Some(forms),
+            TextRef::Plain(_) => None,
+        }
+    }
+
+    pub fn to_owned(self) -> Text {
+        match self {
+            TextRef::Plain(text) => Text::Plain(text.to_owned()),
+            TextRef::Plural(forms) => Text::Plural(forms.to_owned()),
+        }
+    }
+}
+
+impl PartialEq<Text> for TextRef<'_> {
+    fn eq(&self, other: &Text) -> bool {
+        *self == other.as_ref()
+    }
+}
+
+/// Plural forms as stored in [`Translations`], or borrowed from [`PluralForms`].
+#[derive(Clone, Copy)]
+pub struct FormsRef<'a>(FormsRepr<'a>);
+
+#[derive(Clone, Copy)]
+enum FormsRepr<'a> {
+    Packed {
+        categories: u8,
+        start: u32,
+        ends: &'a [u32],
+        texts: &'a str,
+    },
+    Owned(&'a [(PluralCategory, String)]),
+}
+
+impl<'a> FormsRef<'a> {
+    /// A view of forms held as a list (a [`PluralForms`]).
+    pub(super) fn borrowed(forms: &'a [(PluralCategory, String)]) -> Self {
+        FormsRef(FormsRepr::Owned(forms))
+    }
+
+    /// The forms present, in CLDR order.
+    pub fn iter(self) -> impl Iterator<Item = (PluralCategory, &'a str)> {
+        let (packed, owned) = match self.0 {
+            FormsRepr::Packed {
+                categories,
+                start,
+                ends,
+                texts,
+            } => {
+                let present = PluralCategory::ALL
+                    .into_iter()
+                    .filter(move |category| categories & (1 << category.bit()) != 0);
+                let starts = std::iter::once(start).chain(ends.iter().copied());
+                let strings = starts
+                    .zip(ends.iter().copied())
+                    .map(move |(start, end)| &texts[start as usize..end as usize]);
+                (Some(present.zip(strings)), None)
+            }
+            FormsRepr::Owned(forms) => (
+                None,
+                Some(forms.iter().map(|(category, text)| (*category, text.as_str()))),
+            ),
+        };
+        packed.into_iter().flatten().chain(owned.into_iter().flatten())
+    }
+
+    pub fn get(self, category: PluralCategory) -> Option<&'a str> {
+        self.iter().find(|(form, _)| *form == category).map(|(_, text)| text)
+    }
+
+    /// The `other` form.
+    pub fn other_form(self) -> &'a str {
+        self.get(PluralCategory::Other).unwrap_or_default()
+    }
+
+    pub fn to_owned(self) -> PluralForms {
+        PluralForms(
+            self.iter()
+                .map(|(category, text)| (category, text.to_owned()))
+                .collect(),
+        )
+    }
+}
+
+impl PartialEq for FormsRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for FormsRef<'_> {}
+
+impl std::fmt::Debug for FormsRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(self.iter().map(|(category, text)| (category.name(), text)))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(raw: &str) -> LanguageCode {
+        LanguageCode::parse(raw).unwrap()
+    }
+
+    fn forms(pairs: &[(PluralCategory, &str)]) -> PluralForms {
+        PluralForms::new(pairs.iter().map(|(category, text)| (*category, text.to_string()))).unwrap()
+    }
+
+    #[test]
+    fn translations_stay_in_code_order_and_behave_as_a_map() {
+        let mut texts: Translations = [("fr", "un"), ("en", "one"), ("fr", "une")]
+            .into_iter()
+            .map(|(language, text)| (code(language), Text::from(text)))
+            .collect();
+        assert_eq!(texts.len(), 2);
+        assert_eq!(texts.get(&code("fr")).map(TextRef::to_owned), Some(Text::from("une")));
+        texts.insert(code("de"), "eins".into());
+        texts.insert(code("en"), "One".into());
+        let order: Vec<&str> = texts.iter().map(|(language, _)| language.as_str()).collect();
+        assert_eq!(order, ["de", "en", "fr"]);
+        assert_eq!(texts.get(&code("en")).and_then(TextRef::as_plain), Some("One"));
+        assert!(texts.remove(&code("de")));
+        assert!(!texts.remove(&code("de")));
+        texts.retain(|language, _| language.as_str() != "fr");
+        assert_eq!(
+            texts.values().map(TextRef::to_owned).collect::<Vec<_>>(),
+            [Text::from("One")]
+        );
+        // Equal by content, whatever edits led there.
+        let again: Translations = [(code("en"), Text::from("One"))].into_iter().collect();
+        assert_eq!(texts, again);
+    }
+
+    #[test]
+    fn packed_translations_give_back_every_text_and_form_as_stored() {
+        let few = forms(&[
+            (PluralCategory::One, "1 Datei"),
+            (PluralCategory::Few, ""),
+            (PluralCategory::Other, "# Dateien"),
+        ]);
+        let all = forms(&[
+            (PluralCategory::Zero, "žádný"),
+            (PluralCategory::One, "jeden"),
+            (PluralCategory::Two, "dva"),
+            (PluralCategory::Few, "několik"),
+            (PluralCategory::Many, "mnoho"),
+            (PluralCategory::Other, "jiné"),
+        ]);
+        let given = vec![
+            (code("zh-Hans"), Text::Plain(String::new())),
+            (code("de"), Text::Plural(few.clone())),
+            (code("cs"), Text::Plural(all.clone())),
+            (code("en"), Text::from("plain ✓")),
+        ];
+        let mut texts: Translations = given.clone().into_iter().collect();
+        let mut expected = given;
+        expected.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(texts.clone().into_iter().collect::<Vec<_>>(), expected);
+        let de = texts.get(&code("de")).and_then(TextRef::as_plural).unwrap();
+        assert_eq!(
+            de.iter().collect::<Vec<_>>(),
+            [(PluralCategory::One, "1 Datei"), (PluralCategory::Other, "# Dateien")]
+        );
+        assert_eq!(de.get(PluralCategory::Few), None);
+        assert_eq!(de, few.as_ref());
+        assert_eq!(texts.get(&code("cs")).unwrap(), Text::Plural(all.clone()));
+        assert_eq!(texts.get(&code("zh-Hans")).and_then(TextRef::as_plain), Some(""));
+        // Many changes at once: the last for a language wins, `None` removes.
+        texts.apply([
+            (code("cs"), None),
+            (code("en"), Some(Text::from("first"))),
+            (code("ar"), Some(Text::Plural(all.clone()))),
+            (code("en"), Some(Text::from("second"))),
+            (code("xx"), None),
+        ]);
+        let languages: Vec<&str> = texts.keys().map(LanguageCode::as_str).collect();
+        assert_eq!(languages, ["ar", "de", "en", "zh-Hans"]);
+        assert_eq!(texts.get(&code("en")).and_then(TextRef::as_plain), Some("second"));
+        assert_eq!(texts.get(&code("ar")).unwrap(), Text::Plural(all));
+        assert_eq!(texts.get(&code("de")).unwrap(), Text::Plural(few));
+        // Codes are shared, not copied per translation.
+        let (ar, _) = texts.iter().next().unwrap();
+        assert!(std::ptr::eq(ar, code("ar").interned()));
+    }
+
+    #[test]
+    fn packed_translations_come_back_from_their_parts_and_bad_parts_are_refused() {
+        let texts: Translations = [
+            (
+                code("de"),
+                Text::Plural(forms(&[
+                    (PluralCategory::One, "eins"),
+                    (PluralCategory::Other, "viele"),
+                ])),
+            ),
+            (code("en"), Text::from("ünïcode")),
+        ]
+        .into_iter()
+        .collect();
+        let (slots, strings, form_ends) = texts.packed();
+        let slots: Vec<_> = slots.collect();
+        let again = Translations::from_packed(slots.clone(), strings, form_ends).unwrap();
+        assert_eq!(again, texts);
+        let refused = |slots: Vec<(&'static LanguageCode, u32, u32)>, strings: &str, ends: &[u32]| {
+            Translations::from_packed(slots, strings, ends).is_none()
+        };
+        // Codes out of order, an end inside a character, a missing form end, text left over.
+        assert!(refused(vec![slots[1], slots[0]], strings, form_ends));
+        let mut inside = slots.clone();
+        inside[1].1 -= 1;
+        assert!(refused(inside, strings, form_ends));
+        assert!(refused(slots.clone(), strings, &form_ends[..1]));
+        assert!(refused(slots.clone(), &format!("{strings}!"), form_ends));
+        // Plural forms without `other`.
+        let mut no_other = slots.clone();
+        no_other[0].2 &= !(1 << PluralCategory::Other.bit());
+        assert!(refused(no_other, strings, form_ends));
+        assert!(Translations::from_packed(Vec::new(), "", &[]).is_some_and(|empty| empty.is_empty()));
+    }
+}
