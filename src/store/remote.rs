@@ -7,6 +7,7 @@
 //! the next fetch joins the remote's commits, and the push after that carries both. A remote
 //! that is down or refuses is tried again with a backoff that doubles up to 30 seconds.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
@@ -97,6 +98,12 @@ pub struct Remote {
 
 /// Joins a fetched commit with the branch (through the writer); `true`: follow it as a
 /// replica does (its state wins) rather than merge.
+/// Where snapshot tags live, under `refs/tags/` (see `snapshots::project_prefix`).
+const SNAPSHOT_TAG_PREFIX: &str = "locstore";
+/// What a replica fetches besides the branch: the primary's snapshots, the remote's version
+/// winning.
+const SNAPSHOT_TAGS_REFSPEC: &str = "+refs/tags/locstore/*:refs/tags/locstore/*";
+
 pub type Adopter = Box<dyn Fn(Oid, String, bool) -> Result<Adoption, StoreError> + Send>;
 
 impl Remote {
@@ -115,6 +122,7 @@ impl Remote {
             adopt,
             refused: None,
             joined: None,
+            pushed_tags: HashMap::new(),
             metrics,
         };
         let spawned = std::thread::Builder::new()
@@ -163,6 +171,9 @@ struct Replicator {
     /// that frequent pulls of an unchanged remote do not keep the writer from ever being idle
     /// (when it syncs the git index and merges packs).
     joined: Option<Oid>,
+    /// Snapshot tags (`refs/tags/locstore/...`) and the object each named when it was last
+    /// pushed, or given up on: a push sends the others.
+    pushed_tags: HashMap<String, Oid>,
     metrics: Arc<Metrics>,
 }
 
@@ -278,10 +289,16 @@ impl Replicator {
             .remote_anonymous(&self.settings.url)
             .map_err(|err| format!("invalid remote: {}", err.message()))?;
         let refspec = format!("+refs/heads/{}:{}", self.settings.branch, self.tracking_ref());
+        // A replica also takes the primary's snapshots, so that it lists them and reads at them.
+        let mut refspecs = vec![refspec.as_str()];
+        if self.settings.replica {
+            refspecs.push(SNAPSHOT_TAGS_REFSPEC);
+        }
         let mut options = FetchOptions::new();
         options.remote_callbacks(self.callbacks());
+        options.download_tags(git2::AutotagOption::None);
         remote
-            .fetch(&[&refspec], Some(&mut options), Some("locstore: fetch"))
+            .fetch(&refspecs, Some(&mut options), Some("locstore: fetch"))
             .map_err(|err| describe(&err))?;
         {
             let mut status = self.lock();
@@ -336,9 +353,69 @@ impl Replicator {
         self.metrics.lag_commits.set(ahead as i64);
     }
 
-    /// Pushes the branch to the remote branch, never forced.
-    fn push(&self) -> Result<(), PushError> {
+    /// Pushes the branch to the remote branch, never forced, then the snapshot tags it has
+    /// not pushed yet.
+    fn push(&mut self) -> Result<(), PushError> {
         let repo = self.open().map_err(PushError::Failed)?;
+        self.push_branch(&repo)?;
+        self.push_tags(&repo);
+        Ok(())
+    }
+
+    /// Pushes the snapshot tags that are new or moved since the last push, never forced. A
+    /// tag the remote refuses (it has one of that name on another object) is reported and not
+    /// tried again, so that it does not hold the branch's pushes up. Deleting a snapshot does
+    /// not delete the remote's tag.
+    fn push_tags(&mut self, repo: &Repository) {
+        let Ok(references) = repo.references_glob(&format!("refs/tags/{}/*", SNAPSHOT_TAG_PREFIX)) else {
+            return;
+        };
+        let waiting: Vec<(String, Oid)> = references
+            .filter_map(Result::ok)
+            .filter_map(|reference| Some((reference.name().ok()?.to_owned(), reference.target()?)))
+            .filter(|(name, target)| self.pushed_tags.get(name) != Some(target))
+            .collect();
+        if waiting.is_empty() {
+            return;
+        }
+        let refspecs: Vec<String> = waiting.iter().map(|(name, _)| format!("{name}:{name}")).collect();
+        let refused: Arc<Mutex<Vec<String>>> = Arc::default();
+        let mut callbacks = self.callbacks();
+        {
+            let refused = refused.clone();
+            callbacks.push_update_reference(move |name, why| {
+                if let Some(why) = why {
+                    refused
+                        .lock()
+                        .unwrap_or_else(|poison| poison.into_inner())
+                        .push(format!("{name}: {why}"));
+                }
+                Ok(())
+            });
+        }
+        let mut options = PushOptions::new();
+        options.remote_callbacks(callbacks);
+        let pushed = repo
+            .remote_anonymous(&self.settings.url)
+            .and_then(|mut remote| remote.push(&refspecs, Some(&mut options)));
+        match pushed {
+            Ok(()) => {
+                self.pushed_tags.extend(waiting);
+                let refused = refused.lock().unwrap_or_else(|poison| poison.into_inner());
+                if !refused.is_empty() {
+                    self.failed(
+                        "push",
+                        &format!("the remote refused snapshot tags: {}", refused.join("; ")),
+                    );
+                }
+            }
+            // Tried again with the next push.
+            Err(err) => self.failed("push", &format!("snapshot tags: {}", describe(&err))),
+        }
+    }
+
+    /// Pushes the branch to the remote branch, never forced.
+    fn push_branch(&self, repo: &Repository) -> Result<(), PushError> {
         let head = repo
             .head()
             .ok()
@@ -346,11 +423,11 @@ impl Replicator {
             .ok_or_else(|| PushError::Failed("the repository has no HEAD".into()))?;
         let known = repo.refname_to_id(&self.tracking_ref()).ok();
         if known == Some(head) {
-            self.record_heads(&repo, Some(head));
+            self.record_heads(repo, Some(head));
             return Ok(());
         }
         // What the remote lacks as far as is known, should this push fail.
-        self.record_heads(&repo, known);
+        self.record_heads(repo, known);
         let mut remote = repo
             .remote_anonymous(&self.settings.url)
             .map_err(|err| PushError::Failed(format!("invalid remote: {}", err.message())))?;
@@ -387,7 +464,7 @@ impl Replicator {
             self.metrics.pushes.inc();
             status.last_error = None;
         }
-        self.record_heads(&repo, Some(head));
+        self.record_heads(repo, Some(head));
         Ok(())
     }
 

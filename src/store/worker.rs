@@ -460,6 +460,9 @@ impl Worker {
                 self.git
                     .create_tag(&tag, &author, &snapshots::message(&description, &team, &project))?;
                 tracing::info!(%team, %project, snapshot = %name, author, "created a snapshot");
+                if let Some(remote) = &self.remote {
+                    remote.published();
+                }
             }
             SnapshotOp::Delete { team, project, name } => {
                 exists(&team, &project)?;

@@ -715,6 +715,38 @@ async fn a_replica_follows_the_primary_and_refuses_changes() {
     same("/teams/acme/projects/mobile/keys?limit=50").await;
     same("/teams/acme/projects/mobile/keys/k07").await;
     same("/teams/acme/projects/mobile/keys/k07/history").await;
+
+    // Snapshots reach the replica too: it lists them and reads at them.
+    primary
+        .post("/teams/acme/projects/mobile/snapshots", json!({"name": "v1"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    primary
+        .patch(
+            &format!("{KEYS}/k07"),
+            json!({"translations": [{"language": "en", "content": "third"}]}),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    eventually(&replica, "/teams/acme/projects/mobile/snapshots", |_, body| {
+        body["data"][0]["name"] == "v1"
+    })
+    .await;
+    eventually(&replica, &format!("{KEYS}/k07"), |_, body| {
+        body["data"]["translation"]["en"] == "third"
+    })
+    .await;
+    same("/teams/acme/projects/mobile/snapshots").await;
+    same("/teams/acme/projects/mobile/keys/k07?at=v1").await;
+    let then = replica
+        .get(&format!("{KEYS}/k07?at=v1"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(then["data"]["translation"]["en"], "second");
+    assert_eq!(
+        git_in(&daemon.bare(), &["tag", "--list", "locstore/*"]).trim(),
+        "locstore/acme/mobile/v1"
+    );
     replica
         .get(&format!("{KEYS}/export?type=json&languages=en"))
         .await
