@@ -24,8 +24,12 @@ call POST /teams '{"name": "acme", "displayName": "Acme"}'
 call POST /teams/acme/projects '{"name": "mobile", "displayName": "Mobile", "languagesISO": ["en", "pt-BR"]}'
 
 status=0
+# One worker: with two, hypothesis parses lambdas' source on both threads at once, and
+# CPython 3.11.7's AST constructor keeps its recursion depth per interpreter, not per thread
+# (fixed in later releases), so a run fails now and then with "SystemError: AST constructor
+# recursion depth mismatch", an error of the tool, not of the API.
 "$schemathesis" --config-file fuzz/schemathesis.toml run "$base/openapi.json" --checks all \
-  --max-examples "$examples" --seed "$seed" --workers 2 --suppress-health-check too_slow || status=$?
+  --max-examples "$examples" --seed "$seed" --workers 1 --suppress-health-check too_slow || status=$?
 
 curl -sf "$base/healthz" > /dev/null || { echo "fuzz.sh: the server stopped answering" >&2; status=1; }
 kill -TERM $server && wait $server || { echo "fuzz.sh: the server did not stop cleanly" >&2; status=1; }
