@@ -608,9 +608,6 @@ async fn an_invalid_remote_commit_is_not_served_and_is_reported() {
     .await;
 }
 
-/// A read replica clones the remote, follows the primary through it, answers reads equal to
-/// the primary's at the same commit, exports, and refuses every change with 405 naming the
-/// primary.
 /// A new server pointed at a remote that has data (a restore from the git host, a primary
 /// set up again) takes the remote's history as it is, serves it and pushes on from it. A
 /// server that has data of its own and an unrelated remote keeps its data and reports why.
@@ -668,6 +665,9 @@ async fn a_new_server_takes_the_remotes_history_and_one_with_data_keeps_its_own(
     assert_eq!(daemon.head().unwrap(), second.git(&["rev-parse", "HEAD"]).trim());
 }
 
+/// A read replica clones the remote, follows the primary through it (snapshots too),
+/// answers reads equal to the primary's at the same commit, exports, and refuses every change
+/// with 405 naming the primary.
 #[tokio::test]
 async fn a_replica_follows_the_primary_and_refuses_changes() {
     let daemon = GitDaemon::start();
