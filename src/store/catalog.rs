@@ -46,8 +46,9 @@ pub struct ProjectEntry {
 /// through its rarest three bytes and only those entries are checked, instead of all of them.
 ///
 /// The lower-cased text itself is not kept: at 50 languages it would be a second copy of
-/// every text (233 MB at 100,000 keys). A check lower-cases the entry's fields into a
-/// buffer and runs a SIMD substring finder over it, which costs about a microsecond a key.
+/// every text (233 MB at 100,000 keys). A check looks for the keyword in each field as it
+/// is: without regard to ASCII case in an ASCII field, which is all a lower-cased ASCII field
+/// can differ by, and in the lower-cased copy of any other field (see [`Keyword`]).
 #[derive(Default)]
 pub struct KeyIndex {
     entries: Vec<Arc<KeyEntry>>,
@@ -452,8 +453,7 @@ impl KeyIndex {
             return matches;
         }
         let finder = Keyword::new(keyword);
-        let mut lowered = String::new();
-        let mut matches = |entry: &KeyEntry| finder.matches(&entry.key, &mut lowered);
+        let matches = |entry: &KeyEntry| finder.matches(&entry.key);
         let matches: Arc<[u32]> = match self.candidates(keyword) {
             Some(candidates) => {
                 let mut found: Vec<&KeyEntry> = candidates
@@ -621,38 +621,69 @@ fn lowered_text(key: &Key, out: &mut String) {
     }
 }
 
-/// A lower-cased keyword, prepared once per query: a SIMD substring finder over the joined
-/// lower-cased text, or (for a keyword holding the separator itself) a field-by-field
-/// comparison.
+/// A lower-cased keyword, prepared once per query, and how it is looked for in a key's
+/// searched fields.
 #[allow(clippy::large_enum_variant, reason = "one per query, on the stack")]
 pub enum Keyword<'a> {
-    Plain(memchr::memmem::Finder<'a>),
+    Plain {
+        /// Finds the keyword in a lower-cased field.
+        lowered: memchr::memmem::Finder<'a>,
+        /// The keyword's bytes, looked for in an ASCII field without regard to ASCII case, so
+        /// that the field need not be lower-cased first.
+        keyword: &'a [u8],
+        /// Whether the keyword is ASCII: no ASCII field holds one that is not.
+        ascii: bool,
+    },
+    /// A keyword holding the field separator, checked field by field.
     WithSeparator(&'a str),
 }
 
 impl<'a> Keyword<'a> {
     pub fn new(lowered: &'a str) -> Self {
         if lowered.contains(FIELD_SEPARATOR) {
-            Self::WithSeparator(lowered)
-        } else {
-            Self::Plain(memchr::memmem::Finder::new(lowered.as_bytes()))
+            return Self::WithSeparator(lowered);
+        }
+        Self::Plain {
+            lowered: memchr::memmem::Finder::new(lowered.as_bytes()),
+            keyword: lowered.as_bytes(),
+            ascii: lowered.is_ascii(),
         }
     }
 
-    /// Whether the keyword occurs in the key's name or one of its translations; `scratch`
-    /// is a buffer to lower-case the key's text into, kept from one key to the next.
-    fn matches(&self, key: &Key, scratch: &mut String) -> bool {
+    /// Whether the keyword occurs in the key's name, description or one of its texts.
+    fn matches(&self, key: &Key) -> bool {
         match self {
-            Self::Plain(finder) => {
-                lowered_text(key, scratch);
-                finder.find(scratch.as_bytes()).is_some()
-            }
+            Self::Plain {
+                lowered,
+                keyword,
+                ascii,
+            } => searched_fields(key).any(|field| {
+                if field.is_ascii() {
+                    *ascii && contains_ignoring_ascii_case(field.as_bytes(), keyword)
+                } else {
+                    lowered.find(field.to_lowercase().as_bytes()).is_some()
+                }
+            }),
             Self::WithSeparator(keyword) => {
                 let lowered: Vec<String> = searched_fields(key).map(str::to_lowercase).collect();
                 matches_keyword(keyword, lowered.iter().map(String::as_str))
             }
         }
     }
+}
+
+/// Whether `haystack` holds `lowered` (lower-case ASCII) without regard to ASCII
+/// case: each place where its first byte starts, in either case, is compared.
+fn contains_ignoring_ascii_case(haystack: &[u8], lowered: &[u8]) -> bool {
+    let Some((&first, rest)) = lowered.split_first() else {
+        return true;
+    };
+    let last_start = match haystack.len().checked_sub(lowered.len()) {
+        Some(last_start) => last_start,
+        None => return false,
+    };
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), &haystack[..=last_start])
+        .any(|start| haystack[start + 1..start + lowered.len()].eq_ignore_ascii_case(rest))
 }
 
 #[cfg(test)]

@@ -249,3 +249,42 @@ fn indexed_search_agrees_with_checking_every_key_through_changes_and_rebuilds() 
         1
     );
 }
+
+#[test]
+fn an_ascii_field_is_searched_without_regard_to_case_and_without_a_copy() {
+    for (haystack, needle, found) in [
+        ("Welcome HOME", "home", true),
+        ("Welcome HOME", "come h", true),
+        ("HOME", "home", true),
+        ("HOM", "home", false),
+        ("hoMe, again", "h", true),
+        ("x-1 and X-2", "x-2", true),
+        ("#1 Tag", "#1 t", true),
+        ("", "a", false),
+        ("abc", "", true),
+        ("ab", "abc", false),
+        ("aXbxc", "xc", true),
+    ] {
+        assert_eq!(
+            contains_ignoring_ascii_case(haystack.as_bytes(), needle.as_bytes()),
+            found,
+            "{needle:?} in {haystack:?}"
+        );
+    }
+    let (index, _) = KeyIndex::from_entries(vec![
+        entry("plain", &[("en", "Open the DOOR"), ("de", "Öffne die TÜR")]),
+        entry("kelvin", &[("en", "\u{212A}elvin")]),
+    ]);
+    let search = |keyword: &str| {
+        let query = KeyQuery::new(Some(keyword), None, None, None).unwrap();
+        page_names(&index, &query)
+    };
+    assert_eq!(search("the door"), ["plain"]);
+    assert_eq!(search("die tür"), ["plain"], "a field that is not ASCII is lower-cased");
+    assert_eq!(search("ÖFFNE"), ["plain"]);
+    assert_eq!(
+        search("kelvin"),
+        ["kelvin"],
+        "the Kelvin sign lower-cases to an ASCII k"
+    );
+}
