@@ -4,6 +4,7 @@
 #   bash scripts/test.sh
 #
 # What it installs, and why:
+# - pkg-config and libssl-dev, if missing: the build links the system's OpenSSL (https remotes).
 # - git: the tests read repositories back with the git CLI (rev-list, status, fsck).
 # - aapt (aapt2) and android-framework-res: Android's own resource compiler, to prove that
 #   exported strings.xml files compile, link and read back unchanged.
@@ -16,12 +17,18 @@
 # - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural
 #   cells back.
 # - nginx and fcgiwrap: a smart HTTP git remote (git http-backend) with basic auth, started by
-#   tests/api/remote_http.rs on a loopback port. (git daemon, the other remote of the tests,
-#   comes with git.)
+#   tests/api/remote_http.rs on a loopback port, over HTTP and over HTTPS with a certificate
+#   that the openssl tool makes for the test. (git daemon, another remote of the tests, comes
+#   with git.)
+# - openssh-server and openssh-client: an SSH git remote (sshd on a loopback port with keys
+#   made by ssh-keygen for the test), started by tests/api/remote_ssh.rs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
+# The build: git2 links the system's OpenSSL for https:// remotes (on the machine image).
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
 command -v curl >/dev/null 2>&1 || need_apt+=(curl)
 command -v aapt2 >/dev/null 2>&1 || [ -x /usr/lib/android-sdk/build-tools/debian/aapt2 ] || need_apt+=(aapt)
@@ -31,6 +38,9 @@ python3 -c 'import venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 [ -x /usr/sbin/nginx ] || need_apt+=(nginx-light)
 [ -x /usr/sbin/fcgiwrap ] || need_apt+=(fcgiwrap)
+command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
+[ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
+command -v ssh-keygen >/dev/null 2>&1 || need_apt+=(openssh-client)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "scripts/test.sh: installing ${need_apt[*]}"
   export DEBIAN_FRONTEND=noninteractive

@@ -154,8 +154,10 @@ pub struct ServeArgs {
     /// Log format: text or json [default: text]. Filter with RUST_LOG (default: info).
     #[arg(long, env = "LOCSTORE_LOG_FORMAT", value_name = "FORMAT")]
     pub log_format: Option<LogFormat>,
-    /// A git remote to push every change to and pull changes from (git://, http://, file://
-    /// or a path). An HTTP password comes from LOCSTORE_REMOTE_TOKEN.
+    /// A git remote to push every change to and pull changes from (https://, ssh://, git://,
+    /// http://, file:// or a path). An HTTP password comes from LOCSTORE_REMOTE_TOKEN, an SSH
+    /// key from --remote-ssh-key; SSH host keys are checked against ~/.ssh/known_hosts and
+    /// HTTPS certificates against the system's (or SSL_CERT_FILE's).
     #[arg(long, env = "LOCSTORE_REMOTE", value_name = "URL")]
     pub remote: Option<String>,
     /// The remote's branch [default: main].

@@ -25,6 +25,7 @@ pub struct Metrics {
     pub pull_failures: IntCounter,
     pub lag_commits: IntGauge,
     pub lag_seconds: prometheus::Gauge,
+    pub join_seconds: Histogram,
     pub key_files_read: IntCounter,
 }
 
@@ -79,6 +80,14 @@ impl Metrics {
             "How long the oldest commit the remote lacks has waited.",
         )
         .expect("valid metric");
+        let join_seconds = Histogram::with_opts(
+            HistogramOpts::new(
+                "remote_join_duration_seconds",
+                "Time to check and take in fetched commits (or commits made by hand): validation, merge, working tree and catalog.",
+            )
+            .buckets(LATENCY_BUCKETS.to_vec()),
+        )
+        .expect("valid metric");
         let key_files_read = counter(
             "key_files_read_total",
             "Key files read to load projects' keys: all of a project's, or with a saved index only those changed since.",
@@ -97,6 +106,7 @@ impl Metrics {
             Box::new(pull_failures.clone()),
             Box::new(lag_commits.clone()),
             Box::new(lag_seconds.clone()),
+            Box::new(join_seconds.clone()),
             Box::new(key_files_read.clone()),
             Box::new(prometheus::process_collector::ProcessCollector::for_self()),
         ] {
@@ -117,6 +127,7 @@ impl Metrics {
             pull_failures,
             lag_commits,
             lag_seconds,
+            join_seconds,
             key_files_read,
         }
     }

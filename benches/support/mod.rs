@@ -22,17 +22,17 @@ pub struct Server {
 
 impl Server {
     pub fn start(data_dir: &Path, durability: &str) -> (Self, Duration) {
+        Self::start_with(data_dir, &["--durability", durability])
+    }
+
+    /// Starts the release binary on `data_dir` with more arguments; returns it and the time it
+    /// took to print its listening line.
+    pub fn start_with(data_dir: &Path, args: &[&str]) -> (Self, Duration) {
         let started = Instant::now();
         let mut child = Command::new(env!("CARGO_BIN_EXE_locstore"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--durability",
-                durability,
-                "--data-dir",
-            ])
+            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
             .arg(data_dir)
+            .args(args)
             .env("LOCSTORE_API_TOKEN", TOKEN)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())

@@ -238,7 +238,12 @@ impl Worker {
                 } => {
                     self.publish(&mut round, guard.take());
                     let on_disk = self.git.head();
-                    let _ = reply.send(self.adopt(incoming, on_disk, &label, follow));
+                    let started = Instant::now();
+                    let adoption = self.adopt(incoming, on_disk, &label, follow);
+                    if matches!(adoption, Ok(Adoption::FastForward(_) | Adoption::Merged(_))) {
+                        self.metrics.join_seconds.observe(started.elapsed().as_secs_f64());
+                    }
+                    let _ = reply.send(adoption);
                 }
                 Job::Shutdown { reply } => shutdown = Some(reply),
             }

@@ -14,6 +14,7 @@ mod plurals;
 mod projects;
 mod reliability;
 mod remote_http;
+mod remote_ssh;
 mod repository;
 mod rights;
 mod server;

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{ADMIN, TestApp, git_in, into_reply};
 use crate::server::{Server, try_http};
+use crate::sync::{GitDaemon, pushed, spawn_replicating};
 
 const TOKEN: &str = "crash-test-token";
 
@@ -47,11 +48,12 @@ fn all_keys(server: &Server) -> BTreeSet<String> {
     names
 }
 
-#[test]
-fn a_kill_9_at_a_random_moment_loses_no_acknowledged_change() {
-    let dir = tempfile::tempdir().unwrap();
+/// Starts the binary on `dir` with `args`, sets up team `acme` and project `mobile`, has four
+/// clients create keys until a kill -9 at a random moment, and returns the names whose
+/// creation was acknowledged (201).
+fn write_until_killed(dir: &std::path::Path, args: &[&str], before_writes: impl FnOnce(&Server)) -> Vec<String> {
     let env = [("LOCSTORE_API_TOKEN", TOKEN)];
-    let server = Server::start(dir.path(), &env);
+    let server = Server::start_with(dir, &env, args);
     assert_eq!(
         server
             .request(
@@ -70,6 +72,7 @@ fn a_kill_9_at_a_random_moment_loses_no_acknowledged_change() {
             .0,
         201
     );
+    before_writes(&server);
 
     let acknowledged = Arc::new(Mutex::new(Vec::new()));
     let writers: Vec<_> = (0..4)
@@ -109,23 +112,105 @@ fn a_kill_9_at_a_random_moment_loses_no_acknowledged_change() {
         "the writers got going before the kill: {}",
         acknowledged.len()
     );
+    acknowledged
+}
 
-    let repo = dir.path().join("repo");
+/// Checks, after a kill, that the repository is sound and every acknowledged key is served,
+/// each one commit on top of the three set-up commits; returns the restarted server.
+fn restart_with_nothing_lost(dir: &std::path::Path, args: &[&str], acknowledged: &[String]) -> Server {
+    let repo = dir.join("repo");
     git_in(&repo, &["fsck", "--strict"]);
-    let server = Server::start(dir.path(), &env);
+    let server = Server::start_with(dir, &[("LOCSTORE_API_TOKEN", TOKEN)], args);
     let present = all_keys(&server);
     let lost: Vec<&String> = acknowledged.iter().filter(|name| !present.contains(*name)).collect();
     assert!(lost.is_empty(), "acknowledged but lost after kill -9: {lost:?}");
-    // Each key present is exactly one commit on top of the three set-up commits.
     let commits: usize = git_in(&repo, &["rev-list", "--count", "HEAD"]).trim().parse().unwrap();
     assert_eq!(commits, 3 + present.len());
+    server
+}
+
+#[test]
+fn a_kill_9_at_a_random_moment_loses_no_acknowledged_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let acknowledged = write_until_killed(dir.path(), &[], |_| {});
+    let server = restart_with_nothing_lost(dir.path(), &[], &acknowledged);
+    server.terminate();
+    assert_eq!(git_in(&dir.path().join("repo"), &["status", "--porcelain"]), "");
+}
+
+/// The same with a remote (git daemon) and a read replica following it: the commits the
+/// remote took before the kill are all in the restarted primary's history, the primary then
+/// pushes the rest, and the replica ends up serving every acknowledged key.
+#[test]
+fn a_kill_9_of_a_primary_with_a_remote_loses_nothing_and_the_replica_catches_up() {
+    let daemon = GitDaemon::start();
+    let url = daemon.url();
+    let args = ["--remote", url.as_str(), "--pull-interval", "1s"];
+    let dir = tempfile::tempdir().unwrap();
+    let replica_dir = tempfile::tempdir().unwrap();
+    let mut replica = None;
+    let acknowledged = write_until_killed(dir.path(), &args, |_| {
+        wait_until("the set-up reaches the remote", || daemon.head().is_some());
+        replica = Some(Server::start_with(
+            replica_dir.path(),
+            &[("LOCSTORE_API_TOKEN", TOKEN)],
+            &["--replica-of", &url, "--pull-interval", "200ms"],
+        ));
+    });
+    let replica = replica.unwrap();
+    let on_remote = daemon.head().expect("the remote has the set-up at least");
+
+    let server = restart_with_nothing_lost(dir.path(), &args, &acknowledged);
+    let repo = dir.path().join("repo");
+    git_in(&repo, &["merge-base", "--is-ancestor", &on_remote, "HEAD"]);
+    let head = git_in(&repo, &["rev-parse", "HEAD"]).trim().to_owned();
+    wait_until("the primary pushes what the kill held back", || {
+        daemon.head().as_deref() == Some(head.as_str())
+    });
+    git_in(&daemon.bare(), &["fsck", "--strict", "--no-progress"]);
+    let primary_keys = all_keys(&server);
+    wait_until("the replica catches up", || all_keys(&replica) == primary_keys);
     server.terminate();
     assert_eq!(git_in(&repo, &["status", "--porcelain"]), "");
 }
 
+/// Waits up to 30 seconds for `done`.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < Duration::from_secs(30), "{what} did not happen");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_writers_get_one_commit_each_in_a_serial_order() {
-    let app = Arc::new(TestApp::spawn().await);
+    concurrent_writers(Arc::new(TestApp::spawn().await)).await;
+}
+
+/// The same with a remote: and the remote ends up with the same straight history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_writers_with_a_remote_get_one_commit_each_and_the_remote_all_of_them() {
+    let daemon = GitDaemon::start();
+    let app = Arc::new(spawn_replicating(&daemon, Duration::from_secs(1)).await);
+    concurrent_writers(app.clone()).await;
+    same_history_on_the_remote(&app, &daemon).await;
+}
+
+/// Waits until the remote's branch is the server's HEAD, and checks that the remote holds
+/// that branch and nothing else.
+async fn same_history_on_the_remote(app: &TestApp, daemon: &GitDaemon) {
+    pushed(app, daemon, Duration::from_secs(30)).await;
+    let refs = git_in(&daemon.bare(), &["for-each-ref", "--format=%(refname)"]);
+    assert_eq!(refs.trim(), "refs/heads/main", "nothing but the branch");
+    assert_eq!(
+        app.git(&["rev-list", "HEAD"]),
+        git_in(&daemon.bare(), &["rev-list", "main"])
+    );
+    git_in(&daemon.bare(), &["fsck", "--strict", "--no-progress"]);
+}
+
+async fn concurrent_writers(app: Arc<TestApp>) {
     app.seed_project().await;
     app.create_key("shared", &[], &[("en", "start")])
         .await
@@ -202,7 +287,18 @@ async fn concurrent_writers_get_one_commit_each_in_a_serial_order() {
 
 #[tokio::test]
 async fn hostile_path_segments_never_escape_or_fail_the_server() {
-    let app = TestApp::spawn().await;
+    hostile_path_segments(&TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn hostile_path_segments_with_a_remote_reach_neither_the_repository_nor_the_remote() {
+    let daemon = GitDaemon::start();
+    let app = spawn_replicating(&daemon, Duration::from_secs(1)).await;
+    hostile_path_segments(&app).await;
+    same_history_on_the_remote(&app, &daemon).await;
+}
+
+async fn hostile_path_segments(app: &TestApp) {
     app.seed_project().await;
     let long = "x".repeat(10_000);
     let hostile = [
@@ -287,7 +383,18 @@ async fn hostile_path_segments_never_escape_or_fail_the_server() {
 
 #[tokio::test]
 async fn hostile_bodies_and_parameters_get_clear_client_errors() {
-    let app = TestApp::spawn().await;
+    hostile_bodies_and_parameters(&TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn hostile_bodies_and_parameters_with_a_remote_get_clear_client_errors_and_push_nothing() {
+    let daemon = GitDaemon::start();
+    let app = spawn_replicating(&daemon, Duration::from_secs(1)).await;
+    hostile_bodies_and_parameters(&app).await;
+    same_history_on_the_remote(&app, &daemon).await;
+}
+
+async fn hostile_bodies_and_parameters(app: &TestApp) {
     app.seed_project().await;
     let send = |path: &'static str, content_type: &'static str, body: Vec<u8>| {
         let app = &app;

@@ -1,5 +1,6 @@
 //! A smart HTTP git remote behind a real web server: `git http-backend` under Debian's nginx
-//! through fcgiwrap, with basic auth. Installed by scripts/test.sh.
+//! through fcgiwrap, with basic auth, over plain HTTP and over HTTPS with a certificate made
+//! for the test. Installed by scripts/test.sh.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -15,6 +16,8 @@ struct HttpGitServer {
     dir: tempfile::TempDir,
     port: u16,
     children: Vec<Child>,
+    /// Served over HTTPS, with the self-signed certificate `cert.pem` in `dir`.
+    tls: bool,
 }
 
 fn required(path: &str) -> PathBuf {
@@ -29,6 +32,15 @@ fn required(path: &str) -> PathBuf {
 
 impl HttpGitServer {
     fn start() -> Self {
+        Self::start_with(false)
+    }
+
+    /// Over HTTPS: a self-signed certificate for 127.0.0.1 is made with the openssl tool.
+    fn start_tls() -> Self {
+        Self::start_with(true)
+    }
+
+    fn start_with(tls: bool) -> Self {
         let nginx = required("/usr/sbin/nginx");
         let fcgiwrap = required("/usr/sbin/fcgiwrap");
         let dir = tempfile::tempdir().unwrap();
@@ -45,6 +57,12 @@ impl HttpGitServer {
             .unwrap()
             .port();
         let r = root.display();
+        let listen = if tls {
+            make_certificate(root);
+            format!("{port} ssl;\n    ssl_certificate {r}/cert.pem;\n    ssl_certificate_key {r}/key.pem")
+        } else {
+            port.to_string()
+        };
         let config = format!(
             r#"daemon off;
 user root;
@@ -60,7 +78,7 @@ http {{
   scgi_temp_path {r}/tmp/scgi;
   client_max_body_size 0;
   server {{
-    listen 127.0.0.1:{port};
+    listen 127.0.0.1:{listen};
     location / {{
       auth_basic "git";
       auth_basic_user_file {r}/htpasswd;
@@ -95,6 +113,7 @@ http {{
             dir,
             port,
             children: vec![fcgi],
+            tls,
         };
         let web = Command::new(nginx)
             .arg("-p")
@@ -118,7 +137,13 @@ http {{
     }
 
     fn url(&self) -> String {
-        format!("http://{USER}@127.0.0.1:{}/strings.git", self.port)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{USER}@127.0.0.1:{}/strings.git", self.port)
+    }
+
+    /// The certificate that a client must trust (HTTPS only).
+    fn certificate(&self) -> PathBuf {
+        self.dir.path().join("cert.pem")
     }
 
     fn bare(&self) -> PathBuf {
@@ -128,6 +153,36 @@ http {{
     fn head(&self) -> Option<String> {
         crate::helpers::main_branch_head(&self.bare())
     }
+}
+
+/// A key and a self-signed certificate for 127.0.0.1 in `dir` (`key.pem`, `cert.pem`).
+fn make_certificate(dir: &Path) {
+    let output = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+        ])
+        .current_dir(dir)
+        .output()
+        .expect("openssl runs (scripts/test.sh installs it)");
+    assert!(
+        output.status.success(),
+        "openssl req failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 impl Drop for HttpGitServer {
@@ -142,8 +197,17 @@ impl Drop for HttpGitServer {
 
 /// Starts the binary with the remote and `token`, its log going to a file.
 fn serve(data: &Path, remote: &str, token: &str, log: &Path) -> Server {
+    serve_trusting(data, remote, token, log, None)
+}
+
+/// [`serve`], trusting the certificates in `certificates` (OpenSSL's `SSL_CERT_FILE`) instead
+/// of the system's.
+fn serve_trusting(data: &Path, remote: &str, token: &str, log: &Path, certificates: Option<&Path>) -> Server {
     let log = std::fs::File::create(log).unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_locstore"));
+    if let Some(certificates) = certificates {
+        command.env("SSL_CERT_FILE", certificates);
+    }
     command
         .args([
             "serve",
@@ -229,4 +293,76 @@ fn a_smart_http_remote_with_basic_auth_takes_pushes_and_a_wrong_password_is_repo
                 .to_owned()
         )
     );
+}
+
+/// Over HTTPS the remote's certificate is checked: a server that trusts it pushes, one that
+/// does not (the system's certificates only) pushes nothing and says why in `/sync`.
+#[test]
+fn an_https_remote_takes_pushes_when_its_certificate_is_trusted_and_only_then() {
+    let remote = HttpGitServer::start_tls();
+    let data = tempfile::tempdir().unwrap();
+    let admin = Some(crate::helpers::ADMIN);
+    let team = Some(r#"{"name":"acme","displayName":"Acme"}"#);
+
+    let untrusting = serve(
+        &data.path().join("untrusting"),
+        &remote.url(),
+        PASSWORD,
+        &data.path().join("untrusting.log"),
+    );
+    assert_eq!(untrusting.request("POST", "/teams", admin, team).0, 201);
+    let mut sync = serde_json::Value::Null;
+    wait_for("the refused certificate in /sync", Duration::from_secs(20), || {
+        sync = serde_json::from_str(&untrusting.request("GET", "/sync", admin, None).1).unwrap();
+        sync["lastError"].is_string()
+    });
+    let error = sync["lastError"].as_str().unwrap_or_default().to_lowercase();
+    assert!(error.contains("certificate"), "{sync}");
+    assert_eq!(remote.head(), None, "nothing reached the remote");
+    drop(untrusting);
+
+    let trusting = serve_trusting(
+        &data.path().join("trusting"),
+        &remote.url(),
+        PASSWORD,
+        &data.path().join("trusting.log"),
+        Some(&remote.certificate()),
+    );
+    assert_eq!(trusting.request("POST", "/teams", admin, team).0, 201);
+    let head = || {
+        git_in(&data.path().join("trusting/repo"), &["rev-parse", "HEAD"])
+            .trim()
+            .to_owned()
+    };
+    wait_for("the push over HTTPS", Duration::from_secs(20), || {
+        remote.head() == Some(head())
+    });
+    // And back: a commit pushed to the remote by someone else is served within an interval.
+    let work = tempfile::tempdir().unwrap();
+    let clone = work.path().join("clone");
+    let clone_url = format!("https://{USER}:{PASSWORD}@127.0.0.1:{}/strings.git", remote.port);
+    let clone_git = |dir: &Path, args: &[&str]| {
+        let output = crate::helpers::hermetic_git(dir)
+            .args(args)
+            .env("GIT_SSL_CAINFO", remote.certificate())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    clone_git(work.path(), &["clone", "-q", &clone_url, "clone"]);
+    let team_file = clone.join("teams/acme/team.toml");
+    let text = std::fs::read_to_string(&team_file).unwrap();
+    std::fs::write(&team_file, text.replace("\"Acme\"", "\"Acme over HTTPS\"")).unwrap();
+    clone_git(&clone, &["commit", "-qam", "Rename the team"]);
+    clone_git(&clone, &["push", "-q", "origin", "main"]);
+    wait_for("the fetched rename", Duration::from_secs(20), || {
+        trusting
+            .request("GET", "/teams", admin, None)
+            .1
+            .contains("Acme over HTTPS")
+    });
 }

@@ -159,14 +159,14 @@ async fn an_invalid_commit_made_by_hand_is_not_served() {
 }
 
 /// A bare repository served by `git daemon` on a loopback port, with pushes allowed.
-struct GitDaemon {
+pub struct GitDaemon {
     root: tempfile::TempDir,
     port: u16,
     child: Option<std::process::Child>,
 }
 
 impl GitDaemon {
-    fn start() -> Self {
+    pub fn start() -> Self {
         let root = tempfile::tempdir().unwrap();
         git_in(root.path(), &["init", "-q", "--bare", "-b", "main", "strings.git"]);
         let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -184,7 +184,7 @@ impl GitDaemon {
     }
 
     /// (Re)starts the daemon on its port.
-    fn resume(&mut self) {
+    pub fn resume(&mut self) {
         // git-daemon itself, not `git daemon`, which would run it as a child that a kill of
         // the parent leaves serving.
         let exec_path = git_in(self.root.path(), &["--exec-path"]);
@@ -212,23 +212,23 @@ impl GitDaemon {
         panic!("git daemon does not listen");
     }
 
-    fn pause(&mut self) {
+    pub fn pause(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
         }
     }
 
-    fn url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("git://127.0.0.1:{}/strings.git", self.port)
     }
 
-    fn bare(&self) -> std::path::PathBuf {
+    pub fn bare(&self) -> std::path::PathBuf {
         self.root.path().join("strings.git")
     }
 
     /// The remote branch's commit, if it has one.
-    fn head(&self) -> Option<String> {
+    pub fn head(&self) -> Option<String> {
         crate::helpers::main_branch_head(&self.bare())
     }
 
@@ -260,7 +260,7 @@ impl Drop for GitDaemon {
 
 const HOOK_SECRET: &str = "hook-secret-for-tests";
 
-async fn spawn_replicating(daemon: &GitDaemon, pull_interval: Duration) -> TestApp {
+pub async fn spawn_replicating(daemon: &GitDaemon, pull_interval: Duration) -> TestApp {
     let settings = daemon.settings(pull_interval, false);
     TestApp::spawn_with(tempfile::tempdir().unwrap(), move |config| {
         config.remote = Some(settings);
@@ -270,7 +270,7 @@ async fn spawn_replicating(daemon: &GitDaemon, pull_interval: Duration) -> TestA
 }
 
 /// Waits until the remote's branch is the server's HEAD.
-async fn pushed(app: &TestApp, daemon: &GitDaemon, within: Duration) {
+pub async fn pushed(app: &TestApp, daemon: &GitDaemon, within: Duration) {
     let started = std::time::Instant::now();
     loop {
         let head = app.git(&["rev-parse", "HEAD"]).trim().to_owned();
