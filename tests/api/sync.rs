@@ -792,4 +792,9 @@ async fn a_replica_follows_the_primary_and_refuses_changes() {
     let state = eventually(&replica, "/sync", |_, state| state["behind"] == 0).await;
     assert_eq!(state["remote"], daemon.url());
     assert_eq!(state["pushes"], 0, "a replica never pushes");
+    // Its clone (files written by git's read-tree) and the commits it followed leave the
+    // working tree and index in line with HEAD.
+    replica.settle().await;
+    assert_eq!(replica.git(&["status", "--porcelain"]), "");
+    git_in(&replica.repo(), &["fsck", "--no-progress"]);
 }
