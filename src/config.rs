@@ -156,8 +156,8 @@ pub struct ServeArgs {
     pub log_format: Option<LogFormat>,
     /// A git remote to push every change to and pull changes from (https://, ssh://, git://,
     /// http://, file:// or a path). An HTTP password comes from LOCSTORE_REMOTE_TOKEN, an SSH
-    /// key from --remote-ssh-key; SSH host keys are checked against ~/.ssh/known_hosts and
-    /// HTTPS certificates against the system's (or SSL_CERT_FILE's).
+    /// key from the --remote-ssh-key file. SSH host keys are checked against
+    /// ~/.ssh/known_hosts and HTTPS certificates against the system's (or SSL_CERT_FILE's).
     #[arg(long, env = "LOCSTORE_REMOTE", value_name = "URL")]
     pub remote: Option<String>,
     /// The remote's branch [default: main].
