@@ -228,7 +228,7 @@ fn serve_trusting(data: &Path, remote: &str, token: &str, log: &Path, certificat
     Server::from_command(command)
 }
 
-fn wait_for(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
+pub fn wait_for(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
     let started = Instant::now();
     while !done() {
         assert!(started.elapsed() < within, "{what} did not happen");

@@ -8,6 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::helpers::{ADMIN, git_in, hermetic_git};
+use crate::remote_http::wait_for;
 use crate::server::Server;
 
 struct SshGitServer {
@@ -156,14 +157,6 @@ fn serve(data: &Path, remote: &SshGitServer, home: &Path) -> Server {
     Server::from_command(command)
 }
 
-fn wait_for(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < within, "{what} did not happen");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 /// With the host key in `known_hosts`, changes are pushed over SSH with the key file and a
 /// commit pushed by someone else comes back; with an unknown host key nothing is pushed and
 /// `/sync` says why.
@@ -211,15 +204,7 @@ fn an_ssh_remote_takes_pushes_with_a_key_file_and_an_unknown_host_is_refused() {
     std::fs::write(&team_file, text.replace("\"Acme\"", "\"Acme over SSH\"")).unwrap();
     remote.git(&clone, &home, &["commit", "-qam", "Rename the team"]);
     remote.git(&clone, &home, &["push", "-q", "origin", "main"]);
-    let renamed = || server.request("GET", "/teams", admin, None).1.contains("Acme over SSH");
-    let started = Instant::now();
-    while !renamed() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the rename was not fetched: {} {}",
-            server.request("GET", "/sync", admin, None).1,
-            server.request("GET", "/teams", admin, None).1
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_for("the fetched rename", Duration::from_secs(20), || {
+        server.request("GET", "/teams", admin, None).1.contains("Acme over SSH")
+    });
 }
