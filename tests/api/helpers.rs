@@ -293,3 +293,13 @@ pub fn hermetic_git(repo: &Path) -> Command {
         .env("GIT_COMMITTER_EMAIL", "hand@example.com");
     command
 }
+
+/// A loopback port that was free a moment ago, for a server a test starts (a git daemon,
+/// nginx, sshd).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}

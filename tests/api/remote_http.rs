@@ -51,11 +51,7 @@ impl HttpGitServer {
         std::fs::write(root.join("htpasswd"), format!("{USER}:{{PLAIN}}{PASSWORD}\n")).unwrap();
         std::fs::create_dir_all(root.join("tmp")).unwrap();
         let socket = root.join("fcgi.sock");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = crate::helpers::free_port();
         let r = root.display();
         let listen = if tls {
             make_certificate(root);

@@ -41,11 +41,7 @@ impl SshGitServer {
         std::fs::copy(root.join("client_key.pub"), root.join("authorized_keys")).unwrap();
         // sshd running as root wants its privilege separation folder.
         let _ = std::fs::create_dir_all("/run/sshd");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = crate::helpers::free_port();
         let r = root.display();
         std::fs::write(
             root.join("sshd_config"),

@@ -169,11 +169,7 @@ impl GitDaemon {
     pub fn start() -> Self {
         let root = tempfile::tempdir().unwrap();
         git_in(root.path(), &["init", "-q", "--bare", "-b", "main", "strings.git"]);
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = crate::helpers::free_port();
         let mut daemon = Self {
             root,
             port,
