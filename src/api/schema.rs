@@ -239,8 +239,9 @@ pub enum TranslationValue {
 
 /// Plural forms by CLDR category. `other` is required in a translation and every form is
 /// non-empty; an empty form given in a request counts as absent.
-#[derive(Debug, Object)]
+#[derive(Debug, Object, serde::Deserialize)]
 #[oai(deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct PluralFormsItem {
     #[oai(skip_serializing_if_is_none, nullable)]
     pub zero: Option<Text>,

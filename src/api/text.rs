@@ -10,7 +10,9 @@ use poem_openapi::registry::MetaSchemaRef;
 use poem_openapi::types::{ParseError, ParseFromJSON, ParseResult, ToJSON, Type};
 use serde_json::Value;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Read by serde too (the bulk import's body), as a string and nothing else.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
 pub struct Text(pub String);
 
 impl Deref for Text {

@@ -162,6 +162,16 @@ async fn a_bad_entry_is_named_by_position_and_nothing_is_applied() {
     }
     let reply = app.post(IMPORT, json!({"mode": "merge", "keys": []})).await;
     reply.error_code(StatusCode::BAD_REQUEST);
+    // A mistyped field is named by its place in the body.
+    let mut keys = entries(3);
+    keys.insert(
+        1,
+        json!({"name": "x", "translations": [{"language": "en", "content": 5}]}),
+    );
+    let reply = app.post(IMPORT, json!({"keys": keys})).await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+    let message = reply.json()["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("keys[1].translations[0].content"), "{message}");
     assert_eq!(app.commit_count(), before);
     assert_eq!(
         app.get("/teams/acme/projects/mobile/keys")
@@ -200,6 +210,23 @@ async fn imports_have_their_own_body_limit_and_need_write_access() {
         )
         .await;
     assert_eq!(reply.error_code(StatusCode::FORBIDDEN), "forbidden");
+    // Rights are checked before the body is read.
+    let reply = app
+        .call(Method::POST, IMPORT, Some(json!({"keys": 5})), Some(&app.read_token))
+        .await;
+    assert_eq!(reply.error_code(StatusCode::FORBIDDEN), "forbidden");
+    let request = app
+        .client
+        .post(IMPORT)
+        .header("X-Api-Token", ADMIN)
+        .content_type("text/plain")
+        .body(r#"{"keys": []}"#);
+    assert_eq!(
+        into_reply(request.send().await)
+            .await
+            .error_code(StatusCode::UNSUPPORTED_MEDIA_TYPE),
+        "unsupported_media_type"
+    );
 }
 
 #[tokio::test]
