@@ -2,6 +2,8 @@
 //! language in one buffer, and hands out views of them ([`TextRef`], [`FormsRef`]) rather
 //! than copies.
 
+use std::borrow::Borrow;
+
 use super::model::{PluralCategory, PluralForms, Text};
 use super::names::LanguageCode;
 
@@ -68,12 +70,15 @@ impl Translations {
 
     /// Sets (`Some`) or removes (`None`) the texts of many languages with one repacking; of
     /// two changes to the same language the later wins.
-    pub fn apply(&mut self, changes: impl IntoIterator<Item = (LanguageCode, Option<Text>)>) {
+    pub fn apply<L: Borrow<LanguageCode>>(&mut self, changes: impl IntoIterator<Item = (L, Option<Text>)>) {
         let mut texts: Vec<(&LanguageCode, Option<TextRef<'_>>)> = Vec::new();
-        let changes: Vec<(LanguageCode, Option<Text>)> = changes.into_iter().collect();
-        let mut changed: Vec<&(LanguageCode, Option<Text>)> = changes.iter().collect();
+        let changes: Vec<(L, Option<Text>)> = changes.into_iter().collect();
+        let mut changed: Vec<(&LanguageCode, &Option<Text>)> = changes
+            .iter()
+            .map(|(language, text)| (language.borrow(), text))
+            .collect();
         // Stable: the last of equal codes is the one kept below.
-        changed.sort_by(|a, b| a.0.cmp(&b.0));
+        changed.sort_by(|a, b| a.0.cmp(b.0));
         let mut changed = changed.into_iter().peekable();
         let mut old = self.iter().peekable();
         loop {

@@ -4,7 +4,7 @@
 //! Planning is pure: it reads the catalog and writes nothing, so a refused change leaves no
 //! trace, and the writer can commit the plan as one unit.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::catalog::{Catalog, KeyEntry, ProjectEntry};
 use super::error::StoreError;
@@ -581,21 +581,25 @@ pub(super) fn merge_translations(
     key: &mut Key,
     inputs: Vec<TranslationInput>,
 ) -> Result<(), StoreError> {
-    let mut seen = HashSet::new();
+    // Which of the project's languages the inputs named so far. Inputs mostly come in the
+    // project's order (an import of 50 languages per key), so the language after the last one
+    // found is tried first.
+    let mut seen = vec![false; project.languages.len()];
+    let mut next = 0;
     let mut changes = Vec::with_capacity(inputs.len());
     for input in inputs {
-        let folded = input.language.folded();
-        if !seen.insert(folded.clone()) {
-            return Err(StoreError::Invalid(format!(
-                "The language {} appears more than once in translations.",
-                quoted(input.language.as_str())
-            )));
-        }
-        let Some(language) = project
+        let found = project
             .languages
-            .iter()
-            .find(|language| language.same_as(&input.language))
-        else {
+            .get(next)
+            .filter(|language| language.same_as(&input.language))
+            .map(|_| next)
+            .or_else(|| {
+                project
+                    .languages
+                    .iter()
+                    .position(|language| language.same_as(&input.language))
+            });
+        let Some(index) = found else {
             return Err(StoreError::Invalid(format!(
                 "Project {} has no language {}; its languages are: {}.",
                 quoted(project.name.as_str()),
@@ -603,6 +607,14 @@ pub(super) fn merge_translations(
                 project.languages_list()
             )));
         };
+        if std::mem::replace(&mut seen[index], true) {
+            return Err(StoreError::Invalid(format!(
+                "The language {} appears more than once in translations.",
+                quoted(input.language.as_str())
+            )));
+        }
+        next = index + 1;
+        let language = &project.languages[index];
         let literal = input.literal && key.markup;
         let text = match (input.text, key.plural) {
             (TextInput::Content(content), false) => (!content.is_empty()).then_some(Text::Plain(content)),
@@ -643,7 +655,7 @@ pub(super) fn merge_translations(
                 quoted(language.as_str())
             )));
         }
-        changes.push((language.clone(), text));
+        changes.push((language, text));
     }
     key.translations.apply(changes);
     Ok(())

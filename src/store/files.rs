@@ -8,9 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::model::{
-    FormsRef, Key, PluralCategory, PluralForms, Project, Team, Text, TextRef, normalize_languages,
-};
+use crate::domain::model::{Key, PluralCategory, PluralForms, Project, Team, Text, TextRef, normalize_languages};
 use crate::domain::names::{Description, KeyName, LanguageCode, ProjectName, TeamName};
 
 /// Why a file in the repository could not be read as a team, project or key.
@@ -37,18 +35,19 @@ struct ProjectFile {
     languages: Vec<String>,
 }
 
-/// A key file. Fields that hold their default are left out, so a plain key without a
-/// description reads as it did before descriptions and plurals existed.
-#[derive(Serialize, Deserialize)]
+/// A key file as it is read (written from [`KeyFileRef`]). Fields left out take their
+/// default, so a plain key without a description reads as it did before descriptions and
+/// plurals existed.
+#[derive(Deserialize)]
 struct KeyFile {
     name: String,
     #[serde(default)]
     tags: Vec<String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default)]
     description: String,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default)]
     plural: bool,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default)]
     markup: bool,
     #[serde(default)]
     translations: BTreeMap<String, TextFile>,
@@ -56,8 +55,6 @@ struct KeyFile {
 
 /// A translation: a string for a plain key, a table of forms (`[translations.fr]`, one form
 /// per line) for a plural key.
-#[derive(Serialize)]
-#[serde(untagged)]
 enum TextFile {
     Plain(String),
     Plural(FormsFile),
@@ -92,18 +89,18 @@ impl<'de> Deserialize<'de> for TextFile {
 }
 
 /// Plural forms in CLDR order.
-#[derive(Serialize, Deserialize, Default)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct FormsFile {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     zero: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     one: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     two: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     few: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     many: Option<String>,
     other: String,
 }
@@ -113,18 +110,6 @@ fn is_false(value: &bool) -> bool {
 }
 
 impl FormsFile {
-    fn from_forms(forms: FormsRef<'_>) -> Self {
-        let form = |category| forms.get(category).map(str::to_owned);
-        Self {
-            zero: form(PluralCategory::Zero),
-            one: form(PluralCategory::One),
-            two: form(PluralCategory::Two),
-            few: form(PluralCategory::Few),
-            many: form(PluralCategory::Many),
-            other: forms.other_form().to_owned(),
-        }
-    }
-
     fn into_forms(self) -> Result<PluralForms, String> {
         let forms = [
             (PluralCategory::Zero, self.zero),
@@ -181,24 +166,80 @@ pub fn read_project(name: ProjectName, bytes: &[u8]) -> Result<Project, FileErro
 }
 
 pub fn write_key(key: &Key) -> Vec<u8> {
-    to_toml(&KeyFile {
-        name: key.name.to_string(),
-        tags: key.tags.clone(),
-        description: key.description.clone(),
+    to_toml(&KeyFileRef {
+        name: key.name.as_str(),
+        tags: &key.tags,
+        description: &key.description,
         plural: key.plural,
         markup: key.markup,
-        translations: key
-            .translations
-            .iter()
-            .map(|(language, text)| {
-                let text = match text {
-                    TextRef::Plain(text) => TextFile::Plain(text.to_owned()),
-                    TextRef::Plural(forms) => TextFile::Plural(FormsFile::from_forms(forms)),
-                };
-                (language.to_string(), text)
-            })
-            .collect(),
+        translations: TranslationsRef(key),
     })
+}
+
+/// A key file as it is written: [`KeyFile`]'s fields in its order and with its defaults left
+/// out, borrowed from the key rather than copied into a map of owned texts (an import writes
+/// 2,000 of them per request).
+#[derive(Serialize)]
+struct KeyFileRef<'a> {
+    name: &'a str,
+    tags: &'a [String],
+    #[serde(skip_serializing_if = "str::is_empty")]
+    description: &'a str,
+    #[serde(skip_serializing_if = "is_false")]
+    plural: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    markup: bool,
+    translations: TranslationsRef<'a>,
+}
+
+/// The translations by language code, in code order (the order a key keeps them in).
+struct TranslationsRef<'a>(&'a Key);
+
+impl Serialize for TranslationsRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(
+            self.0
+                .translations
+                .iter()
+                .map(|(language, text)| (language.as_str(), TextFileRef(text))),
+        )
+    }
+}
+
+/// [`TextFile`] borrowed: a string, or a table of forms.
+struct TextFileRef<'a>(TextRef<'a>);
+
+impl Serialize for TextFileRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            TextRef::Plain(text) => serializer.serialize_str(text),
+            TextRef::Plural(forms) => FormsFileRef {
+                zero: forms.get(PluralCategory::Zero),
+                one: forms.get(PluralCategory::One),
+                two: forms.get(PluralCategory::Two),
+                few: forms.get(PluralCategory::Few),
+                many: forms.get(PluralCategory::Many),
+                other: forms.other_form(),
+            }
+            .serialize(serializer),
+        }
+    }
+}
+
+/// [`FormsFile`] borrowed.
+#[derive(Serialize)]
+struct FormsFileRef<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    zero: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    one: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    two: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    few: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    many: Option<&'a str>,
+    other: &'a str,
 }
 
 pub fn read_key(bytes: &[u8]) -> Result<Key, FileError> {
@@ -332,6 +373,41 @@ mod tests {
     fn multi_line_texts_are_written_as_multi_line_strings() {
         let text = String::from_utf8(write_key(&key("k", &[], &[("en", "line one\nline two")]))).unwrap();
         assert!(text.contains("en = \"\"\"\nline one\nline two\"\"\""), "{text}");
+    }
+
+    #[test]
+    fn every_field_is_written_in_its_place_and_defaults_are_left_out() {
+        let mut marked = key("promo", &[], &[("en", "<b>Now</b> & later"), ("de", "<b>Jetzt</b>")]);
+        marked.markup = true;
+        marked.description = "Banner".into();
+        let mut counted = key("files", &["a", "b"], &[]);
+        counted.plural = true;
+        counted.markup = true;
+        counted.translations = [(
+            LanguageCode::parse("ar").unwrap(),
+            Text::Plural(
+                PluralForms::new([
+                    (PluralCategory::Many, "m".into()),
+                    (PluralCategory::Zero, "z".into()),
+                    (PluralCategory::Other, "o".into()),
+                    (PluralCategory::Two, "t".into()),
+                    (PluralCategory::Few, "f".into()),
+                    (PluralCategory::One, "n".into()),
+                ])
+                .unwrap(),
+            ),
+        )]
+        .into_iter()
+        .collect();
+        let written = [marked, counted, key("bare", &[], &[])].map(|key| String::from_utf8(write_key(&key)).unwrap());
+        assert_eq!(
+            written,
+            [
+                "name = \"promo\"\ntags = []\ndescription = \"Banner\"\nmarkup = true\n\n[translations]\nde = \"<b>Jetzt</b>\"\nen = \"<b>Now</b> & later\"\n",
+                "name = \"files\"\ntags = [\n    \"a\",\n    \"b\",\n]\nplural = true\nmarkup = true\n\n[translations.ar]\nzero = \"z\"\none = \"n\"\ntwo = \"t\"\nfew = \"f\"\nmany = \"m\"\nother = \"o\"\n",
+                "name = \"bare\"\ntags = []\n\n[translations]\n",
+            ]
+        );
     }
 
     #[test]
