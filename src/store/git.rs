@@ -45,6 +45,20 @@ pub enum TreeEdit {
     Move { from: String, to: String },
 }
 
+/// How published commits are made durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncScope {
+    /// Left to the operating system.
+    Not,
+    /// The files publishing wrote: the new packs and their folder, the branch's file and its
+    /// folder, the reflogs (the whole file system when the branch is not a loose file). Nothing
+    /// else needs it: the working tree and the git index are rebuilt from HEAD after a crash,
+    /// and the history and key caches are checked and rebuilt when stale.
+    OwnFiles,
+    /// The whole file system the repository is on (`syncfs`).
+    FileSystem,
+}
+
 /// The data repository: a normal git repository with a working tree.
 pub struct GitRepo {
     /// Where commits are built (new objects in memory until published).
@@ -173,6 +187,49 @@ impl GitRepo {
             .map_err(|err| git_error(format!("cannot move {reference}"), err))?;
         self.head = self.tip;
         Ok(())
+    }
+
+    /// Makes what [`Self::publish`] wrote since the last call durable, as `sync` says.
+    pub fn sync_published(&mut self, sync: SyncScope) -> std::io::Result<()> {
+        let packs = self.staging.take_unsynced();
+        match sync {
+            SyncScope::Not => Ok(()),
+            SyncScope::OwnFiles if self.sync_files(&packs).is_ok() => Ok(()),
+            SyncScope::OwnFiles | SyncScope::FileSystem => self.sync_file_system(),
+        }
+    }
+
+    fn sync_files(&self, packs: &[PathBuf]) -> std::io::Result<()> {
+        for file in packs {
+            std::fs::File::open(file)?.sync_all()?;
+        }
+        if !packs.is_empty() {
+            sync_dir(self.staging.pack_dir())?;
+        }
+        let reference = self.branch_ref().map_err(std::io::Error::other)?;
+        let git_dir = self.git_dir();
+        let branch = git_dir.join(&reference);
+        std::fs::File::open(&branch)?.sync_all()?;
+        sync_dir(branch.parent().unwrap_or(git_dir))?;
+        for log in [git_dir.join("logs").join("HEAD"), git_dir.join("logs").join(&reference)] {
+            match std::fs::File::open(&log) {
+                Ok(file) => file.sync_all()?,
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(())
+    }
+
+    /// Syncs the file system the repository is on (`syncfs`).
+    pub fn sync_file_system(&self) -> std::io::Result<()> {
+        let root = std::fs::File::open(self.git_dir())?;
+        // SAFETY: syncfs takes an open file descriptor and has no memory-safety preconditions.
+        if unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&root)) } == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
     }
 
     /// Whether a large commit was published as a pack of whole objects since the last call.
@@ -556,4 +613,52 @@ fn refresh_entry(index: &mut git2::Index, relative: &Path, full: &Path) -> Resul
     index
         .add(&entry)
         .map_err(|err| git_error(format!("cannot update the index entry of {}", relative.display()), err))
+}
+
+/// Syncs a folder, so that the files created or renamed in it survive a crash.
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::File::open(dir)?.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn publish_one(repo: &mut GitRepo, path: &str) {
+        let edits = [TreeEdit::Write {
+            path: path.to_owned(),
+            contents: b"x".to_vec(),
+        }];
+        let commit = repo.build_commit(&edits, "Add a file", "test").unwrap().unwrap();
+        repo.stage(commit);
+        repo.publish("Add a file").unwrap();
+    }
+
+    #[test]
+    fn a_publish_is_synced_by_its_own_files_and_by_the_file_system_when_the_branch_is_packed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
+        // The first commit's pack.
+        assert_eq!(repo.staging.take_unsynced().len(), 2);
+        publish_one(&mut repo, "a.txt");
+        let packs = repo.staging.take_unsynced();
+        assert_eq!(packs.len(), 2, "{packs:?}");
+        assert!(packs.iter().all(|pack| pack.exists()), "{packs:?}");
+        repo.sync_files(&packs).unwrap();
+        assert!(repo.staging.take_unsynced().is_empty());
+
+        publish_one(&mut repo, "b.txt");
+        let status = std::process::Command::new("git")
+            .args(["pack-refs", "--all", "--prune"])
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert!(!repo.git_dir().join("refs/heads/main").exists());
+        // The branch is in packed-refs only: its own files cannot be named, so the whole file
+        // system is synced, and the list is cleared either way.
+        assert!(repo.sync_files(&[]).is_err());
+        repo.sync_published(SyncScope::OwnFiles).unwrap();
+        assert!(repo.staging.take_unsynced().is_empty());
+    }
 }

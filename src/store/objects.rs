@@ -52,6 +52,8 @@ pub struct Staging {
     staged: RefCell<Vec<(Oid, ObjectType)>>,
     /// Whether a pack of whole objects was written since [`Self::take_plain_written`].
     plain_written: bool,
+    /// The pack files written since [`Self::take_unsynced`], for the sync before an answer.
+    unsynced: Vec<PathBuf>,
 }
 
 // SAFETY: a `Staging` is used by one thread at a time (it moves to the writer thread once and
@@ -106,6 +108,7 @@ impl Staging {
             written_packs: 0,
             staged: RefCell::default(),
             plain_written: false,
+            unsynced: Vec::new(),
         })
     }
 
@@ -133,7 +136,7 @@ impl Staging {
         let counted = unsafe { git_mempack_object_count(&raw mut in_memory, self.mempack.cast()) };
         if staged.len() >= PLAIN_PACK_OBJECTS && counted == 0 && in_memory == staged.len() {
             let name = self.write_plain_pack(&staged)?;
-            self.add_pack(self.pack_dir.join(format!("pack-{name}.idx")))?;
+            self.add_written_pack(&name)?;
             self.plain_written = true;
             return self.discard();
         }
@@ -163,7 +166,7 @@ impl Staging {
                 .map(str::to_owned)
                 .ok_or_else(|| StoreError::internal("cannot write a pack", "the pack has no name"))?;
             drop(builder);
-            self.add_pack(self.pack_dir.join(format!("pack-{name}.idx")))?;
+            self.add_written_pack(&name)?;
         }
         self.discard()
     }
@@ -360,6 +363,16 @@ impl Staging {
             .map_err(|err| git_error("cannot drop the staged objects", err))
     }
 
+    /// The pack files (`.pack` and `.idx`) written since the last call.
+    pub fn take_unsynced(&mut self) -> Vec<PathBuf> {
+        std::mem::take(&mut self.unsynced)
+    }
+
+    /// The folder packs are written to.
+    pub fn pack_dir(&self) -> &Path {
+        &self.pack_dir
+    }
+
     /// Whether a pack of whole objects was written since the last call: the repository is
     /// then larger than it needs to be until a full repack finds the deltas.
     pub fn take_plain_written(&mut self) -> bool {
@@ -369,6 +382,14 @@ impl Staging {
     /// Packs written since opening (each a backend that a read may go through).
     pub fn written_packs(&self) -> usize {
         self.written_packs
+    }
+
+    /// Reads the new pack `pack-{name}` from now on, and notes its files for the next sync.
+    fn add_written_pack(&mut self, name: &str) -> Result<(), StoreError> {
+        let index = self.pack_dir.join(format!("pack-{name}.idx"));
+        self.unsynced.push(self.pack_dir.join(format!("pack-{name}.pack")));
+        self.unsynced.push(index.clone());
+        self.add_pack(index)
     }
 
     fn add_pack(&mut self, index: PathBuf) -> Result<(), StoreError> {
