@@ -810,6 +810,11 @@ fn recover(git: &mut git::GitRepo) -> Result<(), StoreError> {
     let marker = clean_marker(git.git_dir());
     if marker.exists() {
         std::fs::remove_file(&marker).map_err(|err| StoreError::io(&marker, err))?;
+        // Durable before any write: an import's working-tree files are not synced with its
+        // commit, so a crash must always find the note gone and reset them.
+        std::fs::File::open(git.git_dir())
+            .and_then(|dir| dir.sync_all())
+            .map_err(|err| StoreError::io(git.git_dir(), err))?;
         return Ok(());
     }
     for stale in stale_git_locks(git.git_dir()) {
