@@ -386,6 +386,53 @@ async fn writes_go_on_while_the_remote_is_down_and_arrive_when_it_is_back() {
     );
 }
 
+/// A push sends whole objects: the primary does not spend its cores searching for deltas
+/// (the git host finds them when it repacks).
+#[tokio::test]
+async fn pushes_send_whole_objects() {
+    let mut daemon = GitDaemon::start();
+    // The remote keeps each push's pack as it came rather than unpacking small ones.
+    git_in(&daemon.bare(), &["config", "receive.unpackLimit", "1"]);
+    let app = spawn_replicating(&daemon, Duration::from_secs(3600)).await;
+    app.seed_project().await;
+    pushed(&app, &daemon, Duration::from_secs(10)).await;
+    // Versions of one key file and of the trees above it, alike enough for deltas, all in the
+    // next push.
+    daemon.pause();
+    let long = "a text long enough to be worth a delta, ".repeat(4);
+    app.create_key("grows", &[], &[("en", &long)])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    for round in 0..12 {
+        let body = json!({"translations": [{"language": "en", "content": format!("{long}{round}")}]});
+        app.patch("/teams/acme/projects/mobile/keys/grows", body)
+            .await
+            .assert_ok(StatusCode::OK);
+    }
+    daemon.resume();
+    pushed(&app, &daemon, Duration::from_secs(30)).await;
+    let packs: Vec<_> = std::fs::read_dir(daemon.bare().join("objects/pack"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "idx"))
+        .collect();
+    assert!(!packs.is_empty());
+    let mut objects = 0;
+    for pack in packs {
+        let listing = git_in(&daemon.bare(), &["verify-pack", "-v", pack.to_str().unwrap()]);
+        for line in listing
+            .lines()
+            .filter(|line| line.len() > 40 && line.as_bytes()[40] == b' ')
+        {
+            objects += 1;
+            // `id type size size-in-pack offset` for a whole object; a delta adds its depth and base.
+            assert_eq!(line.split_whitespace().count(), 5, "a delta was pushed: {line}");
+        }
+    }
+    assert!(objects >= 13 * 3, "{objects} objects");
+    git_in(&daemon.bare(), &["fsck", "--strict"]);
+}
+
 fn clone_git(clone: &std::path::Path, args: &[&str]) -> String {
     git_in(clone, args)
 }
