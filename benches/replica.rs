@@ -309,11 +309,15 @@ fn main() {
         })
     };
     let (joins_before, joined_before) = histogram(&replica.base, "locstore_remote_join_duration_seconds");
+    let pushes_before = histogram(&primary.base, "locstore_remote_push_duration_seconds");
+    let fetches_before = histogram(&replica.base, "locstore_remote_fetch_duration_seconds");
     let with = update_load(&primary.base, size, seconds, "primary");
     stop.store(true, Ordering::Relaxed);
     prober.join().unwrap();
     watcher.join().unwrap();
     let (joins_after, joined_after) = histogram(&replica.base, "locstore_remote_join_duration_seconds");
+    let pushes_after = histogram(&primary.base, "locstore_remote_push_duration_seconds");
+    let fetches_after = histogram(&replica.base, "locstore_remote_fetch_duration_seconds");
     let probes = sent.lock().unwrap().len();
     rows.push((
         "updates/s, 8 clients, primary with a remote and a replica following (+ 20 probe writes/s)".into(),
@@ -337,6 +341,19 @@ fn main() {
             "{joins:.0} / {:.1}",
             (joins_after - joins_before) / joins.max(1.0) * 1000.0
         ),
+    ));
+    // (sum, count) before and after: how many, and their mean in milliseconds.
+    let count_and_mean = |(sum_before, count_before): (f64, f64), (sum_after, count_after): (f64, f64)| {
+        let count = count_after - count_before;
+        format!("{count:.0} / {:.1}", (sum_after - sum_before) / count.max(1.0) * 1000.0)
+    };
+    rows.push((
+        "primary's pushes under load: count / mean (ms)".into(),
+        count_and_mean(pushes_before, pushes_after),
+    ));
+    rows.push((
+        "replica's fetches under load: count / mean (ms)".into(),
+        count_and_mean(fetches_before, fetches_after),
     ));
 
     // One commit of 100 changed keys.

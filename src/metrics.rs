@@ -26,6 +26,8 @@ pub struct Metrics {
     pub lag_commits: IntGauge,
     pub lag_seconds: prometheus::Gauge,
     pub join_seconds: Histogram,
+    pub push_seconds: Histogram,
+    pub fetch_seconds: Histogram,
     pub key_files_read: IntCounter,
 }
 
@@ -88,6 +90,17 @@ impl Metrics {
             .buckets(LATENCY_BUCKETS.to_vec()),
         )
         .expect("valid metric");
+        let histogram = |name: &str, help: &str| {
+            Histogram::with_opts(HistogramOpts::new(name, help).buckets(LATENCY_BUCKETS.to_vec())).expect("valid metric")
+        };
+        let push_seconds = histogram(
+            "remote_push_duration_seconds",
+            "Time of a push that succeeded: connecting, building and sending the pack, the remote's answer.",
+        );
+        let fetch_seconds = histogram(
+            "remote_fetch_duration_seconds",
+            "Time of a fetch that succeeded, until its objects are in the repository (the join is apart).",
+        );
         let key_files_read = counter(
             "key_files_read_total",
             "Key files read to load projects' keys: all of a project's, or with a saved index only those changed since.",
@@ -107,6 +120,8 @@ impl Metrics {
             Box::new(lag_commits.clone()),
             Box::new(lag_seconds.clone()),
             Box::new(join_seconds.clone()),
+            Box::new(push_seconds.clone()),
+            Box::new(fetch_seconds.clone()),
             Box::new(key_files_read.clone()),
             Box::new(prometheus::process_collector::ProcessCollector::for_self()),
         ] {
@@ -128,6 +143,8 @@ impl Metrics {
             lag_commits,
             lag_seconds,
             join_seconds,
+            push_seconds,
+            fetch_seconds,
             key_files_read,
         }
     }

@@ -334,9 +334,11 @@ impl Replicator {
         let mut options = FetchOptions::new();
         options.remote_callbacks(self.callbacks());
         options.download_tags(git2::AutotagOption::None);
+        let started = Instant::now();
         remote
             .fetch(&refspecs, Some(&mut options), Some("locstore: fetch"))
             .map_err(|err| describe(&err))?;
+        self.metrics.fetch_seconds.observe(started.elapsed().as_secs_f64());
         {
             let mut status = self.lock();
             status.pulls += 1;
@@ -482,6 +484,7 @@ impl Replicator {
         let mut options = PushOptions::new();
         options.remote_callbacks(callbacks);
         let refspec = format!("{head}:refs/heads/{}", self.settings.branch);
+        let started = Instant::now();
         if let Err(err) = remote.push(&[&refspec], Some(&mut options)) {
             let why = describe(&err);
             // libgit2 reports a non-fast-forward as an error of its own on some transports.
@@ -499,6 +502,7 @@ impl Replicator {
             status.pushes += 1;
             status.last_push = Some(SystemTime::now());
             self.metrics.pushes.inc();
+            self.metrics.push_seconds.observe(started.elapsed().as_secs_f64());
             status.last_error = None;
         }
         self.record_heads(repo, Some(head));
