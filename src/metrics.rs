@@ -91,7 +91,8 @@ impl Metrics {
         )
         .expect("valid metric");
         let histogram = |name: &str, help: &str| {
-            Histogram::with_opts(HistogramOpts::new(name, help).buckets(LATENCY_BUCKETS.to_vec())).expect("valid metric")
+            Histogram::with_opts(HistogramOpts::new(name, help).buckets(LATENCY_BUCKETS.to_vec()))
+                .expect("valid metric")
         };
         let push_seconds = histogram(
             "remote_push_duration_seconds",
