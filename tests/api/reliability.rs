@@ -185,6 +185,69 @@ fn a_kill_9_of_a_primary_with_a_remote_loses_nothing_and_the_replica_catches_up(
 }
 
 /// Waits up to 30 seconds for `done`.
+/// Without git on its PATH, a replica clones with libgit2 alone (its checkout rather than
+/// `git read-tree`) and serves what the primary has, from a clean working tree.
+#[test]
+fn a_replica_clones_and_follows_without_git_on_its_path() {
+    let daemon = GitDaemon::start();
+    let url = daemon.url();
+    let primary_dir = tempfile::tempdir().unwrap();
+    let primary = Server::start_with(
+        primary_dir.path(),
+        &[("LOCSTORE_API_TOKEN", TOKEN)],
+        &["--remote", url.as_str(), "--pull-interval", "1s"],
+    );
+    let create = |path: &str, body: &str| {
+        let (status, answer) = primary.request("POST", path, Some(TOKEN), Some(body));
+        assert_eq!(status, 201, "{answer}");
+    };
+    create("/teams", r#"{"name": "acme", "displayName": "Acme"}"#);
+    create(
+        "/teams/acme/projects",
+        r#"{"name": "mobile", "displayName": "Mobile", "languagesISO": ["en", "de"]}"#,
+    );
+    for index in 0..40 {
+        create(
+            "/teams/acme/projects/mobile/keys",
+            &format!(
+                r#"{{"name": "screen.{index}", "translations": [{{"language": "de", "content": "Text {index}"}}]}}"#
+            ),
+        );
+    }
+    let head = git_in(&primary_dir.path().join("repo"), &["rev-parse", "HEAD"])
+        .trim()
+        .to_owned();
+    wait_until("the primary pushes", || daemon.head().as_deref() == Some(head.as_str()));
+
+    let no_git = tempfile::tempdir().unwrap();
+    let replica_dir = tempfile::tempdir().unwrap();
+    let replica = Server::start_with(
+        replica_dir.path(),
+        &[("LOCSTORE_API_TOKEN", TOKEN), ("PATH", no_git.path().to_str().unwrap())],
+        &["--replica-of", &url, "--pull-interval", "200ms"],
+    );
+    wait_until("the replica serves the primary's keys", || {
+        served_keys(&replica).is_ok_and(|keys| keys == all_keys(&primary))
+    });
+    let (status, body) = replica.request("GET", "/teams/acme/projects/mobile/keys/screen.7", Some(TOKEN), None);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Text 7"), "{body}");
+    // It follows, too.
+    create(
+        "/teams/acme/projects/mobile/keys",
+        r#"{"name": "late", "translations": [{"language": "de", "content": "Spät"}]}"#,
+    );
+    wait_until("the replica follows", || {
+        served_keys(&replica).is_ok_and(|keys| keys.contains("late"))
+    });
+    // After a clean stop the git index is in line too.
+    replica.terminate();
+    primary.terminate();
+    let clone = replica_dir.path().join("repo");
+    assert_eq!(git_in(&clone, &["status", "--porcelain"]), "");
+    git_in(&clone, &["fsck", "--strict", "--no-progress"]);
+}
+
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     let started = Instant::now();
     while !done() {
