@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use crate::helpers::git_in;
 
+/// The line the server prints once it listens, followed by its address.
+const LISTENING: &str = "locstore listening on ";
+
 pub struct Server {
     pub child: Child,
     pub base: String,
@@ -46,20 +49,36 @@ impl Server {
             first_lines: Vec::new(),
         };
         // From here on a failed assertion drops `server`, which kills and reaps the child.
-        let mut stdout = BufReader::new(server.child.stdout.take().unwrap());
+        // The lines are read on a thread of their own, so that a server that never listens
+        // (one retrying a clone forever, say) fails the test rather than hanging it.
+        let stdout = server.child.stdout.take().unwrap();
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let listening = line.starts_with(LISTENING);
+                if sender.send(line).is_err() || listening {
+                    break;
+                }
+            }
+        });
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
         loop {
-            let mut line = String::new();
-            assert!(
-                stdout.read_line(&mut line).unwrap() > 0,
-                "the server exited before listening: {:?}",
-                server.first_lines
-            );
-            let line = line.trim_end().to_owned();
-            let address = line.strip_prefix("locstore listening on ").map(str::to_owned);
-            server.first_lines.push(line);
-            if let Some(address) = address {
-                server.base = address;
-                return server;
+            match lines.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())) {
+                Ok(line) => {
+                    let address = line.strip_prefix(LISTENING).map(str::to_owned);
+                    server.first_lines.push(line);
+                    if let Some(address) = address {
+                        server.base = address;
+                        return server;
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    panic!("the server exited before listening: {:?}", server.first_lines)
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    panic!("the server did not listen within 2 minutes: {:?}", server.first_lines)
+                }
             }
         }
     }
