@@ -334,6 +334,10 @@ impl Replicator {
         let mut options = FetchOptions::new();
         options.remote_callbacks(self.callbacks());
         options.download_tags(git2::AutotagOption::None);
+        if self.settings.replica {
+            // Snapshots deleted on the primary (their tags deleted on the remote) go here too.
+            options.prune(git2::FetchPrune::On);
+        }
         let started = Instant::now();
         remote
             .fetch(&refspecs, Some(&mut options), Some("locstore: fetch"))
@@ -401,23 +405,39 @@ impl Replicator {
         Ok(())
     }
 
-    /// Pushes the snapshot tags that are new or moved since the last push, never forced. A
-    /// tag the remote refuses (it has one of that name on another object) is reported and not
-    /// tried again, so that it does not hold the branch's pushes up. Deleting a snapshot does
-    /// not delete the remote's tag.
+    /// Pushes the snapshot tags that are new or moved since the last push, never forced, and
+    /// deletes on the remote the tags this process pushed whose snapshot was deleted since. A
+    /// tag the remote refuses (it has one of that name on another object, or refuses the
+    /// deletion) is reported and not tried again, so that it does not hold the branch's pushes
+    /// up. Only tags pushed by this process are deleted: a server that starts on a remote
+    /// with snapshots it does not have (a restore) leaves them there.
     fn push_tags(&mut self, repo: &Repository) {
         let Ok(references) = repo.references_glob(&format!("refs/tags/{}/*", SNAPSHOT_TAG_PREFIX)) else {
             return;
         };
-        let waiting: Vec<(String, Oid)> = references
+        let local: HashMap<String, Oid> = references
             .filter_map(Result::ok)
             .filter_map(|reference| Some((reference.name().ok()?.to_owned(), reference.target()?)))
-            .filter(|(name, target)| self.pushed_tags.get(name) != Some(target))
             .collect();
-        if waiting.is_empty() {
+        let waiting: Vec<(String, Oid)> = local
+            .iter()
+            .filter(|(name, target)| self.pushed_tags.get(*name) != Some(*target))
+            .map(|(name, target)| (name.clone(), *target))
+            .collect();
+        let deleted: Vec<String> = self
+            .pushed_tags
+            .keys()
+            .filter(|name| !local.contains_key(*name))
+            .cloned()
+            .collect();
+        if waiting.is_empty() && deleted.is_empty() {
             return;
         }
-        let refspecs: Vec<String> = waiting.iter().map(|(name, _)| format!("{name}:{name}")).collect();
+        let refspecs: Vec<String> = waiting
+            .iter()
+            .map(|(name, _)| format!("{name}:{name}"))
+            .chain(deleted.iter().map(|name| format!(":{name}")))
+            .collect();
         let refused: Arc<Mutex<Vec<String>>> = Arc::default();
         let mut callbacks = self.callbacks();
         {
@@ -440,6 +460,9 @@ impl Replicator {
         match pushed {
             Ok(()) => {
                 self.pushed_tags.extend(waiting);
+                for name in &deleted {
+                    self.pushed_tags.remove(name);
+                }
                 let refused = refused.lock().unwrap_or_else(|poison| poison.into_inner());
                 if !refused.is_empty() {
                     self.failed(

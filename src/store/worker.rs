@@ -488,6 +488,9 @@ impl Worker {
                     )));
                 }
                 tracing::info!(%team, %project, snapshot = %name, "deleted a snapshot");
+                if let Some(remote) = &self.remote {
+                    remote.published();
+                }
             }
         }
         if self.durability == Durability::Fsync {

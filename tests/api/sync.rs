@@ -795,6 +795,24 @@ async fn a_replica_follows_the_primary_and_refuses_changes() {
         .await
         .assert_ok(StatusCode::OK);
 
+    // A deleted snapshot goes from the remote and the replica too.
+    primary
+        .delete("/teams/acme/projects/mobile/snapshots/v1")
+        .await
+        .assert_ok(StatusCode::OK);
+    eventually(&replica, "/teams/acme/projects/mobile/snapshots", |_, body| {
+        body["data"].as_array().is_some_and(Vec::is_empty)
+    })
+    .await;
+    assert_eq!(git_in(&daemon.bare(), &["tag", "--list", "locstore/*"]).trim(), "");
+    assert_eq!(
+        replica
+            .get(&format!("{KEYS}/k07?at=v1"))
+            .await
+            .error_code(StatusCode::NOT_FOUND),
+        "not_found"
+    );
+
     // Changes are refused, before anything is read or written.
     let commits = replica.commit_count();
     for (method, path, body) in [
