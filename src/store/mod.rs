@@ -14,6 +14,7 @@ pub mod etag;
 mod files;
 mod git;
 mod git_cli;
+mod git_push;
 pub mod history;
 mod history_index;
 mod import;

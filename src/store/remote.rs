@@ -16,6 +16,7 @@ use std::time::{Duration, Instant, SystemTime};
 use git2::{Cred, CredentialType, FetchOptions, Oid, PushOptions, RemoteCallbacks, Repository};
 
 use super::error::StoreError;
+use super::git_push;
 use super::worker::Adoption;
 use crate::metrics::Metrics;
 
@@ -438,32 +439,20 @@ impl Replicator {
             .map(|(name, _)| format!("{name}:{name}"))
             .chain(deleted.iter().map(|name| format!(":{name}")))
             .collect();
-        let refused: Arc<Mutex<Vec<String>>> = Arc::default();
-        let mut callbacks = self.callbacks();
-        {
-            let refused = refused.clone();
-            callbacks.push_update_reference(move |name, why| {
-                if let Some(why) = why {
-                    refused
-                        .lock()
-                        .unwrap_or_else(|poison| poison.into_inner())
-                        .push(format!("{name}: {why}"));
-                }
-                Ok(())
-            });
-        }
-        let mut options = PushOptions::new();
-        options.remote_callbacks(callbacks);
-        let pushed = repo
-            .remote_anonymous(&self.settings.url)
-            .and_then(|mut remote| remote.push(&refspecs, Some(&mut options)));
+        let pushed = match git_push::push(&self.root, &self.settings, &refspecs) {
+            Some(Ok(outcomes)) => Ok(outcomes
+                .into_iter()
+                .filter_map(|outcome| Some(format!("{}: {}", outcome.name, outcome.refused?)))
+                .collect()),
+            Some(Err(why)) => Err(why),
+            None => push_tags_with_libgit2(repo, &self.settings.url, self.callbacks(), &refspecs),
+        };
         match pushed {
-            Ok(()) => {
+            Ok(refused) => {
                 self.pushed_tags.extend(waiting);
                 for name in &deleted {
                     self.pushed_tags.remove(name);
                 }
-                let refused = refused.lock().unwrap_or_else(|poison| poison.into_inner());
                 if !refused.is_empty() {
                     self.failed(
                         "push",
@@ -472,7 +461,7 @@ impl Replicator {
                 }
             }
             // Tried again with the next push.
-            Err(err) => self.failed("push", &format!("snapshot tags: {}", describe(&err))),
+            Err(why) => self.failed("push", &format!("snapshot tags: {why}")),
         }
     }
 
@@ -490,6 +479,32 @@ impl Replicator {
         }
         // What the remote lacks as far as is known, should this push fail.
         self.record_heads(repo, known);
+        let refspec = format!("{head}:refs/heads/{}", self.settings.branch);
+        let started = Instant::now();
+        match git_push::push(&self.root, &self.settings, std::slice::from_ref(&refspec)) {
+            Some(Ok(outcomes)) => {
+                if let Some(why) = outcomes.into_iter().find_map(|outcome| outcome.refused) {
+                    return Err(PushError::Rejected(format!("the remote refused the push: {why}")));
+                }
+            }
+            Some(Err(why)) => return Err(PushError::Failed(why)),
+            None => self.push_branch_with_libgit2(repo, &refspec)?,
+        }
+        let _ = repo.reference(&self.tracking_ref(), head, true, "locstore: push");
+        {
+            let mut status = self.lock();
+            status.pushes += 1;
+            status.last_push = Some(SystemTime::now());
+            self.metrics.pushes.inc();
+            self.metrics.push_seconds.observe(started.elapsed().as_secs_f64());
+            status.last_error = None;
+        }
+        self.record_heads(repo, Some(head));
+        Ok(())
+    }
+
+    /// Pushes `refspec` with libgit2, for when git cannot run.
+    fn push_branch_with_libgit2(&self, repo: &Repository, refspec: &str) -> Result<(), PushError> {
         let mut remote = repo
             .remote_anonymous(&self.settings.url)
             .map_err(|err| PushError::Failed(format!("invalid remote: {}", err.message())))?;
@@ -506,9 +521,7 @@ impl Replicator {
         }
         let mut options = PushOptions::new();
         options.remote_callbacks(callbacks);
-        let refspec = format!("{head}:refs/heads/{}", self.settings.branch);
-        let started = Instant::now();
-        if let Err(err) = remote.push(&[&refspec], Some(&mut options)) {
+        if let Err(err) = remote.push(&[refspec], Some(&mut options)) {
             let why = describe(&err);
             // libgit2 reports a non-fast-forward as an error of its own on some transports.
             if err.code() == git2::ErrorCode::NotFastForward || why.contains("fast-forward") {
@@ -519,16 +532,6 @@ impl Replicator {
         if let Some(why) = rejected.lock().unwrap_or_else(|poison| poison.into_inner()).take() {
             return Err(PushError::Rejected(format!("the remote refused the push: {why}")));
         }
-        let _ = repo.reference(&self.tracking_ref(), head, true, "locstore: push");
-        {
-            let mut status = self.lock();
-            status.pushes += 1;
-            status.last_push = Some(SystemTime::now());
-            self.metrics.pushes.inc();
-            self.metrics.push_seconds.observe(started.elapsed().as_secs_f64());
-            status.last_error = None;
-        }
-        self.record_heads(repo, Some(head));
         Ok(())
     }
 
@@ -631,6 +634,37 @@ fn check_out(repo: &Repository) -> Result<(), git2::Error> {
     let mut checkout = git2::build::CheckoutBuilder::new();
     checkout.force();
     repo.checkout_head(Some(&mut checkout))
+}
+
+/// Pushes snapshot tags with libgit2, for when git cannot run: the refs the remote refused,
+/// each with why.
+fn push_tags_with_libgit2(
+    repo: &Repository,
+    url: &str,
+    mut callbacks: RemoteCallbacks<'static>,
+    refspecs: &[String],
+) -> Result<Vec<String>, String> {
+    let refused: Arc<Mutex<Vec<String>>> = Arc::default();
+    {
+        let refused = refused.clone();
+        callbacks.push_update_reference(move |name, why| {
+            if let Some(why) = why {
+                refused
+                    .lock()
+                    .unwrap_or_else(|poison| poison.into_inner())
+                    .push(format!("{name}: {why}"));
+            }
+            Ok(())
+        });
+    }
+    let mut options = PushOptions::new();
+    options.remote_callbacks(callbacks);
+    repo.remote_anonymous(url)
+        .and_then(|mut remote| remote.push(refspecs, Some(&mut options)))
+        .map_err(|err| describe(&err))?;
+    Ok(std::mem::take(
+        &mut *refused.lock().unwrap_or_else(|poison| poison.into_inner()),
+    ))
 }
 
 /// Credentials from the settings, offered once per operation: libgit2 asks again after a

@@ -185,16 +185,19 @@ fn a_kill_9_of_a_primary_with_a_remote_loses_nothing_and_the_replica_catches_up(
 }
 
 /// Waits up to 30 seconds for `done`.
-/// Without git on its PATH, a replica clones with libgit2 alone (its checkout rather than
-/// `git read-tree`) and serves what the primary has, from a clean working tree.
+/// Without git on their PATH, a primary pushes with libgit2 alone (rather than `git push`)
+/// and a replica clones with it (its checkout rather than `git read-tree`) and serves what the
+/// primary has, from a clean working tree.
 #[test]
-fn a_replica_clones_and_follows_without_git_on_its_path() {
+fn without_git_on_the_path_a_primary_pushes_and_a_replica_clones_and_follows() {
     let daemon = GitDaemon::start();
     let url = daemon.url();
+    let no_git = tempfile::tempdir().unwrap();
+    let path = no_git.path().to_str().unwrap();
     let primary_dir = tempfile::tempdir().unwrap();
     let primary = Server::start_with(
         primary_dir.path(),
-        &[("LOCSTORE_API_TOKEN", TOKEN)],
+        &[("LOCSTORE_API_TOKEN", TOKEN), ("PATH", path)],
         &["--remote", url.as_str(), "--pull-interval", "1s"],
     );
     let create = |path: &str, body: &str| {
@@ -219,11 +222,10 @@ fn a_replica_clones_and_follows_without_git_on_its_path() {
         .to_owned();
     wait_until("the primary pushes", || daemon.head().as_deref() == Some(head.as_str()));
 
-    let no_git = tempfile::tempdir().unwrap();
     let replica_dir = tempfile::tempdir().unwrap();
     let replica = Server::start_with(
         replica_dir.path(),
-        &[("LOCSTORE_API_TOKEN", TOKEN), ("PATH", no_git.path().to_str().unwrap())],
+        &[("LOCSTORE_API_TOKEN", TOKEN), ("PATH", path)],
         &["--replica-of", &url, "--pull-interval", "200ms"],
     );
     wait_until("the replica serves the primary's keys", || {
