@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use poem::Request;
-use poem_openapi::error::ContentTypeError;
 use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::registry::{MetaMediaType, MetaRequest, MetaSchema, MetaSchemaRef};
@@ -148,14 +147,7 @@ impl<'a> ApiExtractor<'a> for UploadBody {
         body: &mut poem::RequestBody,
         _param_opts: ExtractParamOptions<Self::ParamType>,
     ) -> poem::Result<Self> {
-        match request.content_type() {
-            Some(content_type) if Self::accepts(content_type) => Ok(Self(body.take()?.into_vec().await?)),
-            Some(content_type) => Err(ContentTypeError::NotSupported {
-                content_type: content_type.to_owned(),
-            }
-            .into()),
-            None => Err(ContentTypeError::ExpectContentType.into()),
-        }
+        super::body_of_type(request, body, Self::accepts).await.map(Self)
     }
 }
 

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::borrow::Cow;
 
 use poem::Request;
-use poem_openapi::error::ContentTypeError;
 use poem_openapi::param::{Header, Path, Query};
 use poem_openapi::payload::{Json, Payload};
 use poem_openapi::registry::{MetaMediaType, MetaRequest, MetaSchema, MetaSchemaRef, Registry};
@@ -215,16 +214,9 @@ impl<'a> ApiExtractor<'a> for ImportBody {
         body: &mut poem::RequestBody,
         _param_opts: ExtractParamOptions<Self::ParamType>,
     ) -> poem::Result<Self> {
-        match request.content_type() {
-            Some(content_type) if <Json<ImportRequest> as Payload>::check_content_type(content_type) => {
-                Ok(Self(body.take()?.into_vec().await?))
-            }
-            Some(content_type) => Err(ContentTypeError::NotSupported {
-                content_type: content_type.to_owned(),
-            }
-            .into()),
-            None => Err(ContentTypeError::ExpectContentType.into()),
-        }
+        super::body_of_type(request, body, <Json<ImportRequest> as Payload>::check_content_type)
+            .await
+            .map(Self)
     }
 }
 

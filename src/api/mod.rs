@@ -89,3 +89,21 @@ one translation per language. Every change is one commit in a git repository.
 
 Send the header `X-Api-Token` with every request (use **Authorize** above). Errors answer \
 `{\"success\": false, \"error\": {\"code\", \"message\"}}`.";
+
+/// A request body read whole, when its content type is one `accepts` takes; poem-openapi's own
+/// content-type errors (415) otherwise. For the bodies read by hand (uploads, imports).
+pub async fn body_of_type(
+    request: &poem::Request,
+    body: &mut poem::RequestBody,
+    accepts: impl Fn(&str) -> bool,
+) -> poem::Result<Vec<u8>> {
+    use poem_openapi::error::ContentTypeError;
+    match request.content_type() {
+        Some(content_type) if accepts(content_type) => Ok(body.take()?.into_vec().await?),
+        Some(content_type) => Err(ContentTypeError::NotSupported {
+            content_type: content_type.to_owned(),
+        }
+        .into()),
+        None => Err(ContentTypeError::ExpectContentType.into()),
+    }
+}
