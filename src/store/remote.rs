@@ -31,8 +31,8 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 /// 1.58–1.90 s at 378–392 changes/s; 0.3 s, 1.75 s at 445/s; 0.35 s, 2.06 s at 399/s;
 /// 0.5 s, 2.42–2.43 s at 368–429/s.
 const PUSH_SPACING: Duration = Duration::from_millis(300);
-/// Configuration for pushes only (`.git/locstore/push.config`, added in memory to the
-/// repository a push opens). A push's pack is a few dozen small objects, and searching them
+/// Configuration for libgit2's pushes, when git cannot run (`.git/locstore/push.config`,
+/// added in memory to the repository a push opens). A push's pack is a few dozen small objects, and searching them
 /// for deltas was two fifths of the pushing thread's time under steady writes, on the cores
 /// the writer needs; the git host stores them as they come and its own repacks find deltas.
 /// libgit2 skips the search for objects over its big-file threshold, which it reads from
@@ -299,10 +299,10 @@ impl Replicator {
         Repository::open(&self.root).map_err(|err| format!("cannot open the repository: {}", err.message()))
     }
 
-    /// The repository for a push: its configuration plus [`PUSH_CONFIG`], which turns off
-    /// libgit2's search for deltas in the packs a push sends.
-    fn open_for_push(&self) -> Result<Repository, String> {
-        let repo = self.open()?;
+    /// Adds [`PUSH_CONFIG`] to `repo`'s configuration, in memory and for this handle only
+    /// (the repository is opened for each push), before libgit2 pushes from it: it turns off
+    /// libgit2's search for deltas. git's own push gets `pack.window=0` instead.
+    fn without_delta_search(&self, repo: &Repository) -> Result<(), String> {
         let path = repo.path().join("locstore").join("push.config");
         let fail = |err: String| format!("cannot set up the push: {err}");
         if std::fs::read(&path).ok().as_deref() != Some(PUSH_CONFIG.as_bytes()) {
@@ -310,12 +310,10 @@ impl Replicator {
                 .and_then(|()| std::fs::write(&path, PUSH_CONFIG))
                 .map_err(|err| fail(format!("{}: {err}", path.display())))?;
         }
-        // The repository's own configuration object, opened for this push only: the file is
-        // added to it in memory, not to any file git reads.
+        // Forced: the branch's push and the tags' push may both add it to the same handle.
         repo.config()
-            .and_then(|mut config| config.add_file(&path, git2::ConfigLevel::App, false))
-            .map_err(|err| fail(err.message().to_owned()))?;
-        Ok(repo)
+            .and_then(|mut config| config.add_file(&path, git2::ConfigLevel::App, true))
+            .map_err(|err| fail(err.message().to_owned()))
     }
 
     fn tracking_ref(&self) -> String {
@@ -403,7 +401,7 @@ impl Replicator {
     /// Pushes the branch to the remote branch, never forced, then the snapshot tags it has
     /// not pushed yet.
     fn push(&mut self) -> Result<(), PushError> {
-        let repo = self.open_for_push().map_err(PushError::Failed)?;
+        let repo = self.open().map_err(PushError::Failed)?;
         self.push_branch(&repo)?;
         self.push_tags(&repo);
         Ok(())
@@ -448,7 +446,9 @@ impl Replicator {
                 .filter_map(|outcome| Some(format!("{}: {}", outcome.name, outcome.refused?)))
                 .collect()),
             Some(Err(why)) => Err(why),
-            None => push_tags_with_libgit2(repo, &self.settings.url, self.callbacks(), &refspecs),
+            None => self
+                .without_delta_search(repo)
+                .and_then(|()| push_tags_with_libgit2(repo, &self.settings.url, self.callbacks(), &refspecs)),
         };
         match pushed {
             Ok(refused) => {
@@ -508,6 +508,7 @@ impl Replicator {
 
     /// Pushes `refspec` with libgit2, for when git cannot run.
     fn push_branch_with_libgit2(&self, repo: &Repository, refspec: &str) -> Result<(), PushError> {
+        self.without_delta_search(repo).map_err(PushError::Failed)?;
         let mut remote = repo
             .remote_anonymous(&self.settings.url)
             .map_err(|err| PushError::Failed(format!("invalid remote: {}", err.message())))?;

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{ADMIN, TestApp, git_in, into_reply};
 use crate::server::{Server, try_http};
-use crate::sync::{GitDaemon, pushed, spawn_replicating};
+use crate::sync::{GitDaemon, packed_objects, pushed, spawn_replicating};
 
 const TOKEN: &str = "crash-test-token";
 
@@ -191,6 +191,8 @@ fn a_kill_9_of_a_primary_with_a_remote_loses_nothing_and_the_replica_catches_up(
 #[test]
 fn without_git_on_the_path_a_primary_pushes_and_a_replica_clones_and_follows() {
     let daemon = GitDaemon::start();
+    // The remote keeps each push's pack as it came, so that deltas in it would show.
+    git_in(&daemon.bare(), &["config", "receive.unpackLimit", "1"]);
     let url = daemon.url();
     let no_git = tempfile::tempdir().unwrap();
     let path = no_git.path().to_str().unwrap();
@@ -221,6 +223,10 @@ fn without_git_on_the_path_a_primary_pushes_and_a_replica_clones_and_follows() {
         .trim()
         .to_owned();
     wait_until("the primary pushes", || daemon.head().as_deref() == Some(head.as_str()));
+    // libgit2's pushes send whole objects too (its delta search is turned off).
+    let (objects, deltas) = packed_objects(&daemon.bare());
+    assert!(objects > 40, "{objects} objects");
+    assert_eq!(deltas, Vec::<String>::new(), "deltas were pushed");
 
     let replica_dir = tempfile::tempdir().unwrap();
     let replica = Server::start_with(
