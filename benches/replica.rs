@@ -6,8 +6,10 @@
 //!    without a remote, one pushing to a bare repository served by `git daemon` on loopback.
 //! 2. A read replica starts from an empty directory (`--replica-of`, `--pull-interval 250ms`):
 //!    the time until it answers a page of the project with every key (the clone included).
-//!    Before it starts, eight clients update random keys for the given seconds on the primary
-//!    without a remote, then on the one with it: changes per second on each.
+//!    Before it starts, eight clients update random keys on the primary without a remote and
+//!    on the one with it, in alternating rounds (half the given seconds each, twice): changes
+//!    per second, answer times, and CPU time per change of each primary (its `git push`
+//!    runs included) and of the git daemon.
 //! 3. The same load on the primary with the remote while the replica follows; meanwhile a
 //!    probe writes a counter key every 50 ms on the primary, and reads it on the replica
 //!    every 10 ms: the lag of each probe write is the time from its acknowledgement to the
@@ -26,7 +28,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{Server, http, key_name, seed};
+use support::{Server, cpu_seconds, http, key_name, seed};
 
 /// A bare repository served by `git daemon` on a loopback port, pushes allowed.
 struct GitDaemon {
@@ -116,14 +118,18 @@ fn text_of(base: &str, key: &str) -> Option<String> {
     key["data"]["translation"]["en"].as_str().map(str::to_owned)
 }
 
-/// Eight clients updating random keys for `seconds`; returns the changes acknowledged.
-fn update_load(base: &str, size: usize, seconds: u64, label: &str) -> u64 {
+/// Eight clients updating random keys for `seconds`; returns the changes acknowledged, and
+/// the time each took to be answered (in seconds).
+fn update_load(base: &str, size: usize, seconds: u64, label: &str) -> (u64, Vec<f64>) {
     let done = Arc::new(AtomicU64::new(0));
+    let latencies: Arc<Mutex<Vec<f64>>> = Arc::default();
     let until = Instant::now() + Duration::from_secs(seconds);
     let clients: Vec<_> = (0..8u64)
         .map(|client| {
             let (base, done, label) = (base.to_owned(), done.clone(), label.to_owned());
+            let latencies = latencies.clone();
             std::thread::spawn(move || {
+                let mut mine = Vec::new();
                 let mut state = client.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
                 let mut count = 0u64;
                 while Instant::now() < until {
@@ -134,18 +140,22 @@ fn update_load(base: &str, size: usize, seconds: u64, label: &str) -> u64 {
                     let body =
                         format!(r#"{{"translations":[{{"language":"fr","content":"{label} {client} {count}"}}]}}"#);
                     let path = format!("/teams/acme/projects/big/keys/{}", key_name(index));
+                    let sent = Instant::now();
                     let (status, answer) = http(&base, "PATCH", &path, Some(&body));
+                    mine.push(sent.elapsed().as_secs_f64());
                     assert_eq!(status, 200, "{answer}");
                     count += 1;
                     done.fetch_add(1, Ordering::Relaxed);
                 }
+                latencies.lock().unwrap().extend(mine);
             })
         })
         .collect();
     for client in clients {
         client.join().unwrap();
     }
-    done.load(Ordering::Relaxed)
+    let latencies = std::mem::take(&mut *latencies.lock().unwrap());
+    (done.load(Ordering::Relaxed), latencies)
 }
 
 fn percentile(sorted: &[f64], fraction: f64) -> f64 {
@@ -187,29 +197,68 @@ fn main() {
     alone.settle();
     primary.settle();
 
-    // Writes without a remote, then with one (before the replica runs, so that only the
-    // pushes and the git daemon share the two cores with the primary).
-    let without = update_load(&alone.base, size, seconds, "alone");
+    // Writes without a remote and with one, in alternating rounds so that a drift of the
+    // machine's speed falls on both (before the replica runs, so that only the pushes and the
+    // git daemon share the two cores with the primary). The CPU time each used says how much
+    // of the difference is the primary's own work and how much the git host's.
+    let (mut without, mut pushing) = (0u64, 0u64);
+    let (mut without_latencies, mut pushing_latencies) = (Vec::new(), Vec::new());
+    let (mut alone_cpu, mut primary_cpu, mut daemon_cpu) = (0.0, 0.0, 0.0);
+    let mut catching_up = Duration::ZERO;
+    let rounds = 2;
+    let round_seconds = (seconds / rounds).max(1);
+    for _ in 0..rounds {
+        let before = alone.cpu_seconds();
+        let (count, latencies) = update_load(&alone.base, size, round_seconds, "alone");
+        without += count;
+        without_latencies.extend(latencies);
+        alone_cpu += alone.cpu_seconds() - before;
+        alone.settle();
+        let (before, daemon_before) = (primary.cpu_seconds(), cpu_seconds(daemon.child.id()));
+        let (count, latencies) = update_load(&primary.base, size, round_seconds, "pushing");
+        pushing += count;
+        pushing_latencies.extend(latencies);
+        primary_cpu += primary.cpu_seconds() - before;
+        daemon_cpu += cpu_seconds(daemon.child.id()) - daemon_before;
+        let head = served_head(&primary.base);
+        let caught_up = Instant::now();
+        while git(&daemon.bare(), &["rev-parse", "main"]).trim() != head {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        catching_up = catching_up.max(caught_up.elapsed());
+        primary.settle();
+    }
+    let measured = (round_seconds * rounds) as f64;
     rows.push((
-        "updates/s, 8 clients, primary without a remote".into(),
-        format!("{:.0}", without as f64 / seconds as f64),
+        format!("updates/s, 8 clients, primary without a remote / with one ({rounds} rounds each, alternating)"),
+        format!("{:.0} / {:.0}", without as f64 / measured, pushing as f64 / measured),
+    ));
+    without_latencies.sort_by(f64::total_cmp);
+    pushing_latencies.sort_by(f64::total_cmp);
+    rows.push((
+        "update answered in, p50 / p99 (ms): primary without a remote; with one".into(),
+        format!(
+            "{:.1} / {:.1}; {:.1} / {:.1}",
+            percentile(&without_latencies, 0.5) * 1000.0,
+            percentile(&without_latencies, 0.99) * 1000.0,
+            percentile(&pushing_latencies, 0.5) * 1000.0,
+            percentile(&pushing_latencies, 0.99) * 1000.0
+        ),
+    ));
+    rows.push((
+        "CPU ms per update: primary without a remote / with one (its pushes included) / the git daemon".into(),
+        format!(
+            "{:.2} / {:.2} / {:.2}",
+            alone_cpu * 1000.0 / without.max(1) as f64,
+            primary_cpu * 1000.0 / pushing.max(1) as f64,
+            daemon_cpu * 1000.0 / pushing.max(1) as f64
+        ),
     ));
     drop(alone);
-    let pushing = update_load(&primary.base, size, seconds, "pushing");
     rows.push((
-        "updates/s, 8 clients, primary with a remote".into(),
-        format!("{:.0}", pushing as f64 / seconds as f64),
+        "remote up to date after the load, the longer of the rounds (s)".into(),
+        format!("{:.2}", catching_up.as_secs_f64()),
     ));
-    let head = served_head(&primary.base);
-    let caught_up = Instant::now();
-    while git(&daemon.bare(), &["rev-parse", "main"]).trim() != head {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    rows.push((
-        "remote up to date after the load (s)".into(),
-        format!("{:.2}", caught_up.elapsed().as_secs_f64()),
-    ));
-    primary.settle();
 
     // A replica from an empty directory: clone, load, first full answer.
     let started = Instant::now();
@@ -311,7 +360,7 @@ fn main() {
     let (joins_before, joined_before) = histogram(&replica.base, "locstore_remote_join_duration_seconds");
     let pushes_before = histogram(&primary.base, "locstore_remote_push_duration_seconds");
     let fetches_before = histogram(&replica.base, "locstore_remote_fetch_duration_seconds");
-    let with = update_load(&primary.base, size, seconds, "primary");
+    let (with, _) = update_load(&primary.base, size, seconds, "primary");
     stop.store(true, Ordering::Relaxed);
     prober.join().unwrap();
     watcher.join().unwrap();

@@ -95,6 +95,11 @@ impl Server {
         })
     }
 
+    /// CPU seconds the server has used, with those of its child processes that ended.
+    pub fn cpu_seconds(&self) -> f64 {
+        cpu_seconds(self.child.id())
+    }
+
     pub fn rss_mb(&self) -> f64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
         let kb: f64 = status
@@ -104,6 +109,26 @@ impl Server {
             .unwrap_or(0.0);
         kb / 1024.0
     }
+}
+
+/// CPU seconds (user and system) process `pid` has used, with those of its children that
+/// ended and were waited for; 0 if it is gone.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // After the command's closing parenthesis: state is field 3, utime..cstime fields 14..17.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks: f64 = fields
+        .get(11..15)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|field| field.parse::<f64>().ok())
+        .sum();
+    // SAFETY: sysconf has no preconditions.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    ticks / per_second
 }
 
 /// One JSON HTTP/1.1 request on its own connection; returns status and body.
