@@ -33,7 +33,7 @@ impl App {
         let metrics = Arc::new(Metrics::new());
         let read_only = config.remote.as_ref().is_some_and(|remote| remote.replica);
         if let Some(remote) = config.remote.as_ref().filter(|remote| remote.replica) {
-            crate::store::remote::clone_if_missing(&config.repo_dir, remote);
+            crate::store::sync::clone_if_missing(&config.repo_dir, remote);
         }
         let store = Store::open_with(
             &config.repo_dir,

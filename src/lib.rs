@@ -12,7 +12,9 @@
 //! - [`api`]: poem-openapi handlers, wire types ([`api::schema`]), answers written straight
 //!   from the store's data ([`api::json`]), the API error, auth.
 //! - [`domain`]: validated names, the model, the pure key query.
-//! - [`store`]: the git-backed store: one writer thread, in-memory catalog, file layout and format.
+//! - [`store`]: the git-backed store: one writer thread, in-memory catalog, file layout and
+//!   format, history and snapshots; [`store::sync`] replicates through a git remote (pushes,
+//!   pulls, replicas) and checks and joins commits that arrive through git.
 //! - [`metrics`]: the Prometheus registry and its metrics.
 //! - [`routes`]: route templates of request paths, for logs, metrics and `Allow`.
 //! - [`formats`]: each file format's reader beside its writer (JSON, CSV, Android XML, Apple
@@ -21,8 +23,9 @@
 //! # Invariants
 //!
 //! - `domain` and the format readers and writers do no I/O.
-//! - Only `store/git.rs` and `store/objects.rs` (where new objects are staged and written
-//!   as packs) import git2, and only the writer thread holds the repository.
+//! - Only `store` uses git2 (and `config`, to check a branch name). Only the writer thread
+//!   changes the branch and the working tree; other threads (readers of history, the
+//!   replication thread) open handles of their own and only read, fetch or push.
 //! - Readers see a change only once it is in HEAD: the writer holds the catalog's write lock
 //!   while it stages a batch of commits and releases it after moving the branch.
 //! - Only `store/layout.rs` builds repository paths; no name a client sends reaches outside

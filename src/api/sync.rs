@@ -13,7 +13,7 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::schema::Success;
 use super::{ApiTags, AppState};
-use crate::store::remote::SyncStatus;
+use crate::store::sync::SyncStatus;
 use crate::tokens::Access;
 
 pub struct SyncApi {

@@ -6,7 +6,6 @@
 //! repository ([`worker`]), which answers once the commit is in HEAD, the files are in the
 //! working tree and, with [`Durability::Fsync`], both are on disk.
 
-mod adopt;
 mod catalog;
 mod changes;
 mod error;
@@ -14,7 +13,6 @@ pub mod etag;
 mod files;
 mod git;
 mod git_cli;
-mod git_push;
 pub mod history;
 mod history_index;
 mod import;
@@ -23,10 +21,10 @@ mod lock;
 mod maintenance;
 mod objects;
 mod plain_pack;
-pub mod remote;
 mod scan;
 pub mod seen;
 pub mod snapshots;
+pub mod sync;
 mod template;
 mod tree_diff;
 mod worker;
@@ -160,7 +158,7 @@ struct Inner {
     jobs: mpsc::Sender<Job>,
     metrics: Arc<Metrics>,
     /// Replication through a git remote, when one is set.
-    remote: Option<remote::Remote>,
+    remote: Option<sync::Remote>,
     catalog: Arc<RwLock<Catalog>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     root: PathBuf,
@@ -178,7 +176,7 @@ impl Store {
         repo_dir: &Path,
         durability: Durability,
         metrics: Arc<Metrics>,
-        remote: Option<remote::RemoteSettings>,
+        remote: Option<sync::RemoteSettings>,
     ) -> Result<Self, StoreError> {
         let (mut git, created) = git::GitRepo::open_or_init(repo_dir, template::FILES)?;
         let lock = lock::OwnerLock::acquire(git.git_dir())?;
@@ -195,7 +193,7 @@ impl Store {
         let remote = remote.map(|settings| {
             let jobs: mpsc::Sender<Job> = jobs.clone();
             let queue = metrics.clone();
-            let adopt: remote::Adopter = Box::new(move |incoming, label, follow| {
+            let adopt: sync::Adopter = Box::new(move |incoming, label, follow| {
                 let (reply, answer) = oneshot::channel();
                 jobs.send(Job::Adopt {
                     incoming,
@@ -207,7 +205,7 @@ impl Store {
                 queue.queue_depth.inc();
                 answer.blocking_recv().map_err(|_| writer_gone())?
             });
-            remote::Remote::start(&root, settings, adopt, metrics.clone())
+            sync::Remote::start(&root, settings, adopt, metrics.clone())
         });
         let worker = Worker {
             history: follower,
@@ -704,8 +702,8 @@ impl Store {
     }
 
     /// The state of replication, when a remote is set.
-    pub fn sync_status(&self) -> Option<remote::SyncStatus> {
-        self.inner.remote.as_ref().map(remote::Remote::status)
+    pub fn sync_status(&self) -> Option<sync::SyncStatus> {
+        self.inner.remote.as_ref().map(sync::Remote::status)
     }
 
     /// Asks for a fetch from the remote now; `false` when no remote is set.

@@ -22,8 +22,8 @@ use super::git::{GitRepo, SyncScope, TreeEdit};
 use super::history_index::Follower;
 use super::lock::OwnerLock;
 use super::maintenance::Maintenance;
-use super::remote::Remote;
-use super::{Applied, Durability, Outcome, adopt, layout, scan, snapshots, tree_diff, worktree};
+use super::sync::{Remote, adopt};
+use super::{Applied, Durability, Outcome, layout, scan, snapshots, tree_diff, worktree};
 use crate::domain::names::{ProjectName, TeamName};
 use crate::metrics::Metrics;
 

@@ -8,13 +8,13 @@ use std::collections::BTreeSet;
 
 use git2::{Oid, Repository};
 
-use super::catalog::{Catalog, KeyEntry, KeyIndex};
-use super::error::StoreError;
-use super::files;
-use super::git::TreeEdit;
-use super::layout;
-use super::tree_diff::{self, FileDiff};
 use crate::domain::names::{ProjectName, TeamName};
+use crate::store::catalog::{Catalog, KeyEntry, KeyIndex};
+use crate::store::error::StoreError;
+use crate::store::files;
+use crate::store::git::TreeEdit;
+use crate::store::layout;
+use crate::store::tree_diff::{self, FileDiff};
 
 /// How an incoming commit relates to the branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

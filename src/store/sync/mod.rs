@@ -13,12 +13,20 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use git2::{Cred, CredentialType, FetchOptions, Oid, PushOptions, RemoteCallbacks, Repository};
+use git2::{FetchOptions, Oid, RemoteCallbacks, Repository};
 
+use self::credentials::{credentials, redact, without_secrets};
+use self::push::PushError;
 use super::error::StoreError;
-use super::git_push;
 use super::worker::Adoption;
 use crate::metrics::Metrics;
+
+pub mod adopt;
+mod clone;
+mod credentials;
+mod push;
+
+pub use clone::clone_if_missing;
 
 /// Longest wait between two tries of a failing push or fetch.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -31,18 +39,6 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 /// 1.58–1.90 s at 378–392 changes/s; 0.3 s, 1.75 s at 445/s; 0.35 s, 2.06 s at 399/s;
 /// 0.5 s, 2.42–2.43 s at 368–429/s.
 const PUSH_SPACING: Duration = Duration::from_millis(300);
-/// Configuration for libgit2's pushes, when git cannot run (`.git/locstore/push.config`,
-/// added in memory to the repository a push opens). A push's pack is a few dozen small objects, and searching them
-/// for deltas was two fifths of the pushing thread's time under steady writes, on the cores
-/// the writer needs; the git host stores them as they come and its own repacks find deltas.
-/// libgit2 skips the search for objects over its big-file threshold, which it reads from
-/// `pack.deltaCacheSize` (libgit2 1.9); `pack.bigFileThreshold` is the key git itself reads.
-const PUSH_CONFIG: &str = "\
-# Written by locstore: the settings of its pushes, not read by git's own commands.
-[pack]
-\tdeltaCacheSize = 1
-\tbigFileThreshold = 1
-";
 /// The remote-tracking branch fetches go to.
 const TRACKING_PREFIX: &str = "refs/remotes/locstore";
 
@@ -260,7 +256,7 @@ impl Replicator {
     }
 
     fn failed(&self, what: &str, why: &str) {
-        let why = self.without_secrets(why);
+        let why = without_secrets(&self.settings, why);
         tracing::warn!(remote = %redact(&self.settings.url), error = %why, "{what} failed");
         let mut status = self.lock();
         status.last_error = Some(format!("{what}: {why}"));
@@ -276,44 +272,8 @@ impl Replicator {
         }
     }
 
-    /// A message with the token and the URL's password blotted out, should git quote them.
-    fn without_secrets(&self, message: &str) -> String {
-        let mut message = message.replace(&self.settings.url, &redact(&self.settings.url));
-        let password = self
-            .settings
-            .url
-            .split_once("://")
-            .and_then(|(_, rest)| rest.split('/').next())
-            .and_then(|authority| authority.rsplit_once('@'))
-            .and_then(|(user, _)| user.split_once(':'))
-            .map(|(_, password)| password.to_owned());
-        for secret in self.settings.token.iter().chain(password.iter()) {
-            if !secret.is_empty() {
-                message = message.replace(secret.as_str(), "***");
-            }
-        }
-        message
-    }
-
     fn open(&self) -> Result<Repository, String> {
         Repository::open(&self.root).map_err(|err| format!("cannot open the repository: {}", err.message()))
-    }
-
-    /// Adds [`PUSH_CONFIG`] to `repo`'s configuration, in memory and for this handle only
-    /// (the repository is opened for each push), before libgit2 pushes from it: it turns off
-    /// libgit2's search for deltas. git's own push gets `pack.window=0` instead.
-    fn without_delta_search(&self, repo: &Repository) -> Result<(), String> {
-        let path = repo.path().join("locstore").join("push.config");
-        let fail = |err: String| format!("cannot set up the push: {err}");
-        if std::fs::read(&path).ok().as_deref() != Some(PUSH_CONFIG.as_bytes()) {
-            std::fs::create_dir_all(path.parent().unwrap_or(repo.path()))
-                .and_then(|()| std::fs::write(&path, PUSH_CONFIG))
-                .map_err(|err| fail(format!("{}: {err}", path.display())))?;
-        }
-        // Forced: the branch's push and the tags' push may both add it to the same handle.
-        repo.config()
-            .and_then(|mut config| config.add_file(&path, git2::ConfigLevel::App, true))
-            .map_err(|err| fail(err.message().to_owned()))
     }
 
     fn tracking_ref(&self) -> String {
@@ -440,16 +400,12 @@ impl Replicator {
             .map(|(name, _)| format!("{name}:{name}"))
             .chain(deleted.iter().map(|name| format!(":{name}")))
             .collect();
-        let pushed = match git_push::push(&self.root, &self.settings, &refspecs) {
-            Some(Ok(outcomes)) => Ok(outcomes
+        let pushed = push::push(&self.root, repo, &self.settings, &refspecs).map(|outcomes| {
+            outcomes
                 .into_iter()
                 .filter_map(|outcome| Some(format!("{}: {}", outcome.name, outcome.refused?)))
-                .collect()),
-            Some(Err(why)) => Err(why),
-            None => self
-                .without_delta_search(repo)
-                .and_then(|()| push_tags_with_libgit2(repo, &self.settings.url, self.callbacks(), &refspecs)),
-        };
+                .collect::<Vec<_>>()
+        });
         match pushed {
             Ok(refused) => {
                 self.pushed_tags.extend(waiting);
@@ -464,7 +420,9 @@ impl Replicator {
                 }
             }
             // Tried again with the next push.
-            Err(why) => self.failed("push", &format!("snapshot tags: {why}")),
+            Err(PushError::Rejected(why) | PushError::Failed(why)) => {
+                self.failed("push", &format!("snapshot tags: {why}"))
+            }
         }
     }
 
@@ -484,14 +442,9 @@ impl Replicator {
         self.record_heads(repo, known);
         let refspec = format!("{head}:refs/heads/{}", self.settings.branch);
         let started = Instant::now();
-        match git_push::push(&self.root, &self.settings, std::slice::from_ref(&refspec)) {
-            Some(Ok(outcomes)) => {
-                if let Some(why) = outcomes.into_iter().find_map(|outcome| outcome.refused) {
-                    return Err(PushError::Rejected(format!("the remote refused the push: {why}")));
-                }
-            }
-            Some(Err(why)) => return Err(PushError::Failed(why)),
-            None => self.push_branch_with_libgit2(repo, &refspec)?,
+        let outcomes = push::push(&self.root, repo, &self.settings, std::slice::from_ref(&refspec))?;
+        if let Some(why) = outcomes.into_iter().find_map(|outcome| outcome.refused) {
+            return Err(PushError::Rejected(format!("the remote refused the push: {why}")));
         }
         let _ = repo.reference(&self.tracking_ref(), head, true, "locstore: push");
         {
@@ -506,49 +459,9 @@ impl Replicator {
         Ok(())
     }
 
-    /// Pushes `refspec` with libgit2, for when git cannot run.
-    fn push_branch_with_libgit2(&self, repo: &Repository, refspec: &str) -> Result<(), PushError> {
-        self.without_delta_search(repo).map_err(PushError::Failed)?;
-        let mut remote = repo
-            .remote_anonymous(&self.settings.url)
-            .map_err(|err| PushError::Failed(format!("invalid remote: {}", err.message())))?;
-        let rejected: Arc<Mutex<Option<String>>> = Arc::default();
-        let mut callbacks = self.callbacks();
-        {
-            let rejected = rejected.clone();
-            callbacks.push_update_reference(move |_, refused| {
-                if let Some(why) = refused {
-                    *rejected.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(why.to_owned());
-                }
-                Ok(())
-            });
-        }
-        let mut options = PushOptions::new();
-        options.remote_callbacks(callbacks);
-        if let Err(err) = remote.push(&[refspec], Some(&mut options)) {
-            let why = describe(&err);
-            // libgit2 reports a non-fast-forward as an error of its own on some transports.
-            if err.code() == git2::ErrorCode::NotFastForward || why.contains("fast-forward") {
-                return Err(PushError::Rejected(why));
-            }
-            return Err(PushError::Failed(why));
-        }
-        if let Some(why) = rejected.lock().unwrap_or_else(|poison| poison.into_inner()).take() {
-            return Err(PushError::Rejected(format!("the remote refused the push: {why}")));
-        }
-        Ok(())
-    }
-
     fn callbacks(&self) -> RemoteCallbacks<'static> {
         credentials(&self.settings)
     }
-}
-
-enum PushError {
-    /// The remote refused it (it moved on): fetch and join first.
-    Rejected(String),
-    /// The remote could not be reached, or failed.
-    Failed(String),
 }
 
 /// A git error in words ([`Replicator::without_secrets`] takes credentials out).
@@ -563,171 +476,4 @@ fn commit_count(repo: &Repository, head: Oid) -> usize {
         return 0;
     }
     walk.count()
-}
-
-/// Clones the remote into `repo_dir` for a read replica when it holds no repository yet,
-/// trying again (with a backoff up to 30 s) until the remote has the branch.
-pub fn clone_if_missing(repo_dir: &Path, settings: &RemoteSettings) {
-    if repo_dir.join(".git").exists() {
-        return;
-    }
-    let mut backoff = FIRST_BACKOFF;
-    loop {
-        let mut options = FetchOptions::new();
-        options.remote_callbacks(credentials(settings));
-        // The files are written afterwards (see `check_out`): libgit2's checkout takes most
-        // of a clone's time at 100,000 keys.
-        let mut no_files = git2::build::CheckoutBuilder::new();
-        no_files.dry_run();
-        let started = Instant::now();
-        let cloned = git2::build::RepoBuilder::new()
-            .branch(&settings.branch)
-            .fetch_options(options)
-            .with_checkout(no_files)
-            .clone(&settings.url, repo_dir)
-            .and_then(|repo| check_out(&repo))
-            .and_then(|()| {
-                super::mark_clean(&repo_dir.join(".git")).map_err(|err| git2::Error::from_str(&err.to_string()))
-            });
-        match cloned {
-            Ok(()) => {
-                tracing::info!(
-                    remote = %redact(&settings.url),
-                    repo = %repo_dir.display(),
-                    duration_ms = started.elapsed().as_secs_f64() * 1000.0,
-                    "cloned the primary's repository"
-                );
-                return;
-            }
-            Err(err) => {
-                tracing::warn!(remote = %redact(&settings.url), error = %err.message(), "cannot clone the remote yet; trying again");
-                // A failed clone may leave a partial folder behind.
-                if repo_dir.exists() && !repo_dir.join(".git").join("HEAD").exists() {
-                    let _ = std::fs::remove_dir_all(repo_dir);
-                }
-                std::thread::sleep(backoff);
-                backoff = (backoff * 2).min(MAX_BACKOFF);
-            }
-        }
-    }
-}
-
-/// Writes HEAD's files and index into a clone made without them: with git's own
-/// `read-tree -u`, three to four times as fast as libgit2's checkout on 100,000 files (git is
-/// on the PATH for maintenance), or with libgit2 when git cannot.
-fn check_out(repo: &Repository) -> Result<(), git2::Error> {
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| git2::Error::from_str("a clone without a working tree"))?;
-    let by_git = std::process::Command::new("git")
-        .arg("-C")
-        .arg(workdir)
-        .args(["read-tree", "--reset", "-u", "HEAD"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .output();
-    match by_git {
-        Ok(output) if output.status.success() => return Ok(()),
-        Ok(output) => tracing::warn!(
-            error = %String::from_utf8_lossy(&output.stderr).trim(),
-            "git read-tree failed; checking out with libgit2"
-        ),
-        Err(err) => tracing::debug!(error = %err, "git cannot run; checking out with libgit2"),
-    }
-    let mut checkout = git2::build::CheckoutBuilder::new();
-    checkout.force();
-    repo.checkout_head(Some(&mut checkout))
-}
-
-/// Pushes snapshot tags with libgit2, for when git cannot run: the refs the remote refused,
-/// each with why.
-fn push_tags_with_libgit2(
-    repo: &Repository,
-    url: &str,
-    mut callbacks: RemoteCallbacks<'static>,
-    refspecs: &[String],
-) -> Result<Vec<String>, String> {
-    let refused: Arc<Mutex<Vec<String>>> = Arc::default();
-    {
-        let refused = refused.clone();
-        callbacks.push_update_reference(move |name, why| {
-            if let Some(why) = why {
-                refused
-                    .lock()
-                    .unwrap_or_else(|poison| poison.into_inner())
-                    .push(format!("{name}: {why}"));
-            }
-            Ok(())
-        });
-    }
-    let mut options = PushOptions::new();
-    options.remote_callbacks(callbacks);
-    repo.remote_anonymous(url)
-        .and_then(|mut remote| remote.push(refspecs, Some(&mut options)))
-        .map_err(|err| describe(&err))?;
-    Ok(std::mem::take(
-        &mut *refused.lock().unwrap_or_else(|poison| poison.into_inner()),
-    ))
-}
-
-/// Credentials from the settings, offered once per operation: libgit2 asks again after a
-/// refusal, and a wrong password must fail, not loop.
-fn credentials(settings: &RemoteSettings) -> RemoteCallbacks<'static> {
-    let mut callbacks = RemoteCallbacks::new();
-    let token = settings.token.clone();
-    let ssh_key = settings.ssh_key.clone();
-    let mut offered = false;
-    callbacks.credentials(move |_url, user, allowed| {
-        if std::mem::replace(&mut offered, true) {
-            return Err(git2::Error::from_str("the remote refused the credentials"));
-        }
-        if allowed.contains(CredentialType::SSH_KEY)
-            && let Some(key) = &ssh_key
-        {
-            return Cred::ssh_key(user.unwrap_or("git"), None, key, None);
-        }
-        if allowed.contains(CredentialType::USER_PASS_PLAINTEXT)
-            && let Some(token) = &token
-        {
-            return Cred::userpass_plaintext(user.unwrap_or("locstore"), token);
-        }
-        Err(git2::Error::from_str(
-            "the remote asks for credentials and none are set",
-        ))
-    });
-    callbacks
-}
-
-/// `url` without a password or token in its user part.
-pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
-    match authority.rsplit_once('@') {
-        Some((user, host)) => {
-            let user = user.split_once(':').map_or(user, |(name, _)| name);
-            let slash = if rest.contains('/') { "/" } else { "" };
-            format!("{scheme}://{user}@{host}{slash}{path}")
-        }
-        None => url.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls_lose_their_password() {
-        assert_eq!(
-            redact("https://bot:s3cret@git.example.com/acme/strings.git"),
-            "https://bot@git.example.com/acme/strings.git"
-        );
-        assert_eq!(redact("https://git.example.com/a.git"), "https://git.example.com/a.git");
-        assert_eq!(redact("git://127.0.0.1:9418/repo"), "git://127.0.0.1:9418/repo");
-        assert_eq!(redact("/srv/git/strings.git"), "/srv/git/strings.git");
-        assert_eq!(redact("ssh://git@host/repo"), "ssh://git@host/repo");
-    }
 }

@@ -1,8 +1,8 @@
-//! Pushes through git's own `push`, which walks only the paths that changed since what the
-//! remote has (`pack.useSparse`, git's default since 2.27). libgit2's push walks the whole tree
-//! of the remote's head on every push (`mark_tree_uninteresting`: at 100,000 keys 4,096 trees
-//! and 100,000 blobs), which made a push take 0.74 s under steady writes. Callers fall back to
-//! libgit2 when git cannot run.
+//! Pushes, never forced: through git's own `push`, which walks only the paths that changed
+//! since what the remote has (`pack.useSparse`, git's default since 2.27), or through libgit2
+//! when git cannot run. libgit2's push walks the whole tree of the remote's head on every push
+//! (`mark_tree_uninteresting`: at 100,000 keys 4,096 trees and 100,000 blobs), which made a
+//! push take 0.74 s under steady writes.
 //!
 //! Secrets stay out of the command line, which other users of the machine can read: the URL
 //! goes in through `GIT_CONFIG_*` variables as the URL of a remote named for the push, and a
@@ -10,10 +10,14 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 
-use super::remote::RemoteSettings;
+use git2::{PushOptions, Repository};
 
-/// How one ref of a push ended, from `git push --porcelain`.
+use super::RemoteSettings;
+use super::credentials::credentials;
+
+/// How one ref of a push ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefOutcome {
     /// The remote ref.
@@ -22,13 +26,54 @@ pub struct RefOutcome {
     pub refused: Option<String>,
 }
 
-/// The remote's name inside the push's configuration.
+/// Why a push as a whole failed. The words may hold the URL: the caller cleans them of
+/// secrets.
+pub enum PushError {
+    /// The remote refused it (it moved on): fetch and join first.
+    Rejected(String),
+    /// The remote could not be reached, or failed.
+    Failed(String),
+}
+
+/// The remote's name inside the configuration of git's push.
 const REMOTE: &str = "locstore-push";
 
-/// Pushes `refspecs` from the repository at `root`. `None` when git cannot run; otherwise the
-/// outcome of each ref, or git's own words when the push as a whole failed (connection,
-/// credentials), which may hold the URL and are for the caller to clean of secrets.
-pub fn push(root: &Path, settings: &RemoteSettings, refspecs: &[String]) -> Option<Result<Vec<RefOutcome>, String>> {
+/// Configuration for libgit2's pushes (`.git/locstore/push.config`, added in memory to the
+/// repository handle a push uses). A push's pack is a few dozen small objects, and searching
+/// them for deltas was two fifths of the pushing thread's time under steady writes, on the
+/// cores the writer needs; the git host stores them as they come and its own repacks find
+/// deltas. libgit2 skips the search for objects over its big-file threshold, which it reads
+/// from `pack.deltaCacheSize` (libgit2 1.9); `pack.bigFileThreshold` is the key git itself
+/// reads. git's own push gets `pack.window=0` instead.
+const PUSH_CONFIG: &str = "\
+# Written by locstore: the settings of its pushes, not read by git's own commands.
+[pack]
+\tdeltaCacheSize = 1
+\tbigFileThreshold = 1
+";
+
+/// Pushes `refspecs` from `repo` (whose working tree is `root`) to the remote of `settings`,
+/// and says how each ref ended.
+pub fn push(
+    root: &Path,
+    repo: &Repository,
+    settings: &RemoteSettings,
+    refspecs: &[String],
+) -> Result<Vec<RefOutcome>, PushError> {
+    match push_with_git(root, settings, refspecs) {
+        Some(pushed) => pushed.map_err(PushError::Failed),
+        None => push_with_libgit2(repo, settings, refspecs),
+    }
+}
+
+/// Pushes `refspecs` with git from the repository at `root`. `None` when git cannot run;
+/// otherwise the outcome of each ref, or git's own words when the push as a whole failed
+/// (connection, credentials).
+fn push_with_git(
+    root: &Path,
+    settings: &RemoteSettings,
+    refspecs: &[String],
+) -> Option<Result<Vec<RefOutcome>, String>> {
     let url_key = format!("remote.{REMOTE}.url");
     let mut config: Vec<(&str, String)> = vec![
         (url_key.as_str(), settings.url.clone()),
@@ -95,6 +140,62 @@ pub fn push(root: &Path, settings: &RemoteSettings, refspecs: &[String]) -> Opti
         }));
     }
     Some(Ok(outcomes))
+}
+
+/// Pushes `refspecs` with libgit2, without its delta search (see [`PUSH_CONFIG`]).
+fn push_with_libgit2(
+    repo: &Repository,
+    settings: &RemoteSettings,
+    refspecs: &[String],
+) -> Result<Vec<RefOutcome>, PushError> {
+    without_delta_search(repo).map_err(PushError::Failed)?;
+    let outcomes: Arc<Mutex<Vec<RefOutcome>>> = Arc::default();
+    let mut callbacks = credentials(settings);
+    {
+        let outcomes = outcomes.clone();
+        callbacks.push_update_reference(move |name, refused| {
+            outcomes
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .push(RefOutcome {
+                    name: name.to_owned(),
+                    refused: refused.map(str::to_owned),
+                });
+            Ok(())
+        });
+    }
+    let mut options = PushOptions::new();
+    options.remote_callbacks(callbacks);
+    let pushed = repo
+        .remote_anonymous(&settings.url)
+        .and_then(|mut remote| remote.push(refspecs, Some(&mut options)));
+    if let Err(err) = pushed {
+        let why = err.message().to_owned();
+        // libgit2 reports a non-fast-forward as an error of its own on some transports.
+        if err.code() == git2::ErrorCode::NotFastForward || why.contains("fast-forward") {
+            return Err(PushError::Rejected(why));
+        }
+        return Err(PushError::Failed(why));
+    }
+    Ok(std::mem::take(
+        &mut *outcomes.lock().unwrap_or_else(|poison| poison.into_inner()),
+    ))
+}
+
+/// Adds [`PUSH_CONFIG`] to `repo`'s configuration, in memory and for this handle only (the
+/// repository is opened for each push).
+fn without_delta_search(repo: &Repository) -> Result<(), String> {
+    let path = repo.path().join("locstore").join("push.config");
+    let fail = |err: String| format!("cannot set up the push: {err}");
+    if std::fs::read(&path).ok().as_deref() != Some(PUSH_CONFIG.as_bytes()) {
+        std::fs::create_dir_all(path.parent().unwrap_or(repo.path()))
+            .and_then(|()| std::fs::write(&path, PUSH_CONFIG))
+            .map_err(|err| fail(format!("{}: {err}", path.display())))?;
+    }
+    // Forced: the branch's push and the tags' push may both add it to the same handle.
+    repo.config()
+        .and_then(|mut config| config.add_file(&path, git2::ConfigLevel::App, true))
+        .map_err(|err| fail(err.message().to_owned()))
 }
 
 /// The refs of `git push --porcelain`: `<flag>\t<from>:<to>\t<summary>`, `!` for a refused one.
