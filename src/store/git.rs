@@ -69,6 +69,30 @@ pub struct GitRepo {
     head: Oid,
     /// The last commit built: `head` itself, or a descendant whose objects are staged.
     tip: Oid,
+    /// The git index file as this process last wrote it, in line with `head` then: while the
+    /// file is still that one, a sync updates only the paths touched since.
+    index_written: Option<FileStamp>,
+}
+
+/// What tells one version of a file from another without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    inode: u64,
+    len: u64,
+    modified: (i64, i64),
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+
+        let meta = std::fs::metadata(path).ok()?;
+        Some(Self {
+            inode: meta.ino(),
+            len: meta.len(),
+            modified: (meta.mtime(), meta.mtime_nsec()),
+        })
+    }
 }
 
 impl GitRepo {
@@ -105,6 +129,7 @@ impl GitRepo {
             root,
             head: head.unwrap_or(Oid::ZERO_SHA1),
             tip: head.unwrap_or(Oid::ZERO_SHA1),
+            index_written: None,
         };
         if head.is_some() {
             return Ok((git_repo, false));
@@ -410,14 +435,29 @@ impl GitRepo {
     /// cached file status; for the `touched` paths (files or folders the server wrote since the
     /// last sync) the status is taken from the file system, so that `git status` need not hash
     /// them. Their content is HEAD's by construction: the writer wrote exactly those blobs.
-    pub fn sync_index<'a>(&self, touched: impl Iterator<Item = &'a str>) -> Result<(), StoreError> {
+    ///
+    /// When the index file is the one this process last wrote, only the touched paths are
+    /// taken from HEAD's tree: at 100,000 keys reading the whole tree into the index cost more
+    /// than all else a replica does to follow a commit. Otherwise (the first sync, or someone
+    /// else wrote the index: a `git add` or `git commit` by hand) the whole tree is read.
+    /// Returns whether the whole tree was read.
+    pub fn sync_index<'a>(&mut self, touched: impl Iterator<Item = &'a str> + Clone) -> Result<bool, StoreError> {
+        let index_path = self.repo.path().join("index");
         let mut index = self
             .repo
             .index()
             .map_err(|err| git_error("cannot open the git index", err))?;
-        index
-            .read_tree(&self.head_tree()?)
-            .map_err(|err| git_error("cannot read HEAD into the index", err))?;
+        let head_tree = self.head_tree()?;
+        let ours = self.index_written.is_some() && self.index_written == FileStamp::of(&index_path);
+        if ours {
+            for path in touched.clone() {
+                update_index_entry(&self.repo, &mut index, &head_tree, path)?;
+            }
+        } else {
+            index
+                .read_tree(&head_tree)
+                .map_err(|err| git_error("cannot read HEAD into the index", err))?;
+        }
         for path in touched {
             let full = self.root.join(path);
             if full.is_dir() {
@@ -432,9 +472,12 @@ impl GitRepo {
                 refresh_entry(&mut index, Path::new(path), &full)?;
             }
         }
+        drop(head_tree);
         index
             .write()
-            .map_err(|err| git_error("cannot write the git index", err))
+            .map_err(|err| git_error("cannot write the git index", err))?;
+        self.index_written = FileStamp::of(&index_path);
+        Ok(!ours)
     }
 
     /// Puts the working tree and the index back to HEAD, as after `git reset --hard`, and
@@ -493,7 +536,7 @@ impl GitRepo {
             .map_err(|err| git_error("cannot write the first commit", err))?;
         self.head = commit;
         self.tip = commit;
-        self.sync_index(template.iter().map(|(path, _)| *path))
+        self.sync_index(template.iter().map(|(path, _)| *path)).map(|_| ())
     }
 
     fn head_tree(&self) -> Result<git2::Tree<'_>, StoreError> {
@@ -593,6 +636,67 @@ fn build_commit(
 }
 
 /// Records a file's status in its index entry, if the index has one (HEAD holds the file).
+/// Makes the index's entries at `path` (a file, or every file under a folder) those of `tree`.
+fn update_index_entry(
+    repo: &Repository,
+    index: &mut git2::Index,
+    tree: &git2::Tree<'_>,
+    path: &str,
+) -> Result<(), StoreError> {
+    let fail = |err: git2::Error| git_error(format!("cannot update the index at {path}"), err);
+    let blob_entry = |path: String, id: Oid, mode: i32| git2::IndexEntry {
+        ctime: git2::IndexTime::new(0, 0),
+        mtime: git2::IndexTime::new(0, 0),
+        dev: 0,
+        ino: 0,
+        mode: mode as u32,
+        uid: 0,
+        gid: 0,
+        file_size: 0,
+        id,
+        flags: 0,
+        flags_extended: 0,
+        path: path.into_bytes(),
+    };
+    // Whatever else was there before goes: a folder's files, or the file where a folder is
+    // now. (Removing an entry moves every entry after it, so a file HEAD still has is
+    // replaced in place instead.)
+    index.remove_dir(Path::new(path), 0).map_err(fail)?;
+    let entry = tree.get_path(Path::new(path)).ok();
+    if entry.as_ref().and_then(git2::TreeEntry::kind) != Some(ObjectType::Blob) {
+        let _ = index.remove_path(Path::new(path));
+    }
+    let Some(entry) = entry else {
+        return Ok(());
+    };
+    match entry.kind() {
+        Some(ObjectType::Blob) => index
+            .add(&blob_entry(path.to_owned(), entry.id(), entry.filemode()))
+            .map_err(fail),
+        Some(ObjectType::Tree) => {
+            let folder = entry
+                .to_object(repo)
+                .and_then(|object| object.peel_to_tree())
+                .map_err(fail)?;
+            let mut failed = None;
+            folder
+                .walk(TreeWalkMode::PreOrder, |parent, file| {
+                    if file.kind() == Some(ObjectType::Blob) {
+                        let path = format!("{path}/{parent}{}", String::from_utf8_lossy(file.name_bytes()));
+                        if let Err(err) = index.add(&blob_entry(path, file.id(), file.filemode())) {
+                            failed = Some(err);
+                            return TreeWalkResult::Abort;
+                        }
+                    }
+                    TreeWalkResult::Ok
+                })
+                .map_err(fail)?;
+            failed.map_or(Ok(()), |err| Err(fail(err)))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn refresh_entry(index: &mut git2::Index, relative: &Path, full: &Path) -> Result<(), StoreError> {
     use std::os::unix::fs::MetadataExt;
 
@@ -660,5 +764,108 @@ mod tests {
         assert!(repo.sync_files(&[]).is_err());
         repo.sync_published(SyncScope::OwnFiles).unwrap();
         assert!(repo.staging.take_unsynced().is_empty());
+    }
+
+    /// Commits `edits` and writes them to the working tree; returns the paths they touched.
+    fn commit_and_write(repo: &mut GitRepo, edits: &[TreeEdit]) -> Vec<String> {
+        let commit = repo.build_commit(edits, "Change files", "test").unwrap().unwrap();
+        repo.stage(commit);
+        repo.publish("Change files").unwrap();
+        super::super::worktree::apply(repo.root(), edits).unwrap();
+        super::super::worktree::touched_paths(edits)
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Whether the index holds exactly HEAD's files (mode, blob, path), as git lists both.
+    fn index_is_head(root: &Path) -> bool {
+        let git = |args: &[&str]| {
+            let output = std::process::Command::new("git")
+                .args(args)
+                .current_dir(root)
+                .output()
+                .unwrap();
+            assert!(output.status.success());
+            String::from_utf8(output.stdout).unwrap()
+        };
+        // `<mode> <id> 0\t<path>` and `<mode> blob <id>\t<path>`.
+        let staged = git(&["ls-files", "--stage"]).replace(" 0\t", "\t");
+        let head = git(&["ls-tree", "-r", "HEAD"]).replace(" blob ", " ");
+        staged == head
+    }
+
+    fn git_status(root: &Path) -> String {
+        let output = std::process::Command::new("git")
+            // Without refreshing the index file, which would make it someone else's.
+            .args(["--no-optional-locks", "status", "--porcelain", "--untracked-files=all"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    #[test]
+    fn the_index_follows_head_by_the_touched_paths_while_it_is_the_one_written_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let (mut repo, _) = GitRepo::open_or_init(root, &[("README.md", b"hello\n")]).unwrap();
+        let write = |path: &str, contents: &str| TreeEdit::Write {
+            path: path.into(),
+            contents: contents.as_bytes().to_vec(),
+        };
+        let touched = commit_and_write(
+            &mut repo,
+            &[
+                write("a/x.txt", "x"),
+                write("a/y/z.txt", "z"),
+                write("b/w.txt", "w"),
+                write("top.txt", "t"),
+            ],
+        );
+        // The new repository's index is this process's: by the touched paths already.
+        assert!(!repo.sync_index(touched.iter().map(String::as_str)).unwrap());
+        assert!(index_is_head(root));
+        assert_eq!(git_status(root), "");
+
+        // A changed file, a removed one, a moved folder, a removed folder, a new one.
+        let touched = commit_and_write(
+            &mut repo,
+            &[
+                write("a/x.txt", "x2"),
+                TreeEdit::Remove { path: "top.txt".into() },
+                TreeEdit::Move {
+                    from: "a".into(),
+                    to: "c".into(),
+                },
+                TreeEdit::Remove { path: "b".into() },
+                write("d/e/f.txt", "f"),
+            ],
+        );
+        assert!(
+            !repo.sync_index(touched.iter().map(String::as_str)).unwrap(),
+            "only the touched paths"
+        );
+        assert!(index_is_head(root));
+        assert_eq!(git_status(root), "");
+
+        // Someone else's index (here none at all): the whole tree again.
+        std::fs::remove_file(root.join(".git/index")).unwrap();
+        let touched = commit_and_write(&mut repo, &[write("c/x.txt", "x3")]);
+        assert!(repo.sync_index(touched.iter().map(String::as_str)).unwrap());
+        assert!(index_is_head(root));
+        assert_eq!(git_status(root), "");
+
+        // A file staged by hand (`git add`) is not HEAD's: the next sync drops it again.
+        std::fs::write(root.join("hand.txt"), "by hand").unwrap();
+        let status = std::process::Command::new("git")
+            .args(["add", "hand.txt"])
+            .current_dir(root)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let touched = commit_and_write(&mut repo, &[write("d/e/f.txt", "f2")]);
+        assert!(repo.sync_index(touched.iter().map(String::as_str)).unwrap());
+        assert!(index_is_head(root));
     }
 }

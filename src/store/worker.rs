@@ -583,9 +583,10 @@ impl Worker {
     fn sync_index(&mut self) {
         let started = Instant::now();
         match self.git.sync_index(self.touched.iter().map(String::as_str)) {
-            Ok(()) => {
+            Ok(whole_tree) => {
                 tracing::debug!(
                     paths = self.touched.len(),
+                    whole_tree,
                     duration_ms = started.elapsed().as_secs_f64() * 1000.0,
                     "synced the git index"
                 );
