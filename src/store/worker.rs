@@ -243,6 +243,11 @@ impl Worker {
                     let adoption = self.adopt(incoming, on_disk, &label, follow);
                     if matches!(adoption, Ok(Adoption::FastForward(_) | Adoption::Merged(_))) {
                         self.metrics.join_seconds.observe(started.elapsed().as_secs_f64());
+                        // A fetch stores what it brings as a pack of its own: merged by
+                        // maintenance like the writer's, or a replica's packs would pile up
+                        // (hundreds within minutes at four fetches a second) and every
+                        // object lookup would look through them all.
+                        self.maintenance.published(1);
                     }
                     let _ = reply.send(adoption);
                 }

@@ -867,3 +867,50 @@ async fn a_replica_follows_the_primary_and_refuses_changes() {
     assert_eq!(replica.git(&["status", "--porcelain"]), "");
     git_in(&replica.repo(), &["fsck", "--no-progress"]);
 }
+
+/// Packs in a repository's object store.
+fn pack_count(repo: &std::path::Path) -> usize {
+    std::fs::read_dir(repo.join(".git/objects/pack"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().extension().is_some_and(|extension| extension == "pack"))
+        .count()
+}
+
+#[tokio::test]
+async fn a_replica_merges_the_packs_its_fetches_bring() {
+    let daemon = GitDaemon::start();
+    let primary = spawn_replicating(&daemon, Duration::from_secs(3600)).await;
+    primary.seed_project().await;
+    pushed(&primary, &daemon, Duration::from_secs(10)).await;
+    let settings = daemon.settings(Duration::from_millis(50), true);
+    let replica = TestApp::spawn_with(tempfile::tempdir().unwrap(), move |config| {
+        config.remote = Some(settings);
+    })
+    .await;
+    eventually(&replica, "/teams/acme/projects/mobile", |status, _| status == StatusCode::OK).await;
+
+    // Each change reaches the replica by a fetch of its own, and each fetch stores a pack.
+    let changes = 24;
+    for index in 0..changes {
+        let name = format!("p{index:02}");
+        primary
+            .create_key(&name, &["t"], &[("en", "text")])
+            .await
+            .assert_ok(StatusCode::CREATED);
+        eventually(&replica, &format!("{KEYS}/{name}"), |status, _| status == StatusCode::OK).await;
+    }
+    // Maintenance merges them once the replica is idle, as it merges the writer's packs.
+    let mut packs = pack_count(&replica.repo());
+    for _ in 0..100 {
+        if packs < changes / 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        packs = pack_count(&replica.repo());
+    }
+    assert!(packs < changes / 2, "{packs} packs after {changes} fetches");
+    replica.settle().await;
+    assert_eq!(replica.git(&["status", "--porcelain"]), "");
+    git_in(&replica.repo(), &["fsck", "--no-progress"]);
+}
