@@ -888,7 +888,10 @@ async fn a_replica_merges_the_packs_its_fetches_bring() {
         config.remote = Some(settings);
     })
     .await;
-    eventually(&replica, "/teams/acme/projects/mobile", |status, _| status == StatusCode::OK).await;
+    eventually(&replica, "/teams/acme/projects/mobile", |status, _| {
+        status == StatusCode::OK
+    })
+    .await;
 
     // Each change reaches the replica by a fetch of its own, and each fetch stores a pack.
     let changes = 24;
@@ -898,7 +901,10 @@ async fn a_replica_merges_the_packs_its_fetches_bring() {
             .create_key(&name, &["t"], &[("en", "text")])
             .await
             .assert_ok(StatusCode::CREATED);
-        eventually(&replica, &format!("{KEYS}/{name}"), |status, _| status == StatusCode::OK).await;
+        eventually(&replica, &format!("{KEYS}/{name}"), |status, _| {
+            status == StatusCode::OK
+        })
+        .await;
     }
     // Maintenance merges them once the replica is idle, as it merges the writer's packs.
     let mut packs = pack_count(&replica.repo());
