@@ -113,14 +113,14 @@ pub struct Remote {
     status: Arc<Mutex<SyncStatus>>,
 }
 
-/// Joins a fetched commit with the branch (through the writer); `true`: follow it as a
-/// replica does (its state wins) rather than merge.
 /// Where snapshot tags live, under `refs/tags/` (see `snapshots::project_prefix`).
 const SNAPSHOT_TAG_PREFIX: &str = "locstore";
 /// What a replica fetches besides the branch: the primary's snapshots, the remote's version
 /// winning.
 const SNAPSHOT_TAGS_REFSPEC: &str = "+refs/tags/locstore/*:refs/tags/locstore/*";
 
+/// Joins a fetched commit with the branch (through the writer); `true`: follow it as a
+/// replica does (its state wins) rather than merge.
 pub type Adopter = Box<dyn Fn(Oid, String, bool) -> Result<Adoption, StoreError> + Send>;
 
 impl Remote {
@@ -303,7 +303,7 @@ impl Replicator {
         let started = Instant::now();
         remote
             .fetch(&refspecs, Some(&mut options), Some("locstore: fetch"))
-            .map_err(|err| describe(&err))?;
+            .map_err(|err| err.message().to_owned())?;
         self.metrics.fetch_seconds.observe(started.elapsed().as_secs_f64());
         {
             let mut status = self.lock();
@@ -400,7 +400,7 @@ impl Replicator {
             .map(|(name, _)| format!("{name}:{name}"))
             .chain(deleted.iter().map(|name| format!(":{name}")))
             .collect();
-        let pushed = push::push(&self.root, repo, &self.settings, &refspecs).map(|outcomes| {
+        let pushed = push::push(repo, &self.settings, &refspecs).map(|outcomes| {
             outcomes
                 .into_iter()
                 .filter_map(|outcome| Some(format!("{}: {}", outcome.name, outcome.refused?)))
@@ -442,7 +442,7 @@ impl Replicator {
         self.record_heads(repo, known);
         let refspec = format!("{head}:refs/heads/{}", self.settings.branch);
         let started = Instant::now();
-        let outcomes = push::push(&self.root, repo, &self.settings, std::slice::from_ref(&refspec))?;
+        let outcomes = push::push(repo, &self.settings, std::slice::from_ref(&refspec))?;
         if let Some(why) = outcomes.into_iter().find_map(|outcome| outcome.refused) {
             return Err(PushError::Rejected(format!("the remote refused the push: {why}")));
         }
@@ -462,11 +462,6 @@ impl Replicator {
     fn callbacks(&self) -> RemoteCallbacks<'static> {
         credentials(&self.settings)
     }
-}
-
-/// A git error in words ([`Replicator::without_secrets`] takes credentials out).
-fn describe(err: &git2::Error) -> String {
-    err.message().to_owned()
 }
 
 /// Commits reachable from `head`.

@@ -52,15 +52,9 @@ const PUSH_CONFIG: &str = "\
 \tbigFileThreshold = 1
 ";
 
-/// Pushes `refspecs` from `repo` (whose working tree is `root`) to the remote of `settings`,
-/// and says how each ref ended.
-pub fn push(
-    root: &Path,
-    repo: &Repository,
-    settings: &RemoteSettings,
-    refspecs: &[String],
-) -> Result<Vec<RefOutcome>, PushError> {
-    match push_with_git(root, settings, refspecs) {
+/// Pushes `refspecs` from `repo` to the remote of `settings`, and says how each ref ended.
+pub fn push(repo: &Repository, settings: &RemoteSettings, refspecs: &[String]) -> Result<Vec<RefOutcome>, PushError> {
+    match push_with_git(repo.workdir().unwrap_or(repo.path()), settings, refspecs) {
         Some(pushed) => pushed.map_err(PushError::Failed),
         None => push_with_libgit2(repo, settings, refspecs),
     }
