@@ -453,10 +453,10 @@ impl GitRepo {
             .index()
             .map_err(|err| git_error("cannot open the git index", err))?;
         let head_tree = self.head_tree()?;
-        let ours = self.index_written.is_some()
+        let by_paths = self.index_written.is_some()
             && self.index_written == FileStamp::of(&index_path)
             && touched.clone().nth(WHOLE_INDEX_FROM).is_none();
-        if ours {
+        if by_paths {
             for path in touched.clone() {
                 update_index_entry(&self.repo, &mut index, &head_tree, path)?;
             }
@@ -484,7 +484,7 @@ impl GitRepo {
             .write()
             .map_err(|err| git_error("cannot write the git index", err))?;
         self.index_written = FileStamp::of(&index_path);
-        Ok(!ours)
+        Ok(!by_paths)
     }
 
     /// Puts the working tree and the index back to HEAD, as after `git reset --hard`, and
@@ -642,7 +642,6 @@ fn build_commit(
     staging.write(ObjectType::Commit, &commit).map(Some)
 }
 
-/// Records a file's status in its index entry, if the index has one (HEAD holds the file).
 /// Makes the index's entries at `path` (a file, or every file under a folder) those of `tree`.
 fn update_index_entry(
     repo: &Repository,
@@ -704,6 +703,7 @@ fn update_index_entry(
     }
 }
 
+/// Records a file's status in its index entry, if the index has one (HEAD holds the file).
 fn refresh_entry(index: &mut git2::Index, relative: &Path, full: &Path) -> Result<(), StoreError> {
     use std::os::unix::fs::MetadataExt;
 
