@@ -457,26 +457,26 @@ impl GitRepo {
             && self.index_written == FileStamp::of(&index_path)
             && touched.clone().nth(WHOLE_INDEX_FROM).is_none();
         if by_paths {
-            for path in touched.clone() {
-                update_index_entry(&self.repo, &mut index, &head_tree, path)?;
+            for path in touched {
+                update_index_entry(&self.repo, &self.root, &mut index, &head_tree, path)?;
             }
         } else {
             index
                 .read_tree(&head_tree)
                 .map_err(|err| git_error("cannot read HEAD into the index", err))?;
-        }
-        for path in touched {
-            let full = self.root.join(path);
-            if full.is_dir() {
-                for entry in walkdir::WalkDir::new(&full).into_iter().filter_map(Result::ok) {
-                    if entry.file_type().is_file()
-                        && let Ok(relative) = entry.path().strip_prefix(&self.root)
-                    {
-                        refresh_entry(&mut index, relative, entry.path())?;
+            for path in touched {
+                let full = self.root.join(path);
+                if full.is_dir() {
+                    for entry in walkdir::WalkDir::new(&full).into_iter().filter_map(Result::ok) {
+                        if entry.file_type().is_file()
+                            && let Ok(relative) = entry.path().strip_prefix(&self.root)
+                        {
+                            refresh_entry(&mut index, relative, entry.path())?;
+                        }
                     }
+                } else {
+                    refresh_entry(&mut index, Path::new(path), &full)?;
                 }
-            } else {
-                refresh_entry(&mut index, Path::new(path), &full)?;
             }
         }
         drop(head_tree);
@@ -642,27 +642,36 @@ fn build_commit(
     staging.write(ObjectType::Commit, &commit).map(Some)
 }
 
-/// Makes the index's entries at `path` (a file, or every file under a folder) those of `tree`.
+/// Makes the index's entries at `path` (a file, or every file under a folder) those of `tree`,
+/// each with its file's status in the working tree at `root`.
 fn update_index_entry(
     repo: &Repository,
+    root: &Path,
     index: &mut git2::Index,
     tree: &git2::Tree<'_>,
     path: &str,
 ) -> Result<(), StoreError> {
     let fail = |err: git2::Error| git_error(format!("cannot update the index at {path}"), err);
-    let blob_entry = |path: String, id: Oid, mode: i32| git2::IndexEntry {
-        ctime: git2::IndexTime::new(0, 0),
-        mtime: git2::IndexTime::new(0, 0),
-        dev: 0,
-        ino: 0,
-        mode: mode as u32,
-        uid: 0,
-        gid: 0,
-        file_size: 0,
-        id,
-        flags: 0,
-        flags_extended: 0,
-        path: path.into_bytes(),
+    let blob_entry = |path: String, id: Oid, mode: i32| {
+        let mut entry = git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode: mode as u32,
+            uid: 0,
+            gid: 0,
+            file_size: 0,
+            id,
+            flags: 0,
+            flags_extended: 0,
+            path: Vec::new(),
+        };
+        if let Ok(meta) = std::fs::symlink_metadata(root.join(&path)) {
+            set_file_status(&mut entry, &meta);
+        }
+        entry.path = path.into_bytes();
+        entry
     };
     // Whatever else was there before goes: a folder's files, or the file where a folder is
     // now. (Removing an entry moves every entry after it, so a file HEAD still has is
@@ -705,14 +714,22 @@ fn update_index_entry(
 
 /// Records a file's status in its index entry, if the index has one (HEAD holds the file).
 fn refresh_entry(index: &mut git2::Index, relative: &Path, full: &Path) -> Result<(), StoreError> {
-    use std::os::unix::fs::MetadataExt;
-
     let Some(mut entry) = index.get_path(relative, 0) else {
         return Ok(());
     };
     let Ok(meta) = std::fs::symlink_metadata(full) else {
         return Ok(());
     };
+    set_file_status(&mut entry, &meta);
+    index
+        .add(&entry)
+        .map_err(|err| git_error(format!("cannot update the index entry of {}", relative.display()), err))
+}
+
+/// Copies a file's status into its index entry, so that `git status` need not hash the file.
+fn set_file_status(entry: &mut git2::IndexEntry, meta: &std::fs::Metadata) {
+    use std::os::unix::fs::MetadataExt;
+
     // The index stores 32-bit fields; git truncates the same way.
     entry.ctime = git2::IndexTime::new(meta.ctime() as i32, meta.ctime_nsec() as u32);
     entry.mtime = git2::IndexTime::new(meta.mtime() as i32, meta.mtime_nsec() as u32);
@@ -721,9 +738,6 @@ fn refresh_entry(index: &mut git2::Index, relative: &Path, full: &Path) -> Resul
     entry.uid = meta.uid();
     entry.gid = meta.gid();
     entry.file_size = meta.len() as u32;
-    index
-        .add(&entry)
-        .map_err(|err| git_error(format!("cannot update the index entry of {}", relative.display()), err))
 }
 
 /// Syncs a folder, so that the files created or renamed in it survive a crash.
