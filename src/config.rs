@@ -65,6 +65,13 @@ pub struct InitArgs {
     /// Replace an existing .locstore.toml.
     #[arg(long)]
     pub force: bool,
+    /// Create the project on the server when it is missing (needs LOCSTORE_TOKEN with
+    /// admin rights), with the languages of the folders found.
+    #[arg(long)]
+    pub create: bool,
+    /// The base language of a project made by --create.
+    #[arg(long, default_value = "en")]
+    pub base_language: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -88,6 +95,13 @@ pub struct PushArgs {
     /// Exit with status 1 when the push changed something (or, with --dry-run, would).
     #[arg(long)]
     pub fail_on_change: bool,
+    /// Refuse (exit 2) when the app has languages the project lacks, instead of adding them.
+    #[arg(long)]
+    pub no_add_languages: bool,
+    /// Fail (exit 2, nothing pushed) when the server would pass entries over; without it,
+    /// warnings are printed with file and line and the push goes on.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -32,6 +32,8 @@ fn main() -> ExitCode {
                     PushMode::Upsert => "upsert".to_owned(),
                 }),
                 fail_on_change: args.fail_on_change,
+                add_languages: !args.no_add_languages,
+                strict: args.strict,
             };
             return client_exit(client::push(&client_common(args.client), &options));
         }
@@ -81,6 +83,20 @@ fn init(args: locstore::config::InitArgs) -> ExitCode {
             }
             for set in found {
                 println!("  {set}");
+            }
+            if args.create {
+                let common = client_common(ClientArgs {
+                    settings_file: Some(path),
+                    json: false,
+                });
+                match client::create_project(&common, &args.base_language) {
+                    Ok(Some(languages)) => println!("created project {} ({})", args.project, languages.join(", ")),
+                    Ok(None) => println!("project {} exists", args.project),
+                    Err(Failure(message)) => {
+                        eprintln!("locstore: {message}");
+                        return ExitCode::from(2);
+                    }
+                }
             }
             ExitCode::SUCCESS
         }

@@ -58,6 +58,13 @@ pub struct UploadResult {
     pub dry_run: bool,
     /// Per language of the files read, the texts the upload added, changed or removed.
     pub texts: Vec<LanguageTextsItem>,
+    /// Entries passed over, each with its file, line, key, language and why; the rest of
+    /// the upload was taken.
+    pub warnings: Vec<UploadWarningItem>,
+    /// Languages of the files that the project lacked and the upload added
+    /// (`addLanguages=true`), in the order added.
+    #[oai(rename = "addedLanguages")]
+    pub added_languages: Vec<String>,
 }
 
 /// What an upload did to the texts of one language.
@@ -82,6 +89,24 @@ pub struct UploadedFileItem {
     pub language: String,
     /// Entries read from it.
     pub keys: u64,
+}
+
+/// An entry the upload passed over (the rest of the upload goes on): a translation of the
+/// other kind than the base language's (a plain string for a plural key), a text for a key
+/// that is not translatable, a plural without an `other` form, a key name the key rules
+/// refuse.
+#[derive(Debug, Object)]
+pub struct UploadWarningItem {
+    /// The file, as in `files`.
+    pub path: String,
+    /// The entry's line in the file (0 when unknown).
+    pub line: u64,
+    /// The entry's key name, as written in the file.
+    pub key: String,
+    /// The project language of the file.
+    pub language: String,
+    /// What was passed over, and why.
+    pub message: String,
 }
 
 /// The uploaded file or zip, sent as the request body.
@@ -236,8 +261,9 @@ impl FilesApi {
                 UploadMode::Upsert => ImportMode::Upsert,
             },
             keys: plan.entries,
-            add_languages: plan.add_languages,
+            add_languages: plan.add_languages.clone(),
         };
+        let added_languages = plan.add_languages;
         let dry_run = dry_run.0.unwrap_or(false);
         let counts = if dry_run {
             self.state.store.plan_import(import).await?
@@ -270,21 +296,27 @@ impl FilesApi {
             ignored: plan.ignored,
             skipped: plan.skipped as u64,
             dry_run,
+            warnings: plan.warnings,
+            added_languages: added_languages.iter().map(ToString::to_string).collect(),
         }))
     }
 }
 
 /// An upload turned into import entries: the files' languages resolved against the project,
-/// each key's texts gathered across languages.
+/// each key's texts gathered across languages, and the entries passed over as warnings.
 struct UploadPlan {
     entries: Vec<ImportEntry>,
     add_languages: Vec<LanguageCode>,
     files: Vec<UploadedFileItem>,
     ignored: Vec<String>,
     skipped: usize,
+    warnings: Vec<UploadWarningItem>,
 }
 
 impl UploadPlan {
+    /// Reads the base language's files first, so that the base language decides each key's
+    /// kind (plain or plural), its file and whether it is translatable; an entry of another
+    /// language that disagrees is passed over with a warning, never a refusal.
     fn new(project: &Project, upload: Upload, add_languages: bool, tags: &[String]) -> Result<Self, ApiError> {
         let mut plan = UploadPlan {
             entries: Vec::new(),
@@ -292,10 +324,9 @@ impl UploadPlan {
             files: Vec::new(),
             ignored: upload.ignored,
             skipped: upload.skipped,
+            warnings: Vec::new(),
         };
-        // Key name → position in `entries`; (key, language) → where it was defined.
-        let mut positions: HashMap<String, usize> = HashMap::new();
-        let mut defined: HashMap<(String, LanguageCode), (String, usize)> = HashMap::new();
+        let mut files = Vec::with_capacity(upload.files.len());
         for file in upload.files {
             let language = plan.language(project, &file.path, &file.language, add_languages)?;
             plan.files.push(UploadedFileItem {
@@ -303,6 +334,17 @@ impl UploadPlan {
                 language: language.to_string(),
                 keys: file.entries.len() as u64,
             });
+            files.push((language, file));
+        }
+        files.sort_by_key(|(language, _)| *language != project.base_language);
+        // Key name → position in `entries`; (key, language) → where it was defined.
+        let mut positions: HashMap<String, usize> = HashMap::new();
+        let mut defined: HashMap<(String, LanguageCode), (String, usize)> = HashMap::new();
+        for (language, file) in files {
+            let is_base = language == project.base_language;
+            for warning in file.warnings {
+                plan.warn(&file.path, warning.line, &warning.key, &language, warning.message);
+            }
             for parsed in file.entries {
                 let place = (file.path.clone(), parsed.line);
                 if let Some((other_path, other_line)) = defined.insert((parsed.name.clone(), language.clone()), place) {
@@ -318,14 +360,13 @@ impl UploadPlan {
                         }
                     )));
                 }
-                let name = KeyName::parse(&parsed.name).map_err(|err| {
-                    let line = if parsed.line > 0 {
-                        format!(" line {}", parsed.line)
-                    } else {
-                        String::new()
-                    };
-                    ApiError::invalid(format!("{}{line}: {}", file.path, err.0))
-                })?;
+                let name = match KeyName::parse(&parsed.name) {
+                    Ok(name) => name,
+                    Err(err) => {
+                        plan.warn(&file.path, parsed.line, &parsed.name, &language, err.0);
+                        continue;
+                    }
+                };
                 let plural = matches!(parsed.text, Text::Plural(_));
                 let position = *positions.entry(parsed.name.clone()).or_insert_with(|| {
                     plan.entries.push(ImportEntry {
@@ -334,22 +375,46 @@ impl UploadPlan {
                         description: None,
                         plural: Some(plural),
                         markup: None,
+                        translatable: is_base.then_some(parsed.translatable),
+                        files: file
+                            .file
+                            .iter()
+                            .map(|(platform, name)| (*platform, Some(name.clone())))
+                            .collect(),
                         translations: Vec::new(),
                         add_tags: tags.to_vec(),
                     });
                     plan.entries.len() - 1
                 });
-                let entry = &mut plan.entries[position];
+                let entry = &plan.entries[position];
                 if entry.plural != Some(plural) {
-                    return Err(ApiError::invalid(format!(
-                        "{}: {} is a plural in one language and a plain string in another; make it one or the other.",
-                        file.path,
-                        quote_for_message(&parsed.name)
-                    )));
+                    let message = format!(
+                        "{} is {} in {}, and this {} is passed over; make it {} in every language.",
+                        quote_for_message(&parsed.name),
+                        if plural { "a plain string" } else { "a plural" },
+                        if entry.translatable.is_some() {
+                            "the base language"
+                        } else {
+                            "the language read first"
+                        },
+                        if plural { "plural" } else { "plain string" },
+                        if plural { "a plain string" } else { "a plural" },
+                    );
+                    plan.warn(&file.path, parsed.line, &parsed.name, &language, message);
+                    continue;
                 }
+                if entry.translatable == Some(false) && !is_base {
+                    let message = format!(
+                        "{} is not translatable (translatable=\"false\" in the base language); this translation is passed over.",
+                        quote_for_message(&parsed.name)
+                    );
+                    plan.warn(&file.path, parsed.line, &parsed.name, &language, message);
+                    continue;
+                }
+                let entry = &mut plan.entries[position];
                 // The base language's comment wins; otherwise the first one found.
                 if let Some(description) = parsed.description.filter(|text| !text.is_empty())
-                    && (entry.description.is_none() || language == project.base_language)
+                    && (entry.description.is_none() || is_base)
                 {
                     entry.description = Some(
                         description
@@ -379,6 +444,16 @@ impl UploadPlan {
             }
         }
         Ok(plan)
+    }
+
+    fn warn(&mut self, path: &str, line: usize, key: &str, language: &LanguageCode, message: String) {
+        self.warnings.push(UploadWarningItem {
+            path: path.to_owned(),
+            line: line as u64,
+            key: key.to_owned(),
+            language: language.to_string(),
+            message,
+        });
     }
 
     /// The project language a file's place names; one the project lacks is added (with

@@ -16,8 +16,8 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::keys::{KeysApi, reserved_key_name};
 use super::schema::{
-    Conditional, KeyData, KeyNameParam, PluralFormsItem, ProjectNameParam, TeamNameParam, Text, UpdateKeyRequest,
-    check_translation_shape,
+    Conditional, KeyData, KeyFilesInput, KeyNameParam, PluralFormsItem, ProjectNameParam, TeamNameParam, Text,
+    UpdateKeyRequest, check_translation_shape,
 };
 use super::teams::Done;
 use super::{ApiTags, AppState};
@@ -124,6 +124,14 @@ pub struct ImportKeyItem {
     /// Whether the texts hold Android styled-string markup.
     #[oai(nullable)]
     pub markup: Option<bool>,
+    /// `false` keeps the key in the base language only; for an existing key it replaces the
+    /// old setting when given.
+    #[oai(nullable)]
+    pub translatable: Option<bool>,
+    /// The app file the key lives in, per platform family; for an existing key the families
+    /// given replace theirs (an empty string removes one).
+    #[oai(nullable)]
+    pub files: Option<KeyFilesInput>,
     /// Translations: `content` for a plain key, `forms` for a plural one; an empty `content`
     /// or `forms` removes one.
     #[oai(nullable)]
@@ -461,6 +469,11 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
         description,
         plural: item.plural,
         markup: item.markup,
+        translatable: item.translatable,
+        files: match item.files {
+            Some(files) => files.parse().map_err(|err| at(err.0))?,
+            None => Vec::new(),
+        },
         translations,
         add_tags: Vec::new(),
     })

@@ -15,7 +15,7 @@ use poem_openapi::types::Type;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
-use crate::domain::model::{FormsRef, Key, TextRef};
+use crate::domain::model::{FormsRef, Key, KeyFiles, TextRef};
 
 /// A JSON body serialised ahead of time, documented as `T`.
 pub struct JsonBytes<T> {
@@ -67,7 +67,7 @@ pub fn key_list(keys: &[&Key]) -> Vec<u8> {
 }
 
 /// A key as `KeyItem` (`{"name", "tags", "translation": {language: text or forms},
-/// "description", "plural", "markup"}`).
+/// "description", "plural", "markup", "translatable", "files"}`).
 struct KeyItem<'a>(&'a Key);
 
 impl Serialize for KeyItem<'_> {
@@ -80,6 +80,8 @@ impl Serialize for KeyItem<'_> {
             description: &'a str,
             plural: bool,
             markup: bool,
+            translatable: bool,
+            files: Files<'a>,
         }
         Item {
             name: self.0.name.as_str(),
@@ -88,8 +90,23 @@ impl Serialize for KeyItem<'_> {
             description: &self.0.description,
             plural: self.0.plural,
             markup: self.0.markup,
+            translatable: self.0.translatable,
+            files: Files(&self.0.files),
         }
         .serialize(serializer)
+    }
+}
+
+/// A key's files as `KeyFilesItem`: the families that have an entry.
+struct Files<'a>(&'a KeyFiles);
+
+impl Serialize for Files<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (platform, file) in self.0.iter() {
+            map.serialize_entry(platform.name(), file)?;
+        }
+        map.end()
     }
 }
 

@@ -12,11 +12,12 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
 use super::schema::{
-    Conditional, CreateKeyRequest, KeyData, KeyList, KeyNameParam, ProjectNameParam, Success, TagParam, TeamNameParam,
-    TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
+    Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyList, KeyNameParam, ProjectNameParam, Success, TagParam,
+    TeamNameParam, TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
 };
 use super::teams::{Created, Done};
 use super::{ApiTags, AppState};
+use crate::domain::key_files::KeyFiles;
 use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::domain::query::KeyQuery;
 use crate::store::{Change, KeyDraft, KeyPatch, TranslationInput};
@@ -155,6 +156,8 @@ impl KeysApi {
             description: body.description.map(|param| param.0.into_string()).unwrap_or_default(),
             plural: body.plural.unwrap_or(false),
             markup: body.markup.unwrap_or(false),
+            translatable: body.translatable.unwrap_or(true),
+            files: key_files(body.files)?,
             translations: translations(body.translations.unwrap_or_default()),
         };
         self.state
@@ -252,6 +255,8 @@ impl KeysApi {
             description: body.description,
             plural: body.plural,
             markup: body.markup,
+            translatable: body.translatable,
+            files: body.files,
             translations: body.translations,
         };
         self.update(auth, team_name.0.0, project_name.0.0, body.name.0, update, if_match.0)
@@ -321,6 +326,11 @@ impl KeysApi {
             description: body.description.map(|param| param.0.into_string()),
             plural: body.plural,
             markup: body.markup,
+            translatable: body.translatable,
+            files: match body.files {
+                Some(files) => files.parse().map_err(|err| ApiError::invalid(err.0))?,
+                None => Vec::new(),
+            },
             translations: translations(body.translations.unwrap_or_default()),
         };
         self.state
@@ -380,4 +390,19 @@ fn tags(params: Vec<TagParam>) -> Vec<String> {
 
 fn translations(items: Vec<TranslationItem>) -> Vec<TranslationInput> {
     items.into_iter().map(TranslationItem::into_input).collect()
+}
+
+/// A new key's files: the entries given (an empty name gives none).
+fn key_files(files: Option<KeyFilesInput>) -> Result<KeyFiles, ApiError> {
+    let mut key_files = KeyFiles::default();
+    for (platform, file) in files
+        .map(KeyFilesInput::parse)
+        .transpose()
+        .map_err(|err| ApiError::invalid(err.0))?
+        .into_iter()
+        .flatten()
+    {
+        key_files.set(platform, file);
+    }
+    Ok(key_files)
 }

@@ -14,8 +14,9 @@ pub use super::params::{
     DescriptionParam, DisplayNameParam, KeyNameParam, LanguageParam, ProjectNameParam, TagParam, TeamNameParam,
 };
 pub use super::text::Text;
+use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{Key, PluralCategory, Project, Team, Text as DomainText};
-use crate::domain::names::quote_for_message;
+use crate::domain::names::{NameError, quote_for_message};
 use crate::store::{TextInput, TranslationInput};
 
 /// `{"success": true}`.
@@ -227,6 +228,74 @@ pub struct KeyItem {
     /// Whether the texts hold Android styled-string markup (`<b>`, `<xliff:g>`, ...; `&lt;`
     /// and `&amp;` for literal `<` and `&`), as uploaded from a `strings.xml`.
     pub markup: bool,
+    /// `false` for a key kept in the base language only (Android's `translatable="false"`):
+    /// it takes no text in other languages and exports write it in the base language only.
+    pub translatable: bool,
+    /// The app file the key lives in, per platform family (`{}` when none is known): set by
+    /// uploads from where the key was found, used by exports and `locstore pull`.
+    pub files: KeyFilesItem,
+}
+
+/// A key's file per platform family, each a name relative to a language's folder. A family
+/// without an entry uses its default: Android `strings.xml`, Apple `Localizable`, web the
+/// language's one file.
+#[derive(Debug, Object, Default)]
+pub struct KeyFilesItem {
+    /// The Android resource file in `values*/`, such as `plurals.xml`.
+    #[oai(skip_serializing_if_is_none)]
+    pub android: Option<String>,
+    /// The Apple strings table: the `.strings` / `.stringsdict` file name without its
+    /// extension, such as `InfoPlist`.
+    #[oai(skip_serializing_if_is_none)]
+    pub apple: Option<String>,
+    /// The web namespace: the JSON file name without `.json`, such as `common`
+    /// (`{lang}/common.json`).
+    #[oai(skip_serializing_if_is_none)]
+    pub web: Option<String>,
+}
+
+/// A key's files to set, per platform family: a name sets the family's entry, an empty
+/// string removes it (the family's default file applies again), a family left out keeps its
+/// entry.
+#[derive(Debug, Object, serde::Deserialize)]
+pub struct KeyFilesInput {
+    /// The Android resource file in `values*/`, such as `plurals.xml`.
+    #[oai(nullable)]
+    pub android: Option<String>,
+    /// The Apple strings table, such as `InfoPlist` (no extension).
+    #[oai(nullable)]
+    pub apple: Option<String>,
+    /// The web namespace, such as `common` (no `.json`).
+    #[oai(nullable)]
+    pub web: Option<String>,
+}
+
+impl KeyFilesInput {
+    /// The entries given, checked: `Some(file)` to set, `None` to remove.
+    pub fn parse(self) -> Result<Vec<(Platform, Option<String>)>, NameError> {
+        [
+            (Platform::Android, self.android),
+            (Platform::Apple, self.apple),
+            (Platform::Web, self.web),
+        ]
+        .into_iter()
+        .filter_map(|(platform, file)| Some((platform, file?)))
+        .map(|(platform, file)| match file.as_str() {
+            "" => Ok((platform, None)),
+            name => FileName::parse(platform, name).map(|name| (platform, Some(name))),
+        })
+        .collect()
+    }
+}
+
+impl From<&KeyFiles> for KeyFilesItem {
+    fn from(files: &KeyFiles) -> Self {
+        Self {
+            android: files.android.clone(),
+            apple: files.apple.clone(),
+            web: files.web.clone(),
+        }
+    }
 }
 
 /// A translation as it is read: a text, or the plural forms of a plural key.
@@ -315,6 +384,13 @@ pub struct CreateKeyRequest {
     /// `true` when the texts hold Android styled-string markup (default `false`).
     #[oai(nullable)]
     pub markup: Option<bool>,
+    /// `false` keeps the key in the base language only (default `true`); texts in other
+    /// languages are then refused.
+    #[oai(nullable)]
+    pub translatable: Option<bool>,
+    /// The app file the key lives in, per platform family.
+    #[oai(nullable)]
+    pub files: Option<KeyFilesInput>,
     /// One translation per language at most.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -339,6 +415,13 @@ pub struct UpdateKeyRequest {
     /// Whether the texts hold Android styled-string markup.
     #[oai(nullable)]
     pub markup: Option<bool>,
+    /// `false` keeps the key in the base language only (default `true`); texts in other
+    /// languages are then refused.
+    #[oai(nullable)]
+    pub translatable: Option<bool>,
+    /// The app file the key lives in, per platform family.
+    #[oai(nullable)]
+    pub files: Option<KeyFilesInput>,
     /// Translations to set; languages not listed keep their text, an empty `content` (or
     /// `forms` object) removes one.
     #[oai(nullable)]
@@ -362,6 +445,13 @@ pub struct UpdateKeyByBodyRequest {
     /// Whether the texts hold Android styled-string markup.
     #[oai(nullable)]
     pub markup: Option<bool>,
+    /// `false` keeps the key in the base language only (default `true`); texts in other
+    /// languages are then refused.
+    #[oai(nullable)]
+    pub translatable: Option<bool>,
+    /// The app file the key lives in, per platform family.
+    #[oai(nullable)]
+    pub files: Option<KeyFilesInput>,
     /// Translations to set.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -380,6 +470,8 @@ impl From<Key> for KeyItem {
             description: key.description,
             plural: key.plural,
             markup: key.markup,
+            translatable: key.translatable,
+            files: KeyFilesItem::from(&key.files),
         }
     }
 }

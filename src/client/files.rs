@@ -73,6 +73,15 @@ pub fn destination(set: &FileSet, layout: &str) -> Option<PathBuf> {
     }
 }
 
+/// Where a pushed file's layout path is on disk (for messages): under the set's folder, or
+/// for a pattern the pattern's own file of that language.
+pub fn disk_path(set: &FileSet, layout: &str) -> PathBuf {
+    match set.format {
+        ExportFormat::AndroidXml | ExportFormat::AppleStrings => set.root.join(layout),
+        ExportFormat::Json | ExportFormat::Csv => destination(set, layout).unwrap_or_else(|| PathBuf::from(layout)),
+    }
+}
+
 /// Whether a layout path's language is one the set asks for.
 fn wanted(set: &FileSet, layout: &str) -> bool {
     if set.languages.is_empty() {

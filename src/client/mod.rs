@@ -55,6 +55,11 @@ pub struct PushOptions {
     /// `create` or `upsert`.
     pub mode: Option<String>,
     pub fail_on_change: bool,
+    /// Add the languages of the app's folders that the project lacks (`--no-add-languages`
+    /// turns it off: the push then fails naming them).
+    pub add_languages: bool,
+    /// Fail (exit 2, nothing committed) when the upload would pass entries over.
+    pub strict: bool,
 }
 
 pub struct PullOptions {
@@ -80,6 +85,9 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
     if let Some(mode) = &options.mode {
         query.push_str(&format!("&mode={mode}"));
     }
+    if options.add_languages {
+        query.push_str("&addLanguages=true");
+    }
     let mut reports = Vec::new();
     let mut changed = false;
     for set in &settings.file_sets {
@@ -100,9 +108,27 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
         for tag in &set.tags {
             set_query.push_str(&format!("&tags={}", server::encode(tag)));
         }
-        let answer = server
-            .upload(set.format, &set_query, &zip)
-            .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
+        let upload = |query: &str| {
+            server
+                .upload(set.format, query, &zip)
+                .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))
+        };
+        // `--strict`: a dry run first, so that a push with warnings commits nothing.
+        if options.strict && !options.dry_run {
+            let trial = upload(&format!("{set_query}&dryRun=true"))?;
+            let warnings = warning_lines(set, &trial);
+            if !warnings.is_empty() {
+                for line in &warnings {
+                    eprintln!("{line}");
+                }
+                return Err(Failure::new(format!(
+                    "{}: {} entries would be passed over (--strict); nothing was pushed",
+                    set.path,
+                    warnings.len()
+                )));
+            }
+        }
+        let answer = upload(&set_query)?;
         let count = |field: &str| answer[field].as_u64().unwrap_or(0);
         changed |= count("created") + count("updated") > 0;
         if !common.json {
@@ -120,6 +146,18 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
                     ""
                 }
             );
+            let added: Vec<&str> = answer["addedLanguages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            if !added.is_empty() {
+                println!("  added languages: {}", added.join(", "));
+            }
+            for line in warning_lines(set, &answer) {
+                eprintln!("{line}");
+            }
             for texts in answer["texts"].as_array().into_iter().flatten() {
                 let number = |field: &str| texts[field].as_u64().unwrap_or(0);
                 let mut parts = vec![
@@ -147,6 +185,66 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
     } else {
         Ending::Done
     })
+}
+
+/// `locstore init --create`: creates the project when the server lacks it, with the base
+/// language given and the languages of the file sets' folders. Answers the languages of a
+/// project it created, `None` when the project exists.
+pub fn create_project(common: &Common, base_language: &str) -> Result<Option<Vec<String>>, Failure> {
+    let (settings, server) = connect(common)?;
+    if server.project_exists()? {
+        return Ok(None);
+    }
+    let mut languages = vec![base_language.to_owned()];
+    for set in &settings.file_sets {
+        for file in files::collect(set).unwrap_or_default() {
+            let Some(language) = crate::formats::upload::place(set.format, &file.layout) else {
+                continue;
+            };
+            let Some(language) = normalized_language(&language) else {
+                continue;
+            };
+            if !languages
+                .iter()
+                .any(|known| settings::folded(known) == settings::folded(&language))
+            {
+                languages.push(language);
+            }
+        }
+    }
+    server.create_project(base_language, &languages)?;
+    Ok(Some(languages))
+}
+
+/// A folder's language as a project language code; the base folder (`values/`,
+/// `Base.lproj/`) and names that are no language code give none.
+fn normalized_language(language: &str) -> Option<String> {
+    if language == crate::formats::upload::BASE_LANGUAGE {
+        return None;
+    }
+    crate::domain::names::LanguageCode::parse(language)
+        .ok()
+        .map(|code| code.as_str().to_owned())
+}
+
+/// The warnings of an upload's answer as lines naming the app's file and line.
+fn warning_lines(set: &settings::FileSet, answer: &Value) -> Vec<String> {
+    answer["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|warning| {
+            let path = warning["path"].as_str().unwrap_or("?");
+            let line = warning["line"].as_u64().unwrap_or(0);
+            let place = files::disk_path(set, path);
+            let at = if line > 0 { format!(":{line}") } else { String::new() };
+            format!(
+                "warning: {}{at}: {}",
+                display(&place),
+                warning["message"].as_str().unwrap_or_default()
+            )
+        })
+        .collect()
 }
 
 /// Exports every file set and writes the files that differ into place.

@@ -124,6 +124,70 @@ impl Server {
         }
     }
 
+    /// Whether the server has or had a key of this name in the project (its history is not
+    /// 404): a pull removes an entry only for a key the server deleted, never for one it never
+    /// had (a string added in the app and not pushed yet).
+    pub fn key_existed(&self, name: &str) -> Result<bool, Failure> {
+        let path = format!(
+            "/teams/{}/projects/{}/keys/{}/history?limit=1",
+            encode(&self.team),
+            encode(&self.project),
+            encode(name)
+        );
+        match self.send(&path, None)? {
+            (status, _) if (200..300).contains(&status) => Ok(true),
+            (404, _) => Ok(false),
+            (status, body) => Err(self.refused(status, &body, "history")),
+        }
+    }
+
+    /// Whether the project exists (its settings read with the token).
+    pub fn project_exists(&self) -> Result<bool, Failure> {
+        let path = format!("/teams/{}/projects/{}", encode(&self.team), encode(&self.project));
+        match self.send(&path, None)? {
+            (status, _) if (200..300).contains(&status) => Ok(true),
+            (404, _) => Ok(false),
+            (status, body) => Err(self.refused(status, &body, "read")),
+        }
+    }
+
+    /// Creates the project with a base language and languages.
+    pub fn create_project(&self, base_language: &str, languages: &[String]) -> Result<(), Failure> {
+        let body = serde_json::json!({
+            "name": self.project,
+            "displayName": self.project,
+            "baseLanguageISO": base_language,
+            "languagesISO": languages,
+        })
+        .to_string();
+        let path = format!("/teams/{}/projects", encode(&self.team));
+        match self.send(&path, Some(("application/json", body.as_bytes())))? {
+            (status, _) if (200..300).contains(&status) => Ok(()),
+            (status, body) => Err(self.refused(status, &body, "create")),
+        }
+    }
+
+    /// A small request whose status the caller looks at: (status, body).
+    fn send(&self, path: &str, body: Option<(&str, &[u8])>) -> Result<(u16, Vec<u8>), Failure> {
+        let url = format!("{}{path}", self.base);
+        let result = match body {
+            Some((content_type, body)) => self
+                .agent
+                .post(&url)
+                .header("X-Api-Token", &self.token)
+                .header("Content-Type", content_type)
+                .send(body),
+            None => self.agent.get(&url).header("X-Api-Token", &self.token).call(),
+        };
+        let mut response = result.map_err(|err| self.unreachable(err))?;
+        let status = response.status().as_u16();
+        let body = response
+            .body_mut()
+            .read_to_vec()
+            .map_err(|err| Failure::new(format!("the answer from {} broke off: {err}", self.base)))?;
+        Ok((status, body))
+    }
+
     fn call(&self, call: Call<'_>) -> Result<Vec<u8>, Failure> {
         let url = format!("{}{}", self.base, call.path);
         let result = match call.body {

@@ -1,5 +1,6 @@
 //! The team, project and key model, free of wire and file formats.
 
+pub use super::key_files::{KeyFiles, Platform};
 use super::names::{KeyName, LanguageCode, ProjectName, TeamName};
 pub use super::translations::{FormsRef, TextRef, Translations};
 
@@ -53,6 +54,12 @@ pub struct Key {
     /// Whether the texts are Android styled strings: inline tags (`<b>`, `<xliff:g>`, ...) are
     /// markup and `&lt;`/`&amp;` stand for `<` and `&`, rather than all of it being literal text.
     pub markup: bool,
+    /// Whether the key is translated at all: `false` for texts the app keeps in its base
+    /// language only (Android's `translatable="false"`); such a key takes no text in another
+    /// language and is exported in the base language only.
+    pub translatable: bool,
+    /// The app file the key lives in, per platform family.
+    pub files: KeyFiles,
     pub translations: Translations,
 }
 
@@ -65,6 +72,8 @@ impl Key {
             description: String::new(),
             plural: false,
             markup: false,
+            translatable: true,
+            files: KeyFiles::default(),
             translations: Translations::default(),
         }
     }

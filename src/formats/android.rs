@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use quick_xml::Reader;
 use quick_xml::events::Event;
 
-use super::{ExportError, ExportFile, ParsedEntry, ReadError, texts};
+use super::{ExportError, ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
 use crate::domain::model::{Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::{KeyName, LanguageCode};
 
@@ -49,6 +49,7 @@ pub fn render(
     names: &HashMap<KeyName, String>,
     language: &LanguageCode,
     is_base: bool,
+    file: &str,
 ) -> ExportFile {
     let mut out = String::with_capacity(keys.len() * 80);
     out.push_str(r#"<?xml version="1.0" encoding="utf-8"?>"#);
@@ -68,6 +69,9 @@ pub fn render(
             TextRef::Plain(text) => {
                 out.push_str("\n    <string");
                 push_attribute(&mut out, "name", name);
+                if !key.translatable {
+                    push_attribute(&mut out, "translatable", "false");
+                }
                 if text.contains('%') {
                     // Without this, aapt2 refuses texts like "%s of %s" or "100% %d".
                     push_attribute(&mut out, "formatted", "false");
@@ -79,6 +83,9 @@ pub fn render(
             TextRef::Plural(forms) => {
                 out.push_str("\n    <plurals");
                 push_attribute(&mut out, "name", name);
+                if !key.translatable {
+                    push_attribute(&mut out, "translatable", "false");
+                }
                 out.push('>');
                 for (category, text) in forms.iter() {
                     out.push_str("\n        <item");
@@ -93,7 +100,7 @@ pub fn render(
     }
     out.push_str("\n</resources>\n");
     ExportFile {
-        path: path(language, is_base),
+        path: path(language, is_base, file),
         bytes: out.into_bytes(),
     }
 }
@@ -107,12 +114,13 @@ fn push_attribute(out: &mut String, name: &str, value: &str) {
     out.push('"');
 }
 
-/// The file a language's texts go to: `values/` for the base language.
-pub fn path(language: &LanguageCode, is_base: bool) -> String {
+/// The path of a language's file `file` (`strings.xml`, `plurals.xml`, ...): in `values/`
+/// for the base language.
+pub fn path(language: &LanguageCode, is_base: bool, file: &str) -> String {
     if is_base {
-        "values/strings.xml".to_owned()
+        format!("values/{file}")
     } else {
-        format!("values-{}/strings.xml", qualifier(language))
+        format!("values-{}/{file}", qualifier(language))
     }
 }
 
@@ -332,6 +340,8 @@ fn escape_segment(text: &str, at_start: bool) -> String {
 pub struct ReadFile {
     pub entries: Vec<ParsedEntry>,
     pub skipped: usize,
+    /// Strings and plurals passed over: a plural without an `other` form, say.
+    pub warnings: Vec<ReadWarning>,
 }
 
 /// Reads an Android resource file the way aapt2 reads its strings: XML first (entities,
@@ -372,6 +382,7 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
                 };
                 let mut entry = ParsedEntry::plain(name, String::new());
                 entry.description = comment.take();
+                entry.translatable = is_translatable(&empty);
                 file.entries.push(entry.at_line(line_at(position)));
             }
             Event::Empty(_) if depth == 1 => {
@@ -403,12 +414,30 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
                             .map_err(|err| fail(reader.buffer_position(), err))?;
                         let mut entry = ParsedEntry::plain(name, decoded.value());
                         entry.markup = decoded.markup;
+                        entry.translatable = is_translatable(&start);
                         entry
                     }
-                    b"plurals" => read_plurals(&mut reader, name, line).map_err(|err| match err.line {
-                        Some(_) => err,
-                        None => ReadError::at(line, err.message),
-                    })?,
+                    b"plurals" => {
+                        let translatable = is_translatable(&start);
+                        let read = read_plurals(&mut reader, name.clone(), line).map_err(|err| match err.line {
+                            Some(_) => err,
+                            None => ReadError::at(line, err.message),
+                        })?;
+                        match read {
+                            Ok(mut entry) => {
+                                entry.translatable = translatable;
+                                entry
+                            }
+                            Err(message) => {
+                                file.warnings.push(ReadWarning {
+                                    line,
+                                    key: name,
+                                    message,
+                                });
+                                continue;
+                            }
+                        }
+                    }
                     _ => {
                         reader
                             .read_to_end(start.name())
@@ -438,6 +467,11 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
     }
 }
 
+/// Whether a string is for translation: not `translatable="false"`.
+fn is_translatable(start: &quick_xml::events::BytesStart<'_>) -> bool {
+    attribute(start, b"translatable").is_none_or(|value| value != "false")
+}
+
 /// Whether an element is for every product: no `product` attribute, or `product="default"`.
 /// Variants for other products (`tablet`, `tv`, ...) are what `aapt2 link --product` picks.
 fn is_default_product(start: &quick_xml::events::BytesStart<'_>) -> bool {
@@ -452,7 +486,13 @@ fn attribute(start: &quick_xml::events::BytesStart<'_>, name: &[u8]) -> Option<S
         .and_then(|attribute| attribute.unescape_value().ok().map(|value| value.into_owned()))
 }
 
-fn read_plurals(reader: &mut Reader<&[u8]>, name: String, line: usize) -> Result<ParsedEntry, ReadError> {
+/// Reads a `<plurals>` element after its start: the entry, or (inside) why it cannot be
+/// taken (no `other` form), which passes it over rather than refusing the file.
+fn read_plurals(
+    reader: &mut Reader<&[u8]>,
+    name: String,
+    line: usize,
+) -> Result<Result<ParsedEntry, String>, ReadError> {
     let mut forms = Vec::new();
     let mut markup = false;
     let mut decoded_forms = Vec::new();
@@ -485,10 +525,13 @@ fn read_plurals(reader: &mut Reader<&[u8]>, name: String, line: usize) -> Result
     for (category, decoded) in decoded_forms {
         forms.push((category, if markup { decoded.fragment } else { decoded.plain }));
     }
-    let forms = PluralForms::new(forms).map_err(|err| ReadError::at(line, format!("plurals {name:?}: {err}")))?;
+    let forms = match PluralForms::new(forms) {
+        Ok(forms) => forms,
+        Err(err) => return Ok(Err(format!("plurals {name:?} is passed over: {err}"))),
+    };
     let mut entry = ParsedEntry::plural(name, forms);
     entry.markup = markup;
-    Ok(entry)
+    Ok(Ok(entry))
 }
 
 /// An element's text as aapt2 reads it: the plain text, and the same with its inline tags
@@ -838,7 +881,13 @@ mod tests {
     #[test]
     fn a_language_without_texts_is_an_empty_resources_element() {
         let keys: Vec<Key> = Vec::new();
-        let file = render(&keys, &HashMap::new(), &LanguageCode::parse("de").unwrap(), false);
+        let file = render(
+            &keys,
+            &HashMap::new(),
+            &LanguageCode::parse("de").unwrap(),
+            false,
+            "strings.xml",
+        );
         assert_eq!(file.path, "values-de/strings.xml");
         assert_eq!(
             String::from_utf8(file.bytes).unwrap(),

@@ -12,8 +12,18 @@ use super::{ExportFile, ParsedEntry, ReadError, texts};
 use crate::domain::model::{FormsRef, Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::LanguageCode;
 
-/// The `.strings` file of a language, and its `.stringsdict` when some key is plural.
-pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, has_plurals: bool) -> Vec<ExportFile> {
+/// The table keys without an Apple file go to.
+pub const DEFAULT_TABLE: &str = "Localizable";
+
+/// A table's `.strings` file of a language (when `with_strings`), and its `.stringsdict`
+/// (when `with_plurals`).
+pub fn render(
+    keys: &[impl Borrow<Key>],
+    language: &LanguageCode,
+    table: &str,
+    with_strings: bool,
+    with_plurals: bool,
+) -> Vec<ExportFile> {
     let mut strings = String::new();
     let mut plurals = Dictionary::new();
     for (key, text) in texts(keys, language) {
@@ -29,12 +39,15 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, has_plurals: b
             }
         }
     }
-    let mut paths = paths(language, has_plurals).into_iter();
-    let mut files = vec![ExportFile {
-        path: paths.next().expect("the .strings file"),
-        bytes: strings.into_bytes(),
-    }];
-    if has_plurals {
+    let mut paths = paths(language, table, with_strings, with_plurals).into_iter();
+    let mut files = Vec::new();
+    if with_strings {
+        files.push(ExportFile {
+            path: paths.next().expect("the .strings file"),
+            bytes: strings.into_bytes(),
+        });
+    }
+    if with_plurals {
         let mut bytes = Vec::new();
         // Writing a dictionary of strings into memory cannot fail.
         Value::Dictionary(plurals)
@@ -49,13 +62,15 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, has_plurals: b
     files
 }
 
-/// The files a language's texts go to: its `.strings`, then its `.stringsdict` when the
-/// project has plural keys.
-pub fn paths(language: &LanguageCode, has_plurals: bool) -> Vec<String> {
+/// The files of a language's table: its `.strings`, then its `.stringsdict`, as asked.
+pub fn paths(language: &LanguageCode, table: &str, with_strings: bool, with_plurals: bool) -> Vec<String> {
     let folder = format!("{}.lproj", bcp47(language));
-    let mut paths = vec![format!("{folder}/Localizable.strings")];
-    if has_plurals {
-        paths.push(format!("{folder}/Localizable.stringsdict"));
+    let mut paths = Vec::new();
+    if with_strings {
+        paths.push(format!("{folder}/{table}.strings"));
+    }
+    if with_plurals {
+        paths.push(format!("{folder}/{table}.stringsdict"));
     }
     paths
 }
@@ -294,7 +309,9 @@ impl StringsParser {
                     'r' => '\r',
                     't' => '\t',
                     'v' => '\u{b}',
-                    'U' | 'u' => {
+                    // Only a capital `U` takes hex digits: CoreFoundation's `getSlashedChar`
+                    // reads `\u203A` as `u203A` (an unknown escape keeps its letter).
+                    'U' => {
                         let mut unit = 0u32;
                         for _ in 0..4 {
                             match self.peek().and_then(|c| c.to_digit(16)) {
@@ -317,6 +334,8 @@ impl StringsParser {
                         }
                         char::from_u32(u32::from(unit)).unwrap_or('\u{fffd}')
                     }
+                    // Up to three octal digits into one byte (`\777` wraps, as CoreFoundation's
+                    // `uint8_t` does), read through the NeXTSTEP encoding.
                     c @ '0'..='7' => {
                         let mut value = c.to_digit(8).unwrap_or(0);
                         for _ in 0..2 {
@@ -328,7 +347,7 @@ impl StringsParser {
                                 None => break,
                             }
                         }
-                        char::from_u32(value).unwrap_or('\u{fffd}')
+                        nextstep_char((value & 0xff) as u8)
                     }
                     other => other,
                 },
@@ -340,6 +359,25 @@ impl StringsParser {
             text.push(c);
         }
         Ok(text)
+    }
+}
+
+/// A byte of the NeXTSTEP encoding (`kCFStringEncodingNextStepLatin`) as a character: ASCII
+/// below 0x80, and NeXT's own table above it.
+fn nextstep_char(byte: u8) -> char {
+    const HIGH: [char; 128] = [
+        '\u{a0}', 'À', 'Á', 'Â', 'Ã', 'Ä', 'Å', 'Ç', 'È', 'É', 'Ê', 'Ë', 'Ì', 'Í', 'Î', 'Ï', //
+        'Ð', 'Ñ', 'Ò', 'Ó', 'Ô', 'Õ', 'Ö', 'Ù', 'Ú', 'Û', 'Ü', 'Ý', 'Þ', 'µ', '×', '÷', //
+        '©', '¡', '¢', '£', '⁄', '¥', 'ƒ', '§', '¤', '\'', '\u{201c}', '«', '‹', '›', 'ﬁ', 'ﬂ', //
+        '®', '–', '†', '‡', '·', '¦', '¶', '•', '\u{201a}', '\u{201e}', '\u{201d}', '»', '…', '‰', '¬', '¿', //
+        '¹', '`', '´', 'ˆ', '˜', '¯', '˘', '˙', '¨', '²', '˚', '¸', '³', '˝', '˛', 'ˇ', //
+        '—', '±', '¼', '½', '¾', 'à', 'á', 'â', 'ã', 'ä', 'å', 'ç', 'è', 'é', 'ê', 'ë', //
+        'ì', 'Æ', 'í', 'ª', 'î', 'ï', 'ð', 'ñ', 'Ł', 'Ø', 'Œ', 'º', 'ò', 'ó', 'ô', 'õ', //
+        'ö', 'æ', 'ù', 'ú', 'û', 'ı', 'ü', 'ý', 'ł', 'ø', 'œ', 'ß', 'þ', 'ÿ', '\u{fffd}', '\u{fffd}', //
+    ];
+    match byte {
+        0..=0x7f => char::from(byte),
+        high => HIGH[usize::from(high - 0x80)],
     }
 }
 
@@ -440,6 +478,10 @@ mod tests {
             .chain("\"a\" = \"b\";".encode_utf16().flat_map(u16::to_le_bytes))
             .collect();
         assert_eq!(read_strings(&utf16).unwrap()[0].text.as_plain(), Some("b"));
+        // Only `\U` takes hex digits; an escape CoreFoundation does not know keeps its
+        // character, and octal escapes are NeXTSTEP bytes.
+        let escapes = read_strings(b"\"a\" = \"\\u203A \\U203A \\q \\326\\341 \\101\";").unwrap();
+        assert_eq!(escapes[0].text.as_plain(), Some("u203A \u{203a} q áÆ A"));
         let err = read_strings(b"\"a\" = \"b\";\n\"c\" = \"d\"\n\"e\" = \"f\";").unwrap_err();
         assert_eq!(err.line, Some(3), "{err:?}");
     }

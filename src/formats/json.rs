@@ -14,7 +14,8 @@ use super::{ExportFile, ParsedEntry, ReadError, texts};
 use crate::domain::model::{Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::LanguageCode;
 
-pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile {
+/// A language's file: `{lang}.json`, or `{lang}/{namespace}.json` for a web namespace.
+pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, namespace: Option<&str>) -> ExportFile {
     // The keys come sorted by name, the order a map of names has, so they are written as
     // they come.
     debug_assert!(keys.is_sorted_by(|a, b| a.borrow().name < b.borrow().name));
@@ -23,14 +24,17 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile 
     serde_json::to_writer_pretty(&mut bytes, &object).expect("a map of strings serialises to JSON");
     bytes.push(b'\n');
     ExportFile {
-        path: path(language),
+        path: path(language, namespace),
         bytes,
     }
 }
 
-/// The file a language's texts go to.
-pub fn path(language: &LanguageCode) -> String {
-    format!("{language}.json")
+/// The file a language's texts go to: `fr.json`, or `fr/common.json` for a namespace.
+pub fn path(language: &LanguageCode, namespace: Option<&str>) -> String {
+    match namespace {
+        Some(namespace) => format!("{language}/{namespace}.json"),
+        None => format!("{language}.json"),
+    }
 }
 
 /// A JSON object of the entries an iterator gives, in its order.

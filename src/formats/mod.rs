@@ -17,6 +17,7 @@ pub mod upload;
 use std::borrow::Borrow;
 use std::collections::HashMap;
 
+use crate::domain::key_files::Platform;
 use crate::domain::model::{Key, PluralForms, Project, Text, TextRef};
 use crate::domain::names::{KeyName, LanguageCode};
 
@@ -82,7 +83,7 @@ pub fn render(
 
 /// An export checked and ready to render one language at a time, in any order and from
 /// several threads: what every language's files share (Android's resource names, whether
-/// Apple needs `.stringsdict` files) is worked out once.
+/// Apple needs `.stringsdict` files, which key goes to which file) is worked out once.
 pub struct Export<'a, K> {
     format: ExportFormat,
     base_language: &'a LanguageCode,
@@ -90,6 +91,18 @@ pub struct Export<'a, K> {
     /// Android's resource name of every key some file holds.
     android_names: HashMap<KeyName, String>,
     has_plurals: bool,
+    /// The files each language is written to, in path order: the format's default file (for
+    /// every key without a file of this platform) and one per file that keys name.
+    groups: Vec<Group<'a>>,
+    /// Whether some key is `translatable: false` (left out of every language but the base).
+    has_untranslatable: bool,
+}
+
+/// One file of each language: its name (see [`KeyFiles`]) and its keys; `keys` is `None` for
+/// the default file when no key names another, so the common case copies nothing.
+struct Group<'a> {
+    file: Option<&'a str>,
+    keys: Option<Vec<&'a Key>>,
 }
 
 impl<'a, K: Borrow<Key>> Export<'a, K> {
@@ -122,34 +135,144 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             keys,
             android_names,
             has_plurals: keys.iter().any(|key| key.borrow().plural),
+            groups: groups(format, keys),
+            has_untranslatable: keys.iter().any(|key| !key.borrow().translatable),
         })
     }
 
-    /// The paths of the files `language` renders to, in the order [`Export::render`] gives
-    /// them.
+    /// The paths of the files `language` may render to, in the order [`Export::render`] gives
+    /// them (it leaves out a named file that has no text in the language).
     pub fn paths(&self, language: &LanguageCode) -> Vec<String> {
-        match self.format {
-            ExportFormat::Json => vec![json::path(language)],
-            ExportFormat::Csv => vec![csv::path(language)],
-            ExportFormat::AndroidXml => vec![android::path(language, language == self.base_language)],
-            ExportFormat::AppleStrings => apple::paths(language, self.has_plurals),
-        }
+        let is_base = language == self.base_language;
+        self.groups
+            .iter()
+            .flat_map(|group| match self.format {
+                ExportFormat::Json => vec![json::path(language, group.file)],
+                ExportFormat::Csv => vec![csv::path(language)],
+                ExportFormat::AndroidXml => vec![android::path(language, is_base, group_file(group))],
+                ExportFormat::AppleStrings => {
+                    let table = group_file(group);
+                    let (strings, plurals) = self.apple_files(group, table);
+                    apple::paths(language, table, strings, plurals)
+                }
+            })
+            .collect()
     }
 
     /// The files of one language.
     pub fn render(&self, language: &LanguageCode) -> Vec<ExportFile> {
+        let is_base = language == self.base_language;
+        let mut files = Vec::new();
+        for group in &self.groups {
+            let rendered = match (&group.keys, self.has_untranslatable && !is_base) {
+                (None, false) => self.render_group(self.keys, group, language),
+                (Some(keys), false) => self.render_group(keys, group, language),
+                (keys, true) => {
+                    let translatable: Vec<&Key> = match keys {
+                        Some(keys) => keys.iter().copied().filter(|key| key.translatable).collect(),
+                        None => self
+                            .keys
+                            .iter()
+                            .map(Borrow::borrow)
+                            .filter(|key| key.translatable)
+                            .collect(),
+                    };
+                    self.render_group(&translatable, group, language)
+                }
+            };
+            files.extend(rendered);
+        }
+        files
+    }
+
+    fn render_group<B: Borrow<Key>>(&self, keys: &[B], group: &Group<'_>, language: &LanguageCode) -> Vec<ExportFile> {
+        // A file a key names is written only in the languages it has texts in; Android's and
+        // Apple's default files always, as before keys remembered files, and so is the web's
+        // `{lang}.json` while no key names a namespace.
+        let always =
+            self.groups.len() == 1 || (self.format != ExportFormat::Json && is_default(self.format, group.file));
+        if !always && texts(keys, language).next().is_none() {
+            return Vec::new();
+        }
         match self.format {
-            ExportFormat::Json => vec![json::render(self.keys, language)],
-            ExportFormat::Csv => vec![csv::render(self.keys, language)],
+            ExportFormat::Json => vec![json::render(keys, language, group.file)],
+            ExportFormat::Csv => vec![csv::render(keys, language)],
             ExportFormat::AndroidXml => vec![android::render(
-                self.keys,
+                keys,
                 &self.android_names,
                 language,
                 language == self.base_language,
+                group_file(group),
             )],
-            ExportFormat::AppleStrings => apple::render(self.keys, language, self.has_plurals),
+            ExportFormat::AppleStrings => {
+                let table = group_file(group);
+                let (strings, plurals) = self.apple_files(group, table);
+                apple::render(keys, language, table, strings, plurals)
+            }
         }
     }
+
+    /// Whether a table's `.strings` and `.stringsdict` are written: `Localizable.strings`
+    /// always and its `.stringsdict` when the project has plural keys (as before tables);
+    /// another table's files when it has keys of their kind.
+    fn apple_files(&self, group: &Group<'_>, table: &str) -> (bool, bool) {
+        if table == apple::DEFAULT_TABLE {
+            return (true, self.has_plurals);
+        }
+        let keys = group.keys.iter().flatten();
+        let plurals = keys.clone().any(|key| key.plural);
+        let strings = keys.clone().any(|key| !key.plural);
+        (strings, plurals)
+    }
+}
+
+/// The platform family whose key files a format writes.
+pub fn platform(format: ExportFormat) -> Option<Platform> {
+    match format {
+        ExportFormat::AndroidXml => Some(Platform::Android),
+        ExportFormat::AppleStrings => Some(Platform::Apple),
+        ExportFormat::Json => Some(Platform::Web),
+        ExportFormat::Csv => None,
+    }
+}
+
+fn is_default(format: ExportFormat, file: Option<&str>) -> bool {
+    platform(format).is_none_or(|platform| file == platform.default_file())
+}
+
+fn group_file<'b>(group: &Group<'b>) -> &'b str {
+    group.file.unwrap_or_default()
+}
+
+/// The keys of each file, in file name order.
+fn groups<'a, K: Borrow<Key>>(format: ExportFormat, keys: &'a [K]) -> Vec<Group<'a>> {
+    let Some(platform) = platform(format) else {
+        return vec![Group { file: None, keys: None }];
+    };
+    let default = platform.default_file();
+    if keys
+        .iter()
+        .all(|key| key.borrow().files.file_or_default(platform) == default)
+    {
+        return vec![Group {
+            file: default,
+            keys: None,
+        }];
+    }
+    let mut by_file: std::collections::BTreeMap<Option<&'a str>, Vec<&'a Key>> = std::collections::BTreeMap::new();
+    by_file.insert(default, Vec::new());
+    for key in keys.iter().map(Borrow::borrow) {
+        by_file
+            .entry(key.files.file_or_default(platform))
+            .or_default()
+            .push(key);
+    }
+    // In name order, which is their paths' order (`fr.json`, the web's default, sorts
+    // before `fr/common.json`).
+    by_file
+        .into_iter()
+        .map(|(file, keys)| Group { file, keys: Some(keys) })
+        .collect()
 }
 
 /// One entry read from an uploaded file: a key's text in the file's language.
@@ -161,6 +284,8 @@ pub struct ParsedEntry {
     pub description: Option<String>,
     /// Whether the text is Android styled-string markup (see `Key::markup`).
     pub markup: bool,
+    /// `false` for Android's `translatable="false"`.
+    pub translatable: bool,
     /// The line of the entry in its file (0 when unknown).
     pub line: usize,
 }
@@ -172,6 +297,7 @@ impl ParsedEntry {
             text: Text::Plain(text),
             description: None,
             markup: false,
+            translatable: true,
             line: 0,
         }
     }
@@ -186,6 +312,14 @@ impl ParsedEntry {
     pub fn at_line(self, line: usize) -> Self {
         Self { line, ..self }
     }
+}
+
+/// An entry of a file that a reader passed over, and why (the upload goes on without it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadWarning {
+    pub line: usize,
+    pub key: String,
+    pub message: String,
 }
 
 /// Why a file could not be read: a message, with the line when it is known.

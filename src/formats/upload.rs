@@ -9,7 +9,9 @@
 
 use std::io::{Cursor, Read};
 
-use super::{ExportFormat, ParsedEntry, ReadError, android, apple, csv, json};
+use super::{ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, csv, json};
+use crate::domain::key_files::{FileName, Platform};
+use crate::domain::names::LanguageCode;
 
 /// What an upload holds.
 #[derive(Debug, Default)]
@@ -23,12 +25,18 @@ pub struct Upload {
 }
 
 /// One file read: its path, the language its place names (as written there, or
-/// [`BASE_LANGUAGE`]), and its entries.
+/// [`BASE_LANGUAGE`]), the key's file it stands for, and its entries.
 #[derive(Debug)]
 pub struct UploadedFile {
     pub path: String,
     pub language: String,
+    /// The entry of a key's `files` this file gives (`plurals.xml`, the table `InfoPlist`,
+    /// the namespace `common`), for the format's platform family; `None` for a web app's
+    /// one file per language and for CSV.
+    pub file: Option<(Platform, String)>,
     pub entries: Vec<ParsedEntry>,
+    /// Entries of the file that were passed over, with why.
+    pub warnings: Vec<ReadWarning>,
 }
 
 /// The language of Android's `values/` and Apple's `Base.lproj/`: the project's base language.
@@ -58,8 +66,8 @@ pub fn read(
     let mut upload = Upload::default();
     if zip || body.starts_with(b"PK\x03\x04") {
         for (path, bytes) in unzip(body, max_unpacked)? {
-            match place(format, &path) {
-                Some(place) => read_file(format, &path, &place, &bytes, &mut upload)?,
+            match locate(format, &path) {
+                Some((place, file)) => read_file(format, &path, &place, file, &bytes, &mut upload)?,
                 None => upload.ignored.push(path),
             }
         }
@@ -85,24 +93,48 @@ pub fn read(
             (name.to_owned(), language.to_owned())
         }
     };
-    read_file(format, &path, &place, body, &mut upload)?;
+    let file = locate(format, &path).and_then(|(_, file)| file);
+    read_file(format, &path, &place, file, body, &mut upload)?;
     Ok(upload)
 }
 
 /// The language a path names for `format`, or `None` when the file is not of its layout.
 pub fn place(format: ExportFormat, path: &str) -> Option<String> {
+    locate(format, path).map(|(language, _)| language)
+}
+
+/// The language a path names for `format` and the key file it stands for (see
+/// [`UploadedFile::file`]), or `None` when the file is not of the format's layout:
+/// Android's `values*/NAME.xml`, Apple's `*.lproj/TABLE.strings` and `.stringsdict`, JSON's
+/// `{lang}.json` and `{lang}/NAMESPACE.json`, CSV's `*.csv`.
+pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platform, String)>)> {
     let mut parts = path.rsplit('/');
     let file = parts.next()?;
     let folder = parts.next().unwrap_or_default();
+    let named = |platform: Platform, name: &str| FileName::parse(platform, name).ok().map(|name| (platform, name));
     match format {
-        ExportFormat::Json => file.strip_suffix(".json").map(str::to_owned),
-        ExportFormat::Csv => file.strip_suffix(".csv").map(str::to_owned),
-        ExportFormat::AndroidXml if file.ends_with(".xml") => android_language(folder),
-        ExportFormat::AppleStrings if file == "Localizable.strings" || file == "Localizable.stringsdict" => {
-            match folder.strip_suffix(".lproj")? {
-                "Base" => Some(BASE_LANGUAGE.to_owned()),
-                name => Some(apple_legacy_language(name).unwrap_or(name).to_owned()),
+        ExportFormat::Json => {
+            let stem = file.strip_suffix(".json")?;
+            // `fr.json` is a language's one file; `fr/common.json` a namespace of `fr`.
+            let is_language = |name: &str| LanguageCode::parse(name).is_ok();
+            if !is_language(stem) && is_language(folder) {
+                return Some((folder.to_owned(), Some(named(Platform::Web, stem)?)));
             }
+            Some((stem.to_owned(), None))
+        }
+        ExportFormat::Csv => file.strip_suffix(".csv").map(|stem| (stem.to_owned(), None)),
+        ExportFormat::AndroidXml if file.ends_with(".xml") => {
+            Some((android_language(folder)?, Some(named(Platform::Android, file)?)))
+        }
+        ExportFormat::AppleStrings => {
+            let table = file
+                .strip_suffix(".strings")
+                .or_else(|| file.strip_suffix(".stringsdict"))?;
+            let language = match folder.strip_suffix(".lproj")? {
+                "Base" => BASE_LANGUAGE.to_owned(),
+                name => apple_legacy_language(name).unwrap_or(name).to_owned(),
+            };
+            Some((language, Some(named(Platform::Apple, table)?)))
         }
         _ => None,
     }
@@ -177,19 +209,23 @@ fn read_file(
     format: ExportFormat,
     path: &str,
     place: &str,
+    file: Option<(Platform, String)>,
     bytes: &[u8],
     upload: &mut Upload,
 ) -> Result<(), UploadError> {
     let invalid = |err: ReadError| UploadError::Invalid(format!("{path}: {err}"));
-    let mut push = |language: String, entries: Vec<ParsedEntry>| {
+    let mut warnings = Vec::new();
+    let mut push = |language: String, entries: Vec<ParsedEntry>, warnings: &mut Vec<ReadWarning>| {
         upload.files.push(UploadedFile {
             path: path.to_owned(),
             language,
+            file: file.clone(),
             entries,
+            warnings: std::mem::take(warnings),
         })
     };
     match format {
-        ExportFormat::Json => push(place.to_owned(), json::read(bytes).map_err(invalid)?),
+        ExportFormat::Json => push(place.to_owned(), json::read(bytes).map_err(invalid)?, &mut warnings),
         ExportFormat::Csv => {
             let columns = csv::read(bytes).map_err(invalid)?;
             let single = columns.len() == 1;
@@ -200,20 +236,25 @@ fn read_file(
                 } else {
                     language
                 };
-                push(language, entries);
+                push(language, entries, &mut warnings);
             }
         }
         ExportFormat::AndroidXml => {
-            let file = android::read(bytes).map_err(invalid)?;
-            upload.skipped += file.skipped;
-            push(place.to_owned(), file.entries);
+            let read = android::read(bytes).map_err(invalid)?;
+            upload.skipped += read.skipped;
+            warnings = read.warnings;
+            push(place.to_owned(), read.entries, &mut warnings);
         }
         ExportFormat::AppleStrings if path.ends_with(".stringsdict") => {
             let (entries, skipped) = apple::read_stringsdict(bytes).map_err(invalid)?;
             upload.skipped += skipped;
-            push(place.to_owned(), entries);
+            push(place.to_owned(), entries, &mut warnings);
         }
-        ExportFormat::AppleStrings => push(place.to_owned(), apple::read_strings(bytes).map_err(invalid)?),
+        ExportFormat::AppleStrings => push(
+            place.to_owned(),
+            apple::read_strings(bytes).map_err(invalid)?,
+            &mut warnings,
+        ),
     }
     Ok(())
 }
@@ -302,7 +343,20 @@ mod tests {
             place(ExportFormat::AppleStrings, "Base.lproj/Localizable.stringsdict").as_deref(),
             Some("")
         );
-        assert_eq!(place(ExportFormat::AppleStrings, "fr.lproj/InfoPlist.strings"), None);
+        assert_eq!(
+            locate(ExportFormat::AppleStrings, "fr.lproj/InfoPlist.strings"),
+            Some(("fr".into(), Some((Platform::Apple, "InfoPlist".into()))))
+        );
+        assert_eq!(place(ExportFormat::AppleStrings, "fr.lproj/Info.plist"), None);
+        assert_eq!(
+            locate(ExportFormat::Json, "locales/fr/common.json"),
+            Some(("fr".into(), Some((Platform::Web, "common".into()))))
+        );
+        assert_eq!(locate(ExportFormat::Json, "locales/fr.json"), Some(("fr".into(), None)));
+        assert_eq!(
+            locate(ExportFormat::AndroidXml, "res/values-fr/plurals.xml"),
+            Some(("fr".into(), Some((Platform::Android, "plurals.xml".into()))))
+        );
         assert_eq!(
             place(ExportFormat::AppleStrings, "App.app/English.lproj/Localizable.strings").as_deref(),
             Some("en")

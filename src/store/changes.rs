@@ -12,6 +12,7 @@ use super::files;
 use super::git::TreeEdit;
 use super::import::{ImportCounts, ImportEntry, ImportMode};
 use super::layout;
+use crate::domain::key_files::{KeyFiles, Platform};
 use crate::domain::model::{
     Key, PluralCategory, PluralForms, Project, Team, Text, Translations, dedup_tags, normalize_languages,
 };
@@ -132,6 +133,16 @@ pub enum TextInput {
     Forms(Vec<(PluralCategory, String)>),
 }
 
+impl TextInput {
+    /// Whether the input sets a text (rather than removing the language's translation).
+    pub fn has_text(&self) -> bool {
+        match self {
+            TextInput::Content(content) => !content.is_empty(),
+            TextInput::Forms(forms) => !forms.is_empty(),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct KeyDraft {
     pub name: KeyName,
@@ -139,6 +150,8 @@ pub struct KeyDraft {
     pub description: String,
     pub plural: bool,
     pub markup: bool,
+    pub translatable: bool,
+    pub files: KeyFiles,
     pub translations: Vec<TranslationInput>,
 }
 
@@ -149,6 +162,10 @@ pub struct KeyPatch {
     pub description: Option<String>,
     pub plural: Option<bool>,
     pub markup: Option<bool>,
+    pub translatable: Option<bool>,
+    /// Per platform family: `Some(file)` sets the key's file, `None` removes its entry;
+    /// families not listed keep theirs.
+    pub files: Vec<(Platform, Option<String>)>,
     pub translations: Vec<TranslationInput>,
 }
 
@@ -481,6 +498,8 @@ fn plan_create_key(
         description: draft.description,
         plural: draft.plural,
         markup: draft.markup,
+        translatable: draft.translatable,
+        files: draft.files,
         translations: Translations::default(),
     };
     merge_translations(&entry.project, &mut key, draft.translations)?;
@@ -524,6 +543,12 @@ fn plan_update_key(
     }
     if let Some(plural) = patch.plural {
         key.set_plural(plural);
+    }
+    if let Some(translatable) = patch.translatable {
+        key.translatable = translatable;
+    }
+    for (platform, file) in patch.files {
+        key.files.set(platform, file);
     }
     merge_translations(&entry.project, &mut key, patch.translations)?;
 
@@ -615,6 +640,14 @@ pub(super) fn merge_translations(
         }
         next = index + 1;
         let language = &project.languages[index];
+        if !key.translatable && *language != project.base_language && input.text.has_text() {
+            return Err(StoreError::Invalid(format!(
+                "Key {} is not translatable (`translatable: false`): it takes a text in the base language {} only, not in {}.",
+                quoted(key.name.as_str()),
+                quoted(project.base_language.as_str()),
+                quoted(language.as_str())
+            )));
+        }
         let literal = input.literal && key.markup;
         let text = match (input.text, key.plural) {
             (TextInput::Content(content), false) => (!content.is_empty()).then_some(Text::Plain(content)),

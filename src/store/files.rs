@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{Key, PluralCategory, PluralForms, Project, Team, Text, TextRef, normalize_languages};
 use crate::domain::names::{Description, KeyName, LanguageCode, ProjectName, TeamName};
 
@@ -49,8 +50,49 @@ struct KeyFile {
     plural: bool,
     #[serde(default)]
     markup: bool,
+    #[serde(default = "default_true")]
+    translatable: bool,
+    #[serde(default)]
+    files: FilesFile,
     #[serde(default)]
     translations: BTreeMap<String, TextFile>,
+}
+
+/// A key's app files (`[files]`, one line per platform family that has one).
+#[derive(Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FilesFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    android: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    apple: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    web: Option<String>,
+}
+
+impl FilesFile {
+    fn is_empty(&self) -> bool {
+        self.android.is_none() && self.apple.is_none() && self.web.is_none()
+    }
+
+    fn into_files(self) -> Result<KeyFiles, FileError> {
+        let mut files = KeyFiles::default();
+        for (platform, file) in [
+            (Platform::Android, self.android),
+            (Platform::Apple, self.apple),
+            (Platform::Web, self.web),
+        ] {
+            if let Some(file) = file {
+                let file = FileName::parse(platform, &file).map_err(|err| FileError::Invalid(err.0))?;
+                files.set(platform, Some(file));
+            }
+        }
+        Ok(files)
+    }
+}
+
+fn default_true() -> bool {
+    true
 }
 
 /// A translation: a string for a plain key, a table of forms (`[translations.fr]`, one form
@@ -107,6 +149,10 @@ struct FormsFile {
 
 fn is_false(value: &bool) -> bool {
     !*value
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
 }
 
 impl FormsFile {
@@ -172,6 +218,12 @@ pub fn write_key(key: &Key) -> Vec<u8> {
         description: &key.description,
         plural: key.plural,
         markup: key.markup,
+        translatable: key.translatable,
+        files: FilesFile {
+            android: key.files.android.clone(),
+            apple: key.files.apple.clone(),
+            web: key.files.web.clone(),
+        },
         translations: TranslationsRef(key),
     })
 }
@@ -189,6 +241,10 @@ struct KeyFileRef<'a> {
     plural: bool,
     #[serde(skip_serializing_if = "is_false")]
     markup: bool,
+    #[serde(skip_serializing_if = "is_true")]
+    translatable: bool,
+    #[serde(skip_serializing_if = "FilesFile::is_empty")]
+    files: FilesFile,
     translations: TranslationsRef<'a>,
 }
 
@@ -281,6 +337,8 @@ pub fn read_key(bytes: &[u8]) -> Result<Key, FileError> {
         description,
         plural,
         markup: file.markup,
+        translatable: file.translatable,
+        files: file.files.into_files()?,
         translations,
     })
 }
@@ -408,6 +466,23 @@ mod tests {
                 "name = \"bare\"\ntags = []\n\n[translations]\n",
             ]
         );
+    }
+
+    #[test]
+    fn a_keys_files_and_translatable_flag_are_written_only_when_set_and_read_back() {
+        let mut placed = key("app_name", &[], &[("en", "Tusky")]);
+        placed.translatable = false;
+        placed.files.set(Platform::Android, Some("donottranslate.xml".into()));
+        placed.files.set(Platform::Apple, Some("InfoPlist".into()));
+        let text = String::from_utf8(write_key(&placed)).unwrap();
+        assert_eq!(
+            text,
+            "name = \"app_name\"\ntags = []\ntranslatable = false\n\n[files]\nandroid = \"donottranslate.xml\"\napple = \"InfoPlist\"\n\n[translations]\nen = \"Tusky\"\n"
+        );
+        assert_eq!(read_key(text.as_bytes()).unwrap(), placed);
+        // A hand edit cannot point a key's file out of its folder.
+        assert!(read_key(b"name = \"k\"\n[files]\nandroid = \"../x.xml\"\n").is_err());
+        assert!(read_key(b"name = \"k\"\n[files]\nios = \"x\"\n").is_err());
     }
 
     #[test]

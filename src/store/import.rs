@@ -13,6 +13,7 @@ use super::error::StoreError;
 use super::files;
 use super::git::TreeEdit;
 use super::layout;
+use crate::domain::key_files::{KeyFiles, Platform};
 use crate::domain::model::{Key, Project, Translations, dedup_tags};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 
@@ -34,6 +35,9 @@ pub struct ImportEntry {
     pub description: Option<String>,
     pub plural: Option<bool>,
     pub markup: Option<bool>,
+    pub translatable: Option<bool>,
+    /// Per platform family, the key's file set (`Some`) or removed (`None`); others are kept.
+    pub files: Vec<(Platform, Option<String>)>,
     pub translations: Vec<TranslationInput>,
     /// Tags added to the key's own (a file upload's `tags`).
     pub add_tags: Vec<String>,
@@ -131,6 +135,12 @@ pub(super) fn plan_import(
                 if let Some(plural) = item.plural {
                     key.set_plural(plural);
                 }
+                if let Some(translatable) = item.translatable {
+                    key.translatable = translatable;
+                }
+                for (platform, file) in item.files {
+                    key.files.set(platform, file);
+                }
                 merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
                 if key == existing.key {
                     counts.unchanged += 1;
@@ -147,8 +157,13 @@ pub(super) fn plan_import(
                     description: item.description.unwrap_or_default(),
                     plural: item.plural.unwrap_or(false),
                     markup: item.markup.unwrap_or(false),
+                    translatable: item.translatable.unwrap_or(true),
+                    files: KeyFiles::default(),
                     translations: Translations::default(),
                 };
+                for (platform, file) in item.files {
+                    key.files.set(platform, file);
+                }
                 merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
                 let file = layout::key_file(&key.name);
                 ensure_file_is_free(keys, &file, &key.name).map_err(at)?;

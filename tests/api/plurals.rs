@@ -49,6 +49,8 @@ async fn a_plural_key_keeps_its_forms_and_description_through_create_patch_and_q
             "description": "Shown under a podcast's title.\nKeep it short.",
             "plural": true,
             "markup": false,
+            "translatable": true,
+            "files": {},
         })
     );
     // One line per form, in CLDR order, so that a diff shows which form changed.

@@ -310,8 +310,9 @@ async fn apple_lproj_folders_upload_and_export_to_what_apples_parsers_read_from_
         )
         .await
         .assert_ok(StatusCode::OK);
-    assert_eq!(answer["created"], 6, "{answer}");
-    assert_eq!(answer["ignored"], json!(["App/en.lproj/InfoPlist.strings"]));
+    // Every table of a folder is read, InfoPlist too.
+    assert_eq!(answer["created"], 7, "{answer}");
+    assert_eq!(answer["ignored"], json!([]));
     let key = app
         .get("/teams/acme/projects/mobile/keys/empty")
         .await
@@ -438,16 +439,6 @@ async fn bad_uploads_are_refused_with_a_clear_error_and_change_nothing() {
     let reply = upload("type=android-xml&language=en", "text/xml", twice).await;
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
     assert!(message(&reply).contains("defined twice"), "{}", message(&reply));
-
-    // A key name the rules refuse (a newline, as old Apple apps have) names the file and line.
-    let newline_key = b"/* ok */\n\"fine\" = \"x\";\n\"two\\nlines\" = \"y\";\n".to_vec();
-    let reply = upload("type=apple-strings&language=en", "text/plain", newline_key).await;
-    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
-    assert!(
-        message(&reply).contains("Localizable.strings line 3") && message(&reply).contains("control character"),
-        "{}",
-        message(&reply)
-    );
 
     let reply = upload("type=json", "application/json", b"{\"a\": \"b\"}".to_vec()).await;
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
@@ -643,4 +634,152 @@ async fn a_real_apps_lproj_folders_upload_and_export_to_what_a_corefoundation_re
     }
     eprintln!("openstep_plist read {compared} strings alike from the original and the export");
     assert_eq!(compared, 298, "every string of the fixture was compared");
+}
+
+#[tokio::test]
+async fn one_stale_translation_never_keeps_an_app_out_and_each_entry_passed_over_is_a_warning() {
+    let app = app_with_languages().await;
+    let commits = app.commit_count();
+    let tree = zip_of(&[
+        (
+            "res/values/strings.xml",
+            b"<resources xmlns:tools=\"http://schemas.android.com/tools\">\n    <string name=\"app_name\" translatable=\"false\">Tusky</string>\n    <string name=\"title\">Home</string>\n</resources>\n",
+        ),
+        (
+            "res/values/plurals.xml",
+            b"<resources>\n    <plurals name=\"files\">\n        <item quantity=\"one\">%d file</item>\n        <item quantity=\"other\">%d files</item>\n    </plurals>\n    <plurals name=\"broken\">\n        <item quantity=\"one\">only one</item>\n    </plurals>\n</resources>\n",
+        ),
+        (
+            "res/values-fr/strings.xml",
+            b"<resources>\n    <string name=\"app_name\">Tusky FR</string>\n    <string name=\"title\">Accueil</string>\n    <string name=\"files\">fichiers (old)</string>\n</resources>\n",
+        ),
+    ]);
+    let reply = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=android-xml",
+            "application/zip",
+            tree,
+        )
+        .await;
+    let answer = reply.assert_ok(StatusCode::OK);
+    assert_eq!(answer["created"], 3, "{answer}");
+    let warnings = answer["warnings"].as_array().unwrap();
+    let seen: Vec<(&str, u64, &str, &str)> = warnings
+        .iter()
+        .map(|warning| {
+            (
+                warning["path"].as_str().unwrap(),
+                warning["line"].as_u64().unwrap(),
+                warning["key"].as_str().unwrap(),
+                warning["language"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("res/values/plurals.xml", 6, "broken", "en"),
+            ("res/values-fr/strings.xml", 2, "app_name", "fr"),
+            ("res/values-fr/strings.xml", 4, "files", "fr"),
+        ],
+        "{answer}"
+    );
+    assert_eq!(app.commit_count(), commits + 1);
+
+    // The base language decided: `files` stays plural, in plurals.xml, without the stale text.
+    let files = app
+        .get("/teams/acme/projects/mobile/keys/files")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(files["data"]["plural"], true);
+    assert_eq!(files["data"]["files"], json!({"android": "plurals.xml"}));
+    assert_eq!(files["data"]["translation"]["fr"], Value::Null);
+    let name = app
+        .get("/teams/acme/projects/mobile/keys/app_name")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(name["data"]["translatable"], false);
+    assert_eq!(name["data"]["translation"], json!({"en": "Tusky"}));
+    let title = app
+        .get("/teams/acme/projects/mobile/keys/title")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(title["data"]["files"], json!({"android": "strings.xml"}));
+
+    // A key name the rules refuse (a newline, as old Apple apps have) is passed over with its
+    // file and line; the rest of the file is taken.
+    let newline_key = b"/* ok */\n\"fine\" = \"x\";\n\"two\\nlines\" = \"y\";\n".to_vec();
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=apple-strings&language=en",
+            "text/plain",
+            newline_key,
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(answer["created"], 1, "{answer}");
+    assert_eq!(answer["warnings"][0]["line"], 3, "{answer}");
+    assert!(
+        answer["warnings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("control character"),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
+async fn exports_write_each_key_into_the_file_it_came_from() {
+    let app = app_with_languages().await;
+    let tree = zip_of(&[
+        (
+            "res/values/strings.xml",
+            b"<resources>\n    <string name=\"title\">Home</string>\n</resources>\n",
+        ),
+        (
+            "res/values/plurals.xml",
+            b"<resources>\n    <plurals name=\"files\">\n        <item quantity=\"one\">%d file</item>\n        <item quantity=\"other\">%d files</item>\n    </plurals>\n</resources>\n",
+        ),
+        (
+            "res/values-fr/plurals.xml",
+            b"<resources>\n    <plurals name=\"files\">\n        <item quantity=\"one\">%d fichier</item>\n        <item quantity=\"other\">%d fichiers</item>\n    </plurals>\n</resources>\n",
+        ),
+    ]);
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=android-xml",
+        "application/zip",
+        tree,
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let dir = export_all(&app, "android-xml").await;
+    for path in ["values/plurals.xml", "values/strings.xml", "values-fr/plurals.xml"] {
+        assert!(dir.path().join(path).is_file(), "{path}");
+    }
+    let base_strings = std::fs::read_to_string(dir.path().join("values/strings.xml")).unwrap();
+    assert!(
+        !base_strings.contains("plurals"),
+        "no plural is defined twice: {base_strings}"
+    );
+
+    // An Apple table other than Localizable is read and written back as its own table.
+    let lproj = zip_of(&[
+        ("en.lproj/InfoPlist.strings", b"\"CFBundleDisplayName\" = \"Acme\";\n"),
+        ("en.lproj/Localizable.strings", b"\"greeting\" = \"Hi\";\n"),
+    ]);
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=apple-strings",
+        "application/zip",
+        lproj,
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let key = app
+        .get("/teams/acme/projects/mobile/keys/CFBundleDisplayName")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["files"], json!({"apple": "InfoPlist"}));
+    let dir = export_all(&app, "apple-strings").await;
+    let info = std::fs::read_to_string(dir.path().join("en.lproj/InfoPlist.strings")).unwrap();
+    assert_eq!(info, "\"CFBundleDisplayName\" = \"Acme\";\n");
 }

@@ -23,10 +23,11 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{KeyEntry, KeyIndex, Postings, Slot};
+use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{Key, Translations};
 use crate::domain::names::{KeyName, LanguageCode};
 
-const MAGIC: &[u8] = b"locstore saved keys v1\n";
+const MAGIC: &[u8] = b"locstore saved keys v2\n";
 const KEYS_A_FRAME: usize = 512;
 const GRAMS_A_FRAME: usize = 8192;
 /// No frame written is near this; a larger length read back is damage.
@@ -55,6 +56,9 @@ struct KeyRecord<'a> {
     description: &'a str,
     plural: bool,
     markup: bool,
+    translatable: bool,
+    /// The key's app files: Android, Apple, web.
+    files: [Option<&'a str>; 3],
     file: Option<&'a str>,
     /// Per language: its position in the header's list, the end of its strings, its forms
     /// word (see [`Translations::packed`]).
@@ -197,6 +201,8 @@ fn record<'a>(entry: &'a KeyEntry, positions: &FxHashMap<*const LanguageCode, u1
         description: &key.description,
         plural: key.plural,
         markup: key.markup,
+        translatable: key.translatable,
+        files: Platform::ALL.map(|platform| key.files.get(platform)),
         file: entry.hand_made_file.as_deref(),
         languages: slots
             .map(|(language, end, forms)| (positions[&(language as *const LanguageCode)], end, forms))
@@ -229,11 +235,25 @@ fn entry(record: KeyRecord<'_>, languages: &[&'static LanguageCode]) -> io::Resu
             description: record.description.to_owned(),
             plural: record.plural,
             markup: record.markup,
+            translatable: record.translatable,
+            files: key_files(record.files)?,
             translations,
         },
         id: record.id,
         hand_made_file: record.file.map(Box::from),
     })
+}
+
+/// A record's files, checked as a key file's are.
+fn key_files(files: [Option<&str>; 3]) -> io::Result<KeyFiles> {
+    let mut key_files = KeyFiles::default();
+    for (platform, file) in Platform::ALL.into_iter().zip(files) {
+        if let Some(file) = file {
+            let file = FileName::parse(platform, file).map_err(|err| damaged(err.0))?;
+            key_files.set(platform, Some(file));
+        }
+    }
+    Ok(key_files)
 }
 
 /// Reads one postings list, checking that its ids ascend below `slots`.
