@@ -126,6 +126,19 @@ pub fn path(language: &LanguageCode, is_base: bool, file: &str) -> String {
 
 const XLIFF_NAMESPACE: &str = "urn:oasis:names:tc:xliff:document:1.2";
 
+/// The XML content of an element holding `text`, as the export writes it (for the in-place
+/// patcher).
+pub fn element_content(text: &str, markup: bool) -> String {
+    let mut out = String::new();
+    push_content(&mut out, text, markup);
+    out
+}
+
+/// A description as the export writes it: `<!-- text -->`.
+pub fn description_comment(description: &str) -> String {
+    format!("<!--{}-->", comment(description))
+}
+
 /// Appends the XML content of an element holding `text` (see [`content`]). Most texts need
 /// no escape at all and are copied as they are.
 fn push_content(out: &mut String, text: &str, markup: bool) {

@@ -150,12 +150,74 @@ fn comment(description: &str) -> String {
 /// pairs) and octal `\ooo`. The comment directly above an entry is its description.
 pub fn read_strings(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
     let text = decode(bytes)?;
-    StringsParser {
+    let (_, entries) = scan_strings(&text)?;
+    Ok(entries.into_iter().map(|scanned| scanned.entry).collect())
+}
+
+/// An entry of a `.strings` file with where it is, in characters of the decoded text (for
+/// the in-place patcher): the entry from its key to its `;`, its value token (`None` for
+/// `"key";`), and the comment directly above it.
+pub struct ScannedEntry {
+    pub entry: ParsedEntry,
+    pub start: usize,
+    pub value: Option<std::ops::Range<usize>>,
+    pub end: usize,
+    pub comment: Option<std::ops::Range<usize>>,
+}
+
+/// Reads a decoded `.strings` text into its characters and its entries with their places.
+pub fn scan_strings(text: &str) -> Result<(Vec<char>, Vec<ScannedEntry>), ReadError> {
+    let mut parser = StringsParser {
         chars: text.chars().collect(),
         at: 0,
         line: 1,
+        comment_span: None,
+    };
+    let entries = parser.entries()?;
+    Ok((parser.chars, entries))
+}
+
+/// A `.strings` file's text and how it was stored: UTF-8 (with or without a BOM) or UTF-16
+/// (little or big endian, with its BOM).
+pub fn decode_strings(bytes: &[u8]) -> Result<(String, StringsEncoding), ReadError> {
+    let encoding = match bytes {
+        [0xff, 0xfe, ..] => StringsEncoding::Utf16 { big_endian: false },
+        [0xfe, 0xff, ..] => StringsEncoding::Utf16 { big_endian: true },
+        _ => StringsEncoding::Utf8 {
+            bom: bytes.starts_with(b"\xef\xbb\xbf"),
+        },
+    };
+    Ok((decode(bytes)?, encoding))
+}
+
+/// How a `.strings` file is stored, so that a patched file is stored the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StringsEncoding {
+    Utf8 { bom: bool },
+    Utf16 { big_endian: bool },
+}
+
+impl StringsEncoding {
+    pub fn encode(self, text: &str) -> Vec<u8> {
+        match self {
+            StringsEncoding::Utf8 { bom } => {
+                let mut bytes = if bom { b"\xef\xbb\xbf".to_vec() } else { Vec::new() };
+                bytes.extend_from_slice(text.as_bytes());
+                bytes
+            }
+            StringsEncoding::Utf16 { big_endian } => {
+                let mut bytes = if big_endian { vec![0xfe, 0xff] } else { vec![0xff, 0xfe] };
+                for unit in text.encode_utf16() {
+                    bytes.extend_from_slice(&if big_endian {
+                        unit.to_be_bytes()
+                    } else {
+                        unit.to_le_bytes()
+                    });
+                }
+                bytes
+            }
+        }
     }
-    .entries()
 }
 
 fn decode(bytes: &[u8]) -> Result<String, ReadError> {
@@ -187,35 +249,51 @@ struct StringsParser {
     chars: Vec<char>,
     at: usize,
     line: usize,
+    /// Where the last comment that [`StringsParser::skip_space_and_comments`] passed is.
+    comment_span: Option<std::ops::Range<usize>>,
 }
 
 impl StringsParser {
-    fn entries(mut self) -> Result<Vec<ParsedEntry>, ReadError> {
+    fn entries(&mut self) -> Result<Vec<ScannedEntry>, ReadError> {
         let mut entries = Vec::new();
         loop {
             let comment = self.skip_space_and_comments()?;
+            let comment_span = if comment.is_some() {
+                self.comment_span.clone()
+            } else {
+                None
+            };
             if self.peek().is_none() {
                 return Ok(entries);
             }
             let line = self.line;
+            let start = self.at;
             let key = self.string()?;
             self.skip_space_and_comments()?;
-            let value = match self.next() {
-                Some(';') => key.clone(),
+            let (value, value_span) = match self.next() {
+                Some(';') => (key.clone(), None),
                 Some('=') => {
                     self.skip_space_and_comments()?;
+                    let value_start = self.at;
                     let value = self.string()?;
+                    let value_end = self.at;
                     self.skip_space_and_comments()?;
                     if self.next() != Some(';') {
                         return Err(self.error("expected `;` after the value"));
                     }
-                    value
+                    (value, Some(value_start..value_end))
                 }
                 _ => return Err(self.error("expected `=` or `;` after the key")),
             };
             let mut entry = ParsedEntry::plain(key, value).at_line(line);
             entry.description = comment;
-            entries.push(entry);
+            entries.push(ScannedEntry {
+                entry,
+                start,
+                value: value_span,
+                end: self.at,
+                comment: comment_span,
+            });
         }
     }
 
@@ -246,6 +324,7 @@ impl StringsParser {
                     self.next();
                 }
                 (Some('/'), Some('*')) => {
+                    let start = self.at;
                     self.at += 2;
                     let mut text = String::new();
                     loop {
@@ -259,8 +338,10 @@ impl StringsParser {
                         }
                     }
                     last = Some(text.trim().to_owned());
+                    self.comment_span = Some(start..self.at);
                 }
                 (Some('/'), Some('/')) => {
+                    let start = self.at;
                     let mut text = String::new();
                     self.at += 2;
                     while let Some(c) = self.peek().filter(|c| *c != '\n') {
@@ -268,6 +349,7 @@ impl StringsParser {
                         self.at += 1;
                     }
                     last = Some(text.trim().to_owned());
+                    self.comment_span = Some(start..self.at);
                 }
                 _ => return Ok(last),
             }

@@ -12,6 +12,7 @@ pub mod csv;
 pub mod downloads;
 pub mod icu;
 pub mod json;
+pub mod patch;
 pub mod upload;
 
 use std::borrow::Borrow;

@@ -1,0 +1,171 @@
+//! Apple `.strings` files patched in place: entries are compared by the values
+//! CoreFoundation reads from them; the file keeps its encoding (UTF-8 or UTF-16, with its
+//! byte order mark), its line endings, its comments and its layout.
+
+use std::collections::{HashMap, HashSet};
+
+use super::{Edits, PatchInput, end_of_line, line_ending, start_of_line};
+use crate::domain::model::Text;
+use crate::formats::ReadError;
+use crate::formats::apple::{ScannedEntry, decode_strings, escape, scan_strings};
+
+/// The names of a file's entries, in file order.
+pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
+    let (text, _) = decode_strings(bytes)?;
+    let (_, entries) = scan_strings(&text)?;
+    Ok(entries.into_iter().map(|scanned| scanned.entry.name).collect())
+}
+
+/// Patches the app's `.strings` file with the export's values (see [`super`]).
+pub fn patch(input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
+    let (local_text, encoding) = decode_strings(input.local)?;
+    let (exported_text, _) = decode_strings(input.exported)?;
+    let (chars, local) = scan_strings(&local_text)?;
+    let (exported_chars, exported) = scan_strings(&exported_text)?;
+    // The patch works on the text as a string; the scanner's places are in characters.
+    let offsets: Vec<usize> = local_text
+        .char_indices()
+        .map(|(offset, _)| offset)
+        .chain(std::iter::once(local_text.len()))
+        .collect();
+    debug_assert_eq!(offsets.len(), chars.len() + 1);
+    let byte = |at: usize| offsets[at];
+    let newline = line_ending(&local_text);
+    let server: HashMap<&str, &ScannedEntry> = exported
+        .iter()
+        .map(|scanned| (scanned.entry.name.as_str(), scanned))
+        .collect();
+
+    let mut edits = Edits::default();
+    let mut present: HashSet<&str> = HashSet::new();
+    for scanned in &local {
+        let name = scanned.entry.name.as_str();
+        present.insert(name);
+        match server.get(name) {
+            Some(theirs) => {
+                let (Text::Plain(old), Text::Plain(new)) = (&scanned.entry.text, &theirs.entry.text) else {
+                    continue;
+                };
+                if old != new {
+                    let value = format!("\"{}\"", escape(new));
+                    match &scanned.value {
+                        Some(range) => edits.replace(byte(range.start)..byte(range.end), value),
+                        // `"key";`: the value was the key; it gets one of its own.
+                        None => edits.insert(byte(scanned.end - 1), format!(" = {value}")),
+                    }
+                }
+                let description = theirs.entry.description.as_deref().unwrap_or_default();
+                let ours = scanned.entry.description.as_deref().unwrap_or_default();
+                if input.is_base && !description.is_empty() && description != ours {
+                    let comment = format!("/* {} */", description.replace("*/", "* /"));
+                    match &scanned.comment {
+                        Some(range) => edits.replace(byte(range.start)..byte(range.end), comment),
+                        None => edits.insert(byte(scanned.start), format!("{comment}{newline}")),
+                    }
+                }
+            }
+            None if input.removed.contains(name) => {
+                let start = scanned.comment.as_ref().map_or(scanned.start, |comment| comment.start);
+                edits.replace(
+                    start_of_line(&local_text, byte(start))..end_of_line(&local_text, byte(scanned.end)),
+                    "",
+                );
+            }
+            None => {}
+        }
+    }
+
+    // New keys, each after the nearest earlier key of the base file that this file has.
+    let position: HashMap<&str, usize> = input
+        .order
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(index, name)| (name.as_str(), index))
+        .collect();
+    let ends: HashMap<&str, usize> = local
+        .iter()
+        .map(|scanned| (scanned.entry.name.as_str(), end_of_line(&local_text, byte(scanned.end))))
+        .collect();
+    let ends_with_newline = local_text.is_empty() || local_text.ends_with('\n');
+    for theirs in &exported {
+        let name = theirs.entry.name.as_str();
+        if present.contains(name) {
+            continue;
+        }
+        let start = theirs.comment.as_ref().map_or(theirs.start, |comment| comment.start);
+        let snippet: String = exported_chars[start..theirs.end].iter().collect();
+        let snippet = snippet.replace('\n', newline);
+        let anchor = position.get(name).and_then(|&index| {
+            input.order.unwrap_or_default()[..index]
+                .iter()
+                .rev()
+                .find_map(|name| ends.get(name.as_str()).copied())
+        });
+        match anchor {
+            // After the predecessor's line; when that line is the file's last and has no
+            // line break, the new entry starts one.
+            Some(end) if local_text[..end].ends_with('\n') => edits.insert(end, format!("{snippet}{newline}")),
+            Some(end) => edits.insert(end, format!("{newline}{snippet}")),
+            None if ends_with_newline => edits.insert(local_text.len(), format!("{snippet}{newline}")),
+            None => edits.insert(local_text.len(), format!("{newline}{snippet}")),
+        }
+    }
+    if edits.is_empty() {
+        return Ok(input.local.to_vec());
+    }
+    Ok(encoding.encode(&edits.apply(&local_text)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patched(local: &[u8], exported: &str, order: Option<&[&str]>, removed: &[&str], is_base: bool) -> Vec<u8> {
+        let order: Option<Vec<String>> = order.map(|names| names.iter().map(|name| name.to_string()).collect());
+        let removed: HashSet<String> = removed.iter().map(|name| name.to_string()).collect();
+        patch(&PatchInput {
+            local,
+            exported: exported.as_bytes(),
+            order: order.as_deref(),
+            removed: &removed,
+            is_base,
+        })
+        .unwrap()
+    }
+
+    fn utf16(text: &str) -> Vec<u8> {
+        [0xff, 0xfe]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect()
+    }
+
+    #[test]
+    fn equal_values_keep_their_bytes_and_a_change_touches_only_its_value() {
+        let local =
+            "// Settings\r\nsettings = \"R\\U00e9glages\";\r\n\"quit\"   =   \"Quit\"; /* trailing */\r\n\"same\";";
+        let export = "\"quit\" = \"Quit\";\n\"same\" = \"same\";\n\"settings\" = \"Réglages\";\n";
+        assert_eq!(patched(local.as_bytes(), export, None, &[], false), local.as_bytes());
+        let export = "\"quit\" = \"Leave \\\"now\\\"\";\n\"same\" = \"same\";\n\"settings\" = \"Réglages\";\n";
+        assert_eq!(
+            String::from_utf8(patched(local.as_bytes(), export, None, &[], false)).unwrap(),
+            "// Settings\r\nsettings = \"R\\U00e9glages\";\r\n\"quit\"   =   \"Leave \\\"now\\\"\"; /* trailing */\r\n\"same\";"
+        );
+    }
+
+    #[test]
+    fn utf16_stays_utf16_and_new_deleted_and_unknown_keys_land_where_they_should() {
+        let local = utf16(
+            "/* Greeting */\n\"hello\" = \"Hi\";\n\n/* Old */\n\"gone\" = \"G\";\n\"mine\" = \"Added in the app\";",
+        );
+        let export = "/* Farewell */\n\"bye\" = \"Bye\";\n/* Greeting */\n\"hello\" = \"Hi\";\n";
+        let patched = patched(&local, export, Some(&["hello", "bye"]), &["gone"], false);
+        assert_eq!(
+            patched,
+            utf16(
+                "/* Greeting */\n\"hello\" = \"Hi\";\n/* Farewell */\n\"bye\" = \"Bye\";\n\n\"mine\" = \"Added in the app\";"
+            )
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! In-place patching of an app's own resource files, for `locstore pull`: the server's
+//! values are compared with the file's as the platform reads them, and only entries that
+//! differ are touched. An equal entry keeps its bytes whatever quoting or escaping it uses;
+//! a changed one gets its new value in the file's style; a key the server deleted loses its
+//! entry (and the comment directly above it); a key the server never had is kept; a key new
+//! to the file is inserted after the nearest key that precedes it in the base language's file
+//! of the same name. Every other byte (comments, blank lines, other resources, encoding,
+//! byte order mark, line endings, a missing final newline) stays.
+//!
+//! Like the readers and writers, the patchers are pure: bytes in, bytes out.
+
+pub mod android;
+pub mod apple;
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use super::{ExportFormat, ReadError};
+
+/// What a pull knows when it patches one file.
+pub struct PatchInput<'a> {
+    /// The app's file as it is on disk.
+    pub local: &'a [u8],
+    /// The same file as the server's export writes it.
+    pub exported: &'a [u8],
+    /// The entry names of the base language's file of the same name, in its order (after
+    /// its own patch); `None` for the base language's file, where new keys go at the end.
+    pub order: Option<&'a [String]>,
+    /// Names of the file's entries whose keys the server deleted: their entries go.
+    pub removed: &'a HashSet<String>,
+    /// Whether this is the base language's file: descriptions are compared only there (a
+    /// translation's file has no comments of its own to compare).
+    pub is_base: bool,
+}
+
+/// Whether a file of a format's layout can be patched in place; others (`.stringsdict`,
+/// JSON, CSV) are written as the export writes them when they differ.
+pub fn can_patch(format: ExportFormat, path: &str) -> bool {
+    match format {
+        ExportFormat::AndroidXml => path.ends_with(".xml"),
+        ExportFormat::AppleStrings => path.ends_with(".strings"),
+        ExportFormat::Json | ExportFormat::Csv => false,
+    }
+}
+
+/// The names of a file's entries, in file order.
+pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadError> {
+    match format {
+        ExportFormat::AndroidXml => android::names(bytes),
+        ExportFormat::AppleStrings => apple::names(bytes),
+        ExportFormat::Json | ExportFormat::Csv => Ok(Vec::new()),
+    }
+}
+
+/// The names of the local file's entries that the export lacks: for each, the pull asks the
+/// server whether it deleted the key (then the entry goes) or never had it (it stays).
+pub fn missing(format: ExportFormat, local: &[u8], exported: &[u8]) -> Result<Vec<String>, ReadError> {
+    let exported: HashSet<String> = names(format, exported)?.into_iter().collect();
+    Ok(names(format, local)?
+        .into_iter()
+        .filter(|name| !exported.contains(name))
+        .collect())
+}
+
+/// The patched file.
+pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
+    match format {
+        ExportFormat::AndroidXml => android::patch(input),
+        ExportFormat::AppleStrings => apple::patch(input),
+        ExportFormat::Json | ExportFormat::Csv => Ok(input.exported.to_vec()),
+    }
+}
+
+/// Replacements in a text, applied at once: each a range of the original and its new text.
+/// Insertions are empty ranges; several at one place keep the order they were added in.
+#[derive(Default)]
+struct Edits {
+    edits: Vec<(Range<usize>, String)>,
+}
+
+impl Edits {
+    fn replace(&mut self, range: Range<usize>, text: impl Into<String>) {
+        self.edits.push((range, text.into()));
+    }
+
+    fn insert(&mut self, at: usize, text: impl Into<String>) {
+        self.replace(at..at, text);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// The text with every edit made; overlapping edits are a bug of the patcher, and the
+    /// later of two is dropped rather than corrupting the file.
+    fn apply(mut self, text: &str) -> String {
+        // Stable: insertions at one place stay in the order added.
+        self.edits.sort_by_key(|(range, _)| (range.start, range.end));
+        let mut out = String::with_capacity(text.len() + 256);
+        let mut at = 0;
+        for (range, replacement) in self.edits {
+            if range.start < at {
+                debug_assert!(false, "overlapping edits at {range:?}");
+                continue;
+            }
+            out.push_str(&text[at..range.start]);
+            out.push_str(&replacement);
+            at = range.end;
+        }
+        out.push_str(&text[at..]);
+        out
+    }
+}
+
+/// The line ending a file uses: CRLF when it has one, else LF.
+fn line_ending(text: &str) -> &'static str {
+    if text.contains("\r\n") { "\r\n" } else { "\n" }
+}
+
+/// The start of the line `at` is on, when only spaces and tabs come before it there; else
+/// `at` itself.
+fn start_of_line(text: &str, at: usize) -> usize {
+    let before = &text[..at];
+    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+    if before[line_start..].bytes().all(|byte| byte == b' ' || byte == b'\t') {
+        line_start
+    } else {
+        at
+    }
+}
+
+/// The end of the line `at` is on, past its line break, when only spaces and tabs (and a
+/// carriage return) come after it there; else `at` itself.
+fn end_of_line(text: &str, at: usize) -> usize {
+    let after = &text[at..];
+    let line_end = after.find('\n').map_or(after.len(), |newline| newline + 1);
+    if after[..line_end]
+        .bytes()
+        .all(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'))
+    {
+        at + line_end
+    } else {
+        at
+    }
+}
+
+/// The indentation of the line `at` is on, when only white space precedes it there.
+fn indentation_at(text: &str, at: usize) -> Option<&str> {
+    let line_start = start_of_line(text, at);
+    (line_start < at || text[..at].ends_with('\n') || at == 0).then(|| &text[line_start..at])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edits_apply_in_place_and_insertions_keep_their_order() {
+        let mut edits = Edits::default();
+        edits.insert(5, "+1");
+        edits.replace(0..1, "A");
+        edits.insert(5, "+2");
+        assert_eq!(edits.apply("abcdefg"), "Abcde+1+2fg");
+    }
+
+    #[test]
+    fn lines_are_found_only_when_nothing_else_is_on_them() {
+        let text = "a\n    <x/>\n<y/> <z/>\n";
+        let x = text.find("<x/>").unwrap();
+        assert_eq!(start_of_line(text, x), 2);
+        assert_eq!(end_of_line(text, x + 4), 11);
+        let z = text.find("<z/>").unwrap();
+        assert_eq!(start_of_line(text, z), z);
+        assert_eq!(indentation_at(text, x), Some("    "));
+        assert_eq!(indentation_at(text, z), None);
+    }
+}
