@@ -15,7 +15,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::formats::archive;
+use std::collections::{HashMap, HashSet};
+
+use crate::formats::upload;
+use crate::formats::{archive, patch};
 pub use init::init;
 use server::Server;
 pub use server::TOKEN_VARIABLE;
@@ -192,7 +195,7 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
 /// project it created, `None` when the project exists.
 pub fn create_project(common: &Common, base_language: &str) -> Result<Option<Vec<String>>, Failure> {
     let (settings, server) = connect(common)?;
-    if server.project_exists()? {
+    if server.project()?.is_some() {
         return Ok(None);
     }
     let mut languages = vec![base_language.to_owned()];
@@ -247,29 +250,88 @@ fn warning_lines(set: &settings::FileSet, answer: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Exports every file set and writes the files that differ into place.
+/// Exports every file set and brings the app's files in step: a file the app has is
+/// patched in place (see [`crate::formats::patch`]), one it lacks is written as the export
+/// writes it.
 pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
     let (settings, server) = connect(common)?;
+    let base_language = server
+        .project()?
+        .and_then(|project| project["baseLanguageISO"].as_str().map(str::to_owned))
+        .unwrap_or_default();
     let mut reports = Vec::new();
     let mut differs = false;
+    // Key name → whether the server deleted it, asked once per pull.
+    let mut deleted: HashMap<String, bool> = HashMap::new();
     for set in &settings.file_sets {
-        let exported = server
+        let mut exported = server
             .export(set.format, &set.languages, &set.tags, options.at.as_deref())
             .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
+        // The base language's files first: the entries new to a translation's file follow
+        // the order of the base file of the same name, as patched.
+        let is_base = |layout: &str| {
+            upload::place(set.format, layout).is_some_and(|language| {
+                language == upload::BASE_LANGUAGE || settings::folded(&language) == settings::folded(&base_language)
+            })
+        };
+        exported.sort_by_key(|(layout, _)| !is_base(layout));
+        let mut base_orders: HashMap<String, Vec<String>> = HashMap::new();
         let mut changes = Vec::new();
         for (layout, bytes) in exported {
             let Some(target) = files::destination(set, &layout) else {
                 continue;
             };
-            let change = match std::fs::read(&target) {
-                Ok(old) if old == bytes => continue,
-                Ok(_) => "updated",
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => "created",
+            let file_name = layout.rsplit('/').next().unwrap_or_default().to_owned();
+            let base = is_base(&layout);
+            let old = match std::fs::read(&target) {
+                Ok(old) => Some(old),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
                 Err(err) => return Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
+            };
+            let new = match &old {
+                Some(old) if *old != bytes && patch::can_patch(set.format, &layout) => {
+                    let unreadable =
+                        |err: crate::formats::ReadError| Failure::new(format!("{}: {err}", display(&target)));
+                    let mut removed = HashSet::new();
+                    for name in patch::missing(set.format, old, &bytes).map_err(unreadable)? {
+                        let was_deleted = match deleted.get(&name) {
+                            Some(known) => *known,
+                            None => {
+                                let known = server.key_was_deleted(&name)?;
+                                deleted.insert(name.clone(), known);
+                                known
+                            }
+                        };
+                        if was_deleted {
+                            removed.insert(name);
+                        }
+                    }
+                    let order = if base { None } else { base_orders.get(&file_name) };
+                    patch::patch(
+                        set.format,
+                        &patch::PatchInput {
+                            local: old,
+                            exported: &bytes,
+                            order: order.map(Vec::as_slice),
+                            removed: &removed,
+                            is_base: base,
+                        },
+                    )
+                    .map_err(unreadable)?
+                }
+                _ => bytes,
+            };
+            if base && patch::can_patch(set.format, &layout) {
+                base_orders.insert(file_name, patch::names(set.format, &new).unwrap_or_default());
+            }
+            let change = match &old {
+                Some(old) if *old == new => continue,
+                Some(_) => "updated",
+                None => "created",
             };
             differs = true;
             if !options.check {
-                write_file(&target, &bytes)?;
+                write_file(&target, &new)?;
             }
             if !common.json {
                 let verb = match (options.check, change) {

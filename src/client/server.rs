@@ -124,29 +124,37 @@ impl Server {
         }
     }
 
-    /// Whether the server has or had a key of this name in the project (its history is not
-    /// 404): a pull removes an entry only for a key the server deleted, never for one it never
-    /// had (a string added in the app and not pushed yet).
-    pub fn key_existed(&self, name: &str) -> Result<bool, Failure> {
-        let path = format!(
-            "/teams/{}/projects/{}/keys/{}/history?limit=1",
+    /// Whether the server deleted the key of this name: it has none now, and its history
+    /// shows one. A pull removes an app's entry only then, never for a key the server never
+    /// had (a string added in the app and not pushed yet) or has without a text there.
+    pub fn key_was_deleted(&self, name: &str) -> Result<bool, Failure> {
+        let key = format!(
+            "/teams/{}/projects/{}/keys/{}",
             encode(&self.team),
             encode(&self.project),
             encode(name)
         );
-        match self.send(&path, None)? {
+        match self.send(&key, None)? {
+            (status, _) if (200..300).contains(&status) => return Ok(false),
+            (404, _) => {}
+            (status, body) => return Err(self.refused(status, &body, "read")),
+        }
+        match self.send(&format!("{key}/history?limit=1"), None)? {
             (status, _) if (200..300).contains(&status) => Ok(true),
             (404, _) => Ok(false),
-            (status, body) => Err(self.refused(status, &body, "history")),
+            (status, body) => Err(self.refused(status, &body, "read")),
         }
     }
 
-    /// Whether the project exists (its settings read with the token).
-    pub fn project_exists(&self) -> Result<bool, Failure> {
+    /// The project's settings (`{name, baseLanguageISO, languagesISO, ...}`), or `None`
+    /// when there is no such project.
+    pub fn project(&self) -> Result<Option<Value>, Failure> {
         let path = format!("/teams/{}/projects/{}", encode(&self.team), encode(&self.project));
         match self.send(&path, None)? {
-            (status, _) if (200..300).contains(&status) => Ok(true),
-            (404, _) => Ok(false),
+            (status, body) if (200..300).contains(&status) => serde_json::from_slice::<Value>(&body)
+                .map(|answer| Some(answer["data"].clone()))
+                .map_err(|err| Failure::new(format!("the server's answer is not JSON: {err}"))),
+            (404, _) => Ok(None),
             (status, body) => Err(self.refused(status, &body, "read")),
         }
     }

@@ -183,7 +183,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 #[test]
-fn push_then_pull_writes_what_the_export_writes_and_leaves_the_apps_own_files_alone() {
+fn push_then_pull_leaves_the_apps_files_as_they_were_and_writes_the_ones_it_lacks() {
     let setup = Setup::new();
     setup.init();
     let before: Vec<Vec<u8>> = UNRELATED.iter().map(|path| setup.read(path)).collect();
@@ -214,18 +214,27 @@ fn push_then_pull_writes_what_the_export_writes_and_leaves_the_apps_own_files_al
     assert!(printed.contains("  fr: 1 new, 0 changed"), "{printed}");
     assert_eq!(setup.commits(), commits + 3, "one commit per file set");
 
+    // The app's files are a git working tree: push then pull leaves it clean, since every
+    // file the app has already holds the server's values, whatever its own formatting.
+    git_in(&setup.app, &["init", "-q"]);
+    git_in(&setup.app, &["add", "-A"]);
+    git_in(&setup.app, &["commit", "-qm", "the app"]);
     let pull = setup.run(&["pull"]);
     assert_eq!(status(&pull), 0, "{}", text(&pull.stderr));
-    // Every pulled file is byte for byte what the export of its set's keys writes.
-    for (format, root, tag) in [
-        ("android-xml", "app/src/main/res", "android"),
-        ("apple-strings", "ios/App/Resources", "ios"),
-        ("json", "web/locales", "web"),
-    ] {
-        for (layout, bytes) in setup.export(format, tag) {
-            assert_eq!(setup.read(&format!("{root}/{layout}")), bytes, "{root}/{layout}");
-        }
-    }
+    assert_eq!(
+        git_in(&setup.app, &["status", "--porcelain"]),
+        "",
+        "{}",
+        text(&pull.stdout)
+    );
+    // A file the app lacks is written as the export writes it.
+    let french = "ios/App/Resources/fr.lproj/Localizable.strings";
+    std::fs::remove_file(setup.app.join(french)).unwrap();
+    assert_eq!(status(&setup.run(&["pull"])), 0);
+    assert_eq!(
+        setup.read(french),
+        setup.export("apple-strings", "ios")["fr.lproj/Localizable.strings"]
+    );
     let after: Vec<Vec<u8>> = UNRELATED.iter().map(|path| setup.read(path)).collect();
     assert_eq!(after, before, "the app's own files are untouched");
 

@@ -33,20 +33,27 @@ pub struct PatchInput<'a> {
     pub is_base: bool,
 }
 
-/// Whether a file of a format's layout can be patched in place; others (`.stringsdict`,
-/// JSON, CSV) are written as the export writes them when they differ.
+/// Whether a file of a format's layout goes through [`patch`]: Android XML and `.strings`
+/// are patched in place; `.stringsdict`, JSON and CSV files are kept when they hold the
+/// export's values and written as the export writes them otherwise.
 pub fn can_patch(format: ExportFormat, path: &str) -> bool {
     match format {
         ExportFormat::AndroidXml => path.ends_with(".xml"),
-        ExportFormat::AppleStrings => path.ends_with(".strings"),
-        ExportFormat::Json | ExportFormat::Csv => false,
+        ExportFormat::AppleStrings => path.ends_with(".strings") || path.ends_with(".stringsdict"),
+        ExportFormat::Json | ExportFormat::Csv => true,
     }
+}
+
+/// Whether an Apple file is a property list (a `.stringsdict`) rather than a `.strings`.
+fn is_plist(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"bplist") || String::from_utf8_lossy(&bytes[..bytes.len().min(400)]).contains("<plist")
 }
 
 /// The names of a file's entries, in file order.
 pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadError> {
     match format {
         ExportFormat::AndroidXml => android::names(bytes),
+        ExportFormat::AppleStrings if is_plist(bytes) => Ok(Vec::new()),
         ExportFormat::AppleStrings => apple::names(bytes),
         ExportFormat::Json | ExportFormat::Csv => Ok(Vec::new()),
     }
@@ -66,8 +73,32 @@ pub fn missing(format: ExportFormat, local: &[u8], exported: &[u8]) -> Result<Ve
 pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
     match format {
         ExportFormat::AndroidXml => android::patch(input),
+        ExportFormat::AppleStrings if is_plist(input.exported) => same_values_or_export(format, input),
         ExportFormat::AppleStrings => apple::patch(input),
-        ExportFormat::Json | ExportFormat::Csv => Ok(input.exported.to_vec()),
+        ExportFormat::Json | ExportFormat::Csv => same_values_or_export(format, input),
+    }
+}
+
+/// For the formats without an in-place patcher yet: the app's file when it holds the same
+/// values as the export (so its own formatting stays), else the export's file.
+fn same_values_or_export(format: ExportFormat, input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
+    let read = |bytes: &[u8]| -> Result<Vec<(String, crate::domain::model::Text)>, ReadError> {
+        let entries = match format {
+            ExportFormat::Json => super::json::read(bytes)?,
+            ExportFormat::AppleStrings => super::apple::read_stringsdict(bytes)?.0,
+            _ => super::csv::read(bytes)?
+                .into_iter()
+                .flat_map(|(_, entries)| entries)
+                .collect(),
+        };
+        let mut values: Vec<_> = entries.into_iter().map(|entry| (entry.name, entry.text)).collect();
+        values.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(values)
+    };
+    if read(input.local)? == read(input.exported)? {
+        Ok(input.local.to_vec())
+    } else {
+        Ok(input.exported.to_vec())
     }
 }
 
