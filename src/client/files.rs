@@ -42,7 +42,7 @@ pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
 
 /// Where a file of the export goes, or `None` when it is not of the set's layout (then it is
 /// not written).
-pub fn destination(set: &FileSet, layout: &str) -> Option<PathBuf> {
+pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<PathBuf> {
     let language = place(set.format, layout)?;
     let parts: Vec<&str> = layout.split('/').collect();
     let safe = parts
@@ -52,9 +52,15 @@ pub fn destination(set: &FileSet, layout: &str) -> Option<PathBuf> {
         return None;
     }
     match set.format {
-        // `values-fr/strings.xml`, `fr.lproj/Localizable.strings`: one folder and a file.
+        // `values-fr/strings.xml`, `fr.lproj/Localizable.strings`: one folder and a file, in
+        // the app's own folder of that language when it has one (`English.lproj` for `en`,
+        // `Base.lproj` for the base language, `values-b+pt+BR` for `pt-BR`).
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => {
-            (parts.len() == 2).then(|| set.root.join(parts[0]).join(parts[1]))
+            if parts.len() != 2 {
+                return None;
+            }
+            let folder = app_folder(set, &language, base_language).unwrap_or_else(|| parts[0].to_owned());
+            Some(set.root.join(folder).join(parts[1]))
         }
         // `fr.json`: the app's own file of that language when it has one (`pt_BR.json` for
         // `pt-BR`), else the pattern with the language filled in.
@@ -78,8 +84,35 @@ pub fn destination(set: &FileSet, layout: &str) -> Option<PathBuf> {
 pub fn disk_path(set: &FileSet, layout: &str) -> PathBuf {
     match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => set.root.join(layout),
-        ExportFormat::Json | ExportFormat::Csv => destination(set, layout).unwrap_or_else(|| PathBuf::from(layout)),
+        ExportFormat::Json | ExportFormat::Csv => destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout)),
     }
+}
+
+/// The app's folder (under the set's root) of `language`, when it has one: the folder whose
+/// name maps to the same language, ignoring case and `-`/`_`; for the base language the base
+/// folder (`values`, `Base.lproj`) when the app has no folder named by the code.
+fn app_folder(set: &FileSet, language: &str, base_language: &str) -> Option<String> {
+    let same = |a: &str, b: &str| folded(a) == folded(b);
+    let mut base_folder = None;
+    for folder in read_dir(&set.root).ok()? {
+        let Some(name) = folder.file_name().and_then(|name| name.to_str()).map(str::to_owned) else {
+            continue;
+        };
+        if !folder.is_dir() {
+            continue;
+        }
+        let probe = match set.format {
+            ExportFormat::AndroidXml => format!("{name}/strings.xml"),
+            _ => format!("{name}/Localizable.strings"),
+        };
+        match place(set.format, &probe) {
+            Some(found) if found == BASE_LANGUAGE => base_folder = Some(name),
+            Some(found) if same(&found, language) => return Some(name),
+            _ => {}
+        }
+    }
+    let is_base = language == BASE_LANGUAGE || (!base_language.is_empty() && same(language, base_language));
+    base_folder.filter(|_| is_base)
 }
 
 /// Whether a layout path's language is one the set asks for.
@@ -216,7 +249,7 @@ mod tests {
         assert_eq!(collect(&only_base).unwrap().len(), 2);
 
         assert_eq!(
-            destination(&android, "values-pt-rBR/strings.xml"),
+            destination(&android, "values-pt-rBR/strings.xml", "en"),
             Some(res.join("values-pt-rBR/strings.xml"))
         );
         for hostile in [
@@ -225,7 +258,7 @@ mod tests {
             "/etc/values/strings.xml",
             "a/values/strings.xml",
         ] {
-            assert_eq!(destination(&android, hostile), None, "{hostile}");
+            assert_eq!(destination(&android, hostile, "en"), None, "{hostile}");
         }
     }
 
@@ -239,9 +272,9 @@ mod tests {
         let json = set(ExportFormat::Json, &locales.join("{lang}.json"), &[]);
         let layouts: Vec<String> = collect(&json).unwrap().into_iter().map(|file| file.layout).collect();
         assert_eq!(layouts, ["en.json", "pt_BR.json"]);
-        assert_eq!(destination(&json, "pt-BR.json"), Some(locales.join("pt_BR.json")));
-        assert_eq!(destination(&json, "fr.json"), Some(locales.join("fr.json")));
-        assert_eq!(destination(&json, "../fr.json"), None);
+        assert_eq!(destination(&json, "pt-BR.json", "en"), Some(locales.join("pt_BR.json")));
+        assert_eq!(destination(&json, "fr.json", "en"), Some(locales.join("fr.json")));
+        assert_eq!(destination(&json, "../fr.json", "en"), None);
 
         let nested = set(ExportFormat::Json, &locales.join("{lang}/app.json"), &[]);
         touch(&locales.join("de/app.json"));

@@ -278,7 +278,7 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
         let mut base_orders: HashMap<String, Vec<String>> = HashMap::new();
         let mut changes = Vec::new();
         for (layout, bytes) in exported {
-            let Some(target) = files::destination(set, &layout) else {
+            let Some(target) = files::destination(set, &layout, &base_language) else {
                 continue;
             };
             let file_name = layout.rsplit('/').next().unwrap_or_default().to_owned();

@@ -1,5 +1,6 @@
 //! Integration tests: the real app on real git repositories in temporary folders.
 
+mod app_files;
 mod cli;
 mod errors;
 mod export;

@@ -1,0 +1,263 @@
+//! Real apps' own resource folders (tests/fixtures, each with its source and licence) through
+//! `locstore push` and `pull` with the real binary against a real server: the app's git working
+//! tree stays clean, a server edit changes that entry's lines only, a key deleted on the
+//! server goes, a key new on the server lands after its predecessor, a string added in the
+//! app and not pushed yet stays, and aapt2 compiles and links the folder after every pull.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+use crate::helpers::git_in;
+use crate::platforms::{build_apk, readback, write_manifest};
+use crate::server::Server;
+
+const TOKEN: &str = "app-files-token";
+
+struct AppRepo {
+    dir: tempfile::TempDir,
+    server: Server,
+    /// The app's repository (a git working tree).
+    app: PathBuf,
+}
+
+impl AppRepo {
+    /// A server with team `acme`, and an app repository holding the fixture's files under
+    /// `into`, committed with the `.locstore.toml` that `locstore init` wrote. With
+    /// `init_creates`, `locstore init --create` makes project `app` with the folders'
+    /// languages; else the project is made in its base language `en` alone.
+    fn new(fixture: &str, into: &str, init_creates: bool) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let server = Server::start(&dir.path().join("data"), &[("LOCSTORE_API_TOKEN", TOKEN)]);
+        let repo = AppRepo {
+            app: dir.path().join("app"),
+            dir,
+            server,
+        };
+        repo.call("POST", "/teams", json!({"name": "acme", "displayName": "Acme"}));
+        let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(fixture);
+        copy_tree(&source, &repo.app.join(into));
+        let mut init = vec!["init", "--project", "acme/app", "--server", &repo.server.base];
+        if init_creates {
+            init.push("--create");
+        } else {
+            let project = json!({"name": "app", "displayName": "App", "languagesISO": ["en"]});
+            repo.call("POST", "/teams/acme/projects", project);
+        }
+        let init = repo.run(&init);
+        assert_eq!(status(&init), 0, "{}", text(&init.stderr));
+        if init_creates {
+            assert!(
+                text(&init.stdout).contains("created project acme/app (en, de, pt-BR, ru)"),
+                "{}",
+                text(&init.stdout)
+            );
+        }
+        git_in(&repo.app, &["init", "-q"]);
+        repo.commit("the app as it is");
+        repo
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_locstore"))
+            .args(args)
+            .current_dir(&self.app)
+            .env("LOCSTORE_TOKEN", TOKEN)
+            .output()
+            .unwrap()
+    }
+
+    /// Runs a client command that must succeed; answers its standard output.
+    fn ok(&self, args: &[&str]) -> String {
+        let output = self.run(args);
+        assert_eq!(
+            status(&output),
+            0,
+            "locstore {args:?}: {}{}",
+            text(&output.stdout),
+            text(&output.stderr)
+        );
+        text(&output.stdout)
+    }
+
+    fn call(&self, method: &str, path: &str, body: Value) -> Value {
+        let body = body.to_string();
+        let (status, answer) = self.server.request(method, path, Some(TOKEN), Some(&body));
+        assert!((200..300).contains(&status), "{method} {path}: {status} {answer}");
+        serde_json::from_str(&answer).unwrap_or(Value::Null)
+    }
+
+    fn get(&self, path: &str) -> Value {
+        let (status, answer) = self.server.request("GET", path, Some(TOKEN), None);
+        assert_eq!(status, 200, "GET {path}: {answer}");
+        serde_json::from_str(&answer).unwrap()
+    }
+
+    fn commit(&self, message: &str) {
+        git_in(&self.app, &["add", "-A"]);
+        git_in(&self.app, &["commit", "-qm", message, "--allow-empty"]);
+    }
+
+    fn porcelain(&self) -> String {
+        git_in(&self.app, &["status", "--porcelain"])
+    }
+
+    /// `git diff --numstat`: (lines added, lines removed, path) per changed file.
+    fn numstat(&self) -> Vec<(u32, u32, String)> {
+        git_in(&self.app, &["diff", "--numstat"])
+            .lines()
+            .map(|line| {
+                let mut parts = line.split('\t');
+                let added = parts.next().unwrap().parse().unwrap();
+                let removed = parts.next().unwrap().parse().unwrap();
+                (added, removed, parts.next().unwrap().to_owned())
+            })
+            .collect()
+    }
+
+    fn read(&self, path: &str) -> String {
+        String::from_utf8(std::fs::read(self.app.join(path)).unwrap()).unwrap()
+    }
+
+    /// Compiles and links the whole `res` folder with aapt2 (it fails the test when aapt2
+    /// refuses), then answers what aapt2 built from one `values*` folder.
+    fn aapt2(&self, res: &str, folder: &str) -> Value {
+        let work = self.dir.path().join(format!("aapt2-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&work);
+        std::fs::create_dir_all(&work).unwrap();
+        let manifest = write_manifest(&work);
+        let values_only = work.join("res");
+        for entry in std::fs::read_dir(self.app.join(res)).unwrap() {
+            let entry = entry.unwrap().path();
+            let name = entry.file_name().unwrap().to_str().unwrap().to_owned();
+            if name.starts_with("values") {
+                copy_tree(&entry, &values_only.join(&name));
+            }
+        }
+        build_apk(&values_only, &manifest, work.join("all.zip"), work.join("all.apk"));
+        let single = work.join("single");
+        copy_tree(&self.app.join(res).join(folder), &single.join("values"));
+        let apk = build_apk(&single, &manifest, work.join("single.zip"), work.join("single.apk"));
+        readback("android", &apk)
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap().path();
+        let target = to.join(entry.file_name().unwrap());
+        if entry.is_dir() {
+            copy_tree(&entry, &target);
+        } else {
+            std::fs::copy(&entry, &target).unwrap();
+        }
+    }
+}
+
+fn status(output: &Output) -> i32 {
+    output.status.code().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const LIBRA: &str = "app/src/main/res";
+
+#[test]
+fn an_android_app_with_plurals_in_their_own_file_goes_through_push_and_pull_unchanged() {
+    let repo = AppRepo::new("libra-android/res", LIBRA, true);
+    repo.ok(&["push"]);
+    let plural = repo.get("/teams/acme/projects/app/keys/minutes_ago");
+    assert_eq!(plural["data"]["files"], json!({"android": "plurals.xml"}));
+    assert_eq!(plural["data"]["translation"]["ru"]["few"], "%d минуты назад");
+
+    // Push then pull with nothing changed: every file of the app is byte for byte as it was.
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+    assert_eq!(repo.ok(&["pull", "--check"]), "up to date\n");
+    let german = repo.aapt2(LIBRA, "values-de");
+    assert_eq!(german["yes"], "Ja");
+    assert_eq!(german["minutes_ago"]["plural"]["one"], "Vor %d Minute");
+
+    // A text changed on the server changes that entry's line and nothing else.
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/yes",
+        json!({"translations": [{"language": "de", "content": "Jawohl"}]}),
+    );
+    let check = repo.run(&["pull", "--check"]);
+    assert_eq!(status(&check), 1, "{}", text(&check.stdout));
+    repo.ok(&["pull"]);
+    assert_eq!(repo.numstat(), [(1, 1, format!("{LIBRA}/values-de/strings.xml"))]);
+    assert!(
+        repo.read(&format!("{LIBRA}/values-de/strings.xml"))
+            .contains("\t<string name=\"yes\">Jawohl</string>\n")
+    );
+    assert_eq!(repo.aapt2(LIBRA, "values-de")["yes"], "Jawohl");
+    repo.commit("pulled");
+
+    // One plural form changed on the server: that item's line only.
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/minutes_ago",
+        json!({"translations": [{"language": "ru", "forms": {"one": "%d минуту назад", "few": "%d минуты тому назад", "many": "%d минут назад", "other": "%d минуты назад"}}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.numstat(), [(2, 2, format!("{LIBRA}/values-ru/plurals.xml"))]);
+    let russian = repo.aapt2(LIBRA, "values-ru");
+    assert_eq!(russian["minutes_ago"]["plural"]["few"], "%d минуты тому назад");
+    assert_eq!(russian["minutes_ago"]["plural"]["many"], "%d минут назад");
+    repo.commit("pulled");
+
+    // A string added in the app and not pushed yet survives a pull; a key deleted on the
+    // server goes from every language; a key new on the server lands after its
+    // predecessor of the base file, with the file's tab indentation.
+    let base = format!("{LIBRA}/values/strings.xml");
+    let added = repo.read(&base).replace(
+        "\t<string name=\"yes\">Yes</string>\n",
+        "\t<string name=\"yes\">Yes</string>\n\t<string name=\"not_pushed_yet\">Mine</string>\n",
+    );
+    std::fs::write(repo.app.join(&base), added).unwrap();
+    repo.commit("a new string in the app");
+    let (status_code, body) = repo
+        .server
+        .request("DELETE", "/teams/acme/projects/app/keys/maybe", Some(TOKEN), None);
+    assert_eq!(status_code, 200, "{body}");
+    repo.call(
+        "POST",
+        "/teams/acme/projects/app/keys",
+        json!({"name": "zzz_later", "translations": [{"language": "en", "content": "Later"}, {"language": "de", "content": "Später"}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(
+        repo.numstat(),
+        [
+            (1, 1, format!("{LIBRA}/values-de/strings.xml")),
+            (0, 1, format!("{LIBRA}/values-pt-rBR/strings.xml")),
+            (0, 1, format!("{LIBRA}/values-ru/strings.xml")),
+            (1, 1, format!("{LIBRA}/values/strings.xml")),
+        ]
+    );
+    let base_text = repo.read(&base);
+    assert!(
+        base_text.contains("\t<string name=\"not_pushed_yet\">Mine</string>\n"),
+        "{base_text}"
+    );
+    assert!(!base_text.contains("name=\"maybe\""));
+    assert!(base_text.contains("\t<string name=\"enter_file_name\">Enter a file name</string>\n\t<string name=\"zzz_later\">Later</string>\n</resources>"), "{base_text}");
+    let german_text = repo.read(&format!("{LIBRA}/values-de/strings.xml"));
+    assert!(!german_text.contains("name=\"maybe\""));
+    assert!(
+        german_text.contains("\t<string name=\"zzz_later\">Später</string>\n"),
+        "{german_text}"
+    );
+    let german = repo.aapt2(LIBRA, "values-de");
+    assert_eq!(german["zzz_later"], "Später");
+    assert_eq!(german.get("maybe"), None);
+    assert_eq!(repo.aapt2(LIBRA, "values")["not_pushed_yet"], "Mine");
+}
