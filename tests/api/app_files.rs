@@ -382,3 +382,44 @@ fn urlencode(text: &str) -> String {
         })
         .collect()
 }
+
+#[test]
+fn a_stale_translation_is_a_warning_with_file_and_line_and_strict_or_no_add_languages_refuse() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = dir.path().join("res");
+    let write = |path: &str, text: &str| {
+        let path = fixture.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "values/plurals.xml",
+        "<resources>\n    <plurals name=\"songs\">\n        <item quantity=\"one\">%d song</item>\n        <item quantity=\"other\">%d songs</item>\n    </plurals>\n</resources>\n",
+    );
+    write("values/strings.xml", "<resources>\n    <string name=\"title\">Music</string>\n</resources>\n");
+    write(
+        "values-zh-rCN/strings.xml",
+        "<resources>\n    <string name=\"title\">音乐</string>\n    <string name=\"songs\">%d 首歌曲</string>\n</resources>\n",
+    );
+    let repo = AppRepo::new(fixture.to_str().unwrap(), "res", false);
+
+    let refused = repo.run(&["push", "--no-add-languages"]);
+    assert_eq!(status(&refused), 2, "{}", text(&refused.stdout));
+    assert!(text(&refused.stderr).contains("zh-CN"), "{}", text(&refused.stderr));
+    let strict = repo.run(&["push", "--strict"]);
+    assert_eq!(status(&strict), 2, "{}", text(&strict.stdout));
+    assert!(text(&strict.stderr).contains("warning: res/values-zh-rCN/strings.xml:3:"), "{}", text(&strict.stderr));
+    assert_eq!(repo.get("/teams/acme/projects/app/keys?limit=10")["data"], json!([]), "--strict pushed nothing");
+
+    let pushed = repo.run(&["push"]);
+    assert_eq!(status(&pushed), 0, "{}", text(&pushed.stderr));
+    assert!(text(&pushed.stdout).contains("added languages: zh-CN"), "{}", text(&pushed.stdout));
+    assert!(text(&pushed.stderr).contains("warning: res/values-zh-rCN/strings.xml:3:"), "{}", text(&pushed.stderr));
+    let songs = repo.get("/teams/acme/projects/app/keys/songs");
+    assert_eq!(songs["data"]["plural"], true);
+    assert_eq!(songs["data"]["files"], json!({"android": "plurals.xml"}));
+    // The stale string is the app's own: a pull keeps it, and the folder still builds.
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+    assert_eq!(repo.aapt2("res", "values-zh-rCN")["title"], "音乐");
+}
