@@ -19,16 +19,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use support::{Server, TOKEN, http, key_name, seed_with};
+use support::{LANGUAGES_50 as LANGUAGES, Server, TOKEN, http, key_name, seed_with};
 
 const PROJECT: &str = "/teams/acme/projects/big";
-
-/// Fifty language codes of the kind a large app ships.
-const LANGUAGES: [&str; 50] = [
-    "en", "ar", "bg", "bn", "ca", "cs", "da", "de", "el", "es", "es-MX", "et", "fa", "fi", "fil", "fr", "fr-CA", "he",
-    "hi", "hr", "hu", "id", "it", "ja", "ko", "lt", "lv", "ms", "nb", "nl", "pl", "pt", "pt-BR", "ro", "ru", "sk",
-    "sl", "sr", "sv", "sw", "ta", "th", "tr", "uk", "ur", "vi", "zh-Hans", "zh-Hant", "zu", "is",
-];
 
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name)

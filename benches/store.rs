@@ -75,6 +75,8 @@ fn seeded(runtime: &tokio::runtime::Runtime, durability: Durability) -> (tempfil
                 description: None,
                 plural: None,
                 markup: None,
+                translatable: None,
+                files: Vec::new(),
                 translations: translations(index),
                 add_tags: Vec::new(),
             })
@@ -143,6 +145,8 @@ fn store_benchmarks(criterion: &mut Criterion) {
                 description: String::new(),
                 plural: false,
                 markup: false,
+                translatable: true,
+                files: Default::default(),
                 translations: translations(index),
             };
             store

@@ -13,6 +13,13 @@ use std::time::{Duration, Instant};
 /// The languages of the seeded project.
 pub const LANGUAGES: [&str; 5] = ["en", "fr", "de", "pt-BR", "ja"];
 
+/// Fifty language codes of the kind a large app ships.
+pub const LANGUAGES_50: [&str; 50] = [
+    "en", "ar", "bg", "bn", "ca", "cs", "da", "de", "el", "es", "es-MX", "et", "fa", "fi", "fil", "fr", "fr-CA", "he",
+    "hi", "hr", "hu", "id", "it", "ja", "ko", "lt", "lv", "ms", "nb", "nl", "pl", "pt", "pt-BR", "ro", "ru", "sk",
+    "sl", "sr", "sv", "sw", "ta", "th", "tr", "uk", "ur", "vi", "zh-Hans", "zh-Hant", "zu", "is",
+];
+
 pub const TOKEN: &str = "bench-token";
 
 pub struct Server {

@@ -276,7 +276,7 @@ fn an_android_studio_app_with_translatable_false_strings_and_transifex_translati
     assert_eq!(url["data"]["files"], json!({"android": "strings.xml"}));
     let plural = repo.get("/teams/acme/projects/app/keys/share_download_limit_description");
     assert_eq!(plural["data"]["plural"], true);
-    assert_eq!(plural["data"]["translation"]["ar"]["other"].is_string(), true);
+    assert!(plural["data"]["translation"]["ar"]["other"].is_string());
 
     repo.ok(&["pull"]);
     assert_eq!(repo.porcelain(), "");
@@ -396,7 +396,10 @@ fn a_stale_translation_is_a_warning_with_file_and_line_and_strict_or_no_add_lang
         "values/plurals.xml",
         "<resources>\n    <plurals name=\"songs\">\n        <item quantity=\"one\">%d song</item>\n        <item quantity=\"other\">%d songs</item>\n    </plurals>\n</resources>\n",
     );
-    write("values/strings.xml", "<resources>\n    <string name=\"title\">Music</string>\n</resources>\n");
+    write(
+        "values/strings.xml",
+        "<resources>\n    <string name=\"title\">Music</string>\n</resources>\n",
+    );
     write(
         "values-zh-rCN/strings.xml",
         "<resources>\n    <string name=\"title\">音乐</string>\n    <string name=\"songs\">%d 首歌曲</string>\n</resources>\n",
@@ -408,13 +411,29 @@ fn a_stale_translation_is_a_warning_with_file_and_line_and_strict_or_no_add_lang
     assert!(text(&refused.stderr).contains("zh-CN"), "{}", text(&refused.stderr));
     let strict = repo.run(&["push", "--strict"]);
     assert_eq!(status(&strict), 2, "{}", text(&strict.stdout));
-    assert!(text(&strict.stderr).contains("warning: res/values-zh-rCN/strings.xml:3:"), "{}", text(&strict.stderr));
-    assert_eq!(repo.get("/teams/acme/projects/app/keys?limit=10")["data"], json!([]), "--strict pushed nothing");
+    assert!(
+        text(&strict.stderr).contains("warning: res/values-zh-rCN/strings.xml:3:"),
+        "{}",
+        text(&strict.stderr)
+    );
+    assert_eq!(
+        repo.get("/teams/acme/projects/app/keys?limit=10")["data"],
+        json!([]),
+        "--strict pushed nothing"
+    );
 
     let pushed = repo.run(&["push"]);
     assert_eq!(status(&pushed), 0, "{}", text(&pushed.stderr));
-    assert!(text(&pushed.stdout).contains("added languages: zh-CN"), "{}", text(&pushed.stdout));
-    assert!(text(&pushed.stderr).contains("warning: res/values-zh-rCN/strings.xml:3:"), "{}", text(&pushed.stderr));
+    assert!(
+        text(&pushed.stdout).contains("added languages: zh-CN"),
+        "{}",
+        text(&pushed.stdout)
+    );
+    assert!(
+        text(&pushed.stderr).contains("warning: res/values-zh-rCN/strings.xml:3:"),
+        "{}",
+        text(&pushed.stderr)
+    );
     let songs = repo.get("/teams/acme/projects/app/keys/songs");
     assert_eq!(songs["data"]["plural"], true);
     assert_eq!(songs["data"]["files"], json!({"android": "plurals.xml"}));

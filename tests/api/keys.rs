@@ -388,3 +388,70 @@ async fn key_changes_need_write_access() {
     assert_eq!(reply.error_code(StatusCode::FORBIDDEN), "forbidden");
     assert_eq!(app.git(&["log", "-1", "--format=%an"]).trim(), "writer");
 }
+
+#[tokio::test]
+async fn a_keys_files_and_translatable_flag_are_set_shown_and_checked() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let create = json!({"name": "app_name", "translatable": false, "files": {"android": "donottranslate.xml", "apple": "InfoPlist", "web": ""},
+        "translations": [{"language": "en", "content": "Acme"}]});
+    app.post(KEYS, create).await.assert_ok(StatusCode::CREATED);
+    let key = app.get(&format!("{KEYS}/app_name")).await.assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["translatable"], false);
+    assert_eq!(
+        key["data"]["files"],
+        json!({"android": "donottranslate.xml", "apple": "InfoPlist"})
+    );
+    let commits = app.commit_count();
+
+    // A key kept in the base language takes no other language's text.
+    let reply = app
+        .patch(
+            &format!("{KEYS}/app_name"),
+            json!({"translations": [{"language": "fr", "content": "Acmé"}]}),
+        )
+        .await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+    assert!(
+        reply.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not translatable")
+    );
+    // No file name may leave a language's folder.
+    for files in [
+        json!({"android": "../strings.xml"}),
+        json!({"android": "strings"}),
+        json!({"apple": "a/b"}),
+        json!({"web": "common.json"}),
+    ] {
+        let reply = app.patch(&format!("{KEYS}/app_name"), json!({"files": files})).await;
+        assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request", "{files}");
+    }
+    assert_eq!(app.commit_count(), commits, "refused changes commit nothing");
+
+    // PATCH sets the families it names and removes one with "".
+    app.patch(
+        &format!("{KEYS}/app_name"),
+        json!({"translatable": true, "files": {"android": "", "web": "common"}}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.patch(
+        &format!("{KEYS}/app_name"),
+        json!({"translations": [{"language": "fr", "content": "Acmé"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let key = app.get(&format!("{KEYS}/app_name")).await.assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["files"], json!({"apple": "InfoPlist", "web": "common"}));
+    assert_eq!(key["data"]["translation"]["fr"], "Acmé");
+    let query = app
+        .get(&format!("{KEYS}?keyword=app_name"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        query["data"][0]["files"],
+        json!({"apple": "InfoPlist", "web": "common"})
+    );
+}
