@@ -28,6 +28,7 @@ fn env_number(name: &str, default: usize) -> usize {
 }
 
 /// Runs `locstore ARGS` in `app`; answers its wall seconds and peak RSS in MB (from wait4).
+#[allow(clippy::zombie_processes, reason = "the child is waited for with wait4, for its rusage")]
 fn client(app: &Path, args: &[&str]) -> (f64, f64, String) {
     let started = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_locstore"))
