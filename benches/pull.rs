@@ -28,7 +28,10 @@ fn env_number(name: &str, default: usize) -> usize {
 }
 
 /// Runs `locstore ARGS` in `app`; answers its wall seconds and peak RSS in MB (from wait4).
-#[allow(clippy::zombie_processes, reason = "the child is waited for with wait4, for its rusage")]
+#[allow(
+    clippy::zombie_processes,
+    reason = "the child is waited for with wait4, for its rusage"
+)]
 fn client(app: &Path, args: &[&str]) -> (f64, f64, String) {
     let started = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_locstore"))
@@ -75,7 +78,9 @@ fn main() {
         eprintln!("{name}: {value}");
         rows.push((name.to_owned(), value));
     };
-    let (server, _) = Server::start(&data, "fsync");
+    // A push of every file of 100,000 keys × 50 languages unpacks to about 400 MB, over the
+    // default 64 MiB upload limit: the server is started with a larger one.
+    let (server, _) = Server::start_with(&data, &["--durability", "fsync", "--max-import-bytes", "2147483648"]);
     if kept.is_none() || http(&server.base, "GET", "/teams/acme/projects/big", None).0 != 200 {
         seed_with(&server.base, keys, languages, 2_000, |code, index| {
             format!("{code}: the text {index} of screen {}, a few words", index % 500)

@@ -126,17 +126,23 @@ impl ExportApi {
         let downloads = self.state.downloads.clone();
         let bundle_name = format!("{project_name}-{}.zip", format.name());
         let stored = tokio::task::spawn_blocking(move || {
+            // The same export of the same commit is the same bytes: the stored one is reused.
+            if let Some(download) = downloads.reusable(&parameters) {
+                return Ok(download);
+            }
             let keys: Vec<&Key> = keys.iter().map(|entry| &entry.key).collect();
             let export = formats::Export::new(format, &project, &keys, &languages)?;
             if let [language] = languages.as_slice()
                 && export.paths(language).len() == 1
             {
                 let file = export.render(language).pop().expect("one file");
-                return Ok::<_, StoreFailure>(downloads.store(&file)?);
+                let download = downloads.store(&file)?;
+                downloads.remember(parameters, &download);
+                return Ok::<_, StoreFailure>(download);
             }
             // Written as it is made, both cores rendering and compressing languages.
             let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
-            Ok(downloads.store_with(&bundle_name, |file| {
+            let download = downloads.store_with(&bundle_name, |file| {
                 let out = std::io::BufWriter::with_capacity(1 << 20, file);
                 archive::write_zip(&export, &languages, out, threads)
                     .and_then(|out| {
@@ -145,7 +151,9 @@ impl ExportApi {
                     })
                     .map_err(std::io::Error::other)?;
                 Ok(())
-            })?)
+            })?;
+            downloads.remember(parameters, &download);
+            Ok(download)
         })
         .await;
         let download = match stored {

@@ -16,12 +16,13 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, PoisonError};
 
 use crate::formats::upload;
 use crate::formats::{archive, patch};
 pub use init::init;
-use server::Server;
 pub use server::TOKEN_VARIABLE;
+use server::{Exported, ExportedEntry, Server};
 use settings::Settings;
 
 /// Something went wrong: exit status 2, with this message.
@@ -262,88 +263,53 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
     let mut reports = Vec::new();
     let mut differs = false;
     // Key name → whether the server deleted it, asked once per pull.
-    let mut deleted: HashMap<String, bool> = HashMap::new();
+    let deleted: Mutex<HashMap<String, bool>> = Mutex::default();
     for set in &settings.file_sets {
-        let mut exported = server
+        let exported = server
             .export(set.format, &set.languages, &set.tags, options.at.as_deref())
             .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
-        // The base language's files first: the entries new to a translation's file follow
-        // the order of the base file of the same name, as patched.
-        let is_base = |layout: &str| {
-            upload::place(set.format, layout).is_some_and(|language| {
-                language == upload::BASE_LANGUAGE || settings::folded(&language) == settings::folded(&base_language)
-            })
+        let puller = Puller {
+            server: &server,
+            set,
+            base_language: &base_language,
+            check: options.check,
+            exported: &exported,
+            deleted: &deleted,
+            base_orders: Mutex::default(),
         };
-        exported.sort_by_key(|(layout, _)| !is_base(layout));
-        let mut base_orders: HashMap<String, Vec<String>> = HashMap::new();
+        // The base language's files first: the entries new to a translation's file follow
+        // the order of the base file of the same name, as patched. The others then on every
+        // core, one file at a time each.
+        let (base, others): (Vec<ExportedEntry>, Vec<ExportedEntry>) = exported
+            .entries()?
+            .into_iter()
+            .partition(|entry| puller.is_base(&entry.layout));
         let mut changes = Vec::new();
-        for (layout, bytes) in exported {
-            let Some(target) = files::destination(set, &layout, &base_language) else {
-                continue;
-            };
-            let file_name = layout.rsplit('/').next().unwrap_or_default().to_owned();
-            let base = is_base(&layout);
-            let old = match std::fs::read(&target) {
-                Ok(old) => Some(old),
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-                Err(err) => return Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
-            };
-            let new = match &old {
-                Some(old) if *old != bytes && patch::can_patch(set.format, &layout) => {
-                    let unreadable =
-                        |err: crate::formats::ReadError| Failure::new(format!("{}: {err}", display(&target)));
-                    let mut removed = HashSet::new();
-                    for name in patch::missing(set.format, old, &bytes).map_err(unreadable)? {
-                        let was_deleted = match deleted.get(&name) {
-                            Some(known) => *known,
-                            None => {
-                                let known = server.key_was_deleted(&name)?;
-                                deleted.insert(name.clone(), known);
-                                known
-                            }
-                        };
-                        if was_deleted {
-                            removed.insert(name);
-                        }
-                    }
-                    let order = if base { None } else { base_orders.get(&file_name) };
-                    patch::patch(
-                        set.format,
-                        &patch::PatchInput {
-                            local: old,
-                            exported: &bytes,
-                            order: order.map(Vec::as_slice),
-                            removed: &removed,
-                            is_base: base,
-                        },
-                    )
-                    .map_err(unreadable)?
-                }
-                _ => bytes,
-            };
-            if base && patch::can_patch(set.format, &layout) {
-                base_orders.insert(file_name, patch::names(set.format, &new).unwrap_or_default());
-            }
-            let change = match &old {
-                Some(old) if *old == new => continue,
-                Some(_) => "updated",
-                None => "created",
-            };
-            differs = true;
-            if !options.check {
-                write_file(&target, &new)?;
-            }
-            if !common.json {
-                let verb = match (options.check, change) {
+        for entry in &base {
+            changes.extend(puller.pull_file(entry)?);
+        }
+        changes.extend(
+            in_parallel(&others, |entry| puller.pull_file(entry))?
+                .into_iter()
+                .flatten(),
+        );
+        changes.sort();
+        differs |= !changes.is_empty();
+        if !common.json {
+            for (path, change) in &changes {
+                let verb = match (options.check, *change) {
                     (true, "created") => "missing",
                     (true, _) => "differs",
                     (false, change) => change,
                 };
-                println!("{verb}: {}", display(&target));
+                println!("{verb}: {path}");
             }
-            changes.push(json!({"path": display(&target), "change": change}));
         }
-        reports.push(json!({"path": set.path, "format": set.format.name(), "files": changes}));
+        let files: Vec<Value> = changes
+            .iter()
+            .map(|(path, change)| json!({"path": path, "change": change}))
+            .collect();
+        reports.push(json!({"path": set.path, "format": set.format.name(), "files": files}));
     }
     if common.json {
         print_json(&json!({"check": options.check, "changed": differs, "sets": reports}));
@@ -355,6 +321,142 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
     } else {
         Ending::Done
     })
+}
+
+/// What a pull of one file set shares between the files it works on.
+struct Puller<'a> {
+    server: &'a Server,
+    set: &'a settings::FileSet,
+    base_language: &'a str,
+    check: bool,
+    exported: &'a Exported,
+    deleted: &'a Mutex<HashMap<String, bool>>,
+    /// The entry names of each base language file (by file name), as patched.
+    base_orders: Mutex<HashMap<String, Vec<String>>>,
+}
+
+impl Puller<'_> {
+    fn is_base(&self, layout: &str) -> bool {
+        upload::place(self.set.format, layout).is_some_and(|language| {
+            language == upload::BASE_LANGUAGE || settings::folded(&language) == settings::folded(self.base_language)
+        })
+    }
+
+    /// Brings one file in step; answers its path and change when it changed (or, with
+    /// `--check`, would).
+    fn pull_file(&self, entry: &ExportedEntry) -> Result<Option<(String, &'static str)>, Failure> {
+        let format = self.set.format;
+        let Some(target) = files::destination(self.set, &entry.layout, self.base_language) else {
+            return Ok(None);
+        };
+        let file_name = entry.layout.rsplit('/').next().unwrap_or_default().to_owned();
+        let base = self.is_base(&entry.layout);
+        let old = match std::fs::read(&target) {
+            Ok(old) => Some(old),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => return Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
+        };
+        let unreadable = |err: crate::formats::ReadError| Failure::new(format!("{}: {err}", display(&target)));
+        // The zip's CRC-32 and size tell an unchanged file without unpacking the export's.
+        let unchanged = old
+            .as_ref()
+            .is_some_and(|old| old.len() as u64 == entry.size && crc32fast::hash(old) == entry.crc32);
+        let new = match &old {
+            Some(old) if unchanged => old.clone(),
+            Some(old) if patch::can_patch(format, &entry.layout) => {
+                let exported = self.exported.read(entry)?;
+                let removed = self.removed(patch::missing(format, old, &exported).map_err(unreadable)?)?;
+                let orders = self.base_orders.lock().unwrap_or_else(PoisonError::into_inner);
+                let order = if base { None } else { orders.get(&file_name).cloned() };
+                drop(orders);
+                patch::patch(
+                    format,
+                    &patch::PatchInput {
+                        local: old,
+                        exported: &exported,
+                        order: order.as_deref(),
+                        removed: &removed,
+                        is_base: base,
+                    },
+                )
+                .map_err(unreadable)?
+            }
+            _ => self.exported.read(entry)?,
+        };
+        if base && patch::can_patch(format, &entry.layout) {
+            let names = patch::names(format, &new).unwrap_or_default();
+            self.base_orders
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(file_name, names);
+        }
+        let change = match &old {
+            Some(old) if *old == new => return Ok(None),
+            Some(_) => "updated",
+            None => "created",
+        };
+        if !self.check {
+            write_file(&target, &new)?;
+        }
+        Ok(Some((display(&target), change)))
+    }
+
+    /// Of the names a file has and the export lacks, those whose keys the server deleted.
+    fn removed(&self, missing: Vec<String>) -> Result<HashSet<String>, Failure> {
+        let mut removed = HashSet::new();
+        for name in missing {
+            let known = self
+                .deleted
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&name)
+                .copied();
+            let was_deleted = match known {
+                Some(known) => known,
+                None => {
+                    let known = self.server.key_was_deleted(&name)?;
+                    self.deleted
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(name.clone(), known);
+                    known
+                }
+            };
+            if was_deleted {
+                removed.insert(name);
+            }
+        }
+        Ok(removed)
+    }
+}
+
+/// Runs `work` on every item, on up to four threads; answers the results in item order, or
+/// the first failure.
+fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    work: impl Fn(&T) -> Result<R, Failure> + Sync,
+) -> Result<Vec<R>, Failure> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<R, Failure>>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(items.len()) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { break };
+                    let result = work(item);
+                    results.lock().unwrap_or_else(PoisonError::into_inner)[index] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .into_iter()
+        .map(|result| result.expect("every item was worked on"))
+        .collect()
 }
 
 /// Writes a file through a temporary beside it, so that a reader never sees half of it.

@@ -79,7 +79,7 @@ impl Server {
         languages: &[String],
         tags: &[String],
         at: Option<&str>,
-    ) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    ) -> Result<Exported, Failure> {
         let mut query = format!("type={}", format.name());
         for language in languages {
             query.push_str(&format!("&languages={}", encode(language)));
@@ -117,11 +117,10 @@ impl Server {
             what: "download",
         })?;
         let bundle = format!("{}-{}.zip", self.project, format.name());
-        if layout == bundle {
-            unzip(&bytes)
-        } else {
-            Ok(vec![(layout.to_owned(), bytes)])
-        }
+        Ok(Exported {
+            single: (layout != bundle).then(|| layout.to_owned()),
+            bytes,
+        })
     }
 
     /// Whether the server deleted the key of this name: it has none now, and its history
@@ -308,22 +307,71 @@ impl<R: Read> Read for BarReader<R> {
     }
 }
 
-fn unzip(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Failure> {
-    let broken = |err: zip::result::ZipError| Failure::new(format!("the downloaded zip is broken: {err}"));
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(broken)?;
-    let mut files = Vec::with_capacity(archive.len());
-    for index in 0..archive.len() {
-        let mut file = archive.by_index(index).map_err(broken)?;
-        if file.is_dir() {
-            continue;
+/// An export as downloaded: one file, or a zip whose entries are read one at a time, so that
+/// a pull holds the compressed archive and the few files it works on, not every file at once.
+pub struct Exported {
+    bytes: Vec<u8>,
+    /// The file's layout path when the export is a single file.
+    single: Option<String>,
+}
+
+/// A file of an export: its layout path, and the CRC-32 and size the zip records for it (so
+/// an unchanged file is recognised without unpacking it).
+#[derive(Debug, Clone)]
+pub struct ExportedEntry {
+    pub layout: String,
+    pub crc32: u32,
+    pub size: u64,
+    index: usize,
+}
+
+impl Exported {
+    pub fn entries(&self) -> Result<Vec<ExportedEntry>, Failure> {
+        if let Some(layout) = &self.single {
+            return Ok(vec![ExportedEntry {
+                layout: layout.clone(),
+                crc32: crc32fast::hash(&self.bytes),
+                size: self.bytes.len() as u64,
+                index: 0,
+            }]);
         }
-        let name = file.name().to_owned();
-        let mut contents = Vec::new();
+        let mut archive = self.archive()?;
+        let mut entries = Vec::with_capacity(archive.len());
+        for index in 0..archive.len() {
+            let file = archive.by_index_raw(index).map_err(broken_zip)?;
+            if file.is_dir() {
+                continue;
+            }
+            entries.push(ExportedEntry {
+                layout: file.name().to_owned(),
+                crc32: file.crc32(),
+                size: file.size(),
+                index,
+            });
+        }
+        Ok(entries)
+    }
+
+    /// The bytes of one file of the export.
+    pub fn read(&self, entry: &ExportedEntry) -> Result<Vec<u8>, Failure> {
+        if self.single.is_some() {
+            return Ok(self.bytes.clone());
+        }
+        let mut archive = self.archive()?;
+        let mut file = archive.by_index(entry.index).map_err(broken_zip)?;
+        let mut contents = Vec::with_capacity(entry.size.min(1 << 30) as usize);
         file.read_to_end(&mut contents)
             .map_err(|err| Failure::new(format!("the downloaded zip is broken: {err}")))?;
-        files.push((name, contents));
+        Ok(contents)
     }
-    Ok(files)
+
+    fn archive(&self) -> Result<zip::ZipArchive<std::io::Cursor<&[u8]>>, Failure> {
+        zip::ZipArchive::new(std::io::Cursor::new(self.bytes.as_slice())).map_err(broken_zip)
+    }
+}
+
+fn broken_zip(err: zip::result::ZipError) -> Failure {
+    Failure::new(format!("the downloaded zip is broken: {err}"))
 }
 
 /// Percent-encodes a path segment or query value.

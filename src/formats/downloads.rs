@@ -4,6 +4,7 @@
 //! Download paths are resolved component by component inside the export's folder, so no
 //! request path can reach outside the exports directory.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -54,12 +55,24 @@ pub struct Downloads {
     dir: PathBuf,
     ttl: Duration,
     clock: Clock,
+    /// Recent exports by what they were made from (the commit and the parameters), so that
+    /// the same export asked for again (a CI job's `locstore pull` with nothing changed) is
+    /// answered with the stored file instead of being rendered again: exports are byte-stable.
+    recent: Arc<Mutex<HashMap<String, (Download, SystemTime)>>>,
 }
+
+/// Most recent exports remembered for reuse.
+const RECENT_EXPORTS: usize = 64;
 
 impl Downloads {
     pub fn new(dir: PathBuf, ttl: Duration, clock: Clock) -> std::io::Result<Self> {
         std::fs::create_dir_all(&dir)?;
-        Ok(Self { dir, ttl, clock })
+        Ok(Self {
+            dir,
+            ttl,
+            clock,
+            recent: Arc::default(),
+        })
     }
 
     pub fn dir(&self) -> &Path {
@@ -111,6 +124,39 @@ impl Downloads {
         let expires = self.clock.now() + self.ttl;
         let seconds = expires.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
         std::fs::write(self.dir.join(format!("{id}.expires")), seconds.to_string())
+    }
+
+    /// A stored export made from `made_of` (a commit and the export's parameters) that has
+    /// at least half its lifetime left and is still on disk. Blocking.
+    pub fn reusable(&self, made_of: &str) -> Option<Download> {
+        let found = self
+            .recent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(made_of)
+            .cloned();
+        let (download, stored) = found?;
+        let fresh = self.clock.now().duration_since(stored).unwrap_or_default() < self.ttl / 2;
+        (fresh && self.resolve(&download.id, &download.path).is_some()).then_some(download)
+    }
+
+    /// Remembers a stored export as made from `made_of`, for [`Downloads::reusable`].
+    pub fn remember(&self, made_of: String, download: &Download) {
+        let now = self.clock.now();
+        let mut recent = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if recent.len() >= RECENT_EXPORTS {
+            let ttl = self.ttl;
+            recent.retain(|_, (_, stored)| now.duration_since(*stored).unwrap_or_default() < ttl / 2);
+            if recent.len() >= RECENT_EXPORTS
+                && let Some(oldest) = recent
+                    .iter()
+                    .min_by_key(|(_, (_, stored))| *stored)
+                    .map(|(key, _)| key.clone())
+            {
+                recent.remove(&oldest);
+            }
+        }
+        recent.insert(made_of, (download.clone(), now));
     }
 
     /// The file behind a download address, if the address is well-formed, not expired, and

@@ -235,11 +235,24 @@ async fn download_paths_cannot_climb_out_of_the_exports_folder() {
 }
 
 #[tokio::test]
-async fn the_same_data_exports_the_same_bytes() {
+async fn the_same_data_exports_the_same_bytes_from_the_same_stored_file_until_it_changes() {
     let app = seeded().await;
-    let (_, first) = app.export("type=android-xml").await;
-    let (_, second) = app.export("type=android-xml").await;
+    let (first_address, first) = app.export("type=android-xml").await;
+    let (second_address, second) = app.export("type=android-xml").await;
     assert_eq!(first.body, second.body);
+    // The same export of the same commit is not rendered again (a CI job's pull).
+    assert_eq!(first_address, second_address);
+    let (other_address, _) = app.export("type=json").await;
+    assert_ne!(other_address, first_address);
+    app.patch(
+        &format!("{}/home.title", EXPORT.trim_end_matches("/export")),
+        json!({"translations": [{"language": "fr", "content": "Bienvenue !"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let (changed_address, changed) = app.export("type=android-xml").await;
+    assert_ne!(changed_address, first_address);
+    assert_ne!(changed.body, first.body);
 }
 
 #[tokio::test]
