@@ -91,6 +91,32 @@ pub struct UploadedFileItem {
     pub keys: u64,
 }
 
+/// What decided whether an uploaded key is plain or plural.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decided {
+    /// Its entry in the base language's files.
+    Base,
+    /// The key on the server (the upload has no base text of it).
+    Server,
+    /// The first file read (a new key without a base text).
+    FirstFile,
+}
+
+/// The kind an entry's texts must have, and whether other languages may have texts.
+#[derive(Debug, Clone, Copy)]
+struct EntryKind {
+    plural: bool,
+    translatable: bool,
+    decided: Decided,
+}
+
+/// What the server knows of a key that an upload may lack the base text of.
+#[derive(Debug, Clone, Copy)]
+struct KnownKey {
+    plural: bool,
+    translatable: bool,
+}
+
 /// An entry the upload passed over (the rest of the upload goes on): a translation of the
 /// other kind than the base language's (a plain string for a plural key), a text for a key
 /// that is not translatable, a plural without an `other` form, a key name the key rules
@@ -252,7 +278,20 @@ impl FilesApi {
                     .map_err(|err| ApiError::invalid(err.0))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let plan = UploadPlan::new(&project, upload, add_languages.0.unwrap_or(false), &tags)?;
+        let (_, keys) = self.state.store.keys_for_export(&team, &project_name, &[]).await?;
+        let existing: HashMap<&str, KnownKey> = keys
+            .iter()
+            .map(|entry| {
+                let known = KnownKey {
+                    plural: entry.key.plural,
+                    translatable: entry.key.translatable,
+                };
+                (entry.key.name.as_str(), known)
+            })
+            .collect();
+        let plan = UploadPlan::new(&project, &existing, upload, add_languages.0.unwrap_or(false), &tags)?;
+        drop(existing);
+        drop(keys);
         let import = Import {
             team,
             project: project_name,
@@ -306,6 +345,8 @@ impl FilesApi {
 /// each key's texts gathered across languages, and the entries passed over as warnings.
 struct UploadPlan {
     entries: Vec<ImportEntry>,
+    /// Per entry, the kind its texts must have.
+    kinds: Vec<EntryKind>,
     add_languages: Vec<LanguageCode>,
     files: Vec<UploadedFileItem>,
     ignored: Vec<String>,
@@ -317,9 +358,16 @@ impl UploadPlan {
     /// Reads the base language's files first, so that the base language decides each key's
     /// kind (plain or plural), its file and whether it is translatable; an entry of another
     /// language that disagrees is passed over with a warning, never a refusal.
-    fn new(project: &Project, upload: Upload, add_languages: bool, tags: &[String]) -> Result<Self, ApiError> {
+    fn new(
+        project: &Project,
+        existing: &HashMap<&str, KnownKey>,
+        upload: Upload,
+        add_languages: bool,
+        tags: &[String],
+    ) -> Result<Self, ApiError> {
         let mut plan = UploadPlan {
             entries: Vec::new(),
+            kinds: Vec::new(),
             add_languages: Vec::new(),
             files: Vec::new(),
             ignored: upload.ignored,
@@ -368,34 +416,57 @@ impl UploadPlan {
                     }
                 };
                 let plural = matches!(parsed.text, Text::Plural(_));
-                let position = *positions.entry(parsed.name.clone()).or_insert_with(|| {
-                    plan.entries.push(ImportEntry {
-                        name,
-                        tags: None,
-                        description: None,
-                        plural: Some(plural),
-                        markup: None,
-                        translatable: is_base.then_some(parsed.translatable),
-                        files: file
-                            .file
-                            .iter()
-                            .map(|(platform, name)| (*platform, Some(name.clone())))
-                            .collect(),
-                        translations: Vec::new(),
-                        add_tags: tags.to_vec(),
-                    });
-                    plan.entries.len() - 1
-                });
-                let entry = &plan.entries[position];
-                if entry.plural != Some(plural) {
+                let position = match positions.get(&parsed.name) {
+                    Some(position) => *position,
+                    None => {
+                        // The kind is the base language's; for a key the upload has no base
+                        // text of, the server's key's; for a new one, the first file's.
+                        let known = existing.get(parsed.name.as_str()).copied();
+                        let decided = if is_base {
+                            Decided::Base
+                        } else if known.is_some() {
+                            Decided::Server
+                        } else {
+                            Decided::FirstFile
+                        };
+                        let (kind, translatable) = match (decided, known) {
+                            (Decided::Server, Some(known)) => (known.plural, known.translatable),
+                            _ => (plural, !is_base || parsed.translatable),
+                        };
+                        plan.entries.push(ImportEntry {
+                            name,
+                            tags: None,
+                            description: None,
+                            plural: (decided != Decided::Server).then_some(kind),
+                            markup: None,
+                            translatable: is_base.then_some(parsed.translatable),
+                            files: file
+                                .file
+                                .iter()
+                                .map(|(platform, name)| (*platform, Some(name.clone())))
+                                .collect(),
+                            translations: Vec::new(),
+                            add_tags: tags.to_vec(),
+                        });
+                        plan.kinds.push(EntryKind {
+                            plural: kind,
+                            translatable,
+                            decided,
+                        });
+                        positions.insert(parsed.name.clone(), plan.entries.len() - 1);
+                        plan.entries.len() - 1
+                    }
+                };
+                let kind = plan.kinds[position];
+                if kind.plural != plural {
                     let message = format!(
                         "{} is {} in {}, and this {} is passed over; make it {} in every language.",
                         quote_for_message(&parsed.name),
                         if plural { "a plain string" } else { "a plural" },
-                        if entry.translatable.is_some() {
-                            "the base language"
-                        } else {
-                            "the language read first"
+                        match kind.decided {
+                            Decided::Base => "the base language",
+                            Decided::Server => "the project",
+                            Decided::FirstFile => "the language read first",
                         },
                         if plural { "plural" } else { "plain string" },
                         if plural { "a plain string" } else { "a plural" },
@@ -403,7 +474,7 @@ impl UploadPlan {
                     plan.warn(&file.path, parsed.line, &parsed.name, &language, message);
                     continue;
                 }
-                if entry.translatable == Some(false) && !is_base {
+                if !kind.translatable && !is_base {
                     let message = format!(
                         "{} is not translatable (translatable=\"false\" in the base language); this translation is passed over.",
                         quote_for_message(&parsed.name)

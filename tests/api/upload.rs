@@ -783,3 +783,41 @@ async fn exports_write_each_key_into_the_file_it_came_from() {
     let info = std::fs::read_to_string(dir.path().join("en.lproj/InfoPlist.strings")).unwrap();
     assert_eq!(info, "\"CFBundleDisplayName\" = \"Acme\";\n");
 }
+
+#[tokio::test]
+async fn a_translations_file_uploaded_alone_never_changes_a_keys_kind() {
+    let app = app_with_languages().await;
+    let base = b"<resources>\n    <plurals name=\"files\">\n        <item quantity=\"one\">%d file</item>\n        <item quantity=\"other\">%d files</item>\n    </plurals>\n</resources>\n";
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=android-xml&language=en",
+        "text/xml",
+        base.to_vec(),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    // A stale plain string in French, uploaded on its own: the project's key decides.
+    let stale = b"<resources>\n    <string name=\"files\">fichiers</string>\n</resources>\n";
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=android-xml&language=fr",
+            "text/xml",
+            stale.to_vec(),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(answer["unchanged"], 1, "{answer}");
+    assert_eq!(answer["warnings"][0]["key"], "files", "{answer}");
+    assert!(
+        answer["warnings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the project"),
+        "{answer}"
+    );
+    let key = app
+        .get("/teams/acme/projects/mobile/keys/files")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["plural"], true);
+    assert_eq!(key["data"]["translation"]["fr"], Value::Null);
+}
