@@ -94,19 +94,47 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
     }
     let mut reports = Vec::new();
     let mut changed = false;
+    let base_language = server
+        .project()?
+        .and_then(|project| project["baseLanguageISO"].as_str().map(str::to_owned))
+        .unwrap_or_default();
     for set in &settings.file_sets {
         let local = files::collect(set)?;
-        let contents = local
-            .iter()
-            .map(|file| {
-                std::fs::read(&file.disk)
-                    .map(|bytes| crate::formats::ExportFile {
-                        path: file.layout.clone(),
-                        bytes,
-                    })
-                    .map_err(|err| Failure::new(format!("cannot read {}: {err}", file.disk.display())))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        // A file that is byte for byte what the server's export of the set writes holds
+        // nothing new (its keys already have the set's tags, files and texts): it is not sent.
+        // `--mode create` sends everything, so that it can refuse existing keys.
+        let as_on_server = if options.mode.as_deref() == Some("create") {
+            HashSet::new()
+        } else {
+            unchanged_files(&server, set, &base_language)
+        };
+        let mut contents = Vec::new();
+        for file in local.iter().filter(|file| !as_on_server.contains(&file.disk)) {
+            let bytes = std::fs::read(&file.disk)
+                .map_err(|err| Failure::new(format!("cannot read {}: {err}", file.disk.display())))?;
+            contents.push(crate::formats::ExportFile {
+                path: file.layout.clone(),
+                bytes,
+            });
+        }
+        if contents.is_empty() {
+            if !common.json {
+                println!(
+                    "{} ({}): {} files, all as on the server",
+                    set.path,
+                    set.format.name(),
+                    local.len()
+                );
+            }
+            reports.push(json!({
+                "path": set.path,
+                "format": set.format.name(),
+                "files": [],
+                "unchangedFiles": local.len(),
+                "answer": null,
+            }));
+            continue;
+        }
         let zip = archive::zip(&contents).map_err(|err| Failure::new(format!("cannot zip {}: {err}", set.path)))?;
         let mut set_query = query.clone();
         for tag in &set.tags {
@@ -177,7 +205,8 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
         reports.push(json!({
             "path": set.path,
             "format": set.format.name(),
-            "files": local.iter().map(|file| file.layout.clone()).collect::<Vec<_>>(),
+            "files": contents.iter().map(|file| file.path.clone()).collect::<Vec<_>>(),
+            "unchangedFiles": local.len() - contents.len(),
             "answer": answer,
         }));
     }
@@ -189,6 +218,26 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
     } else {
         Ending::Done
     })
+}
+
+/// The app's files of a set that are byte for byte what the server's export of the set
+/// writes (by the zip's CRC-32 and size). When the export cannot be had, none: everything is
+/// sent, and the upload says what is wrong.
+fn unchanged_files(server: &Server, set: &settings::FileSet, base_language: &str) -> HashSet<PathBuf> {
+    let Ok(exported) = server.export(set.format, &set.languages, &set.tags, None) else {
+        return HashSet::new();
+    };
+    let Ok(entries) = exported.entries() else {
+        return HashSet::new();
+    };
+    entries
+        .into_iter()
+        .filter_map(|entry| {
+            let disk = files::destination(set, &entry.layout, base_language)?;
+            let bytes = std::fs::read(&disk).ok()?;
+            (bytes.len() as u64 == entry.size && crc32fast::hash(&bytes) == entry.crc32).then_some(disk)
+        })
+        .collect()
 }
 
 /// `locstore init --create`: creates the project when the server lacks it, with the base

@@ -244,6 +244,15 @@ fn push_then_pull_leaves_the_apps_files_as_they_were_and_writes_the_ones_it_lack
     assert_eq!(status(&setup.run(&["pull", "--check"])), 0);
     let push_again = setup.run(&["push", "--fail-on-change"]);
     assert_eq!(status(&push_again), 0, "{}", text(&push_again.stdout));
+    // A file that is byte for byte the server's export is not sent again (both .strings
+    // files are); the others are, and change nothing.
+    let report = setup.run(&["push", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    let apple = &report["sets"][1];
+    assert_eq!(apple["format"], "apple-strings");
+    assert_eq!(apple["unchangedFiles"], 2, "{report}");
+    assert_eq!(apple["answer"], serde_json::Value::Null, "{report}");
+    assert_eq!(report["sets"][0]["answer"]["unchanged"], 3, "{report}");
 }
 
 #[test]
