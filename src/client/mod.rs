@@ -410,30 +410,57 @@ impl Puller<'_> {
         let unchanged = old
             .as_ref()
             .is_some_and(|old| old.len() as u64 == entry.size && crc32fast::hash(old) == entry.crc32);
+        let mut base_names = None;
         let new = match &old {
             Some(old) if unchanged => old.clone(),
             Some(old) if patch::can_patch(format, &entry.layout) => {
                 let exported = self.exported.read(entry)?;
-                let removed = self.removed(patch::missing(format, old, &exported).map_err(unreadable)?)?;
-                let orders = self.base_orders.lock().unwrap_or_else(PoisonError::into_inner);
-                let order = if base { None } else { orders.get(&file_name).cloned() };
-                drop(orders);
-                patch::patch(
+                let order = if base {
+                    None
+                } else {
+                    self.base_orders
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .get(&file_name)
+                        .cloned()
+                };
+                // The server is asked only about entries the export lacks; a failure to ask
+                // keeps the entry and fails the pull after the patch.
+                let failure: Mutex<Option<Failure>> = Mutex::default();
+                let deleted = |name: &str| match self.was_deleted(name) {
+                    Ok(deleted) => deleted,
+                    Err(err) => {
+                        failure
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .get_or_insert(err);
+                        false
+                    }
+                };
+                let patched = patch::patch(
                     format,
                     &patch::PatchInput {
                         local: old,
                         exported: &exported,
                         order: order.as_deref(),
-                        removed: &removed,
+                        deleted: &deleted,
                         is_base: base,
                     },
                 )
-                .map_err(unreadable)?
+                .map_err(unreadable)?;
+                if let Some(failure) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                    return Err(failure);
+                }
+                base_names = patched.names;
+                patched.bytes
             }
             _ => self.exported.read(entry)?,
         };
         if base && patch::can_patch(format, &entry.layout) {
-            let names = patch::names(format, &new).unwrap_or_default();
+            let names = match base_names {
+                Some(names) => names,
+                None => patch::names(format, &new).unwrap_or_default(),
+            };
             self.base_orders
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -450,32 +477,23 @@ impl Puller<'_> {
         Ok(Some((display(&target), change)))
     }
 
-    /// Of the names a file has and the export lacks, those whose keys the server deleted.
-    fn removed(&self, missing: Vec<String>) -> Result<HashSet<String>, Failure> {
-        let mut removed = HashSet::new();
-        for name in missing {
-            let known = self
-                .deleted
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get(&name)
-                .copied();
-            let was_deleted = match known {
-                Some(known) => known,
-                None => {
-                    let known = self.server.key_was_deleted(&name)?;
-                    self.deleted
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(name.clone(), known);
-                    known
-                }
-            };
-            if was_deleted {
-                removed.insert(name);
-            }
+    /// Whether the server deleted the key `name`, asked once per pull.
+    fn was_deleted(&self, name: &str) -> Result<bool, Failure> {
+        let known = self
+            .deleted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .copied();
+        if let Some(known) = known {
+            return Ok(known);
         }
-        Ok(removed)
+        let known = self.server.key_was_deleted(name)?;
+        self.deleted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_owned(), known);
+        Ok(known)
     }
 }
 

@@ -9,7 +9,7 @@ use std::ops::Range;
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
-use super::{Edits, PatchInput, end_of_line, indentation_at, line_ending, start_of_line};
+use super::{Edits, PatchInput, Patched, end_of_line, indentation_at, line_ending, start_of_line};
 use crate::domain::model::{PluralCategory, Text};
 use crate::formats::android::{self, description_comment, element_content};
 use crate::formats::{ParsedEntry, ReadError};
@@ -21,8 +21,9 @@ pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
 }
 
 /// Patches the app's file with the export's values (see the module's rules in
-/// [`super`]).
-pub fn patch(input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
+/// [`super`]). Elements whose bytes (and, in the base file, whose comment) equal the export's
+/// are equal without being decoded; only the others are read as aapt2 reads them.
+pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let local_text = utf8(input.local)?;
     let bom = if input.local.starts_with(b"\xef\xbb\xbf") {
         "\u{feff}"
@@ -32,8 +33,11 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
     let exported_text = utf8(input.exported)?;
     let local = scan(local_text)?;
     let exported = scan(exported_text)?;
-    let local_values = values(input.local)?;
-    let exported_values = values(input.exported)?;
+    let theirs: HashMap<&str, &Element> = exported
+        .elements
+        .iter()
+        .map(|element| (element.name.as_str(), element))
+        .collect();
     let newline = line_ending(local_text);
     let indent = local
         .elements
@@ -44,26 +48,36 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
         .to_owned();
 
     let mut edits = Edits::default();
-    let mut present: HashSet<&str> = HashSet::new();
+    let mut present: HashSet<&str> = HashSet::with_capacity(local.elements.len());
+    let mut names = Vec::new();
     for element in &local.elements {
         present.insert(&element.name);
-        let Some(local_entry) = local_values.get(element.name.as_str()) else {
-            continue;
-        };
-        match exported_values.get(element.name.as_str()) {
+        match theirs.get(element.name.as_str()) {
             Some(server) => {
+                if input.is_base {
+                    names.push(element.name.clone());
+                }
+                let same_element = local_text[element.range.clone()] == exported_text[server.range.clone()];
+                let same_comment =
+                    !input.is_base || comment_text(local_text, element) == comment_text(exported_text, server);
+                if same_element && same_comment {
+                    continue;
+                }
+                let (Some(ours), Some(theirs)) = (decode(local_text, element)?, decode(exported_text, server)?) else {
+                    continue;
+                };
                 update(
                     local_text,
                     element,
-                    local_entry,
-                    server,
+                    &ours,
+                    &theirs,
                     input.is_base,
                     &indent,
                     newline,
                     &mut edits,
                 );
             }
-            None if input.removed.contains(&element.name) => {
+            None if (input.deleted)(&element.name) => {
                 let start = element
                     .comment
                     .as_ref()
@@ -73,35 +87,27 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
                     "",
                 );
             }
-            None => {}
+            None => {
+                if input.is_base {
+                    names.push(element.name.clone());
+                }
+            }
         }
     }
 
     // Keys new to the file, each after the nearest key before it in the base file's order
     // that this file has (at the end when there is none), in the export's order.
-    let position: HashMap<&str, usize> = input
-        .order
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-        .map(|(index, name)| (name.as_str(), index))
-        .collect();
-    let ends: HashMap<&str, usize> = local
+    let new: Vec<&Element> = exported
         .elements
         .iter()
-        .map(|element| (element.name.as_str(), element.range.end))
+        .filter(|element| !present.contains(element.name.as_str()))
         .collect();
-    for element in &exported.elements {
-        if present.contains(element.name.as_str()) {
-            continue;
-        }
+    let anchors = anchors(input.order, &local, &new);
+    for (element, anchor) in new.iter().zip(anchors) {
         let snippet = new_element(exported_text, element, &indent, newline);
-        let anchor = position.get(element.name.as_str()).and_then(|&index| {
-            input.order.unwrap_or_default()[..index]
-                .iter()
-                .rev()
-                .find_map(|name| ends.get(name.as_str()).copied())
-        });
+        if input.is_base {
+            names.push(element.name.clone());
+        }
         match (anchor, local.resources_end) {
             (Some(end), _) => edits.insert(end, format!("{newline}{indent}{snippet}")),
             (None, Some(close)) => {
@@ -113,13 +119,76 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
                 }
             }
             // `<resources/>`: nothing to insert into; the export's file is written instead.
-            (None, None) => return Ok(input.exported.to_vec()),
+            (None, None) => {
+                return Ok(Patched {
+                    bytes: input.exported.to_vec(),
+                    names: input
+                        .is_base
+                        .then(|| exported.elements.iter().map(|element| element.name.clone()).collect()),
+                });
+            }
         }
     }
+    let names = input.is_base.then_some(names);
     if edits.is_empty() {
-        return Ok(input.local.to_vec());
+        return Ok(Patched {
+            bytes: input.local.to_vec(),
+            names,
+        });
     }
-    Ok(format!("{bom}{}", edits.apply(local_text)).into_bytes())
+    Ok(Patched {
+        bytes: format!("{bom}{}", edits.apply(local_text)).into_bytes(),
+        names,
+    })
+}
+
+/// For each new element, where it goes: the end of the nearest element before it in
+/// `order` that the file has; `None` (the end of the file) when there is none.
+fn anchors(order: Option<&[String]>, local: &Scanned, new: &[&Element]) -> Vec<Option<usize>> {
+    let Some(order) = order.filter(|_| !new.is_empty()) else {
+        return vec![None; new.len()];
+    };
+    let ends: HashMap<&str, usize> = local
+        .elements
+        .iter()
+        .map(|element| (element.name.as_str(), element.range.end))
+        .collect();
+    // One pass over the order: each name's nearest present predecessor.
+    let mut before: HashMap<&str, Option<usize>> = HashMap::with_capacity(new.len());
+    let wanted: HashSet<&str> = new.iter().map(|element| element.name.as_str()).collect();
+    let mut last = None;
+    for name in order {
+        if wanted.contains(name.as_str()) {
+            before.insert(name.as_str(), last);
+        }
+        if let Some(end) = ends.get(name.as_str()) {
+            last = Some(*end);
+        }
+    }
+    new.iter()
+        .map(|element| before.get(element.name.as_str()).copied().flatten())
+        .collect()
+}
+
+/// The text of the comment directly above an element, as a description (trimmed).
+fn comment_text<'t>(text: &'t str, element: &Element) -> &'t str {
+    element.comment.as_ref().map_or("", |range| {
+        text[range.clone()]
+            .trim_start_matches("<!--")
+            .trim_end_matches("-->")
+            .trim()
+    })
+}
+
+/// One element (with the comment above it) read as aapt2 reads it.
+fn decode(text: &str, element: &Element) -> Result<Option<ParsedEntry>, ReadError> {
+    let mut snippet = String::from("<resources>");
+    if let Some(comment) = &element.comment {
+        snippet.push_str(&text[comment.clone()]);
+    }
+    snippet.push_str(&text[element.range.clone()]);
+    snippet.push_str("</resources>");
+    Ok(android::read(snippet.as_bytes())?.entries.pop())
 }
 
 /// A `<string>` or `<plurals>` of the default product, with where it and its parts are.
@@ -150,15 +219,6 @@ struct Scanned {
 fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
     std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
         .map_err(|_| ReadError::unplaced("the file is not UTF-8"))
-}
-
-/// The file's entries as aapt2 reads them, by name.
-fn values(bytes: &[u8]) -> Result<HashMap<String, ParsedEntry>, ReadError> {
-    Ok(android::read(bytes)?
-        .entries
-        .into_iter()
-        .map(|entry| (entry.name.clone(), entry))
-        .collect())
 }
 
 /// Finds the strings and plurals of a resource file with their places; the comment rules
@@ -426,14 +486,15 @@ mod tests {
     fn patched(local: &str, exported: &str, order: Option<&[&str]>, removed: &[&str], is_base: bool) -> String {
         let order: Option<Vec<String>> = order.map(|names| names.iter().map(|name| name.to_string()).collect());
         let removed: HashSet<String> = removed.iter().map(|name| name.to_string()).collect();
+        let deleted = |name: &str| removed.contains(name);
         let input = PatchInput {
             local: local.as_bytes(),
             exported: exported.as_bytes(),
             order: order.as_deref(),
-            removed: &removed,
+            deleted: &deleted,
             is_base,
         };
-        String::from_utf8(patch(&input).unwrap()).unwrap()
+        String::from_utf8(patch(&input).unwrap().bytes).unwrap()
     }
 
     const EXPORT: &str = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<resources>\n    <string name=\"a\">A</string>\n    <string name=\"b\">It\\'s B</string>\n</resources>\n";

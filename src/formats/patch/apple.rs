@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Edits, PatchInput, end_of_line, line_ending, start_of_line};
+use super::{Edits, PatchInput, Patched, end_of_line, line_ending, start_of_line};
 use crate::domain::model::Text;
 use crate::formats::ReadError;
 use crate::formats::apple::{ScannedEntry, decode_strings, escape, scan_strings};
@@ -17,7 +17,7 @@ pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
 }
 
 /// Patches the app's `.strings` file with the export's values (see [`super`]).
-pub fn patch(input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
+pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let (local_text, encoding) = decode_strings(input.local)?;
     let (exported_text, _) = decode_strings(input.exported)?;
     let (chars, local) = scan_strings(&local_text)?;
@@ -38,9 +38,14 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
 
     let mut edits = Edits::default();
     let mut present: HashSet<&str> = HashSet::new();
+    let mut names = Vec::new();
     for scanned in &local {
         let name = scanned.entry.name.as_str();
         present.insert(name);
+        let kept = server.contains_key(name) || !(input.deleted)(name);
+        if input.is_base && kept {
+            names.push(name.to_owned());
+        }
         match server.get(name) {
             Some(theirs) => {
                 let (Text::Plain(old), Text::Plain(new)) = (&scanned.entry.text, &theirs.entry.text) else {
@@ -64,7 +69,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
                     }
                 }
             }
-            None if input.removed.contains(name) => {
+            None if !kept => {
                 let start = scanned.comment.as_ref().map_or(scanned.start, |comment| comment.start);
                 edits.replace(
                     start_of_line(&local_text, byte(start))..end_of_line(&local_text, byte(scanned.end)),
@@ -93,6 +98,9 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
         if present.contains(name) {
             continue;
         }
+        if input.is_base {
+            names.push(name.to_owned());
+        }
         let start = theirs.comment.as_ref().map_or(theirs.start, |comment| comment.start);
         let snippet: String = exported_chars[start..theirs.end].iter().collect();
         let snippet = snippet.replace('\n', newline);
@@ -111,10 +119,17 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
             None => edits.insert(local_text.len(), format!("{newline}{snippet}")),
         }
     }
+    let names = input.is_base.then_some(names);
     if edits.is_empty() {
-        return Ok(input.local.to_vec());
+        return Ok(Patched {
+            bytes: input.local.to_vec(),
+            names,
+        });
     }
-    Ok(encoding.encode(&edits.apply(&local_text)))
+    Ok(Patched {
+        bytes: encoding.encode(&edits.apply(&local_text)),
+        names,
+    })
 }
 
 #[cfg(test)]
@@ -124,14 +139,16 @@ mod tests {
     fn patched(local: &[u8], exported: &str, order: Option<&[&str]>, removed: &[&str], is_base: bool) -> Vec<u8> {
         let order: Option<Vec<String>> = order.map(|names| names.iter().map(|name| name.to_string()).collect());
         let removed: HashSet<String> = removed.iter().map(|name| name.to_string()).collect();
+        let deleted = |name: &str| removed.contains(name);
         patch(&PatchInput {
             local,
             exported: exported.as_bytes(),
             order: order.as_deref(),
-            removed: &removed,
+            deleted: &deleted,
             is_base,
         })
         .unwrap()
+        .bytes
     }
 
     fn utf16(text: &str) -> Vec<u8> {

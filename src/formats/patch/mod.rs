@@ -12,7 +12,6 @@
 pub mod android;
 pub mod apple;
 
-use std::collections::HashSet;
 use std::ops::Range;
 
 use super::{ExportFormat, ReadError};
@@ -26,11 +25,20 @@ pub struct PatchInput<'a> {
     /// The entry names of the base language's file of the same name, in its order (after
     /// its own patch); `None` for the base language's file, where new keys go at the end.
     pub order: Option<&'a [String]>,
-    /// Names of the file's entries whose keys the server deleted: their entries go.
-    pub removed: &'a HashSet<String>,
+    /// Whether the server deleted the key of an entry of the file that the export lacks
+    /// (then the entry goes); asked only for such entries.
+    pub deleted: &'a (dyn Fn(&str) -> bool + Sync),
     /// Whether this is the base language's file: descriptions are compared only there (a
     /// translation's file has no comments of its own to compare).
     pub is_base: bool,
+}
+
+/// A patched file.
+pub struct Patched {
+    pub bytes: Vec<u8>,
+    /// For the base language's file, its entry names in order after the patch (what the
+    /// translations' files of the same name follow).
+    pub names: Option<Vec<String>>,
 }
 
 /// Whether a file of a format's layout goes through [`patch`]: Android XML and `.strings`
@@ -59,18 +67,8 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
     }
 }
 
-/// The names of the local file's entries that the export lacks: for each, the pull asks the
-/// server whether it deleted the key (then the entry goes) or never had it (it stays).
-pub fn missing(format: ExportFormat, local: &[u8], exported: &[u8]) -> Result<Vec<String>, ReadError> {
-    let exported: HashSet<String> = names(format, exported)?.into_iter().collect();
-    Ok(names(format, local)?
-        .into_iter()
-        .filter(|name| !exported.contains(name))
-        .collect())
-}
-
 /// The patched file.
-pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
+pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     match format {
         ExportFormat::AndroidXml => android::patch(input),
         ExportFormat::AppleStrings if is_plist(input.exported) => same_values_or_export(format, input),
@@ -81,7 +79,7 @@ pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Vec<u8>, Re
 
 /// For the formats without an in-place patcher yet: the app's file when it holds the same
 /// values as the export (so its own formatting stays), else the export's file.
-fn same_values_or_export(format: ExportFormat, input: &PatchInput<'_>) -> Result<Vec<u8>, ReadError> {
+fn same_values_or_export(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let read = |bytes: &[u8]| -> Result<Vec<(String, crate::domain::model::Text)>, ReadError> {
         let entries = match format {
             ExportFormat::Json => super::json::read(bytes)?,
@@ -95,11 +93,12 @@ fn same_values_or_export(format: ExportFormat, input: &PatchInput<'_>) -> Result
         values.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(values)
     };
-    if read(input.local)? == read(input.exported)? {
-        Ok(input.local.to_vec())
+    let bytes = if read(input.local)? == read(input.exported)? {
+        input.local.to_vec()
     } else {
-        Ok(input.exported.to_vec())
-    }
+        input.exported.to_vec()
+    };
+    Ok(Patched { bytes, names: None })
 }
 
 /// Replacements in a text, applied at once: each a range of the original and its new text.
