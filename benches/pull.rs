@@ -112,15 +112,20 @@ fn main() {
     measure("pull --check, nothing changed", &["pull", "--check"], &mut row);
     measure("push of the unchanged tree", &["push"], &mut row);
 
-    // 1% of the texts: 1,000 keys in every language.
+    // 1% of the texts: 1,000 keys in every language, to texts no earlier run wrote (the data
+    // may be kept between runs).
     let changed = keys / 100;
+    let run = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs();
     for chunk in (0..changed).collect::<Vec<_>>().chunks(500) {
         let items: Vec<String> = chunk
             .iter()
             .map(|index| {
                 let translations: Vec<String> = languages
                     .iter()
-                    .map(|code| format!(r#"{{"language":"{code}","content":"{code}: changed text {index}"}}"#))
+                    .map(|code| format!(r#"{{"language":"{code}","content":"{code}: changed text {index} in run {run}"}}"#))
                     .collect();
                 format!(
                     r#"{{"name":"{}","translations":[{}]}}"#,
