@@ -125,7 +125,9 @@ fn main() {
             .map(|index| {
                 let translations: Vec<String> = languages
                     .iter()
-                    .map(|code| format!(r#"{{"language":"{code}","content":"{code}: changed text {index} in run {run}"}}"#))
+                    .map(|code| {
+                        format!(r#"{{"language":"{code}","content":"{code}: changed text {index} in run {run}"}}"#)
+                    })
                     .collect();
                 format!(
                     r#"{{"name":"{}","translations":[{}]}}"#,

@@ -261,13 +261,13 @@ pub struct KeyFilesItem {
 pub struct KeyFilesInput {
     /// The Android resource file in `values*/`, such as `plurals.xml`.
     #[oai(nullable)]
-    pub android: Option<String>,
+    pub android: Option<Text>,
     /// The Apple strings table, such as `InfoPlist` (no extension).
     #[oai(nullable)]
-    pub apple: Option<String>,
+    pub apple: Option<Text>,
     /// The web namespace, such as `common` (no `.json`).
     #[oai(nullable)]
-    pub web: Option<String>,
+    pub web: Option<Text>,
 }
 
 impl KeyFilesInput {
@@ -279,7 +279,7 @@ impl KeyFilesInput {
             (Platform::Web, self.web),
         ]
         .into_iter()
-        .filter_map(|(platform, file)| Some((platform, file?)))
+        .filter_map(|(platform, file)| Some((platform, file?.0)))
         .map(|(platform, file)| match file.as_str() {
             "" => Ok((platform, None)),
             name => FileName::parse(platform, name).map(|name| (platform, Some(name))),
