@@ -335,3 +335,29 @@ fn errors_say_what_to_do_and_exit_with_status_two() {
     expect(setup.run(&["push"]), &["no .locstore.toml", "locstore init"]);
     assert!(Path::new(&setup.app).join("web/package.json").exists());
 }
+
+#[test]
+fn a_web_apps_nested_json_is_patched_in_place_and_keeps_a_string_not_pushed_yet() {
+    let setup = Setup::new();
+    setup.init();
+    assert_eq!(status(&setup.run(&["push"])), 0);
+    let french = "web/locales/fr.json";
+    std::fs::write(
+        setup.app.join(french),
+        "{\"home\": {\"title\": \"Accueil\", \"mine\": \"Pas encore envoyé\"}}",
+    )
+    .unwrap();
+    let (status_code, body) = setup.server.request(
+        "PATCH",
+        "/teams/acme/projects/mobile/keys/home.title",
+        Some(TOKEN),
+        Some(r#"{"translations":[{"language":"fr","content":"Maison"}]}"#),
+    );
+    assert_eq!(status_code, 200, "{body}");
+    let pull = setup.run(&["pull"]);
+    assert_eq!(status(&pull), 0, "{}", text(&pull.stderr));
+    assert_eq!(
+        text(&setup.read(french)),
+        "{\"home\": {\"title\": \"Maison\", \"mine\": \"Pas encore envoyé\"}}"
+    );
+}

@@ -11,6 +11,7 @@
 
 pub mod android;
 pub mod apple;
+pub mod json;
 
 use std::ops::Range;
 
@@ -62,8 +63,9 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
     match format {
         ExportFormat::AndroidXml => android::names(bytes),
         ExportFormat::AppleStrings if is_plist(bytes) => Ok(Vec::new()),
+        ExportFormat::Json => json::names(bytes),
         ExportFormat::AppleStrings => apple::names(bytes),
-        ExportFormat::Json | ExportFormat::Csv => Ok(Vec::new()),
+        ExportFormat::Csv => Ok(Vec::new()),
     }
 }
 
@@ -73,7 +75,8 @@ pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, Re
         ExportFormat::AndroidXml => android::patch(input),
         ExportFormat::AppleStrings if is_plist(input.exported) => same_values_or_export(format, input),
         ExportFormat::AppleStrings => apple::patch(input),
-        ExportFormat::Json | ExportFormat::Csv => same_values_or_export(format, input),
+        ExportFormat::Json => json::patch(input),
+        ExportFormat::Csv => same_values_or_export(format, input),
     }
 }
 

@@ -1,0 +1,666 @@
+//! JSON files (`{lang}.json`, flat or nested, plural keys as objects of forms) patched in
+//! place: members are compared by their values; a changed string is replaced where it is, a
+//! deleted key's member goes with its comma, a new key is added to the object its name leads
+//! to (nested objects made for it when the file nests), after its predecessor of the base file
+//! when that is in the same object. Indentation, the space after colons, member order, line
+//! endings and the final newline stay as the file has them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+
+use super::{Edits, PatchInput, Patched, end_of_line, line_ending, start_of_line};
+use crate::domain::model::{PluralCategory, PluralForms, Text};
+use crate::formats::ReadError;
+use crate::formats::json as json_format;
+
+/// The names of a file's keys (flattened with `.`), in file order.
+pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
+    let document = Document::parse(utf8(bytes)?)?;
+    Ok(document.leaves().map(|(name, _)| name).collect())
+}
+
+/// Patches the app's JSON file with the export's values (see [`super`]).
+pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
+    let text = utf8(input.local)?;
+    let bom = if input.local.starts_with(b"\xef\xbb\xbf") {
+        "\u{feff}"
+    } else {
+        ""
+    };
+    let local = Document::parse(text)?;
+    let server: Vec<(String, Text)> = json_format::read(input.exported)?
+        .into_iter()
+        .map(|entry| (entry.name, entry.text))
+        .collect();
+    let theirs: HashMap<&str, &Text> = server.iter().map(|(name, text)| (name.as_str(), text)).collect();
+    let newline = line_ending(text);
+    let style = Style::of(text, &local);
+
+    let mut edits = Edits::default();
+    let mut present = std::collections::HashSet::new();
+    let mut names = Vec::new();
+    let mut removed = Vec::new();
+    for (name, member_index) in local.leaves() {
+        let member = &local.members[member_index];
+        present.insert(name.clone());
+        match theirs.get(name.as_str()) {
+            Some(new) => {
+                names.push(name.clone());
+                if !member.holds(new) {
+                    edits.replace(member.value.clone(), style.render(new, &member.indent, newline));
+                }
+            }
+            None if (input.deleted)(&name) => removed.push(member_index),
+            None => names.push(name),
+        }
+    }
+
+    remove(text, &local, &removed, &mut edits);
+
+    // New keys, grouped by the object they go into, then laid out as members (nested when
+    // the object nests).
+    let position: HashMap<&str, usize> = input
+        .order
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(index, name)| (name.as_str(), index))
+        .collect();
+    let mut additions: BTreeMap<usize, Vec<(&str, &Text)>> = BTreeMap::new();
+    for (name, text) in &server {
+        if present.contains(name) {
+            continue;
+        }
+        names.push(name.clone());
+        let target = local.target_object(name);
+        additions.entry(target).or_default().push((name.as_str(), text));
+    }
+    let leaves: HashMap<String, usize> = local.leaves().collect();
+    for (object, keys) in additions {
+        let placing = Placing {
+            text,
+            document: &local,
+            object,
+            leaves: &leaves,
+            position: &position,
+            order: input.order.unwrap_or_default(),
+            style: &style,
+            newline,
+        };
+        placing.add(&keys, &mut edits);
+    }
+    let names = input.is_base.then_some(names);
+    if edits.is_empty() {
+        return Ok(Patched {
+            bytes: input.local.to_vec(),
+            names,
+        });
+    }
+    Ok(Patched {
+        bytes: format!("{bom}{}", edits.apply(text)).into_bytes(),
+        names,
+    })
+}
+
+fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
+    std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
+        .map_err(|_| ReadError::unplaced("the file is not UTF-8"))
+}
+
+/// A JSON document's objects and members with where they are.
+struct Document {
+    objects: Vec<Object>,
+    members: Vec<Member>,
+}
+
+struct Object {
+    /// The dotted name of the object (`""` for the top one).
+    path: String,
+    /// Whether it is a set of plural forms (a value, never a place for keys).
+    is_forms: bool,
+    /// Where `{` and `}` are.
+    open: usize,
+    close: usize,
+    members: Vec<usize>,
+}
+
+struct Member {
+    name: String,
+    /// The object it is a member of.
+    parent: usize,
+    /// Where the key's opening quote is, and where the key ends.
+    start: usize,
+    key_end: usize,
+    value: Range<usize>,
+    /// Where the comma after the value is, when one follows.
+    comma: Option<usize>,
+    /// The indentation of the member's line.
+    indent: String,
+    value_kind: ValueKind,
+}
+
+enum ValueKind {
+    String(String),
+    Forms(Vec<(PluralCategory, String)>),
+    Object(usize),
+    /// A number, boolean or null: never a text (the reader refuses them anyway).
+    Other,
+}
+
+impl Member {
+    /// Whether the member holds `text`, as the reader would read it.
+    fn holds(&self, text: &Text) -> bool {
+        match (&self.value_kind, text) {
+            (ValueKind::String(value), Text::Plain(text)) => value == text,
+            (ValueKind::Forms(forms), Text::Plural(text)) => {
+                PluralForms::new(forms.iter().cloned()).is_ok_and(|forms| forms == *text)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Document {
+    fn parse(text: &str) -> Result<Self, ReadError> {
+        let mut parser = Parser {
+            text,
+            at: 0,
+            document: Document {
+                objects: Vec::new(),
+                members: Vec::new(),
+            },
+        };
+        parser.space();
+        if parser.peek() != Some(b'{') {
+            return Err(parser.error("the file must hold one JSON object"));
+        }
+        parser.object(String::new())?;
+        Ok(parser.document)
+    }
+
+    /// Every key with a text (a string or a set of forms): its dotted name and member.
+    fn leaves(&self) -> impl Iterator<Item = (String, usize)> + '_ {
+        let mut out = Vec::new();
+        if !self.objects.is_empty() {
+            self.collect_leaves(0, &mut out);
+        }
+        out.into_iter()
+    }
+
+    fn collect_leaves(&self, object: usize, out: &mut Vec<(String, usize)>) {
+        let path = &self.objects[object].path;
+        for &member in &self.objects[object].members {
+            let name = dotted(path, &self.members[member].name);
+            match &self.members[member].value_kind {
+                ValueKind::String(_) | ValueKind::Forms(_) => out.push((name, member)),
+                ValueKind::Object(inner) => self.collect_leaves(*inner, out),
+                ValueKind::Other => {}
+            }
+        }
+    }
+
+    /// The deepest object whose name leads to `name` (`home` for `home.subtitle`).
+    fn target_object(&self, name: &str) -> usize {
+        let mut best = 0;
+        for (index, object) in self.objects.iter().enumerate().filter(|(_, object)| !object.is_forms) {
+            let leads = object.path.is_empty()
+                || name
+                    .strip_prefix(&object.path)
+                    .is_some_and(|rest| rest.starts_with('.'));
+            if leads && object.path.len() >= self.objects[best].path.len() {
+                best = index;
+            }
+        }
+        best
+    }
+}
+
+fn dotted(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+struct Parser<'t> {
+    text: &'t str,
+    at: usize,
+    document: Document,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    fn error(&self, message: &str) -> ReadError {
+        let line = self.text[..self.at.min(self.text.len())].matches('\n').count() + 1;
+        ReadError::at(line, message)
+    }
+
+    fn space(&mut self) {
+        while self.peek().is_some_and(|byte| byte.is_ascii_whitespace()) {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8) -> Result<(), ReadError> {
+        self.space();
+        if self.peek() != Some(byte) {
+            return Err(self.error(&format!("expected `{}`", byte as char)));
+        }
+        self.at += 1;
+        Ok(())
+    }
+
+    /// A string token, decoded by serde_json.
+    fn string(&mut self) -> Result<(String, Range<usize>), ReadError> {
+        self.space();
+        let start = self.at;
+        if self.peek() != Some(b'"') {
+            return Err(self.error("expected a string"));
+        }
+        self.at += 1;
+        loop {
+            match self.peek() {
+                Some(b'\\') => self.at += 2,
+                Some(b'"') => {
+                    self.at += 1;
+                    break;
+                }
+                Some(_) => self.at += 1,
+                None => return Err(self.error("a string is not closed")),
+            }
+        }
+        let token = &self.text[start..self.at];
+        let decoded = serde_json::from_str::<String>(token).map_err(|err| self.error(&err.to_string()))?;
+        Ok((decoded, start..self.at))
+    }
+
+    /// An object, from its `{`; answers its index.
+    fn object(&mut self, path: String) -> Result<usize, ReadError> {
+        self.space();
+        let open = self.at;
+        self.expect(b'{')?;
+        let index = self.document.objects.len();
+        self.document.objects.push(Object {
+            path: path.clone(),
+            is_forms: false,
+            open,
+            close: open,
+            members: Vec::new(),
+        });
+        self.space();
+        if self.peek() == Some(b'}') {
+            self.document.objects[index].close = self.at;
+            self.at += 1;
+            return Ok(index);
+        }
+        loop {
+            let (name, key) = self.string()?;
+            let line_start = self.text[..key.start].rfind('\n').map_or(0, |newline| newline + 1);
+            let indent: String = self.text[line_start..key.start]
+                .chars()
+                .take_while(|c| *c == ' ' || *c == '\t')
+                .collect();
+            self.expect(b':')?;
+            self.space();
+            let value_start = self.at;
+            let value_kind = match self.peek() {
+                Some(b'"') => ValueKind::String(self.string()?.0),
+                Some(b'{') => {
+                    let inner = self.object(dotted(&path, &name))?;
+                    match forms_of(&self.document, inner) {
+                        Some(forms) => {
+                            self.document.objects[inner].is_forms = true;
+                            ValueKind::Forms(forms)
+                        }
+                        None => ValueKind::Object(inner),
+                    }
+                }
+                _ => {
+                    while self
+                        .peek()
+                        .is_some_and(|byte| !matches!(byte, b',' | b'}') && !byte.is_ascii_whitespace())
+                    {
+                        self.at += 1;
+                    }
+                    ValueKind::Other
+                }
+            };
+            let value = value_start..self.at;
+            self.space();
+            let comma = (self.peek() == Some(b',')).then_some(self.at);
+            let member = self.document.members.len();
+            self.document.members.push(Member {
+                name,
+                parent: index,
+                start: key.start,
+                key_end: key.end,
+                value,
+                comma,
+                indent,
+                value_kind,
+            });
+            self.document.objects[index].members.push(member);
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {
+                    self.document.objects[index].close = self.at;
+                    self.at += 1;
+                    return Ok(index);
+                }
+                _ => return Err(self.error("expected `,` or `}`")),
+            }
+        }
+    }
+}
+
+/// The forms of an object that is a set of plural forms (`other` among them, every member a
+/// form name with a string), as the reader decides.
+fn forms_of(document: &Document, object: usize) -> Option<Vec<(PluralCategory, String)>> {
+    let members = &document.objects[object].members;
+    let mut forms = Vec::new();
+    for &member in members {
+        let member = &document.members[member];
+        let (Some(category), ValueKind::String(text)) = (PluralCategory::parse(&member.name), &member.value_kind)
+        else {
+            return None;
+        };
+        forms.push((category, text.clone()));
+    }
+    forms
+        .iter()
+        .any(|(category, _)| *category == PluralCategory::Other)
+        .then_some(forms)
+}
+
+/// How the file writes members: its indentation unit and what stands between a key and its
+/// value.
+struct Style {
+    unit: String,
+    colon: String,
+}
+
+impl Style {
+    fn of(text: &str, document: &Document) -> Self {
+        let first = document
+            .objects
+            .first()
+            .and_then(|top| top.members.first())
+            .map(|&member| &document.members[member]);
+        let unit = first
+            .map(|member| member.indent.clone())
+            .filter(|indent| !indent.is_empty())
+            .unwrap_or_else(|| "  ".to_owned());
+        let colon = first.map_or_else(
+            || ": ".to_owned(),
+            |member| text[member.key_end..member.value.start].to_owned(),
+        );
+        Self { unit, colon }
+    }
+
+    /// A value in the file's style: a string, or a set of forms one per line.
+    fn render(&self, text: &Text, indent: &str, newline: &str) -> String {
+        match text {
+            Text::Plain(text) => json_string(text),
+            Text::Plural(forms) => {
+                let inner = format!("{indent}{}", self.unit);
+                let lines: Vec<String> = forms
+                    .iter()
+                    .map(|(category, text)| {
+                        format!(
+                            "{inner}{}{}{}",
+                            json_string(category.name()),
+                            self.colon,
+                            json_string(text)
+                        )
+                    })
+                    .collect();
+                format!("{{{newline}{}{newline}{indent}}}", lines.join(&format!(",{newline}")))
+            }
+        }
+    }
+}
+
+fn json_string(text: &str) -> String {
+    serde_json::to_string(text).expect("a string serialises")
+}
+
+/// Removes deleted keys' members with their commas, keeping the JSON valid: when the
+/// members after an object's last kept member all go, that member's comma goes too.
+fn remove(text: &str, document: &Document, removed: &[usize], edits: &mut Edits) {
+    let gone: std::collections::HashSet<usize> = removed.iter().copied().collect();
+    for &index in removed {
+        let member = &document.members[index];
+        let end = member.comma.map_or(member.value.end, |comma| comma + 1);
+        edits.replace(start_of_line(text, member.start)..end_of_line(text, end), "");
+    }
+    let parents: std::collections::BTreeSet<usize> =
+        removed.iter().map(|&index| document.members[index].parent).collect();
+    for parent in parents {
+        let members = &document.objects[parent].members;
+        let Some(last_kept) = members.iter().rposition(|member| !gone.contains(member)) else {
+            continue;
+        };
+        if last_kept + 1 < members.len()
+            && let Some(comma) = document.members[members[last_kept]].comma
+        {
+            edits.replace(comma..comma + 1, "");
+        }
+    }
+}
+
+/// New keys for one object, laid out as members.
+struct Placing<'a> {
+    text: &'a str,
+    document: &'a Document,
+    object: usize,
+    /// The file's keys by dotted name, to their members.
+    leaves: &'a HashMap<String, usize>,
+    position: &'a HashMap<&'a str, usize>,
+    order: &'a [String],
+    style: &'a Style,
+    newline: &'a str,
+}
+
+/// A new member: a text, or an object made for names that go deeper.
+enum Node<'a> {
+    Leaf(String, &'a Text),
+    Branch(String, Vec<Node<'a>>),
+}
+
+impl Placing<'_> {
+    fn add(&self, keys: &[(&str, &Text)], edits: &mut Edits) {
+        let object = &self.document.objects[self.object];
+        // A file that nests objects here gets nested objects for deeper names; a flat one
+        // gets the rest of the name as one key.
+        let nests = object
+            .members
+            .iter()
+            .any(|&member| matches!(self.document.members[member].value_kind, ValueKind::Object(_)));
+        // After the nearest earlier key of the base file that is a member of this object;
+        // else at the end.
+        let mut anchored: BTreeMap<usize, Vec<Node<'_>>> = BTreeMap::new();
+        let mut at_end: Vec<Node<'_>> = Vec::new();
+        for (name, text) in keys {
+            let rest = if object.path.is_empty() {
+                name
+            } else {
+                &name[object.path.len() + 1..]
+            };
+            let segments: Vec<&str> = if nests { rest.split('.').collect() } else { vec![rest] };
+            let anchor = (segments.len() == 1).then(|| self.anchor(name)).flatten();
+            let nodes = match anchor {
+                Some(member) => anchored.entry(member).or_default(),
+                None => &mut at_end,
+            };
+            insert_node(nodes, &segments, text);
+        }
+        let indent = self.member_indent();
+        for (member, nodes) in anchored {
+            let member = &self.document.members[member];
+            let block = self.block(&nodes, &indent);
+            match member.comma {
+                Some(comma) => edits.insert(comma + 1, format!("{block},")),
+                None => edits.insert(member.value.end, format!(",{block}")),
+            }
+        }
+        if at_end.is_empty() {
+            return;
+        }
+        let block = self.block(&at_end, &indent);
+        match object.members.last() {
+            Some(&last) => edits.insert(self.document.members[last].value.end, format!(",{block}")),
+            None => {
+                let close_indent = indent.strip_suffix(self.style.unit.as_str()).unwrap_or_default();
+                edits.insert(object.open + 1, format!("{block}{}{close_indent}", self.newline));
+            }
+        }
+    }
+
+    /// The member of this object that the key `name` follows in the base file's order.
+    fn anchor(&self, name: &str) -> Option<usize> {
+        let index = *self.position.get(name)?;
+        self.order[..index].iter().rev().find_map(|earlier| {
+            let member = *self.leaves.get(earlier)?;
+            (self.document.members[member].parent == self.object).then_some(member)
+        })
+    }
+
+    /// The indentation of this object's members.
+    fn member_indent(&self) -> String {
+        let object = &self.document.objects[self.object];
+        if let Some(&first) = object.members.first() {
+            return self.document.members[first].indent.clone();
+        }
+        let line_start = self.text[..object.open].rfind('\n').map_or(0, |newline| newline + 1);
+        let own: String = self.text[line_start..object.open]
+            .chars()
+            .take_while(|c| *c == ' ' || *c == '\t')
+            .collect();
+        format!("{own}{}", self.style.unit)
+    }
+
+    /// Members, each on a line of its own at `indent`, separated by commas.
+    fn block(&self, nodes: &[Node<'_>], indent: &str) -> String {
+        let members: Vec<String> = nodes
+            .iter()
+            .map(|node| format!("{}{indent}{}", self.newline, self.member(node, indent)))
+            .collect();
+        members.join(",")
+    }
+
+    fn member(&self, node: &Node<'_>, indent: &str) -> String {
+        match node {
+            Node::Leaf(name, text) => format!(
+                "{}{}{}",
+                json_string(name),
+                self.style.colon,
+                self.style.render(text, indent, self.newline)
+            ),
+            Node::Branch(name, children) => {
+                let inner = format!("{indent}{}", self.style.unit);
+                format!(
+                    "{}{}{{{}{}{indent}}}",
+                    json_string(name),
+                    self.style.colon,
+                    self.block(children, &inner),
+                    self.newline
+                )
+            }
+        }
+    }
+}
+
+fn insert_node<'a>(nodes: &mut Vec<Node<'a>>, segments: &[&str], text: &'a Text) {
+    match segments {
+        [] => {}
+        [last] => nodes.push(Node::Leaf((*last).to_owned(), text)),
+        [first, rest @ ..] => {
+            let existing = nodes.iter_mut().find_map(|node| match node {
+                Node::Branch(name, children) if name == first => Some(children),
+                _ => None,
+            });
+            match existing {
+                Some(children) => insert_node(children, rest, text),
+                None => {
+                    let mut children = Vec::new();
+                    insert_node(&mut children, rest, text);
+                    nodes.push(Node::Branch((*first).to_owned(), children));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patched(local: &str, exported: &str, order: Option<&[&str]>, removed: &[&str], is_base: bool) -> String {
+        let order: Option<Vec<String>> = order.map(|names| names.iter().map(|name| name.to_string()).collect());
+        let removed: std::collections::HashSet<String> = removed.iter().map(|name| name.to_string()).collect();
+        let deleted = |name: &str| removed.contains(name);
+        let input = PatchInput {
+            local: local.as_bytes(),
+            exported: exported.as_bytes(),
+            order: order.as_deref(),
+            deleted: &deleted,
+            is_base,
+        };
+        String::from_utf8(patch(&input).unwrap().bytes).unwrap()
+    }
+
+    #[test]
+    fn equal_values_keep_the_files_bytes_and_a_change_replaces_one_string() {
+        let local =
+            "{\r\n    \"home\": {\r\n        \"title\": \"Home \\u00e9\"\r\n    },\r\n    \"bye\": \"Bye\"\r\n}";
+        let export = "{\n  \"bye\": \"Bye\",\n  \"home.title\": \"Home é\"\n}\n";
+        assert_eq!(patched(local, export, None, &[], false), local);
+        let export = "{\n  \"bye\": \"See \\\"you\\\"\",\n  \"home.title\": \"Home é\"\n}\n";
+        assert_eq!(
+            patched(local, export, None, &[], false),
+            "{\r\n    \"home\": {\r\n        \"title\": \"Home \\u00e9\"\r\n    },\r\n    \"bye\": \"See \\\"you\\\"\"\r\n}"
+        );
+    }
+
+    #[test]
+    fn deleted_keys_go_with_their_comma_and_unknown_ones_stay() {
+        let local = "{\n  \"a\": \"A\",\n  \"mine\": \"Mine\",\n  \"b\": \"B\",\n  \"c\": \"C\"\n}\n";
+        let export = "{\n  \"a\": \"A\"\n}\n";
+        assert_eq!(
+            patched(local, export, None, &["b", "c"], false),
+            "{\n  \"a\": \"A\",\n  \"mine\": \"Mine\"\n}\n"
+        );
+    }
+
+    #[test]
+    fn new_keys_go_into_the_object_their_name_leads_to_after_their_predecessor() {
+        let local = "{\n    \"home\": {\n        \"title\": \"Home\"\n    },\n    \"z\": \"Z\"\n}";
+        let export = "{\n  \"home.subtitle\": \"Sub\",\n  \"home.title\": \"Home\",\n  \"settings.privacy.title\": \"Privacy\",\n  \"settings.privacy.body\": \"Body\",\n  \"z\": \"Z\",\n  \"files\": {\"one\": \"%d file\", \"other\": \"%d files\"}\n}\n";
+        let order = ["home.title", "home.subtitle", "z", "files"];
+        assert_eq!(
+            patched(local, export, Some(&order), &[], false),
+            "{\n    \"home\": {\n        \"title\": \"Home\",\n        \"subtitle\": \"Sub\"\n    },\n    \"z\": \"Z\",\n    \"files\": {\n        \"one\": \"%d file\",\n        \"other\": \"%d files\"\n    },\n    \"settings\": {\n        \"privacy\": {\n            \"body\": \"Body\",\n            \"title\": \"Privacy\"\n        }\n    }\n}"
+        );
+        // A flat file stays flat.
+        let flat = "{\n  \"a.b\": \"1\"\n}\n";
+        let export = "{\n  \"a.b\": \"1\",\n  \"a.c\": \"2\"\n}\n";
+        assert_eq!(
+            patched(flat, export, None, &[], true),
+            "{\n  \"a.b\": \"1\",\n  \"a.c\": \"2\"\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_plurals_forms_are_replaced_in_the_files_layout() {
+        let local = "{\"n\":{\"one\":\"%d\",\"other\":\"%d s\"}}";
+        let export = "{\n  \"n\": {\n    \"one\": \"%d\",\n    \"other\": \"%d S\"\n  }\n}\n";
+        assert_eq!(
+            patched(local, export, None, &[], false),
+            "{\"n\":{\n  \"one\":\"%d\",\n  \"other\":\"%d S\"\n}}"
+        );
+    }
+}
