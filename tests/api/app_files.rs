@@ -345,6 +345,25 @@ fn an_ios_apps_tables_and_stringsdict_go_through_push_and_pull_unchanged() {
         read["NSMicrophoneUsageDescription"],
         "The microphone records voice notes."
     );
+    repo.commit("pulled");
+
+    // One plural form changed on the server: that form's line only, in the entry's own
+    // variable (`downloads`, where the export writes `value`).
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/_remaining_share_downloads_",
+        json!({"translations": [{"language": "en", "forms": {"zero": "No remaining downloads allowed", "one": "One more download allowed", "other": "%d remaining downloads allowed"}}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(
+        repo.numstat(),
+        [(1, 1, format!("{IOS}/en.lproj/Localizable.stringsdict"))]
+    );
+    let plural = readback("plist", &repo.app.join(IOS).join("en.lproj/Localizable.stringsdict"));
+    assert_eq!(
+        plural["_remaining_share_downloads_"]["downloads"]["one"],
+        "One more download allowed"
+    );
 }
 
 #[test]

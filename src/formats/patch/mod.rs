@@ -12,6 +12,7 @@
 pub mod android;
 pub mod apple;
 pub mod json;
+pub mod stringsdict;
 
 use std::ops::Range;
 
@@ -42,9 +43,10 @@ pub struct Patched {
     pub names: Option<Vec<String>>,
 }
 
-/// Whether a file of a format's layout goes through [`patch`]: Android XML and `.strings`
-/// are patched in place; `.stringsdict`, JSON and CSV files are kept when they hold the
-/// export's values and written as the export writes them otherwise.
+/// Whether a file of a format's layout goes through [`patch`]: Android XML, `.strings`,
+/// XML `.stringsdict` and JSON files are patched in place; CSV files (and binary property
+/// lists) are kept when they hold the export's values and written as the export writes them
+/// otherwise.
 pub fn can_patch(format: ExportFormat, path: &str) -> bool {
     match format {
         ExportFormat::AndroidXml => path.ends_with(".xml"),
@@ -62,7 +64,13 @@ fn is_plist(bytes: &[u8]) -> bool {
 pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadError> {
     match format {
         ExportFormat::AndroidXml => android::names(bytes),
-        ExportFormat::AppleStrings if is_plist(bytes) => Ok(Vec::new()),
+        ExportFormat::AppleStrings if is_plist(bytes) => {
+            if stringsdict::is_xml(bytes) {
+                stringsdict::names(bytes)
+            } else {
+                Ok(Vec::new())
+            }
+        }
         ExportFormat::Json => json::names(bytes),
         ExportFormat::AppleStrings => apple::names(bytes),
         ExportFormat::Csv => Ok(Vec::new()),
@@ -73,7 +81,13 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
 pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     match format {
         ExportFormat::AndroidXml => android::patch(input),
-        ExportFormat::AppleStrings if is_plist(input.exported) => same_values_or_export(format, input),
+        ExportFormat::AppleStrings if is_plist(input.exported) => {
+            if stringsdict::is_xml(input.local) && stringsdict::is_xml(input.exported) {
+                stringsdict::patch(input)
+            } else {
+                same_values_or_export(format, input)
+            }
+        }
         ExportFormat::AppleStrings => apple::patch(input),
         ExportFormat::Json => json::patch(input),
         ExportFormat::Csv => same_values_or_export(format, input),
