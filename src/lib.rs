@@ -12,18 +12,25 @@
 //! - [`api`]: poem-openapi handlers, wire types ([`api::schema`]), answers written straight
 //!   from the store's data ([`api::json`]), the API error, auth.
 //! - [`domain`]: validated names, the model, the pure key query.
-//! - [`store`]: the git-backed store: one writer thread, in-memory catalog, file layout and
-//!   format, history and snapshots; [`store::sync`] replicates through a git remote (pushes,
-//!   pulls, replicas) and checks and joins commits that arrive through git.
+//! - [`gitdb`]: the git engine below the store: repository open and init, object staging and
+//!   commit, plain packs, maintenance, the git CLI, working-tree sync, tree differences, the
+//!   owner lock. Paths and bytes only.
+//! - [`store`]: teams, projects and keys on the engine: one writer thread, in-memory catalog,
+//!   file layout and format, planning changes, history and snapshots; [`store::sync`]
+//!   replicates through a git remote (pushes, pulls, replicas) and checks and joins commits
+//!   that arrive through git.
 //! - [`metrics`]: the Prometheus registry and its metrics.
 //! - [`routes`]: route templates of request paths, for logs, metrics and `Allow`.
 //! - [`formats`]: each file format's reader beside its writer (JSON, CSV, Android XML, Apple
-//!   strings and stringsdict, ICU plurals), zip in and out, downloads.
+//!   strings and stringsdict, ICU plurals), the in-place patchers `locstore pull` uses
+//!   ([`formats::patch`]), zip in and out, downloads.
 //!
 //! # Invariants
 //!
-//! - `domain` and the format readers and writers do no I/O.
-//! - Only `store` uses git2 (and `config`, to check a branch name). Only the writer thread
+//! - `domain` and the format readers, writers and patchers do no I/O.
+//! - `gitdb` imports nothing from `store`, `domain` or `api`, and names no team, project or
+//!   key type (a unit test, `gitdb::tests`, reads its source to check).
+//! - Only `gitdb` and `store` use git2 (and `config`, to check a branch name). Only the writer thread
 //!   changes the branch and the working tree; other threads (readers of history, the
 //!   replication thread) open handles of their own and only read, fetch or push.
 //! - Readers see a change only once it is in HEAD: the writer holds the catalog's write lock
@@ -40,6 +47,7 @@ pub mod config;
 pub mod deadline;
 pub mod domain;
 pub mod formats;
+pub mod gitdb;
 pub mod metrics;
 pub mod routes;
 pub mod store;

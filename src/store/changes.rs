@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use super::catalog::{Catalog, KeyEntry, ProjectEntry};
 use super::error::StoreError;
 use super::files;
-use super::git::TreeEdit;
 use super::import::{ImportCounts, ImportEntry, ImportMode};
 use super::layout;
 use crate::domain::key_files::{KeyFiles, Platform};
@@ -17,6 +16,7 @@ use crate::domain::model::{
     Key, PluralCategory, PluralForms, Project, Team, Text, Translations, dedup_tags, normalize_languages,
 };
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName, quote_for_message};
+use crate::gitdb::TreeEdit;
 
 /// A change a client asked for, in domain terms.
 #[derive(Debug, Clone)]

@@ -41,3 +41,14 @@ impl StoreError {
         Self::internal(format!("file system operation on {} failed", path.display()), source)
     }
 }
+
+/// The engine's errors in the store's words: a conflict stays a conflict (409 with its
+/// message), anything else is internal.
+impl From<crate::gitdb::GitError> for StoreError {
+    fn from(err: crate::gitdb::GitError) -> Self {
+        match err {
+            crate::gitdb::GitError::Conflict(message) => StoreError::Conflict(message),
+            crate::gitdb::GitError::Internal { context, source } => StoreError::Internal { context, source },
+        }
+    }
+}

@@ -11,9 +11,9 @@ use super::history_index::HistoryIndex;
 use super::layout;
 use super::scan;
 use super::snapshots;
-use super::tree_diff;
 use crate::domain::model::Project;
 use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::gitdb::tree_diff;
 
 /// The fewest hex digits an abbreviated commit id may have.
 const MIN_ABBREVIATION: usize = 7;

@@ -28,7 +28,7 @@ use git2::{Oid, Repository};
 use serde::{Deserialize, Serialize};
 
 use super::error::StoreError;
-use super::tree_diff;
+use crate::gitdb::tree_diff;
 
 /// The file's first line; a file with another is built again.
 const HEADER: &[u8] = b"locstore history index 1\n";

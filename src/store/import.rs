@@ -11,11 +11,11 @@ use super::changes::{
 };
 use super::error::StoreError;
 use super::files;
-use super::git::TreeEdit;
 use super::layout;
 use crate::domain::key_files::{KeyFiles, Platform};
 use crate::domain::model::{Key, Project, Translations, dedup_tags};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
+use crate::gitdb::TreeEdit;
 
 /// How an import treats keys that exist already.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,24 +11,16 @@ mod changes;
 mod error;
 pub mod etag;
 mod files;
-mod git;
-mod git_cli;
 pub mod history;
 mod history_index;
 mod import;
 mod layout;
-mod lock;
-mod maintenance;
-mod objects;
-mod plain_pack;
 mod scan;
 pub mod seen;
 pub mod snapshots;
 pub mod sync;
 mod template;
-mod tree_diff;
 mod worker;
-mod worktree;
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -178,8 +170,8 @@ impl Store {
         metrics: Arc<Metrics>,
         remote: Option<sync::RemoteSettings>,
     ) -> Result<Self, StoreError> {
-        let (mut git, created) = git::GitRepo::open_or_init(repo_dir, template::FILES)?;
-        let lock = lock::OwnerLock::acquire(git.git_dir())?;
+        let (mut git, created) = crate::gitdb::GitRepo::open_or_init(repo_dir, template::FILES)?;
+        let lock = crate::gitdb::lock::OwnerLock::acquire(git.git_dir())?;
         if created {
             tracing::info!(repo = %git.root().display(), "created the data repository from the template");
         } else {
@@ -216,7 +208,7 @@ impl Store {
             lock,
             touched: Default::default(),
             saved_keys: Default::default(),
-            maintenance: maintenance::Maintenance::new(root.clone()),
+            maintenance: crate::gitdb::maintenance::Maintenance::new(root.clone()),
             metrics: metrics.clone(),
         };
         let handle = std::thread::Builder::new()
@@ -805,7 +797,7 @@ pub(crate) fn mark_clean(git_dir: &Path) -> std::io::Result<()> {
 
 /// Start-up after a crash (no clean-shutdown note): stale git locks removed, working tree and
 /// index reset to HEAD. A change that was not in HEAD was never acknowledged.
-fn recover(git: &mut git::GitRepo) -> Result<(), StoreError> {
+fn recover(git: &mut crate::gitdb::GitRepo) -> Result<(), StoreError> {
     let marker = clean_marker(git.git_dir());
     if marker.exists() {
         std::fs::remove_file(&marker).map_err(|err| StoreError::io(&marker, err))?;

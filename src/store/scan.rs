@@ -16,11 +16,11 @@ use sha2::{Digest, Sha256};
 use super::catalog::{Catalog, KeyEntry, KeyIndex, ProjectEntry, TeamEntry};
 use super::error::StoreError;
 use super::files::{self, FileError};
-use super::git::GitRepo;
-use super::git_cli;
 use super::layout;
-use super::tree_diff;
 use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::gitdb::GitRepo;
+use crate::gitdb::cli as git_cli;
+use crate::gitdb::tree_diff;
 
 /// Reads every team and project (not their keys) from HEAD.
 pub fn load_catalog(git: &GitRepo) -> Result<Catalog, StoreError> {

@@ -11,10 +11,10 @@ use super::catalog::{Catalog, KeyEntry};
 use super::changes::{CatalogUpdate, Change, Plan, loaded_keys, project_entry, quoted};
 use super::error::StoreError;
 use super::files;
-use super::git::TreeEdit;
 use super::layout;
 use crate::domain::model::Project;
 use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::gitdb::TreeEdit;
 
 const TRAILER: &str = "Locstore-Project: ";
 

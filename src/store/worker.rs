@@ -18,13 +18,14 @@ use tokio::sync::oneshot;
 use super::catalog::Catalog;
 use super::changes::{self, Change};
 use super::error::StoreError;
-use super::git::{GitRepo, SyncScope, TreeEdit};
 use super::history_index::Follower;
-use super::lock::OwnerLock;
-use super::maintenance::Maintenance;
 use super::sync::{Remote, adopt};
-use super::{Applied, Durability, Outcome, layout, scan, snapshots, tree_diff, worktree};
+use super::{Applied, Durability, Outcome, layout, scan, snapshots};
 use crate::domain::names::{ProjectName, TeamName};
+use crate::gitdb::lock::OwnerLock;
+use crate::gitdb::maintenance::Maintenance;
+use crate::gitdb::{GitRepo, SyncScope, TreeEdit};
+use crate::gitdb::{tree_diff, worktree};
 use crate::metrics::Metrics;
 
 /// How long the writer waits without work before it brings the git index in line with HEAD.
@@ -337,7 +338,7 @@ impl Worker {
             count => format!("{count} commits, the last: {}", round.last_subject),
         };
         let started = Instant::now();
-        match self.git.publish(&message) {
+        match self.git.publish(&message).map_err(StoreError::from) {
             Ok(()) => {
                 round.published += 1;
                 round.committed += staged.len();
@@ -416,11 +417,11 @@ impl Worker {
         let tags = snapshots::follow(&change);
         let plan = changes::plan(catalog, change).map_err(Failure::Refused)?;
         let planned = started.elapsed();
-        let bulk = plan.edits.len() >= super::git::BULK_WRITES;
+        let bulk = plan.edits.len() >= crate::gitdb::BULK_WRITES;
         let built = self
             .git
             .build_commit(&plan.edits, &plan.subject, author)
-            .map_err(Failure::Broken)?;
+            .map_err(|err| Failure::Broken(err.into()))?;
         let committed = started.elapsed();
         let Some(commit) = built else {
             return Ok(Staged::Plain(Applied {
@@ -428,7 +429,7 @@ impl Worker {
                 import: plan.import,
             }));
         };
-        worktree::apply(self.git.root(), &plan.edits).map_err(Failure::Broken)?;
+        worktree::apply(self.git.root(), &plan.edits).map_err(|err| Failure::Broken(err.into()))?;
         self.git.stage(commit);
         let written = started.elapsed();
         self.touched
@@ -690,7 +691,7 @@ impl Worker {
             .move_branch(on_disk, commit, &format!("locstore: join {label}"))
         {
             self.git.rewind_tip(head);
-            return Err(err);
+            return Err(err.into());
         }
         // From here HEAD is the joined commit: on a failure, the working tree and the
         // catalog are read again from it rather than left half updated.

@@ -9,12 +9,12 @@ use std::collections::BTreeSet;
 use git2::{Oid, Repository};
 
 use crate::domain::names::{ProjectName, TeamName};
+use crate::gitdb::TreeEdit;
+use crate::gitdb::tree_diff::{self, FileDiff};
 use crate::store::catalog::{Catalog, KeyEntry, KeyIndex};
 use crate::store::error::StoreError;
 use crate::store::files;
-use crate::store::git::TreeEdit;
 use crate::store::layout;
-use crate::store::tree_diff::{self, FileDiff};
 
 /// How an incoming commit relates to the branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

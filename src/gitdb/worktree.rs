@@ -9,15 +9,15 @@
 use std::fs;
 use std::path::Path;
 
-use super::error::StoreError;
-use super::git::TreeEdit;
+use super::GitError;
+use super::repo::TreeEdit;
 
 /// Edits from which a list of new or rewritten files is written by two threads (an import of
 /// 2,000 keys is 2,000 files; a thread costs far less than the hundred files it takes over).
 const PARALLEL_WRITES: usize = 200;
 
 /// Applies `edits` in order under `root`.
-pub fn apply(root: &Path, edits: &[TreeEdit]) -> Result<(), StoreError> {
+pub fn apply(root: &Path, edits: &[TreeEdit]) -> Result<(), GitError> {
     // A large list of writes only (an import, an upload) names each file once, so the order
     // does not matter; most of its time is the file system creating files, which two threads
     // overlap.
@@ -34,7 +34,7 @@ pub fn apply(root: &Path, edits: &[TreeEdit]) -> Result<(), StoreError> {
     apply_in_order(root, edits)
 }
 
-fn apply_in_order(root: &Path, edits: &[TreeEdit]) -> Result<(), StoreError> {
+fn apply_in_order(root: &Path, edits: &[TreeEdit]) -> Result<(), GitError> {
     for edit in edits {
         match edit {
             TreeEdit::Write { path, contents } => write_file(root, path, contents)?,
@@ -47,7 +47,7 @@ fn apply_in_order(root: &Path, edits: &[TreeEdit]) -> Result<(), StoreError> {
                 };
                 match result {
                     Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(StoreError::io(full, err));
+                        return Err(GitError::io(full, err));
                     }
                     _ => remove_empty_parents(root, &full),
                 }
@@ -55,7 +55,7 @@ fn apply_in_order(root: &Path, edits: &[TreeEdit]) -> Result<(), StoreError> {
             TreeEdit::Move { from, to } => {
                 let (from, to) = (root.join(from), root.join(to));
                 create_parent(&to)?;
-                fs::rename(&from, &to).map_err(|err| StoreError::io(&from, err))?;
+                fs::rename(&from, &to).map_err(|err| GitError::io(&from, err))?;
                 remove_empty_parents(root, &from);
             }
         }
@@ -74,7 +74,7 @@ pub fn touched_paths(edits: &[TreeEdit]) -> impl Iterator<Item = &str> {
         .flatten()
 }
 
-fn write_file(root: &Path, path: &str, contents: &[u8]) -> Result<(), StoreError> {
+fn write_file(root: &Path, path: &str, contents: &[u8]) -> Result<(), GitError> {
     let full = root.join(path);
     // The folder is there but for the first key in it: try the write first, and make the folder
     // only when it is missing (one system call per file rather than a `mkdir` that fails too).
@@ -85,12 +85,12 @@ fn write_file(root: &Path, path: &str, contents: &[u8]) -> Result<(), StoreError
         }
         result => result,
     }
-    .map_err(|err| StoreError::io(&full, err))
+    .map_err(|err| GitError::io(&full, err))
 }
 
-fn create_parent(path: &Path) -> Result<(), StoreError> {
+fn create_parent(path: &Path) -> Result<(), GitError> {
     match path.parent() {
-        Some(parent) => fs::create_dir_all(parent).map_err(|err| StoreError::io(parent, err)),
+        Some(parent) => fs::create_dir_all(parent).map_err(|err| GitError::io(parent, err)),
         None => Ok(()),
     }
 }

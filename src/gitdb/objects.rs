@@ -23,9 +23,9 @@ use std::path::{Path, PathBuf};
 use git2::{Binding, Mempack, ObjectType, Odb, Oid, Repository};
 use libgit2_sys as raw;
 
-use super::error::StoreError;
-use super::git::TreeEdit;
+use super::GitError;
 use super::plain_pack::PlainPack;
+use super::repo::TreeEdit;
 
 /// New objects go to memory first, ahead of every on-disk backend.
 const MEMORY_PRIORITY: c_int = c_int::MAX;
@@ -62,7 +62,7 @@ unsafe impl Send for Staging {}
 
 impl Staging {
     /// The object database of the repository whose git folder is `git_dir`.
-    pub fn open(git_dir: &Path) -> Result<Self, StoreError> {
+    pub fn open(git_dir: &Path) -> Result<Self, GitError> {
         let staging = Self::in_memory(git_dir)?;
         let objects_path = c_path(&git_dir.join("objects"))?;
         let odb = staging
@@ -94,7 +94,7 @@ impl Staging {
 
     /// An object database in memory only, which reads nothing from disk: what stands in while
     /// the real one is reopened, so that the old one lets go of the packs first.
-    pub fn in_memory(git_dir: &Path) -> Result<Self, StoreError> {
+    pub fn in_memory(git_dir: &Path) -> Result<Self, GitError> {
         let odb = Odb::new().map_err(|err| git_error("cannot create an object database", err))?;
         let mempack = odb
             .add_new_mempack_backend(MEMORY_PRIORITY)
@@ -125,7 +125,7 @@ impl Staging {
     /// (libgit2's window of ten objects for each); maintenance finds the deltas later, in the
     /// background, when it merges the pack with others. Small packs (ordinary changes) are
     /// written by libgit2's pack builder, deltas and all.
-    pub fn write_pack(&mut self) -> Result<(), StoreError> {
+    pub fn write_pack(&mut self) -> Result<(), GitError> {
         let mut staged = std::mem::take(&mut *self.staged.borrow_mut());
         staged.sort_unstable_by_key(|(id, _)| *id);
         staged.dedup_by_key(|(id, _)| *id);
@@ -164,7 +164,7 @@ impl Staging {
                 .ok()
                 .flatten()
                 .map(str::to_owned)
-                .ok_or_else(|| StoreError::internal("cannot write a pack", "the pack has no name"))?;
+                .ok_or_else(|| GitError::internal("cannot write a pack", "the pack has no name"))?;
             drop(builder);
             self.add_written_pack(&name)?;
         }
@@ -173,8 +173,8 @@ impl Staging {
 
     /// Writes `objects` (staged, no repeats) as a pack of whole objects with its index into
     /// the pack folder ([`PlainPack`]); returns the pack's name.
-    fn write_plain_pack(&self, objects: &[(Oid, ObjectType)]) -> Result<String, StoreError> {
-        let fail = |err: std::io::Error| StoreError::internal("cannot write a pack", err);
+    fn write_plain_pack(&self, objects: &[(Oid, ObjectType)]) -> Result<String, GitError> {
+        let fail = |err: std::io::Error| GitError::internal("cannot write a pack", err);
         let odb = self
             .repo
             .odb()
@@ -192,13 +192,13 @@ impl Staging {
     /// Writes an object into memory. This does not go through libgit2's object database,
     /// which first looks for the object in every backend and, missing it (a new object always
     /// misses), rescans and looks again: most of a commit's time with many packs.
-    pub fn write(&self, kind: ObjectType, data: &[u8]) -> Result<Oid, StoreError> {
+    pub fn write(&self, kind: ObjectType, data: &[u8]) -> Result<Oid, GitError> {
         let id = Oid::hash_object(kind, data).map_err(|err| git_error("cannot hash an object", err))?;
         let raw_kind = match kind {
             ObjectType::Blob => raw::GIT_OBJECT_BLOB,
             ObjectType::Tree => raw::GIT_OBJECT_TREE,
             ObjectType::Commit => raw::GIT_OBJECT_COMMIT,
-            _ => return Err(StoreError::internal("cannot write an object", "unexpected object type")),
+            _ => return Err(GitError::internal("cannot write an object", "unexpected object type")),
         };
         // SAFETY: the mempack is alive (see `discard`) and implements `write`, which copies the
         // data; the id and data pointers are valid for the call.
@@ -222,7 +222,7 @@ impl Staging {
     /// libgit2's tree builders write through the object database (see [`Self::write`]), so the
     /// trees are edited here: entries of the trees on the edited paths are loaded, changed in
     /// memory, and written in git's tree format once all edits are in.
-    pub fn edit_tree(&self, base: Oid, edits: &[TreeEdit]) -> Result<Oid, StoreError> {
+    pub fn edit_tree(&self, base: Oid, edits: &[TreeEdit]) -> Result<Oid, GitError> {
         let mut root = self.open_tree(base)?;
         for edit in edits {
             match edit {
@@ -246,7 +246,7 @@ impl Staging {
         }
     }
 
-    fn open_tree(&self, id: Oid) -> Result<OpenTree, StoreError> {
+    fn open_tree(&self, id: Oid) -> Result<OpenTree, GitError> {
         let tree = self
             .repo
             .find_tree(id)
@@ -270,7 +270,7 @@ impl Staging {
 
     /// The subtree `name` of `tree`, opened for editing; a file of that name is replaced by
     /// an empty folder, as git would.
-    fn open_dir<'t>(&self, tree: &'t mut OpenTree, name: &str) -> Result<&'t mut OpenTree, StoreError> {
+    fn open_dir<'t>(&self, tree: &'t mut OpenTree, name: &str) -> Result<&'t mut OpenTree, GitError> {
         let slot = tree
             .entries
             .entry(name.as_bytes().to_vec())
@@ -288,7 +288,7 @@ impl Staging {
         }
     }
 
-    fn put(&self, tree: &mut OpenTree, path: &str, entry: Entry) -> Result<(), StoreError> {
+    fn put(&self, tree: &mut OpenTree, path: &str, entry: Entry) -> Result<(), GitError> {
         tree.changed = true;
         match path.split_once('/') {
             None => {
@@ -303,7 +303,7 @@ impl Staging {
     }
 
     /// Removes and returns the entry at `path`, if there is one.
-    fn take(&self, tree: &mut OpenTree, path: &str) -> Result<Option<Entry>, StoreError> {
+    fn take(&self, tree: &mut OpenTree, path: &str) -> Result<Option<Entry>, GitError> {
         let taken = match path.split_once('/') {
             None => tree.entries.remove(path.as_bytes()),
             Some((dir, rest)) => match tree.entries.get(dir.as_bytes()) {
@@ -322,7 +322,7 @@ impl Staging {
 
     /// Stages an edited tree and the edited trees in it; `None` when it ends up empty (git
     /// keeps no empty folders).
-    fn write_tree(&self, tree: OpenTree) -> Result<Option<Oid>, StoreError> {
+    fn write_tree(&self, tree: OpenTree) -> Result<Option<Oid>, GitError> {
         if !tree.changed
             && let Some(base) = tree.base
         {
@@ -355,7 +355,7 @@ impl Staging {
     }
 
     /// Drops the objects staged in memory.
-    pub fn discard(&self) -> Result<(), StoreError> {
+    pub fn discard(&self) -> Result<(), GitError> {
         self.staged.borrow_mut().clear();
         // SAFETY: the mempack belongs to `self.repo`'s object database, which is alive.
         unsafe { Mempack::from_raw(self.mempack) }
@@ -385,14 +385,14 @@ impl Staging {
     }
 
     /// Reads the new pack `pack-{name}` from now on, and notes its files for the next sync.
-    fn add_written_pack(&mut self, name: &str) -> Result<(), StoreError> {
+    fn add_written_pack(&mut self, name: &str) -> Result<(), GitError> {
         let index = self.pack_dir.join(format!("pack-{name}.idx"));
         self.unsynced.push(self.pack_dir.join(format!("pack-{name}.pack")));
         self.unsynced.push(index.clone());
         self.add_pack(index)
     }
 
-    fn add_pack(&mut self, index: PathBuf) -> Result<(), StoreError> {
+    fn add_pack(&mut self, index: PathBuf) -> Result<(), GitError> {
         let odb = self
             .repo
             .odb()
@@ -443,7 +443,7 @@ fn add_backend(
     odb: &Odb<'_>,
     priority: c_int,
     make: impl FnOnce(*mut *mut raw::git_odb_backend) -> c_int,
-) -> Result<(), StoreError> {
+) -> Result<(), GitError> {
     let mut backend = std::ptr::null_mut();
     let made = make(&mut backend);
     if made < 0 {
@@ -463,12 +463,12 @@ fn add_backend(
     Ok(())
 }
 
-fn c_path(path: &Path) -> Result<CString, StoreError> {
+fn c_path(path: &Path) -> Result<CString, GitError> {
     use std::os::unix::ffi::OsStrExt;
     CString::new(path.as_os_str().as_bytes())
-        .map_err(|err| StoreError::internal(format!("{} cannot be passed to libgit2", path.display()), err))
+        .map_err(|err| GitError::internal(format!("{} cannot be passed to libgit2", path.display()), err))
 }
 
-fn git_error(context: impl Into<String>, err: git2::Error) -> StoreError {
-    StoreError::internal(context, err)
+fn git_error(context: impl Into<String>, err: git2::Error) -> GitError {
+    GitError::internal(context, err)
 }

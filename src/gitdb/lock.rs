@@ -9,15 +9,15 @@ use std::io::{Read, Seek, Write};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
-use super::error::StoreError;
+use super::GitError;
 
-/// Held for as long as the store runs; dropping it releases the lock.
+/// Held for as long as its owner runs; dropping it releases the lock.
 pub struct OwnerLock {
     _file: File,
 }
 
 impl OwnerLock {
-    pub fn acquire(git_dir: &Path) -> Result<Self, StoreError> {
+    pub fn acquire(git_dir: &Path) -> Result<Self, GitError> {
         let path = git_dir.join("locstore.lock");
         let mut file = File::options()
             .read(true)
@@ -25,14 +25,14 @@ impl OwnerLock {
             .create(true)
             .truncate(false)
             .open(&path)
-            .map_err(|err| StoreError::io(&path, err))?;
+            .map_err(|err| GitError::io(&path, err))?;
         // SAFETY: flock on a valid, open file descriptor has no memory-safety preconditions.
         let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
         if !locked {
             let mut owner = String::new();
             let _ = file.read_to_string(&mut owner);
             let owner = owner.trim();
-            return Err(StoreError::Conflict(format!(
+            return Err(GitError::Conflict(format!(
                 "the repository {} is in use by another locstore process (pid {}); stop it first",
                 git_dir.parent().unwrap_or(git_dir).display(),
                 if owner.is_empty() { "unknown" } else { owner }
@@ -41,7 +41,7 @@ impl OwnerLock {
         file.set_len(0)
             .and_then(|()| file.rewind())
             .and_then(|()| writeln!(file, "{}", std::process::id()))
-            .map_err(|err| StoreError::io(&path, err))?;
+            .map_err(|err| GitError::io(&path, err))?;
         Ok(Self { _file: file })
     }
 }

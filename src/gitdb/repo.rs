@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, Signature, TreeWalkMode, TreeWalkResult};
 
-use super::error::StoreError;
+use super::GitError;
 use super::objects::Staging;
 
 /// The committer of every change.
@@ -102,7 +102,7 @@ impl FileStamp {
 impl GitRepo {
     /// Opens the repository at `root`, or creates it from `template` when the folder is
     /// missing, empty, or holds a repository without commits. Returns whether it was created.
-    pub fn open_or_init(root: &Path, template: &[(&str, &[u8])]) -> Result<(Self, bool), StoreError> {
+    pub fn open_or_init(root: &Path, template: &[(&str, &[u8])]) -> Result<(Self, bool), GitError> {
         tune_libgit2();
         let is_empty_dir = |path: &Path| {
             path.read_dir()
@@ -110,7 +110,7 @@ impl GitRepo {
                 .unwrap_or(true)
         };
         if !root.exists() || is_empty_dir(root) {
-            std::fs::create_dir_all(root).map_err(|err| StoreError::io(root, err))?;
+            std::fs::create_dir_all(root).map_err(|err| GitError::io(root, err))?;
             let mut options = RepositoryInitOptions::new();
             options.initial_head(BRANCH).no_reinit(true);
             Repository::init_opts(root, &options)
@@ -119,7 +119,7 @@ impl GitRepo {
         let repo = Repository::open(root)
             .map_err(|err| git_error(format!("{} is not a git repository", root.display()), err))?;
         if repo.is_bare() {
-            return Err(StoreError::internal(
+            return Err(GitError::internal(
                 format!("{} is a bare repository", root.display()),
                 "locstore needs a working tree",
             ));
@@ -145,7 +145,7 @@ impl GitRepo {
     /// Opens the repository afresh: libgit2 keeps every pack it has seen open, also packs that
     /// maintenance has since merged and deleted, so the writer reopens after each maintenance
     /// run. Only called with nothing staged.
-    pub fn reopen(&mut self) -> Result<(), StoreError> {
+    pub fn reopen(&mut self) -> Result<(), GitError> {
         debug_assert_eq!(self.head, self.tip, "reopened with staged commits");
         let git_dir = self.repo.path().to_path_buf();
         // Packs are shared by every handle that opened them, so both old handles are gone
@@ -176,7 +176,7 @@ impl GitRepo {
     /// Builds the commit for `edits` on top of the tip, with its objects staged in memory;
     /// neither the tip nor the branch moves. Returns `None` when the edits leave the tree as
     /// it is (a no-op change commits nothing).
-    pub fn build_commit(&self, edits: &[TreeEdit], subject: &str, author: &str) -> Result<Option<Oid>, StoreError> {
+    pub fn build_commit(&self, edits: &[TreeEdit], subject: &str, author: &str) -> Result<Option<Oid>, GitError> {
         build_commit(&self.staging, self.tip, edits, subject, author)
     }
 
@@ -205,7 +205,7 @@ impl GitRepo {
     /// Writes every staged object as one pack, then moves the branch to the tip, with one
     /// reflog entry (`message`) for all the commits it passes. On failure nothing of the
     /// staged commits is in the branch; [`Self::reset_to_head`] drops them.
-    pub fn publish(&mut self, message: &str) -> Result<(), StoreError> {
+    pub fn publish(&mut self, message: &str) -> Result<(), GitError> {
         if !self.has_staged() {
             return Ok(());
         }
@@ -272,7 +272,7 @@ impl GitRepo {
     }
 
     /// The commit the branch points to on disk: `head`, unless it was moved by hand.
-    pub fn branch_target(&self) -> Result<Oid, StoreError> {
+    pub fn branch_target(&self) -> Result<Oid, GitError> {
         let reference = self.branch_ref()?;
         self.repo
             .refname_to_id(&reference)
@@ -281,7 +281,7 @@ impl GitRepo {
 
     /// Stages a merge commit of `incoming` into the tip: the tip's tree with `edits`, with
     /// the tip and `incoming` as parents. The tip does not move.
-    pub fn build_merge(&self, incoming: Oid, edits: &[TreeEdit], subject: &str) -> Result<Oid, StoreError> {
+    pub fn build_merge(&self, incoming: Oid, edits: &[TreeEdit], subject: &str) -> Result<Oid, GitError> {
         let repo = self.staging.repo();
         let read = |id: Oid| {
             repo.find_commit(id)
@@ -302,7 +302,7 @@ impl GitRepo {
 
     /// Moves the branch from `on_disk` (what it points to now) to `commit`, and makes it HEAD
     /// and the tip: a commit the object database holds, or the staged tip (written first).
-    pub fn move_branch(&mut self, on_disk: Oid, commit: Oid, message: &str) -> Result<(), StoreError> {
+    pub fn move_branch(&mut self, on_disk: Oid, commit: Oid, message: &str) -> Result<(), GitError> {
         if self.has_staged() {
             self.staging.write_pack()?;
         }
@@ -319,7 +319,7 @@ impl GitRepo {
 
     /// Makes the annotated tag `name` (without `refs/tags/`) point at HEAD; refuses a name
     /// that exists.
-    pub fn create_tag(&self, name: &str, tagger: &str, message: &str) -> Result<Oid, StoreError> {
+    pub fn create_tag(&self, name: &str, tagger: &str, message: &str) -> Result<Oid, GitError> {
         let tagger =
             Signature::now(tagger, &format!("{tagger}@locstore")).map_err(|err| git_error("invalid tagger", err))?;
         let target = self
@@ -329,13 +329,13 @@ impl GitRepo {
         self.repo
             .tag(name, &target, &tagger, message, false)
             .map_err(|err| match err.code() {
-                git2::ErrorCode::Exists => StoreError::Conflict(format!("A snapshot named {name:?} exists already.")),
+                git2::ErrorCode::Exists => GitError::Conflict(format!("A snapshot named {name:?} exists already.")),
                 _ => git_error(format!("cannot create the tag {name}"), err),
             })
     }
 
     /// Deletes the tag `name`; `false` when there was none.
-    pub fn delete_tag(&self, name: &str) -> Result<bool, StoreError> {
+    pub fn delete_tag(&self, name: &str) -> Result<bool, GitError> {
         match self.repo.find_reference(&format!("refs/tags/{name}")) {
             Ok(mut reference) => reference
                 .delete()
@@ -347,7 +347,7 @@ impl GitRepo {
 
     /// Moves every tag under `refs/tags/{from}/` to `refs/tags/{to}/` (a renamed team or
     /// project), or deletes them when `to` is `None`.
-    pub fn move_tags(&self, from: &str, to: Option<&str>) -> Result<usize, StoreError> {
+    pub fn move_tags(&self, from: &str, to: Option<&str>) -> Result<usize, GitError> {
         let prefix = format!("refs/tags/{from}/");
         let names: Vec<String> = self
             .repo
@@ -380,7 +380,7 @@ impl GitRepo {
     /// in HEAD; nothing happens when `dir` does not exist.
     /// The files under `dir` in HEAD, as paths relative to it with their blob ids, in tree
     /// order; nothing is read.
-    pub fn files_under(&self, dir: &str) -> Result<Vec<(String, Oid)>, StoreError> {
+    pub fn files_under(&self, dir: &str) -> Result<Vec<(String, Oid)>, GitError> {
         let Some(tree) = self.subtree(dir)? else {
             return Ok(Vec::new());
         };
@@ -398,7 +398,7 @@ impl GitRepo {
     }
 
     /// The id of the folder `dir` in HEAD, if there is one.
-    pub fn subtree_id(&self, dir: &str) -> Result<Option<Oid>, StoreError> {
+    pub fn subtree_id(&self, dir: &str) -> Result<Option<Oid>, GitError> {
         Ok(self.subtree(dir)?.map(|tree| tree.id()))
     }
 
@@ -408,7 +408,7 @@ impl GitRepo {
     }
 
     /// The names of the folders directly under `dir` in HEAD.
-    pub fn subfolders(&self, dir: &str) -> Result<Vec<String>, StoreError> {
+    pub fn subfolders(&self, dir: &str) -> Result<Vec<String>, GitError> {
         let Some(tree) = self.subtree(dir)? else {
             return Ok(Vec::new());
         };
@@ -420,7 +420,7 @@ impl GitRepo {
     }
 
     /// The contents of one file in HEAD, or `None` when there is no such file.
-    pub fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    pub fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, GitError> {
         let tree = self.head_tree()?;
         let Ok(entry) = tree.get_path(Path::new(path)) else {
             return Ok(None);
@@ -446,7 +446,7 @@ impl GitRepo {
     /// else wrote the index: a `git add` or `git commit` by hand, or more paths than
     /// [`WHOLE_INDEX_FROM`] were touched) the whole tree is read.
     /// Returns whether the whole tree was read.
-    pub fn sync_index<'a>(&mut self, touched: impl Iterator<Item = &'a str> + Clone) -> Result<bool, StoreError> {
+    pub fn sync_index<'a>(&mut self, touched: impl Iterator<Item = &'a str> + Clone) -> Result<bool, GitError> {
         let index_path = self.repo.path().join("index");
         let mut index = self
             .repo
@@ -490,7 +490,7 @@ impl GitRepo {
     /// Puts the working tree and the index back to HEAD, as after `git reset --hard`, and
     /// removes files under `managed_dir` that git does not track. A change that was being
     /// written when the process died was never acknowledged, so dropping it loses nothing.
-    pub fn reset_to_head(&mut self, managed_dir: &str) -> Result<(), StoreError> {
+    pub fn reset_to_head(&mut self, managed_dir: &str) -> Result<(), GitError> {
         self.staging.discard()?;
         self.tip = self.head;
         let head = self
@@ -507,7 +507,7 @@ impl GitRepo {
             .map_err(|err| git_error("cannot remove untracked files", err))
     }
 
-    fn create_first_commit(&mut self, template: &[(&str, &[u8])]) -> Result<(), StoreError> {
+    fn create_first_commit(&mut self, template: &[(&str, &[u8])]) -> Result<(), GitError> {
         let objects = self.staging.repo();
         // The template is flat (files at the root), so one tree builder makes the whole tree.
         let mut builder = objects
@@ -515,7 +515,7 @@ impl GitRepo {
             .map_err(|err| git_error("cannot build a tree", err))?;
         for (path, contents) in template {
             let full = self.root.join(path);
-            std::fs::write(&full, contents).map_err(|err| StoreError::io(&full, err))?;
+            std::fs::write(&full, contents).map_err(|err| GitError::io(&full, err))?;
             let blob = objects
                 .blob(contents)
                 .map_err(|err| git_error("cannot write a blob", err))?;
@@ -546,14 +546,14 @@ impl GitRepo {
         self.sync_index(template.iter().map(|(path, _)| *path)).map(|_| ())
     }
 
-    fn head_tree(&self) -> Result<git2::Tree<'_>, StoreError> {
+    fn head_tree(&self) -> Result<git2::Tree<'_>, GitError> {
         self.repo
             .find_commit(self.head)
             .and_then(|commit| commit.tree())
             .map_err(|err| git_error("cannot read HEAD's tree", err))
     }
 
-    fn subtree(&self, dir: &str) -> Result<Option<git2::Tree<'_>>, StoreError> {
+    fn subtree(&self, dir: &str) -> Result<Option<git2::Tree<'_>>, GitError> {
         let tree = self.head_tree()?;
         let Ok(entry) = tree.get_path(Path::new(dir)) else {
             return Ok(None);
@@ -568,7 +568,7 @@ impl GitRepo {
         Ok(Some(subtree))
     }
 
-    fn branch_ref(&self) -> Result<String, StoreError> {
+    fn branch_ref(&self) -> Result<String, GitError> {
         let head = self
             .repo
             .find_reference("HEAD")
@@ -577,8 +577,8 @@ impl GitRepo {
     }
 }
 
-fn git_error(context: impl Into<String>, err: git2::Error) -> StoreError {
-    StoreError::internal(context, err)
+fn git_error(context: impl Into<String>, err: git2::Error) -> GitError {
+    GitError::internal(context, err)
 }
 
 /// Process-wide libgit2 settings for a store that commits often into large trees.
@@ -620,7 +620,7 @@ fn build_commit(
     edits: &[TreeEdit],
     subject: &str,
     author: &str,
-) -> Result<Option<Oid>, StoreError> {
+) -> Result<Option<Oid>, GitError> {
     let repo = staging.repo();
     let parent = repo
         .find_commit(parent)
@@ -650,7 +650,7 @@ fn update_index_entry(
     index: &mut git2::Index,
     tree: &git2::Tree<'_>,
     path: &str,
-) -> Result<(), StoreError> {
+) -> Result<(), GitError> {
     let fail = |err: git2::Error| git_error(format!("cannot update the index at {path}"), err);
     let blob_entry = |path: String, id: Oid, mode: i32| {
         let mut entry = git2::IndexEntry {
@@ -713,7 +713,7 @@ fn update_index_entry(
 }
 
 /// Records a file's status in its index entry, if the index has one (HEAD holds the file).
-fn refresh_entry(index: &mut git2::Index, relative: &Path, full: &Path) -> Result<(), StoreError> {
+fn refresh_entry(index: &mut git2::Index, relative: &Path, full: &Path) -> Result<(), GitError> {
     let Some(mut entry) = index.get_path(relative, 0) else {
         return Ok(());
     };

@@ -1,0 +1,80 @@
+//! The git engine: a repository with a working tree kept as one writer thread needs it, and
+//! nothing that knows what the files mean. It opens and initialises the repository, stages
+//! objects and commits them (in memory, or as plain packs for large batches), keeps the index
+//! and the working tree in step with HEAD, diffs trees, runs git's own command where it is
+//! faster, maintains the object database, and holds the lock that keeps a second process off.
+//!
+//! It imports nothing from `domain` or `store`: paths are paths and files are bytes. The store
+//! (teams, projects and keys as TOML files) is built on top of it.
+
+pub mod cli;
+pub mod lock;
+pub mod maintenance;
+mod objects;
+mod plain_pack;
+pub mod repo;
+pub mod tree_diff;
+pub mod worktree;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use repo::{BULK_WRITES, COMMITTER, GitRepo, SyncScope, TreeEdit};
+
+/// What can go wrong in the git engine. The store turns it into its own error: a
+/// `Conflict` (another process holds the repository, a branch moved under a snapshot)
+/// keeps its message for the user; `Internal` is for the log.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum GitError {
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{context}")]
+    Internal {
+        context: String,
+        #[source]
+        source: Arc<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl GitError {
+    pub fn internal(context: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Internal {
+            context: context.into(),
+            source: Arc::from(source.into()),
+        }
+    }
+
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        let path = path.into();
+        Self::internal(format!("file system operation on {} failed", path.display()), source)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The engine's invariant, checked on its source: no `gitdb` file imports from the
+    /// store or the domain, or names a team, project or key.
+    #[test]
+    fn the_engine_knows_nothing_of_the_store_or_the_domain() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/gitdb");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let source = std::fs::read_to_string(&path).unwrap();
+            for forbidden in [
+                "crate::store",
+                "crate::domain",
+                "crate::api",
+                "KeyName",
+                "TeamName",
+                "ProjectName",
+            ] {
+                let needle = format!("{forbidden}");
+                let found = source
+                    .lines()
+                    .filter(|line| !line.trim_start().starts_with("//"))
+                    .any(|line| line.contains(&needle) && !line.contains("for forbidden in"));
+                assert!(!found, "{} uses {forbidden}", path.display());
+            }
+        }
+    }
+}
