@@ -4,9 +4,6 @@
 
 use sha2::{Digest, Sha256};
 
-use super::catalog::Catalog;
-use super::changes::{Change, loaded_keys, project_entry, quoted, team_entry};
-use super::error::StoreError;
 use super::files;
 use crate::domain::model::{Key, Project, Team};
 
@@ -37,38 +34,6 @@ pub fn matches(header: &str, current: &str) -> bool {
         .map(str::trim)
         .any(|candidate| candidate == "*" || candidate.strip_prefix("W/").unwrap_or(candidate) == current)
 }
-
-/// Refuses a guarded change whose resource's current entity tag is not one `if_match` names.
-pub(super) fn check_precondition(catalog: &Catalog, change: &Change, if_match: &str) -> Result<(), StoreError> {
-    let current = match change {
-        Change::UpdateTeam { name, .. } | Change::DeleteTeam { name } => team(&team_entry(catalog, name)?.team),
-        Change::UpdateProject { team, name, .. } | Change::DeleteProject { team, name } => {
-            project(&project_entry(catalog, team, name)?.project)
-        }
-        Change::UpdateKey {
-            team, project, name, ..
-        }
-        | Change::DeleteKey { team, project, name } => {
-            let keys = loaded_keys(project_entry(catalog, team, project)?)?;
-            let entry = keys.get(name).ok_or_else(|| {
-                StoreError::NotFound(format!(
-                    "Key {} does not exist in {team}/{project}.",
-                    quoted(name.as_str())
-                ))
-            })?;
-            key(&entry.key)
-        }
-        _ => return Ok(()),
-    };
-    if matches(if_match, &current) {
-        Ok(())
-    } else {
-        Err(StoreError::PreconditionFailed(format!(
-            "The resource changed since you read it (If-Match {if_match}; it is now {current}); read it again and retry."
-        )))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

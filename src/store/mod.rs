@@ -7,14 +7,13 @@
 //! working tree and, with [`Durability::Fsync`], both are on disk.
 
 mod catalog;
-mod changes;
 mod error;
 pub mod etag;
 mod files;
 pub mod history;
 mod history_index;
-mod import;
 mod layout;
+mod plan;
 mod scan;
 pub mod seen;
 pub mod snapshots;
@@ -29,10 +28,10 @@ use std::thread::JoinHandle;
 
 use tokio::sync::oneshot;
 
-pub use changes::{Change, KeyDraft, KeyPatch, NewProject, ProjectPatch, TextInput, TranslationInput};
 pub use error::StoreError;
-pub use import::{ImportCounts, ImportEntry, ImportMode, TextCounts};
 pub use layout::MAX_PATH_LEN;
+pub use plan::{Change, KeyDraft, KeyPatch, NewProject, ProjectPatch, TextInput, TranslationInput};
+pub use plan::{ImportCounts, ImportEntry, ImportMode, TextCounts};
 
 use crate::domain::model::{Key, Project, Team};
 use crate::domain::names::{KeyName, ProjectName, TeamName};
@@ -40,7 +39,7 @@ use crate::domain::query::{KeyQuery, PageInfo};
 use crate::metrics::Metrics;
 pub use catalog::KeyEntry;
 use catalog::{Catalog, KeyIndex, ProjectEntry};
-use changes::{key_not_found, project_not_found, team_not_found};
+use plan::{key_not_found, project_not_found, team_not_found};
 use worker::{Job, Worker};
 
 /// When an acknowledged change is on disk.
@@ -253,7 +252,7 @@ impl Store {
         // Loads the project's keys when they are not yet.
         self.with_keys(&team, &project, |_, _| ()).await?;
         let catalog = self.read();
-        let plan = changes::plan(&catalog, import.into_change())?;
+        let plan = plan::plan(&catalog, import.into_change())?;
         Ok(plan.import.unwrap_or_default())
     }
 
@@ -542,7 +541,7 @@ impl Store {
             if events.is_empty() {
                 return Err(StoreError::NotFound(format!(
                     "No key named {} ever existed in {team}/{project}.",
-                    changes::quoted(name.as_str())
+                    plan::quoted(name.as_str())
                 )));
             }
             let info = query.page_info(events.len());

@@ -5,16 +5,8 @@
 
 use git2::{Oid, Repository};
 
-use std::collections::HashSet;
-
-use super::catalog::{Catalog, KeyEntry};
-use super::changes::{CatalogUpdate, Change, Plan, loaded_keys, project_entry, quoted};
 use super::error::StoreError;
-use super::files;
-use super::layout;
-use crate::domain::model::Project;
-use crate::domain::names::{KeyName, ProjectName, TeamName};
-use crate::gitdb::TreeEdit;
+use crate::domain::names::{ProjectName, TeamName};
 
 const TRAILER: &str = "Locstore-Project: ";
 
@@ -155,85 +147,6 @@ pub fn list(repo: &Repository, team: &TeamName, project: &ProjectName) -> Result
         })
         .collect())
 }
-
-/// What a change does to the tags once it is committed: a renamed team or project takes its
-/// snapshots along (`Some(to)`), a deleted one takes them away (`None`).
-pub fn follow(change: &Change) -> Option<(String, Option<String>)> {
-    match change {
-        Change::Guarded { change, .. } => follow(change),
-        Change::UpdateTeam {
-            name,
-            new_name: Some(new_name),
-            ..
-        } if new_name != name => Some((team_prefix(name), Some(team_prefix(new_name)))),
-        Change::DeleteTeam { name } => Some((team_prefix(name), None)),
-        Change::UpdateProject { team, name, patch } => match &patch.name {
-            Some(new_name) if new_name != name => {
-                Some((project_prefix(team, name), Some(project_prefix(team, new_name))))
-            }
-            _ => None,
-        },
-        Change::DeleteProject { team, name } => Some((project_prefix(team, name), None)),
-        _ => None,
-    }
-}
-
-/// Sets a project back to a snapshot: its settings file and every key file as the snapshot
-/// has them, the keys it lacks removed; one commit, none when nothing differs.
-pub(super) fn plan_restore(
-    catalog: &Catalog,
-    team: TeamName,
-    project: ProjectName,
-    snapshot: &str,
-    mut settings: Project,
-    keys: Vec<KeyEntry>,
-) -> Result<Plan, StoreError> {
-    let entry = project_entry(catalog, &team, &project)?;
-    let current = loaded_keys(entry)?;
-    settings.name = project.clone();
-    let keys_dir = layout::keys_dir(&team, &project);
-    let mut edits = Vec::new();
-    if settings != entry.project {
-        edits.push(TreeEdit::Write {
-            path: layout::project_file(&team, &project),
-            contents: files::write_project(&settings),
-        });
-    }
-    let wanted: HashSet<&KeyName> = keys.iter().map(|entry| &entry.key.name).collect();
-    for existing in current.iter() {
-        let moved = keys
-            .iter()
-            .find(|entry| entry.key.name == existing.key.name)
-            .is_some_and(|entry| entry.file() != existing.file());
-        if !wanted.contains(&existing.key.name) || moved {
-            edits.push(TreeEdit::Remove {
-                path: format!("{keys_dir}/{}", existing.file()),
-            });
-        }
-    }
-    for restored in &keys {
-        let same = current
-            .get(&restored.key.name)
-            .is_some_and(|existing| existing.key == restored.key && existing.file() == restored.file());
-        if !same {
-            edits.push(TreeEdit::Write {
-                path: format!("{keys_dir}/{}", restored.file()),
-                contents: files::write_key(&restored.key),
-            });
-        }
-    }
-    Ok(Plan {
-        subject: format!("Restore {team}/{project} to snapshot {}", quoted(snapshot)),
-        edits,
-        update: CatalogUpdate::ReplaceProject {
-            team,
-            settings,
-            entries: keys,
-        },
-        import: None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

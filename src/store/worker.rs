@@ -16,9 +16,9 @@ use git2::Oid;
 use tokio::sync::oneshot;
 
 use super::catalog::Catalog;
-use super::changes::{self, Change};
 use super::error::StoreError;
 use super::history_index::Follower;
+use super::plan::{self, Change};
 use super::sync::{Remote, adopt};
 use super::{Applied, Durability, Outcome, layout, scan, snapshots};
 use crate::domain::names::{ProjectName, TeamName};
@@ -414,8 +414,8 @@ impl Worker {
         catalog: &mut RwLockWriteGuard<'_, Catalog>,
     ) -> Result<Staged, Failure> {
         let started = Instant::now();
-        let tags = snapshots::follow(&change);
-        let plan = changes::plan(catalog, change).map_err(Failure::Refused)?;
+        let tags = plan::follow(&change);
+        let plan = plan::plan(catalog, change).map_err(Failure::Refused)?;
         let planned = started.elapsed();
         let bulk = plan.edits.len() >= crate::gitdb::BULK_WRITES;
         let built = self
@@ -466,7 +466,7 @@ impl Worker {
     fn snapshot(&mut self, op: SnapshotOp, catalog: &Arc<RwLock<Catalog>>) -> Result<(), StoreError> {
         let exists = |team: &TeamName, project: &ProjectName| {
             let catalog = read(catalog);
-            super::changes::project_entry(&catalog, team, project).map(|_| ())
+            super::plan::project_entry(&catalog, team, project).map(|_| ())
         };
         match op {
             SnapshotOp::Create {

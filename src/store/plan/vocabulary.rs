@@ -1,22 +1,15 @@
-//! Changes as values: what a client asked for, checked against the catalog and turned into a
-//! plan of file edits, a commit subject, and the catalog update to make once it is committed.
-//!
-//! Planning is pure: it reads the catalog and writes nothing, so a refused change leaves no
-//! trace, and the writer can commit the plan as one unit.
+//! The shared vocabulary of planning: the changes a client may ask for (as values), the
+//! plan every planner makes of one (file edits, a commit subject, the catalog update), and
+//! the lookups and checks every planner uses. No planner imports another; each uses this.
 
 use std::collections::BTreeMap;
 
-use super::catalog::{Catalog, KeyEntry, ProjectEntry};
-use super::error::StoreError;
-use super::files;
-use super::import::{ImportCounts, ImportEntry, ImportMode};
-use super::layout;
 use crate::domain::key_files::{KeyFiles, Platform};
-use crate::domain::model::{
-    Key, PluralCategory, PluralForms, Project, Team, Text, Translations, dedup_tags, normalize_languages,
-};
+use crate::domain::model::{Key, PluralCategory, PluralForms, Project, Team, Text, normalize_languages};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName, quote_for_message};
 use crate::gitdb::TreeEdit;
+use crate::store::catalog::{Catalog, KeyEntry, ProjectEntry};
+use crate::store::error::StoreError;
 
 /// A change a client asked for, in domain terms.
 #[derive(Debug, Clone)]
@@ -237,371 +230,74 @@ pub enum CatalogUpdate {
     },
 }
 
-/// Checks `change` against the catalog and plans it.
-pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
-    match change {
-        Change::Guarded { if_match, change } => {
-            super::etag::check_precondition(catalog, &change, &if_match)?;
-            plan(catalog, *change)
-        }
-        Change::RestoreProject {
-            team,
-            project,
-            snapshot,
-            settings,
-            keys,
-        } => super::snapshots::plan_restore(catalog, team, project, &snapshot, settings, keys),
-        Change::CreateTeam(team) => plan_create_team(catalog, team),
-        Change::UpdateTeam {
-            name,
-            new_name,
-            display_name,
-        } => plan_update_team(catalog, name, new_name, display_name),
-        Change::DeleteTeam { name } => {
-            team_entry(catalog, &name)?;
-            Ok(Plan {
-                import: None,
-                subject: format!("Delete team {}", quoted(name.as_str())),
-                edits: vec![TreeEdit::Remove {
-                    path: layout::team_dir(&name),
-                }],
-                update: CatalogUpdate::RemoveTeam(name),
-            })
-        }
-        Change::CreateProject { team, project } => plan_create_project(catalog, team, project),
-        Change::UpdateProject { team, name, patch } => plan_update_project(catalog, team, name, patch),
-        Change::DeleteProject { team, name } => {
-            project_entry(catalog, &team, &name)?;
-            Ok(Plan {
-                import: None,
-                subject: format!("Delete project {} in {team}", quoted(name.as_str())),
-                edits: vec![TreeEdit::Remove {
-                    path: layout::project_dir(&team, &name),
-                }],
-                update: CatalogUpdate::RemoveProject { team, name },
-            })
-        }
-        Change::CreateKey { team, project, key } => plan_create_key(catalog, team, project, key),
-        Change::UpdateKey {
-            team,
-            project,
-            name,
-            patch,
-        } => plan_update_key(catalog, team, project, name, patch),
-        Change::ImportKeys {
-            team,
-            project,
-            mode,
-            keys,
-            add_languages,
-        } => super::import::plan_import(catalog, team, project, mode, keys, add_languages),
-        Change::DeleteKey { team, project, name } => {
-            let keys = loaded_keys(project_entry(catalog, &team, &project)?)?;
-            let entry = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;
-            Ok(Plan {
-                import: None,
-                subject: format!("Delete key {} in {team}/{project}", quoted(name.as_str())),
-                edits: vec![TreeEdit::Remove {
-                    path: format!("{}/{}", layout::keys_dir(&team, &project), entry.file()),
-                }],
-                update: CatalogUpdate::RemoveKey { team, project, name },
-            })
-        }
-    }
+/// How an import treats keys that exist already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportMode {
+    /// Every key must be new; an existing name fails the whole import.
+    Create,
+    /// New keys are created; existing keys are updated as by a key update.
+    Upsert,
 }
 
-fn plan_create_team(catalog: &Catalog, team: Team) -> Result<Plan, StoreError> {
-    if let Some(existing) = catalog.team_clashing_with(&team.name, None) {
-        return Err(StoreError::Conflict(format!(
-            "A team named {} already exists.",
-            quoted(existing.as_str())
-        )));
-    }
-    Ok(Plan {
-        import: None,
-        subject: format!("Create team {}", quoted(team.name.as_str())),
-        edits: vec![TreeEdit::Write {
-            path: layout::team_file(&team.name),
-            contents: files::write_team(&team),
-        }],
-        update: CatalogUpdate::PutTeam { old_name: None, team },
-    })
+/// One key of an import: tags, description and the plural and markup flags replace the old
+/// ones when given; translations are merged.
+#[derive(Debug, Clone)]
+pub struct ImportEntry {
+    pub name: KeyName,
+    pub tags: Option<Vec<String>>,
+    pub description: Option<String>,
+    pub plural: Option<bool>,
+    pub markup: Option<bool>,
+    pub translatable: Option<bool>,
+    /// Per platform family, the key's file set (`Some`) or removed (`None`); others are kept.
+    pub files: Vec<(Platform, Option<String>)>,
+    pub translations: Vec<TranslationInput>,
+    /// Tags added to the key's own (a file upload's `tags`).
+    pub add_tags: Vec<String>,
 }
 
-fn plan_update_team(
-    catalog: &Catalog,
-    name: TeamName,
-    new_name: Option<TeamName>,
-    display_name: Option<String>,
-) -> Result<Plan, StoreError> {
-    let old = &team_entry(catalog, &name)?.team;
-    let new_name = new_name.unwrap_or_else(|| name.clone());
-    if let Some(existing) = catalog.team_clashing_with(&new_name, Some(&name)) {
-        return Err(StoreError::Conflict(format!(
-            "A team named {} already exists.",
-            quoted(existing.as_str())
-        )));
-    }
-    let team = Team {
-        name: new_name.clone(),
-        display_name: display_name.unwrap_or_else(|| old.display_name.clone()),
-    };
-    let mut edits = Vec::new();
-    let subject = if new_name != name {
-        edits.push(TreeEdit::Move {
-            from: layout::team_dir(&name),
-            to: layout::team_dir(&new_name),
-        });
-        format!("Rename team {} to {}", quoted(name.as_str()), quoted(new_name.as_str()))
-    } else {
-        format!("Update team {}", quoted(name.as_str()))
-    };
-    edits.push(TreeEdit::Write {
-        path: layout::team_file(&new_name),
-        contents: files::write_team(&team),
-    });
-    Ok(Plan {
-        import: None,
-        subject,
-        edits,
-        update: CatalogUpdate::PutTeam {
-            old_name: Some(name),
-            team,
-        },
-    })
+/// What an import did: keys, and texts per language.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportCounts {
+    pub created: usize,
+    pub updated: usize,
+    pub unchanged: usize,
+    /// By language (as the project spells it), the texts the import added, changed or removed.
+    pub texts: BTreeMap<String, TextCounts>,
 }
 
-fn plan_create_project(catalog: &Catalog, team: TeamName, new: NewProject) -> Result<Plan, StoreError> {
-    let team_entry = team_entry(catalog, &team)?;
-    if let Some(existing) = team_entry.project_clashing_with(&new.name, None) {
-        return Err(project_exists(&team, existing));
-    }
-    let base_language = new
-        .base_language
-        .unwrap_or_else(|| LanguageCode::parse("en").expect("'en' is a valid code"));
-    let languages = checked_languages(&base_language, new.languages.unwrap_or_default())?;
-    let project = Project {
-        name: new.name,
-        display_name: new.display_name,
-        description: new.description.unwrap_or_default(),
-        base_language,
-        languages,
-    };
-    Ok(Plan {
-        import: None,
-        subject: format!("Create project {} in {team}", quoted(project.name.as_str())),
-        edits: vec![TreeEdit::Write {
-            path: layout::project_file(&team, &project.name),
-            contents: files::write_project(&project),
-        }],
-        update: CatalogUpdate::PutProject {
-            team,
-            old_name: None,
-            project,
-            rewritten_keys: Vec::new(),
-        },
-    })
+/// Texts of one language that an import added, changed or removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextCounts {
+    pub created: usize,
+    pub updated: usize,
+    pub removed: usize,
 }
 
-fn plan_update_project(
-    catalog: &Catalog,
-    team: TeamName,
-    name: ProjectName,
-    patch: ProjectPatch,
-) -> Result<Plan, StoreError> {
-    let team_entry = team_entry(catalog, &team)?;
-    let entry = project_entry(catalog, &team, &name)?;
-    let old = &entry.project;
-    let new_name = patch.name.unwrap_or_else(|| name.clone());
-    if let Some(existing) = team_entry.project_clashing_with(&new_name, Some(&name)) {
-        return Err(project_exists(&team, existing));
-    }
-    let base_language = patch.base_language.unwrap_or_else(|| old.base_language.clone());
-    let languages = checked_languages(&base_language, patch.languages.unwrap_or_else(|| old.languages.clone()))?;
-    let project = Project {
-        name: new_name.clone(),
-        display_name: patch.display_name.unwrap_or_else(|| old.display_name.clone()),
-        description: patch.description.unwrap_or_else(|| old.description.clone()),
-        base_language,
-        languages,
-    };
-
-    let mut edits = Vec::new();
-    let subject = if new_name != name {
-        edits.push(TreeEdit::Move {
-            from: layout::project_dir(&team, &name),
-            to: layout::project_dir(&team, &new_name),
-        });
-        format!(
-            "Rename project {} to {} in {team}",
-            quoted(name.as_str()),
-            quoted(new_name.as_str())
-        )
-    } else {
-        format!("Update project {} in {team}", quoted(name.as_str()))
-    };
-    edits.push(TreeEdit::Write {
-        path: layout::project_file(&team, &new_name),
-        contents: files::write_project(&project),
-    });
-
-    // Translations in languages the project no longer has go in the same commit.
-    let mut rewritten_keys = Vec::new();
-    let keys_dir = layout::keys_dir(&team, &new_name);
-    for entry in loaded_keys(entry)?.iter() {
-        if entry
-            .key
-            .translations
-            .keys()
-            .all(|language| project.has_language(language))
-        {
-            continue;
-        }
-        let mut key = entry.key.clone();
-        key.translations.retain(|language, _| project.has_language(language));
-        edits.push(TreeEdit::Write {
-            path: format!("{keys_dir}/{}", entry.file()),
-            contents: files::write_key(&key),
-        });
-        rewritten_keys.push(KeyEntry::new(key, entry.file()));
-    }
-    Ok(Plan {
-        import: None,
-        subject,
-        edits,
-        update: CatalogUpdate::PutProject {
-            team,
-            old_name: Some(name),
-            project,
-            rewritten_keys,
-        },
-    })
-}
-
-fn plan_create_key(
-    catalog: &Catalog,
-    team: TeamName,
-    project: ProjectName,
-    draft: KeyDraft,
-) -> Result<Plan, StoreError> {
-    let entry = project_entry(catalog, &team, &project)?;
-    let keys = loaded_keys(entry)?;
-    if keys.get(&draft.name).is_some() {
-        return Err(StoreError::Conflict(format!(
-            "A key named {} already exists in {team}/{project}.",
-            quoted(draft.name.as_str())
-        )));
-    }
-    let mut key = Key {
-        name: draft.name,
-        tags: dedup_tags(draft.tags),
-        description: draft.description,
-        plural: draft.plural,
-        markup: draft.markup,
-        translatable: draft.translatable,
-        files: draft.files,
-        translations: Translations::default(),
-    };
-    merge_translations(&entry.project, &mut key, draft.translations)?;
-    let file = layout::key_file(&key.name);
-    ensure_file_is_free(keys, &file, &key.name)?;
-    Ok(Plan {
-        import: None,
-        subject: format!("Create key {} in {team}/{project}", quoted(key.name.as_str())),
-        edits: vec![TreeEdit::Write {
-            path: format!("{}/{file}", layout::keys_dir(&team, &project)),
-            contents: files::write_key(&key),
-        }],
-        update: CatalogUpdate::PutKey {
-            team,
-            project,
-            old_name: None,
-            entry: KeyEntry::new(key, file),
-        },
-    })
-}
-
-fn plan_update_key(
-    catalog: &Catalog,
-    team: TeamName,
-    project: ProjectName,
-    name: KeyName,
-    patch: KeyPatch,
-) -> Result<Plan, StoreError> {
-    let entry = project_entry(catalog, &team, &project)?;
-    let keys = loaded_keys(entry)?;
-    let old = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;
-    let mut key = old.key.clone();
-    if let Some(tags) = patch.tags {
-        key.tags = dedup_tags(tags);
-    }
-    if let Some(description) = patch.description {
-        key.description = description;
-    }
-    if let Some(markup) = patch.markup {
-        key.set_markup(markup);
-    }
-    if let Some(plural) = patch.plural {
-        key.set_plural(plural);
-    }
-    if let Some(translatable) = patch.translatable {
-        key.translatable = translatable;
-    }
-    for (platform, file) in patch.files {
-        key.files.set(platform, file);
-    }
-    merge_translations(&entry.project, &mut key, patch.translations)?;
-
-    let keys_dir = layout::keys_dir(&team, &project);
-    let mut edits = Vec::new();
-    let (subject, file) = match patch.name.filter(|new_name| *new_name != name) {
-        Some(new_name) => {
-            if keys.get(&new_name).is_some() {
-                return Err(StoreError::Conflict(format!(
-                    "Cannot rename key {} to {}: a key with that name already exists in {team}/{project}.",
-                    quoted(name.as_str()),
-                    quoted(new_name.as_str())
-                )));
+impl ImportCounts {
+    /// Counts the texts that differ between a key before (none when it is new) and after.
+    pub(crate) fn count_texts(&mut self, before: Option<&Key>, after: &Key) {
+        for (language, text) in after.translations.iter() {
+            let old = before.and_then(|key| key.translations.get(language));
+            let counts = self.texts.entry(language.to_string()).or_default();
+            match old {
+                None => counts.created += 1,
+                Some(old) if old != text => counts.updated += 1,
+                Some(_) => {}
             }
-            let file = layout::key_file(&new_name);
-            ensure_file_is_free(keys, &file, &new_name)?;
-            edits.push(TreeEdit::Remove {
-                path: format!("{keys_dir}/{}", old.file()),
-            });
-            let subject = format!(
-                "Rename key {} to {} in {team}/{project}",
-                quoted(name.as_str()),
-                quoted(new_name.as_str())
-            );
-            key.name = new_name;
-            (subject, file)
         }
-        None => (
-            format!("Update key {} in {team}/{project}", quoted(name.as_str())),
-            old.file(),
-        ),
-    };
-    edits.push(TreeEdit::Write {
-        path: format!("{keys_dir}/{file}"),
-        contents: files::write_key(&key),
-    });
-    Ok(Plan {
-        import: None,
-        subject,
-        edits,
-        update: CatalogUpdate::PutKey {
-            team,
-            project,
-            old_name: Some(name),
-            entry: KeyEntry::new(key, file),
-        },
-    })
+        for (language, _) in before.iter().flat_map(|key| key.translations.iter()) {
+            if after.translations.get(language).is_none() {
+                self.texts.entry(language.to_string()).or_default().removed += 1;
+            }
+        }
+    }
 }
 
 /// Applies translations as sent to the key: each language is set, or removed when its content
 /// (or its set of forms) is empty. The project's own spelling of a language is used, and each
 /// text must be of the key's kind: `content` for a plain key, `forms` for a plural one.
-pub(super) fn merge_translations(
+pub(crate) fn merge_translations(
     project: &Project,
     key: &mut Key,
     inputs: Vec<TranslationInput>,
@@ -696,7 +392,7 @@ pub(super) fn merge_translations(
 
 /// The project's languages with the base language added, refusing two codes that differ only
 /// by case or separator.
-pub(super) fn checked_languages(
+pub(crate) fn checked_languages(
     base: &LanguageCode,
     languages: Vec<LanguageCode>,
 ) -> Result<Vec<LanguageCode>, StoreError> {
@@ -732,8 +428,8 @@ pub(super) fn checked_languages(
 
 /// Refuses a new key whose file is already a hand-made file of another key. (A key in its
 /// own layout file shares it with another name only if 64 bits of SHA-256 collide.)
-pub(super) fn ensure_file_is_free(
-    keys: &super::catalog::KeyIndex,
+pub(crate) fn ensure_file_is_free(
+    keys: &crate::store::catalog::KeyIndex,
     file: &str,
     name: &KeyName,
 ) -> Result<(), StoreError> {
@@ -747,14 +443,14 @@ pub(super) fn ensure_file_is_free(
     }
 }
 
-pub(super) fn team_entry<'a>(
+pub(crate) fn team_entry<'a>(
     catalog: &'a Catalog,
     name: &TeamName,
-) -> Result<&'a super::catalog::TeamEntry, StoreError> {
+) -> Result<&'a crate::store::catalog::TeamEntry, StoreError> {
     catalog.team(name).ok_or_else(|| team_not_found(name))
 }
 
-pub(super) fn project_entry<'a>(
+pub(crate) fn project_entry<'a>(
     catalog: &'a Catalog,
     team: &TeamName,
     name: &ProjectName,
@@ -765,7 +461,7 @@ pub(super) fn project_entry<'a>(
 
 /// The writer loads a project's keys before planning a change that needs them
 /// ([`Change::needs_keys_of`]); planning on an unloaded project would miss existing keys.
-pub(super) fn loaded_keys(entry: &ProjectEntry) -> Result<&super::catalog::KeyIndex, StoreError> {
+pub(crate) fn loaded_keys(entry: &ProjectEntry) -> Result<&crate::store::catalog::KeyIndex, StoreError> {
     entry.keys.as_ref().ok_or_else(|| {
         StoreError::internal(
             format!("the keys of project {} are not loaded", entry.project.name),
@@ -792,14 +488,14 @@ pub fn key_not_found(team: &TeamName, project: &ProjectName, name: &KeyName) -> 
     ))
 }
 
-fn project_exists(team: &TeamName, existing: &ProjectName) -> StoreError {
+pub(crate) fn project_exists(team: &TeamName, existing: &ProjectName) -> StoreError {
     StoreError::Conflict(format!(
         "A project named {} already exists in team {team}.",
         quoted(existing.as_str())
     ))
 }
 
-pub(super) fn quoted(name: &str) -> String {
+pub(crate) fn quoted(name: &str) -> String {
     quote_for_message(name)
 }
 
@@ -814,7 +510,7 @@ impl CatalogUpdate {
                     .unwrap_or_default();
                 catalog
                     .teams
-                    .insert(team.name.clone(), super::catalog::TeamEntry { team, projects });
+                    .insert(team.name.clone(), crate::store::catalog::TeamEntry { team, projects });
             }
             CatalogUpdate::RemoveTeam(name) => {
                 catalog.teams.remove(&name);
@@ -880,7 +576,7 @@ impl CatalogUpdate {
                 entries,
             } => {
                 if let Some(entry) = catalog.project_mut(&team, &settings.name) {
-                    let (keys, _) = super::catalog::KeyIndex::from_entries(entries);
+                    let (keys, _) = crate::store::catalog::KeyIndex::from_entries(entries);
                     entry.keys = Some(keys);
                     entry.project = settings;
                 }

@@ -2,86 +2,18 @@
 //! for the bulk import and for file uploads. Like every plan it is pure: it reads the catalog
 //! and writes nothing, and a bad entry refuses the whole import, naming its position.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
-use super::catalog::{Catalog, KeyEntry};
-use super::changes::{
-    CatalogUpdate, Plan, TranslationInput, checked_languages, ensure_file_is_free, loaded_keys, merge_translations,
-    project_entry, quoted,
-};
-use super::error::StoreError;
-use super::files;
-use super::layout;
-use crate::domain::key_files::{KeyFiles, Platform};
+use super::vocabulary::*;
+use crate::domain::key_files::KeyFiles;
 use crate::domain::model::{Key, Project, Translations, dedup_tags};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use crate::gitdb::TreeEdit;
+use crate::store::catalog::{Catalog, KeyEntry};
+use crate::store::error::StoreError;
+use crate::store::{files, layout};
 
-/// How an import treats keys that exist already.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ImportMode {
-    /// Every key must be new; an existing name fails the whole import.
-    Create,
-    /// New keys are created; existing keys are updated as by a key update.
-    Upsert,
-}
-
-/// One key of an import: tags, description and the plural and markup flags replace the old
-/// ones when given; translations are merged.
-#[derive(Debug, Clone)]
-pub struct ImportEntry {
-    pub name: KeyName,
-    pub tags: Option<Vec<String>>,
-    pub description: Option<String>,
-    pub plural: Option<bool>,
-    pub markup: Option<bool>,
-    pub translatable: Option<bool>,
-    /// Per platform family, the key's file set (`Some`) or removed (`None`); others are kept.
-    pub files: Vec<(Platform, Option<String>)>,
-    pub translations: Vec<TranslationInput>,
-    /// Tags added to the key's own (a file upload's `tags`).
-    pub add_tags: Vec<String>,
-}
-
-/// What an import did: keys, and texts per language.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ImportCounts {
-    pub created: usize,
-    pub updated: usize,
-    pub unchanged: usize,
-    /// By language (as the project spells it), the texts the import added, changed or removed.
-    pub texts: BTreeMap<String, TextCounts>,
-}
-
-/// Texts of one language that an import added, changed or removed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TextCounts {
-    pub created: usize,
-    pub updated: usize,
-    pub removed: usize,
-}
-
-impl ImportCounts {
-    /// Counts the texts that differ between a key before (none when it is new) and after.
-    fn count_texts(&mut self, before: Option<&Key>, after: &Key) {
-        for (language, text) in after.translations.iter() {
-            let old = before.and_then(|key| key.translations.get(language));
-            let counts = self.texts.entry(language.to_string()).or_default();
-            match old {
-                None => counts.created += 1,
-                Some(old) if old != text => counts.updated += 1,
-                Some(_) => {}
-            }
-        }
-        for (language, _) in before.iter().flat_map(|key| key.translations.iter()) {
-            if after.translations.get(language).is_none() {
-                self.texts.entry(language.to_string()).or_default().removed += 1;
-            }
-        }
-    }
-}
-
-pub(super) fn plan_import(
+pub(crate) fn plan_import(
     catalog: &Catalog,
     team: TeamName,
     project: ProjectName,

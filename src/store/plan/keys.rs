@@ -1,0 +1,129 @@
+//! Planning changes of keys: create and update (texts, flags, files, a rename).
+
+use super::vocabulary::*;
+use crate::domain::model::{Key, Translations, dedup_tags};
+use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::gitdb::TreeEdit;
+use crate::store::catalog::{Catalog, KeyEntry};
+use crate::store::error::StoreError;
+use crate::store::{files, layout};
+
+pub(super) fn plan_create_key(
+    catalog: &Catalog,
+    team: TeamName,
+    project: ProjectName,
+    draft: KeyDraft,
+) -> Result<Plan, StoreError> {
+    let entry = project_entry(catalog, &team, &project)?;
+    let keys = loaded_keys(entry)?;
+    if keys.get(&draft.name).is_some() {
+        return Err(StoreError::Conflict(format!(
+            "A key named {} already exists in {team}/{project}.",
+            quoted(draft.name.as_str())
+        )));
+    }
+    let mut key = Key {
+        name: draft.name,
+        tags: dedup_tags(draft.tags),
+        description: draft.description,
+        plural: draft.plural,
+        markup: draft.markup,
+        translatable: draft.translatable,
+        files: draft.files,
+        translations: Translations::default(),
+    };
+    merge_translations(&entry.project, &mut key, draft.translations)?;
+    let file = layout::key_file(&key.name);
+    ensure_file_is_free(keys, &file, &key.name)?;
+    Ok(Plan {
+        import: None,
+        subject: format!("Create key {} in {team}/{project}", quoted(key.name.as_str())),
+        edits: vec![TreeEdit::Write {
+            path: format!("{}/{file}", layout::keys_dir(&team, &project)),
+            contents: files::write_key(&key),
+        }],
+        update: CatalogUpdate::PutKey {
+            team,
+            project,
+            old_name: None,
+            entry: KeyEntry::new(key, file),
+        },
+    })
+}
+
+pub(super) fn plan_update_key(
+    catalog: &Catalog,
+    team: TeamName,
+    project: ProjectName,
+    name: KeyName,
+    patch: KeyPatch,
+) -> Result<Plan, StoreError> {
+    let entry = project_entry(catalog, &team, &project)?;
+    let keys = loaded_keys(entry)?;
+    let old = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;
+    let mut key = old.key.clone();
+    if let Some(tags) = patch.tags {
+        key.tags = dedup_tags(tags);
+    }
+    if let Some(description) = patch.description {
+        key.description = description;
+    }
+    if let Some(markup) = patch.markup {
+        key.set_markup(markup);
+    }
+    if let Some(plural) = patch.plural {
+        key.set_plural(plural);
+    }
+    if let Some(translatable) = patch.translatable {
+        key.translatable = translatable;
+    }
+    for (platform, file) in patch.files {
+        key.files.set(platform, file);
+    }
+    merge_translations(&entry.project, &mut key, patch.translations)?;
+
+    let keys_dir = layout::keys_dir(&team, &project);
+    let mut edits = Vec::new();
+    let (subject, file) = match patch.name.filter(|new_name| *new_name != name) {
+        Some(new_name) => {
+            if keys.get(&new_name).is_some() {
+                return Err(StoreError::Conflict(format!(
+                    "Cannot rename key {} to {}: a key with that name already exists in {team}/{project}.",
+                    quoted(name.as_str()),
+                    quoted(new_name.as_str())
+                )));
+            }
+            let file = layout::key_file(&new_name);
+            ensure_file_is_free(keys, &file, &new_name)?;
+            edits.push(TreeEdit::Remove {
+                path: format!("{keys_dir}/{}", old.file()),
+            });
+            let subject = format!(
+                "Rename key {} to {} in {team}/{project}",
+                quoted(name.as_str()),
+                quoted(new_name.as_str())
+            );
+            key.name = new_name;
+            (subject, file)
+        }
+        None => (
+            format!("Update key {} in {team}/{project}", quoted(name.as_str())),
+            old.file(),
+        ),
+    };
+    edits.push(TreeEdit::Write {
+        path: format!("{keys_dir}/{file}"),
+        contents: files::write_key(&key),
+    });
+    Ok(Plan {
+        import: None,
+        subject,
+        edits,
+        update: CatalogUpdate::PutKey {
+            team,
+            project,
+            old_name: Some(name),
+            entry: KeyEntry::new(key, file),
+        },
+    })
+}
