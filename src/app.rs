@@ -11,7 +11,8 @@ use poem::listener::{Acceptor, Listener, TcpListener};
 use poem::web::{Data, Path};
 use poem::{Endpoint, EndpointExt, IntoResponse, Request, Response, Route, Server, get, handler};
 
-use crate::api::{self, AppState, error::render_poem_error};
+use crate::api::error::{BodyLimits, render_poem_error};
+use crate::api::{self, AppState};
 use crate::config::{Config, Limits};
 use crate::formats::downloads::{Clock, Downloads, content_type};
 use crate::metrics::Metrics;
@@ -198,7 +199,16 @@ async fn observe<E: Endpoint>(
     let (result, record) = store::seen::scope(endpoint.call(request)).await;
     let mut response = match result {
         Ok(response) => response.into_response(),
-        Err(err) => render_poem_error(err, &method, &path, &limits),
+        Err(err) => render_poem_error(
+            err,
+            &method,
+            &path,
+            &BodyLimits {
+                max_body_bytes: limits.max_body_bytes,
+                max_import_bytes: limits.max_import_bytes,
+                request_timeout: limits.request_timeout,
+            },
+        ),
     };
     // The commit the answer came from: the one a change made, or the HEAD a read saw.
     if let Some(commit) = record.commit()

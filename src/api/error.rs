@@ -146,10 +146,18 @@ pub fn error_chain(err: &dyn std::error::Error) -> String {
     text
 }
 
+/// The body limits an error message names (the server's settings, handed in by the app).
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLimits {
+    pub max_body_bytes: usize,
+    pub max_import_bytes: usize,
+    pub request_timeout: std::time::Duration,
+}
+
 /// Turns an error that poem or poem-openapi raised itself (unknown route, wrong method, bad
 /// JSON, wrong content type, missing token, body too large) into the JSON error shape.
 /// Responses that are already JSON errors of ours pass through unchanged.
-pub fn render_poem_error(err: poem::Error, method: &str, path: &str, limits: &crate::config::Limits) -> Response {
+pub fn render_poem_error(err: poem::Error, method: &str, path: &str, limits: &BodyLimits) -> Response {
     let status = err.status();
     let detail = err.to_string();
     let response = err.into_response();

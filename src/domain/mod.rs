@@ -6,4 +6,5 @@ pub mod key_files;
 pub mod model;
 pub mod names;
 pub mod query;
+pub mod text;
 pub mod translations;

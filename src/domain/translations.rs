@@ -4,8 +4,9 @@
 
 use std::borrow::Borrow;
 
-use super::model::{PluralCategory, PluralForms, Text};
 use super::names::LanguageCode;
+pub use super::text::{FormsRef, TextRef};
+use super::text::{PluralCategory, Text};
 
 /// A key's texts, one per language, in language-code order, packed for a small memory.
 ///
@@ -205,12 +206,12 @@ impl Translations {
         let categories = (slot.forms & ((1 << FORM_BITS) - 1)) as u8;
         let first = (slot.forms >> FORM_BITS) as usize;
         let count = categories.count_ones() as usize;
-        TextRef::Plural(FormsRef(FormsRepr::Packed {
+        TextRef::Plural(FormsRef::packed(
             categories,
             start,
-            ends: &self.form_ends[first..first + count],
-            texts: &self.texts,
-        }))
+            &self.form_ends[first..first + count],
+            &self.texts,
+        ))
     }
 
     fn position(&self, language: &LanguageCode) -> Result<usize, usize> {
@@ -302,135 +303,10 @@ impl<'a> IntoIterator for &'a Translations {
     }
 }
 
-/// A translation as stored in [`Translations`], or borrowed from a [`Text`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TextRef<'a> {
-    Plain(&'a str),
-    Plural(FormsRef<'a>),
-}
-
-impl<'a> TextRef<'a> {
-    /// Every string of the translation: the text, or each form in CLDR order.
-    pub fn strings(self) -> impl Iterator<Item = &'a str> {
-        let (plain, forms) = match self {
-            TextRef::Plain(text) => (Some(text), None),
-            TextRef::Plural(forms) => (None, Some(forms.iter().map(|(_, text)| text))),
-        };
-        plain.into_iter().chain(forms.into_iter().flatten())
-    }
-
-    pub fn as_plain(self) -> Option<&'a str> {
-        match self {
-            TextRef::Plain(text) => Some(text),
-            TextRef::Plural(_) => None,
-        }
-    }
-
-    pub fn as_plural(self) -> Option<FormsRef<'a>> {
-        match self {
-            TextRef::Plural(forms) => Some(forms),
-            TextRef::Plain(_) => None,
-        }
-    }
-
-    pub fn to_owned(self) -> Text {
-        match self {
-            TextRef::Plain(text) => Text::Plain(text.to_owned()),
-            TextRef::Plural(forms) => Text::Plural(forms.to_owned()),
-        }
-    }
-}
-
-impl PartialEq<Text> for TextRef<'_> {
-    fn eq(&self, other: &Text) -> bool {
-        *self == other.as_ref()
-    }
-}
-
-/// Plural forms as stored in [`Translations`], or borrowed from [`PluralForms`].
-#[derive(Clone, Copy)]
-pub struct FormsRef<'a>(FormsRepr<'a>);
-
-#[derive(Clone, Copy)]
-enum FormsRepr<'a> {
-    Packed {
-        categories: u8,
-        start: u32,
-        ends: &'a [u32],
-        texts: &'a str,
-    },
-    Owned(&'a [(PluralCategory, String)]),
-}
-
-impl<'a> FormsRef<'a> {
-    /// A view of forms held as a list (a [`PluralForms`]).
-    pub(super) fn borrowed(forms: &'a [(PluralCategory, String)]) -> Self {
-        FormsRef(FormsRepr::Owned(forms))
-    }
-
-    /// The forms present, in CLDR order.
-    pub fn iter(self) -> impl Iterator<Item = (PluralCategory, &'a str)> {
-        let (packed, owned) = match self.0 {
-            FormsRepr::Packed {
-                categories,
-                start,
-                ends,
-                texts,
-            } => {
-                let present = PluralCategory::ALL
-                    .into_iter()
-                    .filter(move |category| categories & (1 << category.bit()) != 0);
-                let starts = std::iter::once(start).chain(ends.iter().copied());
-                let strings = starts
-                    .zip(ends.iter().copied())
-                    .map(move |(start, end)| &texts[start as usize..end as usize]);
-                (Some(present.zip(strings)), None)
-            }
-            FormsRepr::Owned(forms) => (
-                None,
-                Some(forms.iter().map(|(category, text)| (*category, text.as_str()))),
-            ),
-        };
-        packed.into_iter().flatten().chain(owned.into_iter().flatten())
-    }
-
-    pub fn get(self, category: PluralCategory) -> Option<&'a str> {
-        self.iter().find(|(form, _)| *form == category).map(|(_, text)| text)
-    }
-
-    /// The `other` form.
-    pub fn other_form(self) -> &'a str {
-        self.get(PluralCategory::Other).unwrap_or_default()
-    }
-
-    pub fn to_owned(self) -> PluralForms {
-        PluralForms(
-            self.iter()
-                .map(|(category, text)| (category, text.to_owned()))
-                .collect(),
-        )
-    }
-}
-
-impl PartialEq for FormsRef<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.iter().eq(other.iter())
-    }
-}
-
-impl Eq for FormsRef<'_> {}
-
-impl std::fmt::Debug for FormsRef<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_map()
-            .entries(self.iter().map(|(category, text)| (category.name(), text)))
-            .finish()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::text::PluralForms;
 
     fn code(raw: &str) -> LanguageCode {
         LanguageCode::parse(raw).unwrap()

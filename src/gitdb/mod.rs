@@ -8,6 +8,7 @@
 //! (teams, projects and keys as TOML files) is built on top of it.
 
 pub mod cli;
+mod edit;
 pub mod lock;
 pub mod maintenance;
 mod objects;
@@ -19,7 +20,8 @@ pub mod worktree;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use repo::{BULK_WRITES, COMMITTER, GitRepo, SyncScope, TreeEdit};
+pub use edit::TreeEdit;
+pub use repo::{BULK_WRITES, COMMITTER, GitRepo, SyncScope};
 
 /// What can go wrong in the git engine. The store turns it into its own error: a
 /// `Conflict` (another process holds the repository, a branch moved under a snapshot)

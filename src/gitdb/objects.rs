@@ -24,8 +24,8 @@ use git2::{Binding, Mempack, ObjectType, Odb, Oid, Repository};
 use libgit2_sys as raw;
 
 use super::GitError;
+use super::edit::TreeEdit;
 use super::plain_pack::PlainPack;
-use super::repo::TreeEdit;
 
 /// New objects go to memory first, ahead of every on-disk backend.
 const MEMORY_PRIORITY: c_int = c_int::MAX;

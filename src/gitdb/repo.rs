@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use git2::{FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, Signature, TreeWalkMode, TreeWalkResult};
 
 use super::GitError;
+use super::edit::TreeEdit;
 use super::objects::Staging;
 
 /// The committer of every change.
@@ -33,17 +34,6 @@ const REOPEN_AFTER_PACKS: usize = 32;
 const OBJECT_CACHE_BYTES: isize = 32 << 20;
 /// Open pack files libgit2 may keep at once; more are closed least recently used first.
 const OPEN_PACK_FILES: usize = 256;
-
-/// One change to a tree, applied both to the commit's tree and to the working tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TreeEdit {
-    /// Create or replace a file.
-    Write { path: String, contents: Vec<u8> },
-    /// Remove a file or a whole folder.
-    Remove { path: String },
-    /// Move a folder (a rename of a team or project).
-    Move { from: String, to: String },
-}
 
 /// How published commits are made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

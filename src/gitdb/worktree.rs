@@ -10,7 +10,7 @@ use std::fs;
 use std::path::Path;
 
 use super::GitError;
-use super::repo::TreeEdit;
+use super::edit::TreeEdit;
 
 /// Edits from which a list of new or rewritten files is written by two threads (an import of
 /// 2,000 keys is 2,000 files; a thread costs far less than the hundred files it takes over).

@@ -6,6 +6,7 @@
 //! repository ([`worker`]), which answers once the commit is in HEAD, the files are in the
 //! working tree and, with [`Durability::Fsync`], both are on disk.
 
+mod adopt;
 mod catalog;
 mod error;
 pub mod etag;
@@ -200,7 +201,9 @@ impl Store {
         });
         let worker = Worker {
             history: follower,
-            remote: remote.clone(),
+            on_publish: remote
+                .clone()
+                .map(|remote| Box::new(move || remote.published()) as Box<dyn Fn() + Send>),
             git,
             catalog: catalog.clone(),
             durability,

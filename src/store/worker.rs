@@ -15,11 +15,11 @@ use std::time::{Duration, Instant};
 use git2::Oid;
 use tokio::sync::oneshot;
 
+use super::adopt::{self, Adoption};
 use super::catalog::Catalog;
 use super::error::StoreError;
 use super::history_index::Follower;
 use super::plan::{self, Change};
-use super::sync::{Remote, adopt};
 use super::{Applied, Durability, Outcome, layout, scan, snapshots};
 use crate::domain::names::{ProjectName, TeamName};
 use crate::gitdb::lock::OwnerLock;
@@ -63,19 +63,6 @@ pub enum Job {
     Shutdown {
         reply: oneshot::Sender<()>,
     },
-}
-
-/// What joining an incoming commit did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Adoption {
-    /// The branch already held it.
-    Held,
-    /// The branch moved forward to it.
-    FastForward(Oid),
-    /// A merge commit joined it with commits of ours.
-    Merged(Oid),
-    /// A file it changes is invalid: it is not served. Why, in words.
-    Refused(String),
 }
 
 /// A change of a project's snapshots (tags; no commit).
@@ -151,7 +138,9 @@ pub struct Worker {
     /// Told when the branch moves, to index the new commits.
     pub history: Follower,
     /// Told when commits are published, to push them.
-    pub remote: Option<Remote>,
+    /// Told each time the branch moves (the replicator pushes then). The writer knows it only
+    /// as a function, not the replicator itself.
+    pub on_publish: Option<Box<dyn Fn() + Send>>,
 }
 
 impl Worker {
@@ -314,9 +303,9 @@ impl Worker {
             Ok(()) => {
                 self.history.nudge();
                 if round.committed > 0
-                    && let Some(remote) = &self.remote
+                    && let Some(on_publish) = &self.on_publish
                 {
-                    remote.published();
+                    on_publish();
                 }
             }
             Err(_) => self.restore_from_head(),
@@ -481,8 +470,8 @@ impl Worker {
                 self.git
                     .create_tag(&tag, &author, &snapshots::message(&description, &team, &project))?;
                 tracing::info!(%team, %project, snapshot = %name, author, "created a snapshot");
-                if let Some(remote) = &self.remote {
-                    remote.published();
+                if let Some(on_publish) = &self.on_publish {
+                    on_publish();
                 }
             }
             SnapshotOp::Delete { team, project, name } => {
@@ -494,8 +483,8 @@ impl Worker {
                     )));
                 }
                 tracing::info!(%team, %project, snapshot = %name, "deleted a snapshot");
-                if let Some(remote) = &self.remote {
-                    remote.published();
+                if let Some(on_publish) = &self.on_publish {
+                    on_publish();
                 }
             }
         }
@@ -702,8 +691,8 @@ impl Worker {
         catalog.head = commit.to_string();
         drop(catalog);
         self.history.nudge();
-        if let Some(remote) = &self.remote {
-            remote.published();
+        if let Some(on_publish) = &self.on_publish {
+            on_publish();
         }
         Ok(adoption)
     }

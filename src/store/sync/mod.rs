@@ -17,11 +17,10 @@ use git2::{FetchOptions, Oid, RemoteCallbacks, Repository};
 
 use self::credentials::{credentials, redact, without_secrets};
 use self::push::PushError;
+use super::adopt::Adoption;
 use super::error::StoreError;
-use super::worker::Adoption;
 use crate::metrics::Metrics;
 
-pub mod adopt;
 mod clone;
 mod credentials;
 mod push;

@@ -16,6 +16,19 @@ use crate::store::error::StoreError;
 use crate::store::files;
 use crate::store::layout;
 
+/// What joining an incoming commit did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Adoption {
+    /// The branch already held it.
+    Held,
+    /// The branch moved forward to it.
+    FastForward(Oid),
+    /// A merge commit joined it with commits of ours.
+    Merged(Oid),
+    /// A file it changes is invalid: it is not served. Why, in words.
+    Refused(String),
+}
+
 /// How an incoming commit relates to the branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Relation {
