@@ -48,6 +48,7 @@ pub mod deadline;
 pub mod domain;
 pub mod formats;
 pub mod gitdb;
+mod house;
 pub mod metrics;
 pub mod routes;
 pub mod store;
