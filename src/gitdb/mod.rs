@@ -9,6 +9,7 @@
 
 pub mod cli;
 mod edit;
+mod index;
 pub mod lock;
 pub mod maintenance;
 mod objects;

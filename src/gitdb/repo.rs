@@ -19,6 +19,7 @@ use git2::{FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, Signatu
 
 use super::GitError;
 use super::edit::TreeEdit;
+use super::index::{refresh_entry, update_index_entry};
 use super::objects::Staging;
 
 /// The committer of every change.
@@ -567,7 +568,7 @@ impl GitRepo {
     }
 }
 
-fn git_error(context: impl Into<String>, err: git2::Error) -> GitError {
+pub(super) fn git_error(context: impl Into<String>, err: git2::Error) -> GitError {
     GitError::internal(context, err)
 }
 
@@ -632,251 +633,10 @@ fn build_commit(
     staging.write(ObjectType::Commit, &commit).map(Some)
 }
 
-/// Makes the index's entries at `path` (a file, or every file under a folder) those of `tree`,
-/// each with its file's status in the working tree at `root`.
-fn update_index_entry(
-    repo: &Repository,
-    root: &Path,
-    index: &mut git2::Index,
-    tree: &git2::Tree<'_>,
-    path: &str,
-) -> Result<(), GitError> {
-    let fail = |err: git2::Error| git_error(format!("cannot update the index at {path}"), err);
-    let blob_entry = |path: String, id: Oid, mode: i32| {
-        let mut entry = git2::IndexEntry {
-            ctime: git2::IndexTime::new(0, 0),
-            mtime: git2::IndexTime::new(0, 0),
-            dev: 0,
-            ino: 0,
-            mode: mode as u32,
-            uid: 0,
-            gid: 0,
-            file_size: 0,
-            id,
-            flags: 0,
-            flags_extended: 0,
-            path: Vec::new(),
-        };
-        if let Ok(meta) = std::fs::symlink_metadata(root.join(&path)) {
-            set_file_status(&mut entry, &meta);
-        }
-        entry.path = path.into_bytes();
-        entry
-    };
-    // Whatever else was there before goes: a folder's files, or the file where a folder is
-    // now. (Removing an entry moves every entry after it, so a file HEAD still has is
-    // replaced in place instead.)
-    index.remove_dir(Path::new(path), 0).map_err(fail)?;
-    let entry = tree.get_path(Path::new(path)).ok();
-    if entry.as_ref().and_then(git2::TreeEntry::kind) != Some(ObjectType::Blob) {
-        let _ = index.remove_path(Path::new(path));
-    }
-    let Some(entry) = entry else {
-        return Ok(());
-    };
-    match entry.kind() {
-        Some(ObjectType::Blob) => index
-            .add(&blob_entry(path.to_owned(), entry.id(), entry.filemode()))
-            .map_err(fail),
-        Some(ObjectType::Tree) => {
-            let folder = entry
-                .to_object(repo)
-                .and_then(|object| object.peel_to_tree())
-                .map_err(fail)?;
-            let mut failed = None;
-            folder
-                .walk(TreeWalkMode::PreOrder, |parent, file| {
-                    if file.kind() == Some(ObjectType::Blob) {
-                        let path = format!("{path}/{parent}{}", String::from_utf8_lossy(file.name_bytes()));
-                        if let Err(err) = index.add(&blob_entry(path, file.id(), file.filemode())) {
-                            failed = Some(err);
-                            return TreeWalkResult::Abort;
-                        }
-                    }
-                    TreeWalkResult::Ok
-                })
-                .map_err(fail)?;
-            failed.map_or(Ok(()), |err| Err(fail(err)))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Records a file's status in its index entry, if the index has one (HEAD holds the file).
-fn refresh_entry(index: &mut git2::Index, relative: &Path, full: &Path) -> Result<(), GitError> {
-    let Some(mut entry) = index.get_path(relative, 0) else {
-        return Ok(());
-    };
-    let Ok(meta) = std::fs::symlink_metadata(full) else {
-        return Ok(());
-    };
-    set_file_status(&mut entry, &meta);
-    index
-        .add(&entry)
-        .map_err(|err| git_error(format!("cannot update the index entry of {}", relative.display()), err))
-}
-
-/// Copies a file's status into its index entry, so that `git status` need not hash the file.
-fn set_file_status(entry: &mut git2::IndexEntry, meta: &std::fs::Metadata) {
-    use std::os::unix::fs::MetadataExt;
-
-    // The index stores 32-bit fields; git truncates the same way.
-    entry.ctime = git2::IndexTime::new(meta.ctime() as i32, meta.ctime_nsec() as u32);
-    entry.mtime = git2::IndexTime::new(meta.mtime() as i32, meta.mtime_nsec() as u32);
-    entry.dev = meta.dev() as u32;
-    entry.ino = meta.ino() as u32;
-    entry.uid = meta.uid();
-    entry.gid = meta.gid();
-    entry.file_size = meta.len() as u32;
-}
-
 /// Syncs a folder, so that the files created or renamed in it survive a crash.
 fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn publish_one(repo: &mut GitRepo, path: &str) {
-        let edits = [TreeEdit::Write {
-            path: path.to_owned(),
-            contents: b"x".to_vec(),
-        }];
-        let commit = repo.build_commit(&edits, "Add a file", "test").unwrap().unwrap();
-        repo.stage(commit);
-        repo.publish("Add a file").unwrap();
-    }
-
-    #[test]
-    fn a_publish_is_synced_by_its_own_files_and_by_the_file_system_when_the_branch_is_packed() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
-        // The first commit's pack.
-        assert_eq!(repo.staging.take_unsynced().len(), 2);
-        publish_one(&mut repo, "a.txt");
-        let packs = repo.staging.take_unsynced();
-        assert_eq!(packs.len(), 2, "{packs:?}");
-        assert!(packs.iter().all(|pack| pack.exists()), "{packs:?}");
-        repo.sync_files(&packs).unwrap();
-        assert!(repo.staging.take_unsynced().is_empty());
-
-        publish_one(&mut repo, "b.txt");
-        let status = std::process::Command::new("git")
-            .args(["pack-refs", "--all", "--prune"])
-            .current_dir(dir.path())
-            .status()
-            .unwrap();
-        assert!(status.success());
-        assert!(!repo.git_dir().join("refs/heads/main").exists());
-        // The branch is in packed-refs only: its own files cannot be named, so the whole file
-        // system is synced, and the list is cleared either way.
-        assert!(repo.sync_files(&[]).is_err());
-        repo.sync_published(SyncScope::OwnFiles).unwrap();
-        assert!(repo.staging.take_unsynced().is_empty());
-    }
-
-    /// Commits `edits` and writes them to the working tree; returns the paths they touched.
-    fn commit_and_write(repo: &mut GitRepo, edits: &[TreeEdit]) -> Vec<String> {
-        let commit = repo.build_commit(edits, "Change files", "test").unwrap().unwrap();
-        repo.stage(commit);
-        repo.publish("Change files").unwrap();
-        super::super::worktree::apply(repo.root(), edits).unwrap();
-        super::super::worktree::touched_paths(edits)
-            .map(str::to_owned)
-            .collect()
-    }
-
-    /// Whether the index holds exactly HEAD's files (mode, blob, path), as git lists both.
-    fn index_is_head(root: &Path) -> bool {
-        let git = |args: &[&str]| {
-            let output = std::process::Command::new("git")
-                .args(args)
-                .current_dir(root)
-                .output()
-                .unwrap();
-            assert!(output.status.success());
-            String::from_utf8(output.stdout).unwrap()
-        };
-        // `<mode> <id> 0\t<path>` and `<mode> blob <id>\t<path>`.
-        let staged = git(&["ls-files", "--stage"]).replace(" 0\t", "\t");
-        let head = git(&["ls-tree", "-r", "HEAD"]).replace(" blob ", " ");
-        staged == head
-    }
-
-    fn git_status(root: &Path) -> String {
-        let output = std::process::Command::new("git")
-            // Without refreshing the index file, which would make it someone else's.
-            .args(["--no-optional-locks", "status", "--porcelain", "--untracked-files=all"])
-            .current_dir(root)
-            .output()
-            .unwrap();
-        assert!(output.status.success());
-        String::from_utf8(output.stdout).unwrap()
-    }
-
-    #[test]
-    fn the_index_follows_head_by_the_touched_paths_while_it_is_the_one_written_last() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        let (mut repo, _) = GitRepo::open_or_init(root, &[("README.md", b"hello\n")]).unwrap();
-        let write = |path: &str, contents: &str| TreeEdit::Write {
-            path: path.into(),
-            contents: contents.as_bytes().to_vec(),
-        };
-        let touched = commit_and_write(
-            &mut repo,
-            &[
-                write("a/x.txt", "x"),
-                write("a/y/z.txt", "z"),
-                write("b/w.txt", "w"),
-                write("top.txt", "t"),
-            ],
-        );
-        // The new repository's index is this process's: by the touched paths already.
-        assert!(!repo.sync_index(touched.iter().map(String::as_str)).unwrap());
-        assert!(index_is_head(root));
-        assert_eq!(git_status(root), "");
-
-        // A changed file, a removed one, a moved folder, a removed folder, a new one.
-        let touched = commit_and_write(
-            &mut repo,
-            &[
-                write("a/x.txt", "x2"),
-                TreeEdit::Remove { path: "top.txt".into() },
-                TreeEdit::Move {
-                    from: "a".into(),
-                    to: "c".into(),
-                },
-                TreeEdit::Remove { path: "b".into() },
-                write("d/e/f.txt", "f"),
-            ],
-        );
-        assert!(
-            !repo.sync_index(touched.iter().map(String::as_str)).unwrap(),
-            "only the touched paths"
-        );
-        assert!(index_is_head(root));
-        assert_eq!(git_status(root), "");
-
-        // Someone else's index (here none at all): the whole tree again.
-        std::fs::remove_file(root.join(".git/index")).unwrap();
-        let touched = commit_and_write(&mut repo, &[write("c/x.txt", "x3")]);
-        assert!(repo.sync_index(touched.iter().map(String::as_str)).unwrap());
-        assert!(index_is_head(root));
-        assert_eq!(git_status(root), "");
-
-        // A file staged by hand (`git add`) is not HEAD's: the next sync drops it again.
-        std::fs::write(root.join("hand.txt"), "by hand").unwrap();
-        let status = std::process::Command::new("git")
-            .args(["add", "hand.txt"])
-            .current_dir(root)
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let touched = commit_and_write(&mut repo, &[write("d/e/f.txt", "f2")]);
-        assert!(repo.sync_index(touched.iter().map(String::as_str)).unwrap());
-        assert!(index_is_head(root));
-    }
-}
+mod tests;

@@ -1,0 +1,168 @@
+use super::*;
+
+fn code(raw: &str) -> LanguageCode {
+    LanguageCode::parse(raw).unwrap()
+}
+
+#[test]
+fn qualifiers_follow_android_rules() {
+    assert_eq!(qualifier(&code("fr")), "fr");
+    assert_eq!(qualifier(&code("pt-BR")), "pt-rBR");
+    assert_eq!(qualifier(&code("pt_br")), "pt-rBR");
+    assert_eq!(qualifier(&code("es-419")), "es-r419");
+    assert_eq!(qualifier(&code("zh-Hans")), "b+zh+Hans");
+    assert_eq!(qualifier(&code("sr-Latn-RS")), "b+sr+Latn+RS");
+    assert_eq!(qualifier(&code("fil")), "b+fil");
+}
+
+#[test]
+fn resource_names_are_mapped_to_valid_ones() {
+    assert_eq!(resource_name("home.title"), "home.title");
+    assert_eq!(resource_name("errors/network"), "errors_network");
+    assert_eq!(resource_name("1st"), "_1st");
+    assert_eq!(resource_name(".hidden"), "_.hidden");
+    assert_eq!(resource_name("class"), "class_");
+    assert_eq!(resource_name("Hello, %@!"), "Hello_____");
+}
+
+#[test]
+fn clashing_resource_names_name_both_keys() {
+    let key = |name: &str| Key::named(KeyName::parse(name).unwrap());
+    let err = resource_names(&[&key("a.b"), &key("a_b")]).unwrap_err().to_string();
+    assert!(err.contains("\"a.b\"") && err.contains("\"a_b\""), "{err}");
+    assert!(resource_names(&[&key("a.b"), &key("a.c")]).is_ok());
+}
+
+fn read_one(xml: &str) -> ParsedEntry {
+    let file = read(format!("<resources>{xml}</resources>").as_bytes()).unwrap();
+    file.entries.into_iter().next().unwrap()
+}
+
+#[test]
+fn strings_are_read_with_aapt2_rules() {
+    let plain = |xml: &str| {
+        read_one(&format!("<string name=\"k\">{xml}</string>"))
+            .text
+            .as_plain()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(plain("  a \n  b  "), "a b");
+    assert_eq!(plain("\"  keep  \" x"), "  keep   x");
+    assert_eq!(
+        plain("it\\'s \\\"q\\\" \\\\ \\n\\t \\u00e9 \\@"),
+        "it's \"q\" \\ \n\t é @"
+    );
+    assert_eq!(plain("&amp;&lt;&#x41;"), "&<A");
+    assert_eq!(plain("<![CDATA[<b>x</b>]]>"), "<b>x</b>");
+    for text in [
+        "apostrophe's",
+        " lead",
+        "trail ",
+        "a  b",
+        "@x",
+        "?y",
+        "tab\there",
+        "line\nnext",
+        "say \"hi\" \\o/",
+        "<b>not markup</b> & more",
+        "%1$s 100%",
+    ] {
+        let xml = content(text, false);
+        assert_eq!(plain(&xml), text, "{xml}");
+    }
+}
+
+#[test]
+fn inline_markup_is_kept_as_a_markup_text_and_written_back() {
+    let entry = read_one("<string name=\"k\">Hi <b>you</b> &amp; <xliff:g id=\"n\">%1$s</xliff:g>\\'s</string>");
+    assert!(entry.markup);
+    let text = entry.text.as_plain().unwrap();
+    assert_eq!(text, "Hi <b>you</b> &amp; <xliff:g id=\"n\">%1$s</xliff:g>'s");
+    let written = content(text, true);
+    assert_eq!(written, "Hi <b>you</b> &amp; <xliff:g id=\"n\">%1$s</xliff:g>\\'s");
+    let again = read_one(&format!("<string name=\"k\">{written}</string>"));
+    assert_eq!(again.text.as_plain(), Some(text));
+}
+
+#[test]
+fn only_default_products_are_read_and_skip_elements_drop_the_comment() {
+    let file = read(
+        br#"<resources>
+  <!-- Shown on phones -->
+  <string name="where">On your phone</string>
+  <string name="where" product="tablet">On your tablet</string>
+  <string name="size" product="tv">Big</string>
+  <string name="size" product="default">Normal</string>
+  <!-- Not about the next one --> <skip />
+  <string name="blank" />
+</resources>"#,
+    )
+    .unwrap();
+    let read: Vec<_> = file
+        .entries
+        .iter()
+        .map(|entry| {
+            (
+                entry.name.as_str(),
+                entry.text.as_plain().unwrap(),
+                entry.description.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("where", "On your phone", Some("Shown on phones")),
+            ("size", "Normal", None),
+            ("blank", "", None)
+        ]
+    );
+    assert_eq!(file.skipped, 2, "the tablet and tv variants");
+}
+
+#[test]
+fn plurals_comments_and_other_resources() {
+    let file = read(
+        b"<?xml version=\"1.0\"?>\n<resources>\n  <!-- Episodes count -->\n  <plurals name=\"eps\">\n    <item quantity=\"one\">%d episode</item>\n    <item quantity=\"other\">%d episodes</item>\n  </plurals>\n  <string-array name=\"a\"><item>x</item></string-array>\n  <dimen name=\"d\">2dp</dimen>\n  <string name=\"s\">S</string>\n</resources>\n",
+    )
+    .unwrap();
+    assert_eq!(file.skipped, 2);
+    assert_eq!(file.entries.len(), 2);
+    let plural = &file.entries[0];
+    assert_eq!(plural.description.as_deref(), Some("Episodes count"));
+    assert_eq!(plural.line, 4);
+    let forms = plural.text.as_plural().unwrap();
+    assert_eq!(forms.get(PluralCategory::One), Some("%d episode"));
+    assert_eq!(file.entries[1].description, None);
+    let err = read(b"<resources>\n<string name=\"a\">x</strin>\n</resources>").unwrap_err();
+    assert_eq!(err.line, Some(2), "{err}");
+}
+
+#[test]
+fn a_language_without_texts_is_an_empty_resources_element() {
+    let keys: Vec<Key> = Vec::new();
+    let file = render(
+        &keys,
+        &HashMap::new(),
+        &LanguageCode::parse("de").unwrap(),
+        false,
+        "strings.xml",
+    );
+    assert_eq!(file.path, "values-de/strings.xml");
+    assert_eq!(
+        String::from_utf8(file.bytes).unwrap(),
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<resources>\n</resources>\n"
+    );
+}
+
+#[test]
+fn texts_are_escaped_for_aapt2() {
+    assert_eq!(escape("it's"), "it\\'s");
+    assert_eq!(escape("@string/x"), "\\@string/x");
+    assert_eq!(escape("?attr"), "\\?attr");
+    assert_eq!(escape("a@b?"), "a@b?");
+    assert_eq!(escape("line\nnext\ttab"), "line\\nnext\\ttab");
+    assert_eq!(escape(" padded  "), "\" padded  \"");
+    assert_eq!(escape("say \"hi\" \\o/"), "say \\\"hi\\\" \\\\o/");
+}

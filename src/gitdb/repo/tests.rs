@@ -1,0 +1,142 @@
+use super::*;
+
+fn publish_one(repo: &mut GitRepo, path: &str) {
+    let edits = [TreeEdit::Write {
+        path: path.to_owned(),
+        contents: b"x".to_vec(),
+    }];
+    let commit = repo.build_commit(&edits, "Add a file", "test").unwrap().unwrap();
+    repo.stage(commit);
+    repo.publish("Add a file").unwrap();
+}
+
+#[test]
+fn a_publish_is_synced_by_its_own_files_and_by_the_file_system_when_the_branch_is_packed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
+    // The first commit's pack.
+    assert_eq!(repo.staging.take_unsynced().len(), 2);
+    publish_one(&mut repo, "a.txt");
+    let packs = repo.staging.take_unsynced();
+    assert_eq!(packs.len(), 2, "{packs:?}");
+    assert!(packs.iter().all(|pack| pack.exists()), "{packs:?}");
+    repo.sync_files(&packs).unwrap();
+    assert!(repo.staging.take_unsynced().is_empty());
+
+    publish_one(&mut repo, "b.txt");
+    let status = std::process::Command::new("git")
+        .args(["pack-refs", "--all", "--prune"])
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(!repo.git_dir().join("refs/heads/main").exists());
+    // The branch is in packed-refs only: its own files cannot be named, so the whole file
+    // system is synced, and the list is cleared either way.
+    assert!(repo.sync_files(&[]).is_err());
+    repo.sync_published(SyncScope::OwnFiles).unwrap();
+    assert!(repo.staging.take_unsynced().is_empty());
+}
+
+/// Commits `edits` and writes them to the working tree; returns the paths they touched.
+fn commit_and_write(repo: &mut GitRepo, edits: &[TreeEdit]) -> Vec<String> {
+    let commit = repo.build_commit(edits, "Change files", "test").unwrap().unwrap();
+    repo.stage(commit);
+    repo.publish("Change files").unwrap();
+    super::super::worktree::apply(repo.root(), edits).unwrap();
+    super::super::worktree::touched_paths(edits)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether the index holds exactly HEAD's files (mode, blob, path), as git lists both.
+fn index_is_head(root: &Path) -> bool {
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap()
+    };
+    // `<mode> <id> 0\t<path>` and `<mode> blob <id>\t<path>`.
+    let staged = git(&["ls-files", "--stage"]).replace(" 0\t", "\t");
+    let head = git(&["ls-tree", "-r", "HEAD"]).replace(" blob ", " ");
+    staged == head
+}
+
+fn git_status(root: &Path) -> String {
+    let output = std::process::Command::new("git")
+        // Without refreshing the index file, which would make it someone else's.
+        .args(["--no-optional-locks", "status", "--porcelain", "--untracked-files=all"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn the_index_follows_head_by_the_touched_paths_while_it_is_the_one_written_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (mut repo, _) = GitRepo::open_or_init(root, &[("README.md", b"hello\n")]).unwrap();
+    let write = |path: &str, contents: &str| TreeEdit::Write {
+        path: path.into(),
+        contents: contents.as_bytes().to_vec(),
+    };
+    let touched = commit_and_write(
+        &mut repo,
+        &[
+            write("a/x.txt", "x"),
+            write("a/y/z.txt", "z"),
+            write("b/w.txt", "w"),
+            write("top.txt", "t"),
+        ],
+    );
+    // The new repository's index is this process's: by the touched paths already.
+    assert!(!repo.sync_index(touched.iter().map(String::as_str)).unwrap());
+    assert!(index_is_head(root));
+    assert_eq!(git_status(root), "");
+
+    // A changed file, a removed one, a moved folder, a removed folder, a new one.
+    let touched = commit_and_write(
+        &mut repo,
+        &[
+            write("a/x.txt", "x2"),
+            TreeEdit::Remove { path: "top.txt".into() },
+            TreeEdit::Move {
+                from: "a".into(),
+                to: "c".into(),
+            },
+            TreeEdit::Remove { path: "b".into() },
+            write("d/e/f.txt", "f"),
+        ],
+    );
+    assert!(
+        !repo.sync_index(touched.iter().map(String::as_str)).unwrap(),
+        "only the touched paths"
+    );
+    assert!(index_is_head(root));
+    assert_eq!(git_status(root), "");
+
+    // Someone else's index (here none at all): the whole tree again.
+    std::fs::remove_file(root.join(".git/index")).unwrap();
+    let touched = commit_and_write(&mut repo, &[write("c/x.txt", "x3")]);
+    assert!(repo.sync_index(touched.iter().map(String::as_str)).unwrap());
+    assert!(index_is_head(root));
+    assert_eq!(git_status(root), "");
+
+    // A file staged by hand (`git add`) is not HEAD's: the next sync drops it again.
+    std::fs::write(root.join("hand.txt"), "by hand").unwrap();
+    let status = std::process::Command::new("git")
+        .args(["add", "hand.txt"])
+        .current_dir(root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let touched = commit_and_write(&mut repo, &[write("d/e/f.txt", "f2")]);
+    assert!(repo.sync_index(touched.iter().map(String::as_str)).unwrap());
+    assert!(index_is_head(root));
+}
