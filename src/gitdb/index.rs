@@ -6,8 +6,7 @@ use std::path::Path;
 
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
 
-use super::GitError;
-use super::repo::git_error;
+use super::{GitError, git_error};
 
 /// Makes the index's entries at `path` (a file, or every file under a folder) those of `tree`,
 /// each with its file's status in the working tree at `root`.

@@ -53,6 +53,11 @@ impl GitError {
     }
 }
 
+/// A libgit2 failure as an internal error with what was being done.
+fn git_error(context: impl Into<String>, err: git2::Error) -> GitError {
+    GitError::internal(context, err)
+}
+
 #[cfg(test)]
 mod tests {
     /// The engine's invariant, checked on its source: no `gitdb` file imports from the
@@ -66,8 +71,20 @@ mod tests {
             .chain(["Key", "Team", "Project"].iter().map(|name| format!("{name}Name")))
             .collect();
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/gitdb");
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
+        let mut files = Vec::new();
+        let mut folders = vec![dir];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(files.len() >= 10, "the engine's files are found: {files:?}");
+        for path in files {
             let source = std::fs::read_to_string(&path).unwrap();
             for name in &forbidden {
                 let used = source

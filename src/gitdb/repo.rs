@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 
 use git2::{FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, Signature, TreeWalkMode, TreeWalkResult};
 
-use super::GitError;
 use super::edit::TreeEdit;
 use super::index::{refresh_entry, update_index_entry};
 use super::objects::Staging;
+use super::{GitError, git_error};
 
 /// The committer of every change.
 pub const COMMITTER: &str = "locstore";
@@ -566,10 +566,6 @@ impl GitRepo {
             .map_err(|err| git_error("cannot read HEAD", err))?;
         Ok(head.symbolic_target().ok().flatten().unwrap_or("HEAD").to_owned())
     }
-}
-
-pub(super) fn git_error(context: impl Into<String>, err: git2::Error) -> GitError {
-    GitError::internal(context, err)
 }
 
 /// Process-wide libgit2 settings for a store that commits often into large trees.

@@ -6,6 +6,9 @@
 //! in turn, then one `syncfs` makes all of them durable, then all of them are answered. That
 //! keeps "acknowledged means on disk" without paying one fsync per request.
 
+mod join;
+mod saved_keys;
+
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -27,6 +30,7 @@ use crate::gitdb::maintenance::Maintenance;
 use crate::gitdb::{GitRepo, SyncScope, TreeEdit};
 use crate::gitdb::{tree_diff, worktree};
 use crate::metrics::Metrics;
+use saved_keys::{SAVE_KEYS_AFTER_PARSING, SAVE_KEYS_FROM};
 
 /// How long the writer waits without work before it brings the git index in line with HEAD.
 const IDLE_AFTER: Duration = Duration::from_millis(500);
@@ -608,121 +612,6 @@ impl Worker {
         }
     }
 
-    /// Joins commits made by hand on the branch while the server runs (`git commit` in its
-    /// repository) with what the server serves, as if they had been fetched.
-    fn pick_up_hand_commits(&mut self) {
-        let on_disk = match self.git.branch_target() {
-            Ok(on_disk) if on_disk != self.git.head() => on_disk,
-            Ok(_) => return,
-            Err(err) => {
-                tracing::warn!(error = %err, "cannot read the branch");
-                return;
-            }
-        };
-        match self.adopt(on_disk, on_disk, "commits made by hand", false) {
-            Ok(Adoption::Refused(why)) => {
-                tracing::warn!(commit = %on_disk, reason = %why, "refused commits made by hand; the branch is back at the last valid commit")
-            }
-            Ok(adoption) => tracing::info!(commit = %on_disk, ?adoption, "picked up commits made by hand"),
-            Err(err) => tracing::error!(commit = %on_disk, error = %err, "cannot pick up commits made by hand"),
-        }
-    }
-
-    /// Joins `incoming` with the branch, which points to `on_disk` (HEAD, or a commit moved
-    /// there by hand): a fast-forward when it descends from HEAD, else a merge commit in which
-    /// the incoming side wins every file both sides changed. Every file it changes is checked
-    /// first; an invalid one refuses it, and the branch stays at (or goes back to) HEAD.
-    ///
-    /// With `follow` (a read replica), the incoming commit becomes HEAD whatever its relation
-    /// to it: the remote's state wins, and nothing is merged.
-    fn adopt(&mut self, incoming: Oid, on_disk: Oid, label: &str, follow: bool) -> Result<Adoption, StoreError> {
-        let head = self.git.head();
-        let relation = match adopt::relation(self.git.objects(), head, incoming)? {
-            adopt::Relation::Held if follow && incoming != head => adopt::Relation::Ahead,
-            adopt::Relation::Diverged if follow => adopt::Relation::Ahead,
-            // A new server pointed at a remote with data (a restore, a second primary set up
-            // from the git host) takes the remote's history as it is.
-            adopt::Relation::Diverged if adopt::holds_no_data(self.git.objects(), head)? => adopt::Relation::Ahead,
-            relation => relation,
-        };
-        let (commit, adoption) = match relation {
-            adopt::Relation::Held => {
-                // Moved back by hand: the commits of ours it dropped are served, so they stay.
-                self.git
-                    .move_branch(on_disk, head, "locstore: keep the served commits")?;
-                return Ok(Adoption::Held);
-            }
-            adopt::Relation::Ahead => (incoming, Adoption::FastForward(incoming)),
-            adopt::Relation::Diverged => {
-                let edits = adopt::merge_edits(self.git.objects(), head, incoming)?;
-                let merge = self.git.build_merge(
-                    incoming,
-                    &edits,
-                    &format!("Merge {label} (incoming side wins conflicts)"),
-                )?;
-                (merge, Adoption::Merged(merge))
-            }
-        };
-        let diff = adopt::diff_commits(self.git.objects(), head, commit)?;
-        if let Err(why) = adopt::validate(self.git.objects(), &diff) {
-            self.git.rewind_tip(head);
-            self.git
-                .move_branch(on_disk, head, "locstore: refuse invalid commits")?;
-            return Ok(Adoption::Refused(why));
-        }
-        if adoption != Adoption::FastForward(incoming) {
-            self.git.stage(commit);
-        }
-        let catalog = self.catalog.clone();
-        let mut catalog = write(&catalog);
-        if let Err(err) = self
-            .git
-            .move_branch(on_disk, commit, &format!("locstore: join {label}"))
-        {
-            self.git.rewind_tip(head);
-            return Err(err.into());
-        }
-        // From here HEAD is the joined commit: on a failure, the working tree and the
-        // catalog are read again from it rather than left half updated.
-        if let Err(err) = self.update_after_join(&diff, &mut catalog) {
-            tracing::error!(error = %err, "cannot update the view after joining commits; reading it again from HEAD");
-            self.restore_from_head_locked(&mut catalog);
-        }
-        catalog.head = commit.to_string();
-        drop(catalog);
-        self.history.nudge();
-        if let Some(on_publish) = &self.on_publish {
-            on_publish();
-        }
-        Ok(adoption)
-    }
-
-    /// Brings the working tree and the catalog from HEAD's old tree to the new one.
-    fn update_after_join(&mut self, diff: &[tree_diff::FileDiff], catalog: &mut Catalog) -> Result<(), StoreError> {
-        let mut edits = Vec::with_capacity(diff.len());
-        for file in diff {
-            edits.push(match file.new {
-                Some(blob) => TreeEdit::Write {
-                    path: file.path.clone(),
-                    contents: self
-                        .git
-                        .objects()
-                        .find_blob(blob)
-                        .map(|blob| blob.content().to_vec())
-                        .map_err(|err| StoreError::internal("cannot read a joined file", err))?,
-                },
-                None => TreeEdit::Remove {
-                    path: file.path.clone(),
-                },
-            });
-        }
-        let written = worktree::apply(self.git.root(), &edits);
-        self.touched.extend(worktree::touched_paths(&edits).map(str::to_owned));
-        written?;
-        let git = &self.git;
-        adopt::update_catalog(git.objects(), catalog, diff, || scan::load_catalog(git))
-    }
-
     /// At shutdown: the index in line with HEAD, the keys of big projects saved, and a note
     /// that the stop was clean.
     fn finish(&mut self) {
@@ -738,81 +627,6 @@ impl Worker {
         tracing::info!(head = %self.git.head(), "the store is closed");
     }
 }
-
-impl Worker {
-    /// Saves a project's loaded keys, which are those of `tree` (its keys tree at HEAD), for
-    /// the next start. The readers go on meanwhile; writes wait, which is why it runs after
-    /// a long load or at shutdown only.
-    fn save_keys(&mut self, team: &TeamName, project: &ProjectName, tree: Oid) {
-        let started = Instant::now();
-        let path = scan::saved_keys_path(self.git.git_dir(), team, project);
-        let saved = std::fs::create_dir_all(scan::saved_keys_dir(self.git.git_dir())).and_then(|()| {
-            let catalog = read(&self.catalog);
-            match catalog.project(team, project).and_then(|entry| entry.keys.as_ref()) {
-                Some(keys) => keys.save(tree, &path),
-                None => Ok(()),
-            }
-        });
-        match saved {
-            Ok(()) => {
-                tracing::info!(%team, %project, duration_ms = started.elapsed().as_secs_f64() * 1000.0, "saved the keys for the next start");
-                self.saved_keys.insert((team.clone(), project.clone()), tree);
-            }
-            Err(err) => tracing::warn!(%team, %project, error = %err, "cannot save the keys for the next start"),
-        }
-    }
-
-    /// Saves the keys of every big loaded project whose saved index is of another tree, and
-    /// deletes saved indexes of projects that are gone (deleted or renamed).
-    fn save_changed_keys(&mut self) {
-        if self
-            .catalog
-            .read()
-            .map(|catalog| catalog.head != self.git.head().to_string())
-            .unwrap_or(true)
-        {
-            return; // the view is not of HEAD: saving it would be wrong
-        }
-        let mut keep = HashSet::new();
-        let mut to_save = Vec::new();
-        for (team, entry) in &read(&self.catalog).teams {
-            for (project, project_entry) in &entry.projects {
-                keep.insert(scan::saved_keys_path(self.git.git_dir(), team, project));
-                if project_entry
-                    .keys
-                    .as_ref()
-                    .is_some_and(|keys| keys.len() >= SAVE_KEYS_FROM)
-                {
-                    to_save.push((team.clone(), project.clone()));
-                }
-            }
-        }
-        for (team, project) in to_save {
-            match self.git.subtree_id(&layout::keys_dir(&team, &project)) {
-                Ok(Some(tree)) if self.saved_keys.get(&(team.clone(), project.clone())) != Some(&tree) => {
-                    self.save_keys(&team, &project, tree)
-                }
-                Ok(_) => {}
-                Err(err) => tracing::warn!(%team, %project, error = %err, "cannot find the keys tree to save"),
-            }
-        }
-        if let Ok(files) = std::fs::read_dir(scan::saved_keys_dir(self.git.git_dir())) {
-            for file in files.flatten() {
-                if !keep.contains(&file.path()) {
-                    let _ = std::fs::remove_file(file.path());
-                }
-            }
-        }
-    }
-}
-
-/// A project's keys are saved for the next start from this many keys on: smaller projects
-/// load from their files quickly enough.
-const SAVE_KEYS_FROM: usize = 1000;
-
-/// After a load, the keys are saved again when it parsed this many files (all of them, or
-/// those changed since the saved index).
-const SAVE_KEYS_AFTER_PARSING: usize = 1000;
 
 /// Hands memory that libgit2 freed after a large import or load (packs, blobs, trees) back to
 /// the operating system. libgit2 allocates through glibc, which keeps freed heap for reuse;
