@@ -11,14 +11,17 @@
 //!   error rendering, request logs, listener and shutdown.
 //! - [`api`]: poem-openapi handlers, wire types ([`api::schema`]), answers written straight
 //!   from the store's data ([`api::json`]), the API error, auth.
-//! - [`domain`]: validated names, the model, the pure key query.
+//! - [`domain`]: validated names, the model (a key's files, a translation's text), the pure
+//!   key query.
 //! - [`gitdb`]: the git engine below the store: repository open and init, object staging and
 //!   commit, plain packs, maintenance, the git CLI, working-tree sync, tree differences, the
 //!   owner lock. Paths and bytes only.
-//! - [`store`]: teams, projects and keys on the engine: one writer thread, in-memory catalog,
-//!   file layout and format, planning changes, history and snapshots; [`store::sync`]
-//!   replicates through a git remote (pushes, pulls, replicas) and checks and joins commits
-//!   that arrive through git.
+//! - [`store`]: teams, projects and keys on the engine: one writer thread (`store/worker`),
+//!   in-memory catalog, file layout and format, planning changes as values (`store/plan`: a
+//!   shared vocabulary and one planner per kind of change, none importing another), joins of
+//!   commits that arrive from outside (`store/adopt.rs`), reads of the past (`store/past.rs`),
+//!   history and snapshots; [`store::sync`] replicates through a git remote (pushes, pulls,
+//!   replicas). The writer knows the replicator only as a function it calls on publishing.
 //! - [`metrics`]: the Prometheus registry and its metrics.
 //! - [`routes`]: route templates of request paths, for logs, metrics and `Allow`.
 //! - [`formats`]: each file format's reader beside its writer (JSON, CSV, Android XML, Apple
@@ -30,6 +33,8 @@
 //! - `domain` and the format readers, writers and patchers do no I/O.
 //! - `gitdb` imports nothing from `store`, `domain` or `api`, and names no team, project or
 //!   key type (a unit test, `gitdb::tests`, reads its source to check).
+//! - No two modules import each other, and no room imports a room above it in this map
+//!   (`house.rs`'s tests read the crate's `use` paths to check).
 //! - Only `gitdb` and `store` use git2 (and `config`, to check a branch name). Only the writer thread
 //!   changes the branch and the working tree; other threads (readers of history, the
 //!   replication thread) open handles of their own and only read, fetch or push.

@@ -8,7 +8,7 @@ pub enum Text {
 }
 
 impl Text {
-    /// The translation borrowed, as [`Translations`] hands out its own.
+    /// The translation borrowed, as [`super::translations::Translations`] hands out its own.
     pub fn as_ref(&self) -> TextRef<'_> {
         match self {
             Text::Plain(text) => TextRef::Plain(text),
@@ -204,7 +204,7 @@ impl PartialEq<Text> for TextRef<'_> {
     }
 }
 
-/// Plural forms as stored in [`Translations`], or borrowed from [`PluralForms`].
+/// Plural forms as stored in [`super::translations::Translations`], or borrowed from [`PluralForms`].
 #[derive(Clone, Copy)]
 pub struct FormsRef<'a>(FormsRepr<'a>);
 

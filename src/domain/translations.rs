@@ -153,7 +153,7 @@ impl Translations {
 
     /// Translations from their [packed](Self::packed) form, checked: `None` unless the codes
     /// ascend, every end falls on a character boundary in order, and plural forms are as
-    /// [`PluralForms`] requires (`other` present, none empty) and listed in order.
+    /// [`super::text::PluralForms`] requires (`other` present, none empty) and listed in order.
     pub fn from_packed(slots: Vec<(&'static LanguageCode, u32, u32)>, texts: &str, form_ends: &[u32]) -> Option<Self> {
         let boundary = |end: u32| texts.is_char_boundary(end as usize);
         let other = 1 << PluralCategory::Other.bit();

@@ -1,4 +1,5 @@
-//! Thin git2 helpers; with [`super::objects`], the only module that imports git2.
+//! The repository the writer owns: open or init, stage and publish commits, tags, the
+//! branch, the index kept in step with HEAD.
 //!
 //! Commits are built from the parent's tree with the edits applied (no git index), because
 //! rewriting a large index on every commit costs more than the commit itself. The index is
