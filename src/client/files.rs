@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Failure;
-use super::settings::{FileSet, LANGUAGE_PLACEHOLDER, folded};
+use super::settings::{FileSet, LANGUAGE_PLACEHOLDER, NAMESPACE_PLACEHOLDER, folded};
 use crate::formats::ExportFormat;
 use crate::formats::upload::{BASE_LANGUAGE, place};
 
@@ -22,9 +22,12 @@ pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => folder_files(set)?,
         ExportFormat::Json | ExportFormat::Csv => pattern_files(set)?
             .into_iter()
-            .map(|(language, disk)| LocalFile {
-                layout: format!("{language}.{}", extension(set.format)),
-                disk,
+            .map(|found| LocalFile {
+                layout: match &found.namespace {
+                    Some(namespace) => format!("{}/{namespace}.json", found.language),
+                    None => format!("{}.{}", found.language, extension(set.format)),
+                },
+                disk: found.disk,
             })
             .collect(),
     };
@@ -62,19 +65,38 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
             let folder = app_folder(set, &language, base_language).unwrap_or_else(|| parts[0].to_owned());
             Some(set.root.join(folder).join(parts[1]))
         }
-        // `fr.json`: the app's own file of that language when it has one (`pt_BR.json` for
-        // `pt-BR`), else the pattern with the language filled in.
+        // `fr.json` (or `fr/common.json` for a `{ns}` pattern): the app's own file of that
+        // language (and namespace) when it has one (`pt_BR.json` for `pt-BR`), else the
+        // pattern with the language (and namespace) filled in.
         ExportFormat::Json | ExportFormat::Csv => {
-            if parts.len() != 1 || language == BASE_LANGUAGE || language.contains(['/', '\\']) {
+            let namespaced = set.path.contains(NAMESPACE_PLACEHOLDER);
+            let namespace = match (namespaced, parts.as_slice()) {
+                (false, [_]) => None,
+                (true, [_, file]) => Some(file.strip_suffix(".json")?.to_owned()),
+                _ => return None,
+            };
+            if language == BASE_LANGUAGE || language.contains(['/', '\\']) {
                 return None;
             }
             let existing = pattern_files(set).ok().and_then(|files| {
                 files
                     .into_iter()
-                    .find(|(code, _)| folded(code) == folded(&language))
-                    .map(|(_, disk)| disk)
+                    .find(|found| folded(&found.language) == folded(&language) && found.namespace == namespace)
+                    .map(|found| found.disk)
             });
-            Some(existing.unwrap_or_else(|| fill_pattern(&set.root, &language)))
+            let language_folder = pattern_files(set).ok().and_then(|files| {
+                files
+                    .into_iter()
+                    .find(|found| folded(&found.language) == folded(&language))
+                    .map(|found| found.language)
+            });
+            Some(existing.unwrap_or_else(|| {
+                fill_pattern(
+                    &set.root,
+                    language_folder.as_deref().unwrap_or(&language),
+                    namespace.as_deref(),
+                )
+            }))
         }
     }
 }
@@ -159,8 +181,16 @@ fn folder_files(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
     Ok(files)
 }
 
-/// The files that match a `{lang}` pattern, with the language each names.
-fn pattern_files(set: &FileSet) -> Result<Vec<(String, PathBuf)>, Failure> {
+/// A file that matches a set's pattern: the language it names (as the app spells it), its
+/// namespace for a `{ns}` pattern, and where it is.
+struct PatternFile {
+    language: String,
+    namespace: Option<String>,
+    disk: PathBuf,
+}
+
+/// The files that match a `{lang}` pattern (and `{ns}`, in a language folder's file names).
+fn pattern_files(set: &FileSet) -> Result<Vec<PatternFile>, Failure> {
     let pattern = set.root.to_string_lossy().into_owned();
     let (before, after) = pattern
         .split_once(LANGUAGE_PLACEHOLDER)
@@ -183,19 +213,56 @@ fn pattern_files(set: &FileSet) -> Result<Vec<(String, PathBuf)>, Failure> {
         if crate::domain::names::LanguageCode::parse(language).is_err() {
             continue;
         }
-        let disk = match rest {
-            Some(rest) => entry.join(rest),
-            None => entry.clone(),
-        };
-        if disk.is_file() {
-            found.push((language.to_owned(), disk));
+        match rest {
+            Some(rest) if rest.contains(NAMESPACE_PLACEHOLDER) => {
+                let (inner_folder, file) = match rest.rsplit_once('/') {
+                    Some((inner, file)) => (entry.join(inner), file),
+                    None => (entry.clone(), rest),
+                };
+                let (ns_prefix, ns_suffix) = file.split_once(NAMESPACE_PLACEHOLDER).unwrap_or((file, ""));
+                for file in read_dir(&inner_folder)? {
+                    let Some(file_name) = file.file_name().and_then(|name| name.to_str()) else {
+                        continue;
+                    };
+                    let namespace = file_name
+                        .strip_prefix(ns_prefix)
+                        .and_then(|name| name.strip_suffix(ns_suffix))
+                        .filter(|namespace| !namespace.is_empty() && !namespace.starts_with('.'));
+                    if let Some(namespace) = namespace
+                        && file.is_file()
+                    {
+                        found.push(PatternFile {
+                            language: language.to_owned(),
+                            namespace: Some(namespace.to_owned()),
+                            disk: file.clone(),
+                        });
+                    }
+                }
+            }
+            _ => {
+                let disk = match rest {
+                    Some(rest) => entry.join(rest),
+                    None => entry.clone(),
+                };
+                if disk.is_file() {
+                    found.push(PatternFile {
+                        language: language.to_owned(),
+                        namespace: None,
+                        disk,
+                    });
+                }
+            }
         }
     }
     Ok(found)
 }
 
-fn fill_pattern(pattern: &Path, language: &str) -> PathBuf {
-    PathBuf::from(pattern.to_string_lossy().replace(LANGUAGE_PLACEHOLDER, language))
+fn fill_pattern(pattern: &Path, language: &str, namespace: Option<&str>) -> PathBuf {
+    let filled = pattern.to_string_lossy().replace(LANGUAGE_PLACEHOLDER, language);
+    PathBuf::from(match namespace {
+        Some(namespace) => filled.replace(NAMESPACE_PLACEHOLDER, namespace),
+        None => filled,
+    })
 }
 
 /// The entries of a folder; a missing folder has none.

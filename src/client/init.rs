@@ -113,9 +113,39 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
                 format!("{relative}/{{lang}}.{extension}")
             };
             found.push((extension.to_owned(), pattern));
+        } else if has_namespace_folders(dir) {
+            // i18next's layout: a folder per language of namespace files.
+            let pattern = if relative == "." {
+                "{lang}/{ns}.json".to_owned()
+            } else {
+                format!("{relative}/{{lang}}/{{ns}}.json")
+            };
+            found.push(("json".to_owned(), pattern));
         }
     }
     found
+}
+
+/// Whether a folder holds folders named by language (`en/`, `pt-BR/`) of `.json` files: two
+/// or more, or one that is English.
+fn has_namespace_folders(dir: &Path) -> bool {
+    let languages: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().is_dir())
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_owned();
+            let looks_like_language = name.len() <= 10 && LanguageCode::parse(&name).is_ok();
+            let holds_json = std::fs::read_dir(entry.path())
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .any(|file| file.path().extension().is_some_and(|extension| extension == "json"));
+            (looks_like_language && holds_json).then_some(name)
+        })
+        .collect();
+    languages.len() >= 2 || languages.iter().any(|language| language.eq_ignore_ascii_case("en"))
 }
 
 fn has_lproj(dir: &Path) -> bool {

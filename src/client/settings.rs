@@ -13,6 +13,9 @@ pub const FILE_NAME: &str = ".locstore.toml";
 
 /// The placeholder for a language in a JSON or CSV file set's path.
 pub const LANGUAGE_PLACEHOLDER: &str = "{lang}";
+/// Where a JSON pattern names the namespace (i18next's), in the file name after a language
+/// folder: `locales/{lang}/{ns}.json`.
+pub const NAMESPACE_PLACEHOLDER: &str = "{ns}";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -117,6 +120,19 @@ impl Settings {
                         format!("the {} path {:?} is a folder, without {LANGUAGE_PLACEHOLDER}", set.format, set.path)
                     });
                 }
+                if set.path.contains(NAMESPACE_PLACEHOLDER) {
+                    let (folder, file) = set.path.rsplit_once('/').unwrap_or(("", &set.path));
+                    let well_placed = format == ExportFormat::Json
+                        && folder.contains(LANGUAGE_PLACEHOLDER)
+                        && file.contains(NAMESPACE_PLACEHOLDER)
+                        && !file.contains(LANGUAGE_PLACEHOLDER);
+                    if !well_placed {
+                        return Err(format!(
+                            "the {} path {:?} may hold {NAMESPACE_PLACEHOLDER} only in a json file name inside a {LANGUAGE_PLACEHOLDER} folder, as in locales/{{lang}}/{{ns}}.json",
+                            set.format, set.path
+                        ));
+                    }
+                }
                 Ok(FileSet {
                     format,
                     root: base.join(&set.path),
@@ -165,6 +181,8 @@ tags = ["web"]
         assert_eq!((settings.team.as_str(), settings.project.as_str()), ("acme", "mobile"));
         assert_eq!(settings.file_sets[0].root, Path::new("/repo/app/src/main/res"));
         assert_eq!(settings.file_sets[1].languages, ["en", "fr"]);
+        let namespaced = text.replace("{lang}.json", "{lang}/{ns}.json");
+        assert!(Settings::parse(&namespaced, Path::new("/repo")).is_ok());
 
         for (bad, says) in [
             (text.replace("acme/mobile", "acme"), "TEAM/PROJECT"),
@@ -173,6 +191,8 @@ tags = ["web"]
             (text.replace("android-xml", "yaml"), "unknown format"),
             (text.replace("tags", "tag"), "unknown field"),
             (text.replace("app/src/main/res", "res/{lang}"), "without {lang}"),
+            (text.replace("{lang}.json", "{ns}/{lang}.json"), "{ns}"),
+            (text.replace("{lang}.json", "{lang}-{ns}.json"), "{ns}"),
         ] {
             let err = Settings::parse(&bad, Path::new("/repo")).unwrap_err();
             assert!(err.contains(says), "{err}");

@@ -461,3 +461,54 @@ fn a_stale_translation_is_a_warning_with_file_and_line_and_strict_or_no_add_lang
     assert_eq!(repo.porcelain(), "");
     assert_eq!(repo.aapt2("res", "values-zh-rCN")["title"], "音乐");
 }
+
+#[test]
+fn a_web_app_with_i18next_namespaces_goes_through_push_and_pull_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = dir.path().join("locales");
+    let write = |path: &str, text: &str| {
+        let path = fixture.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "en/common.json",
+        "{\n  \"save\": \"Save\",\n  \"items\": {\n    \"one\": \"{{count}} item\",\n    \"other\": \"{{count}} items\"\n  }\n}\n",
+    );
+    write(
+        "en/settings.json",
+        "{\n  \"title\": \"Settings\",\n  \"privacy\": {\n    \"title\": \"Privacy\"\n  }\n}\n",
+    );
+    write("fr/common.json", "{\n  \"save\": \"Enregistrer\"\n}\n");
+    let repo = AppRepo::new(fixture.to_str().unwrap(), "public/locales", false);
+    assert!(
+        repo.read(".locstore.toml")
+            .contains("path = \"public/locales/{lang}/{ns}.json\""),
+        "init finds i18next's layout"
+    );
+
+    let pushed = repo.ok(&["push"]);
+    assert!(pushed.contains("added languages: fr"), "{pushed}");
+    let key = repo.get("/teams/acme/projects/app/keys/privacy.title");
+    assert_eq!(key["data"]["files"], json!({"web": "settings"}));
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "", "namespaced files pulled into themselves");
+
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/privacy.title",
+        json!({"translations": [{"language": "fr", "content": "Confidentialité"}]}),
+    );
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/save",
+        json!({"translations": [{"language": "fr", "content": "Sauvegarder"}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.numstat(), [(1, 1, "public/locales/fr/common.json".to_owned())]);
+    assert_eq!(
+        repo.read("public/locales/fr/settings.json"),
+        "{\n  \"privacy.title\": \"Confidentialité\"\n}\n",
+        "a namespace the language lacked is written as the export writes it"
+    );
+}
