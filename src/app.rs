@@ -2,7 +2,7 @@
 //! `/openapi.*`, `/exports`, the body limit, JSON for every error, request ids and logs, the
 //! listener, the "listening" line, and shutdown.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -34,21 +34,33 @@ impl App {
         let metrics = Arc::new(Metrics::new());
         let read_only = config.remote.as_ref().is_some_and(|remote| remote.replica);
         if let Some(remote) = config.remote.as_ref().filter(|remote| remote.replica) {
-            crate::store::sync::clone_if_missing(&config.repo_dir, remote);
+            crate::sync::clone_if_missing(&config.repo_dir, remote);
         }
-        let store = Store::open_with(
-            &config.repo_dir,
-            config.durability,
-            metrics.clone(),
-            config.remote.clone(),
-        )
-        .map_err(|err| anyhow::anyhow!(api::error::error_chain(&err)))
-        .with_context(|| format!("cannot open the repository {}", config.repo_dir.display()))?;
+        // The writer tells the replicator of each publication through a function; the
+        // replicator starts once the store is open (it joins fetched commits through it).
+        let replicator: Arc<OnceLock<crate::sync::Remote>> = Arc::default();
+        let on_publish = config.remote.is_some().then(|| {
+            let replicator = replicator.clone();
+            Box::new(move || {
+                if let Some(remote) = replicator.get() {
+                    remote.published();
+                }
+            }) as Box<dyn Fn() + Send>
+        });
+        let store = Store::open_with(&config.repo_dir, config.durability, metrics.clone(), on_publish)
+            .map_err(|err| anyhow::anyhow!(api::error::error_chain(&err)))
+            .with_context(|| format!("cannot open the repository {}", config.repo_dir.display()))?;
+        let remote = config.remote.clone().map(|settings| {
+            let remote = crate::sync::Remote::start(store.root(), settings, store.adopter(), metrics.clone());
+            let _ = replicator.set(remote.clone());
+            remote
+        });
         let downloads = Downloads::new(config.exports_dir.clone(), config.export_ttl, clock)
             .with_context(|| format!("cannot create the exports folder {}", config.exports_dir.display()))?;
         let tokens = Arc::new(TokenRegistry::new(config.api_token.as_deref(), &config.token_files));
         let state = Arc::new(AppState {
             store,
+            remote,
             downloads,
             public_url: config.public_url.clone(),
             max_unpacked_bytes: config.limits.max_import_bytes,
@@ -319,7 +331,7 @@ fn healthz(state: Data<&Arc<AppState>>) -> poem::web::Json<serde_json::Value> {
 
     let store = &state.store;
     let mut body = serde_json::json!({ "status": "ok" });
-    let Some(status) = store.sync_status() else {
+    let Some(status) = state.remote.as_ref().map(crate::sync::Remote::status) else {
         return poem::web::Json(body);
     };
     let sync = api::sync::SyncState::new(Some(status), store.head());
@@ -345,6 +357,9 @@ fn healthz(state: Data<&Arc<AppState>>) -> poem::web::Json<serde_json::Value> {
 #[handler]
 async fn metrics_endpoint(state: Data<&Arc<AppState>>, metrics: Data<&Arc<Metrics>>) -> poem::Result<Response> {
     state.store.record_key_counts();
+    if let Some(remote) = &state.remote {
+        remote.record_lag(&metrics);
+    }
     let git_dir = state.store.root().join(".git");
     let bytes = tokio::task::spawn_blocking(move || directory_size(&git_dir))
         .await

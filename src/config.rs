@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Deserialize;
 
-use crate::store::sync::RemoteSettings;
+use crate::sync::RemoteSettings;
 
 use crate::store::Durability;
 use crate::tokens::Access;

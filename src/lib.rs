@@ -20,8 +20,11 @@
 //!   in-memory catalog, file layout and format, planning changes as values (`store/plan`: a
 //!   shared vocabulary and one planner per kind of change, none importing another), joins of
 //!   commits that arrive from outside (`store/adopt.rs`), reads of the past (`store/past.rs`),
-//!   history and snapshots; [`store::sync`] replicates through a git remote (pushes, pulls,
-//!   replicas). The writer knows the replicator only as a function it calls on publishing.
+//!   history and snapshots. The writer knows the replicator only as a function it calls on
+//!   publishing.
+//! - [`sync`]: replication through a git remote (pushes, pulls, replicas), beside the store
+//!   and on its public API: it joins fetched commits through [`store::Store::adopter`];
+//!   `app` wires the two.
 //! - [`metrics`]: the Prometheus registry and its metrics.
 //! - [`routes`]: route templates of request paths, for logs, metrics and `Allow`.
 //! - [`formats`]: each file format's reader beside its writer (JSON, CSV, Android XML, Apple
@@ -57,4 +60,5 @@ mod house;
 pub mod metrics;
 pub mod routes;
 pub mod store;
+pub mod sync;
 pub mod tokens;

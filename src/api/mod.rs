@@ -29,6 +29,8 @@ use crate::store::Store;
 /// What every handler can reach.
 pub struct AppState {
     pub store: Store,
+    /// Replication through a git remote, when one is set.
+    pub remote: Option<crate::sync::Remote>,
     pub downloads: Downloads,
     /// `--public-url`, without a trailing slash; `None` means "use the request's Host".
     pub public_url: Option<String>,

@@ -13,7 +13,7 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::schema::Success;
 use super::{ApiTags, AppState};
-use crate::store::sync::SyncStatus;
+use crate::sync::SyncStatus;
 use crate::tokens::Access;
 
 pub struct SyncApi {
@@ -116,7 +116,8 @@ impl SyncApi {
     async fn sync(&self, auth: TokenAuth) -> Result<Json<SyncState>, ApiError> {
         auth.require(Access::Admin)?;
         let store = &self.state.store;
-        Ok(Json(SyncState::new(store.sync_status(), store.head())))
+        let status = self.state.remote.as_ref().map(crate::sync::Remote::status);
+        Ok(Json(SyncState::new(status, store.head())))
     }
 
     /// Git host hook
@@ -136,9 +137,10 @@ impl SyncApi {
                 "Send the server's hook secret in the X-Locstore-Hook-Secret header.",
             ));
         }
-        if !self.state.store.fetch_now() {
+        let Some(remote) = &self.state.remote else {
             return Err(ApiError::not_found("This server has no git remote to fetch."));
-        }
+        };
+        remote.fetch_now();
         Ok(HookAccepted::Accepted(Json(Success::ok())))
     }
 }

@@ -19,7 +19,6 @@ mod plan;
 mod scan;
 pub mod seen;
 pub mod snapshots;
-pub mod sync;
 mod template;
 mod worker;
 
@@ -30,7 +29,12 @@ use std::thread::JoinHandle;
 
 use tokio::sync::oneshot;
 
+pub use adopt::Adoption;
 pub use error::StoreError;
+
+/// How a replicator joins a fetched commit (see [`Store::adopter`]): the commit, a label for
+/// the log, and whether to follow the remote's history as it is (a replica).
+pub type Adopter = Box<dyn Fn(git2::Oid, String, bool) -> Result<Adoption, StoreError> + Send>;
 pub use layout::MAX_PATH_LEN;
 pub use plan::{Change, KeyDraft, KeyPatch, NewProject, ProjectPatch, TextInput, TranslationInput};
 pub use plan::{ImportCounts, ImportEntry, ImportMode, TextCounts};
@@ -117,8 +121,6 @@ struct Inner {
     history: Arc<Mutex<history_index::HistoryIndex>>,
     jobs: mpsc::Sender<Job>,
     metrics: Arc<Metrics>,
-    /// Replication through a git remote, when one is set.
-    remote: Option<sync::Remote>,
     catalog: Arc<RwLock<Catalog>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     root: PathBuf,
@@ -131,12 +133,13 @@ impl Store {
         Self::open_with(repo_dir, durability, metrics, None)
     }
 
-    /// [`Store::open`], replicating through a git remote when `remote` is set.
+    /// [`Store::open`], calling `on_publish` each time the writer moves the branch (a
+    /// replicator pushes then; the store knows it only as this function).
     pub fn open_with(
         repo_dir: &Path,
         durability: Durability,
         metrics: Arc<Metrics>,
-        remote: Option<sync::RemoteSettings>,
+        on_publish: Option<Box<dyn Fn() + Send>>,
     ) -> Result<Self, StoreError> {
         let (mut git, created) = crate::gitdb::GitRepo::open_or_init(repo_dir, template::FILES)?;
         let lock = crate::gitdb::lock::OwnerLock::acquire(git.git_dir())?;
@@ -150,28 +153,9 @@ impl Store {
         let history = Arc::new(Mutex::new(history_index::HistoryIndex::default()));
         let follower = history_index::Follower::start(&root, history.clone());
         let (jobs, receiver) = mpsc::channel();
-        let remote = remote.map(|settings| {
-            let jobs: mpsc::Sender<Job> = jobs.clone();
-            let queue = metrics.clone();
-            let adopt: sync::Adopter = Box::new(move |incoming, label, follow| {
-                let (reply, answer) = oneshot::channel();
-                jobs.send(Job::Adopt {
-                    incoming,
-                    label,
-                    follow,
-                    reply,
-                })
-                .map_err(|_| writer_gone())?;
-                queue.queue_depth.inc();
-                answer.blocking_recv().map_err(|_| writer_gone())?
-            });
-            sync::Remote::start(&root, settings, adopt, metrics.clone())
-        });
         let worker = Worker {
             history: follower,
-            on_publish: remote
-                .clone()
-                .map(|remote| Box::new(move || remote.published()) as Box<dyn Fn() + Send>),
+            on_publish,
             git,
             catalog: catalog.clone(),
             durability,
@@ -191,7 +175,6 @@ impl Store {
                 history,
                 jobs,
                 metrics,
-                remote,
                 catalog,
                 worker: Mutex::new(Some(handle)),
                 root,
@@ -364,25 +347,27 @@ impl Store {
         self.read().head.clone()
     }
 
-    /// The state of replication, when a remote is set.
-    pub fn sync_status(&self) -> Option<sync::SyncStatus> {
-        self.inner.remote.as_ref().map(sync::Remote::status)
-    }
-
-    /// Asks for a fetch from the remote now; `false` when no remote is set.
-    pub fn fetch_now(&self) -> bool {
-        self.inner
-            .remote
-            .as_ref()
-            .inspect(|remote| remote.fetch_now())
-            .is_some()
+    /// What a replicator calls to join a commit it fetched with the branch: the writer checks
+    /// it and answers what it did. Blocking (it waits for the writer).
+    pub fn adopter(&self) -> Adopter {
+        let jobs = self.inner.jobs.clone();
+        let queue = self.inner.metrics.clone();
+        Box::new(move |incoming, label, follow| {
+            let (reply, answer) = oneshot::channel();
+            jobs.send(Job::Adopt {
+                incoming,
+                label,
+                follow,
+                reply,
+            })
+            .map_err(|_| writer_gone())?;
+            queue.queue_depth.inc();
+            answer.blocking_recv().map_err(|_| writer_gone())?
+        })
     }
 
     /// Sets the keys-per-project gauge from the catalog (for a metrics scrape).
     pub fn record_key_counts(&self) {
-        if let Some(remote) = &self.inner.remote {
-            remote.record_lag(&self.inner.metrics);
-        }
         let catalog = self.read();
         for team in catalog.teams.values() {
             for project in team.projects.values() {

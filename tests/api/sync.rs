@@ -229,8 +229,8 @@ impl GitDaemon {
     }
 
     /// A server's settings for this remote.
-    fn settings(&self, pull_interval: Duration, replica: bool) -> locstore::store::sync::RemoteSettings {
-        locstore::store::sync::RemoteSettings {
+    fn settings(&self, pull_interval: Duration, replica: bool) -> locstore::sync::RemoteSettings {
+        locstore::sync::RemoteSettings {
             url: self.url(),
             branch: "main".into(),
             token: None,

@@ -1,6 +1,7 @@
 //! Replication through a git remote: the primary pushes every published batch in the
 //! background and fetches the remote on an interval and when a hook asks; what it fetches is
-//! joined with the branch by the writer ([`super::worker`]), which checks every file first.
+//! joined with the branch by the store's writer (through [`crate::store::Store::adopter`]),
+//! which checks every file first.
 //!
 //! One thread does all of it with a repository handle of its own, so that writes never wait
 //! for the network. A push is never forced: when the remote moved on, the push is refused,
@@ -17,9 +18,8 @@ use git2::{FetchOptions, Oid, RemoteCallbacks, Repository};
 
 use self::credentials::{credentials, redact, without_secrets};
 use self::push::PushError;
-use super::adopt::Adoption;
-use super::error::StoreError;
 use crate::metrics::Metrics;
+use crate::store::{Adopter, Adoption};
 
 mod clone;
 mod credentials;
@@ -117,10 +117,6 @@ const SNAPSHOT_TAG_PREFIX: &str = "locstore";
 /// What a replica fetches besides the branch: the primary's snapshots, the remote's version
 /// winning.
 const SNAPSHOT_TAGS_REFSPEC: &str = "+refs/tags/locstore/*:refs/tags/locstore/*";
-
-/// Joins a fetched commit with the branch (through the writer); `true`: follow it as a
-/// replica does (its state wins) rather than merge.
-pub type Adopter = Box<dyn Fn(Oid, String, bool) -> Result<Adoption, StoreError> + Send>;
 
 impl Remote {
     /// Starts the replication thread for the repository at `root`.
