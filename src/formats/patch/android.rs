@@ -129,17 +129,9 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             }
         }
     }
-    let names = input.is_base.then_some(names);
-    if edits.is_empty() {
-        return Ok(Patched {
-            bytes: input.local.to_vec(),
-            names,
-        });
-    }
-    Ok(Patched {
-        bytes: format!("{bom}{}", edits.apply(local_text)).into_bytes(),
-        names,
-    })
+    Ok(Patched::of(input, edits, local_text, names, |patched| {
+        format!("{bom}{patched}").into_bytes()
+    }))
 }
 
 /// For each new element, where it goes: the end of the nearest element before it in

@@ -119,17 +119,9 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             None => edits.insert(local_text.len(), format!("{newline}{snippet}")),
         }
     }
-    let names = input.is_base.then_some(names);
-    if edits.is_empty() {
-        return Ok(Patched {
-            bytes: input.local.to_vec(),
-            names,
-        });
-    }
-    Ok(Patched {
-        bytes: encoding.encode(&edits.apply(&local_text)),
-        names,
-    })
+    Ok(Patched::of(input, edits, &local_text, names, |text| {
+        encoding.encode(&text)
+    }))
 }
 
 #[cfg(test)]

@@ -89,17 +89,9 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         };
         placing.add(&keys, &mut edits);
     }
-    let names = input.is_base.then_some(names);
-    if edits.is_empty() {
-        return Ok(Patched {
-            bytes: input.local.to_vec(),
-            names,
-        });
-    }
-    Ok(Patched {
-        bytes: format!("{bom}{}", edits.apply(text)).into_bytes(),
-        names,
-    })
+    Ok(Patched::of(input, edits, text, names, |patched| {
+        format!("{bom}{patched}").into_bytes()
+    }))
 }
 
 fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {

@@ -43,6 +43,30 @@ pub struct Patched {
     pub names: Option<Vec<String>>,
 }
 
+impl Patched {
+    /// The patch of `input`: its file untouched when there is nothing to edit, else the
+    /// edited text as `encode` stores it; the names only for the base language's file.
+    fn of(
+        input: &PatchInput<'_>,
+        edits: Edits,
+        text: &str,
+        names: Vec<String>,
+        encode: impl FnOnce(String) -> Vec<u8>,
+    ) -> Self {
+        let names = input.is_base.then_some(names);
+        if edits.is_empty() {
+            return Self {
+                bytes: input.local.to_vec(),
+                names,
+            };
+        }
+        Self {
+            bytes: encode(edits.apply(text)),
+            names,
+        }
+    }
+}
+
 /// Whether a file of a format's layout goes through [`patch`]: Android XML, `.strings`,
 /// XML `.stringsdict` and JSON files are patched in place; CSV files (and binary property
 /// lists) are kept when they hold the export's values and written as the export writes them

@@ -120,17 +120,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             edits.insert(close, format!("{newline}{indent}{snippet}{newline}"));
         }
     }
-    let names = input.is_base.then_some(names);
-    if edits.is_empty() {
-        return Ok(Patched {
-            bytes: input.local.to_vec(),
-            names,
-        });
-    }
-    Ok(Patched {
-        bytes: edits.apply(local_text).into_bytes(),
-        names,
-    })
+    Ok(Patched::of(input, edits, local_text, names, String::into_bytes))
 }
 
 fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
