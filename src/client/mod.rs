@@ -22,7 +22,7 @@ use crate::formats::upload;
 use crate::formats::{archive, patch};
 pub use init::init;
 pub use server::TOKEN_VARIABLE;
-use server::{Exported, ExportedEntry, Server};
+use server::{Exported, ExportedEntry, KeyState, Server};
 use settings::Settings;
 
 /// Something went wrong: exit status 2, with this message.
@@ -311,12 +311,14 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
         .unwrap_or_default();
     let mut reports = Vec::new();
     let mut differs = false;
-    // Key name → whether the server deleted it, asked once per pull.
-    let deleted: Mutex<HashMap<String, bool>> = Mutex::default();
+    // Key name → what the server knows of it (deleted, never had, or its files), asked once
+    // per pull.
+    let deleted: Mutex<HashMap<String, KeyState>> = Mutex::default();
     for set in &settings.file_sets {
         let exported = server
             .export(set.format, &set.languages, &set.tags, options.at.as_deref())
             .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
+        let entries = exported.entries()?;
         let puller = Puller {
             server: &server,
             set,
@@ -325,14 +327,17 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
             exported: &exported,
             deleted: &deleted,
             base_orders: Mutex::default(),
+            layouts: entries
+                .iter()
+                .map(|entry| (entry.layout.clone(), entry.clone()))
+                .collect(),
+            exported_names: Mutex::default(),
         };
         // The base language's files first: the entries new to a translation's file follow
         // the order of the base file of the same name, as patched. The others then on every
         // core, one file at a time each.
-        let (base, others): (Vec<ExportedEntry>, Vec<ExportedEntry>) = exported
-            .entries()?
-            .into_iter()
-            .partition(|entry| puller.is_base(&entry.layout));
+        let (base, others): (Vec<ExportedEntry>, Vec<ExportedEntry>) =
+            entries.into_iter().partition(|entry| puller.is_base(&entry.layout));
         let mut changes = Vec::new();
         for entry in &base {
             changes.extend(puller.pull_file(entry)?);
@@ -379,9 +384,13 @@ struct Puller<'a> {
     base_language: &'a str,
     check: bool,
     exported: &'a Exported,
-    deleted: &'a Mutex<HashMap<String, bool>>,
+    deleted: &'a Mutex<HashMap<String, KeyState>>,
     /// The entry names of each base language file (by file name), as patched.
     base_orders: Mutex<HashMap<String, Vec<String>>>,
+    /// The export's files by layout path.
+    layouts: HashMap<String, ExportedEntry>,
+    /// The entry names of exported files read so far (for keys that moved between files).
+    exported_names: Mutex<HashMap<String, HashSet<String>>>,
 }
 
 impl Puller<'_> {
@@ -427,7 +436,7 @@ impl Puller<'_> {
                 // The server is asked only about entries the export lacks; a failure to ask
                 // keeps the entry and fails the pull after the patch.
                 let failure: Mutex<Option<Failure>> = Mutex::default();
-                let deleted = |name: &str| match self.was_deleted(name) {
+                let deleted = |name: &str| match self.goes(name, &entry.layout) {
                     Ok(deleted) => deleted,
                     Err(err) => {
                         failure
@@ -477,23 +486,88 @@ impl Puller<'_> {
         Ok(Some((display(&target), change)))
     }
 
-    /// Whether the server deleted the key `name`, asked once per pull.
-    fn was_deleted(&self, name: &str) -> Result<bool, Failure> {
+    /// Whether an entry of the app's file at `layout` that the export lacks goes: when the
+    /// server deleted its key, or when the key now lives in another file of the folder that
+    /// this language's export writes it into (a `files` entry changed on the server). The server is asked
+    /// once per key per pull.
+    fn goes(&self, name: &str, layout: &str) -> Result<bool, Failure> {
         let known = self
             .deleted
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(name)
-            .copied();
-        if let Some(known) = known {
-            return Ok(known);
+            .cloned();
+        let state = match known {
+            Some(state) => state,
+            None => {
+                let state = self.server.key_state(name)?;
+                self.deleted
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(name.to_owned(), state.clone());
+                state
+            }
+        };
+        Ok(match state {
+            KeyState::Deleted => true,
+            KeyState::NeverHad => false,
+            KeyState::Present { files } => {
+                let Some((_, Some((platform, file)))) = upload::locate(self.set.format, layout) else {
+                    return Ok(false);
+                };
+                let Some(theirs) = files[platform.name()].as_str().or(platform.default_file()) else {
+                    return Ok(false);
+                };
+                theirs != file && self.exported_in(name, layout, theirs)?
+            }
+        })
+    }
+
+    /// Whether this language's export writes `name` into the file `file` of the folder that
+    /// holds `layout` (where a key that moved between files now is). A stale entry of a key
+    /// the language has no text of stays where it is.
+    fn exported_in(&self, name: &str, layout: &str, file: &str) -> Result<bool, Failure> {
+        let folder = layout.rsplit_once('/').map_or("", |(folder, _)| folder);
+        let extensions: &[&str] = match self.set.format {
+            crate::formats::ExportFormat::AppleStrings => &[".strings", ".stringsdict"],
+            crate::formats::ExportFormat::Json => &[".json"],
+            _ => &[""],
+        };
+        for extension in extensions {
+            let target = if folder.is_empty() {
+                format!("{file}{extension}")
+            } else {
+                format!("{folder}/{file}{extension}")
+            };
+            let Some(entry) = self.layouts.get(&target) else {
+                continue;
+            };
+            let known = self
+                .exported_names
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&target)
+                .cloned();
+            let names = match known {
+                Some(names) => names,
+                None => {
+                    let bytes = self.exported.read(entry)?;
+                    let names: HashSet<String> = patch::names(self.set.format, &bytes)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .collect();
+                    self.exported_names
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(target.clone(), names.clone());
+                    names
+                }
+            };
+            if names.contains(name) {
+                return Ok(true);
+            }
         }
-        let known = self.server.key_was_deleted(name)?;
-        self.deleted
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(name.to_owned(), known);
-        Ok(known)
+        Ok(false)
     }
 }
 

@@ -28,6 +28,17 @@ pub struct Server {
     bars: bool,
 }
 
+/// What the server knows of a key (see [`Server::key_state`]).
+#[derive(Debug, Clone)]
+pub enum KeyState {
+    /// It has the key, which lives in these files (`{"android": "plurals.xml"}`, `{}`).
+    Present {
+        files: Value,
+    },
+    Deleted,
+    NeverHad,
+}
+
 /// What to send: an address below the server's base, and a body to POST (else a GET).
 struct Call<'a> {
     path: String,
@@ -123,10 +134,10 @@ impl Server {
         })
     }
 
-    /// Whether the server deleted the key of this name: it has none now, and its history
-    /// shows one. A pull removes an app's entry only then, never for a key the server never
-    /// had (a string added in the app and not pushed yet) or has without a text there.
-    pub fn key_was_deleted(&self, name: &str) -> Result<bool, Failure> {
+    /// What the server knows of a key an app's file has and the export lacks: its `files`
+    /// when it has the key, else whether its history shows one (it deleted it) or not (it
+    /// never had it: a string added in the app and not pushed yet).
+    pub fn key_state(&self, name: &str) -> Result<KeyState, Failure> {
         let key = format!(
             "/teams/{}/projects/{}/keys/{}",
             encode(&self.team),
@@ -134,13 +145,19 @@ impl Server {
             encode(name)
         );
         match self.send(&key, None)? {
-            (status, _) if (200..300).contains(&status) => return Ok(false),
+            (status, body) if (200..300).contains(&status) => {
+                let answer: Value = serde_json::from_slice(&body)
+                    .map_err(|err| Failure::new(format!("the server's answer is not JSON: {err}")))?;
+                return Ok(KeyState::Present {
+                    files: answer["data"]["files"].clone(),
+                });
+            }
             (404, _) => {}
             (status, body) => return Err(self.refused(status, &body, "read")),
         }
         match self.send(&format!("{key}/history?limit=1"), None)? {
-            (status, _) if (200..300).contains(&status) => Ok(true),
-            (404, _) => Ok(false),
+            (status, _) if (200..300).contains(&status) => Ok(KeyState::Deleted),
+            (404, _) => Ok(KeyState::NeverHad),
             (status, body) => Err(self.refused(status, &body, "read")),
         }
     }

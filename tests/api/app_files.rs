@@ -262,6 +262,23 @@ fn an_android_app_with_plurals_in_their_own_file_goes_through_push_and_pull_unch
     assert_eq!(german["zzz_later"], "Später");
     assert_eq!(german.get("maybe"), None);
     assert_eq!(repo.aapt2(LIBRA, "values")["not_pushed_yet"], "Mine");
+    repo.commit("pulled");
+
+    // A key moved to another file on the server leaves its old file in every language and
+    // lands in the new one: the folder never defines it twice.
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/just_now",
+        json!({"files": {"android": "time.xml"}}),
+    );
+    repo.ok(&["pull"]);
+    for folder in ["values", "values-de", "values-pt-rBR", "values-ru"] {
+        let strings = repo.read(&format!("{LIBRA}/{folder}/strings.xml"));
+        assert!(!strings.contains("name=\"just_now\""), "{folder}: {strings}");
+        let moved = repo.read(&format!("{LIBRA}/{folder}/time.xml"));
+        assert!(moved.contains("name=\"just_now\""), "{folder}: {moved}");
+    }
+    assert_eq!(repo.aapt2(LIBRA, "values-de")["just_now"], "Gerade eben");
 }
 
 const NOTES: &str = "app/src/main/res";
