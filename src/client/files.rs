@@ -78,18 +78,16 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
             if language == BASE_LANGUAGE || language.contains(['/', '\\']) {
                 return None;
             }
-            let existing = pattern_files(set).ok().and_then(|files| {
-                files
-                    .into_iter()
-                    .find(|found| folded(&found.language) == folded(&language) && found.namespace == namespace)
-                    .map(|found| found.disk)
-            });
-            let language_folder = pattern_files(set).ok().and_then(|files| {
-                files
-                    .into_iter()
-                    .find(|found| folded(&found.language) == folded(&language))
-                    .map(|found| found.language)
-            });
+            let of_language: Vec<PatternFile> = pattern_files(set)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|found| folded(&found.language) == folded(&language))
+                .collect();
+            let existing = of_language
+                .iter()
+                .find(|found| found.namespace == namespace)
+                .map(|found| found.disk.clone());
+            let language_folder = of_language.first().map(|found| found.language.clone());
             Some(existing.unwrap_or_else(|| {
                 fill_pattern(
                     &set.root,

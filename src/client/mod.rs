@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::formats::upload;
 use crate::formats::{archive, patch};
@@ -103,19 +103,24 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
         // A file that is byte for byte what the server's export of the set writes holds
         // nothing new (its keys already have the set's tags, files and texts): it is not sent.
         // `--mode create` sends everything, so that it can refuse existing keys.
-        let as_on_server = if options.mode.as_deref() == Some("create") {
-            HashSet::new()
+        let on_server = if options.mode.as_deref() == Some("create") {
+            HashMap::new()
         } else {
-            unchanged_files(&server, set, &base_language)
+            server_files(&server, set, &base_language)
         };
         let mut contents = Vec::new();
-        for file in local.iter().filter(|file| !as_on_server.contains(&file.disk)) {
+        for file in &local {
             let bytes = std::fs::read(&file.disk)
                 .map_err(|err| Failure::new(format!("cannot read {}: {err}", file.disk.display())))?;
-            contents.push(crate::formats::ExportFile {
-                path: file.layout.clone(),
-                bytes,
-            });
+            let as_on_server = on_server
+                .get(&file.disk)
+                .is_some_and(|&(size, crc32)| bytes.len() as u64 == size && crc32fast::hash(&bytes) == crc32);
+            if !as_on_server {
+                contents.push(crate::formats::ExportFile {
+                    path: file.layout.clone(),
+                    bytes,
+                });
+            }
         }
         if contents.is_empty() {
             if !common.json {
@@ -220,22 +225,21 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
     })
 }
 
-/// The app's files of a set that are byte for byte what the server's export of the set
-/// writes (by the zip's CRC-32 and size). When the export cannot be had, none: everything is
-/// sent, and the upload says what is wrong.
-fn unchanged_files(server: &Server, set: &settings::FileSet, base_language: &str) -> HashSet<PathBuf> {
-    let Ok(exported) = server.export(set.format, &set.languages, &set.tags, None) else {
-        return HashSet::new();
-    };
-    let Ok(entries) = exported.entries() else {
-        return HashSet::new();
+/// The size and CRC-32 of each file the server's export of the set writes, by where it goes
+/// in the app (read from the zip's directory, nothing unpacked). When the export cannot be
+/// had, none: everything is sent, and the upload says what is wrong.
+fn server_files(server: &Server, set: &settings::FileSet, base_language: &str) -> HashMap<PathBuf, (u64, u32)> {
+    let Ok(entries) = server
+        .export(set.format, &set.languages, &set.tags, None)
+        .and_then(|exported| exported.entries())
+    else {
+        return HashMap::new();
     };
     entries
         .into_iter()
         .filter_map(|entry| {
             let disk = files::destination(set, &entry.layout, base_language)?;
-            let bytes = std::fs::read(&disk).ok()?;
-            (bytes.len() as u64 == entry.size && crc32fast::hash(&bytes) == entry.crc32).then_some(disk)
+            Some((disk, (entry.size, entry.crc32)))
         })
         .collect()
 }
@@ -313,7 +317,7 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
     let mut differs = false;
     // Key name → what the server knows of it (deleted, never had, or its files), asked once
     // per pull.
-    let deleted: Mutex<HashMap<String, KeyState>> = Mutex::default();
+    let key_states: Mutex<HashMap<String, KeyState>> = Mutex::default();
     for set in &settings.file_sets {
         let exported = server
             .export(set.format, &set.languages, &set.tags, options.at.as_deref())
@@ -325,7 +329,7 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
             base_language: &base_language,
             check: options.check,
             exported: &exported,
-            deleted: &deleted,
+            key_states: &key_states,
             base_orders: Mutex::default(),
             layouts: entries
                 .iter()
@@ -384,16 +388,48 @@ struct Puller<'a> {
     base_language: &'a str,
     check: bool,
     exported: &'a Exported,
-    deleted: &'a Mutex<HashMap<String, KeyState>>,
+    key_states: &'a Mutex<HashMap<String, KeyState>>,
     /// The entry names of each base language file (by file name), as patched.
-    base_orders: Mutex<HashMap<String, Vec<String>>>,
+    base_orders: Mutex<HashMap<String, BaseOrder>>,
     /// The export's files by layout path.
     layouts: HashMap<String, ExportedEntry>,
     /// The entry names of exported files read so far (for keys that moved between files).
     exported_names: Mutex<HashMap<String, HashSet<String>>>,
 }
 
+/// The order of a base language's file: its names, or (for a file the pull left as it was)
+/// where it is, read only when a translation's file needs it.
+enum BaseOrder {
+    Names(Arc<Vec<String>>),
+    OnDisk(PathBuf),
+}
+
 impl Puller<'_> {
+    fn set_base_order(&self, file_name: String, order: BaseOrder) {
+        self.base_orders
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(file_name, order);
+    }
+
+    /// The entry names of the base language's file `file_name`, read from disk the first time
+    /// they are needed when the pull left that file as it was.
+    fn base_order(&self, file_name: &str) -> Option<Arc<Vec<String>>> {
+        let mut orders = self.base_orders.lock().unwrap_or_else(PoisonError::into_inner);
+        let order = orders.get_mut(file_name)?;
+        if let BaseOrder::OnDisk(path) = order {
+            let names = std::fs::read(&*path)
+                .ok()
+                .and_then(|bytes| patch::names(self.set.format, &bytes).ok())
+                .unwrap_or_default();
+            *order = BaseOrder::Names(Arc::new(names));
+        }
+        match order {
+            BaseOrder::Names(names) => Some(names.clone()),
+            BaseOrder::OnDisk(_) => None,
+        }
+    }
+
     fn is_base(&self, layout: &str) -> bool {
         upload::place(self.set.format, layout).is_some_and(|language| {
             language == upload::BASE_LANGUAGE || settings::folded(&language) == settings::folded(self.base_language)
@@ -419,20 +455,18 @@ impl Puller<'_> {
         let unchanged = old
             .as_ref()
             .is_some_and(|old| old.len() as u64 == entry.size && crc32fast::hash(old) == entry.crc32);
+        let orders_others = base && patch::can_patch(format, &entry.layout);
+        if unchanged {
+            if orders_others {
+                self.set_base_order(file_name, BaseOrder::OnDisk(target));
+            }
+            return Ok(None);
+        }
         let mut base_names = None;
         let new = match &old {
-            Some(old) if unchanged => old.clone(),
             Some(old) if patch::can_patch(format, &entry.layout) => {
                 let exported = self.exported.read(entry)?;
-                let order = if base {
-                    None
-                } else {
-                    self.base_orders
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .get(&file_name)
-                        .cloned()
-                };
+                let order = if base { None } else { self.base_order(&file_name) };
                 // The server is asked only about entries the export lacks; a failure to ask
                 // keeps the entry and fails the pull after the patch.
                 let failure: Mutex<Option<Failure>> = Mutex::default();
@@ -451,7 +485,7 @@ impl Puller<'_> {
                     &patch::PatchInput {
                         local: old,
                         exported: &exported,
-                        order: order.as_deref(),
+                        order: order.as_deref().map(Vec::as_slice),
                         deleted: &deleted,
                         is_base: base,
                     },
@@ -465,15 +499,12 @@ impl Puller<'_> {
             }
             _ => self.exported.read(entry)?,
         };
-        if base && patch::can_patch(format, &entry.layout) {
+        if orders_others {
             let names = match base_names {
                 Some(names) => names,
                 None => patch::names(format, &new).unwrap_or_default(),
             };
-            self.base_orders
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(file_name, names);
+            self.set_base_order(file_name, BaseOrder::Names(Arc::new(names)));
         }
         let change = match &old {
             Some(old) if *old == new => return Ok(None),
@@ -492,7 +523,7 @@ impl Puller<'_> {
     /// once per key per pull.
     fn goes(&self, name: &str, layout: &str) -> Result<bool, Failure> {
         let known = self
-            .deleted
+            .key_states
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(name)
@@ -501,7 +532,7 @@ impl Puller<'_> {
             Some(state) => state,
             None => {
                 let state = self.server.key_state(name)?;
-                self.deleted
+                self.key_states
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .insert(name.to_owned(), state.clone());

@@ -12,6 +12,12 @@ use super::{ExportFile, ParsedEntry, ReadError, texts};
 use crate::domain::model::{FormsRef, Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::LanguageCode;
 
+/// Whether Apple file bytes are a property list (a `.stringsdict`, XML or binary) rather than
+/// a `.strings` file.
+pub fn is_property_list(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"bplist") || String::from_utf8_lossy(&bytes[..bytes.len().min(400)]).contains("<plist")
+}
+
 /// The table keys without an Apple file go to.
 pub const DEFAULT_TABLE: &str = "Localizable";
 

@@ -83,9 +83,7 @@ pub fn read(
         (ExportFormat::Json, Some(language)) => (format!("{language}.json"), language.to_owned()),
         (ExportFormat::AndroidXml, Some(language)) => ("strings.xml".to_owned(), language.to_owned()),
         (ExportFormat::AppleStrings, Some(language)) => {
-            let is_plist =
-                body.starts_with(b"bplist") || String::from_utf8_lossy(&body[..body.len().min(400)]).contains("<plist");
-            let name = if is_plist {
+            let name = if apple::is_property_list(body) {
                 "Localizable.stringsdict"
             } else {
                 "Localizable.strings"

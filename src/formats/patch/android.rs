@@ -9,7 +9,7 @@ use std::ops::Range;
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
-use super::{Edits, PatchInput, Patched, end_of_line, indentation_at, line_ending, start_of_line};
+use super::{Edits, PatchInput, Patched, anchors, end_of_line, indentation_at, line_ending, start_of_line};
 use crate::domain::model::{PluralCategory, Text};
 use crate::formats::android::{self, description_comment, element_content};
 use crate::formats::{ParsedEntry, ReadError};
@@ -102,7 +102,13 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         .iter()
         .filter(|element| !present.contains(element.name.as_str()))
         .collect();
-    let anchors = anchors(input.order, &local, &new);
+    let ends: HashMap<&str, usize> = local
+        .elements
+        .iter()
+        .map(|element| (element.name.as_str(), element.range.end))
+        .collect();
+    let new_names: Vec<&str> = new.iter().map(|element| element.name.as_str()).collect();
+    let anchors = anchors(input.order, &new_names, |name| ends.get(name).copied());
     for (element, anchor) in new.iter().zip(anchors) {
         let snippet = new_element(exported_text, element, &indent, newline);
         if input.is_base {
@@ -132,34 +138,6 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     Ok(Patched::of(input, edits, local_text, names, |patched| {
         format!("{bom}{patched}").into_bytes()
     }))
-}
-
-/// For each new element, where it goes: the end of the nearest element before it in
-/// `order` that the file has; `None` (the end of the file) when there is none.
-fn anchors(order: Option<&[String]>, local: &Scanned, new: &[&Element]) -> Vec<Option<usize>> {
-    let Some(order) = order.filter(|_| !new.is_empty()) else {
-        return vec![None; new.len()];
-    };
-    let ends: HashMap<&str, usize> = local
-        .elements
-        .iter()
-        .map(|element| (element.name.as_str(), element.range.end))
-        .collect();
-    // One pass over the order: each name's nearest present predecessor.
-    let mut before: HashMap<&str, Option<usize>> = HashMap::with_capacity(new.len());
-    let wanted: HashSet<&str> = new.iter().map(|element| element.name.as_str()).collect();
-    let mut last = None;
-    for name in order {
-        if wanted.contains(name.as_str()) {
-            before.insert(name.as_str(), last);
-        }
-        if let Some(end) = ends.get(name.as_str()) {
-            last = Some(*end);
-        }
-    }
-    new.iter()
-        .map(|element| before.get(element.name.as_str()).copied().flatten())
-        .collect()
 }
 
 /// The text of the comment directly above an element, as a description (trimmed).
@@ -476,17 +454,15 @@ mod tests {
     use super::*;
 
     fn patched(local: &str, exported: &str, order: Option<&[&str]>, removed: &[&str], is_base: bool) -> String {
-        let order: Option<Vec<String>> = order.map(|names| names.iter().map(|name| name.to_string()).collect());
-        let removed: HashSet<String> = removed.iter().map(|name| name.to_string()).collect();
-        let deleted = |name: &str| removed.contains(name);
-        let input = PatchInput {
-            local: local.as_bytes(),
-            exported: exported.as_bytes(),
-            order: order.as_deref(),
-            deleted: &deleted,
+        String::from_utf8(super::super::patched_with(
+            patch,
+            local.as_bytes(),
+            exported,
+            order,
+            removed,
             is_base,
-        };
-        String::from_utf8(patch(&input).unwrap().bytes).unwrap()
+        ))
+        .unwrap()
     }
 
     const EXPORT: &str = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<resources>\n    <string name=\"a\">A</string>\n    <string name=\"b\">It\\'s B</string>\n</resources>\n";

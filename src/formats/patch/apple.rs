@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Edits, PatchInput, Patched, end_of_line, line_ending, start_of_line};
+use super::{Edits, PatchInput, Patched, anchors, end_of_line, line_ending, start_of_line};
 use crate::domain::model::Text;
 use crate::formats::ReadError;
 use crate::formats::apple::{ScannedEntry, decode_strings, escape, scan_strings};
@@ -81,35 +81,25 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     }
 
     // New keys, each after the nearest earlier key of the base file that this file has.
-    let position: HashMap<&str, usize> = input
-        .order
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-        .map(|(index, name)| (name.as_str(), index))
-        .collect();
     let ends: HashMap<&str, usize> = local
         .iter()
         .map(|scanned| (scanned.entry.name.as_str(), end_of_line(&local_text, byte(scanned.end))))
         .collect();
     let ends_with_newline = local_text.is_empty() || local_text.ends_with('\n');
-    for theirs in &exported {
+    let new: Vec<&ScannedEntry> = exported
+        .iter()
+        .filter(|theirs| !present.contains(theirs.entry.name.as_str()))
+        .collect();
+    let new_names: Vec<&str> = new.iter().map(|theirs| theirs.entry.name.as_str()).collect();
+    let anchors = anchors(input.order, &new_names, |name| ends.get(name).copied());
+    for (theirs, anchor) in new.into_iter().zip(anchors) {
         let name = theirs.entry.name.as_str();
-        if present.contains(name) {
-            continue;
-        }
         if input.is_base {
             names.push(name.to_owned());
         }
         let start = theirs.comment.as_ref().map_or(theirs.start, |comment| comment.start);
         let snippet: String = exported_chars[start..theirs.end].iter().collect();
         let snippet = snippet.replace('\n', newline);
-        let anchor = position.get(name).and_then(|&index| {
-            input.order.unwrap_or_default()[..index]
-                .iter()
-                .rev()
-                .find_map(|name| ends.get(name.as_str()).copied())
-        });
         match anchor {
             // After the predecessor's line; when that line is the file's last and has no
             // line break, the new entry starts one.
@@ -129,18 +119,7 @@ mod tests {
     use super::*;
 
     fn patched(local: &[u8], exported: &str, order: Option<&[&str]>, removed: &[&str], is_base: bool) -> Vec<u8> {
-        let order: Option<Vec<String>> = order.map(|names| names.iter().map(|name| name.to_string()).collect());
-        let removed: HashSet<String> = removed.iter().map(|name| name.to_string()).collect();
-        let deleted = |name: &str| removed.contains(name);
-        patch(&PatchInput {
-            local,
-            exported: exported.as_bytes(),
-            order: order.as_deref(),
-            deleted: &deleted,
-            is_base,
-        })
-        .unwrap()
-        .bytes
+        super::super::patched_with(patch, local, exported, order, removed, is_base)
     }
 
     fn utf16(text: &str) -> Vec<u8> {

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
-use super::{Edits, PatchInput, Patched, end_of_line, line_ending, start_of_line};
+use super::{Edits, PatchInput, Patched, anchors, end_of_line, line_ending, start_of_line};
 use crate::domain::model::{PluralCategory, PluralForms, Text};
 use crate::formats::ReadError;
 use crate::formats::json as json_format;
@@ -59,13 +59,6 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
 
     // New keys, grouped by the object they go into, then laid out as members (nested when
     // the object nests).
-    let position: HashMap<&str, usize> = input
-        .order
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-        .map(|(index, name)| (name.as_str(), index))
-        .collect();
     let mut additions: BTreeMap<usize, Vec<(&str, &Text)>> = BTreeMap::new();
     for (name, text) in &server {
         if present.contains(name) {
@@ -82,8 +75,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             document: &local,
             object,
             leaves: &leaves,
-            position: &position,
-            order: input.order.unwrap_or_default(),
+            order: input.order,
             style: &style,
             newline,
         };
@@ -451,8 +443,7 @@ struct Placing<'a> {
     object: usize,
     /// The file's keys by dotted name, to their members.
     leaves: &'a HashMap<String, usize>,
-    position: &'a HashMap<&'a str, usize>,
-    order: &'a [String],
+    order: Option<&'a [String]>,
     style: &'a Style,
     newline: &'a str,
 }
@@ -476,14 +467,19 @@ impl Placing<'_> {
         // else at the end.
         let mut anchored: BTreeMap<usize, Vec<Node<'_>>> = BTreeMap::new();
         let mut at_end: Vec<Node<'_>> = Vec::new();
-        for (name, text) in keys {
+        let names: Vec<&str> = keys.iter().map(|(name, _)| *name).collect();
+        let anchors = anchors(self.order, &names, |earlier| {
+            let member = *self.leaves.get(earlier)?;
+            (self.document.members[member].parent == self.object).then_some(member)
+        });
+        for ((name, text), anchor) in keys.iter().zip(anchors) {
             let rest = if object.path.is_empty() {
                 name
             } else {
                 &name[object.path.len() + 1..]
             };
             let segments: Vec<&str> = if nests { rest.split('.').collect() } else { vec![rest] };
-            let anchor = (segments.len() == 1).then(|| self.anchor(name)).flatten();
+            let anchor = anchor.filter(|_| segments.len() == 1);
             let nodes = match anchor {
                 Some(member) => anchored.entry(member).or_default(),
                 None => &mut at_end,
@@ -510,15 +506,6 @@ impl Placing<'_> {
                 edits.insert(object.open + 1, format!("{block}{}{close_indent}", self.newline));
             }
         }
-    }
-
-    /// The member of this object that the key `name` follows in the base file's order.
-    fn anchor(&self, name: &str) -> Option<usize> {
-        let index = *self.position.get(name)?;
-        self.order[..index].iter().rev().find_map(|earlier| {
-            let member = *self.leaves.get(earlier)?;
-            (self.document.members[member].parent == self.object).then_some(member)
-        })
     }
 
     /// The indentation of this object's members.
@@ -592,17 +579,15 @@ mod tests {
     use super::*;
 
     fn patched(local: &str, exported: &str, order: Option<&[&str]>, removed: &[&str], is_base: bool) -> String {
-        let order: Option<Vec<String>> = order.map(|names| names.iter().map(|name| name.to_string()).collect());
-        let removed: std::collections::HashSet<String> = removed.iter().map(|name| name.to_string()).collect();
-        let deleted = |name: &str| removed.contains(name);
-        let input = PatchInput {
-            local: local.as_bytes(),
-            exported: exported.as_bytes(),
-            order: order.as_deref(),
-            deleted: &deleted,
+        String::from_utf8(super::super::patched_with(
+            patch,
+            local.as_bytes(),
+            exported,
+            order,
+            removed,
             is_base,
-        };
-        String::from_utf8(patch(&input).unwrap().bytes).unwrap()
+        ))
+        .unwrap()
     }
 
     #[test]

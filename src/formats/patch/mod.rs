@@ -79,16 +79,11 @@ pub fn can_patch(format: ExportFormat, path: &str) -> bool {
     }
 }
 
-/// Whether an Apple file is a property list (a `.stringsdict`) rather than a `.strings`.
-fn is_plist(bytes: &[u8]) -> bool {
-    bytes.starts_with(b"bplist") || String::from_utf8_lossy(&bytes[..bytes.len().min(400)]).contains("<plist")
-}
-
 /// The names of a file's entries, in file order.
 pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadError> {
     match format {
         ExportFormat::AndroidXml => android::names(bytes),
-        ExportFormat::AppleStrings if is_plist(bytes) => {
+        ExportFormat::AppleStrings if super::apple::is_property_list(bytes) => {
             if stringsdict::is_xml(bytes) {
                 stringsdict::names(bytes)
             } else {
@@ -105,7 +100,7 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
 pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     match format {
         ExportFormat::AndroidXml => android::patch(input),
-        ExportFormat::AppleStrings if is_plist(input.exported) => {
+        ExportFormat::AppleStrings if super::apple::is_property_list(input.exported) => {
             if stringsdict::is_xml(input.local) && stringsdict::is_xml(input.exported) {
                 stringsdict::patch(input)
             } else {
@@ -183,6 +178,27 @@ impl Edits {
     }
 }
 
+/// Where each of the `new` names goes: the place (`place_of`) of the nearest name before it
+/// in the base file's `order` that has one in this file; `None` (the end) when there is none,
+/// or no order. One pass over the order, however many names are new.
+fn anchors<T: Copy>(order: Option<&[String]>, new: &[&str], place_of: impl Fn(&str) -> Option<T>) -> Vec<Option<T>> {
+    let Some(order) = order.filter(|_| !new.is_empty()) else {
+        return vec![None; new.len()];
+    };
+    let wanted: std::collections::HashSet<&str> = new.iter().copied().collect();
+    let mut before: std::collections::HashMap<&str, Option<T>> = std::collections::HashMap::with_capacity(new.len());
+    let mut last = None;
+    for name in order {
+        if wanted.contains(name.as_str()) {
+            before.insert(name.as_str(), last);
+        }
+        if let Some(place) = place_of(name) {
+            last = Some(place);
+        }
+    }
+    new.iter().map(|name| before.get(name).copied().flatten()).collect()
+}
+
 /// The line ending a file uses: CRLF when it has one, else LF.
 fn line_ending(text: &str) -> &'static str {
     if text.contains("\r\n") { "\r\n" } else { "\n" }
@@ -221,9 +237,47 @@ fn indentation_at(text: &str, at: usize) -> Option<&str> {
     (line_start < at || text[..at].ends_with('\n') || at == 0).then(|| &text[line_start..at])
 }
 
+/// Runs a patcher as a pull would, with the names the server deleted (for the patchers'
+/// unit tests).
+#[cfg(test)]
+fn patched_with(
+    patch: fn(&PatchInput<'_>) -> Result<Patched, ReadError>,
+    local: &[u8],
+    exported: &str,
+    order: Option<&[&str]>,
+    removed: &[&str],
+    is_base: bool,
+) -> Vec<u8> {
+    let order: Option<Vec<String>> = order.map(|names| names.iter().map(|name| name.to_string()).collect());
+    let deleted = |name: &str| removed.contains(&name);
+    let input = PatchInput {
+        local,
+        exported: exported.as_bytes(),
+        order: order.as_deref(),
+        deleted: &deleted,
+        is_base,
+    };
+    patch(&input).unwrap().bytes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_name_goes_after_its_nearest_earlier_name_the_file_has() {
+        let order: Vec<String> = ["a", "b", "x", "c", "y"].iter().map(|name| name.to_string()).collect();
+        let places = |name: &str| match name {
+            "a" => Some(1),
+            "c" => Some(3),
+            _ => None,
+        };
+        assert_eq!(
+            anchors(Some(&order), &["x", "y", "b", "z"], places),
+            [Some(1), Some(3), Some(1), None]
+        );
+        assert_eq!(anchors(None, &["x"], places), [None]);
+    }
 
     #[test]
     fn edits_apply_in_place_and_insertions_keep_their_order() {

@@ -381,16 +381,15 @@ mod tests {
     }
 
     fn patched(local: &str, exported: &str, removed: &[&str]) -> String {
-        let removed: HashSet<String> = removed.iter().map(|name| name.to_string()).collect();
-        let deleted = |name: &str| removed.contains(name);
-        let input = PatchInput {
-            local: local.as_bytes(),
-            exported: exported.as_bytes(),
-            order: None,
-            deleted: &deleted,
-            is_base: false,
-        };
-        String::from_utf8(patch(&input).unwrap().bytes).unwrap()
+        String::from_utf8(super::super::patched_with(
+            patch,
+            local.as_bytes(),
+            exported,
+            None,
+            removed,
+            false,
+        ))
+        .unwrap()
     }
 
     #[test]
