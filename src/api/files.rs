@@ -279,19 +279,26 @@ impl FilesApi {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let (_, keys) = self.state.store.keys_for_export(&team, &project_name, &[]).await?;
-        let existing: HashMap<&str, KnownKey> = keys
-            .iter()
-            .map(|entry| {
-                let known = KnownKey {
-                    plural: entry.key.plural,
-                    translatable: entry.key.translatable,
-                };
-                (entry.key.name.as_str(), known)
-            })
-            .collect();
-        let plan = UploadPlan::new(&project, &existing, upload, add_languages.0.unwrap_or(false), &tags)?;
-        drop(existing);
-        drop(keys);
+        let add_languages = add_languages.0.unwrap_or(false);
+        // Gathering 100,000 keys' texts across files is CPU work: off the runtime's workers.
+        let plan = tokio::task::spawn_blocking(move || {
+            let existing: HashMap<&str, KnownKey> = keys
+                .iter()
+                .map(|entry| {
+                    let known = KnownKey {
+                        plural: entry.key.plural,
+                        translatable: entry.key.translatable,
+                    };
+                    (entry.key.name.as_str(), known)
+                })
+                .collect();
+            UploadPlan::new(&project, &existing, upload, add_languages, &tags)
+        })
+        .await
+        .map_err(|join_error| {
+            tracing::error!(error = %join_error, "the upload planning task failed");
+            ApiError::internal()
+        })??;
         let import = Import {
             team,
             project: project_name,
