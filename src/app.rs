@@ -2,7 +2,7 @@
 //! `/openapi.*`, `/exports`, the body limit, JSON for every error, request ids and logs, the
 //! listener, the "listening" line, and shutdown.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -15,6 +15,7 @@ use crate::api::error::{BodyLimits, render_poem_error};
 use crate::api::{self, AppState};
 use crate::config::{Config, Limits};
 use crate::formats::downloads::{Clock, Downloads, content_type};
+use crate::history::History;
 use crate::metrics::Metrics;
 use crate::routes::Routes;
 use crate::store::{self, Store};
@@ -36,23 +37,20 @@ impl App {
         if let Some(remote) = config.remote.as_ref().filter(|remote| remote.replica) {
             crate::sync::clone_if_missing(&config.repo_dir, remote);
         }
-        // The writer tells the replicator of each publication through a function; the
-        // replicator starts once the store is open (it joins fetched commits through it).
-        let replicator: Arc<OnceLock<crate::sync::Remote>> = Arc::default();
-        let on_publish = config.remote.is_some().then(|| {
-            let replicator = replicator.clone();
-            Box::new(move || {
-                if let Some(remote) = replicator.get() {
-                    remote.published();
-                }
-            }) as Box<dyn Fn() + Send>
-        });
-        let store = Store::open_with(&config.repo_dir, config.durability, metrics.clone(), on_publish)
+        let store = Store::open(&config.repo_dir, config.durability, metrics.clone())
             .map_err(|err| anyhow::anyhow!(api::error::error_chain(&err)))
             .with_context(|| format!("cannot open the repository {}", config.repo_dir.display()))?;
+        // The history and the replicator follow the store: the writer tells them of each
+        // publication through a function, and they read and join through its public API.
+        let history = History::start(store.clone());
         let remote = config.remote.clone().map(|settings| {
             let remote = crate::sync::Remote::start(store.root(), settings, store.adopter(), metrics.clone());
-            let _ = replicator.set(remote.clone());
+            let follower = remote.clone();
+            store.listen(Box::new(move |published| {
+                if published != store::Published::Nothing {
+                    follower.published();
+                }
+            }));
             remote
         });
         let downloads = Downloads::new(config.exports_dir.clone(), config.export_ttl, clock)
@@ -60,6 +58,7 @@ impl App {
         let tokens = Arc::new(TokenRegistry::new(config.api_token.as_deref(), &config.token_files));
         let state = Arc::new(AppState {
             store,
+            history,
             remote,
             downloads,
             public_url: config.public_url.clone(),

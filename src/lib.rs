@@ -19,12 +19,16 @@
 //! - [`store`]: teams, projects and keys on the engine: one writer thread (`store/worker`),
 //!   in-memory catalog, file layout and format, planning changes as values (`store/plan`: a
 //!   shared vocabulary and one planner per kind of change, none importing another), joins of
-//!   commits that arrive from outside (`store/adopt.rs`), reads of the past (`store/past.rs`),
-//!   history and snapshots. The writer knows the replicator only as a function it calls on
-//!   publishing.
+//!   commits that arrive from outside (`store/adopt.rs`), snapshot tags written, and a project
+//!   or key as a past commit holds it (`store/at_commit.rs`). The writer knows those who follow
+//!   it only as functions it calls on publishing ([`store::Store::listen`]).
+//! - [`history`]: beside the store and on its public API: `at=` references resolved, reads of
+//!   the past (cached), snapshots listed and restored, changes between two states, the index of
+//!   the first-parent history (caught up on a thread of its own when the writer publishes), a
+//!   key's history and a project's activity.
 //! - [`sync`]: replication through a git remote (pushes, pulls, replicas), beside the store
-//!   and on its public API: it joins fetched commits through [`store::Store::adopter`];
-//!   `app` wires the two.
+//!   and on its public API: it joins fetched commits through [`store::Store::adopter`] and
+//!   pushes when the writer tells it of a publication; `app` wires the two.
 //! - [`metrics`]: the Prometheus registry and its metrics.
 //! - [`routes`]: route templates of request paths, for logs, metrics and `Allow`.
 //! - [`formats`]: each file format's reader beside its writer (JSON, CSV, Android XML, Apple
@@ -38,9 +42,11 @@
 //!   key type (a unit test, `gitdb::tests`, reads its source to check).
 //! - No two modules import each other, and no room imports a room above it in this map
 //!   (`house.rs`'s tests read the crate's `use` paths to check).
-//! - Only `gitdb` and `store` use git2 (and `config`, to check a branch name). Only the writer thread
-//!   changes the branch and the working tree; other threads (readers of history, the
-//!   replication thread) open handles of their own and only read, fetch or push.
+//! - Only `gitdb`, `store`, `history` and `sync` use git2 (and `config`, to check a branch
+//!   name). Only the writer thread changes the branch and the working tree; other threads
+//!   (readers of history, the replication thread) open handles of their own and only read,
+//!   fetch or push.
+//! - `store` names neither `history` nor `sync`: they follow it through its public API.
 //! - Readers see a change only once it is in HEAD: the writer holds the catalog's write lock
 //!   while it stages a batch of commits and releases it after moving the branch.
 //! - Only `store/layout.rs` builds repository paths; no name a client sends reaches outside
@@ -56,6 +62,7 @@ pub mod deadline;
 pub mod domain;
 pub mod formats;
 pub mod gitdb;
+pub mod history;
 mod house;
 pub mod metrics;
 pub mod routes;

@@ -99,7 +99,7 @@ impl ExportApi {
         let (project, keys) = match at.0 {
             Some(reference) => {
                 self.state
-                    .store
+                    .history
                     .keys_for_export_at(&team, &project_name, &tags, &reference)
                     .await?
             }

@@ -11,7 +11,7 @@ use super::error::ApiError;
 use super::schema::{KeyItem, KeyNameParam, ProjectNameParam, TeamNameParam};
 use super::{ApiTags, AppState};
 use crate::domain::query::KeyQuery;
-use crate::store::history::KeyChange;
+use crate::history::KeyChange;
 
 pub struct HistoryApi {
     pub state: Arc<AppState>,
@@ -140,7 +140,7 @@ impl HistoryApi {
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
         let (events, info) = self
             .state
-            .store
+            .history
             .key_history(&team, &project_name.0.0, &key_name.0.0, &query)
             .await?;
         let data = events
@@ -189,7 +189,7 @@ impl HistoryApi {
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
         let (events, info) = self
             .state
-            .store
+            .history
             .project_activity(&team, &project_name.0.0, &query)
             .await?;
         let data = events
@@ -245,7 +245,7 @@ impl HistoryApi {
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
         let (_, changes) = self
             .state
-            .store
+            .history
             .changes(&team, &project_name.0.0, &since.0, until.0.as_deref())
             .await?;
         let info = query.page_info(changes.len());

@@ -102,15 +102,16 @@ impl KeysApi {
         let team = auth.team(team_name.0.0)?;
         let sort = sort.0.map(|sort| if sort == SortParam::Desc { "desc" } else { "asc" });
         let query = KeyQuery::new(keyword.0.as_deref(), page.0, limit.0, sort).map_err(ApiError::invalid)?;
-        let store = &self.state.store;
         let (body, info) = match at.0 {
             Some(reference) => {
-                store
+                self.state
+                    .history
                     .query_keys_at(&team, &project_name.0.0, &reference, &query, json::key_list)
                     .await?
             }
             None => {
-                store
+                self.state
+                    .store
                     .query_keys(&team, &project_name.0.0, &query, json::key_list)
                     .await?
             }
@@ -300,7 +301,7 @@ impl KeysApi {
     ) -> Result<Conditional<KeyData>, ApiError> {
         let team = auth.team(team)?;
         let key = match at {
-            Some(reference) => self.state.store.key_at(&team, &project, &name, &reference).await?,
+            Some(reference) => self.state.history.key_at(&team, &project, &name, &reference).await?,
             None => self.state.store.key(&team, &project, &name).await?,
         };
         let tag = etag::key(&key);

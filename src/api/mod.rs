@@ -29,6 +29,8 @@ use crate::store::Store;
 /// What every handler can reach.
 pub struct AppState {
     pub store: Store,
+    /// Reads of the past, snapshots, history.
+    pub history: crate::history::History,
     /// Replication through a git remote, when one is set.
     pub remote: Option<crate::sync::Remote>,
     pub downloads: Downloads,

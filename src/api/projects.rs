@@ -89,7 +89,7 @@ impl ProjectsApi {
         let project = match at.0 {
             Some(reference) => {
                 self.state
-                    .store
+                    .history
                     .project_at(&team, &project_name.0.0, &reference)
                     .await?
             }

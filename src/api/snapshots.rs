@@ -12,7 +12,7 @@ use super::error::ApiError;
 use super::schema::{DescriptionParam, ProjectNameParam, Success, TeamNameParam};
 use super::teams::{Created, Done};
 use super::{ApiTags, AppState};
-use crate::store::snapshots::Snapshot;
+use crate::history::snapshots::Snapshot;
 use crate::tokens::Access;
 
 pub struct SnapshotsApi {
@@ -107,7 +107,7 @@ impl SnapshotsApi {
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
     ) -> Result<Json<SnapshotList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
-        let snapshots = self.state.store.snapshots(&team, &project_name.0.0).await?;
+        let snapshots = self.state.history.snapshots(&team, &project_name.0.0).await?;
         Ok(Json(SnapshotList {
             data: snapshots.into_iter().map(Into::into).collect(),
         }))
@@ -157,7 +157,7 @@ impl SnapshotsApi {
         let team = auth.team(team_name.0.0)?;
         auth.require(Access::Write)?;
         self.state
-            .store
+            .history
             .restore_snapshot(&team, &project_name.0.0, snapshot_name.0.0.as_str(), auth.author())
             .await?;
         Ok(Done::Ok(Json(Success::ok())))

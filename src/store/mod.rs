@@ -7,14 +7,12 @@
 //! working tree and, with [`Durability::Fsync`], both are on disk.
 
 mod adopt;
+mod at_commit;
 mod catalog;
 mod error;
 pub mod etag;
 mod files;
-pub mod history;
-mod history_index;
-mod layout;
-mod past;
+pub mod layout;
 mod plan;
 mod scan;
 pub mod seen;
@@ -30,7 +28,9 @@ use std::thread::JoinHandle;
 use tokio::sync::oneshot;
 
 pub use adopt::Adoption;
+pub use at_commit::ProjectAt;
 pub use error::StoreError;
+pub use files::read_key;
 
 /// How a replicator joins a fetched commit (see [`Store::adopter`]): the commit, a label for
 /// the log, and whether to follow the remote's history as it is (a replica).
@@ -45,8 +45,8 @@ use crate::domain::query::{KeyQuery, PageInfo};
 use crate::metrics::Metrics;
 pub use catalog::KeyEntry;
 use catalog::{Catalog, KeyIndex, ProjectEntry};
-use past::PastCache;
-use plan::{key_not_found, project_not_found, team_not_found};
+pub(crate) use plan::{key_not_found, quoted};
+use plan::{project_not_found, team_not_found};
 use worker::{Job, Worker};
 
 /// When an acknowledged change is on disk.
@@ -99,12 +99,31 @@ impl Import {
     }
 }
 
-/// One commit of a key's history, as a page shows it.
-pub struct KeyHistoryEntry {
-    pub commit: history_index::CommitInfo,
-    pub change: history::KeyChange,
-    /// The key after the commit; `None` once deleted.
-    pub key: Option<Key>,
+/// What the writer published, as told to those who follow the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Published {
+    /// The branch moved to new commits, written here or joined from elsewhere.
+    Commits,
+    /// A round of changes ended that committed nothing.
+    Nothing,
+    /// A snapshot's tag was made or deleted.
+    Tags,
+}
+
+/// A function the writer calls after it publishes, on its own thread: keep it short (a
+/// nudge to a thread of the listener's own).
+pub type Listener = Box<dyn Fn(Published) + Send + Sync>;
+
+/// The listeners the writer tells, shared with the store handle that adds them.
+#[derive(Clone, Default)]
+pub(crate) struct Listeners(Arc<RwLock<Vec<Listener>>>);
+
+impl Listeners {
+    fn tell(&self, published: Published) {
+        for listener in self.0.read().unwrap_or_else(|poison| poison.into_inner()).iter() {
+            listener(published);
+        }
+    }
 }
 
 /// Handle to the store; clones share the same writer and catalog.
@@ -114,11 +133,7 @@ pub struct Store {
 }
 
 struct Inner {
-    /// Projects as past commits held them, for reads with `at=`.
-    past: Arc<PastCache>,
-    /// The first-parent history, kept on disk and caught up after every published batch and
-    /// on every history read.
-    history: Arc<Mutex<history_index::HistoryIndex>>,
+    listeners: Listeners,
     jobs: mpsc::Sender<Job>,
     metrics: Arc<Metrics>,
     catalog: Arc<RwLock<Catalog>>,
@@ -130,17 +145,6 @@ impl Store {
     /// Opens (or creates) the repository and starts the writer. Blocking: call it before the
     /// server starts or from `spawn_blocking`.
     pub fn open(repo_dir: &Path, durability: Durability, metrics: Arc<Metrics>) -> Result<Self, StoreError> {
-        Self::open_with(repo_dir, durability, metrics, None)
-    }
-
-    /// [`Store::open`], calling `on_publish` each time the writer moves the branch (a
-    /// replicator pushes then; the store knows it only as this function).
-    pub fn open_with(
-        repo_dir: &Path,
-        durability: Durability,
-        metrics: Arc<Metrics>,
-        on_publish: Option<Box<dyn Fn() + Send>>,
-    ) -> Result<Self, StoreError> {
         let (mut git, created) = crate::gitdb::GitRepo::open_or_init(repo_dir, template::FILES)?;
         let lock = crate::gitdb::lock::OwnerLock::acquire(git.git_dir())?;
         if created {
@@ -150,12 +154,10 @@ impl Store {
         }
         let catalog = Arc::new(RwLock::new(scan::load_catalog(&git)?));
         let root = git.root().to_path_buf();
-        let history = Arc::new(Mutex::new(history_index::HistoryIndex::default()));
-        let follower = history_index::Follower::start(&root, history.clone());
+        let listeners = Listeners::default();
         let (jobs, receiver) = mpsc::channel();
         let worker = Worker {
-            history: follower,
-            on_publish,
+            listeners: listeners.clone(),
             git,
             catalog: catalog.clone(),
             durability,
@@ -171,8 +173,7 @@ impl Store {
             .map_err(|err| StoreError::internal("cannot start the writer thread", err))?;
         Ok(Self {
             inner: Arc::new(Inner {
-                past: Arc::default(),
-                history,
+                listeners,
                 jobs,
                 metrics,
                 catalog,
@@ -185,6 +186,18 @@ impl Store {
     /// The repository's working tree.
     pub fn root(&self) -> &Path {
         &self.inner.root
+    }
+
+    /// Has `listener` told each time the writer publishes from now on (the history and the
+    /// replicator follow the store so; it knows them only as these functions).
+    pub fn listen(&self, listener: Listener) {
+        let mut listeners = self
+            .inner
+            .listeners
+            .0
+            .write()
+            .unwrap_or_else(|poison| poison.into_inner());
+        listeners.push(listener);
     }
 
     /// Applies one change as one commit (or none, when it changes nothing).
@@ -281,6 +294,43 @@ impl Store {
         self.with_keys(team, project, |_, keys| keys.get(name).map(|entry| entry.key.clone()))
             .await?
             .ok_or_else(|| key_not_found(team, project, name))
+    }
+
+    /// Takes a snapshot of a project as HEAD holds it: an annotated tag.
+    pub async fn create_snapshot(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        name: ProjectName,
+        description: String,
+        author: &str,
+    ) -> Result<(), StoreError> {
+        let (team, project) = (team.clone(), project.clone());
+        self.snapshot_job(worker::SnapshotOp::Create {
+            team,
+            project,
+            name,
+            description,
+            author: author.to_owned(),
+        })
+        .await
+    }
+
+    pub async fn delete_snapshot(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        name: ProjectName,
+    ) -> Result<(), StoreError> {
+        let (team, project) = (team.clone(), project.clone());
+        self.snapshot_job(worker::SnapshotOp::Delete { team, project, name })
+            .await
+    }
+
+    async fn snapshot_job(&self, op: worker::SnapshotOp) -> Result<(), StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(Job::Snapshot { op, reply })?;
+        answer.await.map_err(|_| writer_gone())?
     }
 
     /// The project and its keys (sorted by name) that carry at least one of `tags`, or all
@@ -392,41 +442,6 @@ fn project_in<'a>(catalog: &'a Catalog, team: &TeamName, name: &ProjectName) -> 
 }
 
 /// The keys with at least one of `tags` (all keys when there are none), as shared handles.
-/// No keys at HEAD to start a past state from.
-type NoHeadKeys = (git2::Oid, fn() -> Option<KeyIndex>);
-
-/// The keys tree of a project's keys as loaded (HEAD's), and a way to copy them, for
-/// [`history::project_at`]; `None` when they are not loaded. The copy is refused (`None`) if
-/// HEAD has moved on meanwhile.
-fn head_keys<'a>(
-    catalog: &'a RwLock<Catalog>,
-    repo: &git2::Repository,
-    team: &TeamName,
-    project: &ProjectName,
-) -> Option<(git2::Oid, impl FnOnce() -> Option<KeyIndex> + 'a)> {
-    let head = {
-        let catalog = catalog.read().unwrap_or_else(|poison| poison.into_inner());
-        catalog.project(team, project)?.keys.as_ref()?;
-        catalog.head.clone()
-    };
-    let keys_tree = repo
-        .find_commit(git2::Oid::from_str(&head).ok()?)
-        .and_then(|commit| commit.tree())
-        .ok()?
-        .get_path(Path::new(&layout::keys_dir(team, project)))
-        .ok()?
-        .id();
-    let (team, project) = (team.clone(), project.clone());
-    let snapshot = move || {
-        let catalog = catalog.read().unwrap_or_else(|poison| poison.into_inner());
-        if catalog.head != head {
-            return None;
-        }
-        Some(catalog.project(&team, &project)?.keys.as_ref()?.snapshot())
-    };
-    Some((keys_tree, snapshot))
-}
-
 fn tagged(keys: &KeyIndex, tags: &[String]) -> Vec<Arc<KeyEntry>> {
     keys.shared()
         .filter(|entry| tags.is_empty() || entry.key.tags.iter().any(|tag| tags.contains(tag)))

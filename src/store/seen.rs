@@ -57,7 +57,7 @@ pub fn current_commit() -> Option<String> {
 }
 
 /// Records that a read saw `head`, unless a change was recorded already.
-pub(super) fn read(head: &str) {
+pub fn read(head: &str) {
     let _ = SEEN.try_with(|seen| {
         let mut seen = seen.borrow_mut();
         if !matches!(seen.commit, Seen::Wrote(_)) {

@@ -21,7 +21,6 @@ use tokio::sync::oneshot;
 use super::adopt::{self, Adoption};
 use super::catalog::Catalog;
 use super::error::StoreError;
-use super::history_index::Follower;
 use super::plan::{self, Change};
 use super::{Applied, Durability, Outcome, layout, scan, snapshots};
 use crate::domain::names::{ProjectName, TeamName};
@@ -139,12 +138,9 @@ pub struct Worker {
     pub saved_keys: HashMap<(TeamName, ProjectName), Oid>,
     pub maintenance: Maintenance,
     pub metrics: Arc<Metrics>,
-    /// Told when the branch moves, to index the new commits.
-    pub history: Follower,
-    /// Told when commits are published, to push them.
-    /// Told each time the branch moves (the replicator pushes then). The writer knows it only
-    /// as a function, not the replicator itself.
-    pub on_publish: Option<Box<dyn Fn() + Send>>,
+    /// Told each time the writer publishes (the history indexes the new commits, the
+    /// replicator pushes them); the writer knows them only as functions.
+    pub listeners: super::Listeners,
 }
 
 impl Worker {
@@ -304,14 +300,11 @@ impl Worker {
         }
         drop(guard);
         match published {
-            Ok(()) => {
-                self.history.nudge();
-                if round.committed > 0
-                    && let Some(on_publish) = &self.on_publish
-                {
-                    on_publish();
-                }
-            }
+            Ok(()) => self.listeners.tell(if round.committed > 0 {
+                super::Published::Commits
+            } else {
+                super::Published::Nothing
+            }),
             Err(_) => self.restore_from_head(),
         }
         if std::mem::take(&mut round.bulk) {
@@ -474,9 +467,7 @@ impl Worker {
                 self.git
                     .create_tag(&tag, &author, &snapshots::message(&description, &team, &project))?;
                 tracing::info!(%team, %project, snapshot = %name, author, "created a snapshot");
-                if let Some(on_publish) = &self.on_publish {
-                    on_publish();
-                }
+                self.listeners.tell(super::Published::Tags);
             }
             SnapshotOp::Delete { team, project, name } => {
                 exists(&team, &project)?;
@@ -487,9 +478,7 @@ impl Worker {
                     )));
                 }
                 tracing::info!(%team, %project, snapshot = %name, "deleted a snapshot");
-                if let Some(on_publish) = &self.on_publish {
-                    on_publish();
-                }
+                self.listeners.tell(super::Published::Tags);
             }
         }
         if self.durability == Durability::Fsync {

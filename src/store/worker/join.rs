@@ -92,10 +92,7 @@ impl Worker {
         }
         catalog.head = commit.to_string();
         drop(catalog);
-        self.history.nudge();
-        if let Some(on_publish) = &self.on_publish {
-            on_publish();
-        }
+        self.listeners.tell(crate::store::Published::Commits);
         Ok(adoption)
     }
 

@@ -27,8 +27,8 @@ use std::time::Duration;
 use git2::{Oid, Repository};
 use serde::{Deserialize, Serialize};
 
-use super::error::StoreError;
 use crate::gitdb::tree_diff;
+use crate::store::StoreError;
 
 /// The file's first line; a file with another is built again.
 const HEADER: &[u8] = b"locstore history index 1\n";

@@ -1,21 +1,43 @@
-//! Reads of the past: a project, a key, a query or an export at a snapshot, a commit or a
-//! time; snapshots taken, listed, deleted and restored; what changed between two states; a
-//! key's history and a project's activity.
+//! The history beside the store: reads of the past (a project, a key, a query or an export at
+//! a snapshot, a commit or a time), snapshots listed and restored, what changed between two
+//! states, a key's commits and a project's activity. It follows the store on its public API:
+//! the index of the first-parent history ([`index`]) is caught up on a thread of its own each
+//! time the writer publishes, and past states are read through
+//! [`Store::project_at_commit`]; restoring a snapshot is a change applied through the store.
 
-use super::*;
+mod index;
+pub mod reads;
+pub mod snapshots;
 
-/// A project as a past commit held it.
-pub(super) struct PastProject {
-    commit: git2::Oid,
+use std::sync::{Arc, Mutex};
+
+use crate::domain::model::{Key, Project};
+use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::domain::query::{KeyQuery, PageInfo};
+use crate::store::{Change, KeyEntry, Outcome, ProjectAt, Published, Store, StoreError, key_not_found, quoted, seen};
+pub use index::CommitInfo;
+use index::{Follower, HistoryIndex};
+pub use reads::{KeyChange, ProjectEvent};
+
+/// One commit of a key's history, as a page shows it.
+pub struct KeyHistoryEntry {
+    pub commit: CommitInfo,
+    pub change: KeyChange,
+    /// The key after the commit; `None` once deleted.
+    pub key: Option<Key>,
+}
+
+/// A project as a past commit held it, answered under today's names.
+struct PastProject {
     team: TeamName,
-    project: Project,
-    keys: catalog::KeyIndex,
+    name: ProjectName,
+    at: ProjectAt,
 }
 
 /// The last few projects read at past commits: a client paging through an old state, or an
 /// export at a release, reads the same commit again and again.
 #[derive(Default)]
-pub(super) struct PastCache {
+struct PastCache {
     recent: Mutex<Vec<Arc<PastProject>>>,
 }
 
@@ -23,22 +45,50 @@ impl PastCache {
     /// How many past projects are kept (each as large as the project's keys).
     const SIZE: usize = 2;
 
-    pub(super) fn get(&self, commit: git2::Oid, team: &TeamName, project: &ProjectName) -> Option<Arc<PastProject>> {
+    fn get(&self, commit: git2::Oid, team: &TeamName, project: &ProjectName) -> Option<Arc<PastProject>> {
         let recent = self.recent.lock().unwrap_or_else(|poison| poison.into_inner());
         recent
             .iter()
-            .find(|past| past.commit == commit && &past.team == team && &past.project.name == project)
+            .find(|past| past.at.commit == commit && &past.team == team && &past.name == project)
             .cloned()
     }
 
-    pub(super) fn put(&self, past: Arc<PastProject>) {
+    fn put(&self, past: Arc<PastProject>) {
         let mut recent = self.recent.lock().unwrap_or_else(|poison| poison.into_inner());
         recent.insert(0, past);
         recent.truncate(Self::SIZE);
     }
 }
 
-impl Store {
+/// Handle to the history of a store; clones share the index and the cache.
+#[derive(Clone)]
+pub struct History {
+    store: Store,
+    /// The first-parent history, kept on disk and caught up after every publication and on
+    /// every history read.
+    index: Arc<Mutex<HistoryIndex>>,
+    /// Projects as past commits held them, for reads with `at=`.
+    past: Arc<PastCache>,
+}
+
+impl History {
+    /// Starts following `store`: indexes its history on a thread of its own, now and after
+    /// each publication.
+    pub fn start(store: Store) -> Self {
+        let index = Arc::new(Mutex::new(HistoryIndex::default()));
+        let follower = Follower::start(store.root(), index.clone());
+        store.listen(Box::new(move |published| {
+            if published != Published::Tags {
+                follower.nudge();
+            }
+        }));
+        Self {
+            store,
+            index,
+            past: Arc::default(),
+        }
+    }
+
     /// Like [`Store::keys_for_export`], at the commit `reference` names (a snapshot, a commit
     /// id, an RFC 3339 time).
     pub async fn keys_for_export_at(
@@ -49,7 +99,7 @@ impl Store {
         reference: &str,
     ) -> Result<(Project, Vec<Arc<KeyEntry>>), StoreError> {
         let past = self.past(team, project, reference).await?;
-        Ok((past.project.clone(), tagged(&past.keys, tags)))
+        Ok((past.settings(), past.at.tagged(tags)))
     }
 
     /// A project's settings at the commit `reference` names.
@@ -59,7 +109,7 @@ impl Store {
         project: &ProjectName,
         reference: &str,
     ) -> Result<Project, StoreError> {
-        Ok(self.past(team, project, reference).await?.project.clone())
+        Ok(self.past(team, project, reference).await?.settings())
     }
 
     /// A key at the commit `reference` names.
@@ -72,14 +122,15 @@ impl Store {
     ) -> Result<Key, StoreError> {
         // The key's file where the layout puts it: one blob, not the whole project. A key in a
         // hand-made place, or a project not there, falls back to reading the project.
-        let root = self.inner.root.clone();
+        let store = self.store.clone();
         let (team_owned, project_owned, name_owned, reference_owned) =
             (team.clone(), project.clone(), name.clone(), reference.to_owned());
         let direct = tokio::task::spawn_blocking(move || {
-            let repo = git2::Repository::open(&root)
+            let repo = git2::Repository::open(store.root())
                 .map_err(|err| StoreError::internal("cannot open the repository to read the past", err))?;
-            let resolved = history::resolve(&repo, &team_owned, &project_owned, &reference_owned)?;
-            Ok::<_, StoreError>((resolved.commit, history::key_file_at(&repo, &resolved, &name_owned)))
+            let resolved = reads::resolve(&repo, &team_owned, &project_owned, &reference_owned)?;
+            let key = store.key_at_commit(&repo, resolved.commit, &resolved.team, &resolved.project, &name_owned);
+            Ok::<_, StoreError>((resolved.commit, key))
         })
         .await
         .map_err(|err| StoreError::internal("the read of the past failed", err))??;
@@ -88,9 +139,9 @@ impl Store {
             return Ok(key);
         }
         let past = self.past(team, project, reference).await?;
-        past.keys
-            .get(name)
-            .map(|entry| entry.key.clone())
+        past.at
+            .key(name)
+            .cloned()
             .ok_or_else(|| key_not_found(team, project, name))
     }
 
@@ -104,44 +155,7 @@ impl Store {
         render: impl FnOnce(&[&Key]) -> T,
     ) -> Result<(T, PageInfo), StoreError> {
         let past = self.past(team, project, reference).await?;
-        Ok(past.keys.query(query, render))
-    }
-
-    /// Takes a snapshot of a project as HEAD holds it: an annotated tag.
-    pub async fn create_snapshot(
-        &self,
-        team: &TeamName,
-        project: &ProjectName,
-        name: ProjectName,
-        description: String,
-        author: &str,
-    ) -> Result<(), StoreError> {
-        let (team, project) = (team.clone(), project.clone());
-        self.snapshot_job(worker::SnapshotOp::Create {
-            team,
-            project,
-            name,
-            description,
-            author: author.to_owned(),
-        })
-        .await
-    }
-
-    pub async fn delete_snapshot(
-        &self,
-        team: &TeamName,
-        project: &ProjectName,
-        name: ProjectName,
-    ) -> Result<(), StoreError> {
-        let (team, project) = (team.clone(), project.clone());
-        self.snapshot_job(worker::SnapshotOp::Delete { team, project, name })
-            .await
-    }
-
-    pub(super) async fn snapshot_job(&self, op: worker::SnapshotOp) -> Result<(), StoreError> {
-        let (reply, answer) = oneshot::channel();
-        self.send(Job::Snapshot { op, reply })?;
-        answer.await.map_err(|_| writer_gone())?
+        Ok(past.at.query(query, render))
     }
 
     /// A project's snapshots, newest first.
@@ -150,8 +164,8 @@ impl Store {
         team: &TeamName,
         project: &ProjectName,
     ) -> Result<Vec<snapshots::Snapshot>, StoreError> {
-        self.project(team, project)?;
-        let root = self.inner.root.clone();
+        self.store.project(team, project)?;
+        let root = self.store.root().to_path_buf();
         let (team, project) = (team.clone(), project.clone());
         tokio::task::spawn_blocking(move || {
             let repo = git2::Repository::open(&root)
@@ -170,18 +184,18 @@ impl Store {
         name: &str,
         author: &str,
     ) -> Result<Outcome, StoreError> {
-        self.project(team, project)?;
-        let root = self.inner.root.clone();
+        self.store.project(team, project)?;
+        let store = self.store.clone();
         let (team_then, project_then, snapshot) = (team.clone(), project.clone(), name.to_owned());
-        let (settings, keys) = tokio::task::spawn_blocking(move || {
-            let repo = git2::Repository::open(&root)
+        let past = tokio::task::spawn_blocking(move || {
+            let repo = git2::Repository::open(store.root())
                 .map_err(|err| StoreError::internal("cannot open the repository to read a snapshot", err))?;
             let found = snapshots::find(&repo, &team_then, &project_then, &snapshot)?.ok_or_else(|| {
                 StoreError::NotFound(format!(
                     "Project {team_then}/{project_then} has no snapshot {snapshot:?}."
                 ))
             })?;
-            history::project_at(&repo, found.commit, &found.team, &found.project, None::<NoHeadKeys>)
+            store.project_at_commit(&repo, found.commit, &found.team, &found.project)
         })
         .await
         .map_err(|err| StoreError::internal("reading the snapshot failed", err))??;
@@ -189,10 +203,10 @@ impl Store {
             team: team.clone(),
             project: project.clone(),
             snapshot: name.to_owned(),
-            settings,
-            keys: keys.iter().cloned().collect(),
+            keys: past.entries().cloned().collect(),
+            settings: past.settings,
         };
-        self.apply(change, author).await
+        self.store.apply(change, author).await
     }
 
     /// The keys that differ between the states `since` and `until` (HEAD when `None`) name,
@@ -203,18 +217,18 @@ impl Store {
         project: &ProjectName,
         since: &str,
         until: Option<&str>,
-    ) -> Result<(git2::Oid, Vec<(String, history::KeyChange)>), StoreError> {
-        self.project(team, project)?;
-        let head = self.read().head.clone();
-        let root = self.inner.root.clone();
+    ) -> Result<(git2::Oid, Vec<(String, KeyChange)>), StoreError> {
+        self.store.project(team, project)?;
+        let head = self.store.head();
+        let root = self.store.root().to_path_buf();
         let (team, project) = (team.clone(), project.clone());
         let (since, until) = (since.to_owned(), until.unwrap_or(&head).to_owned());
         let (until, changes) = tokio::task::spawn_blocking(move || {
             let repo = git2::Repository::open(&root)
                 .map_err(|err| StoreError::internal("cannot open the repository to compare states", err))?;
-            let since = history::resolve(&repo, &team, &project, &since)?;
-            let until = history::resolve(&repo, &team, &project, &until)?;
-            let changes = history::changes(&repo, &since, &until)?;
+            let since = reads::resolve(&repo, &team, &project, &since)?;
+            let until = reads::resolve(&repo, &team, &project, &until)?;
+            let changes = reads::changes(&repo, &since, &until)?;
             Ok::<_, StoreError>((until.commit, changes))
         })
         .await
@@ -232,14 +246,14 @@ impl Store {
         name: &KeyName,
         query: &KeyQuery,
     ) -> Result<(Vec<KeyHistoryEntry>, PageInfo), StoreError> {
-        self.project(team, project)?;
+        self.store.project(team, project)?;
         let (team, project, name, query) = (team.clone(), project.clone(), name.clone(), query.clone());
         self.with_history(move |repo, index| {
-            let events = history::key_history(repo, index, &team, &project, &name);
+            let events = reads::key_history(repo, index, &team, &project, &name);
             if events.is_empty() {
                 return Err(StoreError::NotFound(format!(
                     "No key named {} ever existed in {team}/{project}.",
-                    plan::quoted(name.as_str())
+                    quoted(name.as_str())
                 )));
             }
             let info = query.page_info(events.len());
@@ -249,7 +263,7 @@ impl Store {
                 .map(|event| KeyHistoryEntry {
                     commit: index.commit(event.position).clone(),
                     change: event.change.clone(),
-                    key: history::key_after(repo, event),
+                    key: reads::key_after(repo, event),
                 })
                 .collect();
             Ok((page, info))
@@ -263,16 +277,16 @@ impl Store {
         team: &TeamName,
         project: &ProjectName,
         query: &KeyQuery,
-    ) -> Result<(Vec<history::ProjectEvent>, PageInfo), StoreError> {
-        self.project(team, project)?;
+    ) -> Result<(Vec<ProjectEvent>, PageInfo), StoreError> {
+        self.store.project(team, project)?;
         let (team, project, query) = (team.clone(), project.clone(), query.clone());
         self.with_history(move |_, index| {
-            let positions = history::project_commits(index, &team, &project);
+            let positions = reads::project_commits(index, &team, &project);
             let info = query.page_info(positions.len());
             let page = query
                 .select(&positions)
                 .into_iter()
-                .map(|position| history::project_event(index, &team, &project, *position))
+                .map(|position| reads::project_event(index, &team, &project, *position))
                 .collect();
             Ok((page, info))
         })
@@ -281,12 +295,12 @@ impl Store {
 
     /// Runs `read` on a blocking thread with a repository handle and the history index,
     /// caught up with HEAD first.
-    pub(super) async fn with_history<T: Send + 'static>(
+    async fn with_history<T: Send + 'static>(
         &self,
-        read: impl FnOnce(&git2::Repository, &history_index::HistoryIndex) -> Result<T, StoreError> + Send + 'static,
+        read: impl FnOnce(&git2::Repository, &HistoryIndex) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let root = self.inner.root.clone();
-        let index = self.inner.history.clone();
+        let root = self.store.root().to_path_buf();
+        let index = self.index.clone();
         tokio::task::spawn_blocking(move || {
             let repo = git2::Repository::open(&root)
                 .map_err(|err| StoreError::internal("cannot open the repository to read history", err))?;
@@ -301,40 +315,45 @@ impl Store {
     /// A project as the commit `reference` names holds it, read on a blocking thread with a
     /// repository handle of its own, or from the cache of recent past reads. The commit is
     /// recorded as what the request saw.
-    pub(super) async fn past(
+    async fn past(
         &self,
         team: &TeamName,
         project: &ProjectName,
         reference: &str,
     ) -> Result<Arc<PastProject>, StoreError> {
-        let root = self.inner.root.clone();
-        let cache = self.inner.past.clone();
-        let catalog = self.inner.catalog.clone();
+        let store = self.store.clone();
+        let cache = self.past.clone();
         let (team, project, reference) = (team.clone(), project.clone(), reference.to_owned());
         let past = tokio::task::spawn_blocking(move || {
-            let repo = git2::Repository::open(&root)
+            let repo = git2::Repository::open(store.root())
                 .map_err(|err| StoreError::internal("cannot open the repository to read the past", err))?;
-            let resolved = history::resolve(&repo, &team, &project, &reference)?;
-            let commit = resolved.commit;
-            if let Some(past) = cache.get(commit, &team, &project) {
+            let resolved = reads::resolve(&repo, &team, &project, &reference)?;
+            if let Some(past) = cache.get(resolved.commit, &team, &project) {
                 return Ok(past);
             }
-            let head = head_keys(&catalog, &repo, &team, &project);
-            let (mut settings, keys) = history::project_at(&repo, commit, &resolved.team, &resolved.project, head)?;
             // Read under the names of then; answered under today's.
-            settings.name = project.clone();
+            let at = store.project_at_commit(&repo, resolved.commit, &resolved.team, &resolved.project)?;
             let past = Arc::new(PastProject {
-                commit,
                 team,
-                project: settings,
-                keys,
+                name: project,
+                at,
             });
             cache.put(past.clone());
             Ok::<_, StoreError>(past)
         })
         .await
         .map_err(|err| StoreError::internal("the read of the past failed", err))??;
-        seen::read(&past.commit.to_string());
+        seen::read(&past.at.commit.to_string());
         Ok(past)
+    }
+}
+
+impl PastProject {
+    /// The project's settings then, under today's name.
+    fn settings(&self) -> Project {
+        Project {
+            name: self.name.clone(),
+            ..self.at.settings.clone()
+        }
     }
 }

@@ -1,19 +1,14 @@
-//! Reads of the past: a reference (`at=`) resolved to a commit, and a project's keys as that
-//! commit holds them. Each read opens a repository handle of its own on a blocking thread, so
-//! the writer's handle is never shared and the catalog's lock is never taken.
+//! Reads of the past: a reference (`at=`) resolved to a commit, what changed between two
+//! states, a key's commits and a project's. Each read runs on a blocking thread with a
+//! repository handle of its own, so the writer's handle is never shared.
 
-use git2::{ObjectType, Oid, Repository, Sort, TreeWalkMode, TreeWalkResult};
+use git2::{Oid, Repository, Sort};
 
-use super::catalog::KeyIndex;
-use super::error::StoreError;
-use super::files;
-use super::history_index::HistoryIndex;
-use super::layout;
-use super::scan;
+use super::index::HistoryIndex;
 use super::snapshots;
-use crate::domain::model::Project;
 use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::gitdb::tree_diff;
+use crate::store::{StoreError, layout};
 
 /// The fewest hex digits an abbreviated commit id may have.
 const MIN_ABBREVIATION: usize = 7;
@@ -83,25 +78,6 @@ fn resolve_commit(repo: &Repository, reference: &str) -> Result<Oid, StoreError>
     )))
 }
 
-/// The key `name` as the resolved commit holds it in the file the layout gives it, if it is
-/// there (and the project with it).
-pub fn key_file_at(repo: &Repository, resolved: &Resolved, name: &KeyName) -> Option<crate::domain::model::Key> {
-    let tree = repo.find_commit(resolved.commit).ok()?.tree().ok()?;
-    tree.get_path(std::path::Path::new(&layout::project_file(
-        &resolved.team,
-        &resolved.project,
-    )))
-    .ok()?;
-    let path = format!(
-        "{}/{}",
-        layout::keys_dir(&resolved.team, &resolved.project),
-        layout::key_file(name)
-    );
-    let entry = tree.get_path(std::path::Path::new(&path)).ok()?;
-    let blob = repo.find_blob(entry.id()).ok()?;
-    files::read_key(blob.content()).ok().filter(|key| &key.name == name)
-}
-
 /// The newest commit on the branch's first-parent line whose commit time is at or before
 /// `seconds` (Unix time); `None` when the history starts after it.
 fn last_commit_at_or_before(repo: &Repository, seconds: i64) -> Result<Option<Oid>, StoreError> {
@@ -118,85 +94,6 @@ fn last_commit_at_or_before(repo: &Repository, seconds: i64) -> Result<Option<Oi
         }
     }
     Ok(None)
-}
-
-/// The project's settings and keys as `commit` holds them. A project that did not exist
-/// under this name then is `NotFound`.
-///
-/// `head` gives, when the project's keys are loaded, the keys tree they are of and a way to
-/// copy them: the past state is then that copy with the files that differ applied (the cost
-/// follows the files changed since, not the keys), unless most files differ.
-pub fn project_at(
-    repo: &Repository,
-    commit: Oid,
-    team: &TeamName,
-    project: &ProjectName,
-    head: Option<(Oid, impl FnOnce() -> Option<KeyIndex>)>,
-) -> Result<(Project, KeyIndex), StoreError> {
-    let fail = |err| StoreError::internal("cannot read a past commit", err);
-    let tree = repo
-        .find_commit(commit)
-        .and_then(|commit| commit.tree())
-        .map_err(fail)?;
-    let missing = || StoreError::NotFound(format!("Project {team}/{project} did not exist at commit {commit}."));
-    let project_file = layout::project_file(team, project);
-    let entry = tree
-        .get_path(std::path::Path::new(&project_file))
-        .map_err(|_| missing())?;
-    let blob = repo.find_blob(entry.id()).map_err(|_| missing())?;
-    let settings = files::read_project(project.clone(), blob.content())
-        .map_err(|err| StoreError::internal("cannot read a past project file", err))?;
-    let keys_dir = layout::keys_dir(team, project);
-    let Ok(entry) = tree.get_path(std::path::Path::new(&keys_dir)) else {
-        return Ok((settings, KeyIndex::default()));
-    };
-    let keys_tree = repo.find_tree(entry.id()).map_err(fail)?;
-    if let Some((head_tree, snapshot)) = head
-        && let Some(index) = from_head(repo, head_tree, &keys_tree, snapshot)
-    {
-        return Ok((settings, index));
-    }
-    let mut files = Vec::new();
-    keys_tree
-        .walk(TreeWalkMode::PreOrder, |parent, entry| {
-            if let Ok(name) = entry.name()
-                && entry.kind() == Some(ObjectType::Blob)
-                && name.ends_with(".toml")
-            {
-                files.push((format!("{parent}{name}"), entry.id()));
-            }
-            TreeWalkResult::Ok
-        })
-        .map_err(fail)?;
-    let (index, _) = scan::index_key_files(
-        repo,
-        files,
-        |file, err| tracing::warn!(%commit, %file, error = %err, "skipping a past key file that does not parse"),
-    )?;
-    Ok((settings, index))
-}
-
-/// HEAD's keys brought back to `past` by the files that differ; `None` when that does not
-/// pay or does not work out (the caller reads every file then).
-fn from_head(
-    repo: &Repository,
-    head_tree: Oid,
-    past: &git2::Tree<'_>,
-    snapshot: impl FnOnce() -> Option<KeyIndex>,
-) -> Option<KeyIndex> {
-    let head_tree = repo.find_tree(head_tree).ok()?;
-    let diff = tree_diff::diff(repo, Some(&head_tree), Some(past)).ok()?;
-    let mut index = snapshot()?;
-    if diff.len() > index.len() / 2 {
-        return None;
-    }
-    match scan::apply_key_diff(repo, &mut index, &diff) {
-        Ok(_) => Some(index),
-        Err(why) => {
-            tracing::warn!(%why, "reading every past key file instead of starting from HEAD's");
-            None
-        }
-    }
 }
 
 /// How a key differs between two states.
@@ -230,7 +127,7 @@ pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<
     let diff = tree_diff::diff(repo, old.as_ref(), new.as_ref()).map_err(fail)?;
     let read = |id: Oid| -> Option<crate::domain::model::Key> {
         let blob = repo.find_blob(id).ok()?;
-        files::read_key(blob.content()).ok()
+        crate::store::read_key(blob.content()).ok()
     };
     let mut created = Vec::new();
     let mut deleted = Vec::new();
@@ -307,7 +204,7 @@ pub struct ProjectEvent {
 
 fn read_key(repo: &Repository, blob: Option<Oid>) -> Option<crate::domain::model::Key> {
     let blob = repo.find_blob(blob?).ok()?;
-    files::read_key(blob.content()).ok()
+    crate::store::read_key(blob.content()).ok()
 }
 
 fn same_content(a: &crate::domain::model::Key, b: &crate::domain::model::Key) -> bool {
