@@ -87,6 +87,7 @@ fn seeded(runtime: &tokio::runtime::Runtime, durability: Durability) -> (tempfil
             mode: ImportMode::Create,
             keys,
             add_languages: Vec::new(),
+            keep_current: false,
         };
         store.import(import, "bench").await.unwrap();
     });

@@ -246,6 +246,11 @@ impl FilesApi {
         /// Tags added to every key of the upload (repeat the parameter or separate with
         /// commas), so that an export with `tags` gives back this platform's keys.
         tags: Query<Option<Vec<String>>>,
+        /// `true`: base-language texts the upload changes leave the other languages'
+        /// translations that were current current (typo fixes) instead of marking them
+        /// outdated.
+        #[oai(name = "keepCurrent")]
+        keep_current: Query<Option<bool>>,
         body: UploadBody,
     ) -> Result<Json<UploadResult>, ApiError> {
         let team = auth.team(team_name.0.0)?;
@@ -308,6 +313,7 @@ impl FilesApi {
             },
             keys: plan.entries,
             add_languages: plan.add_languages.clone(),
+            keep_current: keep_current.0.unwrap_or(false),
         };
         let added_languages = plan.add_languages;
         let dry_run = dry_run.0.unwrap_or(false);

@@ -143,6 +143,8 @@ impl HistoryApi {
             .history
             .key_history(&team, &project_name.0.0, &key_name.0.0, &query)
             .await?;
+        // Each state's outdated translations are told against today's base language.
+        let base = self.state.store.project(&team, &project_name.0.0)?.base_language;
         let data = events
             .into_iter()
             .map(|event| KeyHistoryItem {
@@ -151,7 +153,7 @@ impl HistoryApi {
                 author: event.commit.author,
                 subject: event.commit.subject,
                 change: change_name(&event.change).to_owned(),
-                key: event.key.map(Into::into),
+                key: event.key.map(|key| KeyItem::of(key, &base)),
             })
             .collect();
         Ok(Page::Ok(

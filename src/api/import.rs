@@ -103,6 +103,11 @@ pub struct ImportRequest {
     pub mode: Option<ImportModeParam>,
     /// The keys, in the shape of a key creation. Names may not repeat.
     pub keys: Vec<ImportKeyItem>,
+    /// Base-language texts the import changes leave the other languages' translations that
+    /// were current current (typo fixes) instead of marking them outdated.
+    #[oai(rename = "keepCurrent", nullable)]
+    #[serde(default)]
+    pub keep_current: Option<bool>,
 }
 
 /// One key of an import, in the shape of a key creation. Its fields are checked by the
@@ -230,7 +235,7 @@ impl<'a> ApiExtractor<'a> for ImportBody {
 
 /// Reads and checks an import's body: its mode and its entries, or the first problem, named by
 /// its place in the body (`keys[17].tags[0]: invalid type ...`, `keys[17] ("name"): ...`).
-fn read_import(body: &[u8]) -> Result<(ImportMode, Vec<ImportEntry>), ApiError> {
+fn read_import(body: &[u8]) -> Result<(ImportMode, Vec<ImportEntry>, bool), ApiError> {
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let request: ImportRequest = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
         let place = err.path().to_string();
@@ -251,7 +256,7 @@ fn read_import(body: &[u8]) -> Result<(ImportMode, Vec<ImportEntry>), ApiError> 
         .enumerate()
         .map(|(position, item)| parse_item(position, item))
         .collect::<Result<_, _>>()?;
-    Ok((mode, keys))
+    Ok((mode, keys, request.keep_current.unwrap_or(false)))
 }
 
 /// What the import did.
@@ -288,11 +293,14 @@ impl ImportApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         body: ImportBody,
+        /// As the body's `keepCurrent` (either sets it).
+        #[oai(name = "keepCurrent")]
+        keep_current: Query<Option<bool>>,
     ) -> Result<Json<ImportResult>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         auth.require(Access::Write)?;
         // Up to the import limit of JSON (64 MiB by default): read and checked off the runtime.
-        let (mode, keys) = tokio::task::spawn_blocking(move || read_import(&body.0))
+        let (mode, keys, keep_body) = tokio::task::spawn_blocking(move || read_import(&body.0))
             .await
             .map_err(|join_error| {
                 tracing::error!(error = %join_error, "the import's parse task failed");
@@ -304,6 +312,7 @@ impl ImportApi {
             mode,
             keys,
             add_languages: Vec::new(),
+            keep_current: keep_body || keep_current.0.unwrap_or(false),
         };
         let (_, counts) = self.state.store.import(import, auth.author()).await?;
         Ok(Json(ImportResult {
@@ -568,7 +577,8 @@ mod tests {
             text.starts_with(r#"keys[1] ("b"): The translation in "en" needs `content`"#),
             "{text}"
         );
-        let (mode, keys) = read_import(br#"{"mode": "upsert", "keys": [{"name": "a\u00e9", "tags": ["x"]}]}"#).unwrap();
+        let (mode, keys, _) =
+            read_import(br#"{"mode": "upsert", "keys": [{"name": "a\u00e9", "tags": ["x"]}]}"#).unwrap();
         assert_eq!(mode, ImportMode::Upsert);
         assert_eq!(keys[0].name.as_str(), "aé");
         assert_eq!(keys[0].tags.as_deref(), Some(&["x".to_owned()][..]));

@@ -15,7 +15,8 @@ use poem_openapi::types::Type;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
-use crate::domain::model::{FormsRef, Key, KeyFiles, TextRef};
+use crate::domain::model::{FormsRef, Key, KeyFiles, Project, TextRef};
+use crate::domain::names::LanguageCode;
 
 /// A JSON body serialised ahead of time, documented as `T`.
 pub struct JsonBytes<T> {
@@ -53,13 +54,13 @@ impl<T> IntoResponse for JsonBytes<T> {
 }
 
 /// A page of keys as `KeyList` (`{"data": [KeyItem, ...]}`).
-pub fn key_list(keys: &[&Key]) -> Vec<u8> {
+pub fn key_list(project: &Project, keys: &[&Key]) -> Vec<u8> {
     #[derive(Serialize)]
     struct KeyList<'a> {
         data: Vec<KeyItem<'a>>,
     }
     let list = KeyList {
-        data: keys.iter().map(|key| KeyItem(key)).collect(),
+        data: keys.iter().map(|key| KeyItem(key, &project.base_language)).collect(),
     };
     let mut body = Vec::with_capacity(64 + keys.len() * 320);
     serde_json::to_writer(&mut body, &list).expect("a key list serialises");
@@ -67,8 +68,9 @@ pub fn key_list(keys: &[&Key]) -> Vec<u8> {
 }
 
 /// A key as `KeyItem` (`{"name", "tags", "translation": {language: text or forms},
-/// "description", "plural", "markup", "translatable", "files"}`).
-struct KeyItem<'a>(&'a Key);
+/// "description", "plural", "markup", "translatable", "files", "outdated"}`), its outdated
+/// translations told against the base language.
+struct KeyItem<'a>(&'a Key, &'a LanguageCode);
 
 impl Serialize for KeyItem<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -82,6 +84,7 @@ impl Serialize for KeyItem<'_> {
             markup: bool,
             translatable: bool,
             files: Files<'a>,
+            outdated: Outdated<'a>,
         }
         Item {
             name: self.0.name.as_str(),
@@ -92,8 +95,18 @@ impl Serialize for KeyItem<'_> {
             markup: self.0.markup,
             translatable: self.0.translatable,
             files: Files(&self.0.files),
+            outdated: Outdated(self.0, self.1),
         }
         .serialize(serializer)
+    }
+}
+
+/// The languages of a key's outdated translations, as a JSON array.
+struct Outdated<'a>(&'a Key, &'a LanguageCode);
+
+impl Serialize for Outdated<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.outdated(self.1).map(LanguageCode::as_str))
     }
 }
 

@@ -12,13 +12,13 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
 use super::schema::{
-    Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyList, KeyNameParam, ProjectNameParam, Success, TagParam,
-    TeamNameParam, TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
+    Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyItem, KeyList, KeyNameParam, ProjectNameParam, Success,
+    TagParam, TeamNameParam, TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
 };
 use super::teams::{Created, Done};
 use super::{ApiTags, AppState};
 use crate::domain::key_files::KeyFiles;
-use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use crate::domain::query::KeyQuery;
 use crate::store::{Change, KeyDraft, KeyPatch, TranslationInput};
 use crate::tokens::Access;
@@ -212,6 +212,7 @@ impl KeysApi {
         method = "patch",
         operation_id = "updateKey"
     )]
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented parameter")]
     async fn update_key(
         &self,
         auth: TokenAuth,
@@ -223,9 +224,70 @@ impl KeysApi {
         /// `precondition_failed`); from a `GET` of it.
         #[oai(name = "If-Match")]
         if_match: Header<Option<String>>,
+        /// As the body's `keepCurrent` (either sets it).
+        #[oai(name = "keepCurrent")]
+        keep_current: Query<Option<bool>>,
     ) -> Result<Done, ApiError> {
-        self.update(auth, team_name.0.0, project_name.0.0, key_name.0.0, body.0, if_match.0)
+        let mut body = body.0;
+        if keep_current.0 == Some(true) {
+            body.keep_current = Some(true);
+        }
+        self.update(auth, team_name.0.0, project_name.0.0, key_name.0.0, body, if_match.0)
             .await
+    }
+
+    /// Confirm translations
+    ///
+    /// Needs write access. Marks the key's translations in each `language` given (every
+    /// translation when none is given) as written against its base-language text as it is
+    /// now, so they are no longer `outdated`, without changing their texts: one commit, or
+    /// none when nothing was outdated. A language the project lacks, or one the key has no
+    /// text in, is refused with 400.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/keys/:keyName/confirm",
+        method = "post",
+        operation_id = "confirmKey"
+    )]
+    async fn confirm_key(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        #[oai(name = "keyName")] key_name: Path<KeyNameParam>,
+        /// A language to confirm (repeat the parameter, or separate with commas).
+        language: Query<Option<Vec<String>>>,
+    ) -> Result<Conditional<KeyData>, ApiError> {
+        let (team, project) = writable_project(&auth, team_name.0.0, project_name.0.0)?;
+        let name = key_name.0.0;
+        let languages = language
+            .0
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|list| list.split(','))
+            .map(str::trim)
+            .filter(|code| !code.is_empty())
+            .map(|code| LanguageCode::parse(code).map_err(|err| ApiError::invalid(format!("language: {}", err.0))))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.state
+            .store
+            .apply(
+                Change::ConfirmKey {
+                    team: team.clone(),
+                    project: project.clone(),
+                    name: name.clone(),
+                    languages,
+                },
+                auth.author(),
+            )
+            .await?;
+        let (key, base) = self.state.store.key(&team, &project, &name).await?;
+        let tag = etag::key(&key);
+        Ok(Conditional::Ok(
+            Json(KeyData {
+                data: KeyItem::of(key, &base),
+            }),
+            tag,
+        ))
     }
 
     /// Update a key (deprecated path)
@@ -259,6 +321,7 @@ impl KeysApi {
             translatable: body.translatable,
             files: body.files,
             translations: body.translations,
+            keep_current: body.keep_current,
         };
         self.update(auth, team_name.0.0, project_name.0.0, body.name.0, update, if_match.0)
             .await
@@ -300,7 +363,7 @@ impl KeysApi {
         at: Option<String>,
     ) -> Result<Conditional<KeyData>, ApiError> {
         let team = auth.team(team)?;
-        let key = match at {
+        let (key, base) = match at {
             Some(reference) => self.state.history.key_at(&team, &project, &name, &reference).await?,
             None => self.state.store.key(&team, &project, &name).await?,
         };
@@ -308,7 +371,12 @@ impl KeysApi {
         if if_none_match.is_some_and(|header| etag::matches(&header, &tag)) {
             return Ok(Conditional::NotModified(tag));
         }
-        Ok(Conditional::Ok(Json(KeyData { data: key.into() }), tag))
+        Ok(Conditional::Ok(
+            Json(KeyData {
+                data: KeyItem::of(key, &base),
+            }),
+            tag,
+        ))
     }
 
     pub(super) async fn update(
@@ -333,6 +401,7 @@ impl KeysApi {
                 None => Vec::new(),
             },
             translations: translations(body.translations.unwrap_or_default()),
+            keep_current: body.keep_current.unwrap_or(false),
         };
         self.state
             .store

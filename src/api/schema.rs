@@ -16,7 +16,7 @@ pub use super::params::{
 pub use super::text::Text;
 use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{Key, PluralCategory, Project, Team, Text as DomainText};
-use crate::domain::names::{NameError, quote_for_message};
+use crate::domain::names::{LanguageCode, NameError, quote_for_message};
 use crate::store::{TextInput, TranslationInput};
 
 /// `{"success": true}`.
@@ -234,6 +234,10 @@ pub struct KeyItem {
     /// The app file the key lives in, per platform family (`{}` when none is known): set by
     /// uploads from where the key was found, used by exports and `locstore pull`.
     pub files: KeyFilesItem,
+    /// The languages whose translation is outdated: written against a base text that has
+    /// changed since (`[]` when none). Writing the translation, or `POST .../confirm`, makes
+    /// it current again.
+    pub outdated: Vec<String>,
 }
 
 /// A key's file per platform family, each a name relative to a language's folder. A family
@@ -426,6 +430,11 @@ pub struct UpdateKeyRequest {
     /// `forms` object) removes one.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
+    /// With a changed base-language text: leave the other languages' translations that were
+    /// current current (a typo fix) instead of marking them outdated. Also taken as the
+    /// query parameter `keepCurrent`.
+    #[oai(rename = "keepCurrent", nullable)]
+    pub keep_current: Option<bool>,
 }
 
 /// Changes to the key named by `name` (the deprecated form without `{keyName}` in the path).
@@ -455,10 +464,15 @@ pub struct UpdateKeyByBodyRequest {
     /// Translations to set.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
+    /// As in `PATCH .../keys/{keyName}`.
+    #[oai(rename = "keepCurrent", nullable)]
+    pub keep_current: Option<bool>,
 }
 
-impl From<Key> for KeyItem {
-    fn from(key: Key) -> Self {
+impl KeyItem {
+    /// The key as answered, its outdated translations told against the base language `base`.
+    pub fn of(key: Key, base: &LanguageCode) -> Self {
+        let outdated = key.outdated(base).map(ToString::to_string).collect();
         Self {
             name: key.name.to_string(),
             tags: key.tags,
@@ -472,6 +486,7 @@ impl From<Key> for KeyItem {
             markup: key.markup,
             translatable: key.translatable,
             files: KeyFilesItem::from(&key.files),
+            outdated,
         }
     }
 }

@@ -86,18 +86,115 @@ impl Key {
             return;
         }
         self.plural = plural;
+        self.map_texts(|text| match text {
+            Text::Plain(text) if plural => Text::Plural(PluralForms::other(text)),
+            Text::Plural(forms) if !plural => Text::Plain(forms.into_other()),
+            same => same,
+        });
+    }
+
+    /// Replaces every text by `change` of it, keeping each translation's recorded base.
+    fn map_texts(&mut self, change: impl Fn(Text) -> Text) {
         let texts = std::mem::take(&mut self.translations);
+        let bases: Vec<(LanguageCode, Option<u32>)> = texts
+            .keys()
+            .map(|language| (language.clone(), texts.base_of(language)))
+            .collect();
         self.translations = texts
             .into_iter()
-            .map(|(language, text)| {
-                let text = match text {
-                    Text::Plain(text) if plural => Text::Plural(PluralForms::other(text)),
-                    Text::Plural(forms) if !plural => Text::Plain(forms.into_other()),
-                    same => same,
-                };
-                (language, text)
-            })
+            .map(|(language, text)| (language, change(text)))
             .collect();
+        for (language, base) in bases {
+            self.translations.set_base(&language, base);
+        }
+    }
+}
+
+/// Outdated translations: each translation records the hash of the base text it was written
+/// against ([`Translations::base_of`]); one whose record differs from its base text's hash is
+/// outdated.
+impl Key {
+    /// The languages whose translation is outdated against the base text in `base`, in code
+    /// order. A translation with no record, and every translation of a key with no base text,
+    /// is current.
+    pub fn outdated<'a>(&'a self, base: &LanguageCode) -> impl Iterator<Item = &'a LanguageCode> + 'a {
+        let current = self.translations.get(base).map(TextRef::base_hash);
+        let translations = &self.translations;
+        translations.keys().filter(move |language| {
+            current.is_some()
+                && translations
+                    .base_of(language)
+                    .is_some_and(|recorded| Some(recorded) != current)
+        })
+    }
+
+    /// Whether the translation in `language` is outdated against the base text in `base`.
+    pub fn is_outdated(&self, base: &LanguageCode, language: &LanguageCode) -> bool {
+        let Some(recorded) = self.translations.base_of(language) else {
+            return false;
+        };
+        self.translations
+            .get(base)
+            .is_some_and(|text| text.base_hash() != recorded)
+    }
+
+    /// Records, after a write that turned `before` (none for a new key) into this key, which
+    /// base text each translation was written against: a new or changed translation against
+    /// the base text now; when the base text changed, the others keep the old one (so they are
+    /// outdated) unless `keep_current`, which moves the current ones to the new base text.
+    pub fn settle_bases(&mut self, base: &LanguageCode, before: Option<&Key>, keep_current: bool) {
+        let old = before
+            .and_then(|key| key.translations.get(base))
+            .map(TextRef::base_hash);
+        let new = self.translations.get(base).map(TextRef::base_hash);
+        let languages: Vec<LanguageCode> = self
+            .translations
+            .keys()
+            .filter(|language| *language != base)
+            .cloned()
+            .collect();
+        for language in &languages {
+            let text = self.translations.get(language);
+            let written = before
+                .and_then(|key| key.translations.get(language))
+                .is_none_or(|old_text| Some(old_text) != text);
+            let recorded = self.translations.base_of(language);
+            let next = if written {
+                new
+            } else if old.is_some() && old != new {
+                if keep_current && (recorded.is_none() || recorded == old) {
+                    new
+                } else {
+                    recorded.or(old)
+                }
+            } else {
+                recorded
+            };
+            self.translations.set_base(language, next);
+        }
+        self.translations.set_base(base, None);
+    }
+
+    /// Marks the translations in `languages` (every one when empty) as written against the
+    /// base text in `base`; whether any record changed.
+    pub fn confirm(&mut self, base: &LanguageCode, languages: &[LanguageCode]) -> bool {
+        let Some(current) = self.translations.get(base).map(TextRef::base_hash) else {
+            return false;
+        };
+        let targets: Vec<LanguageCode> = self
+            .translations
+            .keys()
+            .filter(|language| *language != base && (languages.is_empty() || languages.contains(language)))
+            .cloned()
+            .collect();
+        let mut changed = false;
+        for language in &targets {
+            if self.translations.base_of(language) != Some(current) {
+                self.translations.set_base(language, Some(current));
+                changed = true;
+            }
+        }
+        changed
     }
 }
 
@@ -110,11 +207,7 @@ impl Key {
         }
         self.markup = markup;
         if markup {
-            let texts = std::mem::take(&mut self.translations);
-            self.translations = texts
-                .into_iter()
-                .map(|(language, text)| (language, text.map_strings(escape_markup)))
-                .collect();
+            self.map_texts(|text| text.map_strings(escape_markup));
         }
     }
 }
@@ -176,6 +269,107 @@ pub fn normalize_languages(base: &LanguageCode, languages: Vec<LanguageCode>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn code(raw: &str) -> LanguageCode {
+        LanguageCode::parse(raw).unwrap()
+    }
+
+    fn texts(key: &mut Key, pairs: &[(&str, &str)]) {
+        key.translations.apply(
+            pairs
+                .iter()
+                .map(|(language, text)| (code(language), Some(Text::from(*text)))),
+        );
+    }
+
+    fn outdated(key: &Key) -> Vec<&str> {
+        key.outdated(&code("en")).map(LanguageCode::as_str).collect()
+    }
+
+    #[test]
+    fn a_base_change_outdates_the_other_translations_until_they_are_written_or_confirmed() {
+        let en = code("en");
+        let mut key = Key::named(KeyName::parse("k").unwrap());
+        texts(&mut key, &[("en", "Save"), ("fr", "Enregistrer"), ("de", "Speichern")]);
+        key.settle_bases(&en, None, false);
+        assert!(outdated(&key).is_empty());
+        assert_eq!(key.translations.base_of(&en), None, "the base text records no base");
+
+        let before = key.clone();
+        texts(&mut key, &[("en", "Save all")]);
+        key.settle_bases(&en, Some(&before), false);
+        assert_eq!(outdated(&key), ["de", "fr"]);
+        assert!(key.is_outdated(&en, &code("fr")));
+        assert!(!key.is_outdated(&en, &en));
+
+        // Writing French makes it current; German stays outdated.
+        let before = key.clone();
+        texts(&mut key, &[("fr", "Tout enregistrer")]);
+        key.settle_bases(&en, Some(&before), false);
+        assert_eq!(outdated(&key), ["de"]);
+        // A write that leaves German's text as it was does not confirm it.
+        let before = key.clone();
+        texts(&mut key, &[("de", "Speichern")]);
+        key.settle_bases(&en, Some(&before), false);
+        assert_eq!(outdated(&key), ["de"]);
+
+        // Confirming names languages, or takes every one.
+        assert!(key.confirm(&en, &[code("de")]));
+        assert!(outdated(&key).is_empty());
+        assert!(!key.confirm(&en, &[]), "nothing left to confirm");
+
+        // Back to the old base text: the translations written against it are current again,
+        // the ones written against the new one are outdated.
+        let before = key.clone();
+        texts(&mut key, &[("en", "Save")]);
+        key.settle_bases(&en, Some(&before), false);
+        assert_eq!(outdated(&key), ["de", "fr"]);
+    }
+
+    #[test]
+    fn keep_current_moves_only_the_current_translations_to_the_new_base_text() {
+        let en = code("en");
+        let mut key = Key::named(KeyName::parse("k").unwrap());
+        texts(&mut key, &[("en", "Colour"), ("fr", "Couleur"), ("de", "Farbe")]);
+        key.settle_bases(&en, None, false);
+        let before = key.clone();
+        texts(&mut key, &[("en", "Colours")]);
+        key.settle_bases(&en, Some(&before), false);
+        key.confirm(&en, &[code("fr")]);
+        assert_eq!(outdated(&key), ["de"]);
+        // A typo fix: French stays current, German stays outdated.
+        let before = key.clone();
+        texts(&mut key, &[("en", "Colors")]);
+        key.settle_bases(&en, Some(&before), true);
+        assert_eq!(outdated(&key), ["de"]);
+    }
+
+    #[test]
+    fn translations_without_a_record_are_current_until_the_base_text_changes() {
+        let en = code("en");
+        let mut key = Key::named(KeyName::parse("k").unwrap());
+        texts(&mut key, &[("en", "Open"), ("fr", "Ouvrir")]);
+        // As a key file written before records existed reads.
+        assert!(outdated(&key).is_empty());
+        let before = key.clone();
+        key.description = "a menu item".into();
+        key.settle_bases(&en, Some(&before), false);
+        assert_eq!(
+            key.translations.base_of(&code("fr")),
+            None,
+            "a change that leaves the texts alone records nothing"
+        );
+        texts(&mut key, &[("en", "Open…")]);
+        key.settle_bases(&en, Some(&before), false);
+        assert_eq!(outdated(&key), ["fr"]);
+        // Switching to plural keeps the records with their translations.
+        let mut plural = key.clone();
+        plural.set_plural(true);
+        assert_eq!(
+            plural.translations.base_of(&code("fr")),
+            key.translations.base_of(&code("fr"))
+        );
+    }
 
     #[test]
     fn plural_forms_need_other_and_keep_cldr_order() {

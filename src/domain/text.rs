@@ -196,6 +196,33 @@ impl<'a> TextRef<'a> {
             TextRef::Plural(forms) => Text::Plural(forms.to_owned()),
         }
     }
+
+    /// The [base hash](base_hash) of this text.
+    pub fn base_hash(self) -> u32 {
+        base_hash(self)
+    }
+}
+
+/// A short hash of a base text (a plain text, or each form with its category), recorded
+/// beside each translation as the base text it was written against: a translation whose
+/// recorded hash differs from its base text's is outdated. The first four bytes of the
+/// SHA-256 of the text, never 0 (which stands for "none recorded").
+pub fn base_hash(text: TextRef<'_>) -> u32 {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    match text {
+        TextRef::Plain(text) => hasher.update(text.as_bytes()),
+        TextRef::Plural(forms) => {
+            for (category, form) in forms.iter() {
+                hasher.update(category.name().as_bytes());
+                hasher.update([0]);
+                hasher.update(form.as_bytes());
+                hasher.update([0]);
+            }
+        }
+    }
+    let digest = hasher.finalize();
+    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]).max(1)
 }
 
 impl PartialEq<Text> for TextRef<'_> {

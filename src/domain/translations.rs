@@ -22,6 +22,9 @@ pub struct Translations {
     texts: Box<str>,
     /// For each plural form, the end of its string in `texts`.
     form_ends: Box<[u32]>,
+    /// Per slot, the [base hash](super::text::base_hash) of the base text the translation was
+    /// written against (0: none recorded); empty when no slot has one.
+    bases: Box<[u32]>,
 }
 
 #[derive(Clone, Copy)]
@@ -55,6 +58,32 @@ impl Translations {
         Some(self.text(index))
     }
 
+    /// The hash of the base text the translation of `language` was written against, if one
+    /// is recorded.
+    pub fn base_of(&self, language: &LanguageCode) -> Option<u32> {
+        let index = self.position(language).ok()?;
+        self.bases.get(index).copied().filter(|base| *base != 0)
+    }
+
+    /// Records (`Some`) or forgets (`None`) the base text the translation of `language` was
+    /// written against; nothing when there is no such translation.
+    pub fn set_base(&mut self, language: &LanguageCode, base: Option<u32>) {
+        let Ok(index) = self.position(language) else {
+            return;
+        };
+        let base = base.unwrap_or(0);
+        if self.bases.is_empty() {
+            if base == 0 {
+                return;
+            }
+            self.bases = vec![0; self.slots.len()].into_boxed_slice();
+        }
+        self.bases[index] = base;
+        if self.bases.iter().all(|base| *base == 0) {
+            self.bases = Box::default();
+        }
+    }
+
     /// Sets the text of `language`.
     pub fn insert(&mut self, language: LanguageCode, text: Text) {
         self.apply([(language, Some(text))]);
@@ -70,9 +99,10 @@ impl Translations {
     }
 
     /// Sets (`Some`) or removes (`None`) the texts of many languages with one repacking; of
-    /// two changes to the same language the later wins.
+    /// two changes to the same language the later wins. A replaced text keeps its recorded
+    /// base; a new one has none.
     pub fn apply<L: Borrow<LanguageCode>>(&mut self, changes: impl IntoIterator<Item = (L, Option<Text>)>) {
-        let mut texts: Vec<(&LanguageCode, Option<TextRef<'_>>)> = Vec::new();
+        let mut texts: Vec<(&LanguageCode, Option<TextRef<'_>>, u32)> = Vec::new();
         let changes: Vec<(L, Option<Text>)> = changes.into_iter().collect();
         let mut changed: Vec<(&LanguageCode, &Option<Text>)> = changes
             .iter()
@@ -81,32 +111,37 @@ impl Translations {
         // Stable: the last of equal codes is the one kept below.
         changed.sort_by(|a, b| a.0.cmp(b.0));
         let mut changed = changed.into_iter().peekable();
-        let mut old = self.iter().peekable();
+        let mut old = self.iter_with_bases().peekable();
         loop {
             let order = match (old.peek(), changed.peek()) {
                 (None, None) => break,
                 (Some(_), None) => std::cmp::Ordering::Less,
                 (None, Some(_)) => std::cmp::Ordering::Greater,
-                (Some((a, _)), Some((b, _))) => (*a).cmp(b),
+                (Some((a, _, _)), Some((b, _))) => (*a).cmp(b),
             };
             if order == std::cmp::Ordering::Less {
-                let (language, text) = old.next().expect("peeked");
-                texts.push((language, Some(text)));
+                let (language, text, base) = old.next().expect("peeked");
+                texts.push((language, Some(text), base));
                 continue;
             }
+            let mut base = 0;
             if order == std::cmp::Ordering::Equal {
                 // The change replaces the old text.
-                old.next();
+                base = old.next().expect("peeked").2;
             }
             let (language, text) = changed.next().expect("peeked");
             let text = text.as_ref().map(Text::as_ref);
             match texts.last_mut() {
                 Some(last) if last.0 == language => last.1 = text,
-                _ => texts.push((language, text)),
+                _ => texts.push((language, text, base)),
             }
         }
         drop(old);
-        let packed = Self::pack(texts.into_iter().filter_map(|(language, text)| Some((language, text?))));
+        let packed = Self::pack(
+            texts
+                .into_iter()
+                .filter_map(|(language, text, base)| Some((language, text?, base))),
+        );
         *self = packed;
     }
 
@@ -114,8 +149,18 @@ impl Translations {
         if self.iter().all(|(language, text)| keep(language, text)) {
             return;
         }
-        let packed = Self::pack(self.iter().filter(|(language, text)| keep(language, *text)));
+        let packed = Self::pack(
+            self.iter_with_bases()
+                .filter(|(language, text, _)| keep(language, *text)),
+        );
         *self = packed;
+    }
+
+    fn iter_with_bases(&self) -> impl Iterator<Item = (&LanguageCode, TextRef<'_>, u32)> + '_ {
+        (0..self.slots.len()).map(|index| {
+            let base = self.bases.get(index).copied().unwrap_or(0);
+            (self.slots[index].language, self.text(index), base)
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -139,22 +184,32 @@ impl Translations {
     }
 
     /// The packed form, for a cache on disk: per language its code, the end of its strings
-    /// and its forms word (see [`Slot`]); the strings; the ends of the plural forms.
+    /// and its forms word (see [`Slot`]); the strings; the ends of the plural forms; the
+    /// recorded bases (empty, or one per language).
     pub fn packed(
         &self,
     ) -> (
         impl Iterator<Item = (&'static LanguageCode, u32, u32)> + '_,
         &str,
         &[u32],
+        &[u32],
     ) {
         let slots = self.slots.iter().map(|slot| (slot.language, slot.end, slot.forms));
-        (slots, &self.texts, &self.form_ends)
+        (slots, &self.texts, &self.form_ends, &self.bases)
     }
 
     /// Translations from their [packed](Self::packed) form, checked: `None` unless the codes
     /// ascend, every end falls on a character boundary in order, and plural forms are as
     /// [`super::text::PluralForms`] requires (`other` present, none empty) and listed in order.
-    pub fn from_packed(slots: Vec<(&'static LanguageCode, u32, u32)>, texts: &str, form_ends: &[u32]) -> Option<Self> {
+    pub fn from_packed(
+        slots: Vec<(&'static LanguageCode, u32, u32)>,
+        texts: &str,
+        form_ends: &[u32],
+        bases: &[u32],
+    ) -> Option<Self> {
+        if !bases.is_empty() && (bases.len() != slots.len() || bases.iter().all(|base| *base == 0)) {
+            return None;
+        }
         let boundary = |end: u32| texts.is_char_boundary(end as usize);
         let other = 1 << PluralCategory::Other.bit();
         let (mut start, mut forms_seen) = (0u32, 0usize);
@@ -194,6 +249,7 @@ impl Translations {
             slots,
             texts: texts.into(),
             form_ends: form_ends.into(),
+            bases: bases.into(),
         })
     }
 
@@ -218,12 +274,15 @@ impl Translations {
         self.slots.binary_search_by(|slot| slot.language.cmp(language))
     }
 
-    /// Packs texts given in code order with no code twice.
-    fn pack<'a>(texts: impl IntoIterator<Item = (&'a LanguageCode, TextRef<'a>)>) -> Self {
+    /// Packs texts given in code order with no code twice, each with its recorded base (0:
+    /// none).
+    fn pack<'a>(texts: impl IntoIterator<Item = (&'a LanguageCode, TextRef<'a>, u32)>) -> Self {
         let mut slots = Vec::new();
         let mut buffer = String::new();
         let mut form_ends = Vec::new();
-        for (language, text) in texts {
+        let mut bases = Vec::new();
+        for (language, text, base) in texts {
+            bases.push(base);
             let forms = match text {
                 TextRef::Plain(text) => {
                     buffer.push_str(text);
@@ -246,10 +305,14 @@ impl Translations {
                 forms,
             });
         }
+        if bases.iter().all(|base| *base == 0) {
+            bases.clear();
+        }
         Self {
             slots: slots.into_boxed_slice(),
             texts: buffer.into_boxed_str(),
             form_ends: form_ends.into_boxed_slice(),
+            bases: bases.into_boxed_slice(),
         }
     }
 }
@@ -260,7 +323,7 @@ fn text_end(buffer: &str) -> u32 {
 
 impl PartialEq for Translations {
     fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter())
+        self.len() == other.len() && self.iter_with_bases().eq(other.iter_with_bases())
     }
 }
 
@@ -407,12 +470,20 @@ mod tests {
         ]
         .into_iter()
         .collect();
-        let (slots, strings, form_ends) = texts.packed();
+        let mut texts = texts;
+        texts.set_base(&code("de"), Some(0x1234_abcd));
+        let (slots, strings, form_ends, bases) = texts.packed();
         let slots: Vec<_> = slots.collect();
-        let again = Translations::from_packed(slots.clone(), strings, form_ends).unwrap();
+        assert_eq!(bases, [0x1234_abcd, 0]);
+        let again = Translations::from_packed(slots.clone(), strings, form_ends, bases).unwrap();
         assert_eq!(again, texts);
+        assert_eq!(again.base_of(&code("de")), Some(0x1234_abcd));
+        assert_eq!(again.base_of(&code("en")), None);
+        // Bases for some slots only, or all zero, are damage.
+        assert!(Translations::from_packed(slots.clone(), strings, form_ends, &[1]).is_none());
+        assert!(Translations::from_packed(slots.clone(), strings, form_ends, &[0, 0]).is_none());
         let refused = |slots: Vec<(&'static LanguageCode, u32, u32)>, strings: &str, ends: &[u32]| {
-            Translations::from_packed(slots, strings, ends).is_none()
+            Translations::from_packed(slots, strings, ends, &[]).is_none()
         };
         // Codes out of order, an end inside a character, a missing form end, text left over.
         assert!(refused(vec![slots[1], slots[0]], strings, form_ends));
@@ -425,6 +496,42 @@ mod tests {
         let mut no_other = slots.clone();
         no_other[0].2 &= !(1 << PluralCategory::Other.bit());
         assert!(refused(no_other, strings, form_ends));
-        assert!(Translations::from_packed(Vec::new(), "", &[]).is_some_and(|empty| empty.is_empty()));
+        assert!(Translations::from_packed(Vec::new(), "", &[], &[]).is_some_and(|empty| empty.is_empty()));
+    }
+}
+
+#[cfg(test)]
+mod base_tests {
+    use super::*;
+
+    fn code(raw: &str) -> LanguageCode {
+        LanguageCode::parse(raw).unwrap()
+    }
+
+    #[test]
+    fn a_recorded_base_stays_with_its_translation_through_changes_of_others_and_of_its_text() {
+        let mut texts: Translations = [(code("en"), Text::from("Hi")), (code("fr"), Text::from("Salut"))]
+            .into_iter()
+            .collect();
+        assert_eq!(texts.base_of(&code("fr")), None);
+        texts.set_base(&code("fr"), Some(7));
+        texts.insert(code("de"), "Hallo".into());
+        texts.remove(&code("en"));
+        assert_eq!(texts.base_of(&code("fr")), Some(7));
+        assert_eq!(texts.base_of(&code("de")), None);
+        texts.insert(code("fr"), "Bonjour".into());
+        assert_eq!(texts.base_of(&code("fr")), Some(7), "a replaced text keeps its record");
+        texts.retain(|language, _| language.as_str() == "fr");
+        assert_eq!(texts.base_of(&code("fr")), Some(7));
+        // A record is part of equality: a confirmed translation is a change to commit.
+        let mut other = texts.clone();
+        other.set_base(&code("fr"), Some(8));
+        assert_ne!(other, texts);
+        other.set_base(&code("fr"), None);
+        texts.set_base(&code("fr"), None);
+        assert_eq!(other, texts);
+        // No record for a language without text.
+        texts.set_base(&code("it"), Some(3));
+        assert_eq!(texts.base_of(&code("it")), None);
     }
 }

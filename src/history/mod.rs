@@ -12,7 +12,7 @@ pub mod snapshots;
 use std::sync::{Arc, Mutex};
 
 use crate::domain::model::{Key, Project};
-use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo};
 use crate::store::{Change, KeyEntry, Outcome, ProjectAt, Published, Store, StoreError, key_not_found, quoted, seen};
 pub use index::CommitInfo;
@@ -112,14 +112,14 @@ impl History {
         Ok(self.past(team, project, reference).await?.settings())
     }
 
-    /// A key at the commit `reference` names.
+    /// A key at the commit `reference` names, and its project's base language then.
     pub async fn key_at(
         &self,
         team: &TeamName,
         project: &ProjectName,
         name: &KeyName,
         reference: &str,
-    ) -> Result<Key, StoreError> {
+    ) -> Result<(Key, LanguageCode), StoreError> {
         // The key's file where the layout puts it: one blob, not the whole project. A key in a
         // hand-made place, or a project not there, falls back to reading the project.
         let store = self.store.clone();
@@ -141,7 +141,7 @@ impl History {
         let past = self.past(team, project, reference).await?;
         past.at
             .key(name)
-            .cloned()
+            .map(|key| (key.clone(), past.at.settings.base_language.clone()))
             .ok_or_else(|| key_not_found(team, project, name))
     }
 
@@ -152,7 +152,7 @@ impl History {
         project: &ProjectName,
         reference: &str,
         query: &KeyQuery,
-        render: impl FnOnce(&[&Key]) -> T,
+        render: impl FnOnce(&Project, &[&Key]) -> T,
     ) -> Result<(T, PageInfo), StoreError> {
         let past = self.past(team, project, reference).await?;
         Ok(past.at.query(query, render))

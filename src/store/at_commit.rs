@@ -12,7 +12,7 @@ use super::catalog::{Catalog, KeyEntry, KeyIndex};
 use super::error::StoreError;
 use super::{Store, files, layout, scan, tagged};
 use crate::domain::model::{Key, Project};
-use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo};
 use crate::gitdb::tree_diff;
 
@@ -29,8 +29,8 @@ impl ProjectAt {
     }
 
     /// One page of the keys, as [`Store::query_keys`] pages HEAD's.
-    pub fn query<T>(&self, query: &KeyQuery, render: impl FnOnce(&[&Key]) -> T) -> (T, PageInfo) {
-        self.keys.query(query, render)
+    pub fn query<T>(&self, query: &KeyQuery, render: impl FnOnce(&Project, &[&Key]) -> T) -> (T, PageInfo) {
+        self.keys.query(query, |page| render(&self.settings, page))
     }
 
     /// The keys with at least one of `tags` (all when there are none), sorted by name.
@@ -62,7 +62,8 @@ impl Store {
     }
 
     /// The key `name` of `team/project` as `commit` holds it in the file the layout gives it,
-    /// if it is there (and its project with it): one blob, not the whole project. Blocking.
+    /// if it is there (and its project with it), with the project's base language then: two
+    /// blobs, not the whole project. Blocking.
     pub fn key_at_commit(
         &self,
         repo: &Repository,
@@ -70,13 +71,15 @@ impl Store {
         team: &TeamName,
         project: &ProjectName,
         name: &KeyName,
-    ) -> Option<Key> {
+    ) -> Option<(Key, LanguageCode)> {
         let tree = repo.find_commit(commit).ok()?.tree().ok()?;
-        tree.get_path(Path::new(&layout::project_file(team, project))).ok()?;
+        let settings = tree.get_path(Path::new(&layout::project_file(team, project))).ok()?;
+        let settings = files::read_project(project.clone(), repo.find_blob(settings.id()).ok()?.content()).ok()?;
         let path = format!("{}/{}", layout::keys_dir(team, project), layout::key_file(name));
         let entry = tree.get_path(Path::new(&path)).ok()?;
         let blob = repo.find_blob(entry.id()).ok()?;
-        files::read_key(blob.content()).ok().filter(|key| &key.name == name)
+        let key = files::read_key(blob.content()).ok().filter(|key| &key.name == name)?;
+        Some((key, settings.base_language))
     }
 }
 

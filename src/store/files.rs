@@ -56,6 +56,10 @@ struct KeyFile {
     files: FilesFile,
     #[serde(default)]
     translations: BTreeMap<String, TextFile>,
+    /// Per translation, the [base hash](crate::domain::text::base_hash) of the base text it
+    /// was written against (8 hex digits).
+    #[serde(default)]
+    based_on: BTreeMap<String, String>,
 }
 
 /// A key's app files (`[files]`, one line per platform family that has one).
@@ -225,6 +229,7 @@ pub fn write_key(key: &Key) -> Vec<u8> {
             web: key.files.web.clone(),
         },
         translations: TranslationsRef(key),
+        based_on: BasedOnRef(key),
     })
 }
 
@@ -246,6 +251,31 @@ struct KeyFileRef<'a> {
     #[serde(skip_serializing_if = "FilesFile::is_empty")]
     files: FilesFile,
     translations: TranslationsRef<'a>,
+    #[serde(skip_serializing_if = "BasedOnRef::is_empty")]
+    based_on: BasedOnRef<'a>,
+}
+
+/// The recorded bases by language code, in code order, as 8 hex digits: beside the texts, so
+/// that a diff shows which base text a translation was written against.
+struct BasedOnRef<'a>(&'a Key);
+
+impl BasedOnRef<'_> {
+    fn is_empty(&self) -> bool {
+        self.0
+            .translations
+            .keys()
+            .all(|language| self.0.translations.base_of(language).is_none())
+    }
+}
+
+impl Serialize for BasedOnRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let translations = &self.0.translations;
+        serializer.collect_map(translations.keys().filter_map(|language| {
+            let base = translations.base_of(language)?;
+            Some((language.as_str(), format!("{base:08x}")))
+        }))
+    }
 }
 
 /// The translations by language code, in code order (the order a key keeps them in).
@@ -331,6 +361,16 @@ pub fn read_key(bytes: &[u8]) -> Result<Key, FileError> {
             Ok((language, text))
         })
         .collect::<Result<_, FileError>>()?;
+    let mut translations: crate::domain::model::Translations = translations;
+    for (code, base) in file.based_on {
+        let language = parse_language(&code)?;
+        let parsed = (base.len() == 8)
+            .then(|| u32::from_str_radix(&base, 16).ok())
+            .flatten()
+            .filter(|base| *base != 0)
+            .ok_or_else(|| FileError::Invalid(format!("based_on {code:?}: {base:?} is not 8 hex digits")))?;
+        translations.set_base(&language, Some(parsed));
+    }
     Ok(Key {
         name,
         tags: crate::domain::model::dedup_tags(file.tags),
@@ -483,6 +523,37 @@ mod tests {
         // A hand edit cannot point a key's file out of its folder.
         assert!(read_key(b"name = \"k\"\n[files]\nandroid = \"../x.xml\"\n").is_err());
         assert!(read_key(b"name = \"k\"\n[files]\nios = \"x\"\n").is_err());
+    }
+
+    #[test]
+    fn the_base_each_translation_was_written_against_is_a_line_beside_the_texts() {
+        let en = LanguageCode::parse("en").unwrap();
+        let mut written = key("greeting", &[], &[("en", "Hello"), ("fr", "Bonjour"), ("de", "Hallo")]);
+        written.settle_bases(&en, None, false);
+        let text = String::from_utf8(write_key(&written)).unwrap();
+        let hash = format!("{:08x}", crate::domain::text::base_hash(TextRef::Plain("Hello")));
+        assert_eq!(
+            text,
+            format!(
+                "name = \"greeting\"\ntags = []\n\n[translations]\nde = \"Hallo\"\nen = \"Hello\"\nfr = \"Bonjour\"\n\n[based_on]\nde = \"{hash}\"\nfr = \"{hash}\"\n"
+            )
+        );
+        assert_eq!(read_key(text.as_bytes()).unwrap(), written);
+        // A plural key's tables come first, the records after them.
+        let mut plural = plural_key();
+        plural.settle_bases(&en, None, false);
+        let text = String::from_utf8(write_key(&plural)).unwrap();
+        assert!(
+            text.ends_with("\n[based_on]\nfr = \"") || text.contains("\n[based_on]\n"),
+            "{text}"
+        );
+        assert_eq!(read_key(text.as_bytes()).unwrap(), plural);
+        // Records that are not 8 hex digits are refused; one for a language without text is
+        // dropped.
+        assert!(read_key(b"name = \"k\"\n[translations]\nfr = \"x\"\n[based_on]\nfr = \"xyz\"\n").is_err());
+        assert!(read_key(b"name = \"k\"\n[translations]\nfr = \"x\"\n[based_on]\nfr = \"00000000\"\n").is_err());
+        let dropped = read_key(b"name = \"k\"\n[translations]\nfr = \"x\"\n[based_on]\nit = \"0000000a\"\n").unwrap();
+        assert_eq!(dropped.translations.base_of(&LanguageCode::parse("it").unwrap()), None);
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub use plan::{Change, KeyDraft, KeyPatch, NewProject, ProjectPatch, TextInput, 
 pub use plan::{ImportCounts, ImportEntry, ImportMode, TextCounts};
 
 use crate::domain::model::{Key, Project, Team};
-use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo};
 use crate::metrics::Metrics;
 pub use catalog::KeyEntry;
@@ -85,6 +85,8 @@ pub struct Import {
     pub keys: Vec<ImportEntry>,
     /// Languages to add to the project in the same commit.
     pub add_languages: Vec<crate::domain::names::LanguageCode>,
+    /// Base texts the import changes leave current translations current (typo fixes).
+    pub keep_current: bool,
 }
 
 impl Import {
@@ -95,6 +97,7 @@ impl Import {
             mode: self.mode,
             keys: self.keys,
             add_languages: self.add_languages,
+            keep_current: self.keep_current,
         }
     }
 }
@@ -278,22 +281,34 @@ impl Store {
     }
 
     /// One page of a project's keys.
-    /// Runs `query` and hands the page's keys to `render` (under the read lock, so keep it
-    /// short: it turns a page into an answer).
+    /// Runs `query` and hands the project and the page's keys to `render` (under the read
+    /// lock, so keep it short: it turns a page into an answer).
     pub async fn query_keys<T>(
         &self,
         team: &TeamName,
         project: &ProjectName,
         query: &KeyQuery,
-        render: impl FnOnce(&[&Key]) -> T,
+        render: impl FnOnce(&Project, &[&Key]) -> T,
     ) -> Result<(T, PageInfo), StoreError> {
-        self.with_keys(team, project, |_, keys| keys.query(query, render)).await
+        self.with_keys(team, project, |entry, keys| {
+            keys.query(query, |page| render(&entry.project, page))
+        })
+        .await
     }
 
-    pub async fn key(&self, team: &TeamName, project: &ProjectName, name: &KeyName) -> Result<Key, StoreError> {
-        self.with_keys(team, project, |_, keys| keys.get(name).map(|entry| entry.key.clone()))
-            .await?
-            .ok_or_else(|| key_not_found(team, project, name))
+    /// A key, and its project's base language (which its outdated translations are told by).
+    pub async fn key(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        name: &KeyName,
+    ) -> Result<(Key, LanguageCode), StoreError> {
+        self.with_keys(team, project, |entry, keys| {
+            let key = keys.get(name)?.key.clone();
+            Some((key, entry.project.base_language.clone()))
+        })
+        .await?
+        .ok_or_else(|| key_not_found(team, project, name))
     }
 
     /// Takes a snapshot of a project as HEAD holds it: an annotated tag.

@@ -1,7 +1,7 @@
 //! Git-native reads: the commit behind every answer, conditional requests, reads of the past.
 
 use poem::http::{Method, StatusCode};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::helpers::{Reply, TestApp};
 
@@ -906,5 +906,14 @@ async fn a_past_state_read_from_the_loaded_keys_and_the_files_changed_since_is_t
     let mut expected = now.clone();
     let last = expected.iter_mut().find(|key| key["name"] == "k.599").unwrap();
     last["translation"]["en"] = json!("middle");
+    // A new base text: every other language's translation is outdated then.
+    let others: Vec<Value> = last["translation"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|language| *language != "en")
+        .map(|language| json!(language))
+        .collect();
+    last["outdated"] = Value::Array(others);
     assert_eq!(at_middle, expected);
 }

@@ -41,7 +41,7 @@ async fn a_key_is_created_read_updated_and_deleted() {
     let key = app.get(&format!("{KEYS}/home.title")).await.assert_ok(StatusCode::OK);
     assert_eq!(
         key,
-        json!({"data": {"name": "home.title", "tags": ["ui", "home"], "translation": {"en": "Home", "fr": "Accueil"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}}})
+        json!({"data": {"name": "home.title", "tags": ["ui", "home"], "translation": {"en": "Home", "fr": "Accueil"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": []}})
     );
 
     let update = json!({"tags": ["b", "a"], "translations": [{"language": "fr", "content": ""}, {"language": "pt-BR", "content": "Início"}]});
@@ -331,6 +331,13 @@ async fn a_key_named_export_is_found_through_the_query_and_changed_by_its_path()
     assert_eq!(names(&app.get(KEYS).await.json()), Vec::<String>::new());
 }
 
+/// The record of a base text, as key files keep it: the first four bytes of its SHA-256.
+fn base_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(text.as_bytes());
+    digest[..4].iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
 #[tokio::test]
 async fn key_files_are_written_for_review() {
     let app = TestApp::spawn().await;
@@ -349,7 +356,10 @@ async fn key_files_are_written_for_review() {
     let text = std::fs::read_to_string(app.repo().join(path)).unwrap();
     assert_eq!(
         text,
-        "name = \"home.title\"\ntags = [\"ui\"]\n\n[translations]\nen = \"\"\"\nTwo\nlines\"\"\"\npt-BR = \"Início\"\n"
+        format!(
+            "name = \"home.title\"\ntags = [\"ui\"]\n\n[translations]\nen = \"\"\"\nTwo\nlines\"\"\"\npt-BR = \"Início\"\n\n[based_on]\npt-BR = \"{}\"\n",
+            base_hash("Two\nlines")
+        )
     );
     app.create_key("Hello, %@!", &[], &[]).await;
     let files = app.git(&[

@@ -13,6 +13,7 @@ mod openapi;
 mod platforms;
 mod plurals;
 mod projects;
+mod quality;
 mod reliability;
 mod remote_http;
 mod remote_ssh;

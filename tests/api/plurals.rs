@@ -51,6 +51,7 @@ async fn a_plural_key_keeps_its_forms_and_description_through_create_patch_and_q
             "markup": false,
             "translatable": true,
             "files": {},
+            "outdated": [],
         })
     );
     // One line per form, in CLDR order, so that a diff shows which form changed.

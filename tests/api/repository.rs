@@ -81,15 +81,30 @@ async fn commits_name_the_change_the_author_and_the_committer() {
             "Create the locstore data repository|locstore|locstore",
         ]
     );
+    // The new text, and beside it the base text it was written against.
     let diff = app.git(&["show", "--format=", "HEAD"]);
-    assert!(diff.contains("+fr = \"Accueil\""), "{diff}");
-    assert_eq!(
+    let added = |diff: &str| {
         diff.lines()
             .filter(|line| line.starts_with('+') && !line.starts_with("+++"))
-            .count(),
-        1,
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let lines = added(&diff);
+    assert_eq!(lines.len(), 4, "{diff}");
+    assert_eq!(lines[0], "+fr = \"Accueil\"", "{diff}");
+    assert_eq!(lines[2], "+[based_on]", "{diff}");
+    assert!(
+        lines[3].starts_with("+fr = \"") && lines[3].len() == "+fr = \"12345678\"".len(),
         "{diff}"
     );
+    // A text changed again against the same base text is one line.
+    app.patch(
+        "/teams/acme/projects/mobile/keys/home.title",
+        json!({"translations": [{"language": "fr", "content": "Page d'accueil"}]}),
+    )
+    .await;
+    let diff = app.git(&["show", "--format=", "HEAD"]);
+    assert_eq!(added(&diff), ["+fr = \"Page d'accueil\""], "{diff}");
 }
 
 #[tokio::test]
@@ -147,7 +162,7 @@ async fn a_repository_edited_and_committed_by_hand_is_served_as_edited() {
         .assert_ok(StatusCode::OK);
     assert_eq!(
         key["data"],
-        json!({"name": "k", "tags": ["edited"], "translation": {"en": "Hi by hand"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}})
+        json!({"name": "k", "tags": ["edited"], "translation": {"en": "Hi by hand"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": []})
     );
     let teams = app.get("/teams").await.json();
     assert_eq!(teams["data"][1], json!({"name": "beta", "displayName": "Beta by hand"}));

@@ -27,7 +27,7 @@ use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{Key, Translations};
 use crate::domain::names::{KeyName, LanguageCode};
 
-const MAGIC: &[u8] = b"locstore saved keys v2\n";
+const MAGIC: &[u8] = b"locstore saved keys v3\n";
 const KEYS_A_FRAME: usize = 512;
 const GRAMS_A_FRAME: usize = 8192;
 /// No frame written is near this; a larger length read back is damage.
@@ -65,6 +65,8 @@ struct KeyRecord<'a> {
     languages: Vec<(u16, u32, u32)>,
     texts: &'a str,
     form_ends: Vec<u32>,
+    /// The recorded bases: none, or one per language (see [`Translations::packed`]).
+    bases: Vec<u32>,
 }
 
 fn damaged(what: impl Into<String>) -> io::Error {
@@ -193,7 +195,7 @@ impl KeyIndex {
 
 fn record<'a>(entry: &'a KeyEntry, positions: &FxHashMap<*const LanguageCode, u16>) -> KeyRecord<'a> {
     let key = &entry.key;
-    let (slots, texts, form_ends) = key.translations.packed();
+    let (slots, texts, form_ends, bases) = key.translations.packed();
     KeyRecord {
         id: entry.id,
         name: key.name.as_str(),
@@ -209,6 +211,7 @@ fn record<'a>(entry: &'a KeyEntry, positions: &FxHashMap<*const LanguageCode, u1
             .collect(),
         texts,
         form_ends: form_ends.to_vec(),
+        bases: bases.to_vec(),
     }
 }
 
@@ -220,7 +223,7 @@ fn entry(record: KeyRecord<'_>, languages: &[&'static LanguageCode]) -> io::Resu
         .map(|&(position, end, forms)| Some((*languages.get(position as usize)?, end, forms)))
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| damaged("a language out of range"))?;
-    let translations = Translations::from_packed(slots, record.texts, &record.form_ends)
+    let translations = Translations::from_packed(slots, record.texts, &record.form_ends, &record.bases)
         .ok_or_else(|| damaged(format!("the texts of key {:?} do not check out", record.name)))?;
     if translations
         .values()

@@ -20,6 +20,7 @@ pub(crate) fn plan_import(
     mode: ImportMode,
     items: Vec<ImportEntry>,
     add_languages: Vec<LanguageCode>,
+    keep_current: bool,
 ) -> Result<Plan, StoreError> {
     let entry = project_entry(catalog, &team, &project)?;
     let keys = loaded_keys(entry)?;
@@ -74,6 +75,7 @@ pub(crate) fn plan_import(
                     key.files.set(platform, file);
                 }
                 merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
+                key.settle_bases(&project_settings.base_language, Some(&existing.key), keep_current);
                 if key == existing.key {
                     counts.unchanged += 1;
                     continue;
@@ -97,6 +99,7 @@ pub(crate) fn plan_import(
                     key.files.set(platform, file);
                 }
                 merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
+                key.settle_bases(&project_settings.base_language, None, false);
                 let file = layout::key_file(&key.name);
                 ensure_file_is_free(keys, &file, &key.name).map_err(at)?;
                 if let Some(other) = new_files.insert(file.clone(), key.name.clone()) {

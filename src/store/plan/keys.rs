@@ -2,7 +2,7 @@
 
 use super::vocabulary::*;
 use crate::domain::model::{Key, Translations, dedup_tags};
-use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use crate::gitdb::TreeEdit;
 use crate::store::catalog::{Catalog, KeyEntry};
 use crate::store::error::StoreError;
@@ -33,6 +33,7 @@ pub(super) fn plan_create_key(
         translations: Translations::default(),
     };
     merge_translations(&entry.project, &mut key, draft.translations)?;
+    key.settle_bases(&entry.project.base_language, None, false);
     let file = layout::key_file(&key.name);
     ensure_file_is_free(keys, &file, &key.name)?;
     Ok(Plan {
@@ -81,6 +82,7 @@ pub(super) fn plan_update_key(
         key.files.set(platform, file);
     }
     merge_translations(&entry.project, &mut key, patch.translations)?;
+    key.settle_bases(&entry.project.base_language, Some(&old.key), patch.keep_current);
 
     let keys_dir = layout::keys_dir(&team, &project);
     let mut edits = Vec::new();
@@ -119,6 +121,64 @@ pub(super) fn plan_update_key(
         import: None,
         subject,
         edits,
+        update: CatalogUpdate::PutKey {
+            team,
+            project,
+            old_name: Some(name),
+            entry: KeyEntry::new(key, file),
+        },
+    })
+}
+
+/// Confirms translations of a key: marks them written against its base text as it is now.
+/// A language the project does not have, or one the key has no text in, is refused.
+pub(super) fn plan_confirm_key(
+    catalog: &Catalog,
+    team: TeamName,
+    project: ProjectName,
+    name: KeyName,
+    languages: Vec<LanguageCode>,
+) -> Result<Plan, StoreError> {
+    let entry = project_entry(catalog, &team, &project)?;
+    let keys = loaded_keys(entry)?;
+    let old = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;
+    let settings = &entry.project;
+    let mut named = Vec::with_capacity(languages.len());
+    for language in &languages {
+        let Some(own) = settings.languages.iter().find(|own| own.same_as(language)) else {
+            return Err(StoreError::Invalid(format!(
+                "Project {} has no language {}; its languages are: {}.",
+                quoted(project.as_str()),
+                quoted(language.as_str()),
+                settings.languages_list()
+            )));
+        };
+        if old.key.translations.get(own).is_none() {
+            return Err(StoreError::Invalid(format!(
+                "Key {} has no text in {} to confirm.",
+                quoted(name.as_str()),
+                quoted(own.as_str())
+            )));
+        }
+        named.push(own.clone());
+    }
+    if old.key.translations.get(&settings.base_language).is_none() {
+        return Err(StoreError::Invalid(format!(
+            "Key {} has no text in the base language {}: there is nothing to confirm against.",
+            quoted(name.as_str()),
+            quoted(settings.base_language.as_str())
+        )));
+    }
+    let mut key = old.key.clone();
+    key.confirm(&settings.base_language, &named);
+    let file = old.file();
+    Ok(Plan {
+        import: None,
+        subject: format!("Confirm key {} in {team}/{project}", quoted(name.as_str())),
+        edits: vec![TreeEdit::Write {
+            path: format!("{}/{file}", layout::keys_dir(&team, &project)),
+            contents: files::write_key(&key),
+        }],
         update: CatalogUpdate::PutKey {
             team,
             project,

@@ -79,7 +79,14 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
             mode,
             keys,
             add_languages,
-        } => import::plan_import(catalog, team, project, mode, keys, add_languages),
+            keep_current,
+        } => import::plan_import(catalog, team, project, mode, keys, add_languages, keep_current),
+        Change::ConfirmKey {
+            team,
+            project,
+            name,
+            languages,
+        } => keys::plan_confirm_key(catalog, team, project, name, languages),
         Change::DeleteKey { team, project, name } => {
             let keys = loaded_keys(project_entry(catalog, &team, &project)?)?;
             let entry = keys.get(&name).ok_or_else(|| key_not_found(&team, &project, &name))?;

@@ -60,6 +60,17 @@ pub enum Change {
         /// Languages to add to the project in the same commit (a file upload with
         /// `addLanguages=true`).
         add_languages: Vec<LanguageCode>,
+        /// Base texts changed by the import leave the translations that were current current
+        /// (typo fixes) rather than outdated.
+        keep_current: bool,
+    },
+    /// Translations marked as written against the key's base text as it is now (all of them
+    /// when `languages` is empty), their texts unchanged.
+    ConfirmKey {
+        team: TeamName,
+        project: ProjectName,
+        name: KeyName,
+        languages: Vec<LanguageCode>,
     },
     /// A change of a team, project or key made only when that resource's entity tag is one
     /// `if_match` names (an `If-Match` header), checked as the change is planned.
@@ -160,6 +171,9 @@ pub struct KeyPatch {
     /// families not listed keep theirs.
     pub files: Vec<(Platform, Option<String>)>,
     pub translations: Vec<TranslationInput>,
+    /// A changed base text leaves the translations that were current current (a typo fix)
+    /// rather than outdated.
+    pub keep_current: bool,
 }
 
 impl Change {
@@ -170,6 +184,7 @@ impl Change {
             Change::CreateKey { team, project, .. }
             | Change::UpdateKey { team, project, .. }
             | Change::DeleteKey { team, project, .. }
+            | Change::ConfirmKey { team, project, .. }
             | Change::ImportKeys { team, project, .. } => Some((team, project)),
             Change::RestoreProject { team, project, .. } => Some((team, project)),
             Change::Guarded { change, .. } => change.needs_keys_of(),
