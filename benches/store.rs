@@ -77,6 +77,8 @@ fn seeded(runtime: &tokio::runtime::Runtime, durability: Durability) -> (tempfil
                 markup: None,
                 translatable: None,
                 files: Vec::new(),
+                max_length: None,
+                ignore_checks: None,
                 translations: translations(index),
                 add_tags: Vec::new(),
             })
@@ -148,6 +150,8 @@ fn store_benchmarks(criterion: &mut Criterion) {
                 markup: false,
                 translatable: true,
                 files: Default::default(),
+                max_length: None,
+                ignore_checks: Vec::new(),
                 translations: translations(index),
             };
             store

@@ -458,6 +458,8 @@ impl UploadPlan {
                                 .iter()
                                 .map(|(platform, name)| (*platform, Some(name.clone())))
                                 .collect(),
+                            max_length: None,
+                            ignore_checks: None,
                             translations: Vec::new(),
                             add_tags: tags.to_vec(),
                         });

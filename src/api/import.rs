@@ -17,7 +17,7 @@ use super::error::ApiError;
 use super::keys::{KeysApi, reserved_key_name};
 use super::schema::{
     Conditional, KeyData, KeyFilesInput, KeyNameParam, PluralFormsItem, ProjectNameParam, TeamNameParam, Text,
-    UpdateKeyRequest, check_translation_shape,
+    UpdateKeyRequest, check_translation_shape, parse_checks,
 };
 use super::teams::Done;
 use super::{ApiTags, AppState};
@@ -137,6 +137,15 @@ pub struct ImportKeyItem {
     /// given replace theirs (an empty string removes one).
     #[oai(nullable)]
     pub files: Option<KeyFilesInput>,
+    /// The most characters (grapheme clusters) a text may have; for an existing key it
+    /// replaces the old limit when given.
+    #[oai(rename = "maxLength", nullable, validator(minimum(value = "1")))]
+    #[serde(rename = "maxLength", default)]
+    pub max_length: Option<u32>,
+    /// Checks not run on this key; for an existing key it replaces the old list when given.
+    #[oai(rename = "ignoreChecks", nullable)]
+    #[serde(rename = "ignoreChecks", default)]
+    pub ignore_checks: Option<Vec<String>>,
     /// Translations: `content` for a plain key, `forms` for a plural one; an empty `content`
     /// or `forms` removes one.
     #[oai(nullable)]
@@ -483,6 +492,17 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
             Some(files) => files.parse().map_err(|err| at(err.0))?,
             None => Vec::new(),
         },
+        max_length: match item.max_length {
+            Some(0) => return Err(at("maxLength must be at least 1.".to_owned())),
+            Some(max) => Some(Some(max)),
+            None => None,
+        },
+        ignore_checks: item
+            .ignore_checks
+            .as_deref()
+            .map(parse_checks)
+            .transpose()
+            .map_err(at)?,
         translations,
         add_tags: Vec::new(),
     })

@@ -85,6 +85,10 @@ impl Serialize for KeyItem<'_> {
             translatable: bool,
             files: Files<'a>,
             outdated: Outdated<'a>,
+            #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+            max_length: Option<u32>,
+            #[serde(rename = "ignoreChecks")]
+            ignore_checks: Vec<&'static str>,
         }
         Item {
             name: self.0.name.as_str(),
@@ -96,6 +100,8 @@ impl Serialize for KeyItem<'_> {
             translatable: self.0.translatable,
             files: Files(&self.0.files),
             outdated: Outdated(self.0, self.1),
+            max_length: self.0.max_length,
+            ignore_checks: self.0.ignore_checks.iter().map(|check| check.name()).collect(),
         }
         .serialize(serializer)
     }

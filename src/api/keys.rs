@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use poem_openapi::param::{Header, Path, Query};
+use poem_openapi::types::MaybeUndefined;
 
 use crate::store::{etag, seen};
 use poem_openapi::payload::Json;
@@ -13,7 +14,7 @@ use super::error::ApiError;
 use super::json::{self, JsonBytes};
 use super::schema::{
     Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyItem, KeyList, KeyNameParam, ProjectNameParam, Success,
-    TagParam, TeamNameParam, TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
+    TagParam, TeamNameParam, TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest, parse_checks,
 };
 use super::teams::{Created, Done};
 use super::{ApiTags, AppState};
@@ -159,6 +160,8 @@ impl KeysApi {
             markup: body.markup.unwrap_or(false),
             translatable: body.translatable.unwrap_or(true),
             files: key_files(body.files)?,
+            max_length: body.max_length,
+            ignore_checks: parse_checks(&body.ignore_checks.unwrap_or_default()).map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),
         };
         self.state
@@ -322,6 +325,8 @@ impl KeysApi {
             files: body.files,
             translations: body.translations,
             keep_current: body.keep_current,
+            max_length: body.max_length,
+            ignore_checks: body.ignore_checks,
         };
         self.update(auth, team_name.0.0, project_name.0.0, body.name.0, update, if_match.0)
             .await
@@ -400,6 +405,17 @@ impl KeysApi {
                 Some(files) => files.parse().map_err(|err| ApiError::invalid(err.0))?,
                 None => Vec::new(),
             },
+            max_length: match body.max_length {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(max) => Some(Some(max)),
+            },
+            ignore_checks: body
+                .ignore_checks
+                .as_deref()
+                .map(parse_checks)
+                .transpose()
+                .map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),
             keep_current: body.keep_current.unwrap_or(false),
         };

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use poem_openapi::payload::Json;
 use poem_openapi::registry::{MetaSchema, MetaSchemaRef, Registry};
-use poem_openapi::types::{ParseError, ParseFromJSON, ParseResult, ToJSON, Type};
+use poem_openapi::types::{MaybeUndefined, ParseError, ParseFromJSON, ParseResult, ToJSON, Type};
 use poem_openapi::{ApiResponse, Object, Union};
 use serde_json::Value;
 
@@ -238,6 +238,12 @@ pub struct KeyItem {
     /// changed since (`[]` when none). Writing the translation, or `POST .../confirm`, makes
     /// it current again.
     pub outdated: Vec<String>,
+    /// The most characters (grapheme clusters) a text may have; absent when there is no limit.
+    #[oai(rename = "maxLength", skip_serializing_if_is_none)]
+    pub max_length: Option<u32>,
+    /// Checks not run on this key.
+    #[oai(rename = "ignoreChecks")]
+    pub ignore_checks: Vec<String>,
 }
 
 /// A key's file per platform family, each a name relative to a language's folder. A family
@@ -395,6 +401,13 @@ pub struct CreateKeyRequest {
     /// The app file the key lives in, per platform family.
     #[oai(nullable)]
     pub files: Option<KeyFilesInput>,
+    /// The most characters (grapheme clusters) a text may have in any language: the
+    /// `max_length` check (default: no limit).
+    #[oai(rename = "maxLength", nullable, validator(minimum(value = "1")))]
+    pub max_length: Option<u32>,
+    /// Checks not run on this key, by name.
+    #[oai(rename = "ignoreChecks", nullable)]
+    pub ignore_checks: Option<Vec<String>>,
     /// One translation per language at most.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -427,6 +440,12 @@ pub struct UpdateKeyRequest {
     #[oai(nullable)]
     pub files: Option<KeyFilesInput>,
     /// Translations to set; languages not listed keep their text, an empty `content` (or
+    /// A new limit of characters (grapheme clusters) per text; `null` removes it.
+    #[oai(rename = "maxLength", validator(minimum(value = "1")))]
+    pub max_length: MaybeUndefined<u32>,
+    /// Replaces the checks not run on this key.
+    #[oai(rename = "ignoreChecks", nullable)]
+    pub ignore_checks: Option<Vec<String>>,
     /// `forms` object) removes one.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -461,6 +480,12 @@ pub struct UpdateKeyByBodyRequest {
     /// The app file the key lives in, per platform family.
     #[oai(nullable)]
     pub files: Option<KeyFilesInput>,
+    /// A new limit of characters (grapheme clusters) per text; `null` removes it.
+    #[oai(rename = "maxLength", validator(minimum(value = "1")))]
+    pub max_length: MaybeUndefined<u32>,
+    /// Replaces the checks not run on this key.
+    #[oai(rename = "ignoreChecks", nullable)]
+    pub ignore_checks: Option<Vec<String>>,
     /// Translations to set.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -487,6 +512,8 @@ impl KeyItem {
             translatable: key.translatable,
             files: KeyFilesItem::from(&key.files),
             outdated,
+            max_length: key.max_length,
+            ignore_checks: key.ignore_checks.iter().map(|check| check.name().to_owned()).collect(),
         }
     }
 }
@@ -655,4 +682,20 @@ pub enum Conditional<T: poem_openapi::types::ToJSON + poem_openapi::types::Type 
     /// files).
     #[oai(status = 304)]
     NotModified(#[oai(header = "ETag")] String),
+}
+
+/// Check names as sent (`ignoreChecks`), checked.
+pub fn parse_checks(names: &[String]) -> Result<Vec<crate::domain::model::Check>, String> {
+    names
+        .iter()
+        .map(|name| {
+            crate::domain::model::Check::parse(name).ok_or_else(|| {
+                format!(
+                    "ignoreChecks: there is no check {}; the checks are {}.",
+                    quote_for_message(name),
+                    crate::domain::model::Check::NAMES
+                )
+            })
+        })
+        .collect()
 }

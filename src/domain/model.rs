@@ -1,5 +1,6 @@
 //! The team, project and key model, free of wire and file formats.
 
+pub use super::checks::Check;
 pub use super::key_files::{KeyFiles, Platform};
 use super::names::{KeyName, LanguageCode, ProjectName, TeamName};
 pub use super::text::{PluralCategory, PluralForms, Text};
@@ -61,6 +62,11 @@ pub struct Key {
     pub translatable: bool,
     /// The app file the key lives in, per platform family.
     pub files: KeyFiles,
+    /// The most grapheme clusters a text of the key may have, in every language (the
+    /// `max_length` check); `None`: no limit.
+    pub max_length: Option<u32>,
+    /// Checks not run on this key, in check order.
+    pub ignore_checks: Vec<Check>,
     pub translations: Translations,
 }
 
@@ -75,6 +81,8 @@ impl Key {
             markup: false,
             translatable: true,
             files: KeyFiles::default(),
+            max_length: None,
+            ignore_checks: Vec::new(),
             translations: Translations::default(),
         }
     }

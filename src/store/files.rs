@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::key_files::{FileName, KeyFiles, Platform};
-use crate::domain::model::{Key, PluralCategory, PluralForms, Project, Team, Text, TextRef, normalize_languages};
+use crate::domain::model::{
+    Check, Key, PluralCategory, PluralForms, Project, Team, Text, TextRef, normalize_languages,
+};
 use crate::domain::names::{Description, KeyName, LanguageCode, ProjectName, TeamName};
 
 /// Why a file in the repository could not be read as a team, project or key.
@@ -52,6 +54,10 @@ struct KeyFile {
     markup: bool,
     #[serde(default = "default_true")]
     translatable: bool,
+    #[serde(default)]
+    max_length: Option<u32>,
+    #[serde(default)]
+    ignore_checks: Vec<String>,
     #[serde(default)]
     files: FilesFile,
     #[serde(default)]
@@ -216,6 +222,7 @@ pub fn read_project(name: ProjectName, bytes: &[u8]) -> Result<Project, FileErro
 }
 
 pub fn write_key(key: &Key) -> Vec<u8> {
+    let ignore_checks: Vec<&str> = key.ignore_checks.iter().map(|check| check.name()).collect();
     to_toml(&KeyFileRef {
         name: key.name.as_str(),
         tags: &key.tags,
@@ -223,6 +230,8 @@ pub fn write_key(key: &Key) -> Vec<u8> {
         plural: key.plural,
         markup: key.markup,
         translatable: key.translatable,
+        max_length: key.max_length,
+        ignore_checks: &ignore_checks,
         files: FilesFile {
             android: key.files.android.clone(),
             apple: key.files.apple.clone(),
@@ -248,6 +257,10 @@ struct KeyFileRef<'a> {
     markup: bool,
     #[serde(skip_serializing_if = "is_true")]
     translatable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_length: Option<u32>,
+    #[serde(skip_serializing_if = "<[&str]>::is_empty")]
+    ignore_checks: &'a [&'a str],
     #[serde(skip_serializing_if = "FilesFile::is_empty")]
     files: FilesFile,
     translations: TranslationsRef<'a>,
@@ -379,6 +392,24 @@ pub fn read_key(bytes: &[u8]) -> Result<Key, FileError> {
         markup: file.markup,
         translatable: file.translatable,
         files: file.files.into_files()?,
+        max_length: file.max_length,
+        ignore_checks: {
+            let mut checks = file
+                .ignore_checks
+                .iter()
+                .map(|name| {
+                    Check::parse(name).ok_or_else(|| {
+                        FileError::Invalid(format!(
+                            "ignore_checks: no check {name:?}; the checks are {}",
+                            Check::NAMES
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            checks.sort();
+            checks.dedup();
+            checks
+        },
         translations,
     })
 }

@@ -118,7 +118,7 @@ async fn create_mode_refuses_existing_names_and_upsert_merges() {
     let key = app.get("/teams/acme/projects/mobile/keys/home.title").await.json();
     assert_eq!(
         key["data"],
-        json!({"name": "home.title", "tags": ["old"], "translation": {"en": "Home", "fr": "Maison"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": []})
+        json!({"name": "home.title", "tags": ["old"], "translation": {"en": "Home", "fr": "Maison"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": [], "ignoreChecks": []})
     );
     assert_eq!(app.commit_count(), before + 1);
 

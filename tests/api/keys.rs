@@ -41,7 +41,7 @@ async fn a_key_is_created_read_updated_and_deleted() {
     let key = app.get(&format!("{KEYS}/home.title")).await.assert_ok(StatusCode::OK);
     assert_eq!(
         key,
-        json!({"data": {"name": "home.title", "tags": ["ui", "home"], "translation": {"en": "Home", "fr": "Accueil"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": []}})
+        json!({"data": {"name": "home.title", "tags": ["ui", "home"], "translation": {"en": "Home", "fr": "Accueil"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": [], "ignoreChecks": []}})
     );
 
     let update = json!({"tags": ["b", "a"], "translations": [{"language": "fr", "content": ""}, {"language": "pt-BR", "content": "Início"}]});

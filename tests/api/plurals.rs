@@ -52,6 +52,7 @@ async fn a_plural_key_keeps_its_forms_and_description_through_create_patch_and_q
             "translatable": true,
             "files": {},
             "outdated": [],
+            "ignoreChecks": [],
         })
     );
     // One line per form, in CLDR order, so that a diff shows which form changed.

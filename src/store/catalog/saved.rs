@@ -24,10 +24,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{KeyEntry, KeyIndex, Postings, Slot};
 use crate::domain::key_files::{FileName, KeyFiles, Platform};
-use crate::domain::model::{Key, Translations};
+use crate::domain::model::{Check, Key, Translations};
 use crate::domain::names::{KeyName, LanguageCode};
 
-const MAGIC: &[u8] = b"locstore saved keys v3\n";
+const MAGIC: &[u8] = b"locstore saved keys v4\n";
 const KEYS_A_FRAME: usize = 512;
 const GRAMS_A_FRAME: usize = 8192;
 /// No frame written is near this; a larger length read back is damage.
@@ -67,6 +67,9 @@ struct KeyRecord<'a> {
     form_ends: Vec<u32>,
     /// The recorded bases: none, or one per language (see [`Translations::packed`]).
     bases: Vec<u32>,
+    max_length: Option<u32>,
+    /// Positions in [`Check::ALL`].
+    ignore_checks: Vec<u8>,
 }
 
 fn damaged(what: impl Into<String>) -> io::Error {
@@ -212,6 +215,12 @@ fn record<'a>(entry: &'a KeyEntry, positions: &FxHashMap<*const LanguageCode, u1
         texts,
         form_ends: form_ends.to_vec(),
         bases: bases.to_vec(),
+        max_length: key.max_length,
+        ignore_checks: key
+            .ignore_checks
+            .iter()
+            .map(|check| Check::ALL.iter().position(|known| known == check).unwrap_or(0) as u8)
+            .collect(),
     }
 }
 
@@ -240,6 +249,13 @@ fn entry(record: KeyRecord<'_>, languages: &[&'static LanguageCode]) -> io::Resu
             markup: record.markup,
             translatable: record.translatable,
             files: key_files(record.files)?,
+            max_length: record.max_length,
+            ignore_checks: record
+                .ignore_checks
+                .iter()
+                .map(|&index| Check::ALL.get(index as usize).copied())
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| damaged("a check out of range"))?,
             translations,
         },
         id: record.id,

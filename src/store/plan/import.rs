@@ -74,6 +74,12 @@ pub(crate) fn plan_import(
                 for (platform, file) in item.files {
                     key.files.set(platform, file);
                 }
+                if let Some(max_length) = item.max_length {
+                    key.max_length = max_length;
+                }
+                if let Some(checks) = item.ignore_checks {
+                    key.ignore_checks = sorted_checks(checks);
+                }
                 merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
                 key.settle_bases(&project_settings.base_language, Some(&existing.key), keep_current);
                 if key == existing.key {
@@ -93,6 +99,8 @@ pub(crate) fn plan_import(
                     markup: item.markup.unwrap_or(false),
                     translatable: item.translatable.unwrap_or(true),
                     files: KeyFiles::default(),
+                    max_length: item.max_length.flatten(),
+                    ignore_checks: sorted_checks(item.ignore_checks.unwrap_or_default()),
                     translations: Translations::default(),
                 };
                 for (platform, file) in item.files {

@@ -30,6 +30,8 @@ pub(super) fn plan_create_key(
         markup: draft.markup,
         translatable: draft.translatable,
         files: draft.files,
+        max_length: draft.max_length,
+        ignore_checks: sorted_checks(draft.ignore_checks),
         translations: Translations::default(),
     };
     merge_translations(&entry.project, &mut key, draft.translations)?;
@@ -80,6 +82,12 @@ pub(super) fn plan_update_key(
     }
     for (platform, file) in patch.files {
         key.files.set(platform, file);
+    }
+    if let Some(max_length) = patch.max_length {
+        key.max_length = max_length;
+    }
+    if let Some(checks) = patch.ignore_checks {
+        key.ignore_checks = sorted_checks(checks);
     }
     merge_translations(&entry.project, &mut key, patch.translations)?;
     key.settle_bases(&entry.project.base_language, Some(&old.key), patch.keep_current);

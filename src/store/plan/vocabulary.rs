@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::domain::key_files::{KeyFiles, Platform};
-use crate::domain::model::{Key, PluralCategory, PluralForms, Project, Team, Text, normalize_languages};
+use crate::domain::model::{Check, Key, PluralCategory, PluralForms, Project, Team, Text, normalize_languages};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName, quote_for_message};
 use crate::gitdb::TreeEdit;
 use crate::store::catalog::{Catalog, KeyEntry, ProjectEntry};
@@ -156,6 +156,8 @@ pub struct KeyDraft {
     pub markup: bool,
     pub translatable: bool,
     pub files: KeyFiles,
+    pub max_length: Option<u32>,
+    pub ignore_checks: Vec<Check>,
     pub translations: Vec<TranslationInput>,
 }
 
@@ -170,6 +172,10 @@ pub struct KeyPatch {
     /// Per platform family: `Some(file)` sets the key's file, `None` removes its entry;
     /// families not listed keep theirs.
     pub files: Vec<(Platform, Option<String>)>,
+    /// `Some(None)` removes the limit.
+    pub max_length: Option<Option<u32>>,
+    /// Replaces the key's list.
+    pub ignore_checks: Option<Vec<Check>>,
     pub translations: Vec<TranslationInput>,
     /// A changed base text leaves the translations that were current current (a typo fix)
     /// rather than outdated.
@@ -266,6 +272,10 @@ pub struct ImportEntry {
     pub translatable: Option<bool>,
     /// Per platform family, the key's file set (`Some`) or removed (`None`); others are kept.
     pub files: Vec<(Platform, Option<String>)>,
+    /// `Some(None)` removes the limit.
+    pub max_length: Option<Option<u32>>,
+    /// Replaces the key's list.
+    pub ignore_checks: Option<Vec<Check>>,
     pub translations: Vec<TranslationInput>,
     /// Tags added to the key's own (a file upload's `tags`).
     pub add_tags: Vec<String>,
@@ -508,6 +518,13 @@ pub(crate) fn project_exists(team: &TeamName, existing: &ProjectName) -> StoreEr
         "A project named {} already exists in team {team}.",
         quoted(existing.as_str())
     ))
+}
+
+/// Checks in check order, each once.
+pub(crate) fn sorted_checks(mut checks: Vec<Check>) -> Vec<Check> {
+    checks.sort();
+    checks.dedup();
+    checks
 }
 
 pub(crate) fn quoted(name: &str) -> String {
