@@ -14,6 +14,7 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::export::ExportType;
 use super::schema::{LanguageParam, ProjectNameParam, TeamNameParam};
+use super::schema::{MOST_WARNINGS, WarningItem};
 use super::{ApiTags, AppState};
 use crate::domain::model::{Project, Text};
 use crate::domain::names::{Description, KeyName, LanguageCode, Tag, quote_for_message};
@@ -58,9 +59,10 @@ pub struct UploadResult {
     pub dry_run: bool,
     /// Per language of the files read, the texts the upload added, changed or removed.
     pub texts: Vec<LanguageTextsItem>,
-    /// Entries passed over, each with its file, line, key, language and why; the rest of
-    /// the upload was taken.
-    pub warnings: Vec<UploadWarningItem>,
+    /// Entries passed over, each with its file, line, key, language and why (the rest of
+    /// the upload was taken); then the failing checks of the keys the upload created or
+    /// changed, each with its key, language, check and severity.
+    pub warnings: Vec<WarningItem>,
     /// Languages of the files that the project lacked and the upload added
     /// (`addLanguages=true`), in the order added.
     #[oai(rename = "addedLanguages")]
@@ -115,24 +117,6 @@ struct EntryKind {
 struct KnownKey {
     plural: bool,
     translatable: bool,
-}
-
-/// An entry the upload passed over (the rest of the upload goes on): a translation of the
-/// other kind than the base language's (a plain string for a plural key), a text for a key
-/// that is not translatable, a plural without an `other` form, a key name the key rules
-/// refuse.
-#[derive(Debug, Object)]
-pub struct UploadWarningItem {
-    /// The file, as in `files`.
-    pub path: String,
-    /// The entry's line in the file (0 when unknown).
-    pub line: u64,
-    /// The entry's key name, as written in the file.
-    pub key: String,
-    /// The project language of the file.
-    pub language: String,
-    /// What was passed over, and why.
-    pub message: String,
 }
 
 /// The uploaded file or zip, sent as the request body.
@@ -317,11 +301,21 @@ impl FilesApi {
         };
         let added_languages = plan.add_languages;
         let dry_run = dry_run.0.unwrap_or(false);
+        let (team, project) = (import.team.clone(), import.project.clone());
         let counts = if dry_run {
             self.state.store.plan_import(import).await?
         } else {
             self.state.store.import(import, auth.author()).await?.1
         };
+        let mut warnings = plan.warnings;
+        if !dry_run {
+            let (failures, total) = self
+                .state
+                .store
+                .failures_of(&team, &project, &counts.written, MOST_WARNINGS)
+                .await?;
+            warnings.extend(WarningItem::of_checks(failures, total));
+        }
         let mut languages: Vec<String> = plan.files.iter().map(|file| file.language.clone()).collect();
         languages.extend(counts.texts.keys().cloned());
         languages.sort();
@@ -348,7 +342,7 @@ impl FilesApi {
             ignored: plan.ignored,
             skipped: plan.skipped as u64,
             dry_run,
-            warnings: plan.warnings,
+            warnings,
             added_languages: added_languages.iter().map(ToString::to_string).collect(),
         }))
     }
@@ -364,7 +358,7 @@ struct UploadPlan {
     files: Vec<UploadedFileItem>,
     ignored: Vec<String>,
     skipped: usize,
-    warnings: Vec<UploadWarningItem>,
+    warnings: Vec<WarningItem>,
 }
 
 impl UploadPlan {
@@ -533,12 +527,15 @@ impl UploadPlan {
     }
 
     fn warn(&mut self, path: &str, line: usize, key: &str, language: &LanguageCode, message: String) {
-        self.warnings.push(UploadWarningItem {
-            path: path.to_owned(),
-            line: line as u64,
-            key: key.to_owned(),
-            language: language.to_string(),
+        self.warnings.push(WarningItem {
             message,
+            key: Some(key.to_owned()),
+            language: Some(language.to_string()),
+            path: Some(path.to_owned()),
+            line: Some(line as u64),
+            check: None,
+            severity: None,
+            form: None,
         });
     }
 

@@ -16,8 +16,8 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::keys::{KeysApi, reserved_key_name};
 use super::schema::{
-    Conditional, KeyData, KeyFilesInput, KeyNameParam, PluralFormsItem, ProjectNameParam, TeamNameParam, Text,
-    UpdateKeyRequest, check_translation_shape, parse_checks,
+    Conditional, KeyData, KeyFilesInput, KeyNameParam, MOST_WARNINGS, PluralFormsItem, ProjectNameParam, TeamNameParam,
+    Text, UpdateKeyRequest, WarningItem, check_translation_shape, parse_checks,
 };
 use super::teams::Done;
 use super::{ApiTags, AppState};
@@ -279,6 +279,10 @@ pub struct ImportResult {
     pub updated: u64,
     /// Existing keys the import left as they were (upsert only).
     pub unchanged: u64,
+    /// The failing checks of the keys the import created or updated (at most 1,000, then
+    /// one counting the rest); absent when there are none.
+    #[oai(skip_serializing_if_is_empty)]
+    pub warnings: Vec<WarningItem>,
 }
 
 #[OpenApi(tag = "ApiTags::Keys")]
@@ -323,12 +327,19 @@ impl ImportApi {
             add_languages: Vec::new(),
             keep_current: keep_body || keep_current.0.unwrap_or(false),
         };
+        let (team, project) = (import.team.clone(), import.project.clone());
         let (_, counts) = self.state.store.import(import, auth.author()).await?;
+        let (failures, total) = self
+            .state
+            .store
+            .failures_of(&team, &project, &counts.written, MOST_WARNINGS)
+            .await?;
         Ok(Json(ImportResult {
             success: true,
             created: counts.created as u64,
             updated: counts.updated as u64,
             unchanged: counts.unchanged as u64,
+            warnings: WarningItem::of_checks(failures, total),
         }))
     }
     /// Update the key named `import`

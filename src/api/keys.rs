@@ -12,15 +12,18 @@ use poem_openapi::{ApiResponse, Enum, OpenApi};
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
+use super::quality;
 use super::schema::{
     Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyItem, KeyList, KeyNameParam, ProjectNameParam, Success,
     TagParam, TeamNameParam, TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest, parse_checks,
 };
+use super::schema::{MOST_WARNINGS, WarningItem};
 use super::teams::{Created, Done};
 use super::{ApiTags, AppState};
 use crate::domain::key_files::KeyFiles;
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use crate::domain::query::KeyQuery;
+use crate::store::quality::WorkFilter;
 use crate::store::{Change, KeyDraft, KeyPatch, TranslationInput};
 use crate::tokens::Access;
 
@@ -99,11 +102,40 @@ impl KeysApi {
         /// Read the state at this commit id (7 or more hex digits), snapshot name or RFC 3339
         /// time (the last commit at or before it) rather than the newest.
         at: Query<Option<String>>,
+        /// Only keys with at least one of these tags (repeat or separate with commas).
+        tags: Query<Option<Vec<String>>>,
+        /// Only keys that want a text in one of these languages and have none.
+        missing: Query<Option<Vec<String>>>,
+        /// Only keys whose translation in one of these languages is outdated.
+        outdated: Query<Option<Vec<String>>>,
+        /// Only keys with a failing check in one of these languages.
+        failing: Query<Option<Vec<String>>>,
+        /// Only keys that fail one of these checks (in any language).
+        check: Query<Option<Vec<String>>>,
     ) -> Result<KeyPage, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let sort = sort.0.map(|sort| if sort == SortParam::Desc { "desc" } else { "asc" });
         let query = KeyQuery::new(keyword.0.as_deref(), page.0, limit.0, sort).map_err(ApiError::invalid)?;
+        let work = WorkFilter {
+            tags: quality::listed(tags.0),
+            missing: quality::languages("missing", missing.0)?,
+            outdated: quality::languages("outdated", outdated.0)?,
+            failing: quality::languages("failing", failing.0)?,
+            checks: quality::checks(check.0)?,
+        };
         let (body, info) = match at.0 {
+            Some(reference) if !work.is_empty() => {
+                self.state
+                    .history
+                    .query_work_at(&team, &project_name.0.0, &reference, &query, &work, json::key_list)
+                    .await?
+            }
+            None if !work.is_empty() => {
+                self.state
+                    .store
+                    .query_work(&team, &project_name.0.0, &query, &work, json::key_list)
+                    .await?
+            }
             Some(reference) => {
                 self.state
                     .history
@@ -119,7 +151,7 @@ impl KeysApi {
         };
         // The page is a function of the commit it was read at and the query.
         let commit = seen::current_commit().unwrap_or_default();
-        let tag = etag::tag(format!("{commit} {team}/{} {query:?}", project_name.0.0).as_bytes());
+        let tag = etag::tag(format!("{commit} {team}/{} {query:?} {work:?}", project_name.0.0).as_bytes());
         if if_none_match.0.is_some_and(|header| etag::matches(&header, &tag)) {
             return Ok(KeyPage::NotModified(tag));
         }
@@ -164,11 +196,19 @@ impl KeysApi {
             ignore_checks: parse_checks(&body.ignore_checks.unwrap_or_default()).map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),
         };
+        let name = key.name.clone();
         self.state
             .store
-            .apply(Change::CreateKey { team, project, key }, auth.author())
+            .apply(
+                Change::CreateKey {
+                    team: team.clone(),
+                    project: project.clone(),
+                    key,
+                },
+                auth.author(),
+            )
             .await?;
-        Ok(Created::Created(Json(Success::ok())))
+        Ok(Created::Created(Json(self.checked(&team, &project, name).await?)))
     }
 
     /// Get a key
@@ -419,12 +459,13 @@ impl KeysApi {
             translations: translations(body.translations.unwrap_or_default()),
             keep_current: body.keep_current.unwrap_or(false),
         };
+        let written = patch.name.clone().unwrap_or_else(|| name.clone());
         self.state
             .store
             .apply(
                 Change::UpdateKey {
-                    team,
-                    project,
+                    team: team.clone(),
+                    project: project.clone(),
                     name,
                     patch,
                 }
@@ -432,7 +473,17 @@ impl KeysApi {
                 auth.author(),
             )
             .await?;
-        Ok(Done::Ok(Json(Success::ok())))
+        Ok(Done::Ok(Json(self.checked(&team, &project, written).await?)))
+    }
+
+    /// `{"success": true}` with the failing checks of the key just written.
+    async fn checked(&self, team: &TeamName, project: &ProjectName, name: KeyName) -> Result<Success, ApiError> {
+        let (failures, total) = self
+            .state
+            .store
+            .failures_of(team, project, &[name], MOST_WARNINGS)
+            .await?;
+        Ok(Success::with_warnings(WarningItem::of_checks(failures, total)))
     }
 
     pub(super) async fn delete(

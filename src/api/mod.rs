@@ -13,6 +13,7 @@ pub mod json;
 pub mod keys;
 pub mod params;
 pub mod projects;
+pub mod quality;
 pub mod schema;
 pub mod snapshots;
 pub mod sync;
@@ -68,6 +69,7 @@ pub type Api = (
     export::ExportApi,
     snapshots::SnapshotsApi,
     history::HistoryApi,
+    quality::QualityApi,
     sync::SyncApi,
 );
 
@@ -82,6 +84,7 @@ pub fn service(state: Arc<AppState>) -> OpenApiService<Api, ()> {
         export::ExportApi { state: state.clone() },
         snapshots::SnapshotsApi { state: state.clone() },
         history::HistoryApi { state: state.clone() },
+        quality::QualityApi { state: state.clone() },
         sync::SyncApi { state },
     );
     OpenApiService::new(api, "locstore", env!("CARGO_PKG_VERSION")).description(DESCRIPTION)

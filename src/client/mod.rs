@@ -192,7 +192,7 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
             if !added.is_empty() {
                 println!("  added languages: {}", added.join(", "));
             }
-            for line in warning_lines(set, &answer) {
+            for line in warning_lines(set, &answer).into_iter().chain(check_lines(&answer)) {
                 eprintln!("{line}");
             }
             for texts in answer["texts"].as_array().into_iter().flatten() {
@@ -284,12 +284,35 @@ fn normalized_language(language: &str) -> Option<String> {
         .map(|code| code.as_str().to_owned())
 }
 
+/// The failing checks an upload's answer reports of the keys it wrote, as lines naming the
+/// key, language and check (not part of `--strict`: they are findings about texts, not entries
+/// the server passed over).
+fn check_lines(answer: &Value) -> Vec<String> {
+    answer["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|warning| warning["path"].is_null())
+        .map(|warning| match warning["check"].as_str() {
+            Some(check) => format!(
+                "{} {check}: {} ({}): {}",
+                warning["severity"].as_str().unwrap_or("warning"),
+                warning["key"].as_str().unwrap_or_default(),
+                warning["language"].as_str().unwrap_or_default(),
+                warning["message"].as_str().unwrap_or_default()
+            ),
+            None => format!("note: {}", warning["message"].as_str().unwrap_or_default()),
+        })
+        .collect()
+}
+
 /// The warnings of an upload's answer as lines naming the app's file and line.
 fn warning_lines(set: &settings::FileSet, answer: &Value) -> Vec<String> {
     answer["warnings"]
         .as_array()
         .into_iter()
         .flatten()
+        .filter(|warning| !warning["path"].is_null())
         .map(|warning| {
             let path = warning["path"].as_str().unwrap_or("?");
             let line = warning["line"].as_u64().unwrap_or(0);

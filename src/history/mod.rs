@@ -158,6 +158,67 @@ impl History {
         Ok(past.at.query(query, render))
     }
 
+    /// [`Store::query_work`] at the commit `reference` names.
+    pub async fn query_work_at<T>(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        reference: &str,
+        query: &KeyQuery,
+        filter: &crate::store::quality::WorkFilter,
+        render: impl FnOnce(&Project, &[&Key]) -> T,
+    ) -> Result<(T, PageInfo), StoreError> {
+        use crate::store::quality::{KeySummary, every_match, names_of, select_work};
+        let past = self.past(team, project, reference).await?;
+        let settings = past.settings();
+        let entries = past.at.tagged(&filter.tags);
+        let (entries, summaries) = {
+            let settings = settings.clone();
+            tokio::task::spawn_blocking(move || {
+                let summaries: Vec<Arc<KeySummary>> = entries
+                    .iter()
+                    .map(|entry| Arc::new(KeySummary::of(&entry.key, &settings)))
+                    .collect();
+                (entries, summaries)
+            })
+            .await
+            .map_err(|err| StoreError::internal("summarizing a past state failed", err))?
+        };
+        let named = query
+            .keyword
+            .as_ref()
+            .map(|_| past.at.query(&every_match(query), |_, page| names_of(page)).0);
+        let kept =
+            select_work(&settings, &entries, &summaries, named.as_deref(), filter).map_err(StoreError::Invalid)?;
+        let page: Vec<&Key> = query.select(&kept).into_iter().copied().collect();
+        Ok((render(&settings, &page), query.page_info(kept.len())))
+    }
+
+    /// Completeness per language of the project as the commit `reference` names holds it
+    /// (its keys with one of `tags`, or all).
+    pub async fn stats_at(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        tags: &[String],
+        reference: &str,
+    ) -> Result<crate::store::quality::Stats, StoreError> {
+        let past = self.past(team, project, reference).await?;
+        let tags = tags.to_vec();
+        tokio::task::spawn_blocking(move || {
+            let settings = past.settings();
+            let summaries: Vec<Arc<crate::store::quality::KeySummary>> = past
+                .at
+                .tagged(&tags)
+                .iter()
+                .map(|entry| Arc::new(crate::store::quality::KeySummary::of(&entry.key, &settings)))
+                .collect();
+            crate::store::quality::stats(&settings, &summaries)
+        })
+        .await
+        .map_err(|err| StoreError::internal("counting a past state failed", err))
+    }
+
     /// A project's snapshots, newest first.
     pub async fn snapshots(
         &self,

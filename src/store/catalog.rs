@@ -32,6 +32,8 @@ pub struct ProjectEntry {
     pub project: Project,
     /// `None` until the project's keys are first needed.
     pub keys: Option<KeyIndex>,
+    /// Summaries of the keys for completeness and quality reads, made when first asked for.
+    pub quality: Arc<super::quality::QualityCache>,
 }
 
 /// A project's keys, sorted by name in code point order, with what keyword search needs.

@@ -14,6 +14,7 @@ pub mod etag;
 mod files;
 pub mod layout;
 mod plan;
+pub mod quality;
 mod scan;
 pub mod seen;
 pub mod snapshots;

@@ -63,7 +63,14 @@ fn load_projects(git: &GitRepo, team: &TeamName) -> Result<BTreeMap<ProjectName,
         };
         match files::read_project(name.clone(), &bytes) {
             Ok(project) => {
-                projects.insert(name, ProjectEntry { project, keys: None });
+                projects.insert(
+                    name,
+                    ProjectEntry {
+                        project,
+                        keys: None,
+                        quality: Default::default(),
+                    },
+                );
             }
             Err(err) => {
                 tracing::warn!(%team, project = %name, error = %err, "skipping a project whose file does not parse")

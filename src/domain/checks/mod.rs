@@ -278,6 +278,18 @@ fn check_translation(
 /// script or region subtag falls back to the language's rules: `sr-Latn` as `sr`). A code
 /// ICU does not know has `other` only.
 pub fn plural_categories(language: &LanguageCode) -> Vec<PluralCategory> {
+    // Rules are looked up once per language code: a check of a plural key asks for every
+    // language of the project.
+    static KNOWN: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<String, Vec<PluralCategory>>>> =
+        std::sync::LazyLock::new(Default::default);
+    let mut known = KNOWN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    known
+        .entry(language.as_str().to_owned())
+        .or_insert_with(|| categories_from_cldr(language))
+        .clone()
+}
+
+fn categories_from_cldr(language: &LanguageCode) -> Vec<PluralCategory> {
     use icu_plurals::{PluralCategory as Icu, PluralRules};
     let code = language.as_str().replace('_', "-");
     let categories_of = |code: &str| -> Option<Vec<Icu>> {

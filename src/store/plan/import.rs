@@ -125,6 +125,7 @@ pub(crate) fn plan_import(
             path: format!("{keys_dir}/{file}"),
             contents: files::write_key(&key),
         });
+        counts.written.push(key.name.clone());
         entries.push(KeyEntry::new(key, file));
     }
     let mut subject = format!(
@@ -140,6 +141,7 @@ pub(crate) fn plan_import(
             .collect();
         subject.push_str(&format!(", adding {}", added.join(", ")));
     }
+    counts.written.sort();
     Ok(Plan {
         subject,
         edits,

@@ -289,6 +289,8 @@ pub struct ImportCounts {
     pub unchanged: usize,
     /// By language (as the project spells it), the texts the import added, changed or removed.
     pub texts: BTreeMap<String, TextCounts>,
+    /// The keys created or updated, sorted by name (whose checks the answer reports).
+    pub written: Vec<KeyName>,
 }
 
 /// Texts of one language that an import added, changed or removed.
@@ -562,9 +564,14 @@ impl CatalogUpdate {
                 if let Some(keys) = keys.as_mut() {
                     rewritten_keys.into_iter().for_each(|entry| keys.put(entry));
                 }
-                team_entry
-                    .projects
-                    .insert(project.name.clone(), ProjectEntry { project, keys });
+                team_entry.projects.insert(
+                    project.name.clone(),
+                    ProjectEntry {
+                        project,
+                        keys,
+                        quality: Default::default(),
+                    },
+                );
             }
             CatalogUpdate::RemoveProject { team, name } => {
                 if let Some(team_entry) = catalog.teams.get_mut(&team) {

@@ -1,0 +1,541 @@
+//! What completeness and quality reads need of a project's keys: per key a summary (which
+//! languages are translated, outdated and failing, its failures, the words of its base text),
+//! derived from the catalog and kept per key entry.
+//!
+//! Entries are immutable and shared ([`KeyEntry`] behind an `Arc`): a change of a key, whether
+//! the writer made it, a join brought it or a hand commit did, puts a new entry in the index.
+//! The cache keeps each entry's summary under the entry's address, so after a change only the
+//! new entries are summarized; entries no longer in the index are dropped when they outnumber
+//! a quarter of it. A summary depends on the project's base language and languages too: when
+//! they change, the cache starts again.
+
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashMap;
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::catalog::KeyEntry;
+use crate::domain::checks::{Check, Failure, Severity, check_key};
+use crate::domain::model::{Key, Project, TextRef};
+use crate::domain::names::{KeyName, LanguageCode};
+
+/// A set of the project's languages, by position in its list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LanguageSet(Box<[u64]>);
+
+impl LanguageSet {
+    fn with_capacity(languages: usize) -> Self {
+        Self(vec![0; languages.div_ceil(64)].into_boxed_slice())
+    }
+
+    fn insert(&mut self, position: usize) {
+        self.0[position / 64] |= 1 << (position % 64);
+    }
+
+    pub fn contains(&self, position: usize) -> bool {
+        self.0
+            .get(position / 64)
+            .is_some_and(|word| word & (1 << (position % 64)) != 0)
+    }
+}
+
+/// One key as the quality reads see it.
+#[derive(Debug)]
+pub struct KeySummary {
+    /// Words of the base text (its `other` form for a plural key); 0 without one.
+    pub base_words: u32,
+    pub translatable: bool,
+    pub translated: LanguageSet,
+    pub outdated: LanguageSet,
+    /// Languages with at least one failing check.
+    pub failing: LanguageSet,
+    /// Every failing check, in language order.
+    pub failures: Box<[Failure]>,
+}
+
+impl KeySummary {
+    pub fn of(key: &Key, project: &Project) -> Self {
+        let base = &project.base_language;
+        let count = project.languages.len();
+        let position = |language: &LanguageCode| {
+            project
+                .languages
+                .iter()
+                .position(|own| own == language)
+                .or_else(|| project.languages.iter().position(|own| own.same_as(language)))
+        };
+        let mut translated = LanguageSet::with_capacity(count);
+        let mut outdated = LanguageSet::with_capacity(count);
+        let mut failing = LanguageSet::with_capacity(count);
+        for language in key.translations.keys() {
+            if let Some(index) = position(language) {
+                translated.insert(index);
+            }
+        }
+        for language in key.outdated(base) {
+            if let Some(index) = position(language) {
+                outdated.insert(index);
+            }
+        }
+        let failures = check_key(key, base);
+        for failure in &failures {
+            if let Some(index) = position(&failure.language) {
+                failing.insert(index);
+            }
+        }
+        let base_words = key.translations.get(base).map_or(0, |text| {
+            let text = match text {
+                TextRef::Plain(text) => text,
+                TextRef::Plural(forms) => forms.other_form(),
+            };
+            text.unicode_words().count() as u32
+        });
+        Self {
+            base_words,
+            translatable: key.translatable,
+            translated,
+            outdated,
+            failing,
+            failures: failures.into_boxed_slice(),
+        }
+    }
+
+    /// Whether the key asks for a text in the language at `position` of the project's list:
+    /// every key in the base language, translatable ones in the others.
+    pub fn wants(&self, position: usize, base_position: usize) -> bool {
+        position == base_position || self.translatable
+    }
+
+    pub fn is_missing(&self, position: usize, base_position: usize) -> bool {
+        self.wants(position, base_position) && !self.translated.contains(position)
+    }
+
+    /// Whether the key fails `check` (any check when `None`) in the language at `position`
+    /// (any language when `None`).
+    pub fn fails(&self, check: Option<Check>, language: Option<&LanguageCode>) -> bool {
+        self.failures.iter().any(|failure| {
+            check.is_none_or(|check| failure.check == check)
+                && language.is_none_or(|language| failure.language.same_as(language))
+        })
+    }
+}
+
+/// The summaries of a project's keys, cached per key entry (see the module's text).
+#[derive(Default)]
+pub struct QualityCache {
+    cached: Mutex<Option<Cached>>,
+}
+
+struct Cached {
+    base: LanguageCode,
+    languages: Vec<LanguageCode>,
+    by_entry: FxHashMap<usize, (Arc<KeyEntry>, Arc<KeySummary>)>,
+}
+
+impl QualityCache {
+    /// The summary of each of `entries`, in their order, summarizing on both cores the ones
+    /// not summarized yet. Blocking: keep it off the runtime for a large project.
+    pub fn summaries(&self, project: &Project, entries: &[Arc<KeyEntry>]) -> Vec<Arc<KeySummary>> {
+        let mut cached = self.cached.lock().unwrap_or_else(|poison| poison.into_inner());
+        let fits = cached
+            .as_ref()
+            .is_some_and(|cached| cached.base == project.base_language && cached.languages == project.languages);
+        if !fits {
+            *cached = Some(Cached {
+                base: project.base_language.clone(),
+                languages: project.languages.clone(),
+                by_entry: FxHashMap::default(),
+            });
+        }
+        let cached = cached.as_mut().expect("set above");
+        let address = |entry: &Arc<KeyEntry>| Arc::as_ptr(entry) as usize;
+        let missing: Vec<&Arc<KeyEntry>> = entries
+            .iter()
+            .filter(|entry| !cached.by_entry.contains_key(&address(entry)))
+            .collect();
+        for (entry, summary) in summarize(project, &missing) {
+            cached.by_entry.insert(address(entry), (entry.clone(), summary));
+        }
+        let summaries: Vec<Arc<KeySummary>> = entries
+            .iter()
+            .map(|entry| cached.by_entry[&address(entry)].1.clone())
+            .collect();
+        if cached.by_entry.len() > entries.len() + entries.len() / 4 + 256 {
+            let current: std::collections::HashSet<usize> = entries.iter().map(address).collect();
+            cached.by_entry.retain(|address, _| current.contains(address));
+        }
+        summaries
+    }
+}
+
+/// Summaries of `entries`, on two threads when there are many.
+fn summarize<'a>(project: &Project, entries: &[&'a Arc<KeyEntry>]) -> Vec<(&'a Arc<KeyEntry>, Arc<KeySummary>)> {
+    let one = |entries: &[&'a Arc<KeyEntry>]| {
+        entries
+            .iter()
+            .map(|entry| (*entry, Arc::new(KeySummary::of(&entry.key, project))))
+            .collect::<Vec<_>>()
+    };
+    if entries.len() < 2_000 {
+        return one(entries);
+    }
+    let (first, second) = entries.split_at(entries.len() / 2);
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| one(second));
+        let mut done = one(first);
+        done.extend(other.join().expect("summarizing keys does not panic"));
+        done
+    })
+}
+
+/// One language's completeness.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LanguageStats {
+    pub language: LanguageCode,
+    pub translated: u64,
+    pub missing: u64,
+    pub outdated: u64,
+    pub failing: u64,
+    /// Of the keys that want a text in the language, the share translated, in percent (two
+    /// decimals); 0 when no key wants one.
+    pub translated_percent: f64,
+    /// Words of the base texts of the keys missing in the language.
+    pub missing_words: u64,
+}
+
+/// A project's completeness, per language in the project's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stats {
+    pub keys: u64,
+    pub base_words: u64,
+    pub languages: Vec<LanguageStats>,
+}
+
+/// Counts the summaries of a project's keys (or of the keys a filter kept).
+pub fn stats(project: &Project, summaries: &[Arc<KeySummary>]) -> Stats {
+    let base_position = project
+        .languages
+        .iter()
+        .position(|language| *language == project.base_language)
+        .unwrap_or(0);
+    let languages = project
+        .languages
+        .iter()
+        .enumerate()
+        .map(|(position, language)| {
+            let (mut wanted, mut translated, mut outdated, mut failing, mut missing_words) =
+                (0u64, 0u64, 0u64, 0u64, 0u64);
+            for summary in summaries {
+                if summary.wants(position, base_position) {
+                    wanted += 1;
+                    if summary.translated.contains(position) {
+                        translated += 1;
+                    } else {
+                        missing_words += u64::from(summary.base_words);
+                    }
+                }
+                outdated += u64::from(summary.outdated.contains(position));
+                failing += u64::from(summary.failing.contains(position));
+            }
+            let translated_percent = if wanted == 0 {
+                0.0
+            } else {
+                (translated as f64 * 10_000.0 / wanted as f64).round() / 100.0
+            };
+            LanguageStats {
+                language: language.clone(),
+                translated,
+                missing: wanted - translated,
+                outdated,
+                failing,
+                translated_percent,
+                missing_words,
+            }
+        })
+        .collect();
+    Stats {
+        keys: summaries.len() as u64,
+        base_words: summaries.iter().map(|summary| u64::from(summary.base_words)).sum(),
+        languages,
+    }
+}
+
+/// The work-queue filters of the key query: several values of one parameter match any of
+/// them, different parameters must all match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkFilter {
+    /// Keys with at least one of these tags.
+    pub tags: Vec<String>,
+    pub missing: Vec<LanguageCode>,
+    pub outdated: Vec<LanguageCode>,
+    pub failing: Vec<LanguageCode>,
+    pub checks: Vec<Check>,
+}
+
+impl WorkFilter {
+    pub fn is_empty(&self) -> bool {
+        self.tags.is_empty()
+            && self.missing.is_empty()
+            && self.outdated.is_empty()
+            && self.failing.is_empty()
+            && self.checks.is_empty()
+    }
+
+    /// The positions in the project's list of the languages named, refusing a language the
+    /// project lacks.
+    fn positions(project: &Project, languages: &[LanguageCode]) -> Result<Vec<usize>, String> {
+        languages
+            .iter()
+            .map(|language| {
+                project
+                    .languages
+                    .iter()
+                    .position(|own| own.same_as(language))
+                    .ok_or_else(|| {
+                        format!(
+                            "Project {} has no language {}; its languages are: {}.",
+                            project.name,
+                            language,
+                            project.languages_list()
+                        )
+                    })
+            })
+            .collect()
+    }
+
+    /// A predicate on summaries for this filter in `project`.
+    pub fn matcher(&self, project: &Project) -> Result<impl Fn(&KeySummary) -> bool + '_, String> {
+        let base_position = project
+            .languages
+            .iter()
+            .position(|language| *language == project.base_language)
+            .unwrap_or(0);
+        let missing = Self::positions(project, &self.missing)?;
+        let outdated = Self::positions(project, &self.outdated)?;
+        let failing = Self::positions(project, &self.failing)?;
+        Ok(move |summary: &KeySummary| {
+            (missing.is_empty() || missing.iter().any(|&at| summary.is_missing(at, base_position)))
+                && (outdated.is_empty() || outdated.iter().any(|&at| summary.outdated.contains(at)))
+                && (failing.is_empty() || failing.iter().any(|&at| summary.failing.contains(at)))
+                && (self.checks.is_empty() || self.checks.iter().any(|check| summary.fails(Some(*check), None)))
+        })
+    }
+}
+
+/// `query` with every match on one page, in name order: for the names its keyword matches.
+pub fn every_match(query: &KeyQuery) -> KeyQuery {
+    KeyQuery {
+        keyword: query.keyword.clone(),
+        page: 1,
+        limit: u64::MAX,
+        sort: crate::domain::query::SortOrder::Asc,
+    }
+}
+
+/// The names of a page of keys.
+pub fn names_of(page: &[&Key]) -> Vec<KeyName> {
+    page.iter().map(|key| key.name.clone()).collect()
+}
+
+/// The keys of `entries` (in name order, with their `summaries`) that `filter` keeps and,
+/// when `named` is given (a keyword's matches, in name order), that it names.
+pub fn select_work<'a>(
+    project: &Project,
+    entries: &'a [Arc<KeyEntry>],
+    summaries: &[Arc<KeySummary>],
+    named: Option<&[KeyName]>,
+    filter: &WorkFilter,
+) -> Result<Vec<&'a Key>, String> {
+    let matcher = filter.matcher(project)?;
+    Ok(match named {
+        None => entries
+            .iter()
+            .zip(summaries)
+            .filter(|(_, summary)| matcher(summary))
+            .map(|(entry, _)| &entry.key)
+            .collect(),
+        Some(names) => names
+            .iter()
+            .filter_map(|name| {
+                let at = entries.binary_search_by(|entry| entry.key.name.cmp(name)).ok()?;
+                matcher(&summaries[at]).then_some(&entries[at].key)
+            })
+            .collect(),
+    })
+}
+
+/// One failing check of a key, as `GET .../checks` lists it.
+#[derive(Debug, Clone)]
+pub struct KeyFailure {
+    pub key: crate::domain::names::KeyName,
+    pub failure: Failure,
+}
+
+/// Which failures `GET .../checks` lists.
+#[derive(Debug, Clone, Default)]
+pub struct FailureFilter {
+    pub language: Vec<LanguageCode>,
+    pub check: Vec<Check>,
+    pub severity: Option<Severity>,
+}
+
+impl FailureFilter {
+    pub fn keeps(&self, failure: &Failure) -> bool {
+        (self.language.is_empty() || self.language.iter().any(|language| language.same_as(&failure.language)))
+            && (self.check.is_empty() || self.check.contains(&failure.check))
+            && self.severity.is_none_or(|severity| severity == failure.severity)
+    }
+}
+
+impl super::Store {
+    /// The project and, in name order, its keys (those with one of `tags`, or all) with their
+    /// summaries. The keys are taken as shared handles under the read lock; the summaries are
+    /// made on a blocking thread, so the catalog is not held while a large project is first
+    /// summarized.
+    async fn summarized(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        tags: &[String],
+    ) -> Result<(Project, Vec<Arc<KeyEntry>>, Vec<Arc<KeySummary>>), StoreError> {
+        let (settings, entries, cache) = self
+            .with_keys(team, project, |entry, keys| {
+                (entry.project.clone(), super::tagged(keys, tags), entry.quality.clone())
+            })
+            .await?;
+        tokio::task::spawn_blocking(move || {
+            let summaries = cache.summaries(&settings, &entries);
+            (settings, entries, summaries)
+        })
+        .await
+        .map_err(|err| StoreError::internal("summarizing the keys failed", err))
+    }
+
+    /// Completeness per language of a project's keys (those with one of `tags`, or all).
+    pub async fn stats(&self, team: &TeamName, project: &ProjectName, tags: &[String]) -> Result<Stats, StoreError> {
+        let (settings, _, summaries) = self.summarized(team, project, tags).await?;
+        Ok(stats(&settings, &summaries))
+    }
+
+    /// One page of a project's failing checks that `filter` keeps, in key order (then
+    /// language and check order), with the totals.
+    pub async fn failures(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        filter: &FailureFilter,
+        query: &KeyQuery,
+    ) -> Result<(Vec<KeyFailure>, PageInfo), StoreError> {
+        let (_, entries, summaries) = self.summarized(team, project, &[]).await?;
+        let all: Vec<(&Arc<KeyEntry>, &Failure)> = entries
+            .iter()
+            .zip(&summaries)
+            .flat_map(|(entry, summary)| summary.failures.iter().map(move |failure| (entry, failure)))
+            .filter(|(_, failure)| filter.keeps(failure))
+            .collect();
+        let page = query
+            .select(&all)
+            .into_iter()
+            .map(|(entry, failure)| KeyFailure {
+                key: entry.key.name.clone(),
+                failure: (*failure).clone(),
+            })
+            .collect();
+        Ok((page, query.page_info(all.len())))
+    }
+
+    /// [`Store::query_keys`] with the work-queue filters: the keys the keyword (if any) and
+    /// `filter` both match, paged and sorted as the query says.
+    pub async fn query_work<T>(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        query: &KeyQuery,
+        filter: &WorkFilter,
+        render: impl FnOnce(&Project, &[&Key]) -> T,
+    ) -> Result<(T, PageInfo), StoreError> {
+        let (settings, entries, summaries) = self.summarized(team, project, &filter.tags).await?;
+        // The keyword's matches, as names in order, from the index's own search.
+        let named = match &query.keyword {
+            Some(_) => Some(
+                self.with_keys(team, project, |_, keys| keys.query(&every_match(query), names_of))
+                    .await?
+                    .0,
+            ),
+            None => None,
+        };
+        let kept =
+            select_work(&settings, &entries, &summaries, named.as_deref(), filter).map_err(StoreError::Invalid)?;
+        let page: Vec<&Key> = query.select(&kept).into_iter().copied().collect();
+        Ok((render(&settings, &page), query.page_info(kept.len())))
+    }
+
+    /// The failing checks of the keys `names` (sorted) of a project as it is now (after a
+    /// write), in key order, at most `most` of them, and how many there are in all.
+    pub async fn failures_of(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        names: &[crate::domain::names::KeyName],
+        most: usize,
+    ) -> Result<(Vec<KeyFailure>, usize), StoreError> {
+        if names.is_empty() {
+            return Ok((Vec::new(), 0));
+        }
+        // A few keys are checked under the read lock (microseconds); many are taken as shared
+        // handles and checked on a blocking thread.
+        let (settings, entries, few) = self
+            .with_keys(team, project, |entry, keys| {
+                if names.len() < 64 {
+                    let mut found = Vec::new();
+                    let mut total = 0;
+                    for name in names {
+                        let Some(key) = keys.get(name) else { continue };
+                        for failure in check_key(&key.key, &entry.project.base_language) {
+                            total += 1;
+                            if found.len() < most {
+                                found.push(KeyFailure {
+                                    key: name.clone(),
+                                    failure,
+                                });
+                            }
+                        }
+                    }
+                    return (entry.project.clone(), Vec::new(), Some((found, total)));
+                }
+                let entries: Vec<Arc<KeyEntry>> = keys
+                    .shared()
+                    .filter(|entry| names.binary_search(&entry.key.name).is_ok())
+                    .cloned()
+                    .collect();
+                (entry.project.clone(), entries, None)
+            })
+            .await?;
+        if let Some(few) = few {
+            return Ok(few);
+        }
+        let check = move || {
+            let mut found = Vec::new();
+            let mut total = 0;
+            for entry in &entries {
+                for failure in check_key(&entry.key, &settings.base_language) {
+                    total += 1;
+                    if found.len() < most {
+                        found.push(KeyFailure {
+                            key: entry.key.name.clone(),
+                            failure,
+                        });
+                    }
+                }
+            }
+            (found, total)
+        };
+        tokio::task::spawn_blocking(check)
+            .await
+            .map_err(|err| StoreError::internal("checking the keys failed", err))
+    }
+}
+
+use super::error::StoreError;
+use crate::domain::names::{ProjectName, TeamName};
+use crate::domain::query::{KeyQuery, PageInfo};
