@@ -168,10 +168,11 @@ impl History {
         filter: &crate::store::quality::WorkFilter,
         render: impl FnOnce(&Project, &[&Key]) -> T,
     ) -> Result<(T, PageInfo), StoreError> {
-        use crate::store::quality::{KeySummary, every_match, names_of, select_work};
+        use crate::store::quality::{KeySummary, addresses_of, every_match, select_work};
         let past = self.past(team, project, reference).await?;
         let settings = past.settings();
-        let entries = past.at.tagged(&filter.tags);
+        // Every key: the keyword's matches are found among them, and the filter picks the tags.
+        let entries = past.at.tagged(&[]);
         let (entries, summaries) = {
             let settings = settings.clone();
             tokio::task::spawn_blocking(move || {
@@ -187,7 +188,7 @@ impl History {
         let named = query
             .keyword
             .as_ref()
-            .map(|_| past.at.query(&every_match(query), |_, page| names_of(page)).0);
+            .map(|_| past.at.query(&every_match(query), |_, page| addresses_of(page)).0);
         let kept =
             select_work(&settings, &entries, &summaries, named.as_deref(), filter).map_err(StoreError::Invalid)?;
         let page: Vec<&Key> = query.select(&kept).into_iter().copied().collect();
@@ -213,7 +214,7 @@ impl History {
                 .iter()
                 .map(|entry| Arc::new(crate::store::quality::KeySummary::of(&entry.key, &settings)))
                 .collect();
-            crate::store::quality::stats(&settings, &summaries)
+            crate::store::quality::stats(&settings, summaries.iter().map(|summary| summary.as_ref()))
         })
         .await
         .map_err(|err| StoreError::internal("counting a past state failed", err))

@@ -340,6 +340,11 @@ impl KeyIndex {
         self.entries.iter()
     }
 
+    /// The entries in name order, as shared handles.
+    pub fn entries(&self) -> &[Arc<KeyEntry>] {
+        &self.entries
+    }
+
     /// Inserts or replaces the entry with the same name.
     pub fn put(&mut self, entry: KeyEntry) {
         self.changed();

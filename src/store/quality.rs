@@ -14,10 +14,10 @@ use std::sync::{Arc, Mutex};
 use rustc_hash::FxHashMap;
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::catalog::KeyEntry;
+use super::catalog::{KeyEntry, KeyIndex};
 use crate::domain::checks::{Check, Failure, Severity, check_key};
 use crate::domain::model::{Key, Project, TextRef};
-use crate::domain::names::{KeyName, LanguageCode};
+use crate::domain::names::LanguageCode;
 
 /// A set of the project's languages, by position in its list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -130,12 +130,34 @@ struct Cached {
     base: LanguageCode,
     languages: Vec<LanguageCode>,
     by_entry: FxHashMap<usize, (Arc<KeyEntry>, Arc<KeySummary>)>,
+    /// The last answer for the whole index: the entries' addresses and their summaries. While
+    /// no key changes, the next read compares addresses instead of looking each one up.
+    last: Option<(Vec<usize>, Arc<[Arc<KeySummary>]>)>,
 }
 
 impl QualityCache {
+    /// The summaries of `entries` (all of the project's keys) if no key changed since the
+    /// last whole read: a comparison of addresses, no lookups.
+    pub fn aligned(&self, project: &Project, entries: &[Arc<KeyEntry>]) -> Option<Arc<[Arc<KeySummary>]>> {
+        let cached = self.cached.lock().unwrap_or_else(|poison| poison.into_inner());
+        let cached = cached.as_ref()?;
+        if cached.base != project.base_language || cached.languages != project.languages {
+            return None;
+        }
+        let (addresses, summaries) = cached.last.as_ref()?;
+        let same = addresses.len() == entries.len()
+            && addresses
+                .iter()
+                .zip(entries)
+                .all(|(known, entry)| *known == Arc::as_ptr(entry) as usize);
+        same.then(|| summaries.clone())
+    }
+
     /// The summary of each of `entries`, in their order, summarizing on both cores the ones
-    /// not summarized yet. Blocking: keep it off the runtime for a large project.
-    pub fn summaries(&self, project: &Project, entries: &[Arc<KeyEntry>]) -> Vec<Arc<KeySummary>> {
+    /// not summarized yet; `whole` when `entries` are all of the project's keys (only then
+    /// are entries no longer among them dropped). Blocking: keep it off the runtime for a
+    /// large project.
+    pub fn summaries(&self, project: &Project, entries: &[Arc<KeyEntry>], whole: bool) -> Arc<[Arc<KeySummary>]> {
         let mut cached = self.cached.lock().unwrap_or_else(|poison| poison.into_inner());
         let fits = cached
             .as_ref()
@@ -145,10 +167,18 @@ impl QualityCache {
                 base: project.base_language.clone(),
                 languages: project.languages.clone(),
                 by_entry: FxHashMap::default(),
+                last: None,
             });
         }
         let cached = cached.as_mut().expect("set above");
         let address = |entry: &Arc<KeyEntry>| Arc::as_ptr(entry) as usize;
+        if whole
+            && let Some((addresses, summaries)) = &cached.last
+            && addresses.len() == entries.len()
+            && addresses.iter().zip(entries).all(|(known, entry)| *known == address(entry))
+        {
+            return summaries.clone();
+        }
         let missing: Vec<&Arc<KeyEntry>> = entries
             .iter()
             .filter(|entry| !cached.by_entry.contains_key(&address(entry)))
@@ -156,13 +186,16 @@ impl QualityCache {
         for (entry, summary) in summarize(project, &missing) {
             cached.by_entry.insert(address(entry), (entry.clone(), summary));
         }
-        let summaries: Vec<Arc<KeySummary>> = entries
+        let summaries: Arc<[Arc<KeySummary>]> = entries
             .iter()
             .map(|entry| cached.by_entry[&address(entry)].1.clone())
             .collect();
-        if cached.by_entry.len() > entries.len() + entries.len() / 4 + 256 {
-            let current: std::collections::HashSet<usize> = entries.iter().map(address).collect();
-            cached.by_entry.retain(|address, _| current.contains(address));
+        if whole {
+            if cached.by_entry.len() > entries.len() + entries.len() / 4 + 256 {
+                let current: std::collections::HashSet<usize> = entries.iter().map(address).collect();
+                cached.by_entry.retain(|address, _| current.contains(address));
+            }
+            cached.last = Some((entries.iter().map(address).collect(), summaries.clone()));
         }
         summaries
     }
@@ -211,51 +244,55 @@ pub struct Stats {
     pub languages: Vec<LanguageStats>,
 }
 
-/// Counts the summaries of a project's keys (or of the keys a filter kept).
-pub fn stats(project: &Project, summaries: &[Arc<KeySummary>]) -> Stats {
+/// Counts the summaries of a project's keys (or of the keys a filter kept), in one pass over
+/// them (each summary's sets are read together, rather than one pass per language).
+pub fn stats<'a>(project: &Project, summaries: impl IntoIterator<Item = &'a KeySummary>) -> Stats {
+    let count = project.languages.len();
     let base_position = project
         .languages
         .iter()
         .position(|language| *language == project.base_language)
         .unwrap_or(0);
+    let (mut wanted, mut translated, mut outdated, mut failing, mut missing_words) =
+        (vec![0u64; count], vec![0u64; count], vec![0u64; count], vec![0u64; count], vec![0u64; count]);
+    let (mut keys, mut base_words) = (0u64, 0u64);
+    for summary in summaries {
+        keys += 1;
+        base_words += u64::from(summary.base_words);
+        for position in 0..count {
+            if summary.wants(position, base_position) {
+                wanted[position] += 1;
+                if summary.translated.contains(position) {
+                    translated[position] += 1;
+                } else {
+                    missing_words[position] += u64::from(summary.base_words);
+                }
+            }
+            outdated[position] += u64::from(summary.outdated.contains(position));
+            failing[position] += u64::from(summary.failing.contains(position));
+        }
+    }
     let languages = project
         .languages
         .iter()
         .enumerate()
-        .map(|(position, language)| {
-            let (mut wanted, mut translated, mut outdated, mut failing, mut missing_words) =
-                (0u64, 0u64, 0u64, 0u64, 0u64);
-            for summary in summaries {
-                if summary.wants(position, base_position) {
-                    wanted += 1;
-                    if summary.translated.contains(position) {
-                        translated += 1;
-                    } else {
-                        missing_words += u64::from(summary.base_words);
-                    }
-                }
-                outdated += u64::from(summary.outdated.contains(position));
-                failing += u64::from(summary.failing.contains(position));
-            }
-            let translated_percent = if wanted == 0 {
+        .map(|(position, language)| LanguageStats {
+            language: language.clone(),
+            translated: translated[position],
+            missing: wanted[position] - translated[position],
+            outdated: outdated[position],
+            failing: failing[position],
+            translated_percent: if wanted[position] == 0 {
                 0.0
             } else {
-                (translated as f64 * 10_000.0 / wanted as f64).round() / 100.0
-            };
-            LanguageStats {
-                language: language.clone(),
-                translated,
-                missing: wanted - translated,
-                outdated,
-                failing,
-                translated_percent,
-                missing_words,
-            }
+                (translated[position] as f64 * 10_000.0 / wanted[position] as f64).round() / 100.0
+            },
+            missing_words: missing_words[position],
         })
         .collect();
     Stats {
-        keys: summaries.len() as u64,
-        base_words: summaries.iter().map(|summary| u64::from(summary.base_words)).sum(),
+        keys,
+        base_words,
         languages,
     }
 }
@@ -332,35 +369,47 @@ pub fn every_match(query: &KeyQuery) -> KeyQuery {
     }
 }
 
-/// The names of a page of keys.
-pub fn names_of(page: &[&Key]) -> Vec<KeyName> {
-    page.iter().map(|key| key.name.clone()).collect()
+/// The addresses of a page of keys (to find them again among the entries they are in).
+pub fn addresses_of(page: &[&Key]) -> Vec<usize> {
+    page.iter().map(|key| *key as *const Key as usize).collect()
 }
 
 /// The keys of `entries` (in name order, with their `summaries`) that `filter` keeps and,
-/// when `named` is given (a keyword's matches, in name order), that it names.
+/// when `named` is given (the addresses of a keyword's matches among `entries`, in name
+/// order), that it names.
 pub fn select_work<'a>(
     project: &Project,
     entries: &'a [Arc<KeyEntry>],
     summaries: &[Arc<KeySummary>],
-    named: Option<&[KeyName]>,
+    named: Option<&[usize]>,
     filter: &WorkFilter,
 ) -> Result<Vec<&'a Key>, String> {
     let matcher = filter.matcher(project)?;
+    let tagged = |key: &Key| filter.tags.is_empty() || key.tags.iter().any(|tag| filter.tags.contains(tag));
+    let keeps = |entry: &Arc<KeyEntry>, summary: &Arc<KeySummary>| tagged(&entry.key) && matcher(summary);
     Ok(match named {
         None => entries
             .iter()
             .zip(summaries)
-            .filter(|(_, summary)| matcher(summary))
+            .filter(|(entry, summary)| keeps(entry, summary))
             .map(|(entry, _)| &entry.key)
             .collect(),
-        Some(names) => names
-            .iter()
-            .filter_map(|name| {
-                let at = entries.binary_search_by(|entry| entry.key.name.cmp(name)).ok()?;
-                matcher(&summaries[at]).then_some(&entries[at].key)
-            })
-            .collect(),
+        Some(named) => {
+            // Both lists are in name order and `named` holds the entries' own keys: one walk,
+            // comparing addresses.
+            let mut named = named.iter().peekable();
+            let mut found = Vec::new();
+            for (entry, summary) in entries.iter().zip(summaries) {
+                let Some(next) = named.peek() else { break };
+                if **next == &entry.key as *const Key as usize {
+                    named.next();
+                    if keeps(entry, summary) {
+                        found.push(&entry.key);
+                    }
+                }
+            }
+            found
+        }
     })
 }
 
@@ -388,33 +437,57 @@ impl FailureFilter {
 }
 
 impl super::Store {
-    /// The project and, in name order, its keys (those with one of `tags`, or all) with their
-    /// summaries. The keys are taken as shared handles under the read lock; the summaries are
-    /// made on a blocking thread, so the catalog is not held while a large project is first
-    /// summarized.
-    async fn summarized(
+    /// Runs `read` under the read lock on the project, its keys and their summaries. When
+    /// keys changed since the last read, the new ones are summarized first: on a blocking
+    /// thread with the catalog free (all of them, the first time), then what changed in the
+    /// meantime under the lock.
+    async fn with_summaries<T>(
         &self,
         team: &TeamName,
         project: &ProjectName,
-        tags: &[String],
-    ) -> Result<(Project, Vec<Arc<KeyEntry>>, Vec<Arc<KeySummary>>), StoreError> {
+        read: impl FnOnce(&Project, &KeyIndex, &[Arc<KeySummary>]) -> T,
+    ) -> Result<T, StoreError> {
+        let mut read = Some(read);
+        let ready = self
+            .with_keys(team, project, |entry, keys| {
+                let summaries = entry.quality.aligned(&entry.project, keys.entries())?;
+                let read = read.take()?;
+                Some(read(&entry.project, keys, &summaries))
+            })
+            .await?;
+        if let Some(value) = ready {
+            return Ok(value);
+        }
         let (settings, entries, cache) = self
             .with_keys(team, project, |entry, keys| {
-                (entry.project.clone(), super::tagged(keys, tags), entry.quality.clone())
+                (entry.project.clone(), keys.entries().to_vec(), entry.quality.clone())
             })
             .await?;
         tokio::task::spawn_blocking(move || {
-            let summaries = cache.summaries(&settings, &entries);
-            (settings, entries, summaries)
+            cache.summaries(&settings, &entries, true);
         })
         .await
-        .map_err(|err| StoreError::internal("summarizing the keys failed", err))
+        .map_err(|err| StoreError::internal("summarizing the keys failed", err))?;
+        let read = read.take().expect("not taken: the first read found no summaries");
+        self.with_keys(team, project, |entry, keys| {
+            let summaries = entry.quality.summaries(&entry.project, keys.entries(), true);
+            read(&entry.project, keys, &summaries)
+        })
+        .await
     }
 
     /// Completeness per language of a project's keys (those with one of `tags`, or all).
     pub async fn stats(&self, team: &TeamName, project: &ProjectName, tags: &[String]) -> Result<Stats, StoreError> {
-        let (settings, _, summaries) = self.summarized(team, project, tags).await?;
-        Ok(stats(&settings, &summaries))
+        self.with_summaries(team, project, |settings, keys, summaries| {
+            let kept = keys
+                .entries()
+                .iter()
+                .zip(summaries)
+                .filter(|(entry, _)| tags.is_empty() || entry.key.tags.iter().any(|tag| tags.contains(tag)))
+                .map(|(_, summary)| summary.as_ref());
+            stats(settings, kept)
+        })
+        .await
     }
 
     /// One page of a project's failing checks that `filter` keeps, in key order (then
@@ -426,22 +499,25 @@ impl super::Store {
         filter: &FailureFilter,
         query: &KeyQuery,
     ) -> Result<(Vec<KeyFailure>, PageInfo), StoreError> {
-        let (_, entries, summaries) = self.summarized(team, project, &[]).await?;
-        let all: Vec<(&Arc<KeyEntry>, &Failure)> = entries
-            .iter()
-            .zip(&summaries)
-            .flat_map(|(entry, summary)| summary.failures.iter().map(move |failure| (entry, failure)))
-            .filter(|(_, failure)| filter.keeps(failure))
-            .collect();
-        let page = query
-            .select(&all)
-            .into_iter()
-            .map(|(entry, failure)| KeyFailure {
-                key: entry.key.name.clone(),
-                failure: (*failure).clone(),
-            })
-            .collect();
-        Ok((page, query.page_info(all.len())))
+        self.with_summaries(team, project, |_, keys, summaries| {
+            let all: Vec<(&Arc<KeyEntry>, &Failure)> = keys
+                .entries()
+                .iter()
+                .zip(summaries)
+                .flat_map(|(entry, summary)| summary.failures.iter().map(move |failure| (entry, failure)))
+                .filter(|(_, failure)| filter.keeps(failure))
+                .collect();
+            let page = query
+                .select(&all)
+                .into_iter()
+                .map(|(entry, failure)| KeyFailure {
+                    key: entry.key.name.clone(),
+                    failure: (*failure).clone(),
+                })
+                .collect();
+            (page, query.page_info(all.len()))
+        })
+        .await
     }
 
     /// [`Store::query_keys`] with the work-queue filters: the keys the keyword (if any) and
@@ -454,20 +530,17 @@ impl super::Store {
         filter: &WorkFilter,
         render: impl FnOnce(&Project, &[&Key]) -> T,
     ) -> Result<(T, PageInfo), StoreError> {
-        let (settings, entries, summaries) = self.summarized(team, project, &filter.tags).await?;
-        // The keyword's matches, as names in order, from the index's own search.
-        let named = match &query.keyword {
-            Some(_) => Some(
-                self.with_keys(team, project, |_, keys| keys.query(&every_match(query), names_of))
-                    .await?
-                    .0,
-            ),
-            None => None,
-        };
-        let kept =
-            select_work(&settings, &entries, &summaries, named.as_deref(), filter).map_err(StoreError::Invalid)?;
-        let page: Vec<&Key> = query.select(&kept).into_iter().copied().collect();
-        Ok((render(&settings, &page), query.page_info(kept.len())))
+        self.with_summaries(team, project, |settings, keys, summaries| {
+            let named = query
+                .keyword
+                .as_ref()
+                .map(|_| keys.query(&every_match(query), addresses_of).0);
+            let kept = select_work(settings, keys.entries(), summaries, named.as_deref(), filter)?;
+            let page: Vec<&Key> = query.select(&kept).into_iter().copied().collect();
+            Ok((render(settings, &page), query.page_info(kept.len())))
+        })
+        .await?
+        .map_err(StoreError::Invalid)
     }
 
     /// The failing checks of the keys `names` (sorted) of a project as it is now (after a
