@@ -55,13 +55,18 @@ fn main() {
 
     let (server, _) = Server::start_with(&data, &limits);
     let started = Instant::now();
-    seed_with(&server.base, keys, languages, 2_000, |code, index| match (code, index % 100) {
-        ("fr", 7) => String::new(),
-        ("en", 3) => format!("{index} items for the screen %d"),
-        ("fr", 3) => format!("{index} articles pour l'écran"),
-        _ => format!("{code} text number {index} for the screen {}", index % 500),
+    seed_with(&server.base, keys, languages, 2_000, |code, index| {
+        match (code, index % 100) {
+            ("fr", 7) => String::new(),
+            ("en", 3) => format!("{index} items for the screen %d"),
+            ("fr", 3) => format!("{index} articles pour l'écran"),
+            _ => format!("{code} text number {index} for the screen {}", index % 500),
+        }
     });
-    eprintln!("seeded {keys} keys × {count} languages in {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "seeded {keys} keys × {count} languages in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     // 1% of the base texts change: their translations are outdated.
     let changed: Vec<String> = (0..keys)
         .filter(|index| index % 100 == 11)
@@ -87,27 +92,58 @@ fn main() {
         rows.push((name.to_owned(), format!("{first:.1} ms / {p50:.2} ms")));
     };
     let none = |_| None;
-    row("stats (the first summarizes every key)", timed(&base, "GET", &format!("{PROJECT}/stats"), none, 20));
-    row("stats with tags", timed(&base, "GET", &format!("{PROJECT}/stats?tags=nothing"), none, 20));
-    row("missing=fr, page 1", timed(&base, "GET", &format!("{PROJECT}/keys?missing=fr"), none, 50));
-    row("outdated=fr, page 1", timed(&base, "GET", &format!("{PROJECT}/keys?outdated=fr"), none, 50));
+    row(
+        "stats (the first summarizes every key)",
+        timed(&base, "GET", &format!("{PROJECT}/stats"), none, 20),
+    );
+    row(
+        "stats with tags",
+        timed(&base, "GET", &format!("{PROJECT}/stats?tags=nothing"), none, 20),
+    );
+    row(
+        "missing=fr, page 1",
+        timed(&base, "GET", &format!("{PROJECT}/keys?missing=fr"), none, 50),
+    );
+    row(
+        "outdated=fr, page 1",
+        timed(&base, "GET", &format!("{PROJECT}/keys?outdated=fr"), none, 50),
+    );
     row(
         "outdated=fr, page 20",
         timed(&base, "GET", &format!("{PROJECT}/keys?outdated=fr&page=20"), none, 50),
     );
     row(
         "failing=fr&keyword=screen, page 1",
-        timed(&base, "GET", &format!("{PROJECT}/keys?failing=fr&keyword=screen"), none, 20),
+        timed(
+            &base,
+            "GET",
+            &format!("{PROJECT}/keys?failing=fr&keyword=screen"),
+            none,
+            20,
+        ),
     );
-    row("checks, page 1", timed(&base, "GET", &format!("{PROJECT}/checks"), none, 20));
-    row("a page without filters", timed(&base, "GET", &format!("{PROJECT}/keys?page=7"), none, 50));
+    row(
+        "checks, page 1",
+        timed(&base, "GET", &format!("{PROJECT}/checks"), none, 20),
+    );
+    row(
+        "a page without filters",
+        timed(&base, "GET", &format!("{PROJECT}/keys?page=7"), none, 50),
+    );
     // Writes: a key's update answers its failing checks (one key of 50 languages).
-    let patch = |run: usize| Some(format!(r#"{{"translations":[{{"language":"de","content":"de text {run}"}}]}}"#));
+    let patch = |run: usize| {
+        Some(format!(
+            r#"{{"translations":[{{"language":"de","content":"de text {run}"}}]}}"#
+        ))
+    };
     row(
         "PATCH of a key, answer time",
         timed(&base, "PATCH", &format!("{PROJECT}/keys/{}", key_name(4242)), patch, 50),
     );
-    row("stats after the writes", timed(&base, "GET", &format!("{PROJECT}/stats"), none, 20));
+    row(
+        "stats after the writes",
+        timed(&base, "GET", &format!("{PROJECT}/stats"), none, 20),
+    );
     println!("| {keys} keys × {count} languages | first / p50 |");
     println!("|---|---:|");
     for (name, value) in rows {

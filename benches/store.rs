@@ -206,9 +206,53 @@ fn export_benchmarks(criterion: &mut Criterion) {
     }
 }
 
+/// What the checks add to a write: a write answers the failing checks of the key it wrote.
+fn check_benchmarks(criterion: &mut Criterion) {
+    const CODES: [&str; 10] = ["en", "ar", "de", "fr", "ja", "pl", "pt-BR", "ru", "sr-Latn", "zh-Hans"];
+    let base = LanguageCode::parse("en").unwrap();
+    let mut plain = Key::named(KeyName::parse("settings.sync.title").unwrap());
+    let mut plural = Key::named(KeyName::parse("files.count").unwrap());
+    plural.plural = true;
+    for round in 0..5 {
+        for code in CODES {
+            let code = if round == 0 {
+                code.to_owned()
+            } else {
+                format!("{code}-x{round}")
+            };
+            let Ok(language) = LanguageCode::parse(&code) else {
+                continue;
+            };
+            plain.translations.insert(
+                language.clone(),
+                Text::from(format!("Sync %1$s with {{name}} every %2$d minutes ({code}).").as_str()),
+            );
+            let forms = locstore::domain::model::PluralForms::new([
+                (
+                    locstore::domain::model::PluralCategory::One,
+                    format!("%d file ({code})"),
+                ),
+                (
+                    locstore::domain::model::PluralCategory::Other,
+                    format!("%d files ({code})"),
+                ),
+            ])
+            .unwrap();
+            plural.translations.insert(language, Text::Plural(forms));
+        }
+    }
+    assert_eq!(plain.translations.len(), 50);
+    criterion.bench_function("checks: one plain key in 50 languages", |bench| {
+        bench.iter(|| black_box(locstore::domain::checks::check_key(&plain, &base)))
+    });
+    criterion.bench_function("checks: one plural key in 50 languages", |bench| {
+        bench.iter(|| black_box(locstore::domain::checks::check_key(&plural, &base)))
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = store_benchmarks, export_benchmarks
+    targets = store_benchmarks, export_benchmarks, check_benchmarks
 }
 criterion_main!(benches);

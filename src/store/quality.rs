@@ -175,7 +175,10 @@ impl QualityCache {
         if whole
             && let Some((addresses, summaries)) = &cached.last
             && addresses.len() == entries.len()
-            && addresses.iter().zip(entries).all(|(known, entry)| *known == address(entry))
+            && addresses
+                .iter()
+                .zip(entries)
+                .all(|(known, entry)| *known == address(entry))
         {
             return summaries.clone();
         }
@@ -253,8 +256,13 @@ pub fn stats<'a>(project: &Project, summaries: impl IntoIterator<Item = &'a KeyS
         .iter()
         .position(|language| *language == project.base_language)
         .unwrap_or(0);
-    let (mut wanted, mut translated, mut outdated, mut failing, mut missing_words) =
-        (vec![0u64; count], vec![0u64; count], vec![0u64; count], vec![0u64; count], vec![0u64; count]);
+    let (mut wanted, mut translated, mut outdated, mut failing, mut missing_words) = (
+        vec![0u64; count],
+        vec![0u64; count],
+        vec![0u64; count],
+        vec![0u64; count],
+        vec![0u64; count],
+    );
     let (mut keys, mut base_words) = (0u64, 0u64);
     for summary in summaries {
         keys += 1;
