@@ -132,8 +132,11 @@ struct Cached {
     by_entry: FxHashMap<usize, (Arc<KeyEntry>, Arc<KeySummary>)>,
     /// The last answer for the whole index: the entries' addresses and their summaries. While
     /// no key changes, the next read compares addresses instead of looking each one up.
-    last: Option<(Vec<usize>, Arc<[Arc<KeySummary>]>)>,
+    last: Option<(Vec<usize>, Summaries)>,
 }
+
+/// The summaries of a project's keys, in the keys' order.
+pub type Summaries = Arc<[Arc<KeySummary>]>;
 
 impl QualityCache {
     /// The summaries of `entries` (all of the project's keys) if no key changed since the
