@@ -529,3 +529,66 @@ fn a_web_app_with_i18next_namespaces_goes_through_push_and_pull_unchanged() {
         "a namespace the language lacked is written as the export writes it"
     );
 }
+
+/// The checks on real apps' files: what they find there is what is wrong there, and their
+/// placeholders (`%1$s`, `%d`, plural forms that show the number or not) raise no error.
+#[test]
+fn checks_on_real_apps_files_find_their_real_mistakes_and_nothing_else() {
+    let repo = AppRepo::new("libra-android/res", LIBRA, true);
+    repo.ok(&["push"]);
+    let found = |repo: &AppRepo, query: &str| -> Vec<String> {
+        let checks = repo.get(&format!("/teams/acme/projects/app/checks?limit=1000{query}"));
+        checks["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| {
+                format!(
+                    "{} {} {}",
+                    item["key"].as_str().unwrap(),
+                    item["language"].as_str().unwrap(),
+                    item["check"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    // Libra's Portuguese plurals lack CLDR's `many` (1,000,000 "de" dias); one Russian
+    // sentence lost its final full stop. Russian `one` showing `%d` is right (21 день).
+    assert_eq!(
+        found(&repo, ""),
+        [
+            "days_ago pt-BR plural_forms",
+            "hours_ago pt-BR plural_forms",
+            "minutes_ago pt-BR plural_forms",
+            "no_issues_saved ru end_punctuation",
+        ]
+    );
+    let stats = repo.get("/teams/acme/projects/app/stats");
+    let failing: Vec<u64> = stats["data"]["languages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|language| language["failing"].as_u64().unwrap())
+        .collect();
+    assert_eq!(failing, [0, 0, 3, 1]);
+
+    // Nextcloud Notes: 64 placeholders in its English strings, none broken in French, German
+    // or Arabic; what the checks find are its real slips.
+    let repo = AppRepo::new("nextcloud-notes-android/res", NOTES, true);
+    repo.ok(&["push"]);
+    assert_eq!(
+        found(&repo, "&check=placeholders,markup,plural_forms,empty_form"),
+        Vec::<String>::new()
+    );
+    let found = found(&repo, "");
+    for expected in [
+        // Arabic starts these with a space the English does not have.
+        "listview_updated_this_month ar whitespace",
+        // "…:" in English, "…." in French.
+        "formatting_help_code_body_2 fr end_punctuation",
+        // Left in English.
+        "ecosystem_apps_talk fr same_as_base",
+    ] {
+        assert!(found.contains(&expected.to_owned()), "{expected} in {found:#?}");
+    }
+}

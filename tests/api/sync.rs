@@ -920,3 +920,78 @@ async fn a_replica_merges_the_packs_its_fetches_bring() {
     assert_eq!(replica.git(&["status", "--porcelain"]), "");
     git_in(&replica.repo(), &["fsck", "--no-progress"]);
 }
+
+/// A base text changed in a commit pulled from the remote outdates the translations; the
+/// work queue and the stats count it, as they count a hand commit made while the server runs.
+#[tokio::test]
+async fn a_pulled_commit_that_changes_a_base_text_outdates_its_translations() {
+    let daemon = GitDaemon::start();
+    let app = spawn_replicating(&daemon, Duration::from_millis(300)).await;
+    app.seed_project().await;
+    for name in ["pulled", "by-hand"] {
+        app.create_key(name, &[], &[("en", "Hello"), ("fr", "Bonjour"), ("pt-BR", "Olá")])
+            .await
+            .assert_ok(StatusCode::CREATED);
+    }
+    let stats = app
+        .get("/teams/acme/projects/mobile/stats")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(stats["data"]["languages"][1]["outdated"], 0);
+    pushed(&app, &daemon, Duration::from_secs(10)).await;
+
+    // A reviewer changes the base text in a clone and pushes.
+    let work = tempfile::tempdir().unwrap();
+    let clone = daemon.clone_into(work.path());
+    let path = key_file(&app, "pulled");
+    let text = std::fs::read_to_string(clone.join(&path)).unwrap();
+    assert!(text.contains("[based_on]"), "{text}");
+    std::fs::write(
+        clone.join(&path),
+        text.replace("en = \"Hello\"", "en = \"Hello again\""),
+    )
+    .unwrap();
+    clone_git(&clone, &["commit", "-qam", "Reviewed the English"]);
+    clone_git(&clone, &["push", "-q", "origin", "main"]);
+    let key = eventually(&app, &format!("{KEYS}/pulled"), |_, body| {
+        body["data"]["translation"]["en"] == "Hello again"
+    })
+    .await;
+    assert_eq!(key["data"]["outdated"], json!(["fr", "pt-BR"]));
+    let queue = app.get(&format!("{KEYS}?outdated=fr")).await.assert_ok(StatusCode::OK);
+    let names: Vec<&str> = queue["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|key| key["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["pulled"]);
+
+    // A hand commit in the server's own repository, while it runs.
+    app.settle().await;
+    let repo = app.repo();
+    let path = key_file(&app, "by-hand");
+    let text = std::fs::read_to_string(repo.join(&path)).unwrap();
+    std::fs::write(repo.join(&path), text.replace("en = \"Hello\"", "en = \"Hi\"")).unwrap();
+    git_in(&repo, &["commit", "-qam", "Edit by hand"]);
+    eventually(&app, &format!("{KEYS}/by-hand"), |_, body| {
+        body["data"]["translation"]["en"] == "Hi"
+    })
+    .await;
+    let stats = app
+        .get("/teams/acme/projects/mobile/stats")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(stats["data"]["languages"][1]["language"], "fr");
+    assert_eq!(stats["data"]["languages"][1]["outdated"], 2);
+    assert_eq!(stats["data"]["languages"][2]["outdated"], 2);
+    // Confirming goes back to the remote like any change.
+    app.post(&format!("{KEYS}/pulled/confirm"), json!(null))
+        .await
+        .assert_ok(StatusCode::OK);
+    let stats = app
+        .get("/teams/acme/projects/mobile/stats")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(stats["data"]["languages"][1]["outdated"], 1);
+}

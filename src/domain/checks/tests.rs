@@ -126,6 +126,37 @@ fn plural_forms_are_compared_form_by_form_and_fall_back_to_the_base_other() {
 }
 
 #[test]
+fn a_plural_form_may_follow_the_base_other_form_s_placeholders() {
+    // Libra's `days_ago`: English `one` is "Yesterday", Russian `one` (1, 21, 31, ...) shows
+    // the number, as English `other` does.
+    let key = plural(
+        "days_ago",
+        &[
+            ("en", &[("one", "Yesterday"), ("other", "%d days ago")]),
+            (
+                "ru",
+                &[
+                    ("one", "%d день назад"),
+                    ("few", "%d дня назад"),
+                    ("many", "%d дней назад"),
+                    ("other", "%d дня назад"),
+                ],
+            ),
+            ("de", &[("one", "Gestern"), ("other", "Vor %d Tagen")]),
+            (
+                "fr",
+                &[
+                    ("one", "Hier"),
+                    ("many", "Il y a %s jours"),
+                    ("other", "Il y a %d jours"),
+                ],
+            ),
+        ],
+    );
+    assert_eq!(failing(&key), ["fr placeholders many"]);
+}
+
+#[test]
 fn cldr_categories_per_language_come_from_cldr_data_with_fallback_for_scripts_and_regions() {
     let categories = |language: &str| {
         plural_categories(&code(language))
