@@ -14,7 +14,7 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::export::ExportType;
 use super::schema::{LanguageParam, ProjectNameParam, TeamNameParam};
-use super::schema::{MOST_WARNINGS, WarningItem};
+use super::warnings::{MOST_WARNINGS, WarningItem};
 use super::{ApiTags, AppState};
 use crate::domain::model::{Project, Text};
 use crate::domain::names::{Description, KeyName, LanguageCode, Tag, quote_for_message};

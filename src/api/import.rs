@@ -16,10 +16,11 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::keys::{KeysApi, reserved_key_name};
 use super::schema::{
-    Conditional, KeyData, KeyFilesInput, KeyNameParam, MOST_WARNINGS, PluralFormsItem, ProjectNameParam, TeamNameParam,
-    Text, UpdateKeyRequest, WarningItem, check_translation_shape, parse_checks,
+    Conditional, KeyData, KeyFilesInput, KeyNameParam, PluralFormsItem, ProjectNameParam, TeamNameParam, Text,
+    UpdateKeyRequest, check_translation_shape,
 };
 use super::teams::Done;
+use super::warnings::{MOST_WARNINGS, WarningItem, parse_checks};
 use super::{ApiTags, AppState};
 use crate::domain::names::{Description, KeyName, LanguageCode, Tag, quote_for_message};
 use crate::store::{Import, ImportEntry, ImportMode, TextInput, TranslationInput};

@@ -15,10 +15,10 @@ use super::json::{self, JsonBytes};
 use super::quality;
 use super::schema::{
     Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyItem, KeyList, KeyNameParam, ProjectNameParam, Success,
-    TagParam, TeamNameParam, TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest, parse_checks,
+    TagParam, TeamNameParam, TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
 };
-use super::schema::{MOST_WARNINGS, WarningItem};
 use super::teams::{Created, Done};
+use super::warnings::{MOST_WARNINGS, WarningItem, parse_checks};
 use super::{ApiTags, AppState};
 use crate::domain::key_files::KeyFiles;
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};

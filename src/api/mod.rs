@@ -19,6 +19,7 @@ pub mod snapshots;
 pub mod sync;
 pub mod teams;
 pub mod text;
+pub mod warnings;
 
 use std::sync::Arc;
 
