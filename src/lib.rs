@@ -11,8 +11,8 @@
 //!   error rendering, request logs, listener and shutdown.
 //! - [`api`]: poem-openapi handlers, wire types ([`api::schema`]), answers written straight
 //!   from the store's data ([`api::json`]), the API error, auth.
-//! - [`domain`]: validated names, the model (a key's files, a translation's text), the pure
-//!   key query.
+//! - [`domain`]: validated names, the model (a key's files, a translation's text and the base
+//!   text it was written against), the pure key query, the quality checks (`domain/checks`).
 //! - [`gitdb`]: the git engine below the store: repository open and init, object staging and
 //!   commit, plain packs, maintenance, the git CLI, working-tree sync, tree differences, the
 //!   owner lock. Paths and bytes only.
@@ -20,7 +20,8 @@
 //!   in-memory catalog, file layout and format, planning changes as values (`store/plan`: a
 //!   shared vocabulary and one planner per kind of change, none importing another), joins of
 //!   commits that arrive from outside (`store/adopt.rs`), snapshot tags written, and a project
-//!   or key as a past commit holds it (`store/at_commit.rs`). The writer knows those who follow
+//!   or key as a past commit holds it (`store/at_commit.rs`), completeness and quality reads
+//!   (`store/quality.rs`) from per-entry summaries the catalog keeps (`catalog/summaries.rs`). The writer knows those who follow
 //!   it only as functions it calls on publishing ([`store::Store::listen`]).
 //! - [`history`]: beside the store and on its public API: `at=` references resolved, reads of
 //!   the past (cached), snapshots listed and restored, changes between two states, the index of

@@ -2,6 +2,7 @@
 //!
 //! Nothing in `domain` does I/O, knows about HTTP, git or file formats.
 
+pub mod check;
 pub mod checks;
 pub mod key_files;
 pub mod model;

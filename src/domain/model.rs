@@ -1,6 +1,6 @@
 //! The team, project and key model, free of wire and file formats.
 
-pub use super::checks::Check;
+pub use super::check::Check;
 pub use super::key_files::{KeyFiles, Platform};
 use super::names::{KeyName, LanguageCode, ProjectName, TeamName};
 pub use super::text::{PluralCategory, PluralForms, Text};

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use rustc_hash::FxHashMap;
 
 mod saved;
+pub mod summaries;
 
 use crate::domain::model::{Key, Project, Team, TextRef};
 use crate::domain::names::{KeyName, ProjectName, TeamName};
@@ -33,7 +34,7 @@ pub struct ProjectEntry {
     /// `None` until the project's keys are first needed.
     pub keys: Option<KeyIndex>,
     /// Summaries of the keys for completeness and quality reads, made when first asked for.
-    pub quality: Arc<super::quality::QualityCache>,
+    pub quality: Arc<summaries::QualityCache>,
 }
 
 /// A project's keys, sorted by name in code point order, with what keyword search needs.
