@@ -69,7 +69,7 @@ impl Check {
     }
 
     /// The severity of a failure of this check (an extra plural category is a warning of
-    /// `plural_forms`; see [`Failure::severity`]).
+    /// `plural_forms`; see [`super::checks::Failure::severity`]).
     pub fn severity(self) -> Severity {
         match self {
             Check::Placeholders | Check::PluralForms | Check::Markup | Check::MaxLength | Check::EmptyForm => {
