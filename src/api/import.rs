@@ -282,7 +282,7 @@ pub struct ImportResult {
     pub unchanged: u64,
     /// The failing checks of the keys the import created or updated (at most 1,000, then
     /// one counting the rest); absent when there are none.
-    #[oai(skip_serializing_if_is_empty)]
+    #[oai(default, skip_serializing_if_is_empty)]
     pub warnings: Vec<WarningItem>,
 }
 

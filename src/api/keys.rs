@@ -12,6 +12,7 @@ use poem_openapi::{ApiResponse, Enum, OpenApi};
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
+use super::params::LanguageListParam;
 use super::quality;
 use super::schema::{
     Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyItem, KeyList, KeyNameParam, ProjectNameParam, Success,
@@ -21,7 +22,7 @@ use super::teams::{Created, Done};
 use super::warnings::{MOST_WARNINGS, WarningItem, parse_checks};
 use super::{ApiTags, AppState};
 use crate::domain::key_files::KeyFiles;
-use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
+use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::domain::query::KeyQuery;
 use crate::store::quality::WorkFilter;
 use crate::store::{Change, KeyDraft, KeyPatch, TranslationInput};
@@ -105,11 +106,11 @@ impl KeysApi {
         /// Only keys with at least one of these tags (repeat or separate with commas).
         tags: Query<Option<Vec<String>>>,
         /// Only keys that want a text in one of these languages and have none.
-        missing: Query<Option<Vec<String>>>,
+        missing: Query<Option<Vec<LanguageListParam>>>,
         /// Only keys whose translation in one of these languages is outdated.
-        outdated: Query<Option<Vec<String>>>,
+        outdated: Query<Option<Vec<LanguageListParam>>>,
         /// Only keys with a failing check in one of these languages.
-        failing: Query<Option<Vec<String>>>,
+        failing: Query<Option<Vec<LanguageListParam>>>,
         /// Only keys that fail one of these checks (in any language).
         check: Query<Option<Vec<String>>>,
     ) -> Result<KeyPage, ApiError> {
@@ -118,9 +119,9 @@ impl KeysApi {
         let query = KeyQuery::new(keyword.0.as_deref(), page.0, limit.0, sort).map_err(ApiError::invalid)?;
         let work = WorkFilter {
             tags: quality::listed(tags.0),
-            missing: quality::languages("missing", missing.0)?,
-            outdated: quality::languages("outdated", outdated.0)?,
-            failing: quality::languages("failing", failing.0)?,
+            missing: quality::languages(missing.0),
+            outdated: quality::languages(outdated.0),
+            failing: quality::languages(failing.0),
             checks: quality::checks(check.0)?,
         };
         let (body, info) = match at.0 {
@@ -298,19 +299,11 @@ impl KeysApi {
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         #[oai(name = "keyName")] key_name: Path<KeyNameParam>,
         /// A language to confirm (repeat the parameter, or separate with commas).
-        language: Query<Option<Vec<String>>>,
+        language: Query<Option<Vec<LanguageListParam>>>,
     ) -> Result<Conditional<KeyData>, ApiError> {
         let (team, project) = writable_project(&auth, team_name.0.0, project_name.0.0)?;
         let name = key_name.0.0;
-        let languages = language
-            .0
-            .unwrap_or_default()
-            .iter()
-            .flat_map(|list| list.split(','))
-            .map(str::trim)
-            .filter(|code| !code.is_empty())
-            .map(|code| LanguageCode::parse(code).map_err(|err| ApiError::invalid(format!("language: {}", err.0))))
-            .collect::<Result<Vec<_>, _>>()?;
+        let languages = quality::languages(language.0);
         self.state
             .store
             .apply(

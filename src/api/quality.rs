@@ -9,6 +9,7 @@ use poem_openapi::{Object, OpenApi};
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::history::Page;
+use super::params::LanguageListParam;
 use super::schema::{ProjectNameParam, TeamNameParam};
 use super::{ApiTags, AppState};
 use crate::domain::checks::{Check, Severity};
@@ -113,11 +114,9 @@ pub fn listed(values: Option<Vec<String>>) -> Vec<String> {
         .collect()
 }
 
-pub fn languages(parameter: &str, values: Option<Vec<String>>) -> Result<Vec<LanguageCode>, ApiError> {
-    listed(values)
-        .iter()
-        .map(|code| LanguageCode::parse(code).map_err(|err| ApiError::invalid(format!("{parameter}: {}", err.0))))
-        .collect()
+/// The codes of a repeatable language-list parameter.
+pub fn languages(values: Option<Vec<LanguageListParam>>) -> Vec<LanguageCode> {
+    values.unwrap_or_default().into_iter().flat_map(|list| list.0).collect()
 }
 
 pub fn checks(values: Option<Vec<String>>) -> Result<Vec<Check>, ApiError> {
@@ -184,7 +183,7 @@ impl QualityApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         /// Only failures in these languages (repeat or separate with commas).
-        language: Query<Option<Vec<String>>>,
+        language: Query<Option<Vec<LanguageListParam>>>,
         /// Only these checks: `placeholders`, `plural_forms`, `markup`, `max_length`,
         /// `whitespace`, `end_punctuation`, `same_as_base`, `empty_form`.
         check: Query<Option<Vec<String>>>,
@@ -199,7 +198,7 @@ impl QualityApi {
     ) -> Result<Page<CheckList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let filter = FailureFilter {
-            language: languages("language", language.0)?,
+            language: languages(language.0),
             check: checks(check.0)?,
             severity: match severity.0.as_deref() {
                 None | Some("") => None,

@@ -26,7 +26,7 @@ pub struct Success {
     /// Always `true`.
     pub success: bool,
     /// Failing checks of the keys written (the change is made all the same); absent if none.
-    #[oai(skip_serializing_if_is_empty)]
+    #[oai(default, skip_serializing_if_is_empty)]
     pub warnings: Vec<WarningItem>,
 }
 
@@ -453,13 +453,13 @@ pub struct UpdateKeyRequest {
     /// The app file the key lives in, per platform family.
     #[oai(nullable)]
     pub files: Option<KeyFilesInput>,
-    /// Translations to set; languages not listed keep their text, an empty `content` (or
     /// A new limit of characters (grapheme clusters) per text; `null` removes it.
-    #[oai(rename = "maxLength", validator(minimum(value = "1")))]
+    #[oai(rename = "maxLength", nullable, validator(minimum(value = "1")))]
     pub max_length: MaybeUndefined<u32>,
     /// Replaces the checks not run on this key.
     #[oai(rename = "ignoreChecks", nullable)]
     pub ignore_checks: Option<Vec<String>>,
+    /// Translations to set; languages not listed keep their text, an empty `content` (or
     /// `forms` object) removes one.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -495,7 +495,7 @@ pub struct UpdateKeyByBodyRequest {
     #[oai(nullable)]
     pub files: Option<KeyFilesInput>,
     /// A new limit of characters (grapheme clusters) per text; `null` removes it.
-    #[oai(rename = "maxLength", validator(minimum(value = "1")))]
+    #[oai(rename = "maxLength", nullable, validator(minimum(value = "1")))]
     pub max_length: MaybeUndefined<u32>,
     /// Replaces the checks not run on this key.
     #[oai(rename = "ignoreChecks", nullable)]
