@@ -512,7 +512,7 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
         ignore_checks: item
             .ignore_checks
             .as_deref()
-            .map(parse_checks)
+            .map(|names| parse_checks("ignoreChecks", names))
             .transpose()
             .map_err(at)?,
         translations,

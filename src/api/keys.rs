@@ -194,7 +194,8 @@ impl KeysApi {
             translatable: body.translatable.unwrap_or(true),
             files: key_files(body.files)?,
             max_length: body.max_length,
-            ignore_checks: parse_checks(&body.ignore_checks.unwrap_or_default()).map_err(ApiError::invalid)?,
+            ignore_checks: parse_checks("ignoreChecks", &body.ignore_checks.unwrap_or_default())
+                .map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),
         };
         let name = key.name.clone();
@@ -446,7 +447,7 @@ impl KeysApi {
             ignore_checks: body
                 .ignore_checks
                 .as_deref()
-                .map(parse_checks)
+                .map(|names| parse_checks("ignoreChecks", names))
                 .transpose()
                 .map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),

@@ -8,9 +8,11 @@ use poem_openapi::{Object, OpenApi};
 
 use super::auth::TokenAuth;
 use super::error::ApiError;
+use super::export::split_list;
 use super::history::Page;
 use super::params::LanguageListParam;
 use super::schema::{ProjectNameParam, TeamNameParam};
+use super::warnings::parse_checks;
 use super::{ApiTags, AppState};
 use crate::domain::checks::{Check, Severity};
 use crate::domain::names::LanguageCode;
@@ -104,14 +106,7 @@ pub struct CheckList {
 
 /// Values of a repeatable query parameter, also taken comma-separated.
 pub fn listed(values: Option<Vec<String>>) -> Vec<String> {
-    values
-        .unwrap_or_default()
-        .iter()
-        .flat_map(|value| value.split(','))
-        .map(str::trim)
-        .filter(|value| !value.is_empty())
-        .map(str::to_owned)
-        .collect()
+    split_list(values.unwrap_or_default())
 }
 
 /// The codes of a repeatable language-list parameter.
@@ -120,17 +115,7 @@ pub fn languages(values: Option<Vec<LanguageListParam>>) -> Vec<LanguageCode> {
 }
 
 pub fn checks(values: Option<Vec<String>>) -> Result<Vec<Check>, ApiError> {
-    listed(values)
-        .iter()
-        .map(|name| {
-            Check::parse(name).ok_or_else(|| {
-                ApiError::invalid(format!(
-                    "check: there is no check {name:?}; the checks are {}.",
-                    Check::NAMES
-                ))
-            })
-        })
-        .collect()
+    parse_checks("check", &listed(values)).map_err(ApiError::invalid)
 }
 
 #[OpenApi(tag = "ApiTags::Keys")]
@@ -210,16 +195,8 @@ impl QualityApi {
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
         let project = project_name.0.0;
         let known = self.state.store.project(&team, &project)?;
-        if let Some(unknown) = filter
-            .language
-            .iter()
-            .find(|language| !known.languages.iter().any(|own| own.same_as(language)))
-        {
-            return Err(ApiError::invalid(format!(
-                "Project {} has no language {unknown}; its languages are: {}.",
-                known.name,
-                known.languages_list()
-            )));
+        for language in &filter.language {
+            known.language_position(language).map_err(ApiError::invalid)?;
         }
         let (failures, info) = self.state.store.failures(&team, &project, &filter, &query).await?;
         let data = failures

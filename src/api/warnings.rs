@@ -75,14 +75,15 @@ impl WarningItem {
     }
 }
 
-/// Check names as sent (`ignoreChecks`), checked.
-pub fn parse_checks(names: &[String]) -> Result<Vec<crate::domain::model::Check>, String> {
+/// Check names as sent (`ignoreChecks`, `check=`), checked; `parameter` names the field in the
+/// error.
+pub fn parse_checks(parameter: &str, names: &[String]) -> Result<Vec<crate::domain::model::Check>, String> {
     names
         .iter()
         .map(|name| {
             crate::domain::model::Check::parse(name).ok_or_else(|| {
                 format!(
-                    "ignoreChecks: there is no check {}; the checks are {}.",
+                    "{parameter}: there is no check {}; the checks are {}.",
                     quote_for_message(name),
                     crate::domain::model::Check::NAMES
                 )

@@ -2,7 +2,7 @@
 
 pub use super::check::Check;
 pub use super::key_files::{KeyFiles, Platform};
-use super::names::{KeyName, LanguageCode, ProjectName, TeamName};
+use super::names::{KeyName, LanguageCode, ProjectName, TeamName, quote_for_message};
 pub use super::text::{PluralCategory, PluralForms, Text};
 pub use super::translations::{FormsRef, TextRef, Translations};
 
@@ -38,6 +38,25 @@ impl Project {
             .map(LanguageCode::as_str)
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// The position in `languages` of the project's spelling of `language` (any case or
+    /// separator), or the message refusing a language the project does not have.
+    pub fn language_position(&self, language: &LanguageCode) -> Result<usize, String> {
+        self.languages
+            .iter()
+            .position(|own| own.same_as(language))
+            .ok_or_else(|| self.no_language(language))
+    }
+
+    /// The message refusing `language`, which the project does not have.
+    pub fn no_language(&self, language: &LanguageCode) -> String {
+        format!(
+            "Project {} has no language {}; its languages are: {}.",
+            quote_for_message(self.name.as_str()),
+            quote_for_message(language.as_str()),
+            self.languages_list()
+        )
     }
 }
 

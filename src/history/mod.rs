@@ -168,7 +168,7 @@ impl History {
         filter: &crate::store::quality::WorkFilter,
         render: impl FnOnce(&Project, &[&Key]) -> T,
     ) -> Result<(T, PageInfo), StoreError> {
-        use crate::store::quality::{KeySummary, addresses_of, every_match, select_work};
+        use crate::store::quality::{addresses_of, every_match, select_work, summaries_of};
         let past = self.past(team, project, reference).await?;
         let settings = past.settings();
         // Every key: the keyword's matches are found among them, and the filter picks the tags.
@@ -176,10 +176,7 @@ impl History {
         let (entries, summaries) = {
             let settings = settings.clone();
             tokio::task::spawn_blocking(move || {
-                let summaries: Vec<Arc<KeySummary>> = entries
-                    .iter()
-                    .map(|entry| Arc::new(KeySummary::of(&entry.key, &settings)))
-                    .collect();
+                let summaries = summaries_of(&settings, &entries);
                 (entries, summaries)
             })
             .await
@@ -208,12 +205,7 @@ impl History {
         let tags = tags.to_vec();
         tokio::task::spawn_blocking(move || {
             let settings = past.settings();
-            let summaries: Vec<Arc<crate::store::quality::KeySummary>> = past
-                .at
-                .tagged(&tags)
-                .iter()
-                .map(|entry| Arc::new(crate::store::quality::KeySummary::of(&entry.key, &settings)))
-                .collect();
+            let summaries = crate::store::quality::summaries_of(&settings, &past.at.tagged(&tags));
             crate::store::quality::stats(&settings, summaries.iter().map(|summary| summary.as_ref()))
         })
         .await

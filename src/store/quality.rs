@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-pub use super::catalog::summaries::{KeySummary, LanguageSet, QualityCache, Summaries};
+pub use super::catalog::summaries::{KeySummary, LanguageSet, QualityCache, Summaries, summaries_of};
 use super::catalog::{KeyEntry, KeyIndex};
 use crate::domain::checks::{Check, Failure, Severity, check_key};
 use crate::domain::model::{Key, Project};
@@ -116,20 +116,7 @@ impl WorkFilter {
     fn positions(project: &Project, languages: &[LanguageCode]) -> Result<Vec<usize>, String> {
         languages
             .iter()
-            .map(|language| {
-                project
-                    .languages
-                    .iter()
-                    .position(|own| own.same_as(language))
-                    .ok_or_else(|| {
-                        format!(
-                            "Project {} has no language {}; its languages are: {}.",
-                            project.name,
-                            language,
-                            project.languages_list()
-                        )
-                    })
-            })
+            .map(|language| project.language_position(language))
             .collect()
     }
 

@@ -206,6 +206,15 @@ impl QualityCache {
     }
 }
 
+/// Summaries of `entries`, in their order, without the cache (a past state read once).
+pub fn summaries_of(project: &Project, entries: &[Arc<KeyEntry>]) -> Vec<Arc<KeySummary>> {
+    let entries: Vec<&Arc<KeyEntry>> = entries.iter().collect();
+    summarize(project, &entries)
+        .into_iter()
+        .map(|(_, summary)| summary)
+        .collect()
+}
+
 /// Summaries of `entries`, on two threads when there are many.
 fn summarize<'a>(project: &Project, entries: &[&'a Arc<KeyEntry>]) -> Vec<(&'a Arc<KeyEntry>, Arc<KeySummary>)> {
     let one = |entries: &[&'a Arc<KeyEntry>]| {

@@ -38,9 +38,22 @@ pub(super) fn plan_create_key(
     key.settle_bases(&entry.project.base_language, None, false);
     let file = layout::key_file(&key.name);
     ensure_file_is_free(keys, &file, &key.name)?;
-    Ok(Plan {
+    let subject = format!("Create key {} in {team}/{project}", quoted(key.name.as_str()));
+    Ok(write_in_place(team, project, None, subject, key, file))
+}
+
+/// The plan of a key written to `file` (its place stays), as one commit.
+fn write_in_place(
+    team: TeamName,
+    project: ProjectName,
+    old_name: Option<KeyName>,
+    subject: String,
+    key: Key,
+    file: String,
+) -> Plan {
+    Plan {
         import: None,
-        subject: format!("Create key {} in {team}/{project}", quoted(key.name.as_str())),
+        subject,
         edits: vec![TreeEdit::Write {
             path: format!("{}/{file}", layout::keys_dir(&team, &project)),
             contents: files::write_key(&key),
@@ -48,10 +61,10 @@ pub(super) fn plan_create_key(
         update: CatalogUpdate::PutKey {
             team,
             project,
-            old_name: None,
+            old_name,
             entry: KeyEntry::new(key, file),
         },
-    })
+    }
 }
 
 pub(super) fn plan_update_key(
@@ -153,14 +166,7 @@ pub(super) fn plan_confirm_key(
     let settings = &entry.project;
     let mut named = Vec::with_capacity(languages.len());
     for language in &languages {
-        let Some(own) = settings.languages.iter().find(|own| own.same_as(language)) else {
-            return Err(StoreError::Invalid(format!(
-                "Project {} has no language {}; its languages are: {}.",
-                quoted(project.as_str()),
-                quoted(language.as_str()),
-                settings.languages_list()
-            )));
-        };
+        let own = &settings.languages[settings.language_position(language).map_err(StoreError::Invalid)?];
         if old.key.translations.get(own).is_none() {
             return Err(StoreError::Invalid(format!(
                 "Key {} has no text in {} to confirm.",
@@ -179,19 +185,9 @@ pub(super) fn plan_confirm_key(
     }
     let mut key = old.key.clone();
     key.confirm(&settings.base_language, &named);
-    let file = old.file();
-    Ok(Plan {
-        import: None,
-        subject: format!("Confirm key {} in {team}/{project}", quoted(name.as_str())),
-        edits: vec![TreeEdit::Write {
-            path: format!("{}/{file}", layout::keys_dir(&team, &project)),
-            contents: files::write_key(&key),
-        }],
-        update: CatalogUpdate::PutKey {
-            team,
-            project,
-            old_name: Some(name),
-            entry: KeyEntry::new(key, file),
-        },
-    })
+    let (file, subject) = (
+        old.file(),
+        format!("Confirm key {} in {team}/{project}", quoted(name.as_str())),
+    );
+    Ok(write_in_place(team, project, Some(name), subject, key, file))
 }

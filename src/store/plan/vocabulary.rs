@@ -348,12 +348,7 @@ pub(crate) fn merge_translations(
                     .position(|language| language.same_as(&input.language))
             });
         let Some(index) = found else {
-            return Err(StoreError::Invalid(format!(
-                "Project {} has no language {}; its languages are: {}.",
-                quoted(project.name.as_str()),
-                quoted(input.language.as_str()),
-                project.languages_list()
-            )));
+            return Err(StoreError::Invalid(project.no_language(&input.language)));
         };
         if std::mem::replace(&mut seen[index], true) {
             return Err(StoreError::Invalid(format!(
