@@ -5,6 +5,7 @@
 //! time the writer publishes, and past states are read through
 //! [`Store::project_at_commit`]; restoring a snapshot is a change applied through the store.
 
+pub mod events;
 mod index;
 pub mod reads;
 pub mod snapshots;
@@ -15,9 +16,10 @@ use crate::domain::model::{Key, Project};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo};
 use crate::store::{Change, KeyEntry, Outcome, ProjectAt, Published, Store, StoreError, key_not_found, quoted, seen};
+pub use events::KeyChange;
 pub use index::CommitInfo;
 use index::{Follower, HistoryIndex};
-pub use reads::{KeyChange, ProjectEvent};
+pub use reads::ProjectEvent;
 
 /// One commit of a key's history, as a page shows it.
 pub struct KeyHistoryEntry {

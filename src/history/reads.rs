@@ -4,6 +4,7 @@
 
 use git2::{Oid, Repository, Sort};
 
+use super::events::{self, KeyChange};
 use super::index::HistoryIndex;
 use super::snapshots;
 use crate::domain::names::{KeyName, ProjectName, TeamName};
@@ -96,20 +97,9 @@ fn last_commit_at_or_before(repo: &Repository, seconds: i64) -> Result<Option<Oi
     Ok(None)
 }
 
-/// How a key differs between two states.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeyChange {
-    Created,
-    Updated,
-    Deleted,
-    /// Renamed from the name given (its texts may have changed too).
-    Renamed(String),
-}
-
 /// The keys that differ between the project at `since` and at `until`, sorted by name, from a
 /// diff of the two commits' key folders (its cost follows the files that differ, not the
-/// keys). A key deleted and another created with the same tags, description and texts in
-/// between is taken as renamed.
+/// keys); renames as [`events::key_changes`] finds them.
 pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<Vec<(String, KeyChange)>, StoreError> {
     let fail = |err| StoreError::internal("cannot compare two commits", err);
     let keys_tree = |resolved: &Resolved| -> Result<Option<git2::Tree<'_>>, StoreError> {
@@ -125,61 +115,10 @@ pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<
     };
     let (old, new) = (keys_tree(since)?, keys_tree(until)?);
     let diff = tree_diff::diff(repo, old.as_ref(), new.as_ref()).map_err(fail)?;
-    let read = |id: Oid| -> Option<crate::domain::model::Key> {
-        let blob = repo.find_blob(id).ok()?;
-        crate::store::read_key(blob.content()).ok()
-    };
-    let mut created = Vec::new();
-    let mut deleted = Vec::new();
-    let mut changed = Vec::new();
-    for file in diff.into_iter().filter(|file| file.path.ends_with(".toml")) {
-        match (file.old, file.new) {
-            (None, Some(new)) => created.extend(read(new)),
-            (Some(old), None) => deleted.extend(read(old)),
-            (Some(old), Some(new)) => match (read(old), read(new)) {
-                (Some(old), Some(new)) if old.name != new.name => {
-                    deleted.push(old);
-                    created.push(new);
-                }
-                (_, Some(new)) => changed.push((new.name.to_string(), KeyChange::Updated)),
-                (Some(old), None) => changed.push((old.name.to_string(), KeyChange::Deleted)),
-                (None, None) => {}
-            },
-            (None, None) => {}
-        }
-    }
-    // A name both deleted and created (a file moved by hand) is an update.
-    let mut result = changed;
-    let same_content = |a: &crate::domain::model::Key, b: &crate::domain::model::Key| {
-        a.tags == b.tags && a.description == b.description && a.plural == b.plural && a.translations == b.translations
-    };
-    let mut unmatched_deleted = Vec::new();
-    for old in deleted {
-        if let Some(position) = created.iter().position(|new| new.name == old.name) {
-            let new = created.remove(position);
-            if new != old {
-                result.push((new.name.to_string(), KeyChange::Updated));
-            }
-        } else {
-            unmatched_deleted.push(old);
-        }
-    }
-    for new in created {
-        match unmatched_deleted.iter().position(|old| same_content(old, &new)) {
-            Some(position) => {
-                let old = unmatched_deleted.remove(position);
-                result.push((new.name.to_string(), KeyChange::Renamed(old.name.to_string())));
-            }
-            None => result.push((new.name.to_string(), KeyChange::Created)),
-        }
-    }
-    result.extend(
-        unmatched_deleted
-            .into_iter()
-            .map(|old| (old.name.to_string(), KeyChange::Deleted)),
-    );
-    result.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(result)
+    Ok(events::key_changes(repo, &diff)
+        .into_iter()
+        .map(|delta| (delta.name, delta.change))
+        .collect())
 }
 
 /// One commit of a key's history: where it is in the index, what it did, and the blob of

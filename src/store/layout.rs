@@ -28,8 +28,8 @@ const HASH_HEX_LEN: usize = 16;
 pub const TEAMS_DIR: &str = "teams";
 pub const TEAM_FILE: &str = "team.toml";
 pub const PROJECT_FILE: &str = "project.toml";
-const PROJECTS_DIR: &str = "projects";
-const KEYS_DIR: &str = "keys";
+pub const PROJECTS_DIR: &str = "projects";
+pub const KEYS_DIR: &str = "keys";
 
 pub fn team_dir(team: &TeamName) -> String {
     format!("{TEAMS_DIR}/{}", slug_component(team.as_str()))

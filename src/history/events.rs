@@ -1,0 +1,502 @@
+//! What a commit changed, as events (`key.updated` of `fr` and `de`, `project.renamed`, ...):
+//! from the difference between the commit's tree and its first parent's, so that a change
+//! made through the API, an upload, a pulled commit, a merge and a commit made by hand all
+//! read the same. Webhooks deliver them.
+//!
+//! The trees are compared level by level (teams, a team's projects, a project's keys), each
+//! only where the two sides' ids differ, so the cost follows what changed. A team or project
+//! whose file disappeared in the same commit as exactly one other appeared (what a rename
+//! through the API does) is taken as renamed, and its contents are compared across the two
+//! folders, so a rename is one event and not every key deleted and created again. A deleted
+//! team or project is one event; the keys it held are not listed.
+
+use std::collections::BTreeSet;
+
+use git2::{ObjectType, Oid, Repository, Tree};
+
+use crate::domain::model::Key;
+use crate::gitdb::tree_diff::{self, FileDiff};
+use crate::store::{StoreError, layout};
+
+/// The kinds of event, as receivers see them (`key.updated`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    TeamCreated,
+    TeamUpdated,
+    TeamRenamed,
+    TeamDeleted,
+    ProjectCreated,
+    ProjectUpdated,
+    ProjectRenamed,
+    ProjectDeleted,
+    KeyCreated,
+    KeyUpdated,
+    KeyRenamed,
+    KeyDeleted,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 12] = [
+        EventKind::TeamCreated,
+        EventKind::TeamUpdated,
+        EventKind::TeamRenamed,
+        EventKind::TeamDeleted,
+        EventKind::ProjectCreated,
+        EventKind::ProjectUpdated,
+        EventKind::ProjectRenamed,
+        EventKind::ProjectDeleted,
+        EventKind::KeyCreated,
+        EventKind::KeyUpdated,
+        EventKind::KeyRenamed,
+        EventKind::KeyDeleted,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::TeamCreated => "team.created",
+            EventKind::TeamUpdated => "team.updated",
+            EventKind::TeamRenamed => "team.renamed",
+            EventKind::TeamDeleted => "team.deleted",
+            EventKind::ProjectCreated => "project.created",
+            EventKind::ProjectUpdated => "project.updated",
+            EventKind::ProjectRenamed => "project.renamed",
+            EventKind::ProjectDeleted => "project.deleted",
+            EventKind::KeyCreated => "key.created",
+            EventKind::KeyUpdated => "key.updated",
+            EventKind::KeyRenamed => "key.renamed",
+            EventKind::KeyDeleted => "key.deleted",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+}
+
+/// One thing a commit changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub kind: EventKind,
+    /// The team's name after the commit (before it, for `team.deleted`).
+    pub team: String,
+    /// For project and key events: the project's name after the commit.
+    pub project: Option<String>,
+    /// For key events: the key's name after the commit.
+    pub key: Option<String>,
+    /// For renames: the name before.
+    pub from: Option<String>,
+    /// The languages whose text (or whose being current) changed; for a key created or
+    /// deleted, those it has or had; for a project updated, the languages added or removed.
+    pub languages: Vec<String>,
+}
+
+/// A commit with what it changed.
+#[derive(Debug, Clone)]
+pub struct CommitEvents {
+    pub commit: Oid,
+    /// The first parent (`None` for the first commit).
+    pub parent: Option<Oid>,
+    /// Seconds since the epoch (the committer's time).
+    pub time: i64,
+    pub author: String,
+    pub subject: String,
+    pub events: Vec<Event>,
+}
+
+/// The events of `commit`, against its first parent.
+pub fn commit_events(repo: &Repository, commit: Oid) -> Result<CommitEvents, StoreError> {
+    let fail = |err| StoreError::internal("cannot read what a commit changed", err);
+    let found = repo.find_commit(commit).map_err(fail)?;
+    let parent = found.parent(0).ok();
+    let new = found.tree().map_err(fail)?;
+    let old = parent.as_ref().map(|parent| parent.tree()).transpose().map_err(fail)?;
+    let mut events = Vec::new();
+    let teams = |tree: Option<&Tree<'_>>| subtree(repo, tree, layout::TEAMS_DIR);
+    let (old_teams, new_teams) = (teams(old.as_ref()).map_err(fail)?, teams(Some(&new)).map_err(fail)?);
+    let folders = changed_folders(repo, old_teams.as_ref(), new_teams.as_ref(), layout::TEAM_FILE).map_err(fail)?;
+    for change in sort_out(folders) {
+        let event = |kind, name: &str, from: Option<&str>| Event {
+            kind,
+            team: name.to_owned(),
+            project: None,
+            key: None,
+            from: from.map(str::to_owned),
+            languages: Vec::new(),
+        };
+        match change {
+            FolderChange::Created(name, after) => {
+                events.push(event(EventKind::TeamCreated, &name, None));
+                team_contents(repo, &name, None, Some(&after), &mut events).map_err(fail)?;
+            }
+            FolderChange::Deleted(name) => events.push(event(EventKind::TeamDeleted, &name, None)),
+            FolderChange::Renamed {
+                from,
+                name,
+                before,
+                after,
+            } => {
+                events.push(event(EventKind::TeamRenamed, &name, Some(&from)));
+                team_contents(repo, &name, Some(&before), Some(&after), &mut events).map_err(fail)?;
+            }
+            FolderChange::Changed(name, before, after) => {
+                team_contents(repo, &name, Some(&before), Some(&after), &mut events).map_err(fail)?;
+            }
+        }
+    }
+    Ok(CommitEvents {
+        commit,
+        parent: parent.map(|parent| parent.id()),
+        time: found.time().seconds(),
+        author: found.author().name().unwrap_or_default().to_owned(),
+        subject: found.summary().ok().flatten().unwrap_or_default().to_owned(),
+        events,
+    })
+}
+
+/// A team's or project's folder that changed, holding its file before or after.
+enum FolderChange<'r> {
+    Created(String, Tree<'r>),
+    Deleted(String),
+    Renamed {
+        from: String,
+        name: String,
+        before: Tree<'r>,
+        after: Tree<'r>,
+    },
+    Changed(String, Tree<'r>, Tree<'r>),
+}
+
+/// Sorts changed folders out: created, deleted, changed, and the one deleted and one created
+/// of a commit paired as a rename.
+fn sort_out(folders: Vec<Folder<'_>>) -> Vec<FolderChange<'_>> {
+    let mut created = Vec::new();
+    let mut deleted = Vec::new();
+    let mut changes = Vec::new();
+    for (name, before, after) in folders {
+        match (before, after) {
+            (None, Some(after)) => created.push((name, after)),
+            (Some(before), None) => deleted.push((name, before)),
+            (Some(before), Some(after)) => changes.push(FolderChange::Changed(name, before, after)),
+            (None, None) => {}
+        }
+    }
+    if created.len() == 1 && deleted.len() == 1 {
+        let ((name, after), (from, before)) = (created.remove(0), deleted.remove(0));
+        changes.insert(
+            0,
+            FolderChange::Renamed {
+                from,
+                name,
+                before,
+                after,
+            },
+        );
+    }
+    let created = created
+        .into_iter()
+        .map(|(name, after)| FolderChange::Created(name, after));
+    let deleted = deleted.into_iter().map(|(name, _)| FolderChange::Deleted(name));
+    created.chain(deleted).chain(changes).collect()
+}
+
+/// The events within a team's folder: its file, its projects.
+fn team_contents(
+    repo: &Repository,
+    team: &str,
+    before: Option<&Tree<'_>>,
+    after: Option<&Tree<'_>>,
+    events: &mut Vec<Event>,
+) -> Result<(), git2::Error> {
+    let event = |kind, name: &str, from: Option<&str>, languages| Event {
+        kind,
+        team: team.to_owned(),
+        project: Some(name.to_owned()).filter(|name| !name.is_empty()),
+        key: None,
+        from: from.map(str::to_owned),
+        languages,
+    };
+    if let (Some(before), Some(after)) = (before, after)
+        && file_id(before, layout::TEAM_FILE) != file_id(after, layout::TEAM_FILE)
+    {
+        events.push(event(EventKind::TeamUpdated, "", None, Vec::new()));
+    }
+    let projects = |tree| subtree(repo, tree, layout::PROJECTS_DIR);
+    let (old, new) = (projects(before)?, projects(after)?);
+    for change in sort_out(changed_folders(repo, old.as_ref(), new.as_ref(), layout::PROJECT_FILE)?) {
+        match change {
+            FolderChange::Created(name, after) => {
+                events.push(event(EventKind::ProjectCreated, &name, None, Vec::new()));
+                project_contents(repo, team, &name, None, Some(&after), events)?;
+            }
+            FolderChange::Deleted(name) => events.push(event(EventKind::ProjectDeleted, &name, None, Vec::new())),
+            FolderChange::Renamed {
+                from,
+                name,
+                before,
+                after,
+            } => {
+                events.push(event(EventKind::ProjectRenamed, &name, Some(&from), Vec::new()));
+                project_contents(repo, team, &name, Some(&before), Some(&after), events)?;
+            }
+            FolderChange::Changed(name, before, after) => {
+                let languages = (file_id(&before, layout::PROJECT_FILE) != file_id(&after, layout::PROJECT_FILE))
+                    .then(|| changed_languages(repo, &before, &after));
+                if let Some(languages) = languages {
+                    events.push(event(EventKind::ProjectUpdated, &name, None, languages));
+                }
+                project_contents(repo, team, &name, Some(&before), Some(&after), events)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The key events within a project's folder.
+fn project_contents(
+    repo: &Repository,
+    team: &str,
+    project: &str,
+    before: Option<&Tree<'_>>,
+    after: Option<&Tree<'_>>,
+    events: &mut Vec<Event>,
+) -> Result<(), git2::Error> {
+    let keys = |tree| subtree(repo, tree, layout::KEYS_DIR);
+    let (old, new) = (keys(before)?, keys(after)?);
+    let files = tree_diff::diff(repo, old.as_ref(), new.as_ref())?;
+    for delta in key_changes(repo, &files) {
+        let (kind, from) = match delta.change {
+            KeyChange::Created => (EventKind::KeyCreated, None),
+            KeyChange::Updated => (EventKind::KeyUpdated, None),
+            KeyChange::Deleted => (EventKind::KeyDeleted, None),
+            KeyChange::Renamed(from) => (EventKind::KeyRenamed, Some(from)),
+        };
+        events.push(Event {
+            kind,
+            team: team.to_owned(),
+            project: Some(project.to_owned()),
+            key: Some(delta.name),
+            from,
+            languages: delta.languages,
+        });
+    }
+    Ok(())
+}
+
+/// The languages a project gained or lost between its two project files.
+fn changed_languages(repo: &Repository, before: &Tree<'_>, after: &Tree<'_>) -> Vec<String> {
+    let languages = |tree: &Tree<'_>| -> BTreeSet<String> {
+        let Some(id) = file_id(tree, layout::PROJECT_FILE) else {
+            return BTreeSet::new();
+        };
+        let Ok(blob) = repo.find_blob(id) else {
+            return BTreeSet::new();
+        };
+        let table: toml::Table = std::str::from_utf8(blob.content())
+            .ok()
+            .and_then(|text| text.parse().ok())
+            .unwrap_or_default();
+        let list = table.get("languages").and_then(|value| value.as_array());
+        list.into_iter()
+            .flatten()
+            .filter_map(|value| value.as_str().map(str::to_owned))
+            .collect()
+    };
+    let (old, new) = (languages(before), languages(after));
+    old.symmetric_difference(&new).cloned().collect()
+}
+
+fn file_id(tree: &Tree<'_>, name: &str) -> Option<Oid> {
+    tree.get_name(name).map(|entry| entry.id())
+}
+
+/// A sub-folder that differs: its name, and the folder before and after (`None`: absent,
+/// or without the level's file).
+type Folder<'r> = (String, Option<Tree<'r>>, Option<Tree<'r>>);
+
+/// The sub-folders of `old` and `new` whose ids differ, in name order.
+fn changed_folders<'r>(
+    repo: &'r Repository,
+    old: Option<&Tree<'_>>,
+    new: Option<&Tree<'_>>,
+    file: &str,
+) -> Result<Vec<Folder<'r>>, git2::Error> {
+    let folders = |tree: Option<&Tree<'_>>| -> Vec<(String, Oid)> {
+        tree.map(|tree| {
+            tree.iter()
+                .filter(|entry| entry.kind() == Some(ObjectType::Tree))
+                .filter_map(|entry| Some((entry.name().ok()?.to_owned(), entry.id())))
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let (before, after) = (folders(old), folders(new));
+    let names: BTreeSet<&String> = before.iter().chain(&after).map(|(name, _)| name).collect();
+    let id_of = |list: &[(String, Oid)], name: &str| list.iter().find(|(other, _)| other == name).map(|(_, id)| *id);
+    let mut changed = Vec::new();
+    for name in names {
+        let (a, b) = (id_of(&before, name), id_of(&after, name));
+        if a == b {
+            continue;
+        }
+        let tree = |id: Option<Oid>| -> Result<Option<Tree<'r>>, git2::Error> {
+            let tree = id.map(|id| repo.find_tree(id)).transpose()?;
+            Ok(tree.filter(|tree| tree.get_name(file).is_some()))
+        };
+        changed.push((layout::slug_from_component(name).to_owned(), tree(a)?, tree(b)?));
+    }
+    Ok(changed)
+}
+
+/// The folder `path` of `tree`, if there is one.
+fn subtree<'r>(repo: &'r Repository, tree: Option<&Tree<'_>>, path: &str) -> Result<Option<Tree<'r>>, git2::Error> {
+    let Some(tree) = tree else { return Ok(None) };
+    match tree.get_path(std::path::Path::new(path)) {
+        Ok(entry) if entry.kind() == Some(ObjectType::Tree) => repo.find_tree(entry.id()).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// How a key differs between two states.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyChange {
+    Created,
+    Updated,
+    Deleted,
+    /// Renamed from the name given (its texts may have changed too).
+    Renamed(String),
+}
+
+/// A key that differs, with the languages that differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyDelta {
+    pub name: String,
+    pub change: KeyChange,
+    pub languages: Vec<String>,
+}
+
+/// The keys that differ between two key folders, from the files that differ (their blobs
+/// before and after), sorted by name. A key deleted and another created with the same tags,
+/// description and texts is taken as renamed; a name both deleted and created (a file moved
+/// by hand) as updated.
+pub fn key_changes(repo: &Repository, files: &[FileDiff]) -> Vec<KeyDelta> {
+    let read = |id: Oid| -> Option<Key> {
+        let blob = repo.find_blob(id).ok()?;
+        crate::store::read_key(blob.content()).ok()
+    };
+    let mut created = Vec::new();
+    let mut deleted = Vec::new();
+    let mut result = Vec::new();
+    for file in files.iter().filter(|file| file.path.ends_with(".toml")) {
+        match (file.old, file.new) {
+            (None, Some(new)) => created.extend(read(new)),
+            (Some(old), None) => deleted.extend(read(old)),
+            (Some(old), Some(new)) => match (read(old), read(new)) {
+                (Some(old), Some(new)) if old.name != new.name => {
+                    deleted.push(old);
+                    created.push(new);
+                }
+                (old, Some(new)) => result.push(delta(&new, KeyChange::Updated, old.as_ref())),
+                (Some(old), None) => result.push(delta(&old, KeyChange::Deleted, None)),
+                (None, None) => {}
+            },
+            (None, None) => {}
+        }
+    }
+    let same_content = |a: &Key, b: &Key| {
+        a.tags == b.tags && a.description == b.description && a.plural == b.plural && a.translations == b.translations
+    };
+    let mut unmatched_deleted = Vec::new();
+    for old in deleted {
+        if let Some(position) = created.iter().position(|new| new.name == old.name) {
+            let new = created.remove(position);
+            if new != old {
+                result.push(delta(&new, KeyChange::Updated, Some(&old)));
+            }
+        } else {
+            unmatched_deleted.push(old);
+        }
+    }
+    for new in created {
+        match unmatched_deleted.iter().position(|old| same_content(old, &new)) {
+            Some(position) => {
+                let old = unmatched_deleted.remove(position);
+                result.push(delta(&new, KeyChange::Renamed(old.name.to_string()), Some(&old)));
+            }
+            None => result.push(delta(&new, KeyChange::Created, None)),
+        }
+    }
+    result.extend(unmatched_deleted.iter().map(|old| delta(old, KeyChange::Deleted, None)));
+    result.sort_by(|a, b| a.name.cmp(&b.name));
+    result
+}
+
+/// `key`'s delta: against `before` when there is one, else all its languages.
+fn delta(key: &Key, change: KeyChange, before: Option<&Key>) -> KeyDelta {
+    let languages = match before {
+        None => key.translations.keys().map(ToString::to_string).collect(),
+        Some(before) => {
+            let codes: BTreeSet<_> = key.translations.keys().chain(before.translations.keys()).collect();
+            codes
+                .into_iter()
+                .filter(|code| {
+                    key.translations.get(code) != before.translations.get(code)
+                        || key.translations.base_of(code) != before.translations.base_of(code)
+                })
+                .map(ToString::to_string)
+                .collect()
+        }
+    };
+    KeyDelta {
+        name: key.name.to_string(),
+        change,
+        languages,
+    }
+}
+
+/// The branch read commit by commit, for those who follow it (webhooks), on a repository
+/// handle of its own.
+pub struct Feed {
+    repo: Repository,
+}
+
+impl Feed {
+    pub fn open(root: &std::path::Path) -> Result<Self, StoreError> {
+        let repo = Repository::open(root).map_err(|err| StoreError::internal("cannot open the repository", err))?;
+        Ok(Self { repo })
+    }
+
+    /// The branch's newest commit (`None` before the first).
+    pub fn head(&self) -> Option<Oid> {
+        self.repo.head().ok()?.peel_to_commit().ok().map(|commit| commit.id())
+    }
+
+    /// The commits of the branch's first-parent line after `cursor` up to `head`, oldest
+    /// first (all of them when `cursor` is `None` or not in the repository; from where the
+    /// line left it when it is no longer on the line).
+    pub fn after(&self, cursor: Option<Oid>, head: Oid) -> Result<Vec<Oid>, StoreError> {
+        let fail = |err| StoreError::internal("cannot walk the branch", err);
+        let mut walk = self.repo.revwalk().map_err(fail)?;
+        walk.simplify_first_parent().map_err(fail)?;
+        walk.push(head).map_err(fail)?;
+        if let Some(cursor) = cursor.filter(|cursor| self.repo.find_commit(*cursor).is_ok()) {
+            walk.hide(cursor).map_err(fail)?;
+        }
+        let mut commits = walk.collect::<Result<Vec<Oid>, _>>().map_err(fail)?;
+        commits.reverse();
+        Ok(commits)
+    }
+
+    /// Whether the repository holds `commit`.
+    pub fn has(&self, commit: Oid) -> bool {
+        self.repo.find_commit(commit).is_ok()
+    }
+
+    /// The committer's time of `commit`, in seconds since the epoch.
+    pub fn time(&self, commit: Oid) -> Option<i64> {
+        self.repo.find_commit(commit).ok().map(|found| found.time().seconds())
+    }
+
+    pub fn events(&self, commit: Oid) -> Result<CommitEvents, StoreError> {
+        commit_events(&self.repo, commit)
+    }
+}
