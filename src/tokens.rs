@@ -230,28 +230,11 @@ pub fn create_token(file: &Path, name: &str, access: Access, teams: &[String]) -
 }
 
 fn write_records(file: &Path, records: Vec<TokenRecord>) -> anyhow::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-
-    if let Some(parent) = file.parent().filter(|parent| !parent.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
-    }
     let text = format!(
         "# API tokens of locstore: only SHA-256 hashes, never the tokens. Made by `locstore token create`.\n\n{}",
         toml::to_string_pretty(&TokenFile { tokens: records }).context("cannot serialise tokens")?
     );
-    let temporary = file.with_extension("toml.tmp");
-    let mut out = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&temporary)
-        .with_context(|| format!("cannot write {}", temporary.display()))?;
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.sync_all())
-        .with_context(|| format!("cannot write {}", temporary.display()))?;
-    std::fs::rename(&temporary, file).with_context(|| format!("cannot replace {}", file.display()))
+    crate::private_file::write(file, text.as_bytes())
 }
 
 fn hash(token: &str) -> [u8; 32] {
