@@ -11,7 +11,8 @@
 # - a Python venv (scripts/test-requirements.txt) with openstep_plist (an independent reader
 #   of Apple .strings files; Python's own csv and json modules read the other formats back),
 #   schemathesis (scripts/fuzz.sh fuzzes the live server from its own OpenAPI document) and
-#   openapi-python-client (scripts/client.sh generates a client and makes a round trip).
+#   openapi-python-client (scripts/client.sh generates a client and makes a round trip), and
+#   standardwebhooks (the reference library that verifies webhook signatures).
 # - chromium, and playwright-core from npm (tests/browser): scripts/browser.sh drives
 #   Swagger UI at /docs in a real headless browser.
 # - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural
@@ -49,7 +50,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 venv=target/test-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist, schemathesis, openapi_python_client' >/dev/null 2>&1; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist, schemathesis, openapi_python_client, standardwebhooks' >/dev/null 2>&1; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/test-requirements.txt
 fi

@@ -53,6 +53,9 @@ impl App {
             }));
             remote
         });
+        let webhooks =
+            crate::webhooks::Webhooks::start(&config.data_dir, &store, metrics.clone(), config.webhook_failing_after)
+                .context("cannot start the webhooks")?;
         let downloads = Downloads::new(config.exports_dir.clone(), config.export_ttl, clock)
             .with_context(|| format!("cannot create the exports folder {}", config.exports_dir.display()))?;
         let tokens = Arc::new(TokenRegistry::new(config.api_token.as_deref(), &config.token_files));
@@ -60,6 +63,7 @@ impl App {
             store,
             history,
             remote,
+            webhooks,
             downloads,
             public_url: config.public_url.clone(),
             max_unpacked_bytes: config.limits.max_import_bytes,
@@ -159,6 +163,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         .run_with_graceful_shutdown(app.endpoint(), shutdown, Some(Duration::from_secs(30)))
         .await;
     sweeper.abort();
+    let webhooks = app.state.webhooks.clone();
+    let _ = tokio::task::spawn_blocking(move || webhooks.stop()).await;
     app.state.store.shutdown().await;
     tracing::info!("stopped");
     result.context("the server failed")

@@ -128,7 +128,7 @@ pub struct CommonArgs {
     /// Configuration file (TOML); see locstore.example.toml.
     #[arg(long, env = "LOCSTORE_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Folder holding repo/, exports/ and tokens.toml [default: ./locstore-data].
+    /// Folder holding repo/, exports/, tokens.toml and webhooks.toml [default: ./locstore-data].
     #[arg(long, env = "LOCSTORE_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 }
@@ -183,6 +183,10 @@ pub struct ServeArgs {
     /// How often the remote is fetched, such as 10s or 1m [default: 10s].
     #[arg(long, env = "LOCSTORE_PULL_INTERVAL", value_name = "DURATION")]
     pub pull_interval: Option<String>,
+    /// How long a webhook's receiver may keep failing before the webhook is turned off and
+    /// marked failing, such as 24h [default: 24h].
+    #[arg(long, env = "LOCSTORE_WEBHOOK_FAILING_AFTER", value_name = "DURATION")]
+    pub webhook_failing_after: Option<String>,
     /// The secret `POST /hooks/git` must carry in X-Locstore-Hook-Secret to trigger a fetch.
     #[arg(long, env = "LOCSTORE_HOOK_SECRET", value_name = "SECRET")]
     pub hook_secret: Option<String>,
@@ -248,6 +252,8 @@ pub struct Config {
     pub hook_secret: Option<String>,
     /// A read replica's primary, named in its 405 answers.
     pub primary_url: Option<String>,
+    /// How long a webhook may fail before it is turned off and marked failing.
+    pub webhook_failing_after: Duration,
 }
 
 /// `[remote]` of a `locstore.toml`.
@@ -276,6 +282,7 @@ struct FileSettings {
     log_format: Option<LogFormat>,
     remote: Option<RemoteFileSettings>,
     pull_interval: Option<String>,
+    webhook_failing_after: Option<String>,
     hook_secret: Option<String>,
     replica_of: Option<String>,
     primary_url: Option<String>,
@@ -291,6 +298,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_PULL_INTERVAL: Duration = Duration::from_secs(10);
+pub const DEFAULT_WEBHOOK_FAILING_AFTER: Duration = Duration::from_secs(24 * 3600);
 
 /// What one request may cost the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -384,6 +392,11 @@ impl Config {
         if pull_interval.is_zero() {
             bail!("the pull interval must be longer than zero");
         }
+        let webhook_failing_after = match args.webhook_failing_after.or(file.webhook_failing_after) {
+            Some(raw) => humantime::parse_duration(&raw)
+                .with_context(|| format!("invalid webhook failing period {raw:?} (use 24h, 30m)"))?,
+            None => DEFAULT_WEBHOOK_FAILING_AFTER,
+        };
         let replica_of = args.replica_of.or(file.replica_of).filter(|url| !url.is_empty());
         let remote_url = args.remote.or(remote_file.url).filter(|url| !url.is_empty());
         if replica_of.is_some() && remote_url.is_some() {
@@ -436,6 +449,7 @@ impl Config {
             remote,
             hook_secret,
             primary_url,
+            webhook_failing_after,
             token_files,
             api_token,
         })

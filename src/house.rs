@@ -114,8 +114,24 @@ mod tests {
         // after it in this list. `tokens` stands above `domain`, whose validated names it
         // uses, and `metrics` below the store, which counts into it.
         const ROOMS: &[&str] = &[
-            "main", "app", "config", "api", "client", "formats", "tokens", "sync", "history", "store", "metrics",
-            "gitdb", "domain", "routes", "deadline", "house",
+            "main",
+            "app",
+            "config",
+            "api",
+            "client",
+            "formats",
+            "tokens",
+            "webhooks",
+            "sync",
+            "history",
+            "store",
+            "metrics",
+            "gitdb",
+            "domain",
+            "routes",
+            "deadline",
+            "private_file",
+            "house",
         ];
         let rank = |module: &str| {
             let room = module.split("::").next().unwrap_or_default();

@@ -1,5 +1,6 @@
 //! Prometheus metrics: requests by route and status, request latency, commits and commit
-//! latency, the writer's queue, keys per project and the repository's size.
+//! latency, the writer's queue, keys per project, the repository's size, replication and
+//! webhook deliveries.
 //!
 //! Route labels are templates (`/teams/{teamName}/projects`), never raw paths, so that the
 //! number of series stays small whatever names clients use.
@@ -29,6 +30,11 @@ pub struct Metrics {
     pub push_seconds: Histogram,
     pub fetch_seconds: Histogram,
     pub key_files_read: IntCounter,
+    pub webhook_deliveries: IntCounterVec,
+    pub webhook_failures: IntCounterVec,
+    pub webhook_backlog: IntGaugeVec,
+    pub webhook_oldest_seconds: prometheus::GaugeVec,
+    pub webhook_delivery_seconds: Histogram,
 }
 
 const LATENCY_BUCKETS: &[f64] = &[
@@ -106,6 +112,36 @@ impl Metrics {
             "key_files_read_total",
             "Key files read to load projects' keys: all of a project's, or with a saved index only those changed since.",
         );
+        let per_webhook =
+            |name: &str, help: &str| IntCounterVec::new(Opts::new(name, help), &["webhook"]).expect("valid metric");
+        let webhook_deliveries = per_webhook(
+            "webhook_deliveries_total",
+            "Commits delivered to a webhook's receiver and acknowledged with a 2xx.",
+        );
+        let webhook_failures = per_webhook(
+            "webhook_delivery_failures_total",
+            "Delivery attempts that failed: an answer other than 2xx, or none within 10 s.",
+        );
+        let webhook_backlog = IntGaugeVec::new(
+            Opts::new(
+                "webhook_backlog_commits",
+                "Commits of the branch a webhook has not yet dealt with.",
+            ),
+            &["webhook"],
+        )
+        .expect("valid metric");
+        let webhook_oldest_seconds = prometheus::GaugeVec::new(
+            Opts::new(
+                "webhook_oldest_undelivered_seconds",
+                "Age of the oldest commit a webhook has not yet delivered (0 when none waits).",
+            ),
+            &["webhook"],
+        )
+        .expect("valid metric");
+        let webhook_delivery_seconds = histogram(
+            "webhook_delivery_duration_seconds",
+            "Time of one delivery attempt, from sending to the receiver's answer.",
+        );
         for collector in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(request_seconds.clone()),
@@ -124,6 +160,11 @@ impl Metrics {
             Box::new(push_seconds.clone()),
             Box::new(fetch_seconds.clone()),
             Box::new(key_files_read.clone()),
+            Box::new(webhook_deliveries.clone()),
+            Box::new(webhook_failures.clone()),
+            Box::new(webhook_backlog.clone()),
+            Box::new(webhook_oldest_seconds.clone()),
+            Box::new(webhook_delivery_seconds.clone()),
             Box::new(prometheus::process_collector::ProcessCollector::for_self()),
         ] {
             registry.register(collector).expect("metric names are unique");
@@ -147,6 +188,11 @@ impl Metrics {
             push_seconds,
             fetch_seconds,
             key_files_read,
+            webhook_deliveries,
+            webhook_failures,
+            webhook_backlog,
+            webhook_oldest_seconds,
+            webhook_delivery_seconds,
         }
     }
 

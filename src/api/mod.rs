@@ -20,6 +20,7 @@ pub mod sync;
 pub mod teams;
 pub mod text;
 pub mod warnings;
+pub mod webhooks;
 
 use std::sync::Arc;
 
@@ -35,6 +36,8 @@ pub struct AppState {
     pub history: crate::history::History,
     /// Replication through a git remote, when one is set.
     pub remote: Option<crate::sync::Remote>,
+    /// The teams' webhooks and their deliveries.
+    pub webhooks: crate::webhooks::Webhooks,
     pub downloads: Downloads,
     /// `--public-url`, without a trailing slash; `None` means "use the request's Host".
     pub public_url: Option<String>,
@@ -59,6 +62,8 @@ pub enum ApiTags {
     Export,
     /// Replication through a git remote.
     Replication,
+    /// Receivers of a team's commits, signed and in order.
+    Webhooks,
 }
 
 pub type Api = (
@@ -72,6 +77,7 @@ pub type Api = (
     history::HistoryApi,
     quality::QualityApi,
     sync::SyncApi,
+    webhooks::WebhooksApi,
 );
 
 /// The OpenAPI service of the whole API.
@@ -86,7 +92,8 @@ pub fn service(state: Arc<AppState>) -> OpenApiService<Api, ()> {
         snapshots::SnapshotsApi { state: state.clone() },
         history::HistoryApi { state: state.clone() },
         quality::QualityApi { state: state.clone() },
-        sync::SyncApi { state },
+        sync::SyncApi { state: state.clone() },
+        webhooks::WebhooksApi { state },
     );
     OpenApiService::new(api, "locstore", env!("CARGO_PKG_VERSION")).description(DESCRIPTION)
 }

@@ -84,6 +84,7 @@ pub fn config(data_dir: &Path) -> Config {
         remote: None,
         hook_secret: None,
         primary_url: None,
+        webhook_failing_after: Duration::from_secs(24 * 3600),
     }
 }
 
@@ -132,6 +133,8 @@ impl TestApp {
 
     /// Stops the store (as a server shutdown does) and returns the data directory.
     pub async fn stop(self) -> tempfile::TempDir {
+        let webhooks = self.app.state.webhooks.clone();
+        tokio::task::spawn_blocking(move || webhooks.stop()).await.unwrap();
         self.app.state.store.shutdown().await;
         self.dir
     }

@@ -241,7 +241,7 @@ impl GitDaemon {
     }
 
     /// A working clone of the remote, for commits made elsewhere.
-    fn clone_into(&self, dir: &std::path::Path) -> std::path::PathBuf {
+    pub fn clone_into(&self, dir: &std::path::Path) -> std::path::PathBuf {
         let clone = dir.join("clone");
         git_in(dir, &["clone", "-q", &self.url(), clone.to_str().unwrap()]);
         clone

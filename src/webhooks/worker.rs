@@ -1,0 +1,317 @@
+//! One thread per webhook delivers the branch's commits to its receiver, oldest first, each
+//! until the receiver acknowledges it with a 2xx: a failure is tried again after 1 s, 2 s,
+//! 4 s ... up to 10 minutes between attempts while the later commits wait, and after the
+//! failing period (24 h) the webhook is turned off and marked `failing`. The cursor moves on
+//! disk only after an acknowledgement, so a crash or restart delivers again from there.
+//!
+//! The thread wakes when the writer publishes and every [`POLL`] besides (commits made by
+//! hand in the repository, which the writer notices when idle).
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime};
+
+use git2::Oid;
+
+use super::cursor::{self, Attempt, Attempts, Cursor};
+use super::payload;
+use super::registry::Webhook;
+use super::{Shared, takes};
+use crate::history::events::Feed;
+
+/// The longest wait for a nudge before looking at the branch again.
+const POLL: Duration = Duration::from_secs(2);
+/// The first wait after a failed attempt; it doubles up to [`MOST_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+const MOST_BACKOFF: Duration = Duration::from_secs(600);
+
+/// What the API and the thread share of one webhook.
+pub struct Slot {
+    state: Mutex<SlotState>,
+    changed: Condvar,
+    pub attempts: Mutex<Attempts>,
+}
+
+/// The webhook's settings as last changed, and where its deliveries stand.
+pub struct SlotState {
+    pub webhook: Webhook,
+    /// Set when the webhook is deleted (or the server stops): the thread ends.
+    pub stop: bool,
+    /// Set by a publication; taken by the thread.
+    nudged: bool,
+    /// Set when the webhook is turned on again after failing: the cursor skips to the head.
+    pub skip_to_head: bool,
+    /// The last commit dealt with.
+    pub cursor: String,
+    /// Commits after the cursor, as last counted.
+    pub backlog: usize,
+    /// Since when (seconds since the epoch) the next commit has been failing.
+    pub failing_since: Option<i64>,
+}
+
+impl Slot {
+    pub fn new(webhook: Webhook, attempts: Attempts, cursor: &Cursor) -> Arc<Self> {
+        Arc::new(Self {
+            state: Mutex::new(SlotState {
+                webhook,
+                stop: false,
+                nudged: true,
+                skip_to_head: false,
+                cursor: cursor.commit.clone(),
+                backlog: 0,
+                failing_since: cursor.failing_since,
+            }),
+            changed: Condvar::new(),
+            attempts: Mutex::new(attempts),
+        })
+    }
+
+    pub fn state(&self) -> MutexGuard<'_, SlotState> {
+        self.state.lock().unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Changes the state and wakes the thread.
+    pub fn change(&self, change: impl FnOnce(&mut SlotState)) {
+        change(&mut self.state());
+        self.changed.notify_all();
+    }
+
+    pub fn nudge(&self) {
+        self.change(|state| state.nudged = true);
+    }
+
+    /// Waits for a nudge or a change, `timeout` at most; the settings then, or `None` when
+    /// the thread is to stop.
+    fn wait(&self, timeout: Duration) -> Option<Webhook> {
+        let mut state = self.state();
+        if !state.nudged && !state.stop {
+            state = self
+                .changed
+                .wait_timeout(state, timeout)
+                .unwrap_or_else(|poison| poison.into_inner())
+                .0;
+        }
+        state.nudged = false;
+        (!state.stop).then(|| state.webhook.clone())
+    }
+
+    /// Sleeps `duration` unless the webhook is stopped or turned off meanwhile; whether
+    /// delivery may go on. `tick` runs about every second.
+    fn pause(&self, duration: Duration, mut tick: impl FnMut()) -> bool {
+        let until = Instant::now() + duration;
+        let mut state = self.state();
+        loop {
+            if state.stop || !state.webhook.enabled {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= until {
+                return true;
+            }
+            state = self
+                .changed
+                .wait_timeout(state, (until - now).min(Duration::from_secs(1)))
+                .unwrap_or_else(|poison| poison.into_inner())
+                .0;
+            drop(state);
+            tick();
+            state = self.state();
+        }
+    }
+
+    fn record(&self, attempt: Attempt) {
+        self.attempts
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .record(attempt);
+    }
+}
+
+/// How one commit's delivery ended.
+enum Delivery {
+    Acknowledged,
+    /// The webhook was deleted, turned off, or marked failing: stop going through commits.
+    Stopped,
+}
+
+/// The thread's body.
+pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
+    let id = slot.state().webhook.id.clone();
+    let dir = cursor::dir(&shared.data_dir, &id);
+    let feed = loop {
+        match Feed::open(&shared.root) {
+            Ok(feed) => break feed,
+            Err(err) => {
+                tracing::error!(webhook = %id, error = %err, "cannot read the repository for a webhook");
+                if slot.wait(POLL * 5).is_none() {
+                    return;
+                }
+            }
+        }
+    };
+    let mut cursor = Cursor::load(&dir).unwrap_or_default();
+    let labels = [id.as_str()];
+    let backlog_gauge = shared.metrics.webhook_backlog.with_label_values(&labels);
+    let age_gauge = shared.metrics.webhook_oldest_seconds.with_label_values(&labels);
+    while let Some(mut webhook) = slot.wait(POLL) {
+        let Some(head) = feed.head() else { continue };
+        if std::mem::take(&mut slot.state().skip_to_head) || cursor.commit.is_empty() {
+            cursor = Cursor {
+                commit: head.to_string(),
+                failing_since: None,
+            };
+            save(&cursor, &dir, &slot);
+        }
+        if !webhook.enabled || cursor.commit == head.to_string() {
+            slot.change(|state| state.backlog = 0);
+            backlog_gauge.set(0);
+            age_gauge.set(0.0);
+            continue;
+        }
+        let known = Oid::from_str(&cursor.commit).ok().filter(|commit| feed.has(*commit));
+        if known.is_none() {
+            tracing::warn!(webhook = %id, cursor = %cursor.commit, "the webhook's cursor is not in the repository: delivering from the branch's head on");
+            cursor.commit = head.to_string();
+            save(&cursor, &dir, &slot);
+            continue;
+        }
+        let commits = match feed.after(known, head) {
+            Ok(commits) => commits,
+            Err(err) => {
+                tracing::error!(webhook = %id, error = %err, "cannot list the commits to deliver");
+                continue;
+            }
+        };
+        let mut unsaved = false;
+        let mut finished = true;
+        for (done, commit) in commits.iter().enumerate() {
+            let backlog = commits.len() - done;
+            slot.change(|state| state.backlog = backlog);
+            backlog_gauge.set(backlog as i64);
+            let oldest = feed.time(*commit).unwrap_or_else(now);
+            age_gauge.set((now() - oldest).max(0) as f64);
+            let events = match shared.events(&feed, *commit) {
+                Ok(events) => events,
+                Err(err) => {
+                    tracing::error!(webhook = %id, %commit, error = %err, "cannot read a commit's events: skipped");
+                    cursor.commit = commit.to_string();
+                    unsaved = true;
+                    continue;
+                }
+            };
+            webhook = slot.state().webhook.clone();
+            if let Some(renamed) = events.events.iter().find(|event| {
+                event.kind == crate::history::events::EventKind::TeamRenamed
+                    && event.from.as_deref() == Some(webhook.team.as_str())
+            }) {
+                shared.follow_team(&id, &renamed.team);
+                webhook = slot.state().webhook.clone();
+            }
+            let taken = takes(&webhook, &events.events);
+            if taken.is_empty() {
+                cursor.commit = commit.to_string();
+                unsaved = true;
+                continue;
+            }
+            let body = payload::commit_body(&events, &webhook.team, &taken);
+            let message_id = payload::message_id(&commit.to_string(), &id);
+            match deliver(&shared, &slot, &mut cursor, &dir, &message_id, &body, oldest) {
+                Delivery::Acknowledged => {
+                    cursor.commit = commit.to_string();
+                    cursor.failing_since = None;
+                    save(&cursor, &dir, &slot);
+                    unsaved = false;
+                    shared.metrics.webhook_deliveries.with_label_values(&labels).inc();
+                }
+                Delivery::Stopped => {
+                    finished = false;
+                    break;
+                }
+            }
+        }
+        if unsaved {
+            save(&cursor, &dir, &slot);
+        }
+        if finished {
+            slot.change(|state| state.backlog = 0);
+            backlog_gauge.set(0);
+            age_gauge.set(0.0);
+        }
+    }
+    let _ = shared.metrics.webhook_backlog.remove_label_values(&labels);
+    let _ = shared.metrics.webhook_oldest_seconds.remove_label_values(&labels);
+}
+
+/// Delivers one commit's body until the receiver acknowledges it.
+fn deliver(
+    shared: &Shared,
+    slot: &Slot,
+    cursor: &mut Cursor,
+    dir: &std::path::Path,
+    message_id: &str,
+    body: &[u8],
+    oldest: i64,
+) -> Delivery {
+    let mut backoff = FIRST_BACKOFF;
+    let commit = message_id.split('_').next().map(str::to_owned);
+    for number in 1.. {
+        let webhook = {
+            let state = slot.state();
+            if state.stop || !state.webhook.enabled {
+                return Delivery::Stopped;
+            }
+            state.webhook.clone()
+        };
+        let mut attempt = shared.send(&webhook, message_id, body);
+        attempt.commit = commit.clone();
+        attempt.attempt = number;
+        let ok = attempt.ok;
+        if !ok {
+            shared
+                .metrics
+                .webhook_failures
+                .with_label_values(&[webhook.id.as_str()])
+                .inc();
+            tracing::warn!(webhook = %webhook.id, url = %webhook.url, status = ?attempt.status, error = ?attempt.error, attempt = number, "a webhook delivery failed");
+        }
+        slot.record(attempt);
+        if ok {
+            return Delivery::Acknowledged;
+        }
+        let since = *cursor.failing_since.get_or_insert_with(now);
+        if number == 1 {
+            save(cursor, dir, slot);
+        }
+        if now() - since >= shared.failing_after.as_secs() as i64 {
+            tracing::error!(webhook = %webhook.id, url = %webhook.url, "a webhook failed for the whole failing period: turned off and marked failing");
+            shared.mark_failing(&webhook.id);
+            return Delivery::Stopped;
+        }
+        let age = shared
+            .metrics
+            .webhook_oldest_seconds
+            .with_label_values(&[webhook.id.as_str()]);
+        if !slot.pause(backoff, || age.set((now() - oldest).max(0) as f64)) {
+            return Delivery::Stopped;
+        }
+        backoff = (backoff * 2).min(MOST_BACKOFF);
+    }
+    Delivery::Stopped
+}
+
+fn save(cursor: &Cursor, dir: &std::path::Path, slot: &Slot) {
+    if let Err(err) = cursor.save(dir) {
+        tracing::error!(dir = %dir.display(), error = %err, "cannot save a webhook's cursor");
+    }
+    slot.change(|state| {
+        state.cursor = cursor.commit.clone();
+        state.failing_since = cursor.failing_since;
+    });
+}
+
+/// Seconds since the epoch.
+pub fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs() as i64)
+        .unwrap_or_default()
+}
