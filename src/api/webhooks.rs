@@ -24,11 +24,14 @@ pub struct WebhooksApi {
 #[oai(rename_all = "camelCase")]
 pub struct CreateWebhookRequest {
     /// Where deliveries are `POST`ed: an `http://` or `https://` address.
-    #[oai(validator(min_length = 1, max_length = 2048))]
+    #[oai(validator(min_length = 1, max_length = 2048, pattern = r"^https?://[^\s/?#]+[^\s]*$"))]
     pub url: String,
     /// The event types delivered (`key.updated`, or a whole group: `key.*`); absent or empty:
     /// all. A commit with none of them is not delivered.
-    #[oai(default)]
+    #[oai(
+        default,
+        validator(pattern = r"^(team|project|key)\.(created|updated|renamed|deleted|\*)$")
+    )]
     pub events: Vec<String>,
     /// The projects whose changes are delivered; absent or empty: all of the team's.
     #[oai(default)]
@@ -42,8 +45,9 @@ pub struct CreateWebhookRequest {
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct UpdateWebhookRequest {
-    #[oai(validator(min_length = 1, max_length = 2048))]
+    #[oai(validator(min_length = 1, max_length = 2048, pattern = r"^https?://[^\s/?#]+[^\s]*$"))]
     pub url: Option<String>,
+    #[oai(validator(pattern = r"^(team|project|key)\.(created|updated|renamed|deleted|\*)$"))]
     pub events: Option<Vec<String>>,
     pub projects: Option<Vec<ProjectNameParam>>,
     #[oai(validator(max_length = 1000))]
