@@ -500,3 +500,150 @@ impl Feed {
         commit_events(&self.repo, commit)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::process::Command;
+
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let output = Command::new("git")
+            .args([
+                "-c",
+                "user.name=T",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    fn write(dir: &Path, path: &str, text: &str) {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn key(name: &str, en: &str) -> String {
+        format!("name = \"{name}\"\ntags = []\n\n[translations]\nen = \"{en}\"\n")
+    }
+
+    fn project(languages: &str) -> String {
+        format!("display_name = \"P\"\nbase_language = \"en\"\nlanguages = [{languages}]\n")
+    }
+
+    /// Commits all and answers the events of the new commit, as `type team/project/key from
+    /// [languages]` lines.
+    fn commit(dir: &Path, message: &str) -> Vec<String> {
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-qm", message]);
+        events_of_head(dir)
+    }
+
+    fn events_of_head(dir: &Path) -> Vec<String> {
+        let repo = Repository::open(dir).unwrap();
+        let head = repo.head().unwrap().peel_to_commit().unwrap().id();
+        let found = commit_events(&repo, head).unwrap();
+        found
+            .events
+            .iter()
+            .map(|event| {
+                let mut line = format!("{} {}", event.kind.name(), event.team);
+                for part in [&event.project, &event.key] {
+                    line.push('/');
+                    line.push_str(part.as_deref().unwrap_or("-"));
+                }
+                if let Some(from) = &event.from {
+                    line.push_str(&format!(" from {from}"));
+                }
+                line.push_str(&format!(" {:?}", event.languages));
+                line
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_commits_tree_difference_reads_as_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q", "-b", "main"]);
+        write(root, "README.md", "not ours");
+        write(root, "teams/acme/team.toml", "display_name = \"Acme\"\n");
+        write(root, "teams/acme/projects/mobile/project.toml", &project("\"en\""));
+        write(
+            root,
+            "teams/acme/projects/mobile/keys/a/b/c/hello.toml",
+            &key("hello", "Hi"),
+        );
+        assert_eq!(
+            commit(root, "one"),
+            [
+                "team.created acme/-/- []",
+                "project.created acme/mobile/- []",
+                "key.created acme/mobile/hello [\"en\"]",
+            ]
+        );
+
+        // A project moved with a key changed on the way: one rename, one update.
+        git(root, &["mv", "teams/acme/projects/mobile", "teams/acme/projects/app"]);
+        write(
+            root,
+            "teams/acme/projects/app/keys/a/b/c/hello.toml",
+            &key("hello", "Hello"),
+        );
+        assert_eq!(
+            commit(root, "rename"),
+            [
+                "project.renamed acme/app/- from mobile []",
+                "key.updated acme/app/hello [\"en\"]",
+            ]
+        );
+
+        // A key file moved with the same texts under a new name: renamed.
+        std::fs::remove_file(root.join("teams/acme/projects/app/keys/a/b/c/hello.toml")).unwrap();
+        write(
+            root,
+            "teams/acme/projects/app/keys/d/e/f/greeting.toml",
+            &key("greeting", "Hello"),
+        );
+        assert_eq!(
+            commit(root, "key rename"),
+            ["key.renamed acme/app/greeting from hello []"]
+        );
+
+        // A language added to the project; a file that is not ours changes nothing.
+        write(root, "teams/acme/projects/app/project.toml", &project("\"en\", \"fr\""));
+        write(root, "README.md", "still not ours");
+        assert_eq!(commit(root, "languages"), ["project.updated acme/app/- [\"fr\"]"]);
+
+        // A merge: its events are what it brings to the first parent.
+        git(root, &["checkout", "-q", "-b", "side"]);
+        write(
+            root,
+            "teams/acme/projects/app/keys/0/0/0/side.toml",
+            &key("side", "Side"),
+        );
+        commit(root, "side");
+        git(root, &["checkout", "-q", "main"]);
+        write(
+            root,
+            "teams/acme/projects/app/keys/1/1/1/main.toml",
+            &key("main", "Main"),
+        );
+        commit(root, "main");
+        git(root, &["merge", "-q", "--no-edit", "side"]);
+        assert_eq!(events_of_head(root), ["key.created acme/app/side [\"en\"]"]);
+
+        // A team deleted is one event, not one per key.
+        git(root, &["rm", "-rq", "teams/acme"]);
+        assert_eq!(commit(root, "delete"), ["team.deleted acme/-/- []"]);
+    }
+}
