@@ -30,6 +30,11 @@
 //! - [`sync`]: replication through a git remote (pushes, pulls, replicas), beside the store
 //!   and on its public API: it joins fetched commits through [`store::Store::adopter`] and
 //!   pushes when the writer tells it of a publication; `app` wires the two.
+//! - [`webhooks`]: a team's receivers of its commits, beside the store and on its public API:
+//!   settings and secrets (`webhooks.toml`), a delivery thread per webhook with its cursor on
+//!   disk, Standard Webhooks signatures; commits are read as events through
+//!   [`history::events`] (one shared repository handle), and the writer nudges the threads
+//!   through [`store::Store::listen`].
 //! - [`metrics`]: the Prometheus registry and its metrics.
 //! - [`routes`]: route templates of request paths, for logs, metrics and `Allow`.
 //! - [`formats`]: each file format's reader beside its writer (JSON, CSV, Android XML, Apple
@@ -44,10 +49,12 @@
 //! - No two modules import each other, and no room imports a room above it in this map
 //!   (`house.rs`'s tests read the crate's `use` paths to check).
 //! - Only `gitdb`, `store`, `history` and `sync` use git2 (and `config`, to check a branch
-//!   name). Only the writer thread changes the branch and the working tree; other threads
+//!   name; `webhooks` names commits as `git2::Oid` and reads them through
+//!   `history::events::Feed`). Only the writer thread changes the branch and the working tree; other threads
 //!   (readers of history, the replication thread) open handles of their own and only read,
 //!   fetch or push.
-//! - `store` names neither `history` nor `sync`: they follow it through its public API.
+//! - `store` names neither `history`, `sync` nor `webhooks`: they follow it through its
+//!   public API.
 //! - Readers see a change only once it is in HEAD: the writer holds the catalog's write lock
 //!   while it stages a batch of commits and releases it after moving the branch.
 //! - Only `store/layout.rs` builds repository paths; no name a client sends reaches outside

@@ -454,7 +454,8 @@ fn delta(key: &Key, change: KeyChange, before: Option<&Key>) -> KeyDelta {
 }
 
 /// The branch read commit by commit, for those who follow it (webhooks), on a repository
-/// handle of its own.
+/// handle of its own (which they share: each handle rereads the pack folder when a commit's
+/// objects are in a pack it does not know yet).
 pub struct Feed {
     repo: Repository,
 }
@@ -465,35 +466,26 @@ impl Feed {
         Ok(Self { repo })
     }
 
-    /// The branch's newest commit (`None` before the first).
+    /// The branch's newest commit (`None` before the first), read from the reference alone.
     pub fn head(&self) -> Option<Oid> {
-        self.repo.head().ok()?.peel_to_commit().ok().map(|commit| commit.id())
+        self.repo.refname_to_id("HEAD").ok()
     }
 
     /// The commits of the branch's first-parent line after `cursor` up to `head`, oldest
-    /// first (all of them when `cursor` is `None` or not in the repository; from where the
-    /// line left it when it is no longer on the line).
-    pub fn after(&self, cursor: Option<Oid>, head: Oid) -> Result<Vec<Oid>, StoreError> {
+    /// first (from where the line left `cursor` when it is no longer on the line); `None`
+    /// when the repository does not hold `cursor`.
+    pub fn after(&self, cursor: Oid, head: Oid) -> Result<Option<Vec<Oid>>, StoreError> {
+        if self.repo.find_commit(cursor).is_err() {
+            return Ok(None);
+        }
         let fail = |err| StoreError::internal("cannot walk the branch", err);
         let mut walk = self.repo.revwalk().map_err(fail)?;
         walk.simplify_first_parent().map_err(fail)?;
         walk.push(head).map_err(fail)?;
-        if let Some(cursor) = cursor.filter(|cursor| self.repo.find_commit(*cursor).is_ok()) {
-            walk.hide(cursor).map_err(fail)?;
-        }
+        walk.hide(cursor).map_err(fail)?;
         let mut commits = walk.collect::<Result<Vec<Oid>, _>>().map_err(fail)?;
         commits.reverse();
-        Ok(commits)
-    }
-
-    /// Whether the repository holds `commit`.
-    pub fn has(&self, commit: Oid) -> bool {
-        self.repo.find_commit(commit).is_ok()
-    }
-
-    /// The committer's time of `commit`, in seconds since the epoch.
-    pub fn time(&self, commit: Oid) -> Option<i64> {
-        self.repo.find_commit(commit).ok().map(|found| found.time().seconds())
+        Ok(Some(commits))
     }
 
     pub fn events(&self, commit: Oid) -> Result<CommitEvents, StoreError> {

@@ -4,12 +4,13 @@
 //!   since when the commit after it has been failing. Replaced whole (written, renamed) after
 //!   every acknowledged delivery, so a crash at any moment leaves the old cursor or the new
 //!   one: the delivery in flight is made again after a restart, never skipped.
-//! - `deliveries.jsonl`: the recent attempts, one JSON line each, appended; cut back to the
-//!   newest [`KEEP`] when it grows past [`TRIM_AT`] lines.
+//! - `deliveries.jsonl`: the recent attempts, one JSON line each, appended (through a buffer
+//!   that the delivery thread flushes when it saves the cursor); cut back to the newest
+//!   [`KEEP`] when it grows past [`TRIM_AT`] lines.
 
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -86,7 +87,7 @@ pub struct Attempt {
 pub struct Attempts {
     recent: VecDeque<Attempt>,
     path: PathBuf,
-    file: Option<File>,
+    file: Option<BufWriter<File>>,
     lines: usize,
 }
 
@@ -119,6 +120,16 @@ impl Attempts {
         self.recent.iter().rev().cloned().collect()
     }
 
+    /// Writes the attempts recorded since the last flush to the file.
+    pub fn flush(&mut self) {
+        if let Some(file) = self.file.as_mut()
+            && let Err(err) = file.flush()
+        {
+            tracing::warn!(file = %self.path.display(), error = %err, "cannot record webhook deliveries");
+            self.file = None;
+        }
+    }
+
     pub fn record(&mut self, attempt: Attempt) {
         self.recent.push_back(attempt.clone());
         if self.recent.len() > KEEP {
@@ -132,6 +143,7 @@ impl Attempts {
 
     fn append(&mut self, attempt: &Attempt) -> std::io::Result<()> {
         if self.lines >= TRIM_AT {
+            self.flush();
             self.file = None;
             let mut text = String::new();
             for kept in &self.recent {
@@ -148,7 +160,9 @@ impl Attempts {
             if let Some(parent) = self.path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
-            self.file = Some(OpenOptions::new().create(true).append(true).open(&self.path)?);
+            self.file = Some(BufWriter::new(
+                OpenOptions::new().create(true).append(true).open(&self.path)?,
+            ));
         }
         let mut line = serde_json::to_string(attempt).unwrap_or_default();
         line.push('\n');
@@ -201,6 +215,7 @@ mod tests {
         let newest = attempts.list();
         assert_eq!(newest.len(), KEEP);
         assert_eq!(newest[0], attempt(TRIM_AT as u32 + 9));
+        attempts.flush();
         let lines = std::fs::read_to_string(dir.path().join("deliveries.jsonl"))
             .unwrap()
             .lines()

@@ -100,14 +100,16 @@ pub struct Shared {
     failing_after: Duration,
     /// The file's webhooks and their threads; the file is written under this lock.
     slots: Mutex<Vec<Running>>,
-    events: Mutex<EventsCache>,
+    reader: Mutex<Reader>,
 }
 
 /// A webhook and its thread (`None` once stopped, or when it could not start).
 type Running = (Arc<Slot>, Option<JoinHandle<()>>);
 
+/// The repository handle the webhooks share, and the events of the commits read last.
 #[derive(Default)]
-struct EventsCache {
+struct Reader {
+    feed: Option<Feed>,
     by_commit: HashMap<Oid, Arc<CommitEvents>>,
     order: VecDeque<Oid>,
 }
@@ -135,7 +137,7 @@ impl Webhooks {
             agent,
             failing_after,
             slots: Mutex::new(Vec::new()),
-            events: Mutex::default(),
+            reader: Mutex::default(),
         });
         for webhook in registry::load(&registry::path(data_dir))? {
             shared.spawn(webhook, None);
@@ -285,10 +287,11 @@ impl Webhooks {
         let message_id = format!("test_{}", registry::new_id().map_err(WebhookError::Internal)?);
         let body = payload::test_body(&webhook.id, &webhook.team, worker::now());
         let attempt = self.shared.send(&webhook, &message_id, &body);
+        slot.record(attempt.clone());
         slot.attempts
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
-            .record(attempt.clone());
+            .flush();
         Ok(attempt)
     }
 
@@ -413,26 +416,35 @@ impl Shared {
         });
     }
 
-    /// A commit's events, read once for all webhooks.
-    fn events(&self, feed: &Feed, commit: Oid) -> Result<Arc<CommitEvents>, StoreError> {
-        if let Some(found) = self.events_cache().by_commit.get(&commit) {
+    /// Reads the repository through the handle all webhooks share (opened when first
+    /// needed).
+    fn read<T>(&self, read: impl FnOnce(&Feed) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut reader = self.reader.lock().unwrap_or_else(|poison| poison.into_inner());
+        if reader.feed.is_none() {
+            reader.feed = Some(Feed::open(&self.root)?);
+        }
+        read(reader.feed.as_ref().expect("opened above"))
+    }
+
+    /// A commit's events, read once for all webhooks (the first to ask reads them while the
+    /// others wait for the handle, then find them).
+    fn events(&self, commit: Oid) -> Result<Arc<CommitEvents>, StoreError> {
+        let mut reader = self.reader.lock().unwrap_or_else(|poison| poison.into_inner());
+        if let Some(found) = reader.by_commit.get(&commit) {
             return Ok(found.clone());
         }
-        let events = Arc::new(feed.events(commit)?);
-        let mut cache = self.events_cache();
-        if cache.by_commit.insert(commit, events.clone()).is_none() {
-            cache.order.push_back(commit);
+        if reader.feed.is_none() {
+            reader.feed = Some(Feed::open(&self.root)?);
         }
-        while cache.order.len() > EVENTS_KEPT {
-            if let Some(oldest) = cache.order.pop_front() {
-                cache.by_commit.remove(&oldest);
+        let events = Arc::new(reader.feed.as_ref().expect("opened above").events(commit)?);
+        reader.by_commit.insert(commit, events.clone());
+        reader.order.push_back(commit);
+        while reader.order.len() > EVENTS_KEPT {
+            if let Some(oldest) = reader.order.pop_front() {
+                reader.by_commit.remove(&oldest);
             }
         }
         Ok(events)
-    }
-
-    fn events_cache(&self) -> std::sync::MutexGuard<'_, EventsCache> {
-        self.events.lock().unwrap_or_else(|poison| poison.into_inner())
     }
 
     /// One attempt: the body signed and sent, the answer awaited ([`TIMEOUT`] at most).

@@ -7,6 +7,7 @@
 //! The thread wakes when the writer publishes and every [`POLL`] besides (commits made by
 //! hand in the repository, which the writer notices when idle).
 
+use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -16,13 +17,17 @@ use super::cursor::{self, Attempt, Attempts, Cursor};
 use super::payload;
 use super::registry::Webhook;
 use super::{Shared, takes};
-use crate::history::events::Feed;
+use crate::store::StoreError;
 
 /// The longest wait for a nudge before looking at the branch again.
 const POLL: Duration = Duration::from_secs(2);
 /// The first wait after a failed attempt; it doubles up to [`MOST_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MOST_BACKOFF: Duration = Duration::from_secs(600);
+/// The most commits looked back through their events before the branch is walked instead.
+const SHORT_WALK: usize = 64;
+/// How often a moving cursor is written to disk (see [`Saver`]).
+const SAVE_EVERY: Duration = Duration::from_millis(200);
 
 /// What the API and the thread share of one webhook.
 pub struct Slot {
@@ -118,7 +123,7 @@ impl Slot {
         }
     }
 
-    fn record(&self, attempt: Attempt) {
+    pub fn record(&self, attempt: Attempt) {
         self.attempts
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -135,31 +140,30 @@ enum Delivery {
 
 /// The thread's body.
 pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
+    lower_priority();
     let id = slot.state().webhook.id.clone();
     let dir = cursor::dir(&shared.data_dir, &id);
-    let feed = loop {
-        match Feed::open(&shared.root) {
-            Ok(feed) => break feed,
-            Err(err) => {
-                tracing::error!(webhook = %id, error = %err, "cannot read the repository for a webhook");
-                if slot.wait(POLL * 5).is_none() {
-                    return;
-                }
-            }
-        }
-    };
     let mut cursor = Cursor::load(&dir).unwrap_or_default();
+    let mut saver = Saver::new(dir.clone());
     let labels = [id.as_str()];
     let backlog_gauge = shared.metrics.webhook_backlog.with_label_values(&labels);
     let age_gauge = shared.metrics.webhook_oldest_seconds.with_label_values(&labels);
-    while let Some(mut webhook) = slot.wait(POLL) {
-        let Some(head) = feed.head() else { continue };
+    while let Some(mut webhook) = slot.wait(saver.due_in().unwrap_or(POLL).min(POLL)) {
+        saver.save_if_due(&cursor, &slot);
+        let head = match shared.read(|feed| Ok(feed.head())) {
+            Ok(Some(head)) => head,
+            Ok(None) => continue,
+            Err(err) => {
+                tracing::error!(webhook = %id, error = %err, "cannot read the repository for a webhook");
+                continue;
+            }
+        };
         if std::mem::take(&mut slot.state().skip_to_head) || cursor.commit.is_empty() {
             cursor = Cursor {
                 commit: head.to_string(),
                 failing_since: None,
             };
-            save(&cursor, &dir, &slot);
+            saver.save(&cursor, &slot);
         }
         if !webhook.enabled || cursor.commit == head.to_string() {
             slot.change(|state| state.backlog = 0);
@@ -167,37 +171,38 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
             age_gauge.set(0.0);
             continue;
         }
-        let known = Oid::from_str(&cursor.commit).ok().filter(|commit| feed.has(*commit));
-        if known.is_none() {
-            tracing::warn!(webhook = %id, cursor = %cursor.commit, "the webhook's cursor is not in the repository: delivering from the branch's head on");
-            cursor.commit = head.to_string();
-            save(&cursor, &dir, &slot);
-            continue;
-        }
-        let commits = match feed.after(known, head) {
-            Ok(commits) => commits,
+        let after = Oid::from_str(&cursor.commit)
+            .map_err(|err| StoreError::internal("the webhook's cursor is no commit id", err))
+            .and_then(|known| commits_after(&shared, known, head));
+        let commits = match after {
+            Ok(Some(commits)) => commits,
+            Ok(None) => {
+                tracing::warn!(webhook = %id, cursor = %cursor.commit, "the webhook's cursor is not in the repository: delivering from the branch's head on");
+                cursor.commit = head.to_string();
+                saver.save(&cursor, &slot);
+                continue;
+            }
             Err(err) => {
                 tracing::error!(webhook = %id, error = %err, "cannot list the commits to deliver");
                 continue;
             }
         };
-        let mut unsaved = false;
         let mut finished = true;
         for (done, commit) in commits.iter().enumerate() {
             let backlog = commits.len() - done;
             slot.change(|state| state.backlog = backlog);
             backlog_gauge.set(backlog as i64);
-            let oldest = feed.time(*commit).unwrap_or_else(now);
-            age_gauge.set((now() - oldest).max(0) as f64);
-            let events = match shared.events(&feed, *commit) {
+            let events = match shared.events(*commit) {
                 Ok(events) => events,
                 Err(err) => {
                     tracing::error!(webhook = %id, %commit, error = %err, "cannot read a commit's events: skipped");
                     cursor.commit = commit.to_string();
-                    unsaved = true;
+                    saver.moved(&cursor, &slot);
                     continue;
                 }
             };
+            let oldest = events.time;
+            age_gauge.set((now() - oldest).max(0) as f64);
             webhook = slot.state().webhook.clone();
             if let Some(renamed) = events.events.iter().find(|event| {
                 event.kind == crate::history::events::EventKind::TeamRenamed
@@ -209,17 +214,16 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
             let taken = takes(&webhook, &events.events);
             if taken.is_empty() {
                 cursor.commit = commit.to_string();
-                unsaved = true;
+                saver.moved(&cursor, &slot);
                 continue;
             }
             let body = payload::commit_body(&events, &webhook.team, &taken);
             let message_id = payload::message_id(&commit.to_string(), &id);
-            match deliver(&shared, &slot, &mut cursor, &dir, &message_id, &body, oldest) {
+            match deliver(&shared, &slot, &mut cursor, &mut saver, &message_id, &body, oldest) {
                 Delivery::Acknowledged => {
                     cursor.commit = commit.to_string();
                     cursor.failing_since = None;
-                    save(&cursor, &dir, &slot);
-                    unsaved = false;
+                    saver.moved(&cursor, &slot);
                     shared.metrics.webhook_deliveries.with_label_values(&labels).inc();
                 }
                 Delivery::Stopped => {
@@ -228,17 +232,36 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
                 }
             }
         }
-        if unsaved {
-            save(&cursor, &dir, &slot);
-        }
         if finished {
             slot.change(|state| state.backlog = 0);
             backlog_gauge.set(0);
             age_gauge.set(0.0);
         }
     }
+    saver.save_if_moved(&cursor, &slot);
     let _ = shared.metrics.webhook_backlog.remove_label_values(&labels);
     let _ = shared.metrics.webhook_oldest_seconds.remove_label_values(&labels);
+}
+
+/// The first-parent commits after `cursor` up to `head`, oldest first; `None` when the
+/// repository does not hold `cursor`. A short way back is followed through the commits'
+/// events, which the webhooks share and need anyway; a long one (a backlog) is a walk of the
+/// branch.
+fn commits_after(shared: &Shared, cursor: Oid, head: Oid) -> Result<Option<Vec<Oid>>, StoreError> {
+    let mut line = Vec::new();
+    let mut at = head;
+    for _ in 0..SHORT_WALK {
+        if at == cursor {
+            line.reverse();
+            return Ok(Some(line));
+        }
+        line.push(at);
+        match shared.events(at)?.parent {
+            Some(parent) => at = parent,
+            None => break,
+        }
+    }
+    shared.read(|feed| feed.after(cursor, head))
 }
 
 /// Delivers one commit's body until the receiver acknowledges it.
@@ -246,7 +269,7 @@ fn deliver(
     shared: &Shared,
     slot: &Slot,
     cursor: &mut Cursor,
-    dir: &std::path::Path,
+    saver: &mut Saver,
     message_id: &str,
     body: &[u8],
     oldest: i64,
@@ -279,7 +302,7 @@ fn deliver(
         }
         let since = *cursor.failing_since.get_or_insert_with(now);
         if number == 1 {
-            save(cursor, dir, slot);
+            saver.save(cursor, slot);
         }
         if now() - since >= shared.failing_after.as_secs() as i64 {
             tracing::error!(webhook = %webhook.id, url = %webhook.url, "a webhook failed for the whole failing period: turned off and marked failing");
@@ -298,14 +321,81 @@ fn deliver(
     Delivery::Stopped
 }
 
-fn save(cursor: &Cursor, dir: &std::path::Path, slot: &Slot) {
-    if let Err(err) = cursor.save(dir) {
-        tracing::error!(dir = %dir.display(), error = %err, "cannot save a webhook's cursor");
+/// Writes the cursor to disk: at once when it matters (a failure begins, the cursor jumps),
+/// else at most every [`SAVE_EVERY`] while it moves on. Every file written there is also
+/// written by the writer's `syncfs` of a durable commit, so a write per delivery would slow
+/// the writes down; a crash loses at most the last [`SAVE_EVERY`] of moves, whose deliveries
+/// are then made again (receivers deduplicate by `webhook-id`).
+struct Saver {
+    dir: PathBuf,
+    last: Instant,
+    moved: bool,
+}
+
+impl Saver {
+    fn new(dir: PathBuf) -> Self {
+        Self {
+            dir,
+            last: Instant::now(),
+            moved: false,
+        }
     }
-    slot.change(|state| {
-        state.cursor = cursor.commit.clone();
-        state.failing_since = cursor.failing_since;
-    });
+
+    /// The cursor moved on: shown at once, saved when due.
+    fn moved(&mut self, cursor: &Cursor, slot: &Slot) {
+        slot.change(|state| {
+            state.cursor = cursor.commit.clone();
+            state.failing_since = cursor.failing_since;
+        });
+        self.moved = true;
+        self.save_if_due(cursor, slot);
+    }
+
+    /// How long until a move not yet saved is due.
+    fn due_in(&self) -> Option<Duration> {
+        self.moved.then(|| SAVE_EVERY.saturating_sub(self.last.elapsed()))
+    }
+
+    fn save_if_due(&mut self, cursor: &Cursor, slot: &Slot) {
+        if self.moved && self.last.elapsed() >= SAVE_EVERY {
+            self.save(cursor, slot);
+        }
+    }
+
+    fn save_if_moved(&mut self, cursor: &Cursor, slot: &Slot) {
+        if self.moved {
+            self.save(cursor, slot);
+        }
+    }
+
+    fn save(&mut self, cursor: &Cursor, slot: &Slot) {
+        if let Err(err) = cursor.save(&self.dir) {
+            tracing::error!(dir = %self.dir.display(), error = %err, "cannot save a webhook's cursor");
+        }
+        slot.attempts
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .flush();
+        self.last = Instant::now();
+        self.moved = false;
+        slot.change(|state| {
+            state.cursor = cursor.commit.clone();
+            state.failing_since = cursor.failing_since;
+        });
+    }
+}
+
+/// Gives this thread a lower CPU priority (nice 10) than the writer and the request
+/// handlers, so that when the cores are busy writes lose less to deliveries. (The idle class,
+/// `SCHED_IDLE`, cost writes less still but let deliveries lag by over a second at 400 writes
+/// a second on two cores; BENCHMARKS.md.) On Linux a thread has a nice value of its own.
+fn lower_priority() {
+    // SAFETY: gettid has no preconditions; setpriority with this thread's id changes only
+    // this thread's nice value, and its failure is harmless.
+    unsafe {
+        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, thread, 10);
+    }
 }
 
 /// Seconds since the epoch.

@@ -1,6 +1,7 @@
 //! A webhook receiver for the tests: a small HTTP/1.1 server on a loopback port, on threads of
 //! its own (so async and blocking tests alike can use it), that records every request and
-//! answers 200, or 500 while it is told to fail.
+//! answers 200, or 500 while it is told to fail. `benches/webhooks.rs` uses it too.
+#![allow(dead_code, reason = "the tests and the bench each use a part")]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -19,6 +20,8 @@ pub struct Received {
     pub body: Vec<u8>,
     /// What the receiver answered.
     pub status: u16,
+    /// When the request had arrived whole.
+    pub arrived: Instant,
 }
 
 impl Received {
@@ -211,6 +214,7 @@ fn serve(stream: TcpStream, state: &State) {
         if reader.read_exact(&mut body).is_err() {
             return;
         }
+        let arrived = Instant::now();
         let delay = state.delay_ms.load(Ordering::SeqCst);
         if delay > 0 {
             std::thread::sleep(Duration::from_millis(delay));
@@ -227,6 +231,7 @@ fn serve(stream: TcpStream, state: &State) {
             signature: header("webhook-signature"),
             body,
             status,
+            arrived,
         });
         let answer = if fail {
             "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\ndown"

@@ -1,0 +1,222 @@
+//! Webhook deliveries with the release binary and receivers on loopback.
+//!
+//!     cargo bench --bench webhooks      # LOCSTORE_BENCH_SECONDS=10 LOCSTORE_BENCH_BACKLOG=10000
+//!                                       # LOCSTORE_BENCH_ROUNDS=3
+//!
+//! Measures, on a project of 1,000 keys:
+//! - writes per second (creates on 8 connections, durability fsync) with no webhook, then
+//!   with three, each with a healthy receiver, in turns (three rounds by default);
+//! - the time from a write's answer to its delivery, with one webhook, while creates come at
+//!   400 a second (p50, p99, max);
+//! - how long a backlog of 10,000 commits takes to drain: the webhook is turned off, the
+//!   commits are made, it is turned on again and the clock runs until the receiver has all.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[path = "../tests/api/receiver.rs"]
+mod receiver;
+mod support;
+
+use receiver::Receiver;
+use support::{Server, http, seed};
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
+fn create_webhook(server: &Server, receiver: &Receiver) -> String {
+    let (status, answer) = http(
+        &server.base,
+        "POST",
+        "/teams/acme/webhooks",
+        Some(&format!(r#"{{"url":"{}"}}"#, receiver.url)),
+    );
+    assert_eq!(status, 201, "{answer}");
+    let created: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    created["data"]["id"].as_str().unwrap().to_owned()
+}
+
+fn create(base: &str, name: &str) {
+    let body = format!(r#"{{"name":"{name}","translations":[{{"language":"en","content":"{name}"}}]}}"#);
+    let (status, answer) = http(base, "POST", "/teams/acme/projects/big/keys", Some(&body));
+    assert_eq!(status, 201, "{answer}");
+}
+
+/// Creates on `connections` threads for `seconds`; answers writes per second and how many.
+fn writes_per_second(base: &str, prefix: &str, connections: usize, seconds: u64) -> (f64, usize) {
+    let done = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let threads: Vec<_> = (0..connections)
+        .map(|thread| {
+            let (base, prefix, done, stop) = (base.to_owned(), prefix.to_owned(), done.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut index = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    create(&base, &format!("{prefix}.t{thread}.k{index}"));
+                    done.fetch_add(1, Ordering::Relaxed);
+                    index += 1;
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(seconds));
+    stop.store(true, Ordering::Relaxed);
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let done = done.load(Ordering::Relaxed);
+    (done as f64 / started.elapsed().as_secs_f64(), done)
+}
+
+fn percentile(sorted: &[f64], fraction: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * fraction).round() as usize]
+}
+
+fn main() {
+    let seconds = env_number("LOCSTORE_BENCH_SECONDS", 10) as u64;
+    let backlog = env_number("LOCSTORE_BENCH_BACKLOG", 10_000);
+    let rounds = env_number("LOCSTORE_BENCH_ROUNDS", 3);
+    let dir = tempfile::tempdir().unwrap();
+    let (server, _) = Server::start(dir.path(), "fsync");
+    seed(&server.base, 1_000);
+    server.settle();
+    println!("| scenario | figure |\n|---|---:|");
+
+    // Writes per second without and with three webhooks, in turns (the machine's speed
+    // drifts, and a repack may run in one phase and not the other): each phase starts on a
+    // quiet server, the three webhooks are made at its start and deleted once they caught up.
+    let receivers: Vec<Receiver> = (0..3).map(|_| Receiver::start()).collect();
+    let mut ids = Vec::new();
+    let mut ratios = Vec::new();
+    for round in 0..rounds {
+        server.settle();
+        let (alone, _) = writes_per_second(&server.base, &format!("alone{round}"), 8, seconds);
+        server.settle();
+        ids = receivers
+            .iter()
+            .map(|receiver| create_webhook(&server, receiver))
+            .collect();
+        let before: Vec<usize> = receivers.iter().map(|receiver| receiver.acknowledged().len()).collect();
+        let (with_three, three) = writes_per_second(&server.base, &format!("three{round}"), 8, seconds);
+        for (receiver, before) in receivers.iter().zip(&before) {
+            receiver.wait_for(Duration::from_secs(120), |got| got.len() >= before + three);
+        }
+        if round + 1 < rounds {
+            for id in &ids {
+                assert_eq!(
+                    http(&server.base, "DELETE", &format!("/teams/acme/webhooks/{id}"), None).0,
+                    200
+                );
+            }
+        }
+        println!("| round {round}: creates/s, 8 connections, no webhook | {alone:.0} |");
+        println!(
+            "| round {round}: creates/s, 8 connections, 3 webhooks | {with_three:.0} ({:+.1}%) |",
+            (with_three / alone - 1.0) * 100.0
+        );
+        ratios.push(with_three / alone);
+    }
+    ratios.sort_by(f64::total_cmp);
+    println!(
+        "| median change of creates/s with 3 webhooks | {:+.1}% |",
+        (ratios[ratios.len() / 2] - 1.0) * 100.0
+    );
+    for id in &ids[1..] {
+        assert_eq!(
+            http(&server.base, "DELETE", &format!("/teams/acme/webhooks/{id}"), None).0,
+            200
+        );
+    }
+    let receiver = &receivers[0];
+    let before = receiver.acknowledged().len();
+
+    // Latency from a write's answer to its delivery, at 400 writes a second.
+    let rate = 400;
+    let total = rate * seconds as usize;
+    let answered: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
+    let started = Instant::now();
+    let threads: Vec<_> = (0..8)
+        .map(|thread| {
+            let (base, answered) = (server.base.clone(), answered.clone());
+            std::thread::spawn(move || {
+                for index in (thread..total).step_by(8) {
+                    let due = started + Duration::from_secs_f64(index as f64 / rate as f64);
+                    if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                        std::thread::sleep(wait);
+                    }
+                    let name = format!("paced.k{index}");
+                    create(&base, &name);
+                    answered.lock().unwrap().insert(name, Instant::now());
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let achieved = total as f64 / started.elapsed().as_secs_f64();
+    let got = receiver.wait_for(Duration::from_secs(120), |got| got.len() >= before + total);
+    let answered = answered.lock().unwrap();
+    let mut latencies: Vec<f64> = got[before..]
+        .iter()
+        .filter_map(|received| {
+            let key = received.json()["data"]["events"][0]["key"].as_str()?.to_owned();
+            let answered = answered.get(&key)?;
+            Some(received.arrived.saturating_duration_since(*answered).as_secs_f64() * 1000.0)
+        })
+        .collect();
+    latencies.sort_by(f64::total_cmp);
+    assert_eq!(latencies.len(), total);
+    println!("| paced creates/s achieved | {achieved:.0} |");
+    println!("| answer → delivery p50 ms | {:.1} |", percentile(&latencies, 0.5));
+    println!("| answer → delivery p99 ms | {:.1} |", percentile(&latencies, 0.99));
+    println!("| answer → delivery max ms | {:.1} |", percentile(&latencies, 1.0));
+
+    // A backlog drained.
+    let hook = format!("/teams/acme/webhooks/{}", ids[0]);
+    assert_eq!(http(&server.base, "PATCH", &hook, Some(r#"{"enabled":false}"#)).0, 200);
+    let before = receiver.acknowledged().len();
+    let started = Instant::now();
+    let next = Arc::new(AtomicUsize::new(0));
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let (base, next) = (server.base.clone(), next.clone());
+            std::thread::spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= backlog {
+                        return;
+                    }
+                    create(&base, &format!("backlog.k{index}"));
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let making = started.elapsed();
+    let started = Instant::now();
+    assert_eq!(http(&server.base, "PATCH", &hook, Some(r#"{"enabled":true}"#)).0, 200);
+    receiver.wait_for(Duration::from_secs(600), |got| got.len() >= before + backlog);
+    let drained = started.elapsed();
+    println!(
+        "| backlog of {backlog} commits made in s | {:.1} |",
+        making.as_secs_f64()
+    );
+    println!(
+        "| backlog of {backlog} commits drained in s | {:.1} |",
+        drained.as_secs_f64()
+    );
+    println!(
+        "| deliveries/s while draining | {:.0} |",
+        backlog as f64 / drained.as_secs_f64()
+    );
+}
