@@ -114,35 +114,16 @@ pub fn commit_events(repo: &Repository, commit: Oid) -> Result<CommitEvents, Sto
     let teams = |tree: Option<&Tree<'_>>| subtree(repo, tree, layout::TEAMS_DIR);
     let (old_teams, new_teams) = (teams(old.as_ref()).map_err(fail)?, teams(Some(&new)).map_err(fail)?);
     let folders = changed_folders(repo, old_teams.as_ref(), new_teams.as_ref(), layout::TEAM_FILE).map_err(fail)?;
-    for change in sort_out(folders) {
-        let event = |kind, name: &str, from: Option<&str>| Event {
-            kind,
-            team: name.to_owned(),
-            project: None,
-            key: None,
-            from: from.map(str::to_owned),
-            languages: Vec::new(),
-        };
-        match change {
-            FolderChange::Created(name, after) => {
-                events.push(event(EventKind::TeamCreated, &name, None));
-                team_contents(repo, &name, None, Some(&after), &mut events).map_err(fail)?;
-            }
-            FolderChange::Deleted(name) => events.push(event(EventKind::TeamDeleted, &name, None)),
-            FolderChange::Renamed {
-                from,
-                name,
-                before,
-                after,
-            } => {
-                events.push(event(EventKind::TeamRenamed, &name, Some(&from)));
-                team_contents(repo, &name, Some(&before), Some(&after), &mut events).map_err(fail)?;
-            }
-            FolderChange::Changed(name, before, after) => {
-                team_contents(repo, &name, Some(&before), Some(&after), &mut events).map_err(fail)?;
-            }
-        }
-    }
+    let kinds = [EventKind::TeamCreated, EventKind::TeamRenamed, EventKind::TeamDeleted];
+    let event = |kind, name: &str, from: Option<&str>| Event::of(kind, name, None, from);
+    folder_events(
+        sort_out(folders),
+        kinds,
+        event,
+        &mut events,
+        &mut |name, before, after, events| team_contents(repo, name, before, after, events),
+    )
+    .map_err(fail)?;
     Ok(CommitEvents {
         commit,
         parent: parent.map(|parent| parent.id()),
@@ -199,6 +180,55 @@ fn sort_out(folders: Vec<Folder<'_>>) -> Vec<FolderChange<'_>> {
     created.chain(deleted).chain(changes).collect()
 }
 
+/// Pushes each changed folder's event (none for one only changed), then, through `contents`,
+/// those of its contents (none for one deleted). `kinds`: created, renamed, deleted.
+fn folder_events<'r>(
+    changes: Vec<FolderChange<'r>>,
+    [created, renamed, deleted]: [EventKind; 3],
+    event: impl Fn(EventKind, &str, Option<&str>) -> Event,
+    events: &mut Vec<Event>,
+    contents: &mut Contents<'_, 'r>,
+) -> Result<(), git2::Error> {
+    for change in changes {
+        match change {
+            FolderChange::Created(name, after) => {
+                events.push(event(created, &name, None));
+                contents(&name, None, Some(&after), events)?;
+            }
+            FolderChange::Deleted(name) => events.push(event(deleted, &name, None)),
+            FolderChange::Renamed {
+                from,
+                name,
+                before,
+                after,
+            } => {
+                events.push(event(renamed, &name, Some(&from)));
+                contents(&name, Some(&before), Some(&after), events)?;
+            }
+            FolderChange::Changed(name, before, after) => contents(&name, Some(&before), Some(&after), events)?,
+        }
+    }
+    Ok(())
+}
+
+/// The events within a folder: its name, the folder before and after.
+type Contents<'a, 'r> =
+    dyn FnMut(&str, Option<&Tree<'r>>, Option<&Tree<'r>>, &mut Vec<Event>) -> Result<(), git2::Error> + 'a;
+
+impl Event {
+    /// A team's (`project` `None`) or a project's event.
+    fn of(kind: EventKind, team: &str, project: Option<&str>, from: Option<&str>) -> Self {
+        Self {
+            kind,
+            team: team.to_owned(),
+            project: project.map(str::to_owned),
+            key: None,
+            from: from.map(str::to_owned),
+            languages: Vec::new(),
+        }
+    }
+}
+
 /// The events within a team's folder: its file, its projects.
 fn team_contents(
     repo: &Repository,
@@ -207,51 +237,26 @@ fn team_contents(
     after: Option<&Tree<'_>>,
     events: &mut Vec<Event>,
 ) -> Result<(), git2::Error> {
-    let event = |kind, name: &str, from: Option<&str>, languages| Event {
-        kind,
-        team: team.to_owned(),
-        project: Some(name.to_owned()).filter(|name| !name.is_empty()),
-        key: None,
-        from: from.map(str::to_owned),
-        languages,
-    };
     if let (Some(before), Some(after)) = (before, after)
         && file_id(before, layout::TEAM_FILE) != file_id(after, layout::TEAM_FILE)
     {
-        events.push(event(EventKind::TeamUpdated, "", None, Vec::new()));
+        events.push(Event::of(EventKind::TeamUpdated, team, None, None));
     }
     let projects = |tree| subtree(repo, tree, layout::PROJECTS_DIR);
     let (old, new) = (projects(before)?, projects(after)?);
-    for change in sort_out(changed_folders(repo, old.as_ref(), new.as_ref(), layout::PROJECT_FILE)?) {
-        match change {
-            FolderChange::Created(name, after) => {
-                events.push(event(EventKind::ProjectCreated, &name, None, Vec::new()));
-                project_contents(repo, team, &name, None, Some(&after), events)?;
-            }
-            FolderChange::Deleted(name) => events.push(event(EventKind::ProjectDeleted, &name, None, Vec::new())),
-            FolderChange::Renamed {
-                from,
-                name,
-                before,
-                after,
-            } => {
-                events.push(event(EventKind::ProjectRenamed, &name, Some(&from), Vec::new()));
-                project_contents(repo, team, &name, Some(&before), Some(&after), events)?;
-            }
-            FolderChange::Changed(name, before, after) => {
-                let languages = (file_id(&before, layout::PROJECT_FILE) != file_id(&after, layout::PROJECT_FILE))
-                    .then(|| changed_languages(repo, &before, &after));
-                if let Some(languages) = languages {
-                    events.push(event(EventKind::ProjectUpdated, &name, None, languages));
-                }
-                project_contents(repo, team, &name, Some(&before), Some(&after), events)?;
-            }
-        }
-    }
-    Ok(())
+    let changes = sort_out(changed_folders(repo, old.as_ref(), new.as_ref(), layout::PROJECT_FILE)?);
+    let kinds = [
+        EventKind::ProjectCreated,
+        EventKind::ProjectRenamed,
+        EventKind::ProjectDeleted,
+    ];
+    let event = |kind, name: &str, from: Option<&str>| Event::of(kind, team, Some(name), from);
+    folder_events(changes, kinds, event, events, &mut |name, before, after, events| {
+        project_contents(repo, team, name, before, after, events)
+    })
 }
 
-/// The key events within a project's folder.
+/// The events within a project's folder: its file, its keys.
 fn project_contents(
     repo: &Repository,
     team: &str,
@@ -260,6 +265,13 @@ fn project_contents(
     after: Option<&Tree<'_>>,
     events: &mut Vec<Event>,
 ) -> Result<(), git2::Error> {
+    if let (Some(before), Some(after)) = (before, after)
+        && file_id(before, layout::PROJECT_FILE) != file_id(after, layout::PROJECT_FILE)
+    {
+        let mut updated = Event::of(EventKind::ProjectUpdated, team, Some(project), None);
+        updated.languages = changed_languages(repo, before, after);
+        events.push(updated);
+    }
     let keys = |tree| subtree(repo, tree, layout::KEYS_DIR);
     let (old, new) = (keys(before)?, keys(after)?);
     let files = tree_diff::diff(repo, old.as_ref(), new.as_ref())?;
