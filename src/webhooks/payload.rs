@@ -99,6 +99,48 @@ pub fn rfc3339(seconds: i64) -> String {
 mod tests {
     use super::*;
 
+    /// A commit of more events than a delivery lists (an import of many keys) lists the
+    /// first [`MOST_EVENTS`] and counts the rest; the project is named when all are of one.
+    #[test]
+    fn a_large_commit_lists_the_first_events_and_counts_the_rest() {
+        use crate::history::events::EventKind;
+        let event = |index: usize| Event {
+            kind: EventKind::KeyCreated,
+            team: "acme".into(),
+            project: Some("mobile".into()),
+            key: Some(format!("k{index}")),
+            from: None,
+            languages: vec!["en".into()],
+        };
+        let events: Vec<Event> = (0..MOST_EVENTS + 5).map(event).collect();
+        let commit = CommitEvents {
+            commit: git2::Oid::from_str(&"a".repeat(40)).unwrap(),
+            parent: None,
+            time: 1_764_000_000,
+            author: "ci-bot".into(),
+            subject: "Import".into(),
+            events: Vec::new(),
+        };
+        let taken: Vec<&Event> = events.iter().collect();
+        let body: serde_json::Value = serde_json::from_slice(&commit_body(&commit, "acme", &taken)).unwrap();
+        assert_eq!(body["type"], "locstore.commit");
+        assert_eq!(body["timestamp"], "2025-11-24T16:00:00Z");
+        assert_eq!(body["data"]["project"], "mobile");
+        assert_eq!(body["data"]["parent"], serde_json::Value::Null);
+        assert_eq!(body["data"]["events"].as_array().unwrap().len(), MOST_EVENTS);
+        assert_eq!(body["data"]["eventsOmitted"], 5);
+        assert_eq!(
+            body["data"]["events"][0],
+            json!({"type": "key.created", "project": "mobile", "key": "k0", "languages": ["en"]})
+        );
+        let mut other = event(0);
+        other.project = Some("web".into());
+        let mixed = [&events[0], &other];
+        let body: serde_json::Value = serde_json::from_slice(&commit_body(&commit, "acme", &mixed)).unwrap();
+        assert_eq!(body["data"]["project"], serde_json::Value::Null);
+        assert!(body["data"].get("eventsOmitted").is_none());
+    }
+
     /// The example of the Standard Webhooks specification's reference libraries: this
     /// secret, id, timestamp and body sign to this value.
     #[test]
