@@ -8,7 +8,7 @@ use poem_openapi::{ApiResponse, Object, OpenApi};
 
 use super::auth::TokenAuth;
 use super::error::ApiError;
-use super::schema::{ProjectNameParam, Success, TeamNameParam};
+use super::schema::{DescriptionParam, ProjectNameParam, Success, TeamNameParam};
 use super::teams::Done;
 use super::{ApiTags, AppState};
 use crate::domain::names::TeamName;
@@ -37,24 +37,32 @@ pub struct CreateWebhookRequest {
     #[oai(default)]
     pub projects: Vec<ProjectNameParam>,
     /// What the webhook is for.
-    #[oai(default, validator(max_length = 1000))]
-    pub description: String,
+    #[oai(nullable)]
+    pub description: Option<DescriptionParam>,
 }
 
-/// A change of a webhook's settings; absent fields stay as they are.
+/// A change of a webhook's settings; absent (or null) fields stay as they are.
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct UpdateWebhookRequest {
-    #[oai(validator(min_length = 1, max_length = 2048, pattern = r"^https?://[^\s/?#]+[^\s]*$"))]
+    #[oai(
+        nullable,
+        validator(min_length = 1, max_length = 2048, pattern = r"^https?://[^\s/?#]+[^\s]*$")
+    )]
     pub url: Option<String>,
-    #[oai(validator(pattern = r"^(team|project|key)\.(created|updated|renamed|deleted|\*)$"))]
+    #[oai(
+        nullable,
+        validator(pattern = r"^(team|project|key)\.(created|updated|renamed|deleted|\*)$")
+    )]
     pub events: Option<Vec<String>>,
+    #[oai(nullable)]
     pub projects: Option<Vec<ProjectNameParam>>,
-    #[oai(validator(max_length = 1000))]
-    pub description: Option<String>,
+    #[oai(nullable)]
+    pub description: Option<DescriptionParam>,
     /// `false` stops deliveries (the cursor stays); `true` starts them again: from the cursor,
     /// or, for a webhook marked `failing`, from the branch's head (the commits it missed are
     /// skipped; read them with `/changes?since=` its cursor).
+    #[oai(nullable)]
     pub enabled: Option<bool>,
 }
 
@@ -63,6 +71,7 @@ pub struct UpdateWebhookRequest {
 #[oai(rename_all = "camelCase")]
 pub struct DeliveryItem {
     /// The commit delivered; null for a test delivery.
+    #[oai(nullable)]
     pub commit: Option<String>,
     /// The `webhook-id` header sent (the same for every attempt at one commit).
     pub message_id: String,
@@ -71,12 +80,14 @@ pub struct DeliveryItem {
     /// When it was sent (RFC 3339).
     pub at: String,
     /// The receiver's HTTP status; null when it did not answer.
+    #[oai(nullable)]
     pub status: Option<u16>,
     /// Whether the receiver acknowledged it (a 2xx).
     pub ok: bool,
     /// Milliseconds from sending to the end of the answer.
     pub duration_ms: u64,
     /// Why it failed; null when it did not.
+    #[oai(nullable)]
     pub error: Option<String>,
 }
 
@@ -116,12 +127,14 @@ pub struct WebhookItem {
     /// Set (and `enabled` cleared) after 24 h in which the receiver acknowledged nothing.
     pub failing: bool,
     /// Since when the next delivery has been failing (RFC 3339); null while all goes well.
+    #[oai(nullable)]
     pub failing_since: Option<String>,
     /// The last commit delivered (or passed over as not the webhook's).
     pub cursor: String,
     /// Commits after the cursor still to deal with.
     pub backlog: u64,
     /// The most recent attempt; null before the first.
+    #[oai(nullable)]
     pub last_delivery: Option<DeliveryItem>,
     /// The signing secret (`whsec_` and base64): only in the answer that creates the webhook.
     #[oai(skip_serializing_if_is_none)]
@@ -244,7 +257,7 @@ impl WebhooksApi {
             url: body.url,
             events: body.events,
             projects: project_names(body.projects),
-            description: body.description,
+            description: body.description.map(|param| param.0.into_string()).unwrap_or_default(),
         };
         let head = self.state.store.head();
         let author = auth.author().to_owned();
@@ -319,7 +332,7 @@ impl WebhooksApi {
             url: body.url,
             events: body.events,
             projects: body.projects.map(project_names),
-            description: body.description,
+            description: body.description.map(|param| param.0.into_string()),
             enabled: body.enabled,
         };
         let id = webhook_id.0;

@@ -188,7 +188,7 @@ impl Webhooks {
             url,
             events,
             projects,
-            description: checked_description(new.description)?,
+            description: new.description,
             secret: registry::new_secret().map_err(internal)?,
             created: jiff::Timestamp::now().to_string(),
             created_by: author.to_owned(),
@@ -223,7 +223,7 @@ impl Webhooks {
         let url = patch.url.as_deref().map(checked_url).transpose()?;
         let events = patch.events.map(checked_events).transpose()?;
         let projects = patch.projects.map(checked_projects).transpose()?;
-        let description = patch.description.map(checked_description).transpose()?;
+        let description = patch.description;
         let slot = self.shared.find(team, id)?;
         let slots = self.shared.slots();
         slot.change(|state| {
@@ -556,13 +556,4 @@ fn checked_projects(projects: Vec<String>) -> Result<Vec<String>, WebhookError> 
         }
     }
     Ok(checked)
-}
-
-fn checked_description(description: String) -> Result<String, WebhookError> {
-    if description.chars().count() > 1000 {
-        return Err(WebhookError::Invalid(
-            "description: at most 1000 characters.".to_owned(),
-        ));
-    }
-    Ok(description)
 }
