@@ -26,16 +26,16 @@ pub struct CreateWebhookRequest {
     /// Where deliveries are `POST`ed: an `http://` or `https://` address.
     #[oai(validator(min_length = 1, max_length = 2048, pattern = r"^https?://[^\s/?#]+[^\s]*$"))]
     pub url: String,
-    /// The event types delivered (`key.updated`, or a whole group: `key.*`); absent or empty:
-    /// all. A commit with none of them is not delivered.
+    /// The event types delivered (`key.updated`, or a whole group: `key.*`); absent, null or
+    /// empty: all. A commit with none of them is not delivered.
     #[oai(
-        default,
+        nullable,
         validator(pattern = r"^(team|project|key)\.(created|updated|renamed|deleted|\*)$")
     )]
-    pub events: Vec<String>,
-    /// The projects whose changes are delivered; absent or empty: all of the team's.
-    #[oai(default)]
-    pub projects: Vec<ProjectNameParam>,
+    pub events: Option<Vec<String>>,
+    /// The projects whose changes are delivered; absent, null or empty: all of the team's.
+    #[oai(nullable)]
+    pub projects: Option<Vec<ProjectNameParam>>,
     /// What the webhook is for.
     #[oai(nullable)]
     pub description: Option<DescriptionParam>,
@@ -255,8 +255,8 @@ impl WebhooksApi {
         let body = body.0;
         let new = NewWebhook {
             url: body.url,
-            events: body.events,
-            projects: project_names(body.projects),
+            events: body.events.unwrap_or_default(),
+            projects: project_names(body.projects.unwrap_or_default()),
             description: body.description.map(|param| param.0.into_string()).unwrap_or_default(),
         };
         let head = self.state.store.head();
