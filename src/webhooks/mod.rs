@@ -114,6 +114,16 @@ struct Reader {
     order: VecDeque<Oid>,
 }
 
+impl Reader {
+    /// The handle, opened when first needed.
+    fn feed(&mut self, root: &Path) -> Result<&Feed, StoreError> {
+        if self.feed.is_none() {
+            self.feed = Some(Feed::open(root)?);
+        }
+        Ok(self.feed.as_ref().expect("opened above"))
+    }
+}
+
 impl Webhooks {
     /// Reads `<data-dir>/webhooks.toml`, starts a thread per webhook, and has the store tell
     /// them of every publication. Blocking (it reads files).
@@ -260,12 +270,11 @@ impl Webhooks {
     /// Deletes a webhook and its state; no delivery is made after this returns (an attempt
     /// in flight is waited for, [`TIMEOUT`] at most). Blocking.
     pub fn delete(&self, team: &str, id: &str) -> Result<(), WebhookError> {
-        self.shared.find(team, id)?;
         let (slot, thread) = {
             let mut slots = self.shared.slots();
             let position = slots
                 .iter()
-                .position(|(slot, _)| slot.state().webhook.id == id)
+                .position(|(slot, _)| is(slot, team, id))
                 .ok_or_else(|| not_found(team, id))?;
             let (slot, thread) = slots.remove(position);
             self.shared.save(&slots).map_err(WebhookError::Internal)?;
@@ -337,6 +346,12 @@ fn view(slot: &Slot) -> WebhookView {
     }
 }
 
+/// Whether `slot` is the webhook `id` of `team`.
+fn is(slot: &Slot, team: &str, id: &str) -> bool {
+    let state = slot.state();
+    state.webhook.id == id && state.webhook.team.eq_ignore_ascii_case(team)
+}
+
 fn not_found(team: &str, id: &str) -> WebhookError {
     WebhookError::NotFound(format!("Team {team} has no webhook {id:?}."))
 }
@@ -349,10 +364,7 @@ impl Shared {
     fn find(&self, team: &str, id: &str) -> Result<Arc<Slot>, WebhookError> {
         self.slots()
             .iter()
-            .find(|(slot, _)| {
-                let state = slot.state();
-                state.webhook.id == id && state.webhook.team.eq_ignore_ascii_case(team)
-            })
+            .find(|(slot, _)| is(slot, team, id))
             .map(|(slot, _)| slot.clone())
             .ok_or_else(|| not_found(team, id))
     }
@@ -420,10 +432,7 @@ impl Shared {
     /// needed).
     fn read<T>(&self, read: impl FnOnce(&Feed) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let mut reader = self.reader.lock().unwrap_or_else(|poison| poison.into_inner());
-        if reader.feed.is_none() {
-            reader.feed = Some(Feed::open(&self.root)?);
-        }
-        read(reader.feed.as_ref().expect("opened above"))
+        read(reader.feed(&self.root)?)
     }
 
     /// A commit's events, read once for all webhooks (the first to ask reads them while the
@@ -433,10 +442,7 @@ impl Shared {
         if let Some(found) = reader.by_commit.get(&commit) {
             return Ok(found.clone());
         }
-        if reader.feed.is_none() {
-            reader.feed = Some(Feed::open(&self.root)?);
-        }
-        let events = Arc::new(reader.feed.as_ref().expect("opened above").events(commit)?);
+        let events = Arc::new(reader.feed(&self.root)?.events(commit)?);
         reader.by_commit.insert(commit, events.clone());
         reader.order.push_back(commit);
         while reader.order.len() > EVENTS_KEPT {

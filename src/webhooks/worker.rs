@@ -218,8 +218,15 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
                 continue;
             }
             let body = payload::commit_body(&events, &webhook.team, &taken);
-            let message_id = payload::message_id(&commit.to_string(), &id);
-            match deliver(&shared, &slot, &mut cursor, &mut saver, &message_id, &body, oldest) {
+            match deliver(
+                &shared,
+                &slot,
+                &mut cursor,
+                &mut saver,
+                &commit.to_string(),
+                &body,
+                oldest,
+            ) {
                 Delivery::Acknowledged => {
                     cursor.commit = commit.to_string();
                     cursor.failing_since = None;
@@ -270,13 +277,14 @@ fn deliver(
     slot: &Slot,
     cursor: &mut Cursor,
     saver: &mut Saver,
-    message_id: &str,
+    commit: &str,
     body: &[u8],
     oldest: i64,
 ) -> Delivery {
     let mut backoff = FIRST_BACKOFF;
-    let commit = message_id.split('_').next().map(str::to_owned);
-    for number in 1.. {
+    let mut number = 0;
+    loop {
+        number += 1;
         let webhook = {
             let state = slot.state();
             if state.stop || !state.webhook.enabled {
@@ -284,8 +292,9 @@ fn deliver(
             }
             state.webhook.clone()
         };
-        let mut attempt = shared.send(&webhook, message_id, body);
-        attempt.commit = commit.clone();
+        let message_id = payload::message_id(commit, &webhook.id);
+        let mut attempt = shared.send(&webhook, &message_id, body);
+        attempt.commit = Some(commit.to_owned());
         attempt.attempt = number;
         let ok = attempt.ok;
         if !ok {
@@ -318,7 +327,6 @@ fn deliver(
         }
         backoff = (backoff * 2).min(MOST_BACKOFF);
     }
-    Delivery::Stopped
 }
 
 /// Writes the cursor to disk: at once when it matters (a failure begins, the cursor jumps),
