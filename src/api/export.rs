@@ -39,6 +39,9 @@ pub enum ExportType {
     /// Apple `{lang}.lproj/Localizable.strings`.
     #[oai(rename = "apple-strings")]
     AppleStrings,
+    /// Xcode String Catalog `Localizable.xcstrings`: every language in one file.
+    #[oai(rename = "xcstrings")]
+    Xcstrings,
 }
 
 impl ExportType {
@@ -48,6 +51,7 @@ impl ExportType {
             Self::Csv => ExportFormat::Csv,
             Self::AndroidXml => ExportFormat::AndroidXml,
             Self::AppleStrings => ExportFormat::AppleStrings,
+            Self::Xcstrings => ExportFormat::Xcstrings,
         }
     }
 }
@@ -63,7 +67,9 @@ impl ExportApi {
     ///
     /// Paths: `json` `{lang}.json`; `csv` `{lang}.csv`; `android-xml` `values/strings.xml` for
     /// the base language and `values-{qualifier}/strings.xml` for the others;
-    /// `apple-strings` `{lang}.lproj/Localizable.strings`.
+    /// `apple-strings` `{lang}.lproj/Localizable.strings`; `xcstrings` `Localizable.xcstrings`,
+    /// one Xcode String Catalog holding every exported language (and one per table that keys
+    /// name in `files.apple`, zipped together).
     #[oai(
         path = "/teams/:teamName/projects/:projectName/keys/export",
         method = "get",
@@ -76,7 +82,7 @@ impl ExportApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-        /// The format: `json`, `csv`, `android-xml` or `apple-strings`.
+        /// The format: `json`, `csv`, `android-xml`, `apple-strings` or `xcstrings`.
         #[oai(name = "type")]
         format: Query<ExportType>,
         /// Export only keys with at least one of these tags (repeat the parameter or separate
@@ -132,6 +138,20 @@ impl ExportApi {
             }
             let keys: Vec<&Key> = keys.iter().map(|entry| &entry.key).collect();
             let export = formats::Export::new(format, &project, &keys, &languages)?;
+            if format.is_multilingual() {
+                let mut files = export.render_all(&languages);
+                let download = if files.len() == 1 {
+                    downloads.store(&files.pop().expect("one file"))?
+                } else {
+                    let bytes = archive::zip(&files).map_err(std::io::Error::other)?;
+                    downloads.store(&formats::ExportFile {
+                        path: bundle_name,
+                        bytes,
+                    })?
+                };
+                downloads.remember(parameters, &download);
+                return Ok(download);
+            }
             if let [language] = languages.as_slice()
                 && export.paths(language).len() == 1
             {

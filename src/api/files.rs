@@ -195,7 +195,9 @@ impl FilesApi {
     /// zip laid out as the export lays it out: `values*/*.xml` (every `<string>` and
     /// `<plurals>` of every file; `values/` is the base language, `values-pt-rBR/` is `pt-BR`,
     /// `values-b+zh+Hans/` is `zh-Hans`), `{lang}.lproj/Localizable.strings` and
-    /// `.stringsdict`, `{lang}.json`, `{lang}.csv`. Values are read as the platform's own parser
+    /// `.stringsdict`, `{lang}.json`, `{lang}.csv`, `{table}.xcstrings` (an Xcode String
+    /// Catalog names its own languages: `language` is not needed; `needs_review` marks the
+    /// translation outdated). Values are read as the platform's own parser
     /// reads them; `<plurals>`, `.stringsdict` entries, JSON form objects and ICU plural cells
     /// become plural keys; the comment directly above an entry becomes the key's description;
     /// Android inline markup is kept (the key's `markup` flag). Send the file's own content
@@ -213,7 +215,7 @@ impl FilesApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-        /// The format: `json`, `csv`, `android-xml` or `apple-strings`.
+        /// The format: `json`, `csv`, `android-xml`, `apple-strings` or `xcstrings`.
         #[oai(name = "type")]
         format: Query<ExportType>,
         /// The language of a single file that is not a zip (a project language).
@@ -456,6 +458,8 @@ impl UploadPlan {
                             ignore_checks: None,
                             translations: Vec::new(),
                             add_tags: tags.to_vec(),
+                            xcode: None,
+                            outdated: Vec::new(),
                         });
                         plan.kinds.push(EntryKind {
                             plural: kind,
@@ -506,6 +510,12 @@ impl UploadPlan {
                 }
                 if parsed.markup {
                     entry.markup = Some(true);
+                }
+                if is_base && parsed.xcode.is_some() {
+                    entry.xcode = parsed.xcode;
+                }
+                if parsed.outdated && !is_base {
+                    entry.outdated.push(language.clone());
                 }
                 let text = match parsed.text {
                     Text::Plain(text) => TextInput::Content(text),

@@ -517,6 +517,8 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
             .map_err(at)?,
         translations,
         add_tags: Vec::new(),
+        xcode: None,
+        outdated: Vec::new(),
     })
 }
 

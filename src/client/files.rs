@@ -20,6 +20,7 @@ pub struct LocalFile {
 pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
     let mut files = match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => folder_files(set)?,
+        ExportFormat::Xcstrings => catalog_files(set)?,
         ExportFormat::Json | ExportFormat::Csv => pattern_files(set)?
             .into_iter()
             .map(|found| LocalFile {
@@ -58,6 +59,11 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
         // `values-fr/strings.xml`, `fr.lproj/Localizable.strings`: one folder and a file, in
         // the app's own folder of that language when it has one (`English.lproj` for `en`,
         // `Base.lproj` for the base language, `values-b+pt+BR` for `pt-BR`).
+        // `Localizable.xcstrings`: a catalog in the set's folder.
+        ExportFormat::Xcstrings => match parts.as_slice() {
+            [file] => Some(set.root.join(file)),
+            _ => None,
+        },
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => {
             if parts.len() != 2 {
                 return None;
@@ -103,7 +109,7 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
 /// for a pattern the pattern's own file of that language.
 pub fn disk_path(set: &FileSet, layout: &str) -> PathBuf {
     match set.format {
-        ExportFormat::AndroidXml | ExportFormat::AppleStrings => set.root.join(layout),
+        ExportFormat::AndroidXml | ExportFormat::AppleStrings | ExportFormat::Xcstrings => set.root.join(layout),
         ExportFormat::Json | ExportFormat::Csv => destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout)),
     }
 }
@@ -174,6 +180,23 @@ fn folder_files(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
             if file.is_file() && place(set.format, &layout).is_some() {
                 files.push(LocalFile { disk: file, layout });
             }
+        }
+    }
+    Ok(files)
+}
+
+/// String Catalogs (`*.xcstrings`) in the set's folder.
+fn catalog_files(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
+    let mut files = Vec::new();
+    for file in read_dir(&set.root)? {
+        let Some(file_name) = file.file_name().and_then(|name| name.to_str()).map(str::to_owned) else {
+            continue;
+        };
+        if file.is_file() && place(set.format, &file_name).is_some() {
+            files.push(LocalFile {
+                disk: file,
+                layout: file_name,
+            });
         }
     }
     Ok(files)

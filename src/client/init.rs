@@ -45,7 +45,7 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
         text.push_str(
             "\n# No resource files were found; add a file set, for example:\n\
              # [[files]]\n\
-             # format = \"android-xml\"          # json, csv, android-xml or apple-strings\n\
+             # format = \"android-xml\"          # json, csv, android-xml, apple-strings or xcstrings\n\
              # path = \"app/src/main/res\"       # a folder, or a pattern with {lang} for json and csv\n",
         );
     }
@@ -55,7 +55,7 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
     for (format, path) in &found {
         let tag = match format.as_str() {
             "android-xml" => "android",
-            "apple-strings" => "ios",
+            "apple-strings" | "xcstrings" => "ios",
             _ => "web",
         };
         text.push_str(&format!(
@@ -105,6 +105,9 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
         }
         if has_lproj(dir) {
             found.push(("apple-strings".to_owned(), relative.clone()));
+        }
+        if has_catalogs(dir) {
+            found.push(("xcstrings".to_owned(), relative.clone()));
         }
         if let Some(extension) = language_files(dir) {
             let pattern = if relative == "." {
@@ -156,6 +159,18 @@ fn has_lproj(dir: &Path) -> bool {
         .any(|entry| {
             let path = entry.path();
             path.extension().is_some_and(|extension| extension == "lproj") && path.join("Localizable.strings").is_file()
+        })
+}
+
+/// Whether the folder holds an Xcode String Catalog (`*.xcstrings`).
+fn has_catalogs(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .any(|entry| {
+            let path = entry.path();
+            path.extension().is_some_and(|extension| extension == "xcstrings") && path.is_file()
         })
 }
 

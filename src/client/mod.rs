@@ -585,6 +585,7 @@ impl Puller<'_> {
         let extensions: &[&str] = match self.set.format {
             crate::formats::ExportFormat::AppleStrings => &[".strings", ".stringsdict"],
             crate::formats::ExportFormat::Json => &[".json"],
+            crate::formats::ExportFormat::Xcstrings => &[".xcstrings"],
             _ => &[""],
         };
         for extension in extensions {

@@ -86,7 +86,37 @@ pub struct Key {
     pub max_length: Option<u32>,
     /// Checks not run on this key, in check order.
     pub ignore_checks: Vec<Check>,
+    /// What an Xcode String Catalog records of the key beyond its texts.
+    pub xcode: XcodeEntry,
     pub translations: Translations,
+}
+
+/// What Xcode's String Catalog records of a key beyond its texts, kept from an upload so that
+/// the catalog exported again is the one Xcode wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct XcodeEntry {
+    /// `extractionState` as read (`manual`, `stale`, `extracted_with_value`, ...).
+    pub extraction_state: Option<String>,
+    /// The catalog had no source-language value, so the key name is the source text (Xcode's
+    /// own fallback); the export leaves the value out again while it is the key name.
+    pub source_from_key: bool,
+}
+
+impl XcodeEntry {
+    /// Longest `extractionState` kept.
+    pub const MAX_STATE_CHARS: usize = 40;
+
+    pub fn is_empty(&self) -> bool {
+        self.extraction_state.is_none() && !self.source_from_key
+    }
+
+    /// Whether `raw` is an `extractionState` worth keeping: a word of ASCII letters, digits
+    /// and `_`.
+    pub fn is_state(raw: &str) -> bool {
+        !raw.is_empty()
+            && raw.len() <= Self::MAX_STATE_CHARS
+            && raw.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'_')
+    }
 }
 
 impl Key {
@@ -102,6 +132,7 @@ impl Key {
             files: KeyFiles::default(),
             max_length: None,
             ignore_checks: Vec::new(),
+            xcode: XcodeEntry::default(),
             translations: Translations::default(),
         }
     }
@@ -200,6 +231,22 @@ impl Key {
             self.translations.set_base(language, next);
         }
         self.translations.set_base(base, None);
+    }
+
+    /// Marks the translations in `languages` as outdated (written against an earlier base
+    /// text than the current one), as a file that records it says (Xcode's `needs_review`);
+    /// one already outdated keeps its record.
+    pub fn mark_outdated(&mut self, base: &LanguageCode, languages: &[LanguageCode]) {
+        let Some(current) = self.translations.get(base).map(TextRef::base_hash) else {
+            return;
+        };
+        // Any record other than the current base text's (and 0, which is none) is outdated.
+        let earlier = current.wrapping_add(1).max(1);
+        for language in languages {
+            if language != base && self.translations.get(language).is_some() && !self.is_outdated(base, language) {
+                self.translations.set_base(language, Some(earlier));
+            }
+        }
     }
 
     /// Marks the translations in `languages` (every one when empty) as written against the

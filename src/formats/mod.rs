@@ -14,12 +14,13 @@ pub mod icu;
 pub mod json;
 pub mod patch;
 pub mod upload;
+pub mod xcstrings;
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
 
 use crate::domain::key_files::Platform;
-use crate::domain::model::{Key, PluralForms, Project, Text, TextRef};
+use crate::domain::model::{Key, PluralForms, Project, Text, TextRef, XcodeEntry};
 use crate::domain::names::{KeyName, LanguageCode};
 
 /// The file formats apps load.
@@ -29,10 +30,12 @@ pub enum ExportFormat {
     Csv,
     AndroidXml,
     AppleStrings,
+    /// Xcode String Catalogs: one file per table for every language.
+    Xcstrings,
 }
 
 impl ExportFormat {
-    pub const NAMES: &'static str = "json, csv, android-xml, apple-strings";
+    pub const NAMES: &'static str = "json, csv, android-xml, apple-strings, xcstrings";
 
     pub fn parse(raw: &str) -> Option<Self> {
         match raw {
@@ -40,6 +43,7 @@ impl ExportFormat {
             "csv" => Some(Self::Csv),
             "android-xml" => Some(Self::AndroidXml),
             "apple-strings" => Some(Self::AppleStrings),
+            "xcstrings" => Some(Self::Xcstrings),
             _ => None,
         }
     }
@@ -50,7 +54,14 @@ impl ExportFormat {
             Self::Csv => "csv",
             Self::AndroidXml => "android-xml",
             Self::AppleStrings => "apple-strings",
+            Self::Xcstrings => "xcstrings",
         }
+    }
+
+    /// Whether one file holds every language (String Catalogs): such an export is made by
+    /// [`Export::render_all`], not language by language.
+    pub fn is_multilingual(self) -> bool {
+        self == Self::Xcstrings
     }
 }
 
@@ -156,6 +167,19 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
                     let (strings, plurals) = self.apple_files(group, table);
                     apple::paths(language, table, strings, plurals)
                 }
+                ExportFormat::Xcstrings => vec![xcstrings::path(group_file(group))],
+            })
+            .collect()
+    }
+
+    /// The files of a format that holds every language in one file ([`ExportFormat::
+    /// is_multilingual`]): one String Catalog per table, in path order.
+    pub fn render_all(&self, languages: &[LanguageCode]) -> Vec<ExportFile> {
+        self.groups
+            .iter()
+            .map(|group| match &group.keys {
+                Some(keys) => xcstrings::render(keys, self.base_language, languages, group_file(group)),
+                None => xcstrings::render(self.keys, self.base_language, languages, group_file(group)),
             })
             .collect()
     }
@@ -210,6 +234,12 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
                 let (strings, plurals) = self.apple_files(group, table);
                 apple::render(keys, language, table, strings, plurals)
             }
+            ExportFormat::Xcstrings => vec![xcstrings::render(
+                keys,
+                self.base_language,
+                std::slice::from_ref(language),
+                group_file(group),
+            )],
         }
     }
 
@@ -231,7 +261,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
 pub fn platform(format: ExportFormat) -> Option<Platform> {
     match format {
         ExportFormat::AndroidXml => Some(Platform::Android),
-        ExportFormat::AppleStrings => Some(Platform::Apple),
+        ExportFormat::AppleStrings | ExportFormat::Xcstrings => Some(Platform::Apple),
         ExportFormat::Json => Some(Platform::Web),
         ExportFormat::Csv => None,
     }
@@ -289,6 +319,10 @@ pub struct ParsedEntry {
     pub translatable: bool,
     /// The line of the entry in its file (0 when unknown).
     pub line: usize,
+    /// Whether the file marks the translation as outdated (Xcode's `needs_review`).
+    pub outdated: bool,
+    /// For a String Catalog's source-language entry, what Xcode recorded of the key.
+    pub xcode: Option<XcodeEntry>,
 }
 
 impl ParsedEntry {
@@ -300,6 +334,8 @@ impl ParsedEntry {
             markup: false,
             translatable: true,
             line: 0,
+            outdated: false,
+            xcode: None,
         }
     }
 

@@ -9,7 +9,7 @@
 
 use std::io::{Cursor, Read};
 
-use super::{ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, csv, json};
+use super::{ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, csv, json, xcstrings};
 use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::LanguageCode;
 
@@ -75,6 +75,8 @@ pub fn read(
     }
     let (path, place) = match (format, language) {
         (ExportFormat::Csv, language) => (SINGLE_CSV.to_owned(), language.unwrap_or_default().to_owned()),
+        // A catalog names its languages itself.
+        (ExportFormat::Xcstrings, _) => (xcstrings::path("Localizable"), BASE_LANGUAGE.to_owned()),
         (_, None) => {
             return Err(UploadError::Invalid(
                 "A single file needs the `language` parameter; a zip names its languages by its folders.".into(),
@@ -133,6 +135,11 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
                 name => apple_legacy_language(name).unwrap_or(name).to_owned(),
             };
             Some((language, Some(named(Platform::Apple, table)?)))
+        }
+        // A catalog holds every language; its place is the base language's.
+        ExportFormat::Xcstrings => {
+            let table = file.strip_suffix(".xcstrings")?;
+            Some((BASE_LANGUAGE.to_owned(), Some(named(Platform::Apple, table)?)))
         }
         _ => None,
     }
@@ -253,6 +260,13 @@ fn read_file(
             apple::read_strings(bytes).map_err(invalid)?,
             &mut warnings,
         ),
+        ExportFormat::Xcstrings => {
+            let catalog = xcstrings::read(bytes).map_err(invalid)?;
+            upload.skipped += catalog.skipped;
+            for (language, entries) in catalog.languages {
+                push(language, entries, &mut warnings);
+            }
+        }
     }
     Ok(())
 }

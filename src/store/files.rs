@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{
-    Check, Key, PluralCategory, PluralForms, Project, Team, Text, TextRef, normalize_languages,
+    Check, Key, PluralCategory, PluralForms, Project, Team, Text, TextRef, XcodeEntry, normalize_languages,
 };
 use crate::domain::names::{Description, KeyName, LanguageCode, ProjectName, TeamName};
 
@@ -61,6 +61,8 @@ struct KeyFile {
     #[serde(default)]
     files: FilesFile,
     #[serde(default)]
+    xcode: XcodeFile,
+    #[serde(default)]
     translations: BTreeMap<String, TextFile>,
     /// Per translation, the [base hash](crate::domain::text::base_hash) of the base text it
     /// was written against (8 hex digits).
@@ -98,6 +100,43 @@ impl FilesFile {
             }
         }
         Ok(files)
+    }
+}
+
+/// What an Xcode String Catalog recorded of the key (`[xcode]`, only when there is some).
+#[derive(Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct XcodeFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    extraction_state: Option<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    source_from_key: bool,
+}
+
+impl XcodeFile {
+    fn of(xcode: &XcodeEntry) -> Self {
+        Self {
+            extraction_state: xcode.extraction_state.clone(),
+            source_from_key: xcode.source_from_key,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.extraction_state.is_none() && !self.source_from_key
+    }
+
+    fn into_entry(self) -> Result<XcodeEntry, FileError> {
+        if let Some(state) = &self.extraction_state
+            && !XcodeEntry::is_state(state)
+        {
+            return Err(FileError::Invalid(format!(
+                "xcode.extraction_state {state:?} is not a word of letters, digits and _"
+            )));
+        }
+        Ok(XcodeEntry {
+            extraction_state: self.extraction_state,
+            source_from_key: self.source_from_key,
+        })
     }
 }
 
@@ -237,6 +276,7 @@ pub fn write_key(key: &Key) -> Vec<u8> {
             apple: key.files.apple.clone(),
             web: key.files.web.clone(),
         },
+        xcode: XcodeFile::of(&key.xcode),
         translations: TranslationsRef(key),
         based_on: BasedOnRef(key),
     })
@@ -263,6 +303,8 @@ struct KeyFileRef<'a> {
     ignore_checks: &'a [&'a str],
     #[serde(skip_serializing_if = "FilesFile::is_empty")]
     files: FilesFile,
+    #[serde(skip_serializing_if = "XcodeFile::is_empty")]
+    xcode: XcodeFile,
     translations: TranslationsRef<'a>,
     #[serde(skip_serializing_if = "BasedOnRef::is_empty")]
     based_on: BasedOnRef<'a>,
@@ -410,6 +452,7 @@ pub fn read_key(bytes: &[u8]) -> Result<Key, FileError> {
             checks.dedup();
             checks
         },
+        xcode: file.xcode.into_entry()?,
         translations,
     })
 }

@@ -13,6 +13,7 @@ pub mod android;
 pub mod apple;
 pub mod json;
 pub mod stringsdict;
+pub mod xcstrings;
 
 use std::ops::Range;
 
@@ -76,6 +77,7 @@ pub fn can_patch(format: ExportFormat, path: &str) -> bool {
         ExportFormat::AndroidXml => path.ends_with(".xml"),
         ExportFormat::AppleStrings => path.ends_with(".strings") || path.ends_with(".stringsdict"),
         ExportFormat::Json | ExportFormat::Csv => true,
+        ExportFormat::Xcstrings => path.ends_with(".xcstrings"),
     }
 }
 
@@ -92,6 +94,7 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
         }
         ExportFormat::Json => json::names(bytes),
         ExportFormat::AppleStrings => apple::names(bytes),
+        ExportFormat::Xcstrings => xcstrings::names(bytes),
         ExportFormat::Csv => Ok(Vec::new()),
     }
 }
@@ -109,6 +112,7 @@ pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, Re
         }
         ExportFormat::AppleStrings => apple::patch(input),
         ExportFormat::Json => json::patch(input),
+        ExportFormat::Xcstrings => xcstrings::patch(input),
         ExportFormat::Csv => same_values_or_export(format, input),
     }
 }

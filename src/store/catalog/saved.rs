@@ -24,10 +24,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{KeyEntry, KeyIndex, Postings, Slot};
 use crate::domain::key_files::{FileName, KeyFiles, Platform};
-use crate::domain::model::{Check, Key, Translations};
+use crate::domain::model::{Check, Key, Translations, XcodeEntry};
 use crate::domain::names::{KeyName, LanguageCode};
 
-const MAGIC: &[u8] = b"locstore saved keys v4\n";
+const MAGIC: &[u8] = b"locstore saved keys v5\n";
 const KEYS_A_FRAME: usize = 512;
 const GRAMS_A_FRAME: usize = 8192;
 /// No frame written is near this; a larger length read back is damage.
@@ -70,6 +70,8 @@ struct KeyRecord<'a> {
     max_length: Option<u32>,
     /// Positions in [`Check::ALL`].
     ignore_checks: Vec<u8>,
+    /// Xcode's `extractionState`, and whether the key is its own source text.
+    xcode: (Option<&'a str>, bool),
 }
 
 fn damaged(what: impl Into<String>) -> io::Error {
@@ -221,6 +223,7 @@ fn record<'a>(entry: &'a KeyEntry, positions: &FxHashMap<*const LanguageCode, u1
             .iter()
             .map(|check| Check::ALL.iter().position(|known| known == check).unwrap_or(0) as u8)
             .collect(),
+        xcode: (key.xcode.extraction_state.as_deref(), key.xcode.source_from_key),
     }
 }
 
@@ -256,6 +259,10 @@ fn entry(record: KeyRecord<'_>, languages: &[&'static LanguageCode]) -> io::Resu
                 .map(|&index| Check::ALL.get(index as usize).copied())
                 .collect::<Option<Vec<_>>>()
                 .ok_or_else(|| damaged("a check out of range"))?,
+            xcode: XcodeEntry {
+                extraction_state: record.xcode.0.map(str::to_owned),
+                source_from_key: record.xcode.1,
+            },
             translations,
         },
         id: record.id,

@@ -80,8 +80,12 @@ pub(crate) fn plan_import(
                 if let Some(checks) = item.ignore_checks {
                     key.ignore_checks = sorted_checks(checks);
                 }
+                if let Some(xcode) = item.xcode {
+                    key.xcode = xcode;
+                }
                 merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
                 key.settle_bases(&project_settings.base_language, Some(&existing.key), keep_current);
+                key.mark_outdated(&project_settings.base_language, &item.outdated);
                 if key == existing.key {
                     counts.unchanged += 1;
                     continue;
@@ -101,6 +105,7 @@ pub(crate) fn plan_import(
                     files: KeyFiles::default(),
                     max_length: item.max_length.flatten(),
                     ignore_checks: sorted_checks(item.ignore_checks.unwrap_or_default()),
+                    xcode: item.xcode.clone().unwrap_or_default(),
                     translations: Translations::default(),
                 };
                 for (platform, file) in item.files {
@@ -108,6 +113,7 @@ pub(crate) fn plan_import(
                 }
                 merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
                 key.settle_bases(&project_settings.base_language, None, false);
+                key.mark_outdated(&project_settings.base_language, &item.outdated);
                 let file = layout::key_file(&key.name);
                 ensure_file_is_free(keys, &file, &key.name).map_err(at)?;
                 if let Some(other) = new_files.insert(file.clone(), key.name.clone()) {

@@ -32,6 +32,7 @@ pub(super) fn plan_create_key(
         files: draft.files,
         max_length: draft.max_length,
         ignore_checks: sorted_checks(draft.ignore_checks),
+        xcode: Default::default(),
         translations: Translations::default(),
     };
     merge_translations(&entry.project, &mut key, draft.translations)?;

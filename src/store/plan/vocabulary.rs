@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use crate::domain::key_files::{KeyFiles, Platform};
-use crate::domain::model::{Check, Key, PluralCategory, PluralForms, Project, Team, Text, normalize_languages};
+use crate::domain::model::{
+    Check, Key, PluralCategory, PluralForms, Project, Team, Text, XcodeEntry, normalize_languages,
+};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName, quote_for_message};
 use crate::gitdb::TreeEdit;
 use crate::store::catalog::{Catalog, KeyEntry, ProjectEntry};
@@ -279,6 +281,10 @@ pub struct ImportEntry {
     pub translations: Vec<TranslationInput>,
     /// Tags added to the key's own (a file upload's `tags`).
     pub add_tags: Vec<String>,
+    /// Replaces what an Xcode String Catalog recorded of the key.
+    pub xcode: Option<XcodeEntry>,
+    /// Languages whose translation the file marks as outdated (Xcode's `needs_review`).
+    pub outdated: Vec<LanguageCode>,
 }
 
 /// What an import did: keys, and texts per language.

@@ -1,0 +1,223 @@
+//! String Catalogs patched in place: the app's catalog is read as a tree with its members in
+//! the file's order, the server's values are put into it key by key and language by
+//! language, and the tree is written back in Xcode's layout (the layout Xcode itself saves;
+//! a catalog with nothing to change keeps its bytes).
+//!
+//! A localization whose text and review state are the server's keeps its node as it is (with
+//! whatever else Xcode recorded in it); a different one takes the server's. Languages the
+//! export lacks, `extractionState`, and keys with substitutions or device variations (which
+//! the server does not hold) stay as they are. A key the server deleted goes; a key the
+//! server never had stays; a key new to the catalog goes in at its place in Xcode's order.
+
+use super::{PatchInput, Patched};
+use crate::formats::ReadError;
+use crate::formats::xcstrings::{self, Node, xcode_order};
+
+/// The names of a catalog's keys, in file order.
+pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
+    let root = xcstrings::parse(bytes)?;
+    Ok(strings(&root).iter().map(|(name, _)| name.clone()).collect())
+}
+
+fn strings(root: &Node) -> &[(String, Node)] {
+    root.get("strings").map(Node::members).unwrap_or_default()
+}
+
+pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
+    let local = xcstrings::parse(input.local)?;
+    let exported = xcstrings::parse(input.exported)?;
+    // Both must be catalogs this server reads.
+    xcstrings::read(input.local)?;
+    let source = exported
+        .get("sourceLanguage")
+        .cloned()
+        .unwrap_or(Node::String(String::new()));
+    let theirs = strings(&exported);
+    let mut keys: Vec<(String, Node)> = Vec::with_capacity(theirs.len());
+    for (name, entry) in strings(&local) {
+        match theirs.iter().find(|(their_name, _)| their_name == name) {
+            Some((_, their_entry)) => keys.push((name.clone(), merge_entry(entry, their_entry))),
+            None if holds_only_what_the_server_reads(entry) && (input.deleted)(name) => {}
+            None => keys.push((name.clone(), entry.clone())),
+        }
+    }
+    for (name, entry) in theirs {
+        if !keys.iter().any(|(own, _)| own == name) {
+            insert_in_order(&mut keys, name.clone(), entry.clone());
+        }
+    }
+    let names = keys.iter().map(|(name, _)| name.clone()).collect();
+    let mut root = local.clone();
+    if let Node::Object(members) = &mut root {
+        set_member(members, "sourceLanguage", Some(source));
+        set_member(members, "strings", Some(Node::Object(keys)));
+    }
+    let bytes = if root == local {
+        input.local.to_vec()
+    } else {
+        let mut out = String::with_capacity(input.local.len() + input.exported.len() / 8);
+        xcstrings::write_node(&mut out, &root, 2);
+        out.into_bytes()
+    };
+    Ok(Patched {
+        bytes,
+        names: input.is_base.then_some(names),
+    })
+}
+
+/// Whether every localization of an entry is one the server holds (a string unit or plural
+/// forms): an entry with substitutions or device variations never reached the server, so it
+/// is not the server's to delete.
+fn holds_only_what_the_server_reads(entry: &Node) -> bool {
+    let localizations = entry.get("localizations").map(Node::members).unwrap_or_default();
+    localizations.iter().all(|(_, localization)| {
+        localization.get("substitutions").is_none()
+            && localization
+                .get("variations")
+                .is_none_or(|variations| variations.members().iter().all(|(kind, _)| kind == "plural"))
+    })
+}
+
+/// The app's entry with the server's comment, `shouldTranslate` and localizations.
+fn merge_entry(own: &Node, theirs: &Node) -> Node {
+    let Node::Object(members) = own else {
+        return theirs.clone();
+    };
+    if !holds_only_what_the_server_reads(own) {
+        return own.clone();
+    }
+    let mut members = members.clone();
+    set_member(&mut members, "comment", theirs.get("comment").cloned());
+    set_member(&mut members, "shouldTranslate", theirs.get("shouldTranslate").cloned());
+    let their_localizations = theirs.get("localizations").map(Node::members).unwrap_or_default();
+    let mut localizations: Vec<(String, Node)> = own.get("localizations").map(Node::members).unwrap_or_default().to_vec();
+    for (language, localization) in their_localizations {
+        match localizations.iter_mut().find(|(own_language, _)| own_language == language) {
+            Some((_, own_localization)) => {
+                if meaning(own_localization) != meaning(localization) {
+                    *own_localization = localization.clone();
+                }
+            }
+            None => insert_in_order(&mut localizations, language.clone(), localization.clone()),
+        }
+    }
+    let localizations = (!localizations.is_empty()).then_some(Node::Object(localizations));
+    set_member(&mut members, "localizations", localizations);
+    Node::Object(members)
+}
+
+/// What a localization says: each text with whether it needs review (its other members,
+/// and the exact state name of a reviewed text, are the app's own).
+fn meaning(localization: &Node) -> Vec<(String, String, bool)> {
+    let unit = |prefix: &str, unit: &Node| {
+        let value = unit.get("value").and_then(|value| match value {
+            Node::String(text) => Some(text.clone()),
+            _ => None,
+        });
+        let review = matches!(unit.get("state"), Some(Node::String(state)) if state == "needs_review");
+        (prefix.to_owned(), value.unwrap_or_default(), review)
+    };
+    if let Some(string_unit) = localization.get("stringUnit") {
+        return vec![unit("", string_unit)];
+    }
+    let plural = localization
+        .get("variations")
+        .and_then(|variations| variations.get("plural"))
+        .map(Node::members)
+        .unwrap_or_default();
+    let mut forms: Vec<(String, String, bool)> = plural
+        .iter()
+        .filter_map(|(category, form)| Some(unit(category, form.get("stringUnit")?)))
+        .collect();
+    forms.sort();
+    forms
+}
+
+/// Sets (`Some`) or removes (`None`) a member; a new one goes at its place in Xcode's order.
+fn set_member(members: &mut Vec<(String, Node)>, name: &str, value: Option<Node>) {
+    let position = members.iter().position(|(own, _)| own == name);
+    match (position, value) {
+        (Some(position), Some(value)) => members[position].1 = value,
+        (Some(position), None) => {
+            members.remove(position);
+        }
+        (None, Some(value)) => insert_in_order(members, name.to_owned(), value),
+        (None, None) => {}
+    }
+}
+
+/// Inserts before the first member that comes after `name` in Xcode's order.
+fn insert_in_order(members: &mut Vec<(String, Node)>, name: String, value: Node) {
+    let position = members
+        .iter()
+        .position(|(own, _)| xcode_order(own, &name).is_gt())
+        .unwrap_or(members.len());
+    members.insert(position, (name, value));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input<'a>(local: &'a str, exported: &'a str, deleted: &'a (dyn Fn(&str) -> bool + Sync)) -> PatchInput<'a> {
+        PatchInput {
+            local: local.as_bytes(),
+            exported: exported.as_bytes(),
+            order: None,
+            deleted,
+            is_base: true,
+        }
+    }
+
+    fn catalog(strings: &str) -> String {
+        format!("{{\n  \"sourceLanguage\" : \"en\",\n  \"strings\" : {{\n{strings}\n  }},\n  \"version\" : \"1.0\"\n}}")
+    }
+
+    fn unit(language: &str, state: &str, value: &str) -> String {
+        format!(
+            "        \"{language}\" : {{\n          \"stringUnit\" : {{\n            \"state\" : \"{state}\",\n            \"value\" : \"{value}\"\n          }}\n        }}"
+        )
+    }
+
+    fn key(name: &str, before: &str, units: &[String]) -> String {
+        format!(
+            "    \"{name}\" : {{\n{before}      \"localizations\" : {{\n{}\n      }}\n    }}",
+            units.join(",\n")
+        )
+    }
+
+    #[test]
+    fn only_changed_localizations_change_and_the_apps_own_entries_stay() {
+        let local = catalog(&[
+            key("Added in the app", "", &[unit("de", "translated", "Neu")]),
+            key("Hello", "      \"extractionState\" : \"manual\",\n", &[unit("de", "translated", "Hallo"), unit("fr", "translated", "Salut")]),
+            key("Old", "", &[unit("de", "translated", "Alt")]),
+        ]
+        .join(",\n"));
+        let exported = catalog(&[
+            key("Bye", "", &[unit("de", "translated", "Tschüss")]),
+            key("Hello", "", &[unit("de", "needs_review", "Hallo"), unit("fr", "translated", "Salut")]),
+        ]
+        .join(",\n"));
+        let deleted = |name: &str| name == "Old";
+        let patched = patch(&input(&local, &exported, &deleted)).unwrap();
+        let expected = catalog(&[
+            key("Added in the app", "", &[unit("de", "translated", "Neu")]),
+            key("Bye", "", &[unit("de", "translated", "Tschüss")]),
+            key("Hello", "      \"extractionState\" : \"manual\",\n", &[unit("de", "needs_review", "Hallo"), unit("fr", "translated", "Salut")]),
+        ]
+        .join(",\n"));
+        assert_eq!(String::from_utf8(patched.bytes).unwrap(), expected);
+        assert_eq!(patched.names.unwrap(), ["Added in the app", "Bye", "Hello"]);
+    }
+
+    #[test]
+    fn a_catalog_that_says_what_the_server_says_keeps_its_bytes() {
+        // Hand-formatted, but the same values.
+        let local = "{\"sourceLanguage\":\"en\",\"strings\":{\"Hello\":{\"localizations\":{\"de\":{\"stringUnit\":{\"state\":\"translated\",\"value\":\"Hallo\"}}}}},\"version\":\"1.0\"}";
+        let exported = catalog(&key("Hello", "", &[unit("de", "translated", "Hallo")]));
+        let never = |_: &str| false;
+        let patched = patch(&input(local, &exported, &never)).unwrap();
+        assert_eq!(patched.bytes, local.as_bytes());
+    }
+}

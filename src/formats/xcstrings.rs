@@ -1,0 +1,572 @@
+//! Xcode String Catalogs (`{table}.xcstrings`): one JSON file holding every language of a
+//! strings table.
+//!
+//! The mapping (contract, "More formats"): `sourceLanguage` is the project's base language;
+//! per key `comment` is the description, `shouldTranslate: false` is `translatable: false`,
+//! `localizations.{lang}.stringUnit` is `{state, value}` with the state `translated`, or
+//! `needs_review` for an outdated translation; a plural key's forms are under
+//! `variations.plural.{category}.stringUnit`. `extractionState` is kept with the key (see
+//! [`XcodeEntry`]). A key without a value in the source language is its own source text, as
+//! it is for Xcode at run time; the export leaves that value out again while it is still the
+//! key name. Entries with `substitutions` or device variations are passed over and counted
+//! (a pull keeps them as they are).
+//!
+//! Files are written as Xcode writes them, so that Xcode's next save changes nothing: `"key" :
+//! value`, two-space indentation, an empty object as `{` blank line `}`, no final newline, and
+//! every object's keys in Xcode's order, the Unicode collation of the root locale with numbers
+//! compared by value ([`xcode_order`]).
+
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::sync::OnceLock;
+
+use icu_collator::options::CollatorOptions;
+use icu_collator::preferences::CollationNumericOrdering;
+use icu_collator::{Collator, CollatorBorrowed, CollatorPreferences};
+use serde::Deserialize;
+
+use super::{ExportFile, ParsedEntry, ReadError};
+use crate::domain::model::{Key, PluralCategory, PluralForms, Text, TextRef, XcodeEntry};
+use crate::domain::names::LanguageCode;
+
+/// A catalog's file name: `Localizable.xcstrings` for the table `Localizable`.
+pub fn path(table: &str) -> String {
+    format!("{table}.xcstrings")
+}
+
+/// The versions of the format read (and `1.0` written).
+const VERSIONS: [&str; 2] = ["1.0", "1.1"];
+
+/// The order Xcode writes an object's keys in: the root locale's collation (punctuation and
+/// symbols before digits before letters, case and accents compared last), numbers by value;
+/// strings it finds equal by their code points.
+pub fn xcode_order(a: &str, b: &str) -> Ordering {
+    static COLLATOR: OnceLock<CollatorBorrowed<'static>> = OnceLock::new();
+    let collator = COLLATOR.get_or_init(|| {
+        let mut preferences = CollatorPreferences::default();
+        preferences.numeric_ordering = Some(CollationNumericOrdering::True);
+        Collator::try_new(preferences, CollatorOptions::default()).expect("the root collation is compiled in")
+    });
+    collator.compare(a, b).then_with(|| a.cmp(b))
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+/// The catalog of one table: the keys (sorted by name) in `languages`.
+pub fn render(
+    keys: &[impl Borrow<Key>],
+    base: &LanguageCode,
+    languages: &[LanguageCode],
+    table: &str,
+) -> ExportFile {
+    let mut ordered: Vec<&Key> = keys.iter().map(Borrow::borrow).collect();
+    ordered.sort_by(|a, b| xcode_order(a.name.as_str(), b.name.as_str()));
+    let mut languages: Vec<&LanguageCode> = languages.iter().collect();
+    languages.sort_by(|a, b| xcode_order(a.as_str(), b.as_str()));
+    let mut out = String::with_capacity(keys.len() * 160 * languages.len().max(1));
+    out.push_str("{\n  \"sourceLanguage\" : ");
+    push_string(&mut out, base.as_str());
+    out.push_str(",\n  \"strings\" : {");
+    for (index, key) in ordered.iter().enumerate() {
+        out.push_str(if index == 0 { "\n    " } else { ",\n    " });
+        push_string(&mut out, key.name.as_str());
+        out.push_str(" : ");
+        write_key(&mut out, key, base, &languages);
+    }
+    out.push_str(if ordered.is_empty() { "\n\n  },\n" } else { "\n  },\n" });
+    out.push_str("  \"version\" : \"1.0\"\n}");
+    ExportFile {
+        path: path(table),
+        bytes: out.into_bytes(),
+    }
+}
+
+/// One key's object, at the indentation of `strings`' members (4 spaces).
+fn write_key(out: &mut String, key: &Key, base: &LanguageCode, languages: &[&LanguageCode]) {
+    let mut fields = Fields::open(out, 6);
+    if !key.description.is_empty() {
+        let out = fields.next("comment");
+        push_string(out, &key.description);
+    }
+    if let Some(state) = &key.xcode.extraction_state {
+        let out = fields.next("extractionState");
+        push_string(out, state);
+    }
+    let written: Vec<(&LanguageCode, TextRef<'_>, &str)> = languages
+        .iter()
+        .filter_map(|language| {
+            let text = key.translations.get(language)?;
+            let is_base = *language == base;
+            if !is_base && !key.translatable {
+                return None;
+            }
+            if is_base && key.xcode.source_from_key && is_key_name(key, text) {
+                return None;
+            }
+            let state = if !is_base && key.is_outdated(base, language) {
+                "needs_review"
+            } else {
+                "translated"
+            };
+            Some((*language, text, state))
+        })
+        .collect();
+    if !written.is_empty() {
+        let mut localizations = Fields::open(fields.next("localizations"), 8);
+        for (language, text, state) in written {
+            let mut localization = Fields::open(localizations.next(language.as_str()), 10);
+            match text {
+                TextRef::Plain(value) => write_unit(localization.next("stringUnit"), state, value, 12),
+                TextRef::Plural(forms) => {
+                    let mut variations = Fields::open(localization.next("variations"), 12);
+                    let mut plural = Fields::open(variations.next("plural"), 14);
+                    let mut categories: Vec<(PluralCategory, &str)> = forms.iter().collect();
+                    categories.sort_by(|a, b| a.0.name().cmp(b.0.name()));
+                    for (category, value) in categories {
+                        let mut form = Fields::open(plural.next(category.name()), 16);
+                        write_unit(form.next("stringUnit"), state, value, 18);
+                        form.close();
+                    }
+                    plural.close();
+                    variations.close();
+                }
+            }
+            localization.close();
+        }
+        localizations.close();
+    }
+    if !key.translatable {
+        fields.next("shouldTranslate").push_str("false");
+    }
+    fields.close();
+}
+
+/// Whether a key's source text is its name (a plain text, or only an `other` form).
+fn is_key_name(key: &Key, text: TextRef<'_>) -> bool {
+    match text {
+        TextRef::Plain(value) => value == key.name.as_str(),
+        TextRef::Plural(forms) => forms.iter().count() == 1 && forms.other_form() == key.name.as_str(),
+    }
+}
+
+fn write_unit(out: &mut String, state: &str, value: &str, indent: usize) {
+    let mut unit = Fields::open(out, indent);
+    push_string(unit.next("state"), state);
+    push_string(unit.next("value"), value);
+    unit.close();
+}
+
+/// An object being written: its members go one a line at `indent` spaces, its closing brace
+/// two spaces less; an object with no members is `{`, a blank line, `}`.
+struct Fields<'a> {
+    out: &'a mut String,
+    indent: usize,
+    members: usize,
+}
+
+impl<'a> Fields<'a> {
+    fn open(out: &'a mut String, indent: usize) -> Self {
+        out.push('{');
+        Self {
+            out,
+            indent,
+            members: 0,
+        }
+    }
+
+    /// Starts the member `name`; its value is written to the answer.
+    fn next(&mut self, name: &str) -> &mut String {
+        if self.members > 0 {
+            self.out.push(',');
+        }
+        self.members += 1;
+        self.out.push('\n');
+        push_indent(self.out, self.indent);
+        push_string(self.out, name);
+        self.out.push_str(" : ");
+        self.out
+    }
+
+    fn close(self) {
+        self.out.push('\n');
+        if self.members == 0 {
+            self.out.push('\n');
+        }
+        push_indent(self.out, self.indent - 2);
+        self.out.push('}');
+    }
+}
+
+fn push_indent(out: &mut String, spaces: usize) {
+    out.extend(std::iter::repeat_n(' ', spaces));
+}
+
+/// A JSON string as Foundation writes it: `"` and `\` escaped, line feeds, tabs and carriage
+/// returns by letter, other control characters as `\u00XX`; `/` and everything else as is.
+fn push_string(out: &mut String, text: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (at, byte) in text.bytes().enumerate() {
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\t' => "\\t",
+            b'\r' => "\\r",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&text[start..at]);
+        if escape.is_empty() {
+            out.push_str(&format!("\\u{byte:04x}"));
+        } else {
+            out.push_str(escape);
+        }
+        start = at + 1;
+    }
+    out.push_str(&text[start..]);
+    out.push('"');
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading
+
+/// A JSON value with its objects' members in the file's order (which the patcher keeps).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(String),
+    Array(Vec<Node>),
+    Object(Vec<(String, Node)>),
+}
+
+impl Node {
+    pub fn get(&self, name: &str) -> Option<&Node> {
+        match self {
+            Node::Object(members) => members.iter().find(|(member, _)| member == name).map(|(_, value)| value),
+            _ => None,
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Node::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    pub fn members(&self) -> &[(String, Node)] {
+        match self {
+            Node::Object(members) => members,
+            _ => &[],
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Bool(_) => "boolean",
+            Node::Number(_) => "number",
+            Node::String(_) => "string",
+            Node::Array(_) => "array",
+            Node::Object(_) => "object",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Node;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("a JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Node, E> {
+                Ok(Node::Null)
+            }
+            fn visit_bool<E>(self, value: bool) -> Result<Node, E> {
+                Ok(Node::Bool(value))
+            }
+            fn visit_i64<E>(self, value: i64) -> Result<Node, E> {
+                Ok(Node::Number(value.into()))
+            }
+            fn visit_u64<E>(self, value: u64) -> Result<Node, E> {
+                Ok(Node::Number(value.into()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Node, E> {
+                serde_json::Number::from_f64(value)
+                    .map(Node::Number)
+                    .ok_or_else(|| E::custom("a number JSON cannot hold"))
+            }
+            fn visit_str<E>(self, value: &str) -> Result<Node, E> {
+                Ok(Node::String(value.to_owned()))
+            }
+            fn visit_string<E>(self, value: String) -> Result<Node, E> {
+                Ok(Node::String(value))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Node::Array(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+                let mut members: Vec<(String, Node)> = Vec::new();
+                while let Some((name, value)) = map.next_entry::<String, Node>()? {
+                    // A name given twice: the last value wins, as in Foundation's reader.
+                    match members.iter_mut().find(|(member, _)| *member == name) {
+                        Some(member) => member.1 = value,
+                        None => members.push((name, value)),
+                    }
+                }
+                Ok(Node::Object(members))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// Parses a catalog's JSON (a UTF-8 byte order mark is skipped).
+pub fn parse(bytes: &[u8]) -> Result<Node, ReadError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    serde_json::from_slice(bytes).map_err(|err| ReadError::at(err.line(), err.to_string()))
+}
+
+/// What a catalog holds, by language.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    pub source_language: String,
+    /// Per language (source language first, then in the file's order of first use), its
+    /// entries in the file's order of keys.
+    pub languages: Vec<(String, Vec<ParsedEntry>)>,
+    /// Keys passed over: with `substitutions` or device variations.
+    pub skipped: usize,
+}
+
+impl Catalog {
+    fn entries_of(&mut self, language: &str) -> &mut Vec<ParsedEntry> {
+        let position = match self.languages.iter().position(|(own, _)| own == language) {
+            Some(position) => position,
+            None => {
+                self.languages.push((language.to_owned(), Vec::new()));
+                self.languages.len() - 1
+            }
+        };
+        &mut self.languages[position].1
+    }
+}
+
+/// Reads a catalog into entries per language.
+pub fn read(bytes: &[u8]) -> Result<Catalog, ReadError> {
+    let root = parse(bytes)?;
+    let field = |name: &str| root.get(name);
+    let Node::Object(_) = root else {
+        return Err(ReadError::at(1, "a String Catalog is one JSON object"));
+    };
+    let source = field("sourceLanguage")
+        .and_then(Node::as_str)
+        .ok_or_else(|| ReadError::unplaced("the catalog has no \"sourceLanguage\" string"))?
+        .to_owned();
+    match field("version").map(|version| version.as_str()) {
+        Some(Some(version)) if VERSIONS.contains(&version) => {}
+        Some(Some(version)) => {
+            return Err(ReadError::unplaced(format!(
+                "the catalog's version {version:?} is not one this server reads ({})",
+                VERSIONS.join(", ")
+            )));
+        }
+        _ => return Err(ReadError::unplaced("the catalog has no \"version\" string")),
+    }
+    let mut catalog = Catalog {
+        source_language: source.clone(),
+        ..Catalog::default()
+    };
+    catalog.entries_of(&source);
+    let strings = match field("strings") {
+        Some(Node::Object(strings)) => strings.as_slice(),
+        None => &[],
+        Some(other) => {
+            return Err(ReadError::unplaced(format!(
+                "\"strings\" is a {} where an object belongs",
+                other.kind()
+            )));
+        }
+    };
+    for (name, entry) in strings {
+        read_entry(name, entry, &source, &mut catalog)?;
+    }
+    Ok(catalog)
+}
+
+fn read_entry(name: &str, entry: &Node, source: &str, catalog: &mut Catalog) -> Result<(), ReadError> {
+    let invalid = |what: String| ReadError::unplaced(format!("key {name:?}: {what}"));
+    let Node::Object(_) = entry else {
+        return Err(invalid(format!("is a {} where an object belongs", entry.kind())));
+    };
+    let comment = match entry.get("comment") {
+        None => None,
+        Some(Node::String(comment)) => Some(comment.clone()),
+        Some(other) => return Err(invalid(format!("\"comment\" is a {}", other.kind()))),
+    };
+    let extraction_state = match entry.get("extractionState") {
+        None => None,
+        Some(Node::String(state)) if XcodeEntry::is_state(state) => Some(state.clone()),
+        Some(other) => return Err(invalid(format!("\"extractionState\" {other:?} is not a state"))),
+    };
+    let translatable = match entry.get("shouldTranslate") {
+        None => true,
+        Some(Node::Bool(value)) => *value,
+        Some(other) => return Err(invalid(format!("\"shouldTranslate\" is a {}", other.kind()))),
+    };
+    let localizations = entry.get("localizations").map(Node::members).unwrap_or_default();
+    let mut texts = Vec::with_capacity(localizations.len());
+    for (language, localization) in localizations {
+        match read_localization(localization).map_err(|why| invalid(format!("{language}: {why}")))? {
+            Some(text) => texts.push((language.as_str(), text)),
+            None => {
+                catalog.skipped += 1;
+                return Ok(());
+            }
+        }
+    }
+    let has_source = texts.iter().any(|(language, _)| *language == source);
+    if !has_source {
+        // Xcode's fallback: the key is the source text (a plural's `other` form when the
+        // other languages have forms).
+        let plural = texts.iter().any(|(_, (text, _))| matches!(text, Text::Plural(_)));
+        let text = if plural {
+            Text::Plural(PluralForms::other(name.to_owned()))
+        } else {
+            Text::Plain(name.to_owned())
+        };
+        texts.insert(0, (source, (text, false)));
+    }
+    for (language, (text, outdated)) in texts {
+        let is_source = language == source;
+        let entry = ParsedEntry {
+            text,
+            description: comment.clone().filter(|_| is_source),
+            translatable,
+            outdated: outdated && !is_source,
+            xcode: is_source.then(|| XcodeEntry {
+                extraction_state: extraction_state.clone(),
+                source_from_key: !has_source,
+            }),
+            ..ParsedEntry::plain(name.to_owned(), String::new())
+        };
+        catalog.entries_of(language).push(entry);
+    }
+    Ok(())
+}
+
+/// A localization's text and whether it needs review; `None` for one this reader passes
+/// over (substitutions, device variations).
+fn read_localization(localization: &Node) -> Result<Option<(Text, bool)>, String> {
+    if localization.get("substitutions").is_some() {
+        return Ok(None);
+    }
+    if let Some(unit) = localization.get("stringUnit") {
+        let (value, outdated) = read_unit(unit)?;
+        return Ok(Some((Text::Plain(value), outdated)));
+    }
+    let Some(variations) = localization.get("variations") else {
+        return Err("has neither a \"stringUnit\" nor \"variations\"".into());
+    };
+    let Some(plural) = variations.get("plural") else {
+        return Ok(None);
+    };
+    if variations.members().len() > 1 {
+        return Ok(None);
+    }
+    let mut forms = Vec::new();
+    let mut any_outdated = false;
+    for (category, form) in plural.members() {
+        let category = PluralCategory::parse(category)
+            .ok_or_else(|| format!("{category:?} is not a CLDR plural category"))?;
+        let unit = form
+            .get("stringUnit")
+            .ok_or_else(|| format!("the {} form has no \"stringUnit\"", category.name()))?;
+        let (value, outdated) = read_unit(unit)?;
+        any_outdated |= outdated;
+        forms.push((category, value));
+    }
+    let forms = PluralForms::new(forms)?;
+    Ok(Some((Text::Plural(forms), any_outdated)))
+}
+
+fn read_unit(unit: &Node) -> Result<(String, bool), String> {
+    let value = unit
+        .get("value")
+        .and_then(Node::as_str)
+        .ok_or("a \"stringUnit\" has no \"value\" string")?;
+    let state = unit.get("state").and_then(Node::as_str).unwrap_or("translated");
+    Ok((value.to_owned(), state == "needs_review"))
+}
+
+/// Writes a node as Xcode does (see the module's notes), at `indent` spaces for its members.
+pub fn write_node(out: &mut String, node: &Node, indent: usize) {
+    match node {
+        Node::Null => out.push_str("null"),
+        Node::Bool(value) => out.push_str(if *value { "true" } else { "false" }),
+        Node::Number(number) => out.push_str(&number.to_string()),
+        Node::String(text) => push_string(out, text),
+        Node::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                out.push_str(if index == 0 { "\n" } else { ",\n" });
+                push_indent(out, indent);
+                write_node(out, item, indent + 2);
+            }
+            out.push('\n');
+            if items.is_empty() {
+                out.push('\n');
+            }
+            push_indent(out, indent - 2);
+            out.push(']');
+        }
+        Node::Object(members) => {
+            let mut fields = Fields::open(out, indent);
+            for (name, value) in members {
+                let out = fields.next(name);
+                write_node(out, value, indent + 2);
+            }
+            fields.close();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xcodes_order_puts_punctuation_first_case_last_and_numbers_by_value() {
+        let mut names = vec!["b", "Comment", "2x2", "10x10", "COMMENT", "...", "%@", "", "a"];
+        names.sort_by(|a, b| xcode_order(a, b));
+        assert_eq!(names, ["", "...", "%@", "2x2", "10x10", "a", "b", "Comment", "COMMENT"]);
+    }
+
+    #[test]
+    fn strings_are_escaped_as_foundation_does() {
+        let mut out = String::new();
+        push_string(&mut out, "a \"b\" \\ c/d\ne\tf\u{1}😀");
+        assert_eq!(out, r#""a \"b\" \\ c/d\ne\tf\u0001😀""#);
+    }
+
+    #[test]
+    fn a_catalog_written_reads_back_as_the_same_node_layout() {
+        let text = "{\n  \"sourceLanguage\" : \"en\",\n  \"strings\" : {\n    \"Calculator\" : {\n\n    },\n    \"x\" : {\n      \"localizations\" : {\n        \"de\" : {\n          \"stringUnit\" : {\n            \"state\" : \"translated\",\n            \"value\" : \"X\"\n          }\n        }\n      }\n    }\n  },\n  \"version\" : \"1.0\"\n}";
+        let node = parse(text.as_bytes()).unwrap();
+        let mut out = String::new();
+        write_node(&mut out, &node, 2);
+        assert_eq!(out, text);
+    }
+}
