@@ -81,6 +81,8 @@ fn seeded(runtime: &tokio::runtime::Runtime, durability: Durability) -> (tempfil
                 ignore_checks: None,
                 translations: translations(index),
                 add_tags: Vec::new(),
+                xcode: None,
+                outdated: Vec::new(),
             })
             .collect();
         let import = Import {

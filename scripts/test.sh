@@ -11,8 +11,10 @@
 # - a Python venv (scripts/test-requirements.txt) with openstep_plist (an independent reader
 #   of Apple .strings files; Python's own csv and json modules read the other formats back),
 #   schemathesis (scripts/fuzz.sh fuzzes the live server from its own OpenAPI document) and
-#   openapi-python-client (scripts/client.sh generates a client and makes a round trip), and
-#   standardwebhooks (the reference library that verifies webhook signatures).
+#   openapi-python-client (scripts/client.sh generates a client and makes a round trip),
+#   standardwebhooks (the reference library that verifies webhook signatures), and
+#   string-catalog's pydantic models of Xcode String Catalogs (scripts/test-requirements-
+#   nodeps.txt, without its translation client's dependencies).
 # - chromium, and playwright-core from npm (tests/browser): scripts/browser.sh drives
 #   Swagger UI at /docs in a real headless browser.
 # - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural
@@ -50,9 +52,10 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 venv=target/test-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist, schemathesis, openapi_python_client, standardwebhooks' >/dev/null 2>&1; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist, schemathesis, openapi_python_client, standardwebhooks, string_catalog.models' >/dev/null 2>&1; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/test-requirements.txt
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/test-requirements-nodeps.txt
 fi
 export LOCSTORE_TEST_PYTHON="$PWD/$venv/bin/python"
 

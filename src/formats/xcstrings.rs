@@ -54,12 +54,7 @@ pub fn xcode_order(a: &str, b: &str) -> Ordering {
 // Writing
 
 /// The catalog of one table: the keys (sorted by name) in `languages`.
-pub fn render(
-    keys: &[impl Borrow<Key>],
-    base: &LanguageCode,
-    languages: &[LanguageCode],
-    table: &str,
-) -> ExportFile {
+pub fn render(keys: &[impl Borrow<Key>], base: &LanguageCode, languages: &[LanguageCode], table: &str) -> ExportFile {
     let mut ordered: Vec<&Key> = keys.iter().map(Borrow::borrow).collect();
     ordered.sort_by(|a, b| xcode_order(a.name.as_str(), b.name.as_str()));
     let mut languages: Vec<&LanguageCode> = languages.iter().collect();
@@ -248,7 +243,10 @@ pub enum Node {
 impl Node {
     pub fn get(&self, name: &str) -> Option<&Node> {
         match self {
-            Node::Object(members) => members.iter().find(|(member, _)| member == name).map(|(_, value)| value),
+            Node::Object(members) => members
+                .iter()
+                .find(|(member, _)| member == name)
+                .map(|(_, value)| value),
             _ => None,
         }
     }
@@ -489,8 +487,8 @@ fn read_localization(localization: &Node) -> Result<Option<(Text, bool)>, String
     let mut forms = Vec::new();
     let mut any_outdated = false;
     for (category, form) in plural.members() {
-        let category = PluralCategory::parse(category)
-            .ok_or_else(|| format!("{category:?} is not a CLDR plural category"))?;
+        let category =
+            PluralCategory::parse(category).ok_or_else(|| format!("{category:?} is not a CLDR plural category"))?;
         let unit = form
             .get("stringUnit")
             .ok_or_else(|| format!("the {} form has no \"stringUnit\"", category.name()))?;

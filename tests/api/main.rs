@@ -4,6 +4,7 @@ mod app_files;
 mod cli;
 mod errors;
 mod export;
+mod formats;
 mod helpers;
 mod history;
 mod import;

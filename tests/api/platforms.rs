@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::helpers::TestApp;
 
 /// Texts that translation services are known to get wrong.
-const HARD_TEXTS: &[&str] = &[
+pub const HARD_TEXTS: &[&str] = &[
     "apostrophe's",
     "'single quoted'",
     "\"double\" quotes",
@@ -47,7 +47,7 @@ const HARD_TEXTS: &[&str] = &[
     "?",
 ];
 
-fn python() -> String {
+pub fn python() -> String {
     std::env::var("LOCSTORE_TEST_PYTHON").unwrap_or_else(|_| {
         panic!("LOCSTORE_TEST_PYTHON is not set: run the tests with `bash scripts/test.sh`, which installs the readers")
     })

@@ -90,9 +90,13 @@ fn merge_entry(own: &Node, theirs: &Node) -> Node {
     set_member(&mut members, "comment", theirs.get("comment").cloned());
     set_member(&mut members, "shouldTranslate", theirs.get("shouldTranslate").cloned());
     let their_localizations = theirs.get("localizations").map(Node::members).unwrap_or_default();
-    let mut localizations: Vec<(String, Node)> = own.get("localizations").map(Node::members).unwrap_or_default().to_vec();
+    let mut localizations: Vec<(String, Node)> =
+        own.get("localizations").map(Node::members).unwrap_or_default().to_vec();
     for (language, localization) in their_localizations {
-        match localizations.iter_mut().find(|(own_language, _)| own_language == language) {
+        match localizations
+            .iter_mut()
+            .find(|(own_language, _)| own_language == language)
+        {
             Some((_, own_localization)) => {
                 if meaning(own_localization) != meaning(localization) {
                     *own_localization = localization.clone();
@@ -188,25 +192,43 @@ mod tests {
 
     #[test]
     fn only_changed_localizations_change_and_the_apps_own_entries_stay() {
-        let local = catalog(&[
-            key("Added in the app", "", &[unit("de", "translated", "Neu")]),
-            key("Hello", "      \"extractionState\" : \"manual\",\n", &[unit("de", "translated", "Hallo"), unit("fr", "translated", "Salut")]),
-            key("Old", "", &[unit("de", "translated", "Alt")]),
-        ]
-        .join(",\n"));
-        let exported = catalog(&[
-            key("Bye", "", &[unit("de", "translated", "Tschüss")]),
-            key("Hello", "", &[unit("de", "needs_review", "Hallo"), unit("fr", "translated", "Salut")]),
-        ]
-        .join(",\n"));
+        let local = catalog(
+            &[
+                key("Added in the app", "", &[unit("de", "translated", "Neu")]),
+                key(
+                    "Hello",
+                    "      \"extractionState\" : \"manual\",\n",
+                    &[unit("de", "translated", "Hallo"), unit("fr", "translated", "Salut")],
+                ),
+                key("Old", "", &[unit("de", "translated", "Alt")]),
+            ]
+            .join(",\n"),
+        );
+        let exported = catalog(
+            &[
+                key("Bye", "", &[unit("de", "translated", "Tschüss")]),
+                key(
+                    "Hello",
+                    "",
+                    &[unit("de", "needs_review", "Hallo"), unit("fr", "translated", "Salut")],
+                ),
+            ]
+            .join(",\n"),
+        );
         let deleted = |name: &str| name == "Old";
         let patched = patch(&input(&local, &exported, &deleted)).unwrap();
-        let expected = catalog(&[
-            key("Added in the app", "", &[unit("de", "translated", "Neu")]),
-            key("Bye", "", &[unit("de", "translated", "Tschüss")]),
-            key("Hello", "      \"extractionState\" : \"manual\",\n", &[unit("de", "needs_review", "Hallo"), unit("fr", "translated", "Salut")]),
-        ]
-        .join(",\n"));
+        let expected = catalog(
+            &[
+                key("Added in the app", "", &[unit("de", "translated", "Neu")]),
+                key("Bye", "", &[unit("de", "translated", "Tschüss")]),
+                key(
+                    "Hello",
+                    "      \"extractionState\" : \"manual\",\n",
+                    &[unit("de", "needs_review", "Hallo"), unit("fr", "translated", "Salut")],
+                ),
+            ]
+            .join(",\n"),
+        );
         assert_eq!(String::from_utf8(patched.bytes).unwrap(), expected);
         assert_eq!(patched.names.unwrap(), ["Added in the app", "Bye", "Hello"]);
     }

@@ -1,0 +1,212 @@
+//! The formats beyond the first four, each read back by a reader that is not ours and round
+//! tripped on a real app's files: Xcode String Catalogs (PyPI `string-catalog`'s models).
+
+use std::path::Path;
+use std::process::Command;
+
+use poem::http::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::helpers::TestApp;
+use crate::platforms::{HARD_TEXTS, python};
+
+/// The bytes of an export that is one file (not a zip), and its path.
+async fn download(app: &TestApp, query: &str) -> (String, Vec<u8>) {
+    let reply = app
+        .get(&format!("/teams/acme/projects/mobile/keys/export?{query}"))
+        .await
+        .assert_ok(StatusCode::OK);
+    let address = reply["data"].as_str().unwrap();
+    let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
+    let download = app.call(Method::GET, &path, None, None).await;
+    assert_eq!(download.status, StatusCode::OK);
+    (path.rsplit('/').next().unwrap().to_owned(), download.body)
+}
+
+async fn project(app: &TestApp, languages: &[&str]) {
+    app.post("/teams", json!({"name": "acme", "displayName": "Acme"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.post(
+        "/teams/acme/projects",
+        json!({"name": "mobile", "displayName": "Mobile", "languagesISO": languages}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+}
+
+/// A catalog as PyPI `string-catalog`'s pydantic models read it (tests/tools/xcstrings_read.py).
+fn read_catalog(bytes: &[u8]) -> Value {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), bytes).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/xcstrings_read.py");
+    let output = Command::new(python()).arg(script).arg(file.path()).output().unwrap();
+    assert!(
+        output.status.success(),
+        "string-catalog refused the catalog: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// A path segment: every byte but the unreserved ones percent-encoded.
+fn encode(segment: &str) -> String {
+    segment
+        .bytes()
+        .map(|byte| match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (byte as char).to_string(),
+            _ => format!("%{byte:02X}"),
+        })
+        .collect()
+}
+
+fn unit(value: &str) -> Value {
+    json!({"state": "translated", "value": value})
+}
+
+#[tokio::test]
+async fn a_real_xcode_catalog_uploads_and_exports_byte_for_byte() {
+    let original = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/icecubes-xcstrings/Localizable.xcstrings"),
+    )
+    .unwrap();
+    let app = TestApp::spawn().await;
+    project(&app, &["en"]).await;
+    let commits = app.commit_count();
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=xcstrings&addLanguages=true",
+            "application/json",
+            original.clone(),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), commits + 1, "{answer}");
+    let read = read_catalog(&original);
+    let strings = read["strings"].as_object().unwrap();
+    assert_eq!(answer["created"], strings.len(), "{answer}");
+    assert_eq!(answer["skipped"], 0, "{answer}");
+
+    // Xcode's `needs_review` is an outdated translation.
+    let (name, entry) = strings
+        .iter()
+        .find(|(_, entry)| entry["localizations"]["pl"]["state"] == "needs_review")
+        .expect("the fixture has a Polish translation to review");
+    let key = app
+        .get(&format!("/teams/acme/projects/mobile/keys/{}", encode(name)))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert!(
+        key["data"]["outdated"].as_array().unwrap().contains(&json!("pl")),
+        "{name}: {key} ({entry})"
+    );
+
+    let (path, exported) = download(&app, "type=xcstrings").await;
+    assert_eq!(path, "Localizable.xcstrings");
+    if exported != original {
+        let at = exported.iter().zip(&original).position(|(a, b)| a != b).unwrap_or(0);
+        panic!(
+            "the export differs from Xcode's file at byte {at}: {:?}",
+            String::from_utf8_lossy(&exported[at.saturating_sub(200)..(at + 200).min(exported.len())])
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_catalog_holds_the_hard_texts_and_plurals_as_a_strict_reader_reads_them() {
+    let app = TestApp::spawn().await;
+    project(&app, &["en", "pl", "ar", "ja"]).await;
+    let mut expected = serde_json::Map::new();
+    for (index, text) in HARD_TEXTS.iter().enumerate() {
+        let name = format!("hard.{index:02}");
+        let created = app
+            .post(
+                "/teams/acme/projects/mobile/keys",
+                json!({"name": name, "description": format!("Case {index}: {text}"),
+                       "translations": [{"language": "en", "content": text}, {"language": "ja", "content": format!("{text} (ja)")}]}),
+            )
+            .await;
+        if created.status != StatusCode::CREATED {
+            continue; // a text the API itself refuses (a control character)
+        }
+        expected.insert(
+            name,
+            json!({"comment": format!("Case {index}: {text}"), "shouldTranslate": null, "extractionState": null,
+                   "localizations": {"en": unit(text), "ja": unit(&format!("{text} (ja)"))}}),
+        );
+    }
+    let forms = |language: &str| match language {
+        "en" => json!({"one": "%lld file", "other": "%lld files"}),
+        "pl" => json!({"one": "%lld plik", "few": "%lld pliki", "many": "%lld plików", "other": "%lld pliku"}),
+        "ar" => {
+            json!({"zero": "لا ملفات", "one": "ملف واحد", "two": "ملفان", "few": "%lld ملفات", "many": "%lld ملفًا", "other": "%lld ملف"})
+        }
+        _ => json!({"other": "%lld 個のファイル"}),
+    };
+    let translations: Vec<Value> = ["en", "pl", "ar", "ja"]
+        .iter()
+        .map(|language| json!({"language": language, "forms": forms(language)}))
+        .collect();
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "files.count", "plural": true, "translations": translations}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let plural_of = |language: &str| {
+        let forms = forms(language);
+        let forms: serde_json::Map<String, Value> = forms
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(category, text)| (category.clone(), unit(text.as_str().unwrap())))
+            .collect();
+        json!({"plural": forms})
+    };
+    expected.insert(
+        "files.count".into(),
+        json!({"comment": null, "shouldTranslate": null, "extractionState": null,
+               "localizations": {"en": plural_of("en"), "pl": plural_of("pl"), "ar": plural_of("ar"), "ja": plural_of("ja")}}),
+    );
+    // Not translated: the base language only, marked so.
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "brand", "translatable": false, "translations": [{"language": "en", "content": "IceCubes"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    expected.insert(
+        "brand".into(),
+        json!({"comment": null, "shouldTranslate": false, "extractionState": null, "localizations": {"en": unit("IceCubes")}}),
+    );
+
+    let (_, exported) = download(&app, "type=xcstrings").await;
+    let read = read_catalog(&exported);
+    assert_eq!(read["sourceLanguage"], "en");
+    assert_eq!(read["strings"], Value::Object(expected.clone()));
+
+    // What the export wrote, uploaded, changes no text (the keys learn their table), and
+    // exports to the same bytes; uploaded again, it changes nothing.
+    let upload = || async {
+        app.post_bytes(
+            "/teams/acme/projects/mobile/files?type=xcstrings",
+            "application/json",
+            exported.clone(),
+        )
+        .await
+        .assert_ok(StatusCode::OK)
+    };
+    let answer = upload().await;
+    let texts: Vec<&Value> = answer["texts"].as_array().unwrap().iter().collect();
+    assert!(
+        texts
+            .iter()
+            .all(|counts| counts["created"] == 0 && counts["updated"] == 0 && counts["removed"] == 0),
+        "{answer}"
+    );
+    assert_eq!(download(&app, "type=xcstrings").await.1, exported);
+    let commits = app.commit_count();
+    let answer = upload().await;
+    assert_eq!(answer["unchanged"], expected.len(), "{answer}");
+    assert_eq!(app.commit_count(), commits);
+}
