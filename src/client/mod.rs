@@ -255,17 +255,28 @@ pub fn create_project(common: &Common, base_language: &str) -> Result<Option<Vec
     let mut languages = vec![base_language.to_owned()];
     for set in &settings.file_sets {
         for file in files::collect(set).unwrap_or_default() {
-            let Some(language) = crate::formats::upload::place(set.format, &file.layout) else {
-                continue;
+            // A String Catalog names its languages inside; other files by their place.
+            let found: Vec<String> = if set.format.is_multilingual() {
+                std::fs::read(&file.disk)
+                    .ok()
+                    .and_then(|bytes| crate::formats::xcstrings::read(&bytes).ok())
+                    .map(|catalog| catalog.languages.into_iter().map(|(language, _)| language).collect())
+                    .unwrap_or_default()
+            } else {
+                crate::formats::upload::place(set.format, &file.layout)
+                    .into_iter()
+                    .collect()
             };
-            let Some(language) = normalized_language(&language) else {
-                continue;
-            };
-            if !languages
-                .iter()
-                .any(|known| settings::folded(known) == settings::folded(&language))
-            {
-                languages.push(language);
+            for language in found {
+                let Some(language) = normalized_language(&language) else {
+                    continue;
+                };
+                if !languages
+                    .iter()
+                    .any(|known| settings::folded(known) == settings::folded(&language))
+                {
+                    languages.push(language);
+                }
             }
         }
     }

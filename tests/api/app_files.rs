@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
+use crate::formats::read_catalog;
 use crate::helpers::git_in;
 use crate::platforms::{build_apk, readback, write_manifest};
 use crate::server::Server;
@@ -591,4 +592,95 @@ fn checks_on_real_apps_files_find_their_real_mistakes_and_nothing_else() {
     ] {
         assert!(found.contains(&expected.to_owned()), "{expected} in {found:#?}");
     }
+}
+
+const XCODE: &str = "IceCubesApp/Resources/Localization";
+
+#[test]
+fn an_xcode_string_catalog_goes_through_push_and_pull_unchanged() {
+    let repo = AppRepo::new("icecubes-xcstrings", XCODE, true);
+    assert!(
+        repo.read(".locstore.toml").contains("format = \"xcstrings\""),
+        "{}",
+        repo.read(".locstore.toml")
+    );
+    let catalog = format!("{XCODE}/Localizable.xcstrings");
+    repo.ok(&["push"]);
+    let key = repo.get("/teams/acme/projects/app/keys/account.blocked");
+    assert_eq!(key["data"]["files"], json!({"apple": "Localizable"}));
+    assert_eq!(key["data"]["outdated"], json!(["be", "ca", "ja", "nb", "pl"]));
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+
+    // One translation edited on the server: that value's line, and its state's (the
+    // translation is current again), nothing else.
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/account.blocked",
+        json!({"translations": [{"language": "be", "content": "Заблакаваныя \"акаўнты\""}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.numstat(), [(2, 2, catalog.clone())]);
+    let read = read_catalog(&repo.app.join(&catalog));
+    assert_eq!(
+        read["strings"]["account.blocked"]["localizations"]["be"],
+        json!({"state": "translated", "value": "Заблакаваныя \"акаўнты\""})
+    );
+    repo.commit("pulled");
+
+    // A key deleted on the server goes, a key new on the server lands in Xcode's order, and a
+    // key added in the app (not pushed yet) stays where it is.
+    let (status, _) = repo.server.request(
+        "DELETE",
+        "/teams/acme/projects/app/keys/account.muted",
+        Some(TOKEN),
+        None,
+    );
+    assert_eq!(status, 200);
+    repo.call(
+        "POST",
+        "/teams/acme/projects/app/keys",
+        json!({"name": "account.added", "translations": [{"language": "en", "content": "Added"}, {"language": "de", "content": "Hinzugefügt"}]}),
+    );
+    let local = repo.read(&catalog);
+    let app_key = "    \"zzz.app-only\" : {\n      \"extractionState\" : \"manual\",\n      \"localizations\" : {\n        \"en\" : {\n          \"stringUnit\" : {\n            \"state\" : \"translated\",\n            \"value\" : \"Only in the app\"\n          }\n        }\n      }\n    }\n  },\n  \"version\"";
+    let local = local.replacen("\n  },\n  \"version\"", &format!(",\n{app_key}"), 1);
+    std::fs::write(repo.app.join(&catalog), &local).unwrap();
+    repo.commit("a string added in the app");
+    repo.ok(&["pull"]);
+    let read = read_catalog(&repo.app.join(&catalog));
+    let names: Vec<&String> = read["strings"].as_object().unwrap().keys().collect();
+    assert!(!names.iter().any(|name| *name == "account.muted"));
+    assert_eq!(
+        read["strings"]["zzz.app-only"]["localizations"]["en"]["value"],
+        "Only in the app"
+    );
+    let added = names.iter().position(|name| *name == "account.added").unwrap();
+    assert_eq!(names[added + 1], "account.blocked", "{names:?}");
+    let (added_lines, removed_lines) = repo
+        .numstat()
+        .iter()
+        .fold((0, 0), |sums, (added, removed, _)| (sums.0 + added, sums.1 + removed));
+    // The new key's 18 lines in (git's diff matches 2 of them, closing braces, to its
+    // neighbour's), the deleted key's lines out; nothing else moves.
+    let deleted = local
+        .split("    \"account.muted\" : {")
+        .nth(1)
+        .unwrap()
+        .split("\n    \"")
+        .next()
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(
+        (added_lines, removed_lines),
+        (16, deleted as u32),
+        "{}",
+        git_in(&repo.app, &["diff"])
+    );
+
+    // Pulled again, nothing changes; and the catalog reads as Xcode's model reads it.
+    repo.commit("pulled");
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
 }

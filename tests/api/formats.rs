@@ -36,7 +36,7 @@ async fn project(app: &TestApp, languages: &[&str]) {
 }
 
 /// A catalog as PyPI `string-catalog`'s pydantic models read it (tests/tools/xcstrings_read.py).
-fn read_catalog(bytes: &[u8]) -> Value {
+pub fn read_catalog_bytes(bytes: &[u8]) -> Value {
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), bytes).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/xcstrings_read.py");
@@ -58,6 +58,11 @@ fn encode(segment: &str) -> String {
             _ => format!("%{byte:02X}"),
         })
         .collect()
+}
+
+/// A catalog file as PyPI `string-catalog`'s models read it.
+pub fn read_catalog(path: &Path) -> Value {
+    read_catalog_bytes(&std::fs::read(path).unwrap())
 }
 
 fn unit(value: &str) -> Value {
@@ -82,7 +87,7 @@ async fn a_real_xcode_catalog_uploads_and_exports_byte_for_byte() {
         .await
         .assert_ok(StatusCode::OK);
     assert_eq!(app.commit_count(), commits + 1, "{answer}");
-    let read = read_catalog(&original);
+    let read = read_catalog_bytes(&original);
     let strings = read["strings"].as_object().unwrap();
     assert_eq!(answer["created"], strings.len(), "{answer}");
     assert_eq!(answer["skipped"], 0, "{answer}");
@@ -181,7 +186,7 @@ async fn a_catalog_holds_the_hard_texts_and_plurals_as_a_strict_reader_reads_the
     );
 
     let (_, exported) = download(&app, "type=xcstrings").await;
-    let read = read_catalog(&exported);
+    let read = read_catalog_bytes(&exported);
     assert_eq!(read["sourceLanguage"], "en");
     assert_eq!(read["strings"], Value::Object(expected.clone()));
 
