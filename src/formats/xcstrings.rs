@@ -559,6 +559,61 @@ mod tests {
         assert_eq!(out, r#""a \"b\" \\ c/d\ne\tf\u0001😀""#);
     }
 
+    fn catalog(strings: &str) -> String {
+        format!(r#"{{"sourceLanguage": "en", "version": "1.1", "strings": {{{strings}}}}}"#)
+    }
+
+    fn entries<'a>(catalog: &'a Catalog, language: &str) -> &'a [ParsedEntry] {
+        &catalog.languages.iter().find(|(own, _)| own == language).unwrap().1
+    }
+
+    #[test]
+    fn a_key_without_a_source_value_is_its_own_source_text() {
+        let read = read(catalog(r#""Hello" : {}, "%lld days" : {"localizations": {"de": {"variations": {"plural": {"one": {"stringUnit": {"state": "translated", "value": "ein Tag"}}, "other": {"stringUnit": {"state": "needs_review", "value": "%lld Tage"}}}}}}}"#).as_bytes()).unwrap();
+        let en = entries(&read, "en");
+        assert_eq!(en[0].text, Text::Plain("Hello".into()));
+        assert!(en[0].xcode.as_ref().unwrap().source_from_key);
+        assert_eq!(en[1].text, Text::Plural(PluralForms::other("%lld days".into())));
+        let de = entries(&read, "de");
+        assert!(de[0].outdated, "a form to review makes the translation outdated");
+        assert_eq!(read.skipped, 0);
+    }
+
+    #[test]
+    fn substitutions_and_device_variations_are_passed_over_and_counted() {
+        let read = read(catalog(r#""a" : {"localizations": {"en": {"stringUnit": {"state": "translated", "value": "%#@n@"}, "substitutions": {"n": {"argNum": 1, "formatSpecifier": "lld"}}}}}, "b" : {"localizations": {"en": {"variations": {"device": {"mac": {"stringUnit": {"state": "translated", "value": "Click"}}}}}}}, "c" : {"comment": "Kept", "shouldTranslate": false, "extractionState": "stale"}"#).as_bytes()).unwrap();
+        assert_eq!(read.skipped, 2);
+        let en = entries(&read, "en");
+        assert_eq!(en.len(), 1);
+        assert_eq!(en[0].description.as_deref(), Some("Kept"));
+        assert!(!en[0].translatable);
+        assert_eq!(en[0].xcode.as_ref().unwrap().extraction_state.as_deref(), Some("stale"));
+    }
+
+    #[test]
+    fn what_is_not_a_catalog_is_refused_with_why() {
+        for (text, why) in [
+            ("[]", "one JSON object"),
+            (r#"{"version": "1.0", "strings": {}}"#, "sourceLanguage"),
+            (
+                r#"{"sourceLanguage": "en", "version": "2.0", "strings": {}}"#,
+                "version \"2.0\"",
+            ),
+            (
+                r#"{"sourceLanguage": "en", "version": "1.0", "strings": {"a": 1}}"#,
+                "key \"a\"",
+            ),
+            (
+                r#"{"sourceLanguage": "en", "version": "1.0", "strings": {"a": {"localizations": {"de": {"variations": {"plural": {"several": {"stringUnit": {"state": "translated", "value": "x"}}}}}}}}}"#,
+                "not a CLDR plural category",
+            ),
+            ("{", "EOF"),
+        ] {
+            let err = read(text.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(why), "{text}: {err}");
+        }
+    }
+
     #[test]
     fn a_catalog_written_reads_back_as_the_same_node_layout() {
         let text = "{\n  \"sourceLanguage\" : \"en\",\n  \"strings\" : {\n    \"Calculator\" : {\n\n    },\n    \"x\" : {\n      \"localizations\" : {\n        \"de\" : {\n          \"stringUnit\" : {\n            \"state\" : \"translated\",\n            \"value\" : \"X\"\n          }\n        }\n      }\n    }\n  },\n  \"version\" : \"1.0\"\n}";

@@ -215,3 +215,36 @@ async fn a_catalog_holds_the_hard_texts_and_plurals_as_a_strict_reader_reads_the
     assert_eq!(answer["unchanged"], expected.len(), "{answer}");
     assert_eq!(app.commit_count(), commits);
 }
+
+#[tokio::test]
+async fn a_catalog_this_server_cannot_read_is_a_400_that_names_why_and_writes_nothing() {
+    let app = TestApp::spawn().await;
+    project(&app, &["en"]).await;
+    let commits = app.commit_count();
+    for (body, why) in [
+        (
+            r#"{"sourceLanguage": "en", "version": "3.0", "strings": {}}"#,
+            "version",
+        ),
+        (
+            r#"{"sourceLanguage": "en", "version": "1.0", "strings": {"a": {"localizations": {"en": {}}}}}"#,
+            "key \"a\"",
+        ),
+        ("not json", "Localizable.xcstrings"),
+    ] {
+        let reply = app
+            .post_bytes(
+                "/teams/acme/projects/mobile/files?type=xcstrings",
+                "application/json",
+                body.as_bytes().to_vec(),
+            )
+            .await;
+        assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request", "{body}");
+        assert!(
+            reply.json()["error"]["message"].as_str().unwrap().contains(why),
+            "{body}: {}",
+            reply.json()
+        );
+    }
+    assert_eq!(app.commit_count(), commits);
+}
