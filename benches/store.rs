@@ -206,6 +206,13 @@ fn export_benchmarks(criterion: &mut Criterion) {
             |bench| bench.iter(|| black_box(export::render(format, &project, &sorted, &project.languages).unwrap())),
         );
     }
+    // A String Catalog holds every language in one file.
+    criterion.bench_function("export: xcstrings of 10,000 keys x 5 languages", |bench| {
+        bench.iter(|| {
+            let export = export::Export::new(ExportFormat::Xcstrings, &project, &sorted, &project.languages).unwrap();
+            black_box(export.render_all(&project.languages))
+        })
+    });
 }
 
 /// What the checks add to a write: a write answers the failing checks of the key it wrote.

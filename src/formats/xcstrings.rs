@@ -41,13 +41,55 @@ const VERSIONS: [&str; 2] = ["1.0", "1.1"];
 /// symbols before digits before letters, case and accents compared last), numbers by value;
 /// strings it finds equal by their code points.
 pub fn xcode_order(a: &str, b: &str) -> Ordering {
+    collator().compare(a, b).then_with(|| a.cmp(b))
+}
+
+fn collator() -> &'static CollatorBorrowed<'static> {
     static COLLATOR: OnceLock<CollatorBorrowed<'static>> = OnceLock::new();
-    let collator = COLLATOR.get_or_init(|| {
+    COLLATOR.get_or_init(|| {
         let mut preferences = CollatorPreferences::default();
         preferences.numeric_ordering = Some(CollationNumericOrdering::True);
         Collator::try_new(preferences, CollatorOptions::default()).expect("the root collation is compiled in")
+    })
+}
+
+/// Sorts in [`xcode_order`], working out each item's collation key once (a catalog of
+/// 100,000 keys compares names two million times), the keys of a large list on every core.
+pub fn sort_in_xcode_order<T: Sync>(items: &mut [T], name: impl Fn(&T) -> &str + Sync) {
+    let collator = collator();
+    let key_of = |item: &T| {
+        let mut key = Vec::with_capacity(name(item).len() * 3);
+        let Ok(()) = collator.write_sort_key_to(name(item), &mut key);
+        key
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
+    let share = items.len().div_ceil(threads).max(4096);
+    let keys: Vec<Vec<u8>> = std::thread::scope(|scope| {
+        let mut chunks = items.chunks(share);
+        let first = chunks.next().unwrap_or_default();
+        let others: Vec<_> = chunks
+            .map(|chunk| scope.spawn(move || chunk.iter().map(key_of).collect::<Vec<_>>()))
+            .collect();
+        let mut keys: Vec<Vec<u8>> = first.iter().map(key_of).collect();
+        for other in others {
+            keys.extend(other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        }
+        keys
     });
-    collator.compare(a, b).then_with(|| a.cmp(b))
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]).then_with(|| name(&items[a]).cmp(name(&items[b]))));
+    // Applies the permutation: the item at `order[i]` goes to `i`.
+    let mut place: Vec<usize> = vec![0; items.len()];
+    for (to, &from) in order.iter().enumerate() {
+        place[from] = to;
+    }
+    for at in 0..items.len() {
+        while place[at] != at {
+            let to = place[at];
+            items.swap(at, to);
+            place.swap(at, to);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -56,18 +98,45 @@ pub fn xcode_order(a: &str, b: &str) -> Ordering {
 /// The catalog of one table: the keys (sorted by name) in `languages`.
 pub fn render(keys: &[impl Borrow<Key>], base: &LanguageCode, languages: &[LanguageCode], table: &str) -> ExportFile {
     let mut ordered: Vec<&Key> = keys.iter().map(Borrow::borrow).collect();
-    ordered.sort_by(|a, b| xcode_order(a.name.as_str(), b.name.as_str()));
+    sort_in_xcode_order(&mut ordered, |key| key.name.as_str());
     let mut languages: Vec<&LanguageCode> = languages.iter().collect();
     languages.sort_by(|a, b| xcode_order(a.as_str(), b.as_str()));
-    let mut out = String::with_capacity(keys.len() * 160 * languages.len().max(1));
+    // The keys' entries are written a share of them per core, then joined.
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
+    let share = ordered.len().div_ceil(threads).max(1024);
+    let write_share = |keys: &[&Key]| {
+        let mut out = String::with_capacity(keys.len() * 160 * languages.len().max(1));
+        for key in keys {
+            out.push_str(",\n    ");
+            push_string(&mut out, key.name.as_str());
+            out.push_str(" : ");
+            write_key(&mut out, key, base, &languages);
+        }
+        out
+    };
+    let shares: Vec<String> = std::thread::scope(|scope| {
+        let mut chunks = ordered.chunks(share);
+        let first = chunks.next().unwrap_or_default();
+        let others: Vec<_> = chunks.map(|chunk| scope.spawn(move || write_share(chunk))).collect();
+        let mut shares = vec![write_share(first)];
+        shares.extend(
+            others
+                .into_iter()
+                .map(|other| other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
+        );
+        shares
+    });
+    let mut out = String::with_capacity(shares.iter().map(String::len).sum::<usize>() + 128);
     out.push_str("{\n  \"sourceLanguage\" : ");
     push_string(&mut out, base.as_str());
     out.push_str(",\n  \"strings\" : {");
-    for (index, key) in ordered.iter().enumerate() {
-        out.push_str(if index == 0 { "\n    " } else { ",\n    " });
-        push_string(&mut out, key.name.as_str());
-        out.push_str(" : ");
-        write_key(&mut out, key, base, &languages);
+    for (index, share) in shares.iter().enumerate() {
+        // The first entry has no comma before it.
+        out.push_str(if index == 0 {
+            share.strip_prefix(',').unwrap_or(share)
+        } else {
+            share
+        });
     }
     out.push_str(if ordered.is_empty() { "\n\n  },\n" } else { "\n  },\n" });
     out.push_str("  \"version\" : \"1.0\"\n}");
@@ -88,6 +157,15 @@ fn write_key(out: &mut String, key: &Key, base: &LanguageCode, languages: &[&Lan
         let out = fields.next("extractionState");
         push_string(out, state);
     }
+    // The base text's hash, worked out once for all languages' outdated states.
+    let base_hash = std::cell::OnceCell::new();
+    let is_outdated = |language: &LanguageCode| {
+        key.translations.base_of(language).is_some_and(|recorded| {
+            key.translations
+                .get(base)
+                .is_some_and(|text| *base_hash.get_or_init(|| text.base_hash()) != recorded)
+        })
+    };
     let written: Vec<(&LanguageCode, TextRef<'_>, &str)> = languages
         .iter()
         .filter_map(|language| {
@@ -99,7 +177,7 @@ fn write_key(out: &mut String, key: &Key, base: &LanguageCode, languages: &[&Lan
             if is_base && key.xcode.source_from_key && is_key_name(key, text) {
                 return None;
             }
-            let state = if !is_base && key.is_outdated(base, language) {
+            let state = if !is_base && is_outdated(language) {
                 "needs_review"
             } else {
                 "translated"
@@ -145,11 +223,20 @@ fn is_key_name(key: &Key, text: TextRef<'_>) -> bool {
     }
 }
 
+/// `{"state" : ..., "value" : ...}` with its members at `indent` spaces (the most written
+/// object, so written in one go).
 fn write_unit(out: &mut String, state: &str, value: &str, indent: usize) {
-    let mut unit = Fields::open(out, indent);
-    push_string(unit.next("state"), state);
-    push_string(unit.next("value"), value);
-    unit.close();
+    out.push_str("{\n");
+    push_indent(out, indent);
+    out.push_str("\"state\" : \"");
+    out.push_str(state);
+    out.push_str("\",\n");
+    push_indent(out, indent);
+    out.push_str("\"value\" : ");
+    push_string(out, value);
+    out.push('\n');
+    push_indent(out, indent - 2);
+    out.push('}');
 }
 
 /// An object being written: its members go one a line at `indent` spaces, its closing brace
@@ -194,13 +281,24 @@ impl<'a> Fields<'a> {
 }
 
 fn push_indent(out: &mut String, spaces: usize) {
-    out.extend(std::iter::repeat_n(' ', spaces));
+    const SPACES: &str = "                                ";
+    let mut left = spaces;
+    while left > 0 {
+        let now = left.min(SPACES.len());
+        out.push_str(&SPACES[..now]);
+        left -= now;
+    }
 }
 
 /// A JSON string as Foundation writes it: `"` and `\` escaped, line feeds, tabs and carriage
 /// returns by letter, other control characters as `\u00XX`; `/` and everything else as is.
 fn push_string(out: &mut String, text: &str) {
     out.push('"');
+    if !text.bytes().any(|byte| byte < 0x20 || byte == b'"' || byte == b'\\') {
+        out.push_str(text);
+        out.push('"');
+        return;
+    }
     let mut start = 0;
     for (at, byte) in text.bytes().enumerate() {
         let escape = match byte {
@@ -318,10 +416,31 @@ impl<'de> Deserialize<'de> for Node {
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
                 let mut members: Vec<(String, Node)> = Vec::new();
+                // Positions by name, to find a name given twice (the last value wins, as in
+                // Foundation's reader): made once an object is too long to search.
+                let mut positions: Option<std::collections::HashMap<String, usize>> = None;
                 while let Some((name, value)) = map.next_entry::<String, Node>()? {
-                    // A name given twice: the last value wins, as in Foundation's reader.
-                    match members.iter_mut().find(|(member, _)| *member == name) {
-                        Some(member) => member.1 = value,
+                    if positions.is_none() && members.len() >= 16 {
+                        positions = Some(
+                            members
+                                .iter()
+                                .enumerate()
+                                .map(|(position, (member, _))| (member.clone(), position))
+                                .collect(),
+                        );
+                    }
+                    let found = match &mut positions {
+                        Some(positions) => match positions.get(&name) {
+                            Some(position) => Some(*position),
+                            None => {
+                                positions.insert(name.clone(), members.len());
+                                None
+                            }
+                        },
+                        None => members.iter().position(|(member, _)| *member == name),
+                    };
+                    match found {
+                        Some(position) => members[position].1 = value,
                         None => members.push((name, value)),
                     }
                 }
@@ -550,6 +669,10 @@ mod tests {
         let mut names = vec!["b", "Comment", "2x2", "10x10", "COMMENT", "...", "%@", "", "a"];
         names.sort_by(|a, b| xcode_order(a, b));
         assert_eq!(names, ["", "...", "%@", "2x2", "10x10", "a", "b", "Comment", "COMMENT"]);
+        // The collation keys order the same way.
+        let mut by_keys = vec!["COMMENT", "10x10", "b", "a", "%@", "2x2", "Comment", "...", ""];
+        sort_in_xcode_order(&mut by_keys, |name| name);
+        assert_eq!(by_keys, names);
     }
 
     #[test]

@@ -1,0 +1,202 @@
+//! Each format's upload and export against JSON's, through the release binary: the same
+//! 100,000 keys × 5 languages (5% plurals), uploaded into an empty project of its own, then
+//! exported (every language; the median of three renders, each after a commit so that none is
+//! the stored file of another).
+//!
+//!     cargo bench --bench formats    # LOCSTORE_BENCH_KEYS=100000
+//!
+//! It prints a Markdown table of wall-clock seconds as the client sees them, with each
+//! format's ratio to JSON's (the target: at most 1.5).
+
+mod support;
+
+use std::io::Write;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use support::{Server, http, send};
+
+const FIVE: [&str; 5] = ["en", "fr", "de", "pt-BR", "ja"];
+
+fn name(index: usize) -> String {
+    format!("screen{}.label_{index}", index % 500)
+}
+
+fn text(language: &str, index: usize) -> String {
+    format!("{language} text number {index} for \"screen\" {}", index % 500)
+}
+
+fn is_plural(index: usize) -> bool {
+    index % 20 == 0
+}
+
+fn forms(language: &str) -> Value {
+    json!({"one": format!("%d {language} item"), "other": format!("%d {language} items")})
+}
+
+fn zip(files: impl IntoIterator<Item = (String, Vec<u8>)>) -> Vec<u8> {
+    let mut archive = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (path, bytes) in files {
+        archive
+            .start_file(path, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        archive.write_all(&bytes).unwrap();
+    }
+    archive.finish().unwrap().into_inner()
+}
+
+/// The JSON upload: a zip of `{lang}.json`.
+fn json_zip(keys: usize) -> Vec<u8> {
+    zip(FIVE.iter().map(|language| {
+        let object: serde_json::Map<String, Value> = (0..keys)
+            .map(|index| {
+                let value = if is_plural(index) {
+                    forms(language)
+                } else {
+                    json!(text(language, index))
+                };
+                (name(index), value)
+            })
+            .collect();
+        (format!("{language}.json"), serde_json::to_vec_pretty(&object).unwrap())
+    }))
+}
+
+/// The String Catalog upload: one `Localizable.xcstrings`.
+fn xcstrings(keys: usize) -> Vec<u8> {
+    let unit = |value: String| json!({"stringUnit": {"state": "translated", "value": value}});
+    let strings: serde_json::Map<String, Value> = (0..keys)
+        .map(|index| {
+            let localizations: serde_json::Map<String, Value> = FIVE
+                .iter()
+                .map(|language| {
+                    let localization = if is_plural(index) {
+                        let forms: serde_json::Map<String, Value> = forms(language)
+                            .as_object()
+                            .unwrap()
+                            .iter()
+                            .map(|(category, value)| (category.clone(), unit(value.as_str().unwrap().to_owned())))
+                            .collect();
+                        json!({"variations": {"plural": forms}})
+                    } else {
+                        unit(text(language, index))
+                    };
+                    (language.to_string(), localization)
+                })
+                .collect();
+            (name(index), json!({"localizations": localizations}))
+        })
+        .collect();
+    serde_json::to_vec(&json!({"sourceLanguage": "en", "strings": strings, "version": "1.0"})).unwrap()
+}
+
+/// Downloads a file, reading its bytes as a client saving it would (not decoding them).
+fn download(base: &str, path: &str) {
+    use std::io::Read;
+    let host = base.strip_prefix("http://").unwrap();
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = Vec::with_capacity(1 << 20);
+    stream.read_to_end(&mut response).unwrap();
+    assert!(response.starts_with(b"HTTP/1.1 200"), "{path}");
+}
+
+fn timed<T>(work: impl FnOnce() -> T) -> (f64, T) {
+    let started = Instant::now();
+    let answer = work();
+    (started.elapsed().as_secs_f64(), answer)
+}
+
+fn main() {
+    let keys: usize = std::env::var("LOCSTORE_BENCH_KEYS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(100_000);
+    let dir = tempfile::tempdir().unwrap();
+    // A catalog of 100,000 keys in 5 languages is larger than the default import limit.
+    let (server, _) = Server::start_with(
+        &dir.path().join("data"),
+        &["--durability", "fsync", "--max-import-bytes", "1073741824"],
+    );
+    let base = server.base.clone();
+    assert_eq!(
+        http(&base, "POST", "/teams", Some(r#"{"name":"acme","displayName":"Acme"}"#)).0,
+        201
+    );
+    let formats: Vec<(&str, &str, Vec<u8>)> = vec![
+        ("json", "application/zip", json_zip(keys)),
+        ("xcstrings", "application/json", xcstrings(keys)),
+    ];
+    let mut rows: Vec<(String, f64, f64)> = Vec::new();
+    for (format, content_type, body) in &formats {
+        let project = format.replace('-', "");
+        let languages: Vec<String> = FIVE.iter().map(|code| format!("\"{code}\"")).collect();
+        let create = format!(
+            r#"{{"name":"{project}","displayName":"{project}","languagesISO":[{}]}}"#,
+            languages.join(",")
+        );
+        assert_eq!(http(&base, "POST", "/teams/acme/projects", Some(&create)).0, 201);
+        let (upload, (status, answer)) = timed(|| {
+            send(
+                &base,
+                "POST",
+                &format!("/teams/acme/projects/{project}/files?type={format}"),
+                content_type,
+                body,
+            )
+        });
+        assert_eq!(status, 200, "{answer}");
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["created"], keys, "{format}: {answer}");
+        let mut exports = Vec::new();
+        for round in 0..3 {
+            // A commit between renders, so that none is the stored file of another.
+            let bump = format!(r#"{{"name":"bench.round{round}","translations":[{{"language":"en","content":"x"}}]}}"#);
+            assert_eq!(
+                http(
+                    &base,
+                    "POST",
+                    &format!("/teams/acme/projects/{project}/keys"),
+                    Some(&bump)
+                )
+                .0,
+                201
+            );
+            let (seconds, ()) = timed(|| {
+                let (status, answer) = http(
+                    &base,
+                    "GET",
+                    &format!("/teams/acme/projects/{project}/keys/export?type={format}"),
+                    None,
+                );
+                assert_eq!(status, 200, "{answer}");
+                let address: Value = serde_json::from_str(&answer).unwrap();
+                let address = address["data"].as_str().unwrap();
+                let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
+                let rendered = Instant::now();
+                download(&base, &path);
+                eprintln!("  {format}: download {:.3} s", rendered.elapsed().as_secs_f64());
+            });
+            exports.push(seconds);
+        }
+        exports.sort_by(f64::total_cmp);
+        let export = exports[exports.len() / 2];
+        eprintln!("{format}: upload {upload:.2} s, export {export:.2} s (median of {exports:?})");
+        rows.push((format.to_string(), upload, export));
+    }
+    let (_, json_upload, json_export) = rows[0].clone();
+    println!("| {keys} keys × 5 languages | upload s | × JSON | export s | × JSON |");
+    println!("|---|---:|---:|---:|---:|");
+    for (format, upload, export) in rows {
+        println!(
+            "| {format} | {upload:.2} | {:.2} | {export:.2} | {:.2} |",
+            upload / json_upload,
+            export / json_export
+        );
+    }
+    server.stop();
+}
