@@ -18,7 +18,7 @@
 # - chromium, and playwright-core from npm (tests/browser): scripts/browser.sh drives
 #   Swagger UI at /docs in a real headless browser.
 # - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural
-#   cells back.
+#   cells back; and i18next itself, which answers t(key, {count}) from the i18next export.
 # - nginx and fcgiwrap: a smart HTTP git remote (git http-backend) with basic auth, started by
 #   tests/api/remote_http.rs on a loopback port, over HTTP and over HTTPS with a certificate
 #   that the openssl tool makes for the test. (git daemon, another remote of the tests, comes
@@ -62,7 +62,7 @@ export LOCSTORE_TEST_PYTHON="$PWD/$venv/bin/python"
 if [ ! -d tests/browser/node_modules/playwright-core ]; then
   (cd tests/browser && npm ci --no-audit --no-fund --silent)
 fi
-if [ ! -d tests/tools/node_modules/@formatjs/icu-messageformat-parser ]; then
+if [ ! -d tests/tools/node_modules/@formatjs/icu-messageformat-parser ] || [ ! -d tests/tools/node_modules/i18next ]; then
   (cd tests/tools && npm ci --no-audit --no-fund --silent)
 fi
 

@@ -42,6 +42,9 @@ pub enum ExportType {
     /// Xcode String Catalog `Localizable.xcstrings`: every language in one file.
     #[oai(rename = "xcstrings")]
     Xcstrings,
+    /// i18next JSON v4 `{lang}.json`: nested at `.`, plural forms as `key_one`, `key_other`.
+    #[oai(rename = "i18next")]
+    I18next,
 }
 
 impl ExportType {
@@ -52,6 +55,7 @@ impl ExportType {
             Self::AndroidXml => ExportFormat::AndroidXml,
             Self::AppleStrings => ExportFormat::AppleStrings,
             Self::Xcstrings => ExportFormat::Xcstrings,
+            Self::I18next => ExportFormat::I18next,
         }
     }
 }
@@ -69,7 +73,8 @@ impl ExportApi {
     /// the base language and `values-{qualifier}/strings.xml` for the others;
     /// `apple-strings` `{lang}.lproj/Localizable.strings`; `xcstrings` `Localizable.xcstrings`,
     /// one Xcode String Catalog holding every exported language (and one per table that keys
-    /// name in `files.apple`, zipped together).
+    /// name in `files.apple`, zipped together); `i18next` `{lang}.json` (`{lang}/{ns}.json` for
+    /// keys with a namespace), nested at `.`, with plural forms as `key_one`, `key_other`.
     #[oai(
         path = "/teams/:teamName/projects/:projectName/keys/export",
         method = "get",
@@ -82,7 +87,7 @@ impl ExportApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-        /// The format: `json`, `csv`, `android-xml`, `apple-strings` or `xcstrings`.
+        /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings` or `i18next`.
         #[oai(name = "type")]
         format: Query<ExportType>,
         /// Export only keys with at least one of these tags (repeat the parameter or separate

@@ -595,7 +595,7 @@ impl Puller<'_> {
         let folder = layout.rsplit_once('/').map_or("", |(folder, _)| folder);
         let extensions: &[&str] = match self.set.format {
             crate::formats::ExportFormat::AppleStrings => &[".strings", ".stringsdict"],
-            crate::formats::ExportFormat::Json => &[".json"],
+            crate::formats::ExportFormat::Json | crate::formats::ExportFormat::I18next => &[".json"],
             crate::formats::ExportFormat::Xcstrings => &[".xcstrings"],
             _ => &[""],
         };

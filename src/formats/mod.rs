@@ -10,6 +10,7 @@ pub mod apple;
 pub mod archive;
 pub mod csv;
 pub mod downloads;
+pub mod i18next;
 pub mod icu;
 pub mod json;
 pub mod patch;
@@ -32,10 +33,12 @@ pub enum ExportFormat {
     AppleStrings,
     /// Xcode String Catalogs: one file per table for every language.
     Xcstrings,
+    /// i18next JSON v4: nested at `.`, plural forms as `_one`/`_other` siblings.
+    I18next,
 }
 
 impl ExportFormat {
-    pub const NAMES: &'static str = "json, csv, android-xml, apple-strings, xcstrings";
+    pub const NAMES: &'static str = "json, csv, android-xml, apple-strings, xcstrings, i18next";
 
     pub fn parse(raw: &str) -> Option<Self> {
         match raw {
@@ -44,6 +47,7 @@ impl ExportFormat {
             "android-xml" => Some(Self::AndroidXml),
             "apple-strings" => Some(Self::AppleStrings),
             "xcstrings" => Some(Self::Xcstrings),
+            "i18next" => Some(Self::I18next),
             _ => None,
         }
     }
@@ -55,6 +59,7 @@ impl ExportFormat {
             Self::AndroidXml => "android-xml",
             Self::AppleStrings => "apple-strings",
             Self::Xcstrings => "xcstrings",
+            Self::I18next => "i18next",
         }
     }
 
@@ -159,7 +164,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
         self.groups
             .iter()
             .flat_map(|group| match self.format {
-                ExportFormat::Json => vec![json::path(language, group.file)],
+                ExportFormat::Json | ExportFormat::I18next => vec![json::path(language, group.file)],
                 ExportFormat::Csv => vec![csv::path(language)],
                 ExportFormat::AndroidXml => vec![android::path(language, is_base, group_file(group))],
                 ExportFormat::AppleStrings => {
@@ -214,13 +219,15 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
         // A file a key names is written only in the languages it has texts in; Android's and
         // Apple's default files always, as before keys remembered files, and so is the web's
         // `{lang}.json` while no key names a namespace.
-        let always =
-            self.groups.len() == 1 || (self.format != ExportFormat::Json && is_default(self.format, group.file));
+        let always = self.groups.len() == 1
+            || (!matches!(self.format, ExportFormat::Json | ExportFormat::I18next)
+                && is_default(self.format, group.file));
         if !always && texts(keys, language).next().is_none() {
             return Vec::new();
         }
         match self.format {
             ExportFormat::Json => vec![json::render(keys, language, group.file)],
+            ExportFormat::I18next => vec![i18next::render(keys, language, group.file)],
             ExportFormat::Csv => vec![csv::render(keys, language)],
             ExportFormat::AndroidXml => vec![android::render(
                 keys,
@@ -262,7 +269,7 @@ pub fn platform(format: ExportFormat) -> Option<Platform> {
     match format {
         ExportFormat::AndroidXml => Some(Platform::Android),
         ExportFormat::AppleStrings | ExportFormat::Xcstrings => Some(Platform::Apple),
-        ExportFormat::Json => Some(Platform::Web),
+        ExportFormat::Json | ExportFormat::I18next => Some(Platform::Web),
         ExportFormat::Csv => None,
     }
 }

@@ -9,7 +9,7 @@
 
 use std::io::{Cursor, Read};
 
-use super::{ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, csv, json, xcstrings};
+use super::{ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, csv, i18next, json, xcstrings};
 use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::LanguageCode;
 
@@ -82,7 +82,9 @@ pub fn read(
                 "A single file needs the `language` parameter; a zip names its languages by its folders.".into(),
             ));
         }
-        (ExportFormat::Json, Some(language)) => (format!("{language}.json"), language.to_owned()),
+        (ExportFormat::Json | ExportFormat::I18next, Some(language)) => {
+            (format!("{language}.json"), language.to_owned())
+        }
         (ExportFormat::AndroidXml, Some(language)) => ("strings.xml".to_owned(), language.to_owned()),
         (ExportFormat::AppleStrings, Some(language)) => {
             let name = if apple::is_property_list(body) {
@@ -113,7 +115,7 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
     let folder = parts.next().unwrap_or_default();
     let named = |platform: Platform, name: &str| FileName::parse(platform, name).ok().map(|name| (platform, name));
     match format {
-        ExportFormat::Json => {
+        ExportFormat::Json | ExportFormat::I18next => {
             let stem = file.strip_suffix(".json")?;
             // `fr.json` is a language's one file; `fr/common.json` a namespace of `fr`.
             let is_language = |name: &str| LanguageCode::parse(name).is_ok();
@@ -231,6 +233,12 @@ fn read_file(
     };
     match format {
         ExportFormat::Json => push(place.to_owned(), json::read(bytes).map_err(invalid)?, &mut warnings),
+        ExportFormat::I18next => {
+            let (entries, passed_over) = i18next::read(bytes).map_err(invalid)?;
+            upload.skipped += passed_over.len();
+            warnings = passed_over;
+            push(place.to_owned(), entries, &mut warnings);
+        }
         ExportFormat::Csv => {
             let columns = csv::read(bytes).map_err(invalid)?;
             let single = columns.len() == 1;

@@ -248,3 +248,152 @@ async fn a_catalog_this_server_cannot_read_is_a_400_that_names_why_and_writes_no
     }
     assert_eq!(app.commit_count(), commits);
 }
+
+/// Answers `t(key, {lng, ns, count})` with i18next itself (tests/tools/i18next.mjs) over the
+/// files of an export folder (`{lang}.json`).
+fn i18next_answers(folder: &Path, queries: &[Value]) -> Vec<Value> {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools");
+    assert!(
+        tools.join("node_modules/i18next").is_dir(),
+        "i18next is not installed: run the tests with `bash scripts/test.sh`"
+    );
+    let mut resources = serde_json::Map::new();
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        let language = path.file_stem().unwrap().to_str().unwrap().to_owned();
+        let file: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        resources.insert(language, json!({"translation": file}));
+    }
+    let input = json!({"resources": resources, "queries": queries}).to_string();
+    let mut child = Command::new("node")
+        .arg(tools.join("i18next.mjs"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice::<Vec<Value>>(&output.stdout).unwrap()
+}
+
+/// Plural forms of Polish, Arabic and Japanese, and the form each count takes by CLDR's rules.
+fn plural_cases() -> Vec<(&'static str, Value, Vec<(f64, &'static str)>)> {
+    vec![
+        (
+            "en",
+            json!({"one": "one file", "other": "many files"}),
+            vec![(1.0, "one"), (0.0, "other"), (2.0, "other")],
+        ),
+        (
+            "pl",
+            json!({"one": "jeden plik", "few": "kilka plików (few)", "many": "wiele plików", "other": "pliku"}),
+            vec![
+                (1.0, "one"),
+                (2.0, "few"),
+                (5.0, "many"),
+                (22.0, "few"),
+                (12.0, "many"),
+                (1.5, "other"),
+            ],
+        ),
+        (
+            "ar",
+            json!({"zero": "لا ملفات", "one": "ملف واحد", "two": "ملفان", "few": "ملفات", "many": "ملفًا", "other": "ملف"}),
+            vec![
+                (0.0, "zero"),
+                (1.0, "one"),
+                (2.0, "two"),
+                (3.0, "few"),
+                (11.0, "many"),
+                (100.0, "other"),
+            ],
+        ),
+        ("ja", json!({"other": "ファイル"}), vec![(1.0, "other"), (7.0, "other")]),
+    ]
+}
+
+#[tokio::test]
+async fn i18next_itself_answers_every_text_and_plural_form_of_the_export() {
+    let app = TestApp::spawn().await;
+    project(&app, &["en", "pl", "ar", "ja"]).await;
+    let mut queries = Vec::new();
+    let mut expected = Vec::new();
+    for (index, text) in HARD_TEXTS.iter().enumerate() {
+        let name = format!("hard.{index:02}");
+        let created = app
+            .post(
+                "/teams/acme/projects/mobile/keys",
+                json!({"name": name, "translations": [{"language": "en", "content": text}, {"language": "ja", "content": format!("{text} (ja)")}]}),
+            )
+            .await;
+        if created.status != StatusCode::CREATED {
+            continue;
+        }
+        queries.push(json!({"lng": "en", "ns": "translation", "key": name}));
+        expected.push(json!(text));
+        queries.push(json!({"lng": "ja", "ns": "translation", "key": name}));
+        expected.push(json!(format!("{text} (ja)")));
+    }
+    // A name that is also the prefix of another, and a deep one.
+    for (name, text) in [("menu", "Menu"), ("menu.open", "Open"), ("a.b.c.d", "Deep")] {
+        app.post(
+            "/teams/acme/projects/mobile/keys",
+            json!({"name": name, "translations": [{"language": "en", "content": text}]}),
+        )
+        .await
+        .assert_ok(StatusCode::CREATED);
+        queries.push(json!({"lng": "en", "ns": "translation", "key": name}));
+        expected.push(json!(text));
+    }
+    let cases = plural_cases();
+    let translations: Vec<Value> = cases
+        .iter()
+        .map(|(language, forms, _)| json!({"language": language, "forms": forms}))
+        .collect();
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "files.count", "plural": true, "translations": translations}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    for (language, forms, counts) in &cases {
+        for (count, category) in counts {
+            queries.push(json!({"lng": language, "ns": "translation", "key": "files.count", "count": count}));
+            expected.push(forms[category].clone());
+        }
+    }
+
+    let exported = crate::platforms::export_project(&app, "acme/mobile", "i18next").await;
+    assert_eq!(i18next_answers(exported.path(), &queries), expected);
+    let en: Value = serde_json::from_slice(&std::fs::read(exported.path().join("en.json")).unwrap()).unwrap();
+    assert_eq!(
+        en["files"]["count_one"], "one file",
+        "nested at dots, forms as suffixed members: {en}"
+    );
+
+    // Uploaded back, the files are the project they came from.
+    let before = app.every_key("").await;
+    let mut files = Vec::new();
+    for language in ["en", "pl", "ar", "ja"] {
+        let bytes = std::fs::read(exported.path().join(format!("{language}.json"))).unwrap();
+        files.push((format!("locales/{language}.json"), bytes));
+    }
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=i18next",
+            "application/zip",
+            crate::upload::zip_of(&files),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(answer["created"], 0, "{answer}");
+    assert_eq!(answer["skipped"], 0, "{answer}");
+    assert_eq!(app.every_key("").await, before, "{answer}");
+}

@@ -89,7 +89,7 @@ const ANDROID_TREE: &[(&str, &str)] = &[
 /// Language of each values folder, as the export names it.
 const FOLDERS: &[&str] = &["values", "values-fr", "values-pt-rBR", "values-b+zh+Hans"];
 
-fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
+pub fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
     let mut archive = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     for (path, bytes) in files {
         archive

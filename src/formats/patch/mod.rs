@@ -76,7 +76,7 @@ pub fn can_patch(format: ExportFormat, path: &str) -> bool {
     match format {
         ExportFormat::AndroidXml => path.ends_with(".xml"),
         ExportFormat::AppleStrings => path.ends_with(".strings") || path.ends_with(".stringsdict"),
-        ExportFormat::Json | ExportFormat::Csv => true,
+        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv => true,
         ExportFormat::Xcstrings => path.ends_with(".xcstrings"),
     }
 }
@@ -92,7 +92,7 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
                 Ok(Vec::new())
             }
         }
-        ExportFormat::Json => json::names(bytes),
+        ExportFormat::Json | ExportFormat::I18next => json::names(bytes),
         ExportFormat::AppleStrings => apple::names(bytes),
         ExportFormat::Xcstrings => xcstrings::names(bytes),
         ExportFormat::Csv => Ok(Vec::new()),
@@ -112,6 +112,18 @@ pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, Re
         }
         ExportFormat::AppleStrings => apple::patch(input),
         ExportFormat::Json => json::patch(input),
+        // i18next's plural forms are members of their own (`files_one`): patched as JSON's
+        // texts, and a form goes when the server deleted its key.
+        ExportFormat::I18next => {
+            let deleted = |name: &str| {
+                let key = super::i18next::plural_form(name).map_or(name, |(key, _)| key);
+                (input.deleted)(key)
+            };
+            json::patch(&PatchInput {
+                deleted: &deleted,
+                ..*input
+            })
+        }
         ExportFormat::Xcstrings => xcstrings::patch(input),
         ExportFormat::Csv => same_values_or_export(format, input),
     }
