@@ -17,7 +17,7 @@ use serde::ser::SerializeMap;
 use serde_json::Value;
 
 use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, json, texts};
-use crate::domain::model::{Key, PluralCategory, PluralForms, Text, TextRef};
+use crate::domain::model::{Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::LanguageCode;
 
 /// A language's file, at the path JSON's export gives it.
@@ -124,7 +124,8 @@ pub fn read(bytes: &[u8]) -> Result<(Vec<ParsedEntry>, Vec<ReadWarning>), ReadEr
         .collect();
     let is_plural = |base: &str| others.contains(base);
     // Each key's forms gathered first: a key's entry is made once all its forms are read.
-    let mut pending: Vec<(String, Option<String>, Vec<(PluralCategory, String)>)> = Vec::new();
+    type Pending = (String, Option<String>, Vec<(PluralCategory, String)>);
+    let mut pending: Vec<Pending> = Vec::new();
     let mut plurals: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (name, text) in leaves {
         match plural_form(&name).filter(|(base, _)| is_plural(base)) {
@@ -190,6 +191,7 @@ fn flatten(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::model::Text;
     use crate::domain::names::KeyName;
 
     fn key(name: &str, text: Text) -> Key {

@@ -279,8 +279,11 @@ fn i18next_answers(folder: &Path, queries: &[Value]) -> Vec<Value> {
     serde_json::from_slice::<Vec<Value>>(&output.stdout).unwrap()
 }
 
-/// Plural forms of Polish, Arabic and Japanese, and the form each count takes by CLDR's rules.
-fn plural_cases() -> Vec<(&'static str, Value, Vec<(f64, &'static str)>)> {
+/// A language, its forms, and the form each count takes by CLDR's rules.
+type PluralCase = (&'static str, Value, Vec<(f64, &'static str)>);
+
+/// Plural forms of Polish, Arabic and Japanese (and English), with counts for each form.
+fn plural_cases() -> Vec<PluralCase> {
     vec![
         (
             "en",
