@@ -115,7 +115,12 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
             } else {
                 format!("{relative}/{{lang}}.{extension}")
             };
-            found.push((extension.to_owned(), pattern));
+            let format = if extension == "json" && has_i18next_plurals(dir) {
+                "i18next"
+            } else {
+                extension
+            };
+            found.push((format.to_owned(), pattern));
         } else if has_namespace_folders(dir) {
             // i18next's layout: a folder per language of namespace files.
             let pattern = if relative == "." {
@@ -123,10 +128,30 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
             } else {
                 format!("{relative}/{{lang}}/{{ns}}.json")
             };
-            found.push(("json".to_owned(), pattern));
+            let format = if has_i18next_plurals(dir) { "i18next" } else { "json" };
+            found.push((format.to_owned(), pattern));
         }
     }
     found
+}
+
+/// Whether the JSON files in a folder (or its language folders) write plural forms as
+/// i18next v4 does, as members named `..._other`.
+fn has_i18next_plurals(dir: &Path) -> bool {
+    walkdir::WalkDir::new(dir)
+        .max_depth(2)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            entry.file_type().is_file() && entry.path().extension().is_some_and(|extension| extension == "json")
+        })
+        .take(64)
+        .any(|entry| {
+            std::fs::read_to_string(entry.path()).is_ok_and(|text| {
+                text.match_indices("_other\"")
+                    .any(|(at, found)| text[at + found.len()..].trim_start().starts_with(':'))
+            })
+        })
 }
 
 /// Whether a folder holds folders named by language (`en/`, `pt-BR/`) of `.json` files: two

@@ -122,13 +122,13 @@ impl Settings {
                 }
                 if set.path.contains(NAMESPACE_PLACEHOLDER) {
                     let (folder, file) = set.path.rsplit_once('/').unwrap_or(("", &set.path));
-                    let well_placed = format == ExportFormat::Json
+                    let well_placed = matches!(format, ExportFormat::Json | ExportFormat::I18next)
                         && folder.contains(LANGUAGE_PLACEHOLDER)
                         && file.contains(NAMESPACE_PLACEHOLDER)
                         && !file.contains(LANGUAGE_PLACEHOLDER);
                     if !well_placed {
                         return Err(format!(
-                            "the {} path {:?} may hold {NAMESPACE_PLACEHOLDER} only in a json file name inside a {LANGUAGE_PLACEHOLDER} folder, as in locales/{{lang}}/{{ns}}.json",
+                            "the {} path {:?} may hold {NAMESPACE_PLACEHOLDER} only in a JSON file name inside a {LANGUAGE_PLACEHOLDER} folder, as in locales/{{lang}}/{{ns}}.json",
                             set.format, set.path
                         ));
                     }

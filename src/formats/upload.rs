@@ -117,9 +117,20 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
     match format {
         ExportFormat::Json | ExportFormat::I18next => {
             let stem = file.strip_suffix(".json")?;
-            // `fr.json` is a language's one file; `fr/common.json` a namespace of `fr`.
-            let is_language = |name: &str| LanguageCode::parse(name).is_ok();
-            if !is_language(stem) && is_language(folder) {
+            // `fr.json` is a language's one file; `fr/common.json` a namespace of `fr`. When
+            // both names could be language codes (`en/app.json`, `src/en.json`), the one with
+            // the shorter language subtag is the language: two-letter codes are the common ones.
+            let primary = |name: &str| {
+                LanguageCode::parse(name)
+                    .ok()
+                    .map(|_| name.split(['-', '_']).next().unwrap_or_default().len())
+            };
+            let folder_is_language = match (primary(folder), primary(stem)) {
+                (Some(_), None) => true,
+                (Some(in_folder), Some(in_stem)) => in_folder < in_stem,
+                _ => false,
+            };
+            if folder_is_language {
                 return Some((folder.to_owned(), Some(named(Platform::Web, stem)?)));
             }
             Some((stem.to_owned(), None))
@@ -373,6 +384,12 @@ mod tests {
             Some(("fr".into(), Some((Platform::Web, "common".into()))))
         );
         assert_eq!(locate(ExportFormat::Json, "locales/fr.json"), Some(("fr".into(), None)));
+        // A namespace that could be a language code, and a folder that could be one.
+        assert_eq!(
+            locate(ExportFormat::I18next, "locales/en/app.json"),
+            Some(("en".into(), Some((Platform::Web, "app".into()))))
+        );
+        assert_eq!(locate(ExportFormat::Json, "src/en.json"), Some(("en".into(), None)));
         assert_eq!(
             locate(ExportFormat::AndroidXml, "res/values-fr/plurals.xml"),
             Some(("fr".into(), Some((Platform::Android, "plurals.xml".into()))))

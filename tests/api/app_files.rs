@@ -684,3 +684,112 @@ fn an_xcode_string_catalog_goes_through_push_and_pull_unchanged() {
     repo.ok(&["pull"]);
     assert_eq!(repo.porcelain(), "");
 }
+
+const RALLLY: &str = "apps/web/public/locales";
+
+/// Every key of the app's `{lang}/app.json` files, asked of i18next in every language.
+fn i18next_queries(app: &Path) -> Vec<Value> {
+    let mut queries = Vec::new();
+    for language in ["en", "de", "pl", "pt-BR", "zh"] {
+        let file: Value =
+            serde_json::from_slice(&std::fs::read(app.join(RALLLY).join(language).join("app.json")).unwrap()).unwrap();
+        for name in file.as_object().unwrap().keys() {
+            queries.push(json!({"lng": language, "ns": "app", "key": name}));
+        }
+    }
+    queries
+}
+
+#[test]
+fn an_i18next_web_app_goes_through_push_and_pull_unchanged_and_i18next_reads_the_export_alike() {
+    let repo = AppRepo::new("rallly-i18next", RALLLY, true);
+    let settings = repo.read(".locstore.toml");
+    assert!(
+        settings.contains(&format!("path = \"{RALLLY}/{{lang}}/{{ns}}.json\"")),
+        "{settings}"
+    );
+    // Rallly writes no `_one`/`_other` members, so init cannot tell i18next from plain JSON;
+    // the developer says which.
+    std::fs::write(
+        repo.app.join(".locstore.toml"),
+        settings.replace("format = \"json\"", "format = \"i18next\""),
+    )
+    .unwrap();
+    repo.commit("i18next");
+    repo.ok(&["push"]);
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+
+    // i18next answers every key alike from the app's files and from the server's export.
+    let queries = i18next_queries(&repo.app);
+    let from_app = crate::formats::i18next_answers_in(&repo.app.join(RALLLY), "app", &queries);
+    let exported = tempfile::tempdir().unwrap();
+    let (status, answer) = repo.server.request(
+        "GET",
+        "/teams/acme/projects/app/keys/export?type=i18next",
+        Some(TOKEN),
+        None,
+    );
+    assert_eq!(status, 200, "{answer}");
+    let address: Value = serde_json::from_str(&answer).unwrap();
+    // The download, as the server stores it (<data-dir>/exports/{id}/{file}).
+    let stored = address["data"]
+        .as_str()
+        .unwrap()
+        .split_once("/exports/")
+        .unwrap()
+        .1
+        .to_owned();
+    let zip = std::fs::read(repo.dir.path().join("data/exports").join(stored)).unwrap();
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).unwrap();
+    archive.extract(exported.path()).unwrap();
+    let from_export = crate::formats::i18next_answers_in(exported.path(), "app", &queries);
+    assert_eq!(from_export, from_app);
+    assert!(from_app.iter().all(|answer| answer != "" && answer.as_str().is_some()));
+
+    // A server edit changes its line; a new plural key lands as i18next's suffixed members,
+    // after its predecessor, and i18next picks each form by count.
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/account",
+        json!({"translations": [{"language": "pl", "content": "Twoje konto"}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.numstat(), [(1, 1, format!("{RALLLY}/pl/app.json"))]);
+    repo.commit("pulled");
+    repo.call(
+        "POST",
+        "/teams/acme/projects/app/keys",
+        json!({"name": "accountVotes", "plural": true, "files": {"web": "app"}, "translations": [
+            {"language": "en", "forms": {"one": "{{count}} vote", "other": "{{count}} votes"}},
+            {"language": "pl", "forms": {"one": "{{count}} głos", "few": "{{count}} głosy", "many": "{{count}} głosów", "other": "{{count}} głosu"}}]}),
+    );
+    repo.ok(&["pull"]);
+    // New members go in, and only the line before them gains a comma (the base file gets
+    // a new key at its end, and the translations follow it).
+    assert_eq!(
+        repo.numstat(),
+        [
+            (3, 1, format!("{RALLLY}/en/app.json")),
+            (5, 1, format!("{RALLLY}/pl/app.json"))
+        ],
+        "{}",
+        git_in(&repo.app, &["diff"])
+    );
+    let counts = [
+        (1, "{{count}} głos"),
+        (3, "{{count}} głosy"),
+        (5, "{{count}} głosów"),
+        (22, "{{count}} głosy"),
+    ];
+    let queries: Vec<Value> = counts
+        .iter()
+        .map(|(count, _)| json!({"lng": "pl", "ns": "app", "key": "accountVotes", "count": count}))
+        .collect();
+    let answers = crate::formats::i18next_answers_in(&repo.app.join(RALLLY), "app", &queries);
+    let expected: Vec<Value> = counts.iter().map(|(_, form)| json!(form)).collect();
+    assert_eq!(answers, expected);
+    repo.commit("pulled");
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+}

@@ -252,11 +252,6 @@ async fn a_catalog_this_server_cannot_read_is_a_400_that_names_why_and_writes_no
 /// Answers `t(key, {lng, ns, count})` with i18next itself (tests/tools/i18next.mjs) over the
 /// files of an export folder (`{lang}.json`).
 fn i18next_answers(folder: &Path, queries: &[Value]) -> Vec<Value> {
-    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools");
-    assert!(
-        tools.join("node_modules/i18next").is_dir(),
-        "i18next is not installed: run the tests with `bash scripts/test.sh`"
-    );
     let mut resources = serde_json::Map::new();
     for entry in std::fs::read_dir(folder).unwrap() {
         let path = entry.unwrap().path();
@@ -264,6 +259,30 @@ fn i18next_answers(folder: &Path, queries: &[Value]) -> Vec<Value> {
         let file: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         resources.insert(language, json!({"translation": file}));
     }
+    run_i18next(Value::Object(resources), queries)
+}
+
+/// The same over a folder of `{lang}/{namespace}.json` files.
+pub fn i18next_answers_in(folder: &Path, namespace: &str, queries: &[Value]) -> Vec<Value> {
+    let mut resources = serde_json::Map::new();
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path().join(format!("{namespace}.json"));
+        if !path.is_file() {
+            continue;
+        }
+        let language = path.parent().unwrap().file_name().unwrap().to_str().unwrap().to_owned();
+        let file: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        resources.insert(language, json!({ namespace: file }));
+    }
+    run_i18next(Value::Object(resources), queries)
+}
+
+fn run_i18next(resources: Value, queries: &[Value]) -> Vec<Value> {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools");
+    assert!(
+        tools.join("node_modules/i18next").is_dir(),
+        "i18next is not installed: run the tests with `bash scripts/test.sh`"
+    );
     let input = json!({"resources": resources, "queries": queries}).to_string();
     let mut child = Command::new("node")
         .arg(tools.join("i18next.mjs"))
