@@ -62,6 +62,23 @@ fn json_zip(keys: usize) -> Vec<u8> {
     }))
 }
 
+/// The i18next upload: a zip of `{lang}.json`, plural forms as `_one`/`_other` members.
+fn i18next_zip(keys: usize) -> Vec<u8> {
+    zip(FIVE.iter().map(|language| {
+        let mut object = serde_json::Map::new();
+        for index in 0..keys {
+            if is_plural(index) {
+                for (category, text) in forms(language).as_object().unwrap() {
+                    object.insert(format!("{}_{category}", name(index)), text.clone());
+                }
+            } else {
+                object.insert(name(index), json!(text(language, index)));
+            }
+        }
+        (format!("{language}.json"), serde_json::to_vec_pretty(&object).unwrap())
+    }))
+}
+
 /// The String Catalog upload: one `Localizable.xcstrings`.
 fn xcstrings(keys: usize) -> Vec<u8> {
     let unit = |value: String| json!({"stringUnit": {"state": "translated", "value": value}});
@@ -130,6 +147,7 @@ fn main() {
     let formats: Vec<(&str, &str, Vec<u8>)> = vec![
         ("json", "application/zip", json_zip(keys)),
         ("xcstrings", "application/json", xcstrings(keys)),
+        ("i18next", "application/zip", i18next_zip(keys)),
     ];
     let mut rows: Vec<(String, f64, f64)> = Vec::new();
     for (format, content_type, body) in &formats {
