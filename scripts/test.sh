@@ -14,7 +14,8 @@
 #   openapi-python-client (scripts/client.sh generates a client and makes a round trip),
 #   standardwebhooks (the reference library that verifies webhook signatures), and
 #   string-catalog's pydantic models of Xcode String Catalogs (scripts/test-requirements-
-#   nodeps.txt, without its translation client's dependencies).
+#   nodeps.txt, without its translation client's dependencies), and polib (PO files).
+# - gettext: `msgfmt --check` proves the PO export.
 # - chromium, and playwright-core from npm (tests/browser): scripts/browser.sh drives
 #   Swagger UI at /docs in a real headless browser.
 # - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural
@@ -42,6 +43,7 @@ command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 [ -x /usr/sbin/nginx ] || need_apt+=(nginx-light)
 [ -x /usr/sbin/fcgiwrap ] || need_apt+=(fcgiwrap)
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
+command -v msgfmt >/dev/null 2>&1 || need_apt+=(gettext)
 [ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
 command -v ssh-keygen >/dev/null 2>&1 || need_apt+=(openssh-client)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -52,7 +54,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 venv=target/test-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist, schemathesis, openapi_python_client, standardwebhooks, string_catalog.models' >/dev/null 2>&1; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist, schemathesis, openapi_python_client, standardwebhooks, string_catalog.models, polib' >/dev/null 2>&1; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/test-requirements.txt
   "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/test-requirements-nodeps.txt

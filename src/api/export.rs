@@ -45,6 +45,9 @@ pub enum ExportType {
     /// i18next JSON v4 `{lang}.json`: nested at `.`, plural forms as `key_one`, `key_other`.
     #[oai(rename = "i18next")]
     I18next,
+    /// gettext `{lang}.po` (and `template.pot` with the base language).
+    #[oai(rename = "po")]
+    Po,
 }
 
 impl ExportType {
@@ -56,6 +59,7 @@ impl ExportType {
             Self::AppleStrings => ExportFormat::AppleStrings,
             Self::Xcstrings => ExportFormat::Xcstrings,
             Self::I18next => ExportFormat::I18next,
+            Self::Po => ExportFormat::Po,
         }
     }
 }
@@ -74,7 +78,9 @@ impl ExportApi {
     /// `apple-strings` `{lang}.lproj/Localizable.strings`; `xcstrings` `Localizable.xcstrings`,
     /// one Xcode String Catalog holding every exported language (and one per table that keys
     /// name in `files.apple`, zipped together); `i18next` `{lang}.json` (`{lang}/{ns}.json` for
-    /// keys with a namespace), nested at `.`, with plural forms as `key_one`, `key_other`.
+    /// keys with a namespace), nested at `.`, with plural forms as `key_one`, `key_other`; `po`
+    /// `{lang}.po` (gettext; `msgctxt` is the key, plural forms in the order of the language's
+    /// `Plural-Forms`) and `template.pot` beside the base language's.
     #[oai(
         path = "/teams/:teamName/projects/:projectName/keys/export",
         method = "get",
@@ -87,7 +93,7 @@ impl ExportApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-        /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings` or `i18next`.
+        /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings`, `i18next` or `po`.
         #[oai(name = "type")]
         format: Query<ExportType>,
         /// Export only keys with at least one of these tags (repeat the parameter or separate

@@ -21,7 +21,7 @@ pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
     let mut files = match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => folder_files(set)?,
         ExportFormat::Xcstrings => catalog_files(set)?,
-        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv => pattern_files(set)?
+        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv | ExportFormat::Po => pattern_files(set)?
             .into_iter()
             .map(|found| LocalFile {
                 layout: match &found.namespace {
@@ -74,7 +74,7 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
         // `fr.json` (or `fr/common.json` for a `{ns}` pattern): the app's own file of that
         // language (and namespace) when it has one (`pt_BR.json` for `pt-BR`), else the
         // pattern with the language (and namespace) filled in.
-        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv => {
+        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv | ExportFormat::Po => {
             let namespaced = set.path.contains(NAMESPACE_PLACEHOLDER);
             let namespace = match (namespaced, parts.as_slice()) {
                 (false, [_]) => None,
@@ -110,7 +110,7 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
 pub fn disk_path(set: &FileSet, layout: &str) -> PathBuf {
     match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings | ExportFormat::Xcstrings => set.root.join(layout),
-        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv => {
+        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv | ExportFormat::Po => {
             destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout))
         }
     }
@@ -160,6 +160,7 @@ fn wanted(set: &FileSet, layout: &str) -> bool {
 fn extension(format: ExportFormat) -> &'static str {
     match format {
         ExportFormat::Csv => "csv",
+        ExportFormat::Po => "po",
         _ => "json",
     }
 }

@@ -112,7 +112,10 @@ impl Settings {
                         ExportFormat::NAMES
                     )
                 })?;
-                let needs_pattern = matches!(format, ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv);
+                let needs_pattern = matches!(
+                    format,
+                    ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv | ExportFormat::Po
+                );
                 if needs_pattern != set.path.contains(LANGUAGE_PLACEHOLDER) {
                     return Err(if needs_pattern {
                         format!("the {} path {:?} needs {LANGUAGE_PLACEHOLDER} where the language goes, as in locales/{{lang}}.json", set.format, set.path)

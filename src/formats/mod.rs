@@ -14,6 +14,7 @@ pub mod i18next;
 pub mod icu;
 pub mod json;
 pub mod patch;
+pub mod po;
 pub mod upload;
 pub mod xcstrings;
 
@@ -35,10 +36,12 @@ pub enum ExportFormat {
     Xcstrings,
     /// i18next JSON v4: nested at `.`, plural forms as `_one`/`_other` siblings.
     I18next,
+    /// gettext `{lang}.po` and `template.pot`.
+    Po,
 }
 
 impl ExportFormat {
-    pub const NAMES: &'static str = "json, csv, android-xml, apple-strings, xcstrings, i18next";
+    pub const NAMES: &'static str = "json, csv, android-xml, apple-strings, xcstrings, i18next, po";
 
     pub fn parse(raw: &str) -> Option<Self> {
         match raw {
@@ -48,6 +51,7 @@ impl ExportFormat {
             "apple-strings" => Some(Self::AppleStrings),
             "xcstrings" => Some(Self::Xcstrings),
             "i18next" => Some(Self::I18next),
+            "po" => Some(Self::Po),
             _ => None,
         }
     }
@@ -60,6 +64,7 @@ impl ExportFormat {
             Self::AppleStrings => "apple-strings",
             Self::Xcstrings => "xcstrings",
             Self::I18next => "i18next",
+            Self::Po => "po",
         }
     }
 
@@ -103,6 +108,8 @@ pub fn render(
 /// Apple needs `.stringsdict` files, which key goes to which file) is worked out once.
 pub struct Export<'a, K> {
     format: ExportFormat,
+    /// The project's name (PO headers' `Project-Id-Version`).
+    project_name: &'a str,
     base_language: &'a LanguageCode,
     keys: &'a [K],
     /// Android's resource name of every key some file holds.
@@ -148,6 +155,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
         };
         Ok(Self {
             format,
+            project_name: project.name.as_str(),
             base_language: &project.base_language,
             keys,
             android_names,
@@ -166,6 +174,9 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             .flat_map(|group| match self.format {
                 ExportFormat::Json | ExportFormat::I18next => vec![json::path(language, group.file)],
                 ExportFormat::Csv => vec![csv::path(language)],
+                // The base language's files bring the template along.
+                ExportFormat::Po if is_base => vec![po::path(language), po::TEMPLATE.to_owned()],
+                ExportFormat::Po => vec![po::path(language)],
                 ExportFormat::AndroidXml => vec![android::path(language, is_base, group_file(group))],
                 ExportFormat::AppleStrings => {
                     let table = group_file(group);
@@ -229,6 +240,14 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             ExportFormat::Json => vec![json::render(keys, language, group.file)],
             ExportFormat::I18next => vec![i18next::render(keys, language, group.file)],
             ExportFormat::Csv => vec![csv::render(keys, language)],
+            ExportFormat::Po => {
+                let base = self.base_language;
+                let mut files = vec![po::render(keys, base, language, self.project_name, false)];
+                if language == base {
+                    files.push(po::render(keys, base, language, self.project_name, true));
+                }
+                files
+            }
             ExportFormat::AndroidXml => vec![android::render(
                 keys,
                 &self.android_names,
@@ -270,7 +289,7 @@ pub fn platform(format: ExportFormat) -> Option<Platform> {
         ExportFormat::AndroidXml => Some(Platform::Android),
         ExportFormat::AppleStrings | ExportFormat::Xcstrings => Some(Platform::Apple),
         ExportFormat::Json | ExportFormat::I18next => Some(Platform::Web),
-        ExportFormat::Csv => None,
+        ExportFormat::Csv | ExportFormat::Po => None,
     }
 }
 

@@ -9,7 +9,7 @@
 
 use std::io::{Cursor, Read};
 
-use super::{ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, csv, i18next, json, xcstrings};
+use super::{ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, csv, i18next, json, po, xcstrings};
 use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::LanguageCode;
 
@@ -86,6 +86,7 @@ pub fn read(
             (format!("{language}.json"), language.to_owned())
         }
         (ExportFormat::AndroidXml, Some(language)) => ("strings.xml".to_owned(), language.to_owned()),
+        (ExportFormat::Po, Some(language)) => (format!("{language}.po"), language.to_owned()),
         (ExportFormat::AppleStrings, Some(language)) => {
             let name = if apple::is_property_list(body) {
                 "Localizable.stringsdict"
@@ -136,6 +137,8 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
             Some((stem.to_owned(), None))
         }
         ExportFormat::Csv => file.strip_suffix(".csv").map(|stem| (stem.to_owned(), None)),
+        // `fr.po`; `template.pot` holds no translation and is not read.
+        ExportFormat::Po => file.strip_suffix(".po").map(|stem| (stem.to_owned(), None)),
         ExportFormat::AndroidXml if file.ends_with(".xml") => {
             Some((android_language(folder)?, Some(named(Platform::Android, file)?)))
         }
@@ -279,6 +282,16 @@ fn read_file(
             apple::read_strings(bytes).map_err(invalid)?,
             &mut warnings,
         ),
+        ExportFormat::Po => {
+            let language = LanguageCode::parse(place).map_err(|_| {
+                UploadError::Invalid(format!(
+                    "{path}: {place:?} is not a language code, so the file's plural forms are unknown."
+                ))
+            })?;
+            let (entries, passed_over) = po::read(bytes, &language).map_err(invalid)?;
+            warnings = passed_over;
+            push(place.to_owned(), entries, &mut warnings);
+        }
         ExportFormat::Xcstrings => {
             let catalog = xcstrings::read(bytes).map_err(invalid)?;
             upload.skipped += catalog.skipped;

@@ -419,3 +419,173 @@ async fn i18next_itself_answers_every_text_and_plural_form_of_the_export() {
     assert_eq!(answer["skipped"], 0, "{answer}");
     assert_eq!(app.every_key("").await, before, "{answer}");
 }
+
+/// A PO file as polib reads it (tests/tools/po_read.py).
+fn read_po(path: &Path) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/po_read.py");
+    let output = Command::new(python()).arg(script).arg(path).output().unwrap();
+    assert!(
+        output.status.success(),
+        "polib: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// `msgfmt --check` on a PO file: gettext's own compiler must take it without a word. A
+/// template's header has no language yet, so it is checked for all but its header.
+fn msgfmt_check(path: &Path) {
+    let checks: &[&str] = if path.extension().is_some_and(|extension| extension == "pot") {
+        &["--check-format", "--check-domain"]
+    } else {
+        &["--check"]
+    };
+    let output = Command::new("msgfmt")
+        .args(checks)
+        .arg("--output-file=/dev/null")
+        .arg(path)
+        .output()
+        .expect("msgfmt is installed by scripts/test.sh (gettext)");
+    assert!(
+        output.status.success() && output.stderr.is_empty(),
+        "msgfmt --check {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[tokio::test]
+async fn po_files_pass_msgfmt_check_and_polib_reads_every_form_in_the_formulas_order() {
+    let app = TestApp::spawn().await;
+    project(&app, &["en", "pl", "ar", "ja"]).await;
+    let mut expected: Vec<(String, String, String)> = Vec::new(); // (language, key, text)
+    for (index, text) in HARD_TEXTS.iter().enumerate() {
+        let name = format!("hard.{index:02}");
+        let translated = format!("{text} (pl)");
+        let created = app
+            .post(
+                "/teams/acme/projects/mobile/keys",
+                json!({"name": name, "description": format!("Case {index}"),
+                       "translations": [{"language": "en", "content": text}, {"language": "pl", "content": translated}]}),
+            )
+            .await;
+        if created.status != StatusCode::CREATED {
+            continue;
+        }
+        expected.push(("en".into(), name.clone(), text.to_string()));
+        expected.push(("pl".into(), name, translated));
+    }
+    let cases = plural_cases();
+    let translations: Vec<Value> = cases
+        .iter()
+        .map(|(language, forms, _)| json!({"language": language, "forms": forms}))
+        .collect();
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "files.count", "plural": true, "translations": translations}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    // Outdated: the base text changes after the Polish translation was written.
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "stale", "translations": [{"language": "en", "content": "Old"}, {"language": "pl", "content": "Stary"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    app.patch(
+        "/teams/acme/projects/mobile/keys/stale",
+        json!({"translations": [{"language": "en", "content": "New"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+
+    let exported = crate::platforms::export_project(&app, "acme/mobile", "po").await;
+    for file in ["en.po", "pl.po", "ar.po", "ja.po", "template.pot"] {
+        msgfmt_check(&exported.path().join(file));
+    }
+    let read: std::collections::HashMap<&str, Value> = ["en", "pl", "ar", "ja"]
+        .into_iter()
+        .map(|language| (language, read_po(&exported.path().join(format!("{language}.po")))))
+        .collect();
+    let entry = |language: &str, key: &str| -> Value {
+        read[language]["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|entry| entry["msgctxt"] == key)
+            .cloned()
+            .unwrap_or_else(|| panic!("{language}.po has no {key}"))
+    };
+    for (language, key, text) in &expected {
+        let found = entry(language, key);
+        assert_eq!(found["msgstr"], json!(text), "{language} {key}");
+        assert_eq!(found["msgid"], entry("en", key)["msgstr"], "msgid is the base text");
+    }
+    assert_eq!(entry("pl", "hard.00")["comment"], "Case 0");
+    assert_eq!(entry("pl", "stale")["fuzzy"], true);
+    assert_eq!(entry("en", "stale")["fuzzy"], false);
+    // Each msgstr[n] holds the form of the counts gettext's formula sends to n.
+    let forms_by_index = [
+        ("en", "nplurals=2; plural=(n != 1);", vec!["one", "other"]),
+        (
+            "pl",
+            "nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<12 || n%100>14) ? 1 : 2);",
+            vec!["one", "few", "many"],
+        ),
+        (
+            "ar",
+            "nplurals=6; plural=(n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n%100>=3 && n%100<=10 ? 3 : n%100>=11 ? 4 : 5);",
+            vec!["zero", "one", "two", "few", "many", "other"],
+        ),
+        ("ja", "nplurals=1; plural=0;", vec!["other"]),
+    ];
+    for (language, header, categories) in forms_by_index {
+        assert_eq!(read[language]["pluralForms"], header);
+        let forms = &cases.iter().find(|(own, _, _)| *own == language).unwrap().1;
+        let plural = entry(language, "files.count");
+        assert_eq!(plural["msgid"], "one file");
+        assert_eq!(plural["msgid_plural"], "many files");
+        let by_index: serde_json::Map<String, Value> = categories
+            .iter()
+            .enumerate()
+            .map(|(index, category)| (index.to_string(), forms[category].clone()))
+            .collect();
+        assert_eq!(plural["msgstr_plural"], Value::Object(by_index), "{language}");
+    }
+
+    // Uploaded back, the files change no text, description or outdated mark but one: Polish
+    // `other` (fractions) has no index in gettext's formula, so it comes back as the last
+    // form, `many`.
+    let mut before = app.every_key("").await;
+    for key in before.iter_mut().filter(|key| key["name"] == "files.count") {
+        let many = key["translation"]["pl"]["many"].clone();
+        key["translation"]["pl"]["other"] = many;
+    }
+    let mut files = Vec::new();
+    for language in ["en", "pl", "ar", "ja"] {
+        let bytes = std::fs::read(exported.path().join(format!("{language}.po"))).unwrap();
+        files.push((format!("locale/{language}.po"), bytes));
+    }
+    files.push((
+        "locale/template.pot".into(),
+        std::fs::read(exported.path().join("template.pot")).unwrap(),
+    ));
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    let commits = app.commit_count();
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=po",
+            "application/zip",
+            crate::upload::zip_of(&files),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(answer["updated"], 1, "{answer}");
+    assert_eq!(answer["ignored"], json!(["locale/template.pot"]), "{answer}");
+    assert_eq!(app.commit_count(), commits + 1, "{answer}");
+    assert_eq!(app.every_key("").await, before);
+}

@@ -1,0 +1,823 @@
+//! gettext PO files: `{lang}.po` for each language and `template.pot` (the base texts with
+//! empty translations), as Django, WordPress and Lingui keep them.
+//!
+//! The mapping (contract, "More formats"): `msgctxt` is the key name, `msgid` the base text,
+//! `msgstr` the file's language's text; `#.` lines are the description; `#, fuzzy` marks an
+//! outdated translation. A plural key is `msgid` (the base's `one` form) and `msgid_plural`
+//! (its `other` form) with `msgstr[n]` in the order of the language's `Plural-Forms` formula,
+//! which the header states; categories go to indexes through the formula (each index is the
+//! category of the counts the formula sends there), never by position.
+//!
+//! Reading follows GNU gettext's reader: strings are concatenated across lines, the C escapes
+//! it knows are read (`\n \t \r \\ \" \a \b \f \v`, octal and `\x` hex), an entry without
+//! `msgctxt` is named by its `msgid` (the usual layout of apps that key by English text),
+//! obsolete `#~` entries and empty translations are not texts, and a plural file's indexes are
+//! mapped through its own header's formula. CLDR's `other` form, which gettext has no index
+//! for in some languages (Polish fractions), is read as the formula's last index when absent.
+
+use std::borrow::Borrow;
+
+use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
+use crate::domain::model::{Key, PluralCategory, PluralForms, Text, TextRef};
+use crate::domain::names::LanguageCode;
+
+/// The template's file name.
+pub const TEMPLATE: &str = "template.pot";
+
+/// A language's file: `fr.po`.
+pub fn path(language: &LanguageCode) -> String {
+    format!("{language}.po")
+}
+
+// ---------------------------------------------------------------------------------------
+// Plural-Forms
+
+/// A `Plural-Forms` formula: its number of forms and its expression, and the CLDR category
+/// of each index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluralRule {
+    pub nplurals: usize,
+    pub expression: String,
+    /// Per index, the category of the counts the formula sends there (`None`: no count
+    /// from 0 to 1,000 goes there).
+    pub categories: Vec<Option<PluralCategory>>,
+}
+
+impl PluralRule {
+    /// The header's value: `nplurals=3; plural=(...);`.
+    pub fn header(&self) -> String {
+        format!("nplurals={}; plural={};", self.nplurals, self.expression)
+    }
+
+    /// The rule of `language`: gettext's usual formula for it, its indexes mapped to the
+    /// language's CLDR categories.
+    pub fn of(language: &LanguageCode) -> Self {
+        let (nplurals, expression) = usual_formula(language);
+        Self::parse_parts(nplurals, expression, language).expect("the usual formulas parse")
+    }
+
+    /// Reads a header's `Plural-Forms` value for a file of `language`.
+    pub fn parse(value: &str, language: &LanguageCode) -> Result<Self, String> {
+        let mut nplurals = None;
+        let mut expression = None;
+        for part in value.split(';') {
+            let part = part.trim();
+            if let Some(number) = part.strip_prefix("nplurals=") {
+                nplurals = number.trim().parse::<usize>().ok();
+            } else if let Some(formula) = part.strip_prefix("plural=") {
+                expression = Some(formula.trim());
+            }
+        }
+        match (nplurals, expression) {
+            (Some(nplurals), Some(expression)) if (1..=6).contains(&nplurals) => {
+                Self::parse_parts(nplurals, expression, language)
+            }
+            _ => Err(format!(
+                "the Plural-Forms header {value:?} is not `nplurals=N; plural=EXPRESSION;`"
+            )),
+        }
+    }
+
+    fn parse_parts(nplurals: usize, expression: &str, language: &LanguageCode) -> Result<Self, String> {
+        let formula = Formula::parse(expression)?;
+        let rules = cldr_rules(language);
+        let mut categories = vec![None; nplurals];
+        for n in 0..=1000u64 {
+            let index = formula.eval(n) as usize;
+            if index < nplurals && categories[index].is_none() {
+                categories[index] = Some(
+                    rules
+                        .as_ref()
+                        .map_or(PluralCategory::Other, |rules| category_of(rules, n)),
+                );
+            }
+        }
+        Ok(Self {
+            nplurals,
+            expression: expression.to_owned(),
+            categories,
+        })
+    }
+
+    /// The index a category's text goes to, if the formula has one for it.
+    fn index_of(&self, category: PluralCategory) -> Option<usize> {
+        self.categories.iter().position(|own| *own == Some(category))
+    }
+}
+
+fn cldr_rules(language: &LanguageCode) -> Option<icu_plurals::PluralRules> {
+    let code = language.as_str().replace('_', "-");
+    let rules_of = |code: &str| {
+        let locale = code.parse::<icu_locale_core::Locale>().ok()?;
+        icu_plurals::PluralRules::try_new_cardinal((&locale).into()).ok()
+    };
+    let primary = code.split('-').next().unwrap_or_default().to_owned();
+    rules_of(&code).or_else(|| rules_of(&primary))
+}
+
+fn category_of(rules: &icu_plurals::PluralRules, n: u64) -> PluralCategory {
+    use icu_plurals::PluralCategory as Icu;
+    match rules.category_for(n) {
+        Icu::Zero => PluralCategory::Zero,
+        Icu::One => PluralCategory::One,
+        Icu::Two => PluralCategory::Two,
+        Icu::Few => PluralCategory::Few,
+        Icu::Many => PluralCategory::Many,
+        Icu::Other => PluralCategory::Other,
+    }
+}
+
+/// gettext's usual `Plural-Forms` of a language (those of GNU gettext's manual and the
+/// Unicode CLDR's gettext charts); a language not listed gets one form when CLDR gives it only
+/// `other`, else English's two.
+fn usual_formula(language: &LanguageCode) -> (usize, &'static str) {
+    let code = language.as_str();
+    let primary = code.split(['-', '_']).next().unwrap_or_default().to_ascii_lowercase();
+    const SLAVIC: &str = "(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<12 || n%100>14) ? 1 : 2)";
+    match primary.as_str() {
+        "ja" | "ko" | "zh" | "vi" | "th" | "id" | "ms" | "lo" | "my" | "km" | "jv" | "yo" => (1, "0"),
+        "fr" | "hi" | "fa" | "bn" | "am" | "ln" | "ti" | "wa" | "kab" | "hy" => (2, "(n > 1)"),
+        "pt" if !code.eq_ignore_ascii_case("pt-PT") && !code.eq_ignore_ascii_case("pt_PT") => (2, "(n > 1)"),
+        "ru" | "uk" | "be" | "sr" | "hr" | "bs" => (3, SLAVIC),
+        "pl" => (3, "(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<12 || n%100>14) ? 1 : 2)"),
+        "cs" | "sk" => (3, "(n==1) ? 0 : (n>=2 && n<=4) ? 1 : 2"),
+        "lt" => (
+            3,
+            "(n%10==1 && n%100!=11 ? 0 : n%10>=2 && (n%100<10 || n%100>=20) ? 1 : 2)",
+        ),
+        "lv" => (
+            3,
+            "(n%10==0 || (n%100>=11 && n%100<=19) ? 0 : n%10==1 && n%100!=11 ? 1 : 2)",
+        ),
+        "ro" => (3, "(n==1 ? 0 : (n==0 || (n%100>0 && n%100<20)) ? 1 : 2)"),
+        "sl" => (4, "(n%100==1 ? 0 : n%100==2 ? 1 : n%100==3 || n%100==4 ? 2 : 3)"),
+        "he" | "iw" => (3, "(n==1 ? 0 : n==2 ? 1 : 2)"),
+        "ga" => (5, "(n==1 ? 0 : n==2 ? 1 : n>=3 && n<=6 ? 2 : n>=7 && n<=10 ? 3 : 4)"),
+        "cy" => (6, "(n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n==3 ? 3 : n==6 ? 4 : 5)"),
+        "ar" => (
+            6,
+            "(n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n%100>=3 && n%100<=10 ? 3 : n%100>=11 ? 4 : 5)",
+        ),
+        _ => match cldr_rules(language) {
+            Some(rules) if rules.categories().count() == 1 => (1, "0"),
+            _ => (2, "(n != 1)"),
+        },
+    }
+}
+
+/// A C expression of `n`, as `Plural-Forms` writes it.
+#[derive(Debug)]
+enum Formula {
+    N,
+    Number(u64),
+    Not(Box<Formula>),
+    Binary(Box<Formula>, Op, Box<Formula>),
+    Choice(Box<Formula>, Box<Formula>, Box<Formula>),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Or,
+    And,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl Formula {
+    fn parse(text: &str) -> Result<Self, String> {
+        let tokens = tokenize(text)?;
+        let mut parser = Parser { tokens, at: 0 };
+        let formula = parser.choice()?;
+        if parser.at != parser.tokens.len() {
+            return Err(format!("the plural formula {text:?} has more after its end"));
+        }
+        Ok(formula)
+    }
+
+    fn eval(&self, n: u64) -> u64 {
+        match self {
+            Formula::N => n,
+            Formula::Number(number) => *number,
+            Formula::Not(inner) => u64::from(inner.eval(n) == 0),
+            Formula::Choice(test, yes, no) => {
+                if test.eval(n) != 0 {
+                    yes.eval(n)
+                } else {
+                    no.eval(n)
+                }
+            }
+            Formula::Binary(left, op, right) => {
+                let (a, b) = (left.eval(n), right.eval(n));
+                match op {
+                    Op::Or => u64::from(a != 0 || b != 0),
+                    Op::And => u64::from(a != 0 && b != 0),
+                    Op::Eq => u64::from(a == b),
+                    Op::Ne => u64::from(a != b),
+                    Op::Lt => u64::from(a < b),
+                    Op::Le => u64::from(a <= b),
+                    Op::Gt => u64::from(a > b),
+                    Op::Ge => u64::from(a >= b),
+                    Op::Add => a.wrapping_add(b),
+                    Op::Sub => a.wrapping_sub(b),
+                    Op::Mul => a.wrapping_mul(b),
+                    Op::Div => a.checked_div(b).unwrap_or(0),
+                    Op::Rem => a.checked_rem(b).unwrap_or(0),
+                }
+            }
+        }
+    }
+}
+
+fn tokenize(text: &str) -> Result<Vec<String>, String> {
+    let mut tokens = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut at = 0;
+    while at < chars.len() {
+        let c = chars[at];
+        if c.is_whitespace() {
+            at += 1;
+        } else if c.is_ascii_digit() {
+            let start = at;
+            while at < chars.len() && chars[at].is_ascii_digit() {
+                at += 1;
+            }
+            tokens.push(chars[start..at].iter().collect());
+        } else {
+            let two: String = chars[at..(at + 2).min(chars.len())].iter().collect();
+            if ["||", "&&", "==", "!=", "<=", ">="].contains(&two.as_str()) {
+                tokens.push(two);
+                at += 2;
+            } else if "n()?:<>!+-*/%".contains(c) {
+                tokens.push(c.to_string());
+                at += 1;
+            } else {
+                return Err(format!("the plural formula {text:?} has {c:?}"));
+            }
+        }
+    }
+    Ok(tokens)
+}
+
+struct Parser {
+    tokens: Vec<String>,
+    at: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&str> {
+        self.tokens.get(self.at).map(String::as_str)
+    }
+
+    fn take(&mut self, token: &str) -> bool {
+        if self.peek() == Some(token) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn choice(&mut self) -> Result<Formula, String> {
+        let test = self.binary(0)?;
+        if !self.take("?") {
+            return Ok(test);
+        }
+        let yes = self.choice()?;
+        if !self.take(":") {
+            return Err("a `?` without its `:` in the plural formula".into());
+        }
+        let no = self.choice()?;
+        Ok(Formula::Choice(Box::new(test), Box::new(yes), Box::new(no)))
+    }
+
+    /// Binary operators by C's precedence, lowest first.
+    fn binary(&mut self, level: usize) -> Result<Formula, String> {
+        const LEVELS: [&[(&str, Op)]; 6] = [
+            &[("||", Op::Or)],
+            &[("&&", Op::And)],
+            &[("==", Op::Eq), ("!=", Op::Ne)],
+            &[("<", Op::Lt), ("<=", Op::Le), (">", Op::Gt), (">=", Op::Ge)],
+            &[("+", Op::Add), ("-", Op::Sub)],
+            &[("*", Op::Mul), ("/", Op::Div), ("%", Op::Rem)],
+        ];
+        if level == LEVELS.len() {
+            return self.unary();
+        }
+        let mut left = self.binary(level + 1)?;
+        loop {
+            let Some(op) = LEVELS[level]
+                .iter()
+                .find(|(token, _)| self.peek() == Some(*token))
+                .map(|(_, op)| *op)
+            else {
+                return Ok(left);
+            };
+            self.at += 1;
+            let right = self.binary(level + 1)?;
+            left = Formula::Binary(Box::new(left), op, Box::new(right));
+        }
+    }
+
+    fn unary(&mut self) -> Result<Formula, String> {
+        if self.take("!") {
+            return Ok(Formula::Not(Box::new(self.unary()?)));
+        }
+        if self.take("(") {
+            let inner = self.choice()?;
+            if !self.take(")") {
+                return Err("a `(` without its `)` in the plural formula".into());
+            }
+            return Ok(inner);
+        }
+        if self.take("n") {
+            return Ok(Formula::N);
+        }
+        match self.peek().and_then(|token| token.parse::<u64>().ok()) {
+            Some(number) => {
+                self.at += 1;
+                Ok(Formula::Number(number))
+            }
+            None => Err(format!(
+                "the plural formula has {:?} where a value belongs",
+                self.peek()
+            )),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+/// The file of `language` (`template` for `template.pot`: base texts, empty translations).
+pub fn render(
+    keys: &[impl Borrow<Key>],
+    base: &LanguageCode,
+    language: &LanguageCode,
+    project: &str,
+    template: bool,
+) -> ExportFile {
+    let rule = PluralRule::of(language);
+    let mut out = String::with_capacity(keys.len() * 120);
+    out.push_str("msgid \"\"\nmsgstr \"\"\n");
+    // Exports are byte-stable (the same commit gives the same bytes), so the revision date
+    // is a fixed one rather than the time of the export.
+    let mut header = vec![
+        format!("Project-Id-Version: {project}"),
+        "PO-Revision-Date: 1970-01-01 00:00+0000".to_owned(),
+        "Last-Translator: locstore".to_owned(),
+        format!("Language-Team: {}", if template { "none" } else { language.as_str() }),
+    ];
+    // A template's language is the one it will be copied into: none yet.
+    header.push(if template {
+        "Language: ".to_owned()
+    } else {
+        format!("Language: {language}")
+    });
+    header.extend([
+        "MIME-Version: 1.0".to_owned(),
+        "Content-Type: text/plain; charset=UTF-8".to_owned(),
+        "Content-Transfer-Encoding: 8bit".to_owned(),
+    ]);
+    if !template {
+        header.push(format!("Plural-Forms: {}", rule.header()));
+    }
+    for field in header {
+        push_string_line(&mut out, &format!("{field}\n"));
+    }
+    let entries: Box<dyn Iterator<Item = (&Key, TextRef<'_>)>> = if template {
+        Box::new(texts(keys, base))
+    } else {
+        Box::new(texts(keys, language))
+    };
+    let mut hint = 0;
+    for (key, text) in entries {
+        let base_text = key.translations.get_near(base, &mut hint);
+        out.push('\n');
+        for line in key.description.lines() {
+            out.push_str("#.");
+            if !line.is_empty() {
+                out.push(' ');
+                out.push_str(line);
+            }
+            out.push('\n');
+        }
+        if !template && language != base && key.is_outdated(base, language) {
+            out.push_str("#, fuzzy\n");
+        }
+        out.push_str("msgctxt ");
+        push_string(&mut out, key.name.as_str());
+        match text {
+            TextRef::Plain(value) => {
+                let id = base_text.and_then(TextRef::as_plain).unwrap_or(key.name.as_str());
+                out.push_str("msgid ");
+                push_string(&mut out, id);
+                out.push_str("msgstr ");
+                push_string(&mut out, if template { "" } else { value });
+            }
+            TextRef::Plural(forms) => {
+                let base_forms = base_text.and_then(TextRef::as_plural);
+                let other = base_forms.map_or(key.name.as_str(), |forms| forms.other_form());
+                let one = base_forms
+                    .and_then(|forms| forms.get(PluralCategory::One))
+                    .unwrap_or(other);
+                out.push_str("msgid ");
+                push_string(&mut out, one);
+                out.push_str("msgid_plural ");
+                push_string(&mut out, other);
+                let count = if template { 2 } else { rule.nplurals };
+                for index in 0..count {
+                    out.push_str(&format!("msgstr[{index}] "));
+                    let value = match (template, rule.categories[index.min(rule.nplurals - 1)]) {
+                        (true, _) => "",
+                        (false, Some(category)) => forms.get(category).unwrap_or(forms.other_form()),
+                        (false, None) => forms.other_form(),
+                    };
+                    push_string(&mut out, value);
+                }
+            }
+        }
+    }
+    ExportFile {
+        path: if template { TEMPLATE.to_owned() } else { path(language) },
+        bytes: out.into_bytes(),
+    }
+}
+
+/// A string and its line end: one line, or for a text with line breaks inside, `""` and then
+/// a line per line of the text (each ending in its `\n`), as gettext's tools write them.
+fn push_string(out: &mut String, text: &str) {
+    let inner_break = text.trim_end_matches('\n').contains('\n');
+    if !inner_break {
+        push_string_line(out, text);
+        return;
+    }
+    out.push_str("\"\"\n");
+    for line in text.split_inclusive('\n') {
+        push_string_line(out, line);
+    }
+}
+
+fn push_string_line(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            // Other control characters as they are: gettext reads them so, and polib does not
+            // know octal escapes.
+            c => out.push(c),
+        }
+    }
+    out.push_str("\"\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading
+
+/// One entry of a PO file as written.
+#[derive(Debug, Default)]
+struct RawEntry {
+    line: usize,
+    extracted: Vec<String>,
+    fuzzy: bool,
+    context: Option<String>,
+    id: Option<String>,
+    plural_id: Option<String>,
+    strings: Vec<(Option<usize>, String)>,
+}
+
+/// Reads a `.po` file of `language` (the file's place; its header's `Language` is not needed).
+pub fn read(bytes: &[u8], language: &LanguageCode) -> Result<(Vec<ParsedEntry>, Vec<ReadWarning>), ReadError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes)
+        .map_err(|err| ReadError::unplaced(format!("the file is not UTF-8 ({err}); save it as UTF-8")))?;
+    let raw = parse(text)?;
+    let mut rule = None;
+    let mut entries = Vec::new();
+    let mut warnings = Vec::new();
+    for entry in raw {
+        let Some(id) = entry.id.clone() else {
+            return Err(ReadError::at(entry.line, "an entry without msgid"));
+        };
+        if id.is_empty() && entry.context.is_none() {
+            // The header.
+            let value = entry
+                .strings
+                .first()
+                .map(|(_, value)| value.as_str())
+                .unwrap_or_default();
+            if let Some(forms) = value.lines().find_map(|line| line.strip_prefix("Plural-Forms:")) {
+                rule = Some(PluralRule::parse(forms.trim(), language).map_err(|why| ReadError::at(entry.line, why))?);
+            }
+            continue;
+        }
+        let name = entry.context.clone().unwrap_or(id);
+        let description = (!entry.extracted.is_empty()).then(|| entry.extracted.join("\n"));
+        let text = if entry.plural_id.is_some() {
+            let rule = rule.get_or_insert_with(|| PluralRule::of(language));
+            let mut forms = Vec::new();
+            for (index, value) in &entry.strings {
+                let Some(index) = index else { continue };
+                if value.is_empty() {
+                    continue;
+                }
+                match rule.categories.get(*index).copied().flatten() {
+                    Some(category) if !forms.iter().any(|(own, _)| *own == category) => {
+                        forms.push((category, value.clone()))
+                    }
+                    _ => warnings.push(ReadWarning {
+                        line: entry.line,
+                        key: name.clone(),
+                        message: format!(
+                            "msgstr[{index}] is a form the Plural-Forms formula never picks; it is passed over"
+                        ),
+                    }),
+                }
+            }
+            if forms.is_empty() {
+                continue;
+            }
+            if !forms.iter().any(|(category, _)| *category == PluralCategory::Other) {
+                // gettext has no index for CLDR's `other` here (fractions): the last form.
+                let last = rule
+                    .categories
+                    .iter()
+                    .rev()
+                    .flatten()
+                    .find_map(|category| forms.iter().find(|(own, _)| own == category))
+                    .map(|(_, text)| text.clone())
+                    .unwrap_or_default();
+                forms.push((PluralCategory::Other, last));
+            }
+            match PluralForms::new(forms) {
+                Ok(forms) => Text::Plural(forms),
+                Err(why) => {
+                    warnings.push(ReadWarning {
+                        line: entry.line,
+                        key: name,
+                        message: format!("{why}; the entry is passed over"),
+                    });
+                    continue;
+                }
+            }
+        } else {
+            let value = entry
+                .strings
+                .iter()
+                .find(|(index, _)| index.is_none())
+                .map(|(_, value)| value.clone())
+                .unwrap_or_default();
+            if value.is_empty() {
+                continue;
+            }
+            Text::Plain(value)
+        };
+        let mut parsed = ParsedEntry::plain(name, String::new()).at_line(entry.line);
+        parsed.text = text;
+        parsed.description = description;
+        parsed.outdated = entry.fuzzy;
+        entries.push(parsed);
+    }
+    Ok((entries, warnings))
+}
+
+/// The entries of a PO text, as GNU gettext reads them.
+fn parse(text: &str) -> Result<Vec<RawEntry>, ReadError> {
+    let mut entries = Vec::new();
+    let mut current = RawEntry::default();
+    // Which string a continuation line adds to.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Field {
+        None,
+        Context,
+        Id,
+        PluralId,
+        Str(usize),
+    }
+    let mut field = Field::None;
+    let mut started = false;
+    let finish = |current: &mut RawEntry, entries: &mut Vec<RawEntry>, started: &mut bool| {
+        if *started {
+            entries.push(std::mem::take(current));
+        } else {
+            // Comments of no entry (a file's trailing ones) are dropped.
+            *current = RawEntry::default();
+        }
+        *started = false;
+    };
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if line.starts_with("#~") {
+            continue;
+        }
+        if let Some(comment) = line.strip_prefix('#') {
+            // A comment after an entry's strings starts the next entry.
+            if started && field != Field::None {
+                finish(&mut current, &mut entries, &mut started);
+                field = Field::None;
+            }
+            if let Some(extracted) = comment.strip_prefix('.') {
+                current
+                    .extracted
+                    .push(extracted.strip_prefix(' ').unwrap_or(extracted).to_owned());
+            } else if let Some(flags) = comment.strip_prefix(',') {
+                current.fuzzy |= flags.split(',').any(|flag| flag.trim() == "fuzzy");
+            }
+            continue;
+        }
+        let (keyword, rest) = match line.split_once(char::is_whitespace) {
+            Some((keyword, rest)) if !line.starts_with('"') => (keyword, rest.trim()),
+            _ => ("", line),
+        };
+        let value = unquote(rest).map_err(|why| ReadError::at(number, why))?;
+        let starts_entry = matches!(keyword, "msgctxt") || (keyword == "msgid" && !matches!(field, Field::Context));
+        if starts_entry && started && field != Field::None {
+            finish(&mut current, &mut entries, &mut started);
+        }
+        match keyword {
+            "msgctxt" => {
+                current.line = number;
+                current.context = Some(value);
+                field = Field::Context;
+                started = true;
+            }
+            "msgid" => {
+                if current.context.is_none() {
+                    current.line = number;
+                }
+                current.id = Some(value);
+                field = Field::Id;
+                started = true;
+            }
+            "msgid_plural" => {
+                current.plural_id = Some(value);
+                field = Field::PluralId;
+            }
+            "msgstr" => {
+                current.strings.push((None, value));
+                field = Field::Str(current.strings.len() - 1);
+            }
+            keyword if keyword.starts_with("msgstr[") && keyword.ends_with(']') => {
+                let index = keyword["msgstr[".len()..keyword.len() - 1]
+                    .parse::<usize>()
+                    .map_err(|_| ReadError::at(number, format!("{keyword} has no number")))?;
+                current.strings.push((Some(index), value));
+                field = Field::Str(current.strings.len() - 1);
+            }
+            "" => match field {
+                Field::Context => current.context.get_or_insert_default().push_str(&value),
+                Field::Id => current.id.get_or_insert_default().push_str(&value),
+                Field::PluralId => current.plural_id.get_or_insert_default().push_str(&value),
+                Field::Str(at) => current.strings[at].1.push_str(&value),
+                Field::None => return Err(ReadError::at(number, "a string that belongs to no keyword")),
+            },
+            other => return Err(ReadError::at(number, format!("unknown keyword {other:?}"))),
+        }
+    }
+    finish(&mut current, &mut entries, &mut started);
+    Ok(entries)
+}
+
+/// The text of one `"..."` with gettext's escapes read.
+fn unquote(quoted: &str) -> Result<String, String> {
+    let inner = quoted
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))
+        .ok_or_else(|| format!("{quoted:?} is not a quoted string"))?;
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '"' {
+            return Err("a quote inside a string must be escaped as \\\"".into());
+        }
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('a') => out.push('\u{7}'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('v') => out.push('\u{b}'),
+            Some('\\') => out.push('\\'),
+            Some('"') => out.push('"'),
+            Some(digit @ '0'..='7') => {
+                let mut value = digit.to_digit(8).unwrap_or_default();
+                for _ in 0..2 {
+                    match chars.peek().and_then(|next| next.to_digit(8)) {
+                        Some(next) => {
+                            value = value * 8 + next;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(char::from_u32(value).unwrap_or('\u{fffd}'));
+            }
+            Some('x') => {
+                let mut value = 0u32;
+                let mut digits = 0;
+                while let Some(next) = chars.peek().and_then(|next| next.to_digit(16)) {
+                    value = value.saturating_mul(16).saturating_add(next);
+                    digits += 1;
+                    chars.next();
+                }
+                if digits == 0 {
+                    return Err("\\x without hex digits".into());
+                }
+                out.push(char::from_u32(value).unwrap_or('\u{fffd}'));
+            }
+            other => {
+                return Err(format!(
+                    "invalid escape \\{}",
+                    other.map(String::from).unwrap_or_default()
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(raw: &str) -> LanguageCode {
+        LanguageCode::parse(raw).unwrap()
+    }
+
+    #[test]
+    fn formulas_map_their_indexes_to_cldr_categories() {
+        let polish = PluralRule::of(&code("pl"));
+        use PluralCategory::*;
+        assert_eq!(polish.categories, [Some(One), Some(Few), Some(Many)]);
+        let arabic = PluralRule::of(&code("ar"));
+        assert_eq!(
+            arabic.categories,
+            [Some(Zero), Some(One), Some(Two), Some(Few), Some(Many), Some(Other)]
+        );
+        assert_eq!(PluralRule::of(&code("ja")).categories, [Some(Other)]);
+        assert_eq!(PluralRule::of(&code("fr")).categories, [Some(One), Some(Other)]);
+        // A file's own formula, in another order than the usual one.
+        let reversed = PluralRule::parse("nplurals=2; plural=(n == 1) ? 1 : 0;", &code("en")).unwrap();
+        assert_eq!(reversed.categories, [Some(Other), Some(One)]);
+        assert!(PluralRule::parse("nplurals=2; plural=n ? ;", &code("en")).is_err());
+    }
+
+    #[test]
+    fn reads_what_gettext_reads() {
+        let text = "msgid \"\"\nmsgstr \"\"\n\"Language: pl\\n\"\n\"Plural-Forms: nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);\\n\"\n\n#. Shown on the start page.\n#, fuzzy, c-format\nmsgctxt \"home.title\"\nmsgid \"Welcome\"\nmsgstr \"\"\n\"Witaj\\n\"\n\"\\\"tu\\\"\\t\\101\\x42\"\n\n#~ msgid \"old\"\n#~ msgstr \"stary\"\n\nmsgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"%d plik\"\nmsgstr[1] \"%d pliki\"\nmsgstr[2] \"%d plików\"\n\nmsgid \"untranslated\"\nmsgstr \"\"\n";
+        let (entries, warnings) = read(text.as_bytes(), &code("pl")).unwrap();
+        assert!(warnings.is_empty());
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].name, "home.title");
+        assert_eq!(entries[0].text, Text::Plain("Witaj\n\"tu\"\tAB".into()));
+        assert_eq!(entries[0].description.as_deref(), Some("Shown on the start page."));
+        assert!(entries[0].outdated);
+        assert_eq!(entries[1].name, "%d file");
+        let Text::Plural(forms) = &entries[1].text else {
+            panic!()
+        };
+        assert_eq!(forms.get(PluralCategory::Few), Some("%d pliki"));
+        assert_eq!(forms.get(PluralCategory::Many), Some("%d plików"));
+        assert_eq!(
+            forms.other_form(),
+            "%d plików",
+            "Polish `other` (fractions) has no index"
+        );
+    }
+
+    #[test]
+    fn what_gettext_refuses_is_refused() {
+        for bad in [
+            "msgid \"a\nmsgstr \"b\"\n",
+            "msgid \"a\"\nmsgstr \"\\q\"\n",
+            "foo \"a\"\n",
+        ] {
+            assert!(read(bad.as_bytes(), &code("en")).is_err(), "{bad}");
+        }
+    }
+}
