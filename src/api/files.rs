@@ -18,7 +18,7 @@ use super::warnings::{MOST_WARNINGS, WarningItem};
 use super::{ApiTags, AppState};
 use crate::domain::model::{Project, Text};
 use crate::domain::names::{Description, KeyName, LanguageCode, Tag, quote_for_message};
-use crate::formats::upload::{self, BASE_LANGUAGE, Upload, UploadError};
+use crate::formats::upload::{self, BASE_LANGUAGE, Upload, UploadError, UploadedFile};
 use crate::store::{Import, ImportEntry, ImportMode, TextInput, TranslationInput};
 use crate::tokens::Access;
 
@@ -386,7 +386,18 @@ impl UploadPlan {
             warnings: Vec::new(),
         };
         let mut files = Vec::with_capacity(upload.files.len());
-        for file in upload.files {
+        // A gettext template gives the base texts only when the upload has no `.po` file of
+        // the base language (which has them too, with the base language's own texts).
+        let base_po = upload.files.iter().any(|file| {
+            file.path.ends_with(".po")
+                && LanguageCode::parse(&file.language).is_ok_and(|code| code.same_as(&project.base_language))
+        });
+        let (templates, upload_files): (Vec<UploadedFile>, Vec<UploadedFile>) = upload
+            .files
+            .into_iter()
+            .partition(|file| base_po && file.path.ends_with(".pot"));
+        plan.ignored.extend(templates.into_iter().map(|file| file.path));
+        for file in upload_files {
             let language = plan.language(project, &file.path, &file.language, add_languages)?;
             plan.files.push(UploadedFileItem {
                 path: file.path.clone(),

@@ -32,6 +32,14 @@ pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
             })
             .collect(),
     };
+    if set.format == ExportFormat::Po
+        && let Some(template) = template_file(set)
+    {
+        files.push(LocalFile {
+            disk: template,
+            layout: crate::formats::po::TEMPLATE.to_owned(),
+        });
+    }
     files.retain(|file| wanted(set, &file.layout));
     files.sort_by(|a, b| a.layout.cmp(&b.layout));
     if files.is_empty() {
@@ -74,6 +82,11 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
         // `fr.json` (or `fr/common.json` for a `{ns}` pattern): the app's own file of that
         // language (and namespace) when it has one (`pt_BR.json` for `pt-BR`), else the
         // pattern with the language (and namespace) filled in.
+        // A gettext template: the app's own (`gradia.pot`), else `template.pot` beside the
+        // language files.
+        ExportFormat::Po if layout == crate::formats::po::TEMPLATE => {
+            Some(template_file(set).unwrap_or_else(|| pattern_folder(set).join(crate::formats::po::TEMPLATE)))
+        }
         ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv | ExportFormat::Po => {
             let namespaced = set.path.contains(NAMESPACE_PLACEHOLDER);
             let namespace = match (namespaced, parts.as_slice()) {
@@ -203,6 +216,24 @@ fn catalog_files(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
         }
     }
     Ok(files)
+}
+
+/// The folder of a pattern's language component (`po` for `po/{lang}.po`).
+fn pattern_folder(set: &FileSet) -> PathBuf {
+    let pattern = set.root.to_string_lossy().into_owned();
+    let before = pattern.split(LANGUAGE_PLACEHOLDER).next().unwrap_or_default();
+    PathBuf::from(before.rsplit_once('/').map_or(".", |(folder, _)| folder))
+}
+
+/// The gettext template (`*.pot`) in a PO set's folder, the first by name.
+fn template_file(set: &FileSet) -> Option<PathBuf> {
+    let mut templates: Vec<PathBuf> = read_dir(&pattern_folder(set))
+        .ok()?
+        .into_iter()
+        .filter(|path| path.is_file() && path.extension().is_some_and(|extension| extension == "pot"))
+        .collect();
+    templates.sort();
+    templates.into_iter().next()
 }
 
 /// A file that matches a set's pattern: the language it names (as the app spells it), its

@@ -199,10 +199,10 @@ fn has_catalogs(dir: &Path) -> bool {
         })
 }
 
-/// `json` or `csv` when the folder holds files named by language (`en.json`, `pt-BR.json`):
+/// `json`, `csv` or `po` when the folder holds files named by language (`en.json`, `pt-BR.json`):
 /// two or more, or one that is English.
 fn language_files(dir: &Path) -> Option<&'static str> {
-    for extension in ["json", "csv"] {
+    for extension in ["json", "csv", "po"] {
         let languages: Vec<String> = std::fs::read_dir(dir)
             .into_iter()
             .flatten()

@@ -477,6 +477,17 @@ impl Puller<'_> {
         let Some(target) = files::destination(self.set, &entry.layout, self.base_language) else {
             return Ok(None);
         };
+        // A gettext app keeps its source language in its template: the base language's `.po`
+        // is written only when the app has one (or no template).
+        if format == crate::formats::ExportFormat::Po
+            && entry.layout.ends_with(".po")
+            && self.is_base(&entry.layout)
+            && !target.exists()
+            && files::destination(self.set, crate::formats::po::TEMPLATE, self.base_language)
+                .is_some_and(|template| template.exists())
+        {
+            return Ok(None);
+        }
         let file_name = entry.layout.rsplit('/').next().unwrap_or_default().to_owned();
         let base = self.is_base(&entry.layout);
         let old = match std::fs::read(&target) {

@@ -98,11 +98,6 @@ impl PluralRule {
             categories,
         })
     }
-
-    /// The index a category's text goes to, if the formula has one for it.
-    fn index_of(&self, category: PluralCategory) -> Option<usize> {
-        self.categories.iter().position(|own| *own == Some(category))
-    }
 }
 
 fn cldr_rules(language: &LanguageCode) -> Option<icu_plurals::PluralRules> {
@@ -491,15 +486,67 @@ fn push_string_line(out: &mut String, text: &str) {
 // Reading
 
 /// One entry of a PO file as written.
-#[derive(Debug, Default)]
-struct RawEntry {
+#[derive(Debug, Default, Clone)]
+pub(crate) struct RawEntry {
     line: usize,
+    /// The entry's lines (1-based, inclusive), its comments included.
+    pub(crate) first_line: usize,
+    pub(crate) last_line: usize,
     extracted: Vec<String>,
     fuzzy: bool,
     context: Option<String>,
     id: Option<String>,
     plural_id: Option<String>,
     strings: Vec<(Option<usize>, String)>,
+}
+
+impl RawEntry {
+    /// The header entry (`msgid ""` without a context).
+    pub(crate) fn is_header(&self) -> bool {
+        self.context.is_none() && self.id.as_deref() == Some("")
+    }
+
+    /// The key the entry stands for: its context, else its `msgid`.
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.context.as_deref().or(self.id.as_deref())
+    }
+
+    /// What the entry says: its translations, whether it is fuzzy, and (when `descriptions`)
+    /// its extracted comments.
+    pub(crate) fn meaning(&self, descriptions: bool) -> (Vec<(Option<usize>, String)>, bool, Vec<String>) {
+        let mut strings = self.strings.clone();
+        strings.sort();
+        let extracted = if descriptions {
+            self.extracted.clone()
+        } else {
+            Vec::new()
+        };
+        (strings, self.fuzzy, extracted)
+    }
+
+    /// Whether the entry has a `msgctxt`.
+    pub(crate) fn has_context(&self) -> bool {
+        self.context.is_some()
+    }
+
+    /// The header's `Language` value, for the header entry.
+    pub(crate) fn language(&self) -> Option<String> {
+        let value = self.strings.first().map(|(_, value)| value.as_str())?;
+        value
+            .lines()
+            .find_map(|line| line.strip_prefix("Language:"))
+            .map(|language| language.trim().replace('_', "-"))
+            .filter(|language| !language.is_empty())
+    }
+
+    /// The header's `Plural-Forms` value, for the header entry.
+    pub(crate) fn plural_forms(&self) -> Option<String> {
+        let value = self.strings.first().map(|(_, value)| value.as_str())?;
+        value
+            .lines()
+            .find_map(|line| line.strip_prefix("Plural-Forms:"))
+            .map(|forms| forms.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
 }
 
 /// Reads a `.po` file of `language` (the file's place; its header's `Language` is not needed).
@@ -597,8 +644,43 @@ pub fn read(bytes: &[u8], language: &LanguageCode) -> Result<(Vec<ParsedEntry>, 
     Ok((entries, warnings))
 }
 
+/// Reads a template (`.pot`): each entry's `msgid` (and `msgid_plural`, the `other` form of a
+/// plural key whose `msgid` is its `one` form) is the base text.
+pub fn read_template(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes)
+        .map_err(|err| ReadError::unplaced(format!("the file is not UTF-8 ({err}); save it as UTF-8")))?;
+    let mut entries = Vec::new();
+    for entry in parse(text)? {
+        if entry.is_header() {
+            continue;
+        }
+        let (Some(name), Some(id)) = (entry.name(), entry.id.as_deref()) else {
+            continue;
+        };
+        if id.is_empty() {
+            continue;
+        }
+        let text = match entry.plural_id.as_deref() {
+            Some(plural) if !plural.is_empty() => {
+                let forms = [
+                    (PluralCategory::One, id.to_owned()),
+                    (PluralCategory::Other, plural.to_owned()),
+                ];
+                Text::Plural(PluralForms::new(forms).map_err(|why| ReadError::at(entry.line, why))?)
+            }
+            _ => Text::Plain(id.to_owned()),
+        };
+        let mut parsed = ParsedEntry::plain(name.to_owned(), String::new()).at_line(entry.line);
+        parsed.text = text;
+        parsed.description = (!entry.extracted.is_empty()).then(|| entry.extracted.join("\n"));
+        entries.push(parsed);
+    }
+    Ok(entries)
+}
+
 /// The entries of a PO text, as GNU gettext reads them.
-fn parse(text: &str) -> Result<Vec<RawEntry>, ReadError> {
+pub(crate) fn parse(text: &str) -> Result<Vec<RawEntry>, ReadError> {
     let mut entries = Vec::new();
     let mut current = RawEntry::default();
     // Which string a continuation line adds to.
@@ -636,6 +718,10 @@ fn parse(text: &str) -> Result<Vec<RawEntry>, ReadError> {
                 finish(&mut current, &mut entries, &mut started);
                 field = Field::None;
             }
+            if current.first_line == 0 {
+                current.first_line = number;
+            }
+            current.last_line = number;
             if let Some(extracted) = comment.strip_prefix('.') {
                 current
                     .extracted
@@ -654,6 +740,10 @@ fn parse(text: &str) -> Result<Vec<RawEntry>, ReadError> {
         if starts_entry && started && field != Field::None {
             finish(&mut current, &mut entries, &mut started);
         }
+        if current.first_line == 0 {
+            current.first_line = number;
+        }
+        current.last_line = number;
         match keyword {
             "msgctxt" => {
                 current.line = number;

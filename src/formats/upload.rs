@@ -137,7 +137,8 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
             Some((stem.to_owned(), None))
         }
         ExportFormat::Csv => file.strip_suffix(".csv").map(|stem| (stem.to_owned(), None)),
-        // `fr.po`; `template.pot` holds no translation and is not read.
+        // `fr.po`; a template (`template.pot`, `django.pot`) holds the base texts as msgids.
+        ExportFormat::Po if file.ends_with(".pot") => Some((BASE_LANGUAGE.to_owned(), None)),
         ExportFormat::Po => file.strip_suffix(".po").map(|stem| (stem.to_owned(), None)),
         ExportFormat::AndroidXml if file.ends_with(".xml") => {
             Some((android_language(folder)?, Some(named(Platform::Android, file)?)))
@@ -280,6 +281,11 @@ fn read_file(
         ExportFormat::AppleStrings => push(
             place.to_owned(),
             apple::read_strings(bytes).map_err(invalid)?,
+            &mut warnings,
+        ),
+        ExportFormat::Po if path.ends_with(".pot") => push(
+            place.to_owned(),
+            po::read_template(bytes).map_err(invalid)?,
             &mut warnings,
         ),
         ExportFormat::Po => {

@@ -793,3 +793,54 @@ fn an_i18next_web_app_goes_through_push_and_pull_unchanged_and_i18next_reads_the
     repo.ok(&["pull"]);
     assert_eq!(repo.porcelain(), "");
 }
+
+#[test]
+fn a_gnome_apps_po_files_go_through_push_and_pull_unchanged() {
+    let repo = AppRepo::new("gradia-po", "", true);
+    let settings = repo.read(".locstore.toml");
+    assert!(
+        settings.contains("format = \"po\"") && settings.contains("path = \"po/{lang}.po\""),
+        "{settings}"
+    );
+    repo.ok(&["push"]);
+    // Entries are named by their msgid; the template gives the English texts.
+    let key = repo.get("/teams/acme/projects/app/keys/New%20Window");
+    assert_eq!(key["data"]["translation"]["en"], "New Window");
+    assert_eq!(key["data"]["translation"]["pl"], "Nowe okno");
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
+
+    // A server edit changes that entry's msgstr line in the app's file, and nothing else.
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/New%20Window",
+        json!({"translations": [{"language": "pl", "content": "Nowe \"okienko\""}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.numstat(), [(1, 1, "po/pl.po".to_owned())]);
+    assert!(
+        repo.read("po/pl.po")
+            .contains("msgid \"New Window\"\nmsgstr \"Nowe \\\"okienko\\\"\"\n")
+    );
+    for file in ["gradia.pot", "pl.po", "de.po", "uk.po", "ar.po", "pt_BR.po"] {
+        let checks: &[&str] = if file.ends_with(".pot") {
+            &["--check-format", "--check-domain"]
+        } else {
+            &["--check"]
+        };
+        let output = Command::new("msgfmt")
+            .args(checks)
+            .arg("--output-file=/dev/null")
+            .arg(repo.app.join("po").join(file))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    repo.commit("pulled");
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+}

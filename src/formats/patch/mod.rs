@@ -12,6 +12,7 @@
 pub mod android;
 pub mod apple;
 pub mod json;
+pub mod po;
 pub mod stringsdict;
 pub mod xcstrings;
 
@@ -78,7 +79,7 @@ pub fn can_patch(format: ExportFormat, path: &str) -> bool {
         ExportFormat::AppleStrings => path.ends_with(".strings") || path.ends_with(".stringsdict"),
         ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv => true,
         ExportFormat::Xcstrings => path.ends_with(".xcstrings"),
-        ExportFormat::Po => path.ends_with(".po"),
+        ExportFormat::Po => path.ends_with(".po") || path.ends_with(".pot"),
     }
 }
 
@@ -96,7 +97,8 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
         ExportFormat::Json | ExportFormat::I18next => json::names(bytes),
         ExportFormat::AppleStrings => apple::names(bytes),
         ExportFormat::Xcstrings => xcstrings::names(bytes),
-        ExportFormat::Csv | ExportFormat::Po => Ok(Vec::new()),
+        ExportFormat::Po => po::names(bytes),
+        ExportFormat::Csv => Ok(Vec::new()),
     }
 }
 
@@ -126,7 +128,8 @@ pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, Re
             })
         }
         ExportFormat::Xcstrings => xcstrings::patch(input),
-        ExportFormat::Csv | ExportFormat::Po => same_values_or_export(format, input),
+        ExportFormat::Po => po::patch(input),
+        ExportFormat::Csv => same_values_or_export(format, input),
     }
 }
 
@@ -137,11 +140,6 @@ fn same_values_or_export(format: ExportFormat, input: &PatchInput<'_>) -> Result
         let entries = match format {
             ExportFormat::Json => super::json::read(bytes)?,
             ExportFormat::AppleStrings => super::apple::read_stringsdict(bytes)?.0,
-            // Both files state their Plural-Forms, which the language only stands in for.
-            ExportFormat::Po => {
-                let language = crate::domain::names::LanguageCode::parse("en").expect("a language code");
-                super::po::read(bytes, &language)?.0
-            }
             _ => super::csv::read(bytes)?
                 .into_iter()
                 .flat_map(|(_, entries)| entries)
