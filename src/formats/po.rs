@@ -500,6 +500,9 @@ pub(crate) struct RawEntry {
     strings: Vec<(Option<usize>, String)>,
 }
 
+/// What an entry says (see [`RawEntry::meaning`]).
+pub(crate) type Meaning = (Vec<(Option<usize>, String)>, bool, Vec<String>);
+
 impl RawEntry {
     /// The header entry (`msgid ""` without a context).
     pub(crate) fn is_header(&self) -> bool {
@@ -513,7 +516,7 @@ impl RawEntry {
 
     /// What the entry says: its translations, whether it is fuzzy, and (when `descriptions`)
     /// its extracted comments.
-    pub(crate) fn meaning(&self, descriptions: bool) -> (Vec<(Option<usize>, String)>, bool, Vec<String>) {
+    pub(crate) fn meaning(&self, descriptions: bool) -> Meaning {
         let mut strings = self.strings.clone();
         strings.sort();
         let extracted = if descriptions {

@@ -111,15 +111,11 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                 };
                 let merged = merge(&own, &new, input.is_base);
                 replaced[entry.first_line] = Some(merged.join(newline) + newline);
-                for line in entry.first_line..=entry.last_line {
-                    dropped[line] = true;
-                }
+                dropped[entry.first_line..=entry.last_line].fill(true);
             }
             None if (input.deleted)(name) => {
                 changed = true;
-                for line in entry.first_line..=entry.last_line {
-                    dropped[line] = true;
-                }
+                dropped[entry.first_line..=entry.last_line].fill(true);
                 // The blank line before the entry goes with it.
                 if entry.first_line >= 2 && lines[entry.first_line - 2].trim().is_empty() {
                     dropped[entry.first_line - 1] = true;
