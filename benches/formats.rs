@@ -79,6 +79,35 @@ fn i18next_zip(keys: usize) -> Vec<u8> {
     }))
 }
 
+/// The PO upload: a zip of `{lang}.po` (msgctxt the key; Japanese has one plural form).
+fn po_zip(keys: usize) -> Vec<u8> {
+    let quoted = |text: &str| serde_json::to_string(text).unwrap();
+    zip(FIVE.iter().map(|language| {
+        let forms = if *language == "ja" { "nplurals=1; plural=0;" } else if *language == "fr" || *language == "pt-BR" { "nplurals=2; plural=(n > 1);" } else { "nplurals=2; plural=(n != 1);" };
+        let mut out = format!("msgid \"\"\nmsgstr \"\"\n\"Language: {language}\\n\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\"Plural-Forms: {forms}\\n\"\n");
+        for index in 0..keys {
+            out.push_str(&format!("\nmsgctxt {}\n", quoted(&name(index))));
+            if is_plural(index) {
+                let en = forms_of("en");
+                out.push_str(&format!("msgid {}\nmsgid_plural {}\n", quoted(&en[0]), quoted(&en[1])));
+                let own = forms_of(language);
+                let count = if *language == "ja" { 1 } else { 2 };
+                for (form, text) in own.iter().take(count).enumerate() {
+                    let text = if count == 1 { &own[1] } else { text };
+                    out.push_str(&format!("msgstr[{form}] {}\n", quoted(text)));
+                }
+            } else {
+                out.push_str(&format!("msgid {}\nmsgstr {}\n", quoted(&text("en", index)), quoted(&text(language, index))));
+            }
+        }
+        (format!("{language}.po"), out.into_bytes())
+    }))
+}
+
+fn forms_of(language: &str) -> [String; 2] {
+    [format!("%d {language} item"), format!("%d {language} items")]
+}
+
 /// The String Catalog upload: one `Localizable.xcstrings`.
 fn xcstrings(keys: usize) -> Vec<u8> {
     let unit = |value: String| json!({"stringUnit": {"state": "translated", "value": value}});
@@ -148,6 +177,7 @@ fn main() {
         ("json", "application/zip", json_zip(keys)),
         ("xcstrings", "application/json", xcstrings(keys)),
         ("i18next", "application/zip", i18next_zip(keys)),
+        ("po", "application/zip", po_zip(keys)),
     ];
     let mut rows: Vec<(String, f64, f64)> = Vec::new();
     for (format, content_type, body) in &formats {

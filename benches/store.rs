@@ -200,6 +200,8 @@ fn export_benchmarks(criterion: &mut Criterion) {
         ExportFormat::Csv,
         ExportFormat::AndroidXml,
         ExportFormat::AppleStrings,
+        ExportFormat::I18next,
+        ExportFormat::Po,
     ] {
         criterion.bench_function(
             &format!("export: {} of 10,000 keys x 5 languages", format.name()),

@@ -38,7 +38,8 @@ fn options() -> SimpleFileOptions {
 /// Writes the files of `export` in `languages` as a zip into `out`: the same bytes as
 /// [`zip`] of all of them, but rendered and compressed `threads` languages at a time, each
 /// on its own thread, and written out as they are done, so that the export never holds more
-/// than those languages' files.
+/// than those languages' files (when languages' paths interleave, as PO's `template.pot`
+/// does among the `{lang}.po` files, it holds the compressed files until the end).
 pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
     export: &Export<'_, K>,
     languages: &[LanguageCode],
@@ -54,13 +55,7 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
     planned.sort();
     let in_order = planned.iter().flat_map(|(paths, _)| paths).is_sorted_by(|a, b| a < b);
     let mut archive = ZipWriter::new(out);
-    if !in_order {
-        // Two languages with the same path, or interleaved ones: the plain way.
-        let files: Vec<ExportFile> = languages.iter().flat_map(|language| export.render(language)).collect();
-        append_in_path_order(&mut archive, &files)?;
-        return archive.finish();
-    }
-    let compress = |language: &LanguageCode| -> Result<Vec<Vec<u8>>, ZipError> {
+    let compress = |language: &LanguageCode| -> Result<Vec<(String, Vec<u8>)>, ZipError> {
         export
             .render(language)
             .into_iter()
@@ -68,12 +63,15 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
                 let mut single = ZipWriter::new(Cursor::new(Vec::new()));
                 single.start_file(file.path.as_str(), options())?;
                 single.write_all(&file.bytes)?;
-                Ok(single.finish()?.into_inner())
+                Ok((file.path, single.finish()?.into_inner()))
             })
             .collect()
     };
+    // Languages whose paths interleave (PO's `template.pot` among the `{lang}.po` files):
+    // compressed as they come, then written in path order.
+    let mut held: Vec<(String, Vec<u8>)> = Vec::new();
     for group in planned.chunks(threads.max(1)) {
-        let compressed: Vec<Result<Vec<Vec<u8>>, ZipError>> = std::thread::scope(|scope| {
+        let compressed: Vec<Result<Vec<(String, Vec<u8>)>, ZipError>> = std::thread::scope(|scope| {
             let others: Vec<_> = group[1..]
                 .iter()
                 .map(|(_, language)| scope.spawn(|| compress(language)))
@@ -88,12 +86,25 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
         });
         for singles in compressed {
             for single in singles? {
-                let mut single = zip::ZipArchive::new(Cursor::new(single))?;
-                archive.raw_copy_file(single.by_index_raw(0)?)?;
+                if in_order {
+                    copy_single(&mut archive, single.1)?;
+                } else {
+                    held.push(single);
+                }
             }
         }
     }
+    held.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, single) in held {
+        copy_single(&mut archive, single)?;
+    }
     archive.finish()
+}
+
+/// Copies the one entry of a single-file zip into `archive`, compressed as it is.
+fn copy_single<W: Write + Seek>(archive: &mut ZipWriter<W>, single: Vec<u8>) -> Result<(), ZipError> {
+    let mut single = zip::ZipArchive::new(Cursor::new(single))?;
+    archive.raw_copy_file(single.by_index_raw(0)?)
 }
 
 #[cfg(test)]
