@@ -55,7 +55,9 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
     planned.sort();
     let in_order = planned.iter().flat_map(|(paths, _)| paths).is_sorted_by(|a, b| a < b);
     let mut archive = ZipWriter::new(out);
-    let compress = |language: &LanguageCode| -> Result<Vec<(String, Vec<u8>)>, ZipError> {
+    // A language's files, each as a single-entry zip of its own, with its path.
+    type Compressed = Result<Vec<(String, Vec<u8>)>, ZipError>;
+    let compress = |language: &LanguageCode| -> Compressed {
         export
             .render(language)
             .into_iter()
@@ -71,7 +73,7 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
     // compressed as they come, then written in path order.
     let mut held: Vec<(String, Vec<u8>)> = Vec::new();
     for group in planned.chunks(threads.max(1)) {
-        let compressed: Vec<Result<Vec<(String, Vec<u8>)>, ZipError>> = std::thread::scope(|scope| {
+        let compressed: Vec<Compressed> = std::thread::scope(|scope| {
             let others: Vec<_> = group[1..]
                 .iter()
                 .map(|(_, language)| scope.spawn(|| compress(language)))
