@@ -48,6 +48,9 @@ pub enum ExportType {
     /// gettext `{lang}.po` (and `template.pot` with the base language).
     #[oai(rename = "po")]
     Po,
+    /// Flutter `app_{lang}.arb`: plural keys as ICU plural messages.
+    #[oai(rename = "arb")]
+    Arb,
 }
 
 impl ExportType {
@@ -60,6 +63,7 @@ impl ExportType {
             Self::Xcstrings => ExportFormat::Xcstrings,
             Self::I18next => ExportFormat::I18next,
             Self::Po => ExportFormat::Po,
+            Self::Arb => ExportFormat::Arb,
         }
     }
 }
@@ -80,7 +84,8 @@ impl ExportApi {
     /// name in `files.apple`, zipped together); `i18next` `{lang}.json` (`{lang}/{ns}.json` for
     /// keys with a namespace), nested at `.`, with plural forms as `key_one`, `key_other`; `po`
     /// `{lang}.po` (gettext; `msgctxt` is the key, plural forms in the order of the language's
-    /// `Plural-Forms`) and `template.pot` beside the base language's.
+    /// `Plural-Forms`) and `template.pot` beside the base language's; `arb` `app_{lang}.arb`
+    /// (Flutter; plural keys as ICU plural messages, `@key` descriptions in the base file).
     #[oai(
         path = "/teams/:teamName/projects/:projectName/keys/export",
         method = "get",
@@ -93,7 +98,8 @@ impl ExportApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-        /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings`, `i18next` or `po`.
+        /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings`, `i18next`, `po`
+        /// or `arb`.
         #[oai(name = "type")]
         format: Query<ExportType>,
         /// Export only keys with at least one of these tags (repeat the parameter or separate

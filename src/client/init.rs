@@ -56,6 +56,7 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
         let tag = match format.as_str() {
             "android-xml" => "android",
             "apple-strings" | "xcstrings" => "ios",
+            "arb" => "flutter",
             _ => "web",
         };
         text.push_str(&format!(
@@ -108,6 +109,14 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
         }
         if has_catalogs(dir) {
             found.push(("xcstrings".to_owned(), relative.clone()));
+        }
+        if has_arb_files(dir) {
+            let pattern = if relative == "." {
+                "app_{lang}.arb".to_owned()
+            } else {
+                format!("{relative}/app_{{lang}}.arb")
+            };
+            found.push(("arb".to_owned(), pattern));
         }
         if let Some(extension) = language_files(dir) {
             let pattern = if relative == "." {
@@ -184,6 +193,20 @@ fn has_lproj(dir: &Path) -> bool {
         .any(|entry| {
             let path = entry.path();
             path.extension().is_some_and(|extension| extension == "lproj") && path.join("Localizable.strings").is_file()
+        })
+}
+
+/// Whether the folder holds Flutter's `app_{lang}.arb` files.
+fn has_arb_files(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .any(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .is_some_and(|name| name.starts_with("app_") && crate::formats::arb::language_of(name).is_some())
         })
 }
 

@@ -114,7 +114,11 @@ impl Settings {
                 })?;
                 let needs_pattern = matches!(
                     format,
-                    ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv | ExportFormat::Po
+                    ExportFormat::Json
+                        | ExportFormat::I18next
+                        | ExportFormat::Csv
+                        | ExportFormat::Po
+                        | ExportFormat::Arb
                 );
                 if needs_pattern != set.path.contains(LANGUAGE_PLACEHOLDER) {
                     return Err(if needs_pattern {

@@ -7,6 +7,7 @@
 
 pub mod android;
 pub mod apple;
+pub mod arb;
 pub mod archive;
 pub mod csv;
 pub mod downloads;
@@ -38,10 +39,12 @@ pub enum ExportFormat {
     I18next,
     /// gettext `{lang}.po` and `template.pot`.
     Po,
+    /// Flutter `app_{lang}.arb`.
+    Arb,
 }
 
 impl ExportFormat {
-    pub const NAMES: &'static str = "json, csv, android-xml, apple-strings, xcstrings, i18next, po";
+    pub const NAMES: &'static str = "json, csv, android-xml, apple-strings, xcstrings, i18next, po, arb";
 
     pub fn parse(raw: &str) -> Option<Self> {
         match raw {
@@ -52,6 +55,7 @@ impl ExportFormat {
             "xcstrings" => Some(Self::Xcstrings),
             "i18next" => Some(Self::I18next),
             "po" => Some(Self::Po),
+            "arb" => Some(Self::Arb),
             _ => None,
         }
     }
@@ -65,6 +69,7 @@ impl ExportFormat {
             Self::Xcstrings => "xcstrings",
             Self::I18next => "i18next",
             Self::Po => "po",
+            Self::Arb => "arb",
         }
     }
 
@@ -177,6 +182,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
                 // The base language's files bring the template along.
                 ExportFormat::Po if is_base => vec![po::path(language), po::TEMPLATE.to_owned()],
                 ExportFormat::Po => vec![po::path(language)],
+                ExportFormat::Arb => vec![arb::path(language)],
                 ExportFormat::AndroidXml => vec![android::path(language, is_base, group_file(group))],
                 ExportFormat::AppleStrings => {
                     let table = group_file(group);
@@ -240,6 +246,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             ExportFormat::Json => vec![json::render(keys, language, group.file)],
             ExportFormat::I18next => vec![i18next::render(keys, language, group.file)],
             ExportFormat::Csv => vec![csv::render(keys, language)],
+            ExportFormat::Arb => vec![arb::render(keys, language, language == self.base_language)],
             ExportFormat::Po => {
                 let base = self.base_language;
                 let mut files = vec![po::render(keys, base, language, self.project_name, false)];
@@ -289,7 +296,7 @@ pub fn platform(format: ExportFormat) -> Option<Platform> {
         ExportFormat::AndroidXml => Some(Platform::Android),
         ExportFormat::AppleStrings | ExportFormat::Xcstrings => Some(Platform::Apple),
         ExportFormat::Json | ExportFormat::I18next => Some(Platform::Web),
-        ExportFormat::Csv | ExportFormat::Po => None,
+        ExportFormat::Csv | ExportFormat::Po | ExportFormat::Arb => None,
     }
 }
 

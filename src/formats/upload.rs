@@ -9,7 +9,9 @@
 
 use std::io::{Cursor, Read};
 
-use super::{ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, csv, i18next, json, po, xcstrings};
+use super::{
+    ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, arb, csv, i18next, json, po, xcstrings,
+};
 use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::LanguageCode;
 
@@ -87,6 +89,7 @@ pub fn read(
         }
         (ExportFormat::AndroidXml, Some(language)) => ("strings.xml".to_owned(), language.to_owned()),
         (ExportFormat::Po, Some(language)) => (format!("{language}.po"), language.to_owned()),
+        (ExportFormat::Arb, Some(language)) => (format!("app_{}.arb", language.replace('-', "_")), language.to_owned()),
         (ExportFormat::AppleStrings, Some(language)) => {
             let name = if apple::is_property_list(body) {
                 "Localizable.stringsdict"
@@ -137,6 +140,8 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
             Some((stem.to_owned(), None))
         }
         ExportFormat::Csv => file.strip_suffix(".csv").map(|stem| (stem.to_owned(), None)),
+        // `app_fr.arb`, `app_pt_BR.arb`.
+        ExportFormat::Arb => arb::language_of(file).map(|language| (language, None)),
         // `fr.po`; a template (`template.pot`, `django.pot`) holds the base texts as msgids.
         ExportFormat::Po if file.ends_with(".pot") => Some((BASE_LANGUAGE.to_owned(), None)),
         ExportFormat::Po => file.strip_suffix(".po").map(|stem| (stem.to_owned(), None)),
@@ -283,6 +288,11 @@ fn read_file(
             apple::read_strings(bytes).map_err(invalid)?,
             &mut warnings,
         ),
+        ExportFormat::Arb => {
+            let (entries, passed_over) = arb::read(bytes).map_err(invalid)?;
+            warnings = passed_over;
+            push(place.to_owned(), entries, &mut warnings);
+        }
         ExportFormat::Po if path.ends_with(".pot") => push(
             place.to_owned(),
             po::read_template(bytes).map_err(invalid)?,

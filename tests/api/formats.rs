@@ -589,3 +589,92 @@ async fn po_files_pass_msgfmt_check_and_polib_reads_every_form_in_the_formulas_o
     assert_eq!(app.commit_count(), commits + 1, "{answer}");
     assert_eq!(app.every_key("").await, before);
 }
+
+#[tokio::test]
+async fn arb_plural_messages_read_back_in_an_icu_parser_and_descriptions_in_the_template() {
+    let app = TestApp::spawn().await;
+    project(&app, &["en", "pl", "ar", "ja", "pt-BR"]).await;
+    let mut plain = Vec::new();
+    for (index, text) in HARD_TEXTS.iter().enumerate() {
+        let name = format!("hard{index:02}");
+        let created = app
+            .post(
+                "/teams/acme/projects/mobile/keys",
+                json!({"name": name, "translations": [{"language": "en", "content": text}, {"language": "pt-BR", "content": format!("{text} (pt)")}]}),
+            )
+            .await;
+        if created.status == StatusCode::CREATED {
+            plain.push((name, text.to_string()));
+        }
+    }
+    let mut cases = plural_cases();
+    // Forms with what ICU quotes: apostrophes, braces, `#`.
+    cases[0].1 = json!({"one": "it's {one} file #1", "other": "'{n}' files # ''"});
+    let translations: Vec<Value> = cases
+        .iter()
+        .map(|(language, forms, _)| json!({"language": language, "forms": forms}))
+        .collect();
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "filesCount", "plural": true, "description": "Files in a folder", "translations": translations}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+
+    let exported = crate::platforms::export_project(&app, "acme/mobile", "arb").await;
+    let file =
+        |name: &str| -> Value { serde_json::from_slice(&std::fs::read(exported.path().join(name)).unwrap()).unwrap() };
+    let template = file("app_en.arb");
+    assert_eq!(template["@@locale"], "en");
+    assert_eq!(
+        template["@filesCount"],
+        json!({"description": "Files in a folder", "placeholders": {"count": {"type": "num"}}})
+    );
+    let portuguese = file("app_pt_BR.arb");
+    assert_eq!(portuguese["@@locale"], "pt_BR");
+    assert!(
+        portuguese.get("@filesCount").is_none(),
+        "metadata lives in the template"
+    );
+    for (name, text) in &plain {
+        assert_eq!(template[name], json!(text));
+        assert_eq!(portuguese[name], json!(format!("{text} (pt)")));
+    }
+    let messages: Vec<String> = cases
+        .iter()
+        .map(|(language, _, _)| {
+            file(&format!("app_{language}.arb"))["filesCount"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    let read = crate::platforms::icu_plural_forms(&messages);
+    let expected: Vec<Value> = cases.iter().map(|(_, forms, _)| forms.clone()).collect();
+    assert_eq!(read, expected);
+
+    // Uploaded back, nothing changes.
+    let mut files = Vec::new();
+    for language in ["en", "pl", "ar", "ja", "pt_BR"] {
+        let name = format!("app_{language}.arb");
+        files.push((
+            format!("lib/l10n/{name}"),
+            std::fs::read(exported.path().join(&name)).unwrap(),
+        ));
+    }
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    let commits = app.commit_count();
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=arb",
+            "application/zip",
+            crate::upload::zip_of(&files),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(answer["unchanged"], plain.len() + 1, "{answer}");
+    assert_eq!(app.commit_count(), commits, "{answer}");
+}

@@ -80,6 +80,7 @@ pub fn can_patch(format: ExportFormat, path: &str) -> bool {
         ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv => true,
         ExportFormat::Xcstrings => path.ends_with(".xcstrings"),
         ExportFormat::Po => path.ends_with(".po") || path.ends_with(".pot"),
+        ExportFormat::Arb => path.ends_with(".arb"),
     }
 }
 
@@ -94,7 +95,7 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
                 Ok(Vec::new())
             }
         }
-        ExportFormat::Json | ExportFormat::I18next => json::names(bytes),
+        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Arb => json::names(bytes),
         ExportFormat::AppleStrings => apple::names(bytes),
         ExportFormat::Xcstrings => xcstrings::names(bytes),
         ExportFormat::Po => po::names(bytes),
@@ -114,7 +115,9 @@ pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, Re
             }
         }
         ExportFormat::AppleStrings => apple::patch(input),
-        ExportFormat::Json => json::patch(input),
+        // An ARB file is a JSON object of texts; its `@key` objects are the app's own members
+        // to the patcher (the server never had keys named so).
+        ExportFormat::Json | ExportFormat::Arb => json::patch(input),
         // i18next's plural forms are members of their own (`files_one`): patched as JSON's
         // texts, and a form goes when the server deleted its key.
         ExportFormat::I18next => {
