@@ -185,41 +185,35 @@ fn has_namespace_folders(dir: &Path) -> bool {
     languages.len() >= 2 || languages.iter().any(|language| language.eq_ignore_ascii_case("en"))
 }
 
-fn has_lproj(dir: &Path) -> bool {
+/// Whether some entry of the folder (its path) is what `wanted` looks for.
+fn holds(dir: &Path, wanted: impl Fn(&Path) -> bool) -> bool {
     std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .filter_map(Result::ok)
-        .any(|entry| {
-            let path = entry.path();
-            path.extension().is_some_and(|extension| extension == "lproj") && path.join("Localizable.strings").is_file()
-        })
+        .any(|entry| wanted(&entry.path()))
+}
+
+fn has_lproj(dir: &Path) -> bool {
+    holds(dir, |path| {
+        path.extension().is_some_and(|extension| extension == "lproj") && path.join("Localizable.strings").is_file()
+    })
 }
 
 /// Whether the folder holds Flutter's `app_{lang}.arb` files.
 fn has_arb_files(dir: &Path) -> bool {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .any(|entry| {
-            entry
-                .file_name()
-                .to_str()
-                .is_some_and(|name| name.starts_with("app_") && crate::formats::arb::language_of(name).is_some())
-        })
+    holds(dir, |path| {
+        path.file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.starts_with("app_") && crate::formats::arb::language_of(name).is_some())
+    })
 }
 
 /// Whether the folder holds an Xcode String Catalog (`*.xcstrings`).
 fn has_catalogs(dir: &Path) -> bool {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .any(|entry| {
-            let path = entry.path();
-            path.extension().is_some_and(|extension| extension == "xcstrings") && path.is_file()
-        })
+    holds(dir, |path| {
+        path.extension().is_some_and(|extension| extension == "xcstrings") && path.is_file()
+    })
 }
 
 /// `json`, `csv` or `po` when the folder holds files named by language (`en.json`, `pt-BR.json`):

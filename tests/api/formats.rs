@@ -434,7 +434,7 @@ fn read_po(path: &Path) -> Value {
 
 /// `msgfmt --check` on a PO file: gettext's own compiler must take it without a word. A
 /// template's header has no language yet, so it is checked for all but its header.
-fn msgfmt_check(path: &Path) {
+pub fn msgfmt_check(path: &Path) {
     let checks: &[&str] = if path.extension().is_some_and(|extension| extension == "pot") {
         &["--check-format", "--check-domain"]
     } else {
