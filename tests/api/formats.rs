@@ -4,23 +4,15 @@
 use std::path::Path;
 use std::process::Command;
 
-use poem::http::{Method, StatusCode};
+use poem::http::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::TestApp;
 use crate::platforms::{HARD_TEXTS, python};
 
-/// The bytes of an export that is one file (not a zip), and its path.
+/// The name and bytes of an export of acme/mobile that is one file (not a zip).
 async fn download(app: &TestApp, query: &str) -> (String, Vec<u8>) {
-    let reply = app
-        .get(&format!("/teams/acme/projects/mobile/keys/export?{query}"))
-        .await
-        .assert_ok(StatusCode::OK);
-    let address = reply["data"].as_str().unwrap();
-    let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
-    let download = app.call(Method::GET, &path, None, None).await;
-    assert_eq!(download.status, StatusCode::OK);
-    (path.rsplit('/').next().unwrap().to_owned(), download.body)
+    crate::platforms::download_export(app, &format!("/teams/acme/projects/mobile/keys/export?{query}")).await
 }
 
 async fn project(app: &TestApp, languages: &[&str]) {

@@ -157,18 +157,26 @@ pub async fn export_all(app: &TestApp, format: &str) -> tempfile::TempDir {
     export_project(app, "acme/mobile", format).await
 }
 
-/// Exports every language of `team/project` and unpacks the zip into a temporary folder.
-pub async fn export_project(app: &TestApp, project: &str, format: &str) -> tempfile::TempDir {
-    let (team, project) = project.split_once('/').unwrap();
-    let reply = app
-        .get(&format!("/teams/{team}/projects/{project}/keys/export?type={format}"))
-        .await
-        .assert_ok(StatusCode::OK);
+/// Asks for an export (`export_path`, the request's path and query) and downloads it: the
+/// downloaded file's name and bytes.
+pub async fn download_export(app: &TestApp, export_path: &str) -> (String, Vec<u8>) {
+    let reply = app.get(export_path).await.assert_ok(StatusCode::OK);
     let address = reply["data"].as_str().unwrap();
     let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
     let download = app.call(Method::GET, &path, None, None).await;
     assert_eq!(download.status, StatusCode::OK);
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(download.body)).unwrap();
+    (path.rsplit('/').next().unwrap().to_owned(), download.body)
+}
+
+/// Exports every language of `team/project` and unpacks the zip into a temporary folder.
+pub async fn export_project(app: &TestApp, project: &str, format: &str) -> tempfile::TempDir {
+    let (team, project) = project.split_once('/').unwrap();
+    let (_, bytes) = download_export(
+        app,
+        &format!("/teams/{team}/projects/{project}/keys/export?type={format}"),
+    )
+    .await;
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     for index in 0..archive.len() {
         let mut file = archive.by_index(index).unwrap();
