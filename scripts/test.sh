@@ -16,6 +16,10 @@
 #   string-catalog's pydantic models of Xcode String Catalogs (scripts/test-requirements-
 #   nodeps.txt, without its translation client's dependencies), and polib (PO files).
 # - gettext: `msgfmt --check` proves the PO export.
+# - libxml2-utils (xmllint) and the XLIFF 1.2 strict and 2.0 schemas as Debian ships them (in
+#   php-symfony-translation, unpacked into target/xliff-schemas without installing PHP): every
+#   XLIFF export is validated against its version's schema; translate-toolkit (in the venv)
+#   reads the values back.
 # - chromium, and playwright-core from npm (tests/browser): scripts/browser.sh drives
 #   Swagger UI at /docs in a real headless browser.
 # - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural
@@ -44,6 +48,7 @@ command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 [ -x /usr/sbin/fcgiwrap ] || need_apt+=(fcgiwrap)
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
 command -v msgfmt >/dev/null 2>&1 || need_apt+=(gettext)
+command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
 [ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
 command -v ssh-keygen >/dev/null 2>&1 || need_apt+=(openssh-client)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -54,12 +59,28 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 venv=target/test-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist, schemathesis, openapi_python_client, standardwebhooks, string_catalog.models, polib' >/dev/null 2>&1; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import openstep_plist, schemathesis, openapi_python_client, standardwebhooks, string_catalog.models, polib, translate.storage.xliff2' >/dev/null 2>&1; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/test-requirements.txt
   "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/test-requirements-nodeps.txt
 fi
 export LOCSTORE_TEST_PYTHON="$PWD/$venv/bin/python"
+
+# The XLIFF schemas, their import of xml.xsd pointed at the copy beside them (no network).
+schemas=target/xliff-schemas
+if [ ! -f "$schemas/xliff-core-2.0.xsd" ]; then
+  work=$(mktemp -d)
+  (cd "$work" && { apt-get download php-symfony-translation >/dev/null 2>&1 \
+    || { apt-get update -qq && apt-get download php-symfony-translation >/dev/null 2>&1; }; })
+  dpkg -x "$work"/php-symfony-translation_*.deb "$work/unpacked"
+  mkdir -p "$schemas"
+  cp "$work"/unpacked/usr/share/php/Symfony/Component/Translation/Resources/schemas/*.xsd "$schemas/"
+  sed -i -e 's|schemaLocation="http://www.w3.org/2001/xml.xsd"|schemaLocation="xml.xsd"|' \
+    -e 's|schemaLocation="informativeCopiesOf3rdPartySchemas/w3c/xml.xsd"|schemaLocation="xml.xsd"|' \
+    "$schemas"/xliff-core-*.xsd
+  rm -rf "$work"
+fi
+export LOCSTORE_XLIFF_SCHEMAS="$PWD/$schemas"
 
 if [ ! -d tests/browser/node_modules/playwright-core ]; then
   (cd tests/browser && npm ci --no-audit --no-fund --silent)

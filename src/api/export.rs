@@ -51,6 +51,21 @@ pub enum ExportType {
     /// Flutter `app_{lang}.arb`: plural keys as ICU plural messages.
     #[oai(rename = "arb")]
     Arb,
+    /// XLIFF `{lang}.xliff` (1.2 as Xcode exports it; `version=2.0` for XLIFF 2.0): every key
+    /// with its base text as source and the language's text as target.
+    #[oai(rename = "xliff")]
+    Xliff,
+}
+
+/// An XLIFF version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+pub enum XliffVersion {
+    /// XLIFF 1.2, as Xcode's "Export Localizations" writes it.
+    #[oai(rename = "1.2")]
+    V1,
+    /// XLIFF 2.0.
+    #[oai(rename = "2.0")]
+    V2,
 }
 
 impl ExportType {
@@ -64,6 +79,7 @@ impl ExportType {
             Self::I18next => ExportFormat::I18next,
             Self::Po => ExportFormat::Po,
             Self::Arb => ExportFormat::Arb,
+            Self::Xliff => ExportFormat::Xliff,
         }
     }
 }
@@ -85,7 +101,11 @@ impl ExportApi {
     /// keys with a namespace), nested at `.`, with plural forms as `key_one`, `key_other`; `po`
     /// `{lang}.po` (gettext; `msgctxt` is the key, plural forms in the order of the language's
     /// `Plural-Forms`) and `template.pot` beside the base language's; `arb` `app_{lang}.arb`
-    /// (Flutter; plural keys as ICU plural messages, `@key` descriptions in the base file).
+    /// (Flutter; plural keys as ICU plural messages, `@key` descriptions in the base file);
+    /// `xliff` `{lang}.xliff` (every key with its base text as `<source>`, the language's text
+    /// as `<target>` where it has one, `state="needs-review-translation"` when outdated, the
+    /// description as `<note>`; plural keys as ICU plural messages; XLIFF 2.0 with
+    /// `version=2.0`).
     #[oai(
         path = "/teams/:teamName/projects/:projectName/keys/export",
         method = "get",
@@ -98,10 +118,12 @@ impl ExportApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-        /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings`, `i18next`, `po`
-        /// or `arb`.
+        /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings`, `i18next`, `po`,
+        /// `arb` or `xliff`.
         #[oai(name = "type")]
         format: Query<ExportType>,
+        /// For `type=xliff`: the XLIFF version, `1.2` (the default, as Xcode writes it) or `2.0`.
+        version: Query<Option<XliffVersion>>,
         /// Export only keys with at least one of these tags (repeat the parameter or separate
         /// with commas). All keys when left out.
         tags: Query<Option<Vec<String>>>,
@@ -117,7 +139,14 @@ impl ExportApi {
     ) -> Result<Conditional<ExportResult>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let project_name = project_name.0.0;
-        let format = format.0.format();
+        let format = match (format.0, version.0) {
+            (ExportType::Xliff, Some(XliffVersion::V2)) => ExportFormat::Xliff2,
+            (ExportType::Xliff, _) => ExportFormat::Xliff,
+            (_, Some(_)) => {
+                return Err(ApiError::invalid("The `version` parameter is for `type=xliff` only."));
+            }
+            (format, None) => format.format(),
+        };
         let tags = split_list(tags.0.unwrap_or_default());
         let (project, keys) = match at.0 {
             Some(reference) => {

@@ -200,7 +200,10 @@ impl FilesApi {
     /// translation outdated), i18next's `{lang}.json` (`key_one`, `key_other` members are a
     /// plural key's forms), gettext's `{lang}.po` (`msgctxt` or else `msgid` names the key,
     /// `#, fuzzy` marks it outdated), Flutter's `app_{lang}.arb` (an ICU plural message is a
-    /// plural key, `@key.description` its description). Values are read as the platform's own parser
+    /// plural key, `@key.description` its description), XLIFF 1.2 or 2.0 `{lang}.xliff` (the
+    /// file's `target-language` names its language, so a single file needs no `language`;
+    /// `<target>` is the text unless its state is `new` or `needs-translation`, a `needs-*`
+    /// state marks it outdated, `<note>` is the description). Values are read as the platform's own parser
     /// reads them; `<plurals>`, `.stringsdict` entries, JSON form objects and ICU plural cells
     /// become plural keys; the comment directly above an entry becomes the key's description;
     /// Android inline markup is kept (the key's `markup` flag). Send the file's own content
@@ -218,8 +221,8 @@ impl FilesApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-        /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings`, `i18next`, `po`
-        /// or `arb`.
+        /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings`, `i18next`, `po`,
+        /// `arb` or `xliff` (1.2 and 2.0 alike).
         #[oai(name = "type")]
         format: Query<ExportType>,
         /// The language of a single file that is not a zip (a project language).

@@ -21,19 +21,23 @@ pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
     let mut files = match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => folder_files(set)?,
         ExportFormat::Xcstrings => catalog_files(set)?,
-        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv | ExportFormat::Po | ExportFormat::Arb => {
-            pattern_files(set)?
-                .into_iter()
-                .map(|found| LocalFile {
-                    layout: match &found.namespace {
-                        Some(namespace) => format!("{}/{namespace}.json", found.language),
-                        None if set.format == ExportFormat::Arb => format!("app_{}.arb", found.language),
-                        None => format!("{}.{}", found.language, extension(set.format)),
-                    },
-                    disk: found.disk,
-                })
-                .collect()
-        }
+        ExportFormat::Json
+        | ExportFormat::I18next
+        | ExportFormat::Csv
+        | ExportFormat::Po
+        | ExportFormat::Arb
+        | ExportFormat::Xliff
+        | ExportFormat::Xliff2 => pattern_files(set)?
+            .into_iter()
+            .map(|found| LocalFile {
+                layout: match &found.namespace {
+                    Some(namespace) => format!("{}/{namespace}.json", found.language),
+                    None if set.format == ExportFormat::Arb => format!("app_{}.arb", found.language),
+                    None => format!("{}.{}", found.language, extension(set.format)),
+                },
+                disk: found.disk,
+            })
+            .collect(),
     };
     if set.format == ExportFormat::Po
         && let Some(template) = template_file(set)
@@ -90,7 +94,13 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
         ExportFormat::Po if layout == crate::formats::po::TEMPLATE => {
             Some(template_file(set).unwrap_or_else(|| pattern_folder(set).join(crate::formats::po::TEMPLATE)))
         }
-        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv | ExportFormat::Po | ExportFormat::Arb => {
+        ExportFormat::Json
+        | ExportFormat::I18next
+        | ExportFormat::Csv
+        | ExportFormat::Po
+        | ExportFormat::Arb
+        | ExportFormat::Xliff
+        | ExportFormat::Xliff2 => {
             let namespaced = set.path.contains(NAMESPACE_PLACEHOLDER);
             let namespace = match (namespaced, parts.as_slice()) {
                 (false, [_]) => None,
@@ -126,9 +136,13 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
 pub fn disk_path(set: &FileSet, layout: &str) -> PathBuf {
     match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings | ExportFormat::Xcstrings => set.root.join(layout),
-        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv | ExportFormat::Po | ExportFormat::Arb => {
-            destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout))
-        }
+        ExportFormat::Json
+        | ExportFormat::I18next
+        | ExportFormat::Csv
+        | ExportFormat::Po
+        | ExportFormat::Arb
+        | ExportFormat::Xliff
+        | ExportFormat::Xliff2 => destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout)),
     }
 }
 
@@ -178,6 +192,7 @@ fn extension(format: ExportFormat) -> &'static str {
         ExportFormat::Csv => "csv",
         ExportFormat::Po => "po",
         ExportFormat::Arb => "arb",
+        ExportFormat::Xliff | ExportFormat::Xliff2 => "xliff",
         _ => "json",
     }
 }
@@ -299,8 +314,9 @@ fn pattern_files(set: &FileSet) -> Result<Vec<PatternFile>, Failure> {
                 }
             }
             _ => {
+                // `{lang}.xcloc/Localized Contents/{lang}.xliff`: the language again.
                 let disk = match rest {
-                    Some(rest) => entry.join(rest),
+                    Some(rest) => entry.join(rest.replace(LANGUAGE_PLACEHOLDER, language)),
                     None => entry.clone(),
                 };
                 if disk.is_file() {

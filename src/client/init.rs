@@ -45,7 +45,7 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
         text.push_str(
             "\n# No resource files were found; add a file set, for example:\n\
              # [[files]]\n\
-             # format = \"android-xml\"          # json, csv, android-xml, apple-strings or xcstrings\n\
+             # format = \"android-xml\"          # json, csv, android-xml, apple-strings, xcstrings, i18next, po, arb, xliff or xliff2\n\
              # path = \"app/src/main/res\"       # a folder, or a pattern with {lang} for json and csv\n",
         );
     }
@@ -88,7 +88,12 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|entry| {
-            !(entry.file_type().is_dir() && entry.file_name().to_str().is_some_and(|name| SKIPPED.contains(&name)))
+            // An Xcode localization catalog (`fr.xcloc`) is found from its parent folder.
+            !(entry.file_type().is_dir()
+                && entry
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|name| SKIPPED.contains(&name) || name.ends_with(".xcloc")))
         });
     for entry in walker.filter_map(Result::ok) {
         if !entry.file_type().is_dir() {
@@ -118,16 +123,25 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
             };
             found.push(("arb".to_owned(), pattern));
         }
+        if let Some(format) = xcloc_format(dir) {
+            let pattern = XCLOC_PATTERN.to_owned();
+            let pattern = if relative == "." {
+                pattern
+            } else {
+                format!("{relative}/{pattern}")
+            };
+            found.push((format.to_owned(), pattern));
+        }
         if let Some(extension) = language_files(dir) {
             let pattern = if relative == "." {
                 format!("{{lang}}.{extension}")
             } else {
                 format!("{relative}/{{lang}}.{extension}")
             };
-            let format = if extension == "json" && has_i18next_plurals(dir) {
-                "i18next"
-            } else {
-                extension
+            let format = match extension {
+                "json" if has_i18next_plurals(dir) => "i18next",
+                "xliff" => xliff_format(&dir.join(format!("{}.xliff", language_example(dir, "xliff")))),
+                _ => extension,
             };
             found.push((format.to_owned(), pattern));
         } else if has_namespace_folders(dir) {
@@ -185,6 +199,53 @@ fn has_namespace_folders(dir: &Path) -> bool {
     languages.len() >= 2 || languages.iter().any(|language| language.eq_ignore_ascii_case("en"))
 }
 
+/// Where Xcode's "Export Localizations" puts each language's XLIFF file.
+const XCLOC_PATTERN: &str = "{lang}.xcloc/Localized Contents/{lang}.xliff";
+
+/// The format of the folder's Xcode localization catalogs (`fr.xcloc/Localized
+/// Contents/fr.xliff`), when it has some.
+fn xcloc_format(dir: &Path) -> Option<&'static str> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .find_map(|entry| {
+            let name = entry.file_name().to_str()?.to_owned();
+            let language = name.strip_suffix(".xcloc")?;
+            let file = entry
+                .path()
+                .join("Localized Contents")
+                .join(format!("{language}.xliff"));
+            file.is_file().then(|| xliff_format(&file))
+        })
+}
+
+/// `xliff2` for an XLIFF 2.0 file, else `xliff`.
+fn xliff_format(file: &Path) -> &'static str {
+    let head = std::fs::read(file).unwrap_or_default();
+    let head = String::from_utf8_lossy(&head[..head.len().min(4096)]).into_owned();
+    if head.contains("urn:oasis:names:tc:xliff:document:2") {
+        "xliff2"
+    } else {
+        "xliff"
+    }
+}
+
+/// A language of the folder's `{lang}.EXTENSION` files.
+fn language_example(dir: &Path, extension: &str) -> String {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_owned();
+            let stem = name.strip_suffix(&format!(".{extension}"))?;
+            LanguageCode::parse(stem).ok().map(|_| stem.to_owned())
+        })
+        .min()
+        .unwrap_or_default()
+}
+
 /// Whether some entry of the folder (its path) is what `wanted` looks for.
 fn holds(dir: &Path, wanted: impl Fn(&Path) -> bool) -> bool {
     std::fs::read_dir(dir)
@@ -219,7 +280,7 @@ fn has_catalogs(dir: &Path) -> bool {
 /// `json`, `csv` or `po` when the folder holds files named by language (`en.json`, `pt-BR.json`):
 /// two or more, or one that is English.
 fn language_files(dir: &Path) -> Option<&'static str> {
-    for extension in ["json", "csv", "po"] {
+    for extension in ["json", "csv", "po", "xliff"] {
         let languages: Vec<String> = std::fs::read_dir(dir)
             .into_iter()
             .flatten()

@@ -70,10 +70,10 @@ impl Server {
     /// Uploads a zip of one file set; answers the server's counts.
     pub fn upload(&self, format: ExportFormat, query: &str, zip: &[u8]) -> Result<Value, Failure> {
         let path = format!(
-            "/teams/{}/projects/{}/files?type={}{query}",
+            "/teams/{}/projects/{}/files?{}{query}",
             encode(&self.team),
             encode(&self.project),
-            format.name()
+            format.api_query()
         );
         let body = self.call(Call {
             path,
@@ -91,7 +91,7 @@ impl Server {
         tags: &[String],
         at: Option<&str>,
     ) -> Result<Exported, Failure> {
-        let mut query = format!("type={}", format.name());
+        let mut query = format.api_query();
         for language in languages {
             query.push_str(&format!("&languages={}", encode(language)));
         }

@@ -119,6 +119,8 @@ impl Settings {
                         | ExportFormat::Csv
                         | ExportFormat::Po
                         | ExportFormat::Arb
+                        | ExportFormat::Xliff
+                        | ExportFormat::Xliff2
                 );
                 if needs_pattern != set.path.contains(LANGUAGE_PLACEHOLDER) {
                     return Err(if needs_pattern {

@@ -18,6 +18,7 @@ pub mod patch;
 pub mod po;
 pub mod upload;
 pub mod xcstrings;
+pub mod xliff;
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
@@ -41,10 +42,14 @@ pub enum ExportFormat {
     Po,
     /// Flutter `app_{lang}.arb`.
     Arb,
+    /// XLIFF 1.2 `{lang}.xliff`, as Xcode exports it.
+    Xliff,
+    /// XLIFF 2.0 `{lang}.xliff` (the API's `type=xliff&version=2.0`).
+    Xliff2,
 }
 
 impl ExportFormat {
-    pub const NAMES: &'static str = "json, csv, android-xml, apple-strings, xcstrings, i18next, po, arb";
+    pub const NAMES: &'static str = "json, csv, android-xml, apple-strings, xcstrings, i18next, po, arb, xliff, xliff2";
 
     pub fn parse(raw: &str) -> Option<Self> {
         match raw {
@@ -56,6 +61,8 @@ impl ExportFormat {
             "i18next" => Some(Self::I18next),
             "po" => Some(Self::Po),
             "arb" => Some(Self::Arb),
+            "xliff" => Some(Self::Xliff),
+            "xliff2" => Some(Self::Xliff2),
             _ => None,
         }
     }
@@ -70,6 +77,17 @@ impl ExportFormat {
             Self::I18next => "i18next",
             Self::Po => "po",
             Self::Arb => "arb",
+            Self::Xliff => "xliff",
+            Self::Xliff2 => "xliff2",
+        }
+    }
+
+    /// The API's parameters naming the format: `type=xliff&version=2.0` for XLIFF 2.0, else
+    /// `type=` the name.
+    pub fn api_query(self) -> String {
+        match self {
+            Self::Xliff2 => "type=xliff&version=2.0".to_owned(),
+            format => format!("type={}", format.name()),
         }
     }
 
@@ -183,6 +201,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
                 ExportFormat::Po if is_base => vec![po::path(language), po::TEMPLATE.to_owned()],
                 ExportFormat::Po => vec![po::path(language)],
                 ExportFormat::Arb => vec![arb::path(language)],
+                ExportFormat::Xliff | ExportFormat::Xliff2 => vec![xliff::path(language)],
                 ExportFormat::AndroidXml => vec![android::path(language, is_base, group_file(group))],
                 ExportFormat::AppleStrings => {
                     let table = group_file(group);
@@ -247,6 +266,17 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             ExportFormat::I18next => vec![i18next::render(keys, language, group.file)],
             ExportFormat::Csv => vec![csv::render(keys, language)],
             ExportFormat::Arb => vec![arb::render(keys, language, language == self.base_language)],
+            ExportFormat::Xliff | ExportFormat::Xliff2 => vec![xliff::render(
+                keys,
+                self.base_language,
+                language,
+                self.project_name,
+                if self.format == ExportFormat::Xliff2 {
+                    xliff::Version::V2
+                } else {
+                    xliff::Version::V1
+                },
+            )],
             ExportFormat::Po => {
                 let base = self.base_language;
                 let mut files = vec![po::render(keys, base, language, self.project_name, false)];
@@ -296,7 +326,7 @@ pub fn platform(format: ExportFormat) -> Option<Platform> {
         ExportFormat::AndroidXml => Some(Platform::Android),
         ExportFormat::AppleStrings | ExportFormat::Xcstrings => Some(Platform::Apple),
         ExportFormat::Json | ExportFormat::I18next => Some(Platform::Web),
-        ExportFormat::Csv | ExportFormat::Po | ExportFormat::Arb => None,
+        ExportFormat::Csv | ExportFormat::Po | ExportFormat::Arb | ExportFormat::Xliff | ExportFormat::Xliff2 => None,
     }
 }
 

@@ -10,7 +10,7 @@
 use std::io::{Cursor, Read};
 
 use super::{
-    ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, arb, csv, i18next, json, po, xcstrings,
+    ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, arb, csv, i18next, json, po, xcstrings, xliff,
 };
 use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::LanguageCode;
@@ -79,6 +79,10 @@ pub fn read(
         (ExportFormat::Csv, language) => (SINGLE_CSV.to_owned(), language.unwrap_or_default().to_owned()),
         // A catalog names its languages itself.
         (ExportFormat::Xcstrings, _) => (xcstrings::path("Localizable"), BASE_LANGUAGE.to_owned()),
+        // An XLIFF file names its language itself (`target-language`, `trgLang`).
+        (ExportFormat::Xliff | ExportFormat::Xliff2, language) => {
+            ("upload.xliff".to_owned(), language.unwrap_or_default().to_owned())
+        }
         (_, None) => {
             return Err(UploadError::Invalid(
                 "A single file needs the `language` parameter; a zip names its languages by its folders.".into(),
@@ -140,6 +144,18 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
             Some((stem.to_owned(), None))
         }
         ExportFormat::Csv => file.strip_suffix(".csv").map(|stem| (stem.to_owned(), None)),
+        // `fr.xliff`, `Localized Contents/fr.xliff`, `messages.fr.xlf`: the file's own
+        // `target-language` names its language; the name is the fallback.
+        ExportFormat::Xliff | ExportFormat::Xliff2 if xliff::is_xliff(file) => {
+            let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
+            let language = stem.rsplit('.').next().unwrap_or(stem);
+            let place = if LanguageCode::parse(language).is_ok() {
+                language
+            } else {
+                BASE_LANGUAGE
+            };
+            Some((place.to_owned(), None))
+        }
         // `app_fr.arb`, `app_pt_BR.arb`.
         ExportFormat::Arb => arb::language_of(file).map(|language| (language, None)),
         // `fr.po`; a template (`template.pot`, `django.pot`) holds the base texts as msgids.
@@ -307,6 +323,16 @@ fn read_file(
             let (entries, passed_over) = po::read(bytes, &language).map_err(invalid)?;
             warnings = passed_over;
             push(place.to_owned(), entries, &mut warnings);
+        }
+        ExportFormat::Xliff | ExportFormat::Xliff2 => {
+            let read = xliff::read(bytes).map_err(invalid)?;
+            upload.skipped += read.warnings.len();
+            warnings = read.warnings;
+            push(
+                read.language.unwrap_or_else(|| place.to_owned()),
+                read.entries,
+                &mut warnings,
+            );
         }
         ExportFormat::Xcstrings => {
             let catalog = xcstrings::read(bytes).map_err(invalid)?;

@@ -670,3 +670,213 @@ async fn arb_plural_messages_read_back_in_an_icu_parser_and_descriptions_in_the_
     assert_eq!(answer["unchanged"], plain.len() + 1, "{answer}");
     assert_eq!(app.commit_count(), commits, "{answer}");
 }
+
+/// An XLIFF file as translate-toolkit reads it (tests/tools/xliff_read.py).
+fn read_xliff(path: &Path) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/xliff_read.py");
+    let output = Command::new(python()).arg(script).arg(path).output().unwrap();
+    assert!(
+        output.status.success(),
+        "translate-toolkit: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Validates an XLIFF file against its version's schema (XLIFF 1.2 strict or 2.0, as Debian
+/// ships them; scripts/test.sh unpacks them into target/xliff-schemas) with xmllint.
+pub fn xmllint_xliff(path: &Path) {
+    let schemas = std::env::var_os("LOCSTORE_XLIFF_SCHEMAS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target/xliff-schemas"),
+        std::path::PathBuf::from,
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let schema = if text.contains("urn:oasis:names:tc:xliff:document:2.0") {
+        "xliff-core-2.0.xsd"
+    } else {
+        "xliff-core-1.2-strict.xsd"
+    };
+    let output = Command::new("xmllint")
+        .args(["--noout", "--nonet", "--schema"])
+        .arg(schemas.join(schema))
+        .arg(path)
+        .output()
+        .expect("xmllint is installed by scripts/test.sh (libxml2-utils)");
+    assert!(
+        output.status.success(),
+        "xmllint --schema {schema} {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[tokio::test]
+async fn xliff_exports_are_valid_against_the_schemas_and_read_back_by_translate_toolkit() {
+    let app = TestApp::spawn().await;
+    project(&app, &["en", "pl", "ar", "ja", "fr"]).await;
+    let mut plain = Vec::new();
+    for (index, text) in HARD_TEXTS.iter().enumerate() {
+        let name = format!("hard {index:02} \"{index}\"");
+        let created = app
+            .post(
+                "/teams/acme/projects/mobile/keys",
+                json!({"name": name, "description": format!("Context <{index}> & more"), "translations": [{"language": "en", "content": text}, {"language": "fr", "content": format!("{text} (fr)")}]}),
+            )
+            .await;
+        if created.status == StatusCode::CREATED {
+            plain.push((name, text.to_string()));
+        }
+    }
+    let cases = plural_cases();
+    let translations: Vec<Value> = cases
+        .iter()
+        .map(|(language, forms, _)| json!({"language": language, "forms": forms}))
+        .collect();
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "files.count", "plural": true, "description": "Files in a folder", "translations": translations}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "brand", "translatable": false, "translations": [{"language": "en", "content": "Acme"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    // The base text changes after French was written: the French text is outdated.
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "greeting", "translations": [{"language": "en", "content": "Hello"}, {"language": "fr", "content": "Bonjour"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    app.patch(
+        "/teams/acme/projects/mobile/keys/greeting",
+        json!({"translations": [{"language": "en", "content": "Hello there"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+
+    // XML 1.0 has no place for U+0001: 2.0 writes it as `<cp>`, 1.2 leaves it out.
+    let control = "control \u{1} char";
+    for version in ["1.2", "2.0"] {
+        let exported = crate::platforms::export_project(&app, "acme/mobile", &format!("xliff&version={version}")).await;
+        for language in ["en", "pl", "ar", "ja", "fr"] {
+            xmllint_xliff(&exported.path().join(format!("{language}.xliff")));
+        }
+        let read = |language: &str| read_xliff(&exported.path().join(format!("{language}.xliff")));
+        let unit = |file: &Value, name: &str| -> Value {
+            file["units"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|unit| unit["name"] == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("{name} in {file}"))
+        };
+        let french = read("fr");
+        assert_eq!(french["version"], version);
+        assert_eq!(
+            (french["sourceLanguage"].as_str(), french["targetLanguage"].as_str()),
+            (Some("en"), Some("fr"))
+        );
+        for (name, text) in &plain {
+            let read = unit(&french, name);
+            // 1.2 leaves U+0001 out; translate-toolkit passes over 2.0's `<cp>` (the upload
+            // below reads it back).
+            let expected = text.replace('\u{1}', "");
+            assert_eq!(read["source"], json!(expected), "{version} {name}");
+            assert_eq!(read["target"], json!(format!("{expected} (fr)")), "{version} {name}");
+            assert_eq!(read["fuzzy"], false, "{version} {name}");
+            assert!(read["notes"].as_str().is_some_and(|notes| notes.starts_with("Context <")), "{read}");
+        }
+        assert!(plain.iter().any(|(_, text)| text == control));
+        assert_eq!(unit(&french, "greeting")["fuzzy"], true, "{version}");
+        assert_eq!(unit(&french, "greeting")["source"], "Hello there");
+        // A key kept in the base language is in the base file only; a key without a French
+        // text is there to translate, without a target.
+        assert!(
+            french["units"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|unit| unit["name"] != "brand")
+        );
+        let english = read("en");
+        assert_eq!(unit(&english, "brand")["translatable"], false);
+        let untranslated = unit(&read("ja"), &plain[0].0);
+        assert_eq!(untranslated["target"], Value::Null);
+        assert_eq!(untranslated["source"], json!(plain[0].1));
+        // Plural keys are ICU plural messages: FormatJS's parser reads every form back.
+        let messages: Vec<String> = cases
+            .iter()
+            .map(|(language, _, _)| {
+                unit(&read(language), "files.count")["target"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        let forms = crate::platforms::icu_plural_forms(&messages);
+        let expected: Vec<Value> = cases.iter().map(|(_, forms, _)| forms.clone()).collect();
+        assert_eq!(forms, expected, "{version}");
+
+        // Uploaded back (2.0's files hold every text as it was), nothing changes.
+        if version == "2.0" {
+            let before = app.every_key("").await;
+            let mut files = Vec::new();
+            for language in ["en", "pl", "ar", "ja", "fr"] {
+                files.push((
+                    format!("Localizations/{language}.xliff"),
+                    std::fs::read(exported.path().join(format!("{language}.xliff"))).unwrap(),
+                ));
+            }
+            let files: Vec<(&str, &[u8])> = files
+                .iter()
+                .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+                .collect();
+            let commits = app.commit_count();
+            let answer = app
+                .post_bytes(
+                    "/teams/acme/projects/mobile/files?type=xliff",
+                    "application/zip",
+                    crate::upload::zip_of(&files),
+                )
+                .await
+                .assert_ok(StatusCode::OK);
+            assert_eq!(app.commit_count(), commits, "{answer}");
+            assert_eq!(app.every_key("").await, before, "{answer}");
+        }
+    }
+
+    // A single file names its language itself; `version` is for XLIFF only.
+    let (name, bytes) = download(&app, "type=xliff&languages=fr").await;
+    assert_eq!(name, "fr.xliff");
+    let edited = String::from_utf8(bytes)
+        .unwrap()
+        .replace(
+            "<target state=\"translated\">apostrophe's (fr)</target>",
+            "<target state=\"needs-review-translation\">apostrophe (fr)</target>",
+        );
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=xliff",
+            "application/xml",
+            edited.into_bytes(),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    // The edited unit, and the text whose U+0001 XLIFF 1.2 could not carry.
+    assert_eq!(answer["updated"], 2, "{answer}");
+    let key = app
+        .get(&format!("/teams/acme/projects/mobile/keys/{}", encode(&plain[0].0)))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["translation"]["fr"], "apostrophe (fr)", "{key}");
+    assert_eq!(key["data"]["outdated"], json!(["fr"]), "{key}");
+    let wrong = app
+        .get("/teams/acme/projects/mobile/keys/export?type=json&version=2.0")
+        .await;
+    assert_eq!(wrong.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+}

@@ -15,6 +15,7 @@ pub mod json;
 pub mod po;
 pub mod stringsdict;
 pub mod xcstrings;
+pub mod xliff;
 
 use std::ops::Range;
 
@@ -81,6 +82,7 @@ pub fn can_patch(format: ExportFormat, path: &str) -> bool {
         ExportFormat::Xcstrings => path.ends_with(".xcstrings"),
         ExportFormat::Po => path.ends_with(".po") || path.ends_with(".pot"),
         ExportFormat::Arb => path.ends_with(".arb"),
+        ExportFormat::Xliff | ExportFormat::Xliff2 => crate::formats::xliff::is_xliff(path),
     }
 }
 
@@ -99,6 +101,7 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
         ExportFormat::AppleStrings => apple::names(bytes),
         ExportFormat::Xcstrings => xcstrings::names(bytes),
         ExportFormat::Po => po::names(bytes),
+        ExportFormat::Xliff | ExportFormat::Xliff2 => xliff::names(bytes),
         ExportFormat::Csv => Ok(Vec::new()),
     }
 }
@@ -132,6 +135,7 @@ pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, Re
         }
         ExportFormat::Xcstrings => xcstrings::patch(input),
         ExportFormat::Po => po::patch(input),
+        ExportFormat::Xliff | ExportFormat::Xliff2 => xliff::patch(input),
         ExportFormat::Csv => same_values_or_export(format, input),
     }
 }

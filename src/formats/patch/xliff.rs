@@ -1,0 +1,351 @@
+//! XLIFF files patched in place, unit by unit: a unit whose source, target (with its state)
+//! and, in the base language's file, note say what the server says keeps its bytes; a changed
+//! one gets the export's element for what changed (`<source>`, `<target>`, `<note>`; in 2.0
+//! also the segment's `state`), the rest of the unit (its other notes, `<context-group>`s,
+//! attributes) staying; a key the server deleted loses its unit; a unit the server never had
+//! stays, as do units repeated in a later `<file>` and units with inline elements; a new key's
+//! unit goes after the unit of the nearest key before it in the base file, else before the
+//! last `</body>` (`</file>` in 2.0), as the export writes it (Xcode's indentation).
+//!
+//! A file of the other XLIFF version is written as the export writes it.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use super::{Edits, PatchInput, Patched, anchors, end_of_line, indentation_at, line_ending, start_of_line};
+use crate::formats::ReadError;
+use crate::formats::xliff::{self, Document, Unit, Version};
+
+/// The names of a file's units, in file order (each once).
+pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
+    let document = xliff::parse(utf8(bytes)?)?;
+    let mut seen = HashSet::new();
+    Ok(document
+        .units
+        .into_iter()
+        .map(|unit| unit.data.name)
+        .filter(|name| seen.insert(name.clone()))
+        .collect())
+}
+
+fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|err| ReadError::unplaced(format!("the file is not UTF-8 ({err})")))
+}
+
+/// What a unit says of its key, as a reader takes it: the source, the target unless its
+/// state says it was never translated (in a source file: the target or else the source), the
+/// outdated state, and the note.
+fn meaning(document: &Document, unit: &Unit) -> (String, Option<String>, bool) {
+    let target = if document.is_source_file() {
+        Some(unit.data.target.clone().unwrap_or_else(|| unit.data.source.clone()))
+    } else if unit.untranslated {
+        None
+    } else {
+        unit.data.target.clone()
+    };
+    let outdated = target.is_some() && unit.data.outdated && !document.is_source_file();
+    (unit.data.source.clone(), target, outdated)
+}
+
+pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
+    let text = utf8(input.local)?;
+    let exported_text = utf8(input.exported)?;
+    let local = xliff::parse(text)?;
+    let exported = xliff::parse(exported_text)?;
+    let whole_export = || -> Result<Patched, ReadError> {
+        Ok(Patched {
+            bytes: input.exported.to_vec(),
+            names: if input.is_base {
+                Some(names(input.exported)?)
+            } else {
+                None
+            },
+        })
+    };
+    if local.version != exported.version {
+        return whole_export();
+    }
+    let mut theirs: HashMap<&str, &Unit> = HashMap::new();
+    for unit in &exported.units {
+        theirs.entry(unit.data.name.as_str()).or_insert(unit);
+    }
+    let newline = line_ending(text);
+    let mut edits = Edits::default();
+    let mut names: Vec<String> = Vec::new();
+    let mut present: HashMap<&str, &Unit> = HashMap::new();
+    for unit in &local.units {
+        let name = unit.data.name.as_str();
+        if present.contains_key(name) {
+            continue;
+        }
+        present.insert(name, unit);
+        match theirs.get(name) {
+            Some(their) => {
+                names.push(name.to_owned());
+                if unit.unreadable.is_none() {
+                    patch_unit(
+                        &mut edits,
+                        text,
+                        exported_text,
+                        (&local, unit),
+                        (&exported, their),
+                        input.is_base,
+                        newline,
+                    );
+                }
+            }
+            // A unit whose id cannot be a key name (Xcode's ids with line breaks) is the app's own.
+            None if unit.unreadable.is_none()
+                && crate::domain::names::KeyName::parse(name).is_ok()
+                && (input.deleted)(name) =>
+            {
+                edits.replace(lines_of(text, &unit.span), "");
+            }
+            None => names.push(name.to_owned()),
+        }
+    }
+    let new: Vec<&Unit> = exported
+        .units
+        .iter()
+        .filter(|unit| !present.contains_key(unit.data.name.as_str()))
+        .collect();
+    if !new.is_empty() {
+        let Some(end) = local.end_of_units else {
+            return whole_export();
+        };
+        let new_names: Vec<&str> = new.iter().map(|unit| unit.data.name.as_str()).collect();
+        let places = anchors(input.order, &new_names, |name| {
+            present.get(name).map(|unit| end_of_line(text, unit.span.end))
+        });
+        for (unit, place) in new.iter().zip(places) {
+            let lines = &exported_text[lines_of(exported_text, &unit.span)];
+            let mut inserted = lines.replace("\r\n", "\n");
+            if newline != "\n" {
+                inserted = inserted.replace('\n', newline);
+            }
+            match place {
+                Some(at) => edits.insert(at, inserted),
+                None => edits.insert(start_of_line(text, end), inserted),
+            }
+            names.push(unit.data.name.clone());
+        }
+    }
+    let bom = input.local.starts_with(b"\xef\xbb\xbf");
+    Ok(Patched::of(input, edits, text, names, |patched| {
+        let mut bytes = Vec::with_capacity(patched.len() + 3);
+        if bom {
+            bytes.extend_from_slice(b"\xef\xbb\xbf");
+        }
+        bytes.extend_from_slice(patched.as_bytes());
+        bytes
+    }))
+}
+
+/// The edits that make one unit say what the export's says.
+fn patch_unit(
+    edits: &mut Edits,
+    text: &str,
+    exported_text: &str,
+    (local, unit): (&Document, &Unit),
+    (exported, their): (&Document, &Unit),
+    is_base: bool,
+    newline: &str,
+) {
+    let (own_source, own_target, own_outdated) = meaning(local, unit);
+    let (their_source, their_target, their_outdated) = meaning(exported, their);
+    let element = |range: &Option<Range<usize>>| range.as_ref().map(|range| &exported_text[range.clone()]);
+    // After which element of the unit an inserted one goes, with that element's indentation.
+    let mut last = unit.source.clone();
+    let after = |edits: &mut Edits, anchor: &Option<Range<usize>>, inserted: &str| {
+        if let Some(anchor) = anchor {
+            let indent = indentation_at(text, anchor.start).unwrap_or_default();
+            edits.insert(anchor.end, format!("{newline}{indent}{inserted}"));
+        }
+    };
+    if own_source != their_source
+        && let (Some(own), Some(new)) = (&unit.source, element(&their.source))
+    {
+        edits.replace(own.clone(), new);
+    }
+    if own_target != their_target || own_outdated != their_outdated {
+        match (&unit.target, element(&their.target)) {
+            (Some(own), Some(new)) => edits.replace(own.clone(), new),
+            (None, Some(new)) => after(edits, &unit.source, new),
+            (Some(own), None) => edits.replace(lines_of(text, own), ""),
+            (None, None) => {}
+        }
+        // 2.0 keeps the state on the segment: its start tag is the export's.
+        if local.version == Version::V2
+            && let (Some(own), Some(new)) = (&unit.segment, &their.segment)
+        {
+            edits.replace(start_tag(text, own), &exported_text[start_tag(exported_text, new)]);
+        }
+    }
+    if unit.target.is_some() {
+        last = unit.target.clone();
+    }
+    if is_base && unit.data.note != their.data.note {
+        match (&unit.note, element(&their.note)) {
+            (Some(own), Some(new)) => edits.replace(own.clone(), new),
+            (Some(own), None) => edits.replace(lines_of(text, own), ""),
+            // 2.0's notes come before the segment; 1.2's note after the target.
+            (None, Some(new)) if local.version == Version::V2 => {
+                if let Some(segment) = &unit.segment {
+                    let line = start_of_line(text, segment.start);
+                    let indent = indentation_at(text, segment.start).unwrap_or_default();
+                    edits.insert(line, format!("{indent}{new}{newline}"));
+                }
+            }
+            (None, Some(new)) => after(edits, &last, new),
+            (None, None) => {}
+        }
+    }
+}
+
+/// An element's whole lines when nothing else is on them, else the element itself.
+fn lines_of(text: &str, range: &Range<usize>) -> Range<usize> {
+    let start = start_of_line(text, range.start);
+    let end = end_of_line(text, range.end);
+    if start < range.start && end == range.end {
+        return range.clone();
+    }
+    start..end
+}
+
+/// The start tag of an element starting at `range.start`.
+fn start_tag(text: &str, range: &Range<usize>) -> Range<usize> {
+    let end = text[range.clone()]
+        .find('>')
+        .map_or(range.end, |at| range.start + at + 1);
+    range.start..end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::patched_with;
+    use super::*;
+
+    const LOCAL: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
+<xliff xmlns=\"urn:oasis:names:tc:xliff:document:1.2\" version=\"1.2\">
+  <file original=\"App/InfoPlist.xcstrings\" source-language=\"en\" target-language=\"de\" datatype=\"plaintext\">
+    <header>
+      <tool tool-id=\"com.apple.dt.xcode\" tool-name=\"Xcode\" tool-version=\"16.4\" build-num=\"16F6\"/>
+    </header>
+    <body>
+      <trans-unit id=\"CFBundleName\" xml:space=\"preserve\">
+        <source>App</source>
+        <note>Bundle name</note>
+      </trans-unit>
+    </body>
+  </file>
+  <file original=\"App/Localizable.xcstrings\" source-language=\"en\" target-language=\"de\" datatype=\"plaintext\">
+    <body>
+      <trans-unit id=\"Cancel\" xml:space=\"preserve\">
+        <source>Cancel</source>
+        <target state=\"translated\">Abbrechen</target>
+        <note>Cancel</note>
+      </trans-unit>
+      <trans-unit id=\"Old\" xml:space=\"preserve\">
+        <source>Old</source>
+        <target state=\"translated\">Alt</target>
+        <note>Old</note>
+      </trans-unit>
+      <trans-unit id=\"Quit\" xml:space=\"preserve\">
+        <source>Quit</source>
+        <target state=\"translated\">Beenden</target>
+        <note>Quit</note>
+      </trans-unit>
+      <trans-unit id=\"CFBundleName\" xml:space=\"preserve\">
+        <source>Launcher</source>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+";
+
+    fn export(units: &[(&str, &str, Option<&str>, bool)]) -> String {
+        let mut out = String::from(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xliff version=\"1.2\">\n  <file source-language=\"en\" target-language=\"de\">\n    <body>\n",
+        );
+        for (name, source, target, outdated) in units {
+            let unit = xliff::UnitData {
+                name: name.to_string(),
+                translate: true,
+                source: source.to_string(),
+                target: target.map(str::to_owned),
+                outdated: *outdated,
+                note: Some(if *name == "CFBundleName" { "Bundle name" } else { name }.to_string()),
+            };
+            xliff::write_unit_v1(&mut out, &unit, "      ", "\n");
+        }
+        out.push_str("    </body>\n  </file>\n</xliff>\n");
+        out
+    }
+
+    #[test]
+    fn a_file_saying_what_the_server_says_keeps_its_bytes() {
+        let exported = export(&[
+            ("CFBundleName", "App", None, false),
+            ("Cancel", "Cancel", Some("Abbrechen"), false),
+            ("Old", "Old", Some("Alt"), false),
+            ("Quit", "Quit", Some("Beenden"), false),
+        ]);
+        let patched = patched_with(patch, LOCAL.as_bytes(), &exported, None, &[], false);
+        assert_eq!(String::from_utf8(patched).unwrap(), LOCAL);
+    }
+
+    #[test]
+    fn changes_touch_only_their_elements() {
+        let exported = export(&[
+            ("CFBundleName", "App", Some("Anwendung"), false),
+            ("Cancel", "Cancel", Some("Abbruch"), true),
+            ("New", "New", Some("Neu"), false),
+            ("Quit", "Quit", Some("Beenden"), false),
+        ]);
+        let order = ["CFBundleName", "Cancel", "New", "Quit"];
+        let patched = patched_with(patch, LOCAL.as_bytes(), &exported, Some(&order), &["Old"], false);
+        let patched = String::from_utf8(patched).unwrap();
+        let expected = LOCAL
+            .replace(
+                "<source>App</source>\n",
+                "<source>App</source>\n        <target state=\"translated\">Anwendung</target>\n",
+            )
+            .replace(
+                "<target state=\"translated\">Abbrechen</target>",
+                "<target state=\"needs-review-translation\">Abbruch</target>",
+            )
+            .replace(
+                "      <trans-unit id=\"Old\" xml:space=\"preserve\">\n        <source>Old</source>\n        <target state=\"translated\">Alt</target>\n        <note>Old</note>\n      </trans-unit>\n",
+                "      <trans-unit id=\"New\" xml:space=\"preserve\">\n        <source>New</source>\n        <target state=\"translated\">Neu</target>\n        <note>New</note>\n      </trans-unit>\n",
+            );
+        assert_eq!(patched, expected);
+        // The repeated `CFBundleName` of the second file is the app's own.
+        assert!(patched.contains("<source>Launcher</source>\n      </trans-unit>"));
+    }
+
+    #[test]
+    fn notes_change_in_the_base_file_only() {
+        let local = LOCAL
+            .replace("target-language=\"de\"", "target-language=\"en\"")
+            .replace("Abbrechen", "Cancel")
+            .replace(">Alt<", ">Old<")
+            .replace("Beenden", "Quit");
+        let mut exported = export(&[
+            ("CFBundleName", "App", Some("App"), false),
+            ("Cancel", "Cancel", Some("Cancel"), false),
+            ("Old", "Old", Some("Old"), false),
+            ("Quit", "Quit", Some("Quit"), false),
+        ])
+        .replace("target-language=\"de\"", "target-language=\"en\"");
+        exported = exported.replace("<note>Quit</note>", "<note>Leave the app</note>");
+        let patched = patched_with(patch, local.as_bytes(), &exported, None, &[], true);
+        let patched = String::from_utf8(patched).unwrap();
+        assert_eq!(
+            patched,
+            local.replace("<note>Quit</note>", "<note>Leave the app</note>")
+        );
+        let untouched = patched_with(patch, local.as_bytes(), &exported, None, &[], false);
+        assert_eq!(String::from_utf8(untouched).unwrap(), local);
+    }
+}
