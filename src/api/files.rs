@@ -117,6 +117,8 @@ struct EntryKind {
 struct KnownKey {
     plural: bool,
     translatable: bool,
+    /// Whether the key has a base text.
+    has_base: bool,
 }
 
 /// The uploaded file or zip, sent as the request body.
@@ -286,6 +288,7 @@ impl FilesApi {
                     let known = KnownKey {
                         plural: entry.key.plural,
                         translatable: entry.key.translatable,
+                        has_base: entry.key.translations.get(&project.base_language).is_some(),
                     };
                     (entry.key.name.as_str(), known)
                 })
@@ -397,8 +400,16 @@ impl UploadPlan {
             file.path.ends_with(".po")
                 && LanguageCode::parse(&file.language).is_ok_and(|code| code.same_as(&project.base_language))
         });
-        let (templates, upload_files): (Vec<UploadedFile>, Vec<UploadedFile>) = upload
+        // XLIFF translation files' sources likewise, when the upload has its language's own file.
+        let own_languages: Vec<String> = upload
             .files
+            .iter()
+            .filter(|file| !file.fills_gaps)
+            .map(|file| file.language.to_ascii_lowercase())
+            .collect();
+        let mut upload_files = upload.files;
+        upload_files.retain(|file| !(file.fills_gaps && own_languages.contains(&file.language.to_ascii_lowercase())));
+        let (templates, upload_files): (Vec<UploadedFile>, Vec<UploadedFile>) = upload_files
             .into_iter()
             .partition(|file| base_po && file.path.ends_with(".pot"));
         plan.ignored.extend(templates.into_iter().map(|file| file.path));
@@ -421,6 +432,10 @@ impl UploadPlan {
                 plan.warn(&file.path, warning.line, &warning.key, &language, warning.message);
             }
             for parsed in file.entries {
+                // Sources give base texts only to keys without one.
+                if file.fills_gaps && existing.get(parsed.name.as_str()).is_some_and(|known| known.has_base) {
+                    continue;
+                }
                 let place = (file.path.clone(), parsed.line);
                 if let Some((other_path, other_line)) = defined.insert((parsed.name.clone(), language.clone()), place) {
                     return Err(ApiError::invalid(format!(

@@ -488,6 +488,18 @@ impl Puller<'_> {
         {
             return Ok(None);
         }
+        // An app's XLIFF files are its translations' (Xcode exports the source language only
+        // when asked): the base language's file is written only when the app has one, or no
+        // XLIFF file yet.
+        if matches!(
+            format,
+            crate::formats::ExportFormat::Xliff | crate::formats::ExportFormat::Xliff2
+        ) && self.is_base(&entry.layout)
+            && !target.exists()
+            && files::collect(self.set).is_ok_and(|found| !found.is_empty())
+        {
+            return Ok(None);
+        }
         let file_name = entry.layout.rsplit('/').next().unwrap_or_default().to_owned();
         let base = self.is_base(&entry.layout);
         let old = match std::fs::read(&target) {

@@ -39,6 +39,10 @@ pub struct UploadedFile {
     pub entries: Vec<ParsedEntry>,
     /// Entries of the file that were passed over, with why.
     pub warnings: Vec<ReadWarning>,
+    /// The base texts that XLIFF translation files carry as `<source>`: they give a key its
+    /// base text only when the project has none yet and the upload has no file of the base
+    /// language itself (a vendor's file never reverts a base text edited since).
+    pub fills_gaps: bool,
 }
 
 /// The language of Android's `values/` and Apple's `Base.lproj/`: the project's base language.
@@ -265,6 +269,7 @@ fn read_file(
             file: file.clone(),
             entries,
             warnings: std::mem::take(warnings),
+            fills_gaps: false,
         })
     };
     match format {
@@ -333,6 +338,9 @@ fn read_file(
                 read.entries,
                 &mut warnings,
             );
+            if let Some(language) = read.source_language.filter(|_| !read.sources.is_empty()) {
+                add_sources(upload, path, language, read.sources);
+            }
         }
         ExportFormat::Xcstrings => {
             let catalog = xcstrings::read(bytes).map_err(invalid)?;
@@ -343,6 +351,34 @@ fn read_file(
         }
     }
     Ok(())
+}
+
+/// Adds an XLIFF translation file's sources to the upload's base texts of `language` (one
+/// file of them, each key's first source kept).
+fn add_sources(upload: &mut Upload, path: &str, language: String, sources: Vec<ParsedEntry>) {
+    let gathered = match upload
+        .files
+        .iter_mut()
+        .position(|file| file.fills_gaps && file.language == language)
+    {
+        Some(at) => &mut upload.files[at],
+        None => {
+            upload.files.push(UploadedFile {
+                path: format!("{path} (sources)"),
+                language,
+                file: None,
+                entries: Vec::new(),
+                warnings: Vec::new(),
+                fills_gaps: true,
+            });
+            upload.files.last_mut().expect("just pushed")
+        }
+    };
+    let mut known: std::collections::HashSet<String> =
+        gathered.entries.iter().map(|entry| entry.name.clone()).collect();
+    gathered
+        .entries
+        .extend(sources.into_iter().filter(|entry| known.insert(entry.name.clone())));
 }
 
 /// Most entries a zip may have.

@@ -680,6 +680,10 @@ pub struct ReadFile {
     pub language: Option<String>,
     pub entries: Vec<ParsedEntry>,
     pub warnings: Vec<ReadWarning>,
+    /// A translation file's source language and its units' sources (base texts, with their
+    /// notes as descriptions); none for a source file, whose entries are those.
+    pub source_language: Option<String>,
+    pub sources: Vec<ParsedEntry>,
 }
 
 /// Reads a file's texts in its language (see the module's notes).
@@ -689,9 +693,16 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
     let document = parse(text)?;
     let is_source = document.is_source_file();
     let language = document.language().map(str::to_owned);
+    let source_language = document.source_language.clone().filter(|_| !is_source);
     let mut entries = Vec::new();
+    let mut sources = Vec::new();
     let mut warnings = Vec::new();
     let mut seen = HashSet::new();
+    let as_text = |value: String| match icu::read_plural(&value) {
+        None => Ok(Text::Plain(value)),
+        Some(Ok(forms)) => Ok(Text::Plural(forms)),
+        Some(Err(why)) => Err(why),
+    };
     for unit in document.units {
         let name = unit.data.name.clone();
         let warn = |message: String| ReadWarning {
@@ -709,15 +720,22 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
             )));
             continue;
         }
+        let description = unit.data.note.clone().filter(|note| !note.is_empty());
+        if !is_source && let Ok(text) = as_text(unit.data.source.clone()) {
+            let mut source = ParsedEntry::plain(name.clone(), String::new()).at_line(unit.line);
+            source.text = text;
+            source.description = description.clone();
+            source.translatable = unit.data.translate;
+            sources.push(source);
+        }
         let value = match (&unit.data.target, is_source) {
             (Some(target), _) if is_source || !unit.untranslated => target.clone(),
             (_, true) => unit.data.source.clone(),
             _ => continue,
         };
-        let text = match icu::read_plural(&value) {
-            None => Text::Plain(value),
-            Some(Ok(forms)) => Text::Plural(forms),
-            Some(Err(why)) => {
+        let text = match as_text(value) {
+            Ok(text) => text,
+            Err(why) => {
                 warnings.push(warn(format!(
                     "{name:?} is a plural message this server cannot hold ({why}); it is passed over"
                 )));
@@ -726,7 +744,7 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
         };
         let mut entry = ParsedEntry::plain(name, String::new()).at_line(unit.line);
         entry.text = text;
-        entry.description = unit.data.note.clone().filter(|note| !note.is_empty());
+        entry.description = description;
         entry.translatable = unit.data.translate;
         entry.outdated = !is_source && unit.data.outdated;
         entries.push(entry);
@@ -735,6 +753,8 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
         language,
         entries,
         warnings,
+        source_language,
+        sources,
     })
 }
 

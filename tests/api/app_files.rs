@@ -829,3 +829,105 @@ fn a_gnome_apps_po_files_go_through_push_and_pull_unchanged() {
     repo.ok(&["pull"]);
     assert_eq!(repo.porcelain(), "");
 }
+
+/// Where Xcode's "Export Localizations" writes each language's XLIFF file.
+const XCLOC: &str = "Localizations/{lang}.xcloc/Localized Contents/{lang}.xliff";
+
+#[test]
+fn an_xcode_localization_export_goes_through_push_and_pull_unchanged() {
+    let repo = AppRepo::new("keepingyouawake-xliff", "", true);
+    let settings = repo.read(".locstore.toml");
+    assert!(
+        settings.contains("format = \"xliff\"") && settings.contains(&format!("path = \"{XCLOC}\"")),
+        "{settings}"
+    );
+    let file = |language: &str| XCLOC.replace("{lang}", language);
+    repo.ok(&["push"]);
+    // A unit is a key by its id: the units' sources are the English texts, the German target
+    // the German text, the note the description.
+    let key = repo.get("/teams/acme/projects/app/keys/Cancel");
+    assert_eq!(key["data"]["translation"]["en"], "Cancel");
+    assert_eq!(key["data"]["translation"]["de"], "Abbrechen");
+    // A unit without a target is not translated (Japanese has none here).
+    assert_eq!(key["data"]["translation"].get("ja"), None, "{key}");
+    assert_eq!(key["data"]["description"], "Cancel");
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
+
+    // A server edit changes that target's line, and nothing else.
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/Cancel",
+        json!({"translations": [{"language": "de", "content": "Abbrechen & \"zurück\""}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.numstat(), [(1, 1, file("de"))]);
+    assert!(
+        repo.read(&file("de"))
+            .contains("        <target state=\"translated\">Abbrechen &amp; \"zurück\"</target>\n")
+    );
+    repo.commit("pulled");
+
+    // A key deleted on the server loses its unit in every file; a new key's unit lands in
+    // every file (with a target where it has a text); a unit added in the app stays.
+    let (status, _) = repo
+        .server
+        .request("DELETE", "/teams/acme/projects/app/keys/Default", Some(TOKEN), None);
+    assert_eq!(status, 200);
+    repo.call(
+        "POST",
+        "/teams/acme/projects/app/keys",
+        json!({"name": "Added", "translations": [{"language": "en", "content": "Added"}, {"language": "de", "content": "Hinzugefügt"}]}),
+    );
+    let before: Vec<String> = ["de", "fr", "ja", "pl"]
+        .iter()
+        .map(|language| repo.read(&file(language)))
+        .collect();
+    let french = repo.read(&file("fr"));
+    let app_unit = "      <trans-unit id=\"Only in the app\" xml:space=\"preserve\">\n        <source>Only in the app</source>\n        <target state=\"translated\">Seulement dans l'app</target>\n      </trans-unit>\n";
+    let at = french.rfind("    </body>").unwrap();
+    std::fs::write(
+        repo.app.join(file("fr")),
+        format!("{}{app_unit}{}", &french[..at], &french[at..]),
+    )
+    .unwrap();
+    repo.commit("a string added in the app");
+    repo.ok(&["pull"]);
+    for language in ["de", "fr", "ja", "pl"] {
+        let text = repo.read(&file(language));
+        assert!(!text.contains("<trans-unit id=\"Default\""), "{language}");
+        let read = crate::formats::read_xliff(&repo.app.join(file(language)));
+        let added = read["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|unit| unit["name"] == "Added")
+            .unwrap_or_else(|| panic!("Added in {language}"));
+        assert_eq!(added["source"], "Added");
+        let target = if language == "de" {
+            json!("Hinzugefügt")
+        } else {
+            Value::Null
+        };
+        assert_eq!(added["target"], target, "{language}");
+    }
+    assert!(repo.read(&file("fr")).contains(app_unit));
+    // Each file: the deleted unit's lines out, the new unit's lines in (with a target in German).
+    let mut changes = repo.numstat();
+    changes.sort_by(|a, b| a.2.cmp(&b.2));
+    let expected: Vec<(u32, u32, String)> = ["de", "fr", "ja", "pl"]
+        .iter()
+        .zip(&before)
+        .map(|(language, text)| {
+            let unit = text.split("      <trans-unit id=\"Default\"").nth(1).unwrap();
+            let removed = unit.split("</trans-unit>").next().unwrap().lines().count() as u32;
+            (if *language == "de" { 4 } else { 3 }, removed, file(language))
+        })
+        .collect();
+    assert_eq!(changes, expected, "{}", git_in(&repo.app, &["diff"]));
+
+    // Pulled again, nothing changes.
+    repo.commit("pulled");
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+}

@@ -672,7 +672,7 @@ async fn arb_plural_messages_read_back_in_an_icu_parser_and_descriptions_in_the_
 }
 
 /// An XLIFF file as translate-toolkit reads it (tests/tools/xliff_read.py).
-fn read_xliff(path: &Path) -> Value {
+pub fn read_xliff(path: &Path) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/xliff_read.py");
     let output = Command::new(python()).arg(script).arg(path).output().unwrap();
     assert!(
@@ -789,7 +789,12 @@ async fn xliff_exports_are_valid_against_the_schemas_and_read_back_by_translate_
             assert_eq!(read["source"], json!(expected), "{version} {name}");
             assert_eq!(read["target"], json!(format!("{expected} (fr)")), "{version} {name}");
             assert_eq!(read["fuzzy"], false, "{version} {name}");
-            assert!(read["notes"].as_str().is_some_and(|notes| notes.starts_with("Context <")), "{read}");
+            assert!(
+                read["notes"]
+                    .as_str()
+                    .is_some_and(|notes| notes.starts_with("Context <")),
+                "{read}"
+            );
         }
         assert!(plain.iter().any(|(_, text)| text == control));
         assert_eq!(unit(&french, "greeting")["fuzzy"], true, "{version}");
@@ -853,12 +858,10 @@ async fn xliff_exports_are_valid_against_the_schemas_and_read_back_by_translate_
     // A single file names its language itself; `version` is for XLIFF only.
     let (name, bytes) = download(&app, "type=xliff&languages=fr").await;
     assert_eq!(name, "fr.xliff");
-    let edited = String::from_utf8(bytes)
-        .unwrap()
-        .replace(
-            "<target state=\"translated\">apostrophe's (fr)</target>",
-            "<target state=\"needs-review-translation\">apostrophe (fr)</target>",
-        );
+    let edited = String::from_utf8(bytes).unwrap().replace(
+        "<target state=\"translated\">apostrophe's (fr)</target>",
+        "<target state=\"needs-review-translation\">apostrophe (fr)</target>",
+    );
     let answer = app
         .post_bytes(
             "/teams/acme/projects/mobile/files?type=xliff",
