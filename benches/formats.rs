@@ -3,7 +3,7 @@
 //! exported (every language; the median of three renders, each after a commit so that none is
 //! the stored file of another).
 //!
-//!     cargo bench --bench formats    # LOCSTORE_BENCH_KEYS=100000
+//!     cargo bench --bench formats    # LOCSTORE_BENCH_KEYS=100000 LOCSTORE_BENCH_FORMATS=xliff,arb
 //!
 //! It prints a Markdown table of wall-clock seconds as the client sees them, with each
 //! format's ratio to JSON's (the target: at most 1.5).
@@ -104,6 +104,54 @@ fn po_zip(keys: usize) -> Vec<u8> {
     }))
 }
 
+/// An ICU plural message of a language's forms (XLIFF and ARB plural keys).
+fn icu_plural(language: &str) -> String {
+    format!("{{count, plural, one {{%d {language} item}} other {{%d {language} items}}}}")
+}
+
+/// The XLIFF 1.2 upload: a zip of `{lang}.xliff`, the English one a source file, the others
+/// with English sources and their language's targets.
+fn xliff_zip(keys: usize) -> Vec<u8> {
+    zip(FIVE.iter().map(|language| {
+        let mut out = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xliff xmlns=\"urn:oasis:names:tc:xliff:document:1.2\" version=\"1.2\">\n  <file original=\"bench\" source-language=\"en\" target-language=\"{language}\" datatype=\"plaintext\">\n    <body>\n"
+        );
+        for index in 0..keys {
+            let (source, target) = if is_plural(index) {
+                (icu_plural("en"), icu_plural(language))
+            } else {
+                (text("en", index), text(language, index))
+            };
+            out.push_str(&format!(
+                "      <trans-unit id=\"{}\" xml:space=\"preserve\">\n        <source>{source}</source>\n        <target state=\"translated\">{target}</target>\n      </trans-unit>\n",
+                name(index)
+            ));
+        }
+        out.push_str("    </body>\n  </file>\n</xliff>\n");
+        (format!("{language}.xliff"), out.into_bytes())
+    }))
+}
+
+/// The ARB upload: a zip of `app_{lang}.arb`, plural keys as ICU plural messages.
+fn arb_zip(keys: usize) -> Vec<u8> {
+    zip(FIVE.iter().map(|language| {
+        let mut object = serde_json::Map::new();
+        object.insert("@@locale".into(), json!(language.replace('-', "_")));
+        for index in 0..keys {
+            let value = if is_plural(index) {
+                icu_plural(language)
+            } else {
+                text(language, index)
+            };
+            object.insert(name(index), json!(value));
+        }
+        (
+            format!("app_{}.arb", language.replace('-', "_")),
+            serde_json::to_vec_pretty(&object).unwrap(),
+        )
+    }))
+}
+
 fn forms_of(language: &str) -> [String; 2] {
     [format!("%d {language} item"), format!("%d {language} items")]
 }
@@ -178,7 +226,20 @@ fn main() {
         ("xcstrings", "application/json", xcstrings(keys)),
         ("i18next", "application/zip", i18next_zip(keys)),
         ("po", "application/zip", po_zip(keys)),
+        ("xliff", "application/zip", xliff_zip(keys)),
+        ("arb", "application/zip", arb_zip(keys)),
     ];
+    // `LOCSTORE_BENCH_FORMATS=xliff,arb` measures those (and JSON, the yardstick) only.
+    let only = std::env::var("LOCSTORE_BENCH_FORMATS").ok();
+    let formats: Vec<_> = formats
+        .into_iter()
+        .filter(|(format, _, _)| {
+            *format == "json"
+                || only
+                    .as_deref()
+                    .is_none_or(|only| only.split(',').any(|wanted| wanted == *format))
+        })
+        .collect();
     let mut rows: Vec<(String, f64, f64)> = Vec::new();
     for (format, content_type, body) in &formats {
         let project = format.replace('-', "");
