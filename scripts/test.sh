@@ -20,6 +20,7 @@
 #   php-symfony-translation, unpacked into target/xliff-schemas without installing PHP): every
 #   XLIFF export is validated against its version's schema; translate-toolkit (in the venv)
 #   reads the values back.
+# - ruby and ruby-i18n: Ruby's i18n gem answers I18n.t(key, count:) from the Rails YAML export.
 # - chromium, and playwright-core from npm (tests/browser): scripts/browser.sh drives
 #   Swagger UI at /docs in a real headless browser.
 # - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural
@@ -49,6 +50,8 @@ command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
 command -v msgfmt >/dev/null 2>&1 || need_apt+=(gettext)
 command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
+command -v ruby >/dev/null 2>&1 || need_apt+=(ruby)
+[ -f /usr/lib/ruby/vendor_ruby/i18n.rb ] || need_apt+=(ruby-i18n)
 [ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
 command -v ssh-keygen >/dev/null 2>&1 || need_apt+=(openssh-client)
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -55,6 +55,10 @@ pub enum ExportType {
     /// with its base text as source and the language's text as target.
     #[oai(rename = "xliff")]
     Xliff,
+    /// Rails i18n `{lang}.yml`: the language as root key, nested at `.`, plural keys as
+    /// mappings of categories, descriptions as `#` comments.
+    #[oai(rename = "yaml")]
+    Yaml,
 }
 
 /// An XLIFF version.
@@ -80,6 +84,7 @@ impl ExportType {
             Self::Po => ExportFormat::Po,
             Self::Arb => ExportFormat::Arb,
             Self::Xliff => ExportFormat::Xliff,
+            Self::Yaml => ExportFormat::Yaml,
         }
     }
 }
@@ -105,7 +110,8 @@ impl ExportApi {
     /// `xliff` `{lang}.xliff` (every key with its base text as `<source>`, the language's text
     /// as `<target>` where it has one, `state="needs-review-translation"` when outdated, the
     /// description as `<note>`; plural keys as ICU plural messages; XLIFF 2.0 with
-    /// `version=2.0`).
+    /// `version=2.0`); `yaml` `{lang}.yml` (Rails i18n: the language as root key, names nested at
+    /// `.`, plural keys as mappings of CLDR categories, descriptions as `#` comments).
     #[oai(
         path = "/teams/:teamName/projects/:projectName/keys/export",
         method = "get",
@@ -119,7 +125,7 @@ impl ExportApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings`, `i18next`, `po`,
-        /// `arb` or `xliff`.
+        /// `arb`, `xliff` or `yaml`.
         #[oai(name = "type")]
         format: Query<ExportType>,
         /// For `type=xliff`: the XLIFF version, `1.2` (the default, as Xcode writes it) or `2.0`.

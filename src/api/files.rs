@@ -205,7 +205,9 @@ impl FilesApi {
     /// plural key, `@key.description` its description), XLIFF 1.2 or 2.0 `{lang}.xliff` (the
     /// file's `target-language` names its language, so a single file needs no `language`;
     /// `<target>` is the text unless its state is `new` or `needs-translation`, a `needs-*`
-    /// state marks it outdated, `<note>` is the description). Values are read as the platform's own parser
+    /// state marks it outdated, `<note>` is the description), Rails' `{lang}.yml` (its root keys
+    /// name its languages; a mapping of CLDR categories with `other` is a plural key, the `#`
+    /// lines above a key its description). Values are read as the platform's own parser
     /// reads them; `<plurals>`, `.stringsdict` entries, JSON form objects and ICU plural cells
     /// become plural keys; the comment directly above an entry becomes the key's description;
     /// Android inline markup is kept (the key's `markup` flag). Send the file's own content
@@ -224,7 +226,7 @@ impl FilesApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings`, `i18next`, `po`,
-        /// `arb` or `xliff` (1.2 and 2.0 alike).
+        /// `arb`, `xliff` (1.2 and 2.0 alike) or `yaml`.
         #[oai(name = "type")]
         format: Query<ExportType>,
         /// The language of a single file that is not a zip (a project language).

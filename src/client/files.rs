@@ -27,7 +27,8 @@ pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
         | ExportFormat::Po
         | ExportFormat::Arb
         | ExportFormat::Xliff
-        | ExportFormat::Xliff2 => pattern_files(set)?
+        | ExportFormat::Xliff2
+        | ExportFormat::Yaml => pattern_files(set)?
             .into_iter()
             .map(|found| LocalFile {
                 layout: match &found.namespace {
@@ -100,7 +101,8 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
         | ExportFormat::Po
         | ExportFormat::Arb
         | ExportFormat::Xliff
-        | ExportFormat::Xliff2 => {
+        | ExportFormat::Xliff2
+        | ExportFormat::Yaml => {
             let namespaced = set.path.contains(NAMESPACE_PLACEHOLDER);
             let namespace = match (namespaced, parts.as_slice()) {
                 (false, [_]) => None,
@@ -142,7 +144,8 @@ pub fn disk_path(set: &FileSet, layout: &str) -> PathBuf {
         | ExportFormat::Po
         | ExportFormat::Arb
         | ExportFormat::Xliff
-        | ExportFormat::Xliff2 => destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout)),
+        | ExportFormat::Xliff2
+        | ExportFormat::Yaml => destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout)),
     }
 }
 
@@ -193,6 +196,7 @@ fn extension(format: ExportFormat) -> &'static str {
         ExportFormat::Po => "po",
         ExportFormat::Arb => "arb",
         ExportFormat::Xliff | ExportFormat::Xliff2 => "xliff",
+        ExportFormat::Yaml => "yml",
         _ => "json",
     }
 }

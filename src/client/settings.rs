@@ -121,6 +121,7 @@ impl Settings {
                         | ExportFormat::Arb
                         | ExportFormat::Xliff
                         | ExportFormat::Xliff2
+                        | ExportFormat::Yaml
                 );
                 if needs_pattern != set.path.contains(LANGUAGE_PLACEHOLDER) {
                     return Err(if needs_pattern {

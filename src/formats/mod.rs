@@ -19,6 +19,7 @@ pub mod po;
 pub mod upload;
 pub mod xcstrings;
 pub mod xliff;
+pub mod yaml;
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
@@ -46,10 +47,13 @@ pub enum ExportFormat {
     Xliff,
     /// XLIFF 2.0 `{lang}.xliff` (the API's `type=xliff&version=2.0`).
     Xliff2,
+    /// Rails i18n `{lang}.yml`.
+    Yaml,
 }
 
 impl ExportFormat {
-    pub const NAMES: &'static str = "json, csv, android-xml, apple-strings, xcstrings, i18next, po, arb, xliff, xliff2";
+    pub const NAMES: &'static str =
+        "json, csv, android-xml, apple-strings, xcstrings, i18next, po, arb, xliff, xliff2, yaml";
 
     pub fn parse(raw: &str) -> Option<Self> {
         match raw {
@@ -63,6 +67,7 @@ impl ExportFormat {
             "arb" => Some(Self::Arb),
             "xliff" => Some(Self::Xliff),
             "xliff2" => Some(Self::Xliff2),
+            "yaml" => Some(Self::Yaml),
             _ => None,
         }
     }
@@ -79,6 +84,7 @@ impl ExportFormat {
             Self::Arb => "arb",
             Self::Xliff => "xliff",
             Self::Xliff2 => "xliff2",
+            Self::Yaml => "yaml",
         }
     }
 
@@ -202,6 +208,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
                 ExportFormat::Po => vec![po::path(language)],
                 ExportFormat::Arb => vec![arb::path(language)],
                 ExportFormat::Xliff | ExportFormat::Xliff2 => vec![xliff::path(language)],
+                ExportFormat::Yaml => vec![yaml::path(language)],
                 ExportFormat::AndroidXml => vec![android::path(language, is_base, group_file(group))],
                 ExportFormat::AppleStrings => {
                     let table = group_file(group);
@@ -266,6 +273,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             ExportFormat::I18next => vec![i18next::render(keys, language, group.file)],
             ExportFormat::Csv => vec![csv::render(keys, language)],
             ExportFormat::Arb => vec![arb::render(keys, language, language == self.base_language)],
+            ExportFormat::Yaml => vec![yaml::render(keys, language)],
             ExportFormat::Xliff | ExportFormat::Xliff2 => vec![xliff::render(
                 keys,
                 self.base_language,
@@ -326,7 +334,12 @@ pub fn platform(format: ExportFormat) -> Option<Platform> {
         ExportFormat::AndroidXml => Some(Platform::Android),
         ExportFormat::AppleStrings | ExportFormat::Xcstrings => Some(Platform::Apple),
         ExportFormat::Json | ExportFormat::I18next => Some(Platform::Web),
-        ExportFormat::Csv | ExportFormat::Po | ExportFormat::Arb | ExportFormat::Xliff | ExportFormat::Xliff2 => None,
+        ExportFormat::Csv
+        | ExportFormat::Po
+        | ExportFormat::Arb
+        | ExportFormat::Xliff
+        | ExportFormat::Xliff2
+        | ExportFormat::Yaml => None,
     }
 }
 

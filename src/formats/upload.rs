@@ -11,6 +11,7 @@ use std::io::{Cursor, Read};
 
 use super::{
     ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, arb, csv, i18next, json, po, xcstrings, xliff,
+    yaml,
 };
 use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::LanguageCode;
@@ -84,6 +85,8 @@ pub fn read(
         // A catalog names its languages itself.
         (ExportFormat::Xcstrings, _) => (xcstrings::path("Localizable"), BASE_LANGUAGE.to_owned()),
         // An XLIFF file names its language itself (`target-language`, `trgLang`).
+        // A Rails file names its languages by its root keys.
+        (ExportFormat::Yaml, language) => ("upload.yml".to_owned(), language.unwrap_or_default().to_owned()),
         (ExportFormat::Xliff | ExportFormat::Xliff2, language) => {
             ("upload.xliff".to_owned(), language.unwrap_or_default().to_owned())
         }
@@ -152,6 +155,17 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
         // `target-language` names its language; the name is the fallback.
         ExportFormat::Xliff | ExportFormat::Xliff2 if xliff::is_xliff(file) => {
             let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
+            let language = stem.rsplit('.').next().unwrap_or(stem);
+            let place = if LanguageCode::parse(language).is_ok() {
+                language
+            } else {
+                BASE_LANGUAGE
+            };
+            Some((place.to_owned(), None))
+        }
+        // `fr.yml`, `devise.fr.yml`: the root keys name the languages; the name is the fallback.
+        ExportFormat::Yaml => {
+            let stem = file.strip_suffix(".yml").or_else(|| file.strip_suffix(".yaml"))?;
             let language = stem.rsplit('.').next().unwrap_or(stem);
             let place = if LanguageCode::parse(language).is_ok() {
                 language
@@ -340,6 +354,14 @@ fn read_file(
             );
             if let Some(language) = read.source_language.filter(|_| !read.sources.is_empty()) {
                 add_sources(upload, path, language, read.sources);
+            }
+        }
+        ExportFormat::Yaml => {
+            let read = yaml::read(bytes).map_err(invalid)?;
+            upload.skipped += read.warnings.len();
+            warnings = read.warnings;
+            for (language, entries) in read.languages {
+                push(language, entries, &mut warnings);
             }
         }
         ExportFormat::Xcstrings => {

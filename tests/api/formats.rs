@@ -883,3 +883,141 @@ async fn xliff_exports_are_valid_against_the_schemas_and_read_back_by_translate_
         .await;
     assert_eq!(wrong.error_code(StatusCode::BAD_REQUEST), "invalid_request");
 }
+
+/// Answers `I18n.t(key, locale:, count:)` with Ruby's i18n gem over Rails locale files
+/// (tests/tools/rails_i18n.rb).
+pub fn rails_answers(files: &[std::path::PathBuf], queries: &[Value]) -> Vec<Value> {
+    use std::io::Write;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/rails_i18n.rb");
+    let mut child = Command::new("ruby")
+        .arg(script)
+        .args(files)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ruby and ruby-i18n are installed by scripts/test.sh");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(Value::from(queries.to_vec()).to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "rails_i18n.rb: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// A count as Ruby should see it: an integer when it is whole (CLDR's rules tell `2` from `2.0`).
+fn ruby_count(count: f64) -> Value {
+    if count.fract() == 0.0 {
+        json!(count as i64)
+    } else {
+        json!(count)
+    }
+}
+
+#[tokio::test]
+async fn rails_yaml_is_read_back_by_rubys_i18n_gem_for_every_text_and_plural_form() {
+    let app = TestApp::spawn().await;
+    project(&app, &["en", "pl", "ar", "ja", "fr"]).await;
+    let mut plain = Vec::new();
+    for (index, text) in HARD_TEXTS.iter().enumerate() {
+        let name = format!("hard.text{index:02}");
+        let created = app
+            .post(
+                "/teams/acme/projects/mobile/keys",
+                json!({"name": name, "description": format!("Hard text {index}\nsecond line"), "translations": [{"language": "en", "content": text}, {"language": "fr", "content": format!("{text} (fr)")}]}),
+            )
+            .await;
+        if created.status == StatusCode::CREATED {
+            plain.push((name, text.to_string()));
+        }
+    }
+    // Words YAML 1.1 reads as booleans, numbers and null stay texts, as do names like them.
+    for (name, text) in [
+        ("yes", "no"),
+        ("on", "off"),
+        ("number", "3"),
+        ("nothing", "~"),
+        ("no", "null"),
+    ] {
+        app.post(
+            "/teams/acme/projects/mobile/keys",
+            json!({"name": format!("words.{name}"), "translations": [{"language": "en", "content": text}]}),
+        )
+        .await
+        .assert_ok(StatusCode::CREATED);
+        plain.push((format!("words.{name}"), text.to_owned()));
+    }
+    let cases = plural_cases();
+    let translations: Vec<Value> = cases
+        .iter()
+        .map(|(language, forms, _)| json!({"language": language, "forms": forms}))
+        .collect();
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "files.count", "plural": true, "description": "Files in a folder", "translations": translations}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+
+    let exported = crate::platforms::export_project(&app, "acme/mobile", "yaml").await;
+    let files: Vec<std::path::PathBuf> = ["en", "pl", "ar", "ja", "fr"]
+        .iter()
+        .map(|language| exported.path().join(format!("{language}.yml")))
+        .collect();
+    let english = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(english.starts_with("en:\n"), "{english}");
+    assert!(
+        english.contains("    # Files in a folder\n    count:\n      one: \"one file\"\n"),
+        "{english}"
+    );
+    let mut queries = Vec::new();
+    let mut expected = Vec::new();
+    for (name, text) in &plain {
+        queries.push(json!({"locale": "en", "key": name}));
+        expected.push(json!(text));
+        if name.starts_with("hard.") {
+            queries.push(json!({"locale": "fr", "key": name}));
+            expected.push(json!(format!("{text} (fr)")));
+        }
+    }
+    for (language, forms, counts) in &cases {
+        for (count, category) in counts {
+            queries.push(json!({"locale": language, "key": "files.count", "count": ruby_count(*count)}));
+            expected.push(forms[*category].clone());
+        }
+    }
+    let answers = rails_answers(&files, &queries);
+    for ((query, answer), expected) in queries.iter().zip(&answers).zip(&expected) {
+        assert_eq!(answer, expected, "{query}");
+    }
+
+    // Uploaded back, nothing changes.
+    let before = app.every_key("").await;
+    let mut zipped = Vec::new();
+    for path in &files {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        zipped.push((format!("config/locales/{name}"), std::fs::read(path).unwrap()));
+    }
+    let zipped: Vec<(&str, &[u8])> = zipped
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    let commits = app.commit_count();
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=yaml",
+            "application/zip",
+            crate::upload::zip_of(&zipped),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), commits, "{answer}");
+    assert_eq!(app.every_key("").await, before, "{answer}");
+}

@@ -16,6 +16,7 @@ pub mod po;
 pub mod stringsdict;
 pub mod xcstrings;
 pub mod xliff;
+pub mod yaml;
 
 use std::ops::Range;
 
@@ -83,6 +84,7 @@ pub fn can_patch(format: ExportFormat, path: &str) -> bool {
         ExportFormat::Po => path.ends_with(".po") || path.ends_with(".pot"),
         ExportFormat::Arb => path.ends_with(".arb"),
         ExportFormat::Xliff | ExportFormat::Xliff2 => crate::formats::xliff::is_xliff(path),
+        ExportFormat::Yaml => path.ends_with(".yml") || path.ends_with(".yaml"),
     }
 }
 
@@ -102,6 +104,7 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
         ExportFormat::Xcstrings => xcstrings::names(bytes),
         ExportFormat::Po => po::names(bytes),
         ExportFormat::Xliff | ExportFormat::Xliff2 => xliff::names(bytes),
+        ExportFormat::Yaml => yaml::names(bytes),
         ExportFormat::Csv => Ok(Vec::new()),
     }
 }
@@ -136,6 +139,7 @@ pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, Re
         ExportFormat::Xcstrings => xcstrings::patch(input),
         ExportFormat::Po => po::patch(input),
         ExportFormat::Xliff | ExportFormat::Xliff2 => xliff::patch(input),
+        ExportFormat::Yaml => yaml::patch(input),
         ExportFormat::Csv => same_values_or_export(format, input),
     }
 }

@@ -1,0 +1,375 @@
+//! Rails YAML files patched in place, key by key: a text equal to the server's keeps its bytes
+//! (plain, quoted or block, with its trailing comment); a changed one gets the export's
+//! double-quoted scalar in its place; a plural key's forms are changed, added and removed one
+//! line each; in the base language's file, a changed description replaces the `#` lines above
+//! its key. A key the server deleted loses its lines (and its comment); a key the server never
+//! had stays, as do lists, aliases and everything else; a new key goes at the end of the
+//! deepest mapping of its path that the file has, with the mappings it still needs.
+//!
+//! A file this cannot patch (a flow mapping to add to, a key that changed between a text and
+//! plural forms, a language that is not its root) is written as the export writes it.
+
+use std::collections::{HashMap, HashSet};
+
+use super::{Edits, PatchInput, Patched, end_of_line, line_ending, start_of_line};
+use crate::formats::ReadError;
+use crate::formats::yaml::{self, Entry, Node};
+
+/// The names of a file's keys (of its first language), in file order.
+pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
+    let text = utf8(bytes)?;
+    let Some(root) = yaml::parse(text)? else {
+        return Ok(Vec::new());
+    };
+    let Node::Mapping { entries, .. } = &root else {
+        return Ok(Vec::new());
+    };
+    let mut found = Vec::new();
+    if let Some((_, mapping)) = entries.first() {
+        leaf_paths(mapping, &mut Vec::new(), &mut found);
+    }
+    Ok(found.into_iter().map(|leaf| leaf.segments.join(".")).collect())
+}
+
+fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|err| ReadError::unplaced(format!("the file is not UTF-8 ({err})")))
+}
+
+/// A key of the file: its path of mapping keys, its own key and its value.
+struct Leaf<'n> {
+    segments: Vec<String>,
+    entry: &'n Entry,
+    node: &'n Node,
+}
+
+fn leaf_paths<'n>(mapping: &'n Node, path: &mut Vec<String>, out: &mut Vec<Leaf<'n>>) {
+    let Node::Mapping { entries, .. } = mapping else { return };
+    for (entry, node) in entries {
+        path.push(entry.name.clone());
+        match node {
+            Node::Mapping { .. } if node.forms().is_none() => leaf_paths(node, path, out),
+            _ => out.push(Leaf {
+                segments: path.clone(),
+                entry,
+                node,
+            }),
+        }
+        path.pop();
+    }
+}
+
+/// Where a node's text ends: a block mapping's at its last value (its own end is where the
+/// next key starts).
+fn value_end(node: &Node) -> usize {
+    match node {
+        Node::Mapping {
+            entries, flow: false, ..
+        } => entries.last().map_or(node.span().start, |(_, last)| value_end(last)),
+        _ => node.span().end,
+    }
+}
+
+/// What a key says, as the reader takes it.
+#[derive(PartialEq)]
+enum Meaning<'n> {
+    Text(&'n str),
+    Forms(Vec<(crate::domain::model::PluralCategory, &'n str)>),
+    Other,
+}
+
+fn meaning(node: &Node) -> Meaning<'_> {
+    match node {
+        Node::Scalar { null: false, value, .. } => Meaning::Text(value),
+        Node::Mapping { .. } => node.forms().map_or(Meaning::Other, Meaning::Forms),
+        _ => Meaning::Other,
+    }
+}
+
+/// The language mapping of a file whose root key names `language` (folding case and `-`/`_`).
+fn language_mapping<'n>(root: &'n Option<Node>, language: &str) -> Option<&'n Node> {
+    let fold = |name: &str| name.to_ascii_lowercase().replace('_', "-");
+    let Some(Node::Mapping { entries, .. }) = root else {
+        return None;
+    };
+    entries
+        .iter()
+        .find(|(entry, _)| fold(&entry.name) == fold(language))
+        .map(|(_, node)| node)
+}
+
+pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
+    let text = utf8(input.local)?;
+    let exported_text = utf8(input.exported)?;
+    let exported_root = yaml::parse(exported_text)?;
+    let whole_export = || -> Result<Patched, ReadError> {
+        Ok(Patched {
+            bytes: input.exported.to_vec(),
+            names: if input.is_base {
+                Some(names(input.exported)?)
+            } else {
+                None
+            },
+        })
+    };
+    let Some(Node::Mapping { entries: roots, .. }) = &exported_root else {
+        return whole_export();
+    };
+    let Some((language, theirs)) = roots.first().map(|(entry, node)| (entry.name.as_str(), node)) else {
+        return whole_export();
+    };
+    let local_root = yaml::parse(text)?;
+    let Some(ours) = language_mapping(&local_root, language) else {
+        return whole_export();
+    };
+    let (mut local, mut exported) = (Vec::new(), Vec::new());
+    leaf_paths(ours, &mut Vec::new(), &mut local);
+    leaf_paths(theirs, &mut Vec::new(), &mut exported);
+    let their_leaves: HashMap<String, &Leaf<'_>> =
+        exported.iter().map(|leaf| (leaf.segments.join("."), leaf)).collect();
+    let local_lines: Vec<&str> = text.lines().collect();
+    let exported_lines: Vec<&str> = exported_text.lines().collect();
+    let newline = line_ending(text);
+    let mut edits = Edits::default();
+    let mut names = Vec::new();
+    let mut present = HashSet::new();
+    for leaf in &local {
+        let name = leaf.segments.join(".");
+        if !present.insert(name.clone()) {
+            continue;
+        }
+        match their_leaves.get(&name) {
+            Some(their) => {
+                names.push(name.clone());
+                let (own, new) = (meaning(leaf.node), meaning(their.node));
+                if own != new {
+                    match (&own, leaf.node, their.node) {
+                        (Meaning::Text(_), _, Node::Scalar { .. })
+                        | (Meaning::Other, Node::Scalar { .. }, Node::Scalar { .. }) => {
+                            let span = leaf.node.span();
+                            // A null value (`key:`) has no text to replace: one goes after a space.
+                            let space = if text[..span.start].ends_with(':') { " " } else { "" };
+                            edits.replace(span, format!("{space}{}", &exported_text[their.node.span()]));
+                        }
+                        (
+                            Meaning::Forms(_),
+                            Node::Mapping {
+                                flow: false, entries, ..
+                            },
+                            Node::Mapping { entries: new_forms, .. },
+                        ) => {
+                            patch_forms(&mut edits, text, exported_text, entries, new_forms, newline);
+                        }
+                        _ => return whole_export(),
+                    }
+                }
+                if input.is_base {
+                    let own_note = yaml::comment_above(&local_lines, leaf.entry.line);
+                    let new_note = yaml::comment_above(&exported_lines, their.entry.line);
+                    if own_note != new_note {
+                        let key_line = start_of_line(text, leaf.entry.span.start);
+                        let indent = &text[key_line..leaf.entry.span.start];
+                        let comment_start = comment_start(text, key_line);
+                        let mut comment = String::new();
+                        for line in new_note.iter().flat_map(|note| note.lines()) {
+                            comment.push_str(indent);
+                            comment.push('#');
+                            if !line.is_empty() {
+                                comment.push(' ');
+                                comment.push_str(line);
+                            }
+                            comment.push_str(newline);
+                        }
+                        edits.replace(comment_start..key_line, comment);
+                    }
+                }
+            }
+            None if crate::domain::names::KeyName::parse(&name).is_ok() && (input.deleted)(&name) => {
+                let key_line = start_of_line(text, leaf.entry.span.start);
+                edits.replace(
+                    comment_start(text, key_line)..end_of_line(text, value_end(leaf.node)),
+                    "",
+                );
+            }
+            None => names.push(name),
+        }
+    }
+    // New keys, by the deepest mapping of their path that the file has.
+    let mut additions: Vec<(usize, String, Vec<(&[String], &Leaf<'_>)>)> = Vec::new();
+    for leaf in exported
+        .iter()
+        .filter(|leaf| !present.contains(&leaf.segments.join(".")))
+    {
+        let mut mapping = ours;
+        let mut depth = 0;
+        while depth + 1 < leaf.segments.len() {
+            let Node::Mapping { entries, .. } = mapping else { break };
+            match entries.iter().find(|(entry, _)| entry.name == leaf.segments[depth]) {
+                Some((_, child @ Node::Mapping { .. })) if child.forms().is_none() => {
+                    mapping = child;
+                    depth += 1;
+                }
+                Some(_) => return whole_export(),
+                None => break,
+            }
+        }
+        let Node::Mapping {
+            entries, flow: false, ..
+        } = mapping
+        else {
+            return whole_export();
+        };
+        let (Some((first, _)), Some((_, last))) = (entries.first(), entries.last()) else {
+            return whole_export();
+        };
+        let line = start_of_line(text, first.span.start);
+        let (at, indent) = (
+            end_of_line(text, value_end(last)),
+            text[line..first.span.start].to_owned(),
+        );
+        names.push(leaf.segments.join("."));
+        match additions.iter_mut().find(|(place, _, _)| *place == at) {
+            Some((_, _, leaves)) => leaves.push((&leaf.segments[depth..], leaf)),
+            None => additions.push((at, indent, vec![(&leaf.segments[depth..], leaf)])),
+        }
+    }
+    for (at, indent, leaves) in additions {
+        let mut inserted = String::new();
+        let mut open: Vec<&str> = Vec::new();
+        for (segments, leaf) in leaves {
+            let (parents, own) = segments.split_at(segments.len() - 1);
+            let shared = open.iter().zip(parents).take_while(|(a, b)| **a == b.as_str()).count();
+            open.truncate(shared);
+            for parent in &parents[shared..] {
+                inserted.push_str(&indent);
+                inserted.push_str(&"  ".repeat(open.len()));
+                yaml::push_key(&mut inserted, parent);
+                inserted.push(':');
+                inserted.push_str(newline);
+                open.push(parent);
+            }
+            let pad = format!("{indent}{}", "  ".repeat(open.len()));
+            for line in yaml::comment_above(&exported_lines, leaf.entry.line)
+                .iter()
+                .flat_map(|note| note.lines())
+            {
+                inserted.push_str(&pad);
+                inserted.push_str(&format!("# {line}").trim_end());
+                inserted.push_str(newline);
+            }
+            inserted.push_str(&pad);
+            yaml::push_key(&mut inserted, &own[0]);
+            inserted.push(':');
+            match leaf.node {
+                Node::Mapping { entries, .. } => {
+                    inserted.push_str(newline);
+                    for (form, value) in entries {
+                        inserted.push_str(&pad);
+                        inserted.push_str("  ");
+                        inserted.push_str(&form.name);
+                        inserted.push_str(": ");
+                        inserted.push_str(&exported_text[value.span()]);
+                        inserted.push_str(newline);
+                    }
+                }
+                node => {
+                    inserted.push(' ');
+                    inserted.push_str(&exported_text[node.span()]);
+                    inserted.push_str(newline);
+                }
+            }
+        }
+        if at > 0 && !text[..at].ends_with('\n') {
+            inserted.insert_str(0, newline);
+        }
+        edits.insert(at, inserted);
+    }
+    let bom = input.local.starts_with(b"\xef\xbb\xbf");
+    Ok(Patched::of(input, edits, text, names, |patched| {
+        let mut bytes = Vec::with_capacity(patched.len() + 3);
+        if bom {
+            bytes.extend_from_slice(b"\xef\xbb\xbf");
+        }
+        bytes.extend_from_slice(patched.as_bytes());
+        bytes
+    }))
+}
+
+/// A plural key's forms made the export's, a line each.
+fn patch_forms(
+    edits: &mut Edits,
+    text: &str,
+    exported_text: &str,
+    own: &[(Entry, Node)],
+    new: &[(Entry, Node)],
+    newline: &str,
+) {
+    let theirs: HashMap<&str, &Node> = new.iter().map(|(entry, node)| (entry.name.as_str(), node)).collect();
+    let ours: HashSet<&str> = own.iter().map(|(entry, _)| entry.name.as_str()).collect();
+    for (entry, node) in own {
+        match theirs.get(entry.name.as_str()) {
+            Some(their) if meaning(node) != meaning(their) => edits.replace(node.span(), &exported_text[their.span()]),
+            Some(_) => {}
+            None => {
+                let line = start_of_line(text, entry.span.start);
+                edits.replace(line..end_of_line(text, value_end(node)), "");
+            }
+        }
+    }
+    let Some((first, last)) = own.first().zip(own.last()) else {
+        return;
+    };
+    let line = start_of_line(text, first.0.span.start);
+    let indent = &text[line..first.0.span.start];
+    let at = end_of_line(text, value_end(&last.1));
+    for (entry, node) in new.iter().filter(|(entry, _)| !ours.contains(entry.name.as_str())) {
+        let mut inserted = String::new();
+        if !text[..at].ends_with('\n') {
+            inserted.push_str(newline);
+        }
+        inserted.push_str(indent);
+        inserted.push_str(&entry.name);
+        inserted.push_str(": ");
+        inserted.push_str(&exported_text[node.span()]);
+        inserted.push_str(newline);
+        edits.insert(at, inserted);
+    }
+}
+
+/// The start of the `#` comment lines directly above the line starting at `line`.
+fn comment_start(text: &str, line: usize) -> usize {
+    let mut start = line;
+    while start > 0 {
+        let before = &text[..start - 1];
+        let previous = before.rfind('\n').map_or(0, |at| at + 1);
+        if text[previous..start].trim_start().starts_with('#') {
+            start = previous;
+        } else {
+            break;
+        }
+    }
+    start
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::patched_with;
+    use super::*;
+
+    const LOCAL: &str = "# French texts of the app\nfr:\n  home:\n    # The title\n    title: Accueil # shown first\n    old: Ancien\n  files:\n    one: un fichier\n    other: '%{count} fichiers'\n  list: [a, b]\n";
+
+    #[test]
+    fn a_file_saying_what_the_server_says_keeps_its_bytes() {
+        let exported = "fr:\n  files:\n    one: \"un fichier\"\n    other: \"%{count} fichiers\"\n  home:\n    old: \"Ancien\"\n    # The title\n    title: \"Accueil\"\n";
+        let patched = patched_with(patch, LOCAL.as_bytes(), exported, None, &[], true);
+        assert_eq!(String::from_utf8(patched).unwrap(), LOCAL);
+    }
+
+    #[test]
+    fn changes_touch_only_their_lines() {
+        let exported = "fr:\n  files:\n    few: \"quelques fichiers\"\n    other: \"%{count} fichiers\"\n  home:\n    # The page's title\n    title: \"Bienvenue\"\n  new:\n    deep:\n      a: \"A\"\n      b: \"B\"\n  top: \"Haut\"\n";
+        let patched = patched_with(patch, LOCAL.as_bytes(), exported, None, &["home.old", "files"], true);
+        let expected = "# French texts of the app\nfr:\n  home:\n    # The page's title\n    title: \"Bienvenue\" # shown first\n  files:\n    other: '%{count} fichiers'\n    few: \"quelques fichiers\"\n  list: [a, b]\n  new:\n    deep:\n      a: \"A\"\n      b: \"B\"\n  top: \"Haut\"\n";
+        assert_eq!(String::from_utf8(patched).unwrap(), expected);
+    }
+}

@@ -1,0 +1,532 @@
+//! Rails i18n YAML: `{lang}.yml` with the language as its root key (`fr:`), names nested at
+//! `.` (`home.title` is `home:` / `title:`), a plural key as a mapping of CLDR categories
+//! (`one:`, `other:`, as Ruby's `I18n.t(key, count: n)` picks them), and a key's description
+//! as the `#` comment lines directly above it.
+//!
+//! The writer double-quotes every text (so that Ruby's YAML 1.1 reader takes `yes`, `no`, `3`
+//! and `~` as texts too) and writes a name that cannot nest because a shorter name holds a text
+//! at its prefix (`menu` and `menu.open`) whole, as a dotted key in the deepest mapping there is.
+//!
+//! Reading is YAML 1.2 (saphyr): each root key is a language; a mapping whose keys are all CLDR
+//! categories, `other` among them, is a plural key; other scalars are texts as written (a
+//! plain `yes` is the text "yes", where Ruby's YAML 1.1 would make it a boolean); null values,
+//! sequences and aliases are passed over with a warning.
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, Span, SpannedEventReceiver};
+
+use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
+use crate::domain::model::{Key, PluralCategory, PluralForms, Text, TextRef};
+use crate::domain::names::LanguageCode;
+
+/// A language's file: `fr.yml`.
+pub fn path(language: &LanguageCode) -> String {
+    format!("{language}.yml")
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+/// A mapping of the file: its entries in the order first given, with an index by key.
+#[derive(Default)]
+struct Tree<'a> {
+    entries: Vec<(String, Member<'a>)>,
+    index: HashMap<String, usize>,
+}
+
+enum Member<'a> {
+    Leaf(&'a Key, TextRef<'a>),
+    Mapping(Tree<'a>),
+}
+
+impl<'a> Tree<'a> {
+    /// Puts a key's text at the path its name leads to, nesting at each `.` that it can.
+    fn insert(&mut self, key: &'a Key, text: TextRef<'a>) {
+        let name = key.name.as_str();
+        let mut tree = self;
+        let mut rest = name;
+        loop {
+            let split = rest
+                .split_once('.')
+                .filter(|(head, tail)| !head.is_empty() && !tail.is_empty());
+            let Some((head, tail)) = split else {
+                tree.push(rest.to_owned(), Member::Leaf(key, text));
+                return;
+            };
+            let at = match tree.index.get(head) {
+                Some(at) => *at,
+                None => {
+                    tree.push(head.to_owned(), Member::Mapping(Tree::default()));
+                    tree.entries.len() - 1
+                }
+            };
+            // A text holds the prefix: the rest of the name is one dotted key here.
+            if matches!(tree.entries[at].1, Member::Leaf(..)) {
+                tree.push(rest.to_owned(), Member::Leaf(key, text));
+                return;
+            }
+            let Member::Mapping(child) = &mut tree.entries[at].1 else {
+                unreachable!("a mapping")
+            };
+            tree = child;
+            rest = tail;
+        }
+    }
+
+    fn push(&mut self, name: String, member: Member<'a>) {
+        if self.index.contains_key(&name) {
+            // Only a dotted key can meet a nested one of the same text; the first stays.
+            return;
+        }
+        self.index.insert(name.clone(), self.entries.len());
+        self.entries.push((name, member));
+    }
+
+    fn write(&self, out: &mut String, depth: usize) {
+        for (name, member) in &self.entries {
+            let indent = "  ".repeat(depth);
+            if let Member::Leaf(key, _) = member {
+                for line in key.description.lines() {
+                    out.push_str(&indent);
+                    out.push('#');
+                    if !line.is_empty() {
+                        out.push(' ');
+                        out.push_str(line);
+                    }
+                    out.push('\n');
+                }
+            }
+            out.push_str(&indent);
+            push_key(out, name);
+            out.push(':');
+            match member {
+                Member::Leaf(_, TextRef::Plain(value)) => {
+                    out.push(' ');
+                    push_quoted(out, value);
+                    out.push('\n');
+                }
+                Member::Leaf(_, TextRef::Plural(forms)) => {
+                    out.push('\n');
+                    for (category, value) in forms.iter() {
+                        out.push_str(&indent);
+                        out.push_str("  ");
+                        out.push_str(category.name());
+                        out.push_str(": ");
+                        push_quoted(out, value);
+                        out.push('\n');
+                    }
+                }
+                Member::Mapping(child) => {
+                    out.push('\n');
+                    child.write(out, depth + 1);
+                }
+            }
+        }
+    }
+}
+
+/// The file of `language`.
+pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile {
+    let mut root = Tree::default();
+    for (key, text) in texts(keys, language) {
+        root.insert(key, text);
+    }
+    let mut out = String::with_capacity(keys.len() * 64 + 16);
+    push_key(&mut out, language.as_str());
+    out.push_str(":\n");
+    root.write(&mut out, 1);
+    ExportFile {
+        path: path(language),
+        bytes: out.into_bytes(),
+    }
+}
+
+/// A mapping key: as it is when YAML 1.1 and 1.2 both read it as that text, else quoted.
+pub fn push_key(out: &mut String, name: &str) {
+    let plain = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+        && !is_yaml11_special(name);
+    if plain {
+        out.push_str(name);
+    } else {
+        push_quoted(out, name);
+    }
+}
+
+/// Words YAML 1.1 (Ruby's Psych) reads as booleans or null.
+fn is_yaml11_special(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
+    )
+}
+
+/// A double-quoted scalar: `\` and `"` escaped, control characters as escapes.
+pub fn push_quoted(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            c if c.is_control() || c == '\u{FEFF}' || c == '\u{2028}' || c == '\u{2029}' => {
+                if (c as u32) < 0x100 {
+                    out.push_str(&format!("\\x{:02X}", c as u32));
+                } else {
+                    out.push_str(&format!("\\u{:04X}", c as u32));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading
+
+/// A node of the file, with where it is (byte ranges).
+#[derive(Debug)]
+pub enum Node {
+    Scalar {
+        value: String,
+        style: ScalarStyle,
+        /// The scalar's text as written (for a block scalar, from its `|` or `>` to the end
+        /// of its last line).
+        span: Range<usize>,
+        null: bool,
+    },
+    Mapping {
+        entries: Vec<(Entry, Node)>,
+        span: Range<usize>,
+        flow: bool,
+    },
+    /// A sequence or an alias.
+    Other { span: Range<usize> },
+}
+
+/// A mapping key.
+#[derive(Debug)]
+pub struct Entry {
+    pub name: String,
+    pub span: Range<usize>,
+    pub line: usize,
+}
+
+impl Node {
+    pub fn span(&self) -> Range<usize> {
+        match self {
+            Node::Scalar { span, .. } | Node::Mapping { span, .. } | Node::Other { span } => span.clone(),
+        }
+    }
+
+    /// A plural key's forms, when this is a mapping of CLDR categories with `other`.
+    pub fn forms(&self) -> Option<Vec<(PluralCategory, &str)>> {
+        let Node::Mapping { entries, .. } = self else {
+            return None;
+        };
+        let mut forms = Vec::with_capacity(entries.len());
+        for (entry, node) in entries {
+            let category = PluralCategory::parse(&entry.name)?;
+            let Node::Scalar { value, null: false, .. } = node else {
+                return None;
+            };
+            forms.push((category, value.as_str()));
+        }
+        forms
+            .iter()
+            .any(|(category, _)| *category == PluralCategory::Other)
+            .then_some(forms)
+    }
+}
+
+/// Parses a YAML file into its root node (`None` for an empty file).
+pub fn parse(text: &str) -> Result<Option<Node>, ReadError> {
+    let mut builder = Builder {
+        text,
+        bytes: text.char_indices().map(|(at, _)| at).chain([text.len()]).collect(),
+        stack: Vec::new(),
+        root: None,
+        anchors: false,
+        line: 0,
+    };
+    let mut parser = Parser::new_from_str(text);
+    parser
+        .load(&mut builder, false)
+        .map_err(|err| ReadError::at(err.marker().line(), err.info().to_owned()))?;
+    Ok(builder.root)
+}
+
+/// Builds the node tree from the parser's events.
+struct Builder<'t> {
+    text: &'t str,
+    /// The byte offset of each character (the parser counts characters).
+    bytes: Vec<usize>,
+    stack: Vec<(Node, Option<Entry>)>,
+    root: Option<Node>,
+    anchors: bool,
+    /// The line of the event being handled (1-based).
+    line: usize,
+}
+
+impl Builder<'_> {
+    fn range(&self, span: Span) -> Range<usize> {
+        let at = |index: usize| self.bytes.get(index).copied().unwrap_or(self.text.len());
+        at(span.start.index())..at(span.end.index())
+    }
+
+    /// Adds a finished node to the mapping being built (as a key, or as the value of the
+    /// key before it), or makes it the root.
+    fn add(&mut self, node: Node) {
+        match self.stack.last_mut() {
+            None => {
+                if self.root.is_none() {
+                    self.root = Some(node);
+                }
+            }
+            Some((Node::Mapping { entries, .. }, pending)) => match pending.take() {
+                Some(entry) => entries.push((entry, node)),
+                None => {
+                    let (name, span) = match &node {
+                        Node::Scalar { value, span, .. } => (value.clone(), span.clone()),
+                        other => (String::new(), other.span()),
+                    };
+                    *pending = Some(Entry {
+                        name,
+                        span,
+                        line: self.line,
+                    });
+                }
+            },
+            Some(_) => {}
+        }
+    }
+}
+
+impl<'input> SpannedEventReceiver<'input> for Builder<'_> {
+    fn on_event(&mut self, event: Event<'input>, span: Span) {
+        let range = self.range(span);
+        self.line = span.start.line();
+        match event {
+            Event::Scalar(value, style, anchor, _) => {
+                self.anchors |= anchor > 0;
+                let mut range = range;
+                if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+                    // From the indicator (`|`, `>-`) to the end of the last line of text.
+                    let before = &self.text[..range.start];
+                    let indicator = before.rfind(['|', '>']).unwrap_or(range.start);
+                    let content = &self.text[range.clone()];
+                    let end = content.trim_end_matches([' ', '\t']).trim_end_matches(['\n', '\r']);
+                    range = indicator..range.start + end.len();
+                }
+                let null = style == ScalarStyle::Plain && matches!(&*value, "~" | "null" | "Null" | "NULL" | "");
+                self.add(Node::Scalar {
+                    value: value.into_owned(),
+                    style,
+                    span: range,
+                    null,
+                });
+            }
+            Event::MappingStart(..) => {
+                let flow = self.text[range.clone()].starts_with('{');
+                self.stack.push((
+                    Node::Mapping {
+                        entries: Vec::new(),
+                        span: range,
+                        flow,
+                    },
+                    None,
+                ));
+            }
+            Event::MappingEnd => {
+                if let Some((mut node, _)) = self.stack.pop() {
+                    if let Node::Mapping { span, .. } = &mut node {
+                        span.end = range.end.max(span.start);
+                    }
+                    self.add(node);
+                }
+            }
+            Event::SequenceStart(..) => self.stack.push((Node::Other { span: range }, None)),
+            Event::SequenceEnd => {
+                if let Some((mut node, _)) = self.stack.pop() {
+                    if let Node::Other { span } = &mut node {
+                        span.end = range.end;
+                    }
+                    self.add(node);
+                }
+            }
+            Event::Alias(_) => self.add(Node::Other { span: range }),
+            _ => {}
+        }
+    }
+}
+
+/// The leaves of a language's mapping: each key's dotted name and node, in file order.
+pub fn leaves<'n>(mapping: &'n Node, prefix: &str, out: &mut Vec<(String, &'n Entry, &'n Node)>) {
+    let Node::Mapping { entries, .. } = mapping else { return };
+    for (entry, node) in entries {
+        let name = if prefix.is_empty() {
+            entry.name.clone()
+        } else {
+            format!("{prefix}.{}", entry.name)
+        };
+        match node {
+            Node::Mapping { .. } if node.forms().is_none() => leaves(node, &name, out),
+            _ => out.push((name, entry, node)),
+        }
+    }
+}
+
+/// The description of the entry at `line` (1-based) of `lines`: the `#` comment lines
+/// directly above it.
+pub fn comment_above(lines: &[&str], line: usize) -> Option<String> {
+    let mut comment: Vec<&str> = lines[..line.saturating_sub(1).min(lines.len())]
+        .iter()
+        .rev()
+        .map(|line| line.trim())
+        .take_while(|line| line.starts_with('#'))
+        .map(|line| {
+            let line = line.trim_start_matches('#');
+            line.strip_prefix(' ').unwrap_or(line)
+        })
+        .collect();
+    comment.reverse();
+    (!comment.is_empty()).then(|| comment.join("\n"))
+}
+
+/// A file read: each root key's language and its entries, and the values passed over.
+#[derive(Debug, Default)]
+pub struct ReadFile {
+    pub languages: Vec<(String, Vec<ParsedEntry>)>,
+    pub warnings: Vec<ReadWarning>,
+}
+
+/// Reads a file: every root key is a language (see the module's notes).
+pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
+    let text = std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
+        .map_err(|_| ReadError::unplaced("the file is not UTF-8"))?;
+    let mut read = ReadFile::default();
+    let Some(root) = parse(text)? else {
+        return Ok(read);
+    };
+    let Node::Mapping { entries, .. } = &root else {
+        return Err(ReadError::at(1, "a Rails locale file is a mapping of languages"));
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    for (language, mapping) in entries {
+        let mut found = Vec::new();
+        leaves(mapping, "", &mut found);
+        let mut entries = Vec::with_capacity(found.len());
+        for (name, entry, node) in found {
+            let warn = |message: String| ReadWarning {
+                line: entry.line,
+                key: name.clone(),
+                message,
+            };
+            let value = match node {
+                Node::Scalar { null: true, .. } => {
+                    read.warnings
+                        .push(warn(format!("{name:?} has no text (null), and is passed over")));
+                    continue;
+                }
+                Node::Scalar { value, .. } => Text::Plain(value.clone()),
+                Node::Mapping { .. } => {
+                    let forms = node.forms().expect("leaves are texts or forms");
+                    match PluralForms::new(forms.into_iter().map(|(category, value)| (category, value.to_owned()))) {
+                        Ok(forms) => Text::Plural(forms),
+                        Err(why) => {
+                            read.warnings.push(warn(format!("{name:?}: {why}; it is passed over")));
+                            continue;
+                        }
+                    }
+                }
+                Node::Other { .. } => {
+                    read.warnings.push(warn(format!(
+                        "{name:?} is a list or an alias, not a text, and is passed over"
+                    )));
+                    continue;
+                }
+            };
+            let mut parsed = ParsedEntry::plain(name, String::new()).at_line(entry.line);
+            parsed.text = value;
+            parsed.description = comment_above(&lines, entry.line);
+            entries.push(parsed);
+        }
+        read.languages.push((language.name.clone(), entries));
+    }
+    Ok(read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RAILS: &str = "# The app's French texts\nfr:\n  home:\n    # The title\n    # of the page\n    title: \"Accueil \\\"x\\\"\"\n    plain: Bonjour le monde # trailing\n    single: 'l''été'\n    block: |\n      line one\n      line two\n  files:\n    one: \"%{count} fichier\"\n    other: fichiers\n  flow: {one: a, other: b}\n  list: [a, b]\n  num: 3\n  nothing:\n  émoji: \"😀 é\\t\\u00e9\"\n  zero_only:\n    zero: rien\n";
+
+    #[test]
+    fn rails_files_are_read_as_ruby_reads_their_texts() {
+        let read = read(RAILS.as_bytes()).unwrap();
+        assert_eq!(read.languages.len(), 1);
+        let (language, entries) = &read.languages[0];
+        assert_eq!(language, "fr");
+        let get = |name: &str| {
+            entries
+                .iter()
+                .find(|entry| entry.name == name)
+                .unwrap_or_else(|| panic!("{name}"))
+        };
+        assert_eq!(get("home.title").text, Text::Plain("Accueil \"x\"".into()));
+        assert_eq!(get("home.title").description.as_deref(), Some("The title\nof the page"));
+        assert_eq!(get("home.plain").text, Text::Plain("Bonjour le monde".into()));
+        assert_eq!(get("home.single").text, Text::Plain("l'été".into()));
+        assert_eq!(get("home.block").text, Text::Plain("line one\nline two\n".into()));
+        assert!(matches!(get("files").text, Text::Plural(_)));
+        assert!(matches!(get("flow").text, Text::Plural(_)));
+        assert_eq!(get("num").text, Text::Plain("3".into()));
+        assert_eq!(get("émoji").text, Text::Plain("😀 é\té".into()));
+        // `zero_only` has no `other`: a mapping of one text, `zero_only.zero`.
+        assert_eq!(get("zero_only.zero").text, Text::Plain("rien".into()));
+        let warned: Vec<&str> = read.warnings.iter().map(|warning| warning.key.as_str()).collect();
+        assert_eq!(warned, ["list", "nothing"]);
+    }
+
+    #[test]
+    fn spans_cover_each_value_as_written() {
+        let root = parse(RAILS).unwrap().unwrap();
+        let Node::Mapping { entries, .. } = &root else { panic!() };
+        let mut found = Vec::new();
+        leaves(&entries[0].1, "", &mut found);
+        let span = |name: &str| {
+            let (_, _, node) = found.iter().find(|(leaf, _, _)| leaf == name).unwrap();
+            &RAILS[node.span()]
+        };
+        assert_eq!(span("home.title"), "\"Accueil \\\"x\\\"\"");
+        assert_eq!(span("home.plain"), "Bonjour le monde");
+        assert_eq!(span("home.block"), "|\n      line one\n      line two");
+        assert_eq!(span("émoji"), "\"😀 é\\t\\u00e9\"");
+    }
+
+    #[test]
+    fn quoting_keeps_every_text_a_text() {
+        let mut out = String::new();
+        push_key(&mut out, "no");
+        push_key(&mut out, "pt-BR");
+        push_key(&mut out, "a b");
+        push_quoted(&mut out, "tab\t\"q\" \\ \u{1} \u{2028} 😀");
+        assert_eq!(out, "\"no\"pt-BR\"a b\"\"tab\\t\\\"q\\\" \\\\ \\x01 \\u2028 😀\"");
+        let file = format!("fr:\n  k: {}\n", &out[out.rfind("\"tab").unwrap()..]);
+        let read = read(file.as_bytes()).unwrap();
+        assert_eq!(
+            read.languages[0].1[0].text,
+            Text::Plain("tab\t\"q\" \\ \u{1} \u{2028} 😀".into())
+        );
+    }
+}
