@@ -141,6 +141,7 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
             let format = match extension {
                 "json" if has_i18next_plurals(dir) => "i18next",
                 "xliff" => xliff_format(&dir.join(format!("{}.xliff", language_example(dir, "xliff")))),
+                "yml" => "yaml",
                 _ => extension,
             };
             found.push((format.to_owned(), pattern));
@@ -197,6 +198,18 @@ fn has_namespace_folders(dir: &Path) -> bool {
         })
         .collect();
     languages.len() >= 2 || languages.iter().any(|language| language.eq_ignore_ascii_case("en"))
+}
+
+/// The root key of a Rails locale file: its first line that is not blank, a comment or `---`,
+/// up to its colon.
+fn rails_locale_root(file: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text
+        .lines()
+        .map(str::trim_end)
+        .find(|line| !line.is_empty() && !line.starts_with('#') && *line != "---")?;
+    let key = line.strip_suffix(':')?;
+    Some(key.trim_matches(['"', '\'']).to_owned())
 }
 
 /// Where Xcode's "Export Localizations" puts each language's XLIFF file.
@@ -280,7 +293,7 @@ fn has_catalogs(dir: &Path) -> bool {
 /// `json`, `csv` or `po` when the folder holds files named by language (`en.json`, `pt-BR.json`):
 /// two or more, or one that is English.
 fn language_files(dir: &Path) -> Option<&'static str> {
-    for extension in ["json", "csv", "po", "xliff"] {
+    for extension in ["json", "csv", "po", "xliff", "yml"] {
         let languages: Vec<String> = std::fs::read_dir(dir)
             .into_iter()
             .flatten()
@@ -289,7 +302,10 @@ fn language_files(dir: &Path) -> Option<&'static str> {
                 let name = entry.file_name().to_str()?.to_owned();
                 let stem = name.strip_suffix(&format!(".{extension}"))?.to_owned();
                 let looks_like_language = stem.len() <= 10 && LanguageCode::parse(&stem).is_ok();
-                looks_like_language.then_some(stem)
+                // A Rails locale file's root key is its language (a workflow's `ci.yml` is not).
+                let rails_root =
+                    extension != "yml" || rails_locale_root(&entry.path()).as_deref() == Some(stem.as_str());
+                (looks_like_language && rails_root).then_some(stem)
             })
             .collect();
         if languages.len() >= 2 || languages.iter().any(|language| language.eq_ignore_ascii_case("en")) {

@@ -45,34 +45,28 @@ enum Member<'a> {
 impl<'a> Tree<'a> {
     /// Puts a key's text at the path its name leads to, nesting at each `.` that it can.
     fn insert(&mut self, key: &'a Key, text: TextRef<'a>) {
-        let name = key.name.as_str();
-        let mut tree = self;
-        let mut rest = name;
-        loop {
-            let split = rest
-                .split_once('.')
-                .filter(|(head, tail)| !head.is_empty() && !tail.is_empty());
-            let Some((head, tail)) = split else {
-                tree.push(rest.to_owned(), Member::Leaf(key, text));
-                return;
-            };
-            let at = match tree.index.get(head) {
-                Some(at) => *at,
-                None => {
-                    tree.push(head.to_owned(), Member::Mapping(Tree::default()));
-                    tree.entries.len() - 1
-                }
-            };
-            // A text holds the prefix: the rest of the name is one dotted key here.
-            if matches!(tree.entries[at].1, Member::Leaf(..)) {
-                tree.push(rest.to_owned(), Member::Leaf(key, text));
-                return;
+        self.insert_at(key.name.as_str(), key, text);
+    }
+
+    fn insert_at(&mut self, rest: &str, key: &'a Key, text: TextRef<'a>) {
+        let split = rest
+            .split_once('.')
+            .filter(|(head, tail)| !head.is_empty() && !tail.is_empty());
+        let Some((head, tail)) = split else {
+            self.push(rest.to_owned(), Member::Leaf(key, text));
+            return;
+        };
+        let at = match self.index.get(head) {
+            Some(at) => *at,
+            None => {
+                self.push(head.to_owned(), Member::Mapping(Tree::default()));
+                self.entries.len() - 1
             }
-            let Member::Mapping(child) = &mut tree.entries[at].1 else {
-                unreachable!("a mapping")
-            };
-            tree = child;
-            rest = tail;
+        };
+        match &mut self.entries[at].1 {
+            Member::Mapping(child) => child.insert_at(tail, key, text),
+            // A text holds the prefix: the rest of the name is one dotted key here.
+            Member::Leaf(..) => self.push(rest.to_owned(), Member::Leaf(key, text)),
         }
     }
 
@@ -255,7 +249,6 @@ pub fn parse(text: &str) -> Result<Option<Node>, ReadError> {
         bytes: text.char_indices().map(|(at, _)| at).chain([text.len()]).collect(),
         stack: Vec::new(),
         root: None,
-        anchors: false,
         line: 0,
     };
     let mut parser = Parser::new_from_str(text);
@@ -272,7 +265,6 @@ struct Builder<'t> {
     bytes: Vec<usize>,
     stack: Vec<(Node, Option<Entry>)>,
     root: Option<Node>,
-    anchors: bool,
     /// The line of the event being handled (1-based).
     line: usize,
 }
@@ -316,8 +308,7 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_> {
         let range = self.range(span);
         self.line = span.start.line();
         match event {
-            Event::Scalar(value, style, anchor, _) => {
-                self.anchors |= anchor > 0;
+            Event::Scalar(value, style, _, _) => {
                 let mut range = range;
                 if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
                     // From the indicator (`|`, `>-`) to the end of the last line of text.

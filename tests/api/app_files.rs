@@ -931,3 +931,107 @@ fn an_xcode_localization_export_goes_through_push_and_pull_unchanged() {
     repo.ok(&["pull"]);
     assert_eq!(repo.porcelain(), "");
 }
+
+#[test]
+fn a_rails_apps_locale_files_go_through_push_and_pull_unchanged() {
+    let repo = AppRepo::new("24pullrequests-yaml", "", true);
+    let settings = repo.read(".locstore.toml");
+    assert!(
+        settings.contains("format = \"yaml\"") && settings.contains("path = \"config/locales/{lang}.yml\""),
+        "{settings}"
+    );
+    repo.ok(&["push"]);
+    let key = repo.get("/teams/acme/projects/app/keys/organisations.members");
+    assert_eq!(
+        key["data"]["translation"]["en"],
+        json!({"one": "1 Member", "other": "%{count} Members"})
+    );
+    let key = repo.get("/teams/acme/projects/app/keys/about.idea");
+    assert_eq!(
+        key["data"]["translation"]["en"],
+        "The idea is simple: 'Send 24 pull requests between December 1st and December 24th', encouraging contributors to give back to open source projects with little gifts of code throughout December."
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
+
+    // A server edit changes that value, and nothing else.
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/about_us",
+        json!({"translations": [{"language": "de", "content": "Über \"uns\""}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.numstat(), [(1, 1, "config/locales/de.yml".to_owned())]);
+    assert!(
+        repo.read("config/locales/de.yml")
+            .contains("\n  about_us: \"Über \\\"uns\\\"\"\n")
+    );
+    repo.commit("pulled");
+
+    // A deleted key's line goes from every file; a new key lands at the end of its mapping
+    // (with the mapping it needs); a key added in the app stays.
+    let (status, _) = repo
+        .server
+        .request("DELETE", "/teams/acme/projects/app/keys/about_us", Some(TOKEN), None);
+    assert_eq!(status, 200);
+    repo.call(
+        "POST",
+        "/teams/acme/projects/app/keys",
+        json!({"name": "organisations.stats.added", "description": "A new line", "translations": [{"language": "en", "content": "Added"}, {"language": "pl", "content": "Dodane"}]}),
+    );
+    let french = repo
+        .read("config/locales/fr.yml")
+        .replacen("  or: ", "  only_here: Seulement ici\n  or: ", 1);
+    std::fs::write(repo.app.join("config/locales/fr.yml"), &french).unwrap();
+    repo.commit("a string added in the app");
+    repo.ok(&["pull"]);
+    let mut changes = repo.numstat();
+    changes.sort_by(|a, b| a.2.cmp(&b.2));
+    assert_eq!(
+        changes,
+        [
+            (0, 1, "config/locales/de.yml".to_owned()),
+            (3, 1, "config/locales/en.yml".to_owned()),
+            (0, 1, "config/locales/fr.yml".to_owned()),
+            (0, 1, "config/locales/ja.yml".to_owned()),
+            (3, 1, "config/locales/pl.yml".to_owned()),
+        ],
+        "{}",
+        git_in(&repo.app, &["diff"])
+    );
+    assert!(
+        repo.read("config/locales/en.yml").contains(
+            "    title: \"%{count} Organisations involved\"\n    stats:\n      # A new line\n      added: \"Added\"\n"
+        ),
+        "{}",
+        repo.read("config/locales/en.yml")
+    );
+    assert!(
+        repo.read("config/locales/fr.yml")
+            .contains("  only_here: Seulement ici\n")
+    );
+
+    // Ruby's i18n gem reads every file after the pull.
+    let files: Vec<PathBuf> = ["en", "pl", "ja", "fr", "de"]
+        .iter()
+        .map(|language| repo.app.join(format!("config/locales/{language}.yml")))
+        .collect();
+    let answers = crate::formats::rails_answers(
+        &files,
+        &[
+            json!({"locale": "pl", "key": "organisations.stats.added"}),
+            // The app's Polish forms lack `many` (Ruby refuses a count of 5): 1 is `one`.
+            json!({"locale": "pl", "key": "organisations.members", "count": 1}),
+            json!({"locale": "fr", "key": "only_here"}),
+            json!({"locale": "de", "key": "about_us"}),
+        ],
+    );
+    assert_eq!(
+        answers,
+        [json!("Dodane"), json!("1 Członek"), json!("Seulement ici"), Value::Null]
+    );
+
+    repo.commit("pulled");
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+}

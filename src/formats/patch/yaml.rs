@@ -195,7 +195,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         }
     }
     // New keys, by the deepest mapping of their path that the file has.
-    let mut additions: Vec<(usize, String, Vec<(&[String], &Leaf<'_>)>)> = Vec::new();
+    let mut additions: Vec<Addition<'_>> = Vec::new();
     for leaf in exported
         .iter()
         .filter(|leaf| !present.contains(&leaf.segments.join(".")))
@@ -228,12 +228,16 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             text[line..first.span.start].to_owned(),
         );
         names.push(leaf.segments.join("."));
-        match additions.iter_mut().find(|(place, _, _)| *place == at) {
-            Some((_, _, leaves)) => leaves.push((&leaf.segments[depth..], leaf)),
-            None => additions.push((at, indent, vec![(&leaf.segments[depth..], leaf)])),
+        match additions.iter_mut().find(|addition| addition.at == at) {
+            Some(addition) => addition.leaves.push((&leaf.segments[depth..], leaf)),
+            None => additions.push(Addition {
+                at,
+                indent,
+                leaves: vec![(&leaf.segments[depth..], leaf)],
+            }),
         }
     }
-    for (at, indent, leaves) in additions {
+    for Addition { at, indent, leaves } in additions {
         let mut inserted = String::new();
         let mut open: Vec<&str> = Vec::new();
         for (segments, leaf) in leaves {
@@ -254,7 +258,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                 .flat_map(|note| note.lines())
             {
                 inserted.push_str(&pad);
-                inserted.push_str(&format!("# {line}").trim_end());
+                inserted.push_str(format!("# {line}").trim_end());
                 inserted.push_str(newline);
             }
             inserted.push_str(&pad);
@@ -293,6 +297,14 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         bytes.extend_from_slice(patched.as_bytes());
         bytes
     }))
+}
+
+/// New keys that go at one place: the end of a mapping, indented as its keys are, each with
+/// the rest of its path below that mapping.
+struct Addition<'n> {
+    at: usize,
+    indent: String,
+    leaves: Vec<(&'n [String], &'n Leaf<'n>)>,
 }
 
 /// A plural key's forms made the export's, a line each.
