@@ -3,7 +3,7 @@
 //! exported (every language; the median of three renders, each after a commit so that none is
 //! the stored file of another).
 //!
-//!     cargo bench --bench formats    # LOCSTORE_BENCH_KEYS=100000 LOCSTORE_BENCH_FORMATS=xliff,arb
+//!     cargo bench --bench formats    # LOCSTORE_BENCH_KEYS=100000 LOCSTORE_BENCH_FORMATS=xliff,arb,yaml
 //!
 //! It prints a Markdown table of wall-clock seconds as the client sees them, with each
 //! format's ratio to JSON's (the target: at most 1.5).
@@ -152,6 +152,35 @@ fn arb_zip(keys: usize) -> Vec<u8> {
     }))
 }
 
+/// The Rails YAML upload: a zip of `{lang}.yml`, names nested at `.`, plural keys as mappings.
+fn yaml_zip(keys: usize) -> Vec<u8> {
+    zip(FIVE.iter().map(|language| {
+        let mut out = format!("{language}:\n");
+        let mut screen = usize::MAX;
+        // Keys grouped by screen (`screen7:` then its labels), as Rails files nest them.
+        let mut order: Vec<usize> = (0..keys).collect();
+        order.sort_by_key(|index| (index % 500, *index));
+        for index in order {
+            if index % 500 != screen {
+                screen = index % 500;
+                out.push_str(&format!("  screen{screen}:\n"));
+            }
+            let label = format!("label_{index}");
+            if is_plural(index) {
+                out.push_str(&format!(
+                    "    {label}:\n      one: \"%d {language} item\"\n      other: \"%d {language} items\"\n"
+                ));
+            } else {
+                out.push_str(&format!(
+                    "    {label}: {}\n",
+                    serde_json::to_string(&text(language, index)).unwrap()
+                ));
+            }
+        }
+        (format!("{language}.yml"), out.into_bytes())
+    }))
+}
+
 fn forms_of(language: &str) -> [String; 2] {
     [format!("%d {language} item"), format!("%d {language} items")]
 }
@@ -228,8 +257,9 @@ fn main() {
         ("po", "application/zip", po_zip(keys)),
         ("xliff", "application/zip", xliff_zip(keys)),
         ("arb", "application/zip", arb_zip(keys)),
+        ("yaml", "application/zip", yaml_zip(keys)),
     ];
-    // `LOCSTORE_BENCH_FORMATS=xliff,arb` measures those (and JSON, the yardstick) only.
+    // `LOCSTORE_BENCH_FORMATS=xliff,arb,yaml` measures those (and JSON, the yardstick) only.
     let only = std::env::var("LOCSTORE_BENCH_FORMATS").ok();
     let formats: Vec<_> = formats
         .into_iter()

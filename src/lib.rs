@@ -39,7 +39,7 @@
 //! - [`routes`]: route templates of request paths, for logs, metrics and `Allow`.
 //! - [`formats`]: each file format's reader beside its writer (JSON, CSV, Android XML, Apple
 //!   strings and stringsdict, ICU plurals, Xcode String Catalogs, i18next, gettext PO, Flutter
-//!   ARB, XLIFF 1.2 and 2.0), the
+//!   ARB, XLIFF 1.2 and 2.0, Rails YAML), the
 //!   in-place patchers `locstore pull` uses ([`formats::patch`]), zip in and out, downloads.
 //!
 //! # Invariants
