@@ -202,6 +202,9 @@ fn export_benchmarks(criterion: &mut Criterion) {
         ExportFormat::AppleStrings,
         ExportFormat::I18next,
         ExportFormat::Po,
+        ExportFormat::Arb,
+        ExportFormat::Xliff,
+        ExportFormat::Yaml,
     ] {
         criterion.bench_function(
             &format!("export: {} of 10,000 keys x 5 languages", format.name()),

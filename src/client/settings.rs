@@ -198,7 +198,7 @@ tags = ["web"]
             (text.replace("acme/mobile", "acme"), "TEAM/PROJECT"),
             (text.replace("http://", "ftp://"), "http://"),
             (text.replace("{lang}", "en"), "{lang}"),
-            (text.replace("android-xml", "yaml"), "unknown format"),
+            (text.replace("android-xml", "toml"), "unknown format"),
             (text.replace("tags", "tag"), "unknown field"),
             (text.replace("app/src/main/res", "res/{lang}"), "without {lang}"),
             (text.replace("{lang}.json", "{ns}/{lang}.json"), "{ns}"),

@@ -18,7 +18,7 @@
 //! several segments, are passed over with a warning, and an id already read in an earlier
 //! `<file>` (Xcode repeats `CFBundleName` per target) is read once.
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -59,7 +59,18 @@ pub fn is_xliff(file: &str) -> bool {
     file.ends_with(".xliff") || file.ends_with(".xlf")
 }
 
-/// What a unit says, as the writer writes it and the patcher compares it.
+/// What a unit says, borrowed, as the writers take it.
+#[derive(Debug, Clone, Copy)]
+pub struct UnitText<'a> {
+    pub name: &'a str,
+    pub translate: bool,
+    pub source: &'a str,
+    pub target: Option<&'a str>,
+    pub outdated: bool,
+    pub note: Option<&'a str>,
+}
+
+/// What a unit says, as the reader reads it and the patcher compares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnitData {
     pub name: String,
@@ -71,6 +82,19 @@ pub struct UnitData {
     pub note: Option<String>,
 }
 
+impl UnitData {
+    pub fn as_text(&self) -> UnitText<'_> {
+        UnitText {
+            name: &self.name,
+            translate: self.translate,
+            source: &self.source,
+            target: self.target.as_deref(),
+            outdated: self.outdated,
+            note: self.note.as_deref(),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Writing
 
@@ -78,8 +102,8 @@ const V1_ROOT: &str = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:1.2\" xm
 
 /// The file of `language`: every key with a base text (or a text in `language`), with its
 /// target where `language` has a text.
-pub fn render(
-    keys: &[impl Borrow<Key>],
+pub fn render<'a>(
+    keys: &'a [impl Borrow<Key>],
     base: &LanguageCode,
     language: &LanguageCode,
     project: &str,
@@ -107,7 +131,7 @@ pub fn render(
             out.push_str("\">\n");
         }
     }
-    let ids = UnitIds::new(keys);
+    let ids = (version == Version::V2).then(|| UnitIds::new(keys));
     let (mut base_hint, mut hint) = (0, 0);
     for key in keys.iter().map(Borrow::borrow) {
         let base_text = key.translations.get_near(base, &mut base_hint);
@@ -119,21 +143,26 @@ pub fn render(
         if !key.translatable && language != base {
             continue;
         }
-        let write = |text: TextRef<'_>| match text {
-            TextRef::Plain(value) => value.to_owned(),
-            TextRef::Plural(forms) => icu::write_plural(forms),
+        let written = |text: TextRef<'a>| match text {
+            TextRef::Plain(value) => Cow::Borrowed(value),
+            TextRef::Plural(forms) => Cow::Owned(icu::write_plural(forms)),
         };
-        let unit = UnitData {
-            name: key.name.as_str().to_owned(),
+        let source = base_text.map_or(Cow::Borrowed(key.name.as_str()), written);
+        let target = text.map(written);
+        let unit = UnitText {
+            name: key.name.as_str(),
             translate: key.translatable,
-            source: base_text.map_or_else(|| key.name.as_str().to_owned(), write),
-            target: text.map(write),
+            source: &source,
+            target: target.as_deref(),
             outdated: language != base && key.is_outdated(base, language),
-            note: (!key.description.is_empty()).then(|| key.description.clone()),
+            note: (!key.description.is_empty()).then_some(key.description.as_str()),
         };
         match version {
-            Version::V1 => write_unit_v1(&mut out, &unit, "      ", "\n"),
-            Version::V2 => write_unit_v2(&mut out, &unit, &ids.id(&unit.name), "    ", "\n"),
+            Version::V1 => write_unit_v1(&mut out, unit, "      ", "\n"),
+            Version::V2 => {
+                let id = ids.as_ref().map_or(Cow::Borrowed(unit.name), |ids| ids.id(unit.name));
+                write_unit_v2(&mut out, unit, &id, "    ", "\n");
+            }
         }
     }
     match version {
@@ -147,10 +176,10 @@ pub fn render(
 }
 
 /// A 1.2 `<trans-unit>`, its lines indented by `indent` (children two spaces more).
-pub fn write_unit_v1(out: &mut String, unit: &UnitData, indent: &str, newline: &str) {
+pub fn write_unit_v1(out: &mut String, unit: UnitText<'_>, indent: &str, newline: &str) {
     out.push_str(indent);
     out.push_str("<trans-unit id=\"");
-    push_escaped_attribute(out, &unit.name);
+    push_escaped_attribute(out, unit.name);
     out.push('"');
     if !unit.translate {
         out.push_str(" translate=\"no\"");
@@ -159,10 +188,10 @@ pub fn write_unit_v1(out: &mut String, unit: &UnitData, indent: &str, newline: &
     out.push_str(newline);
     out.push_str(indent);
     out.push_str("  <source>");
-    push_escaped_text(out, &unit.source);
+    push_escaped_text(out, unit.source);
     out.push_str("</source>");
     out.push_str(newline);
-    if let Some(target) = &unit.target {
+    if let Some(target) = unit.target {
         out.push_str(indent);
         out.push_str(if unit.outdated {
             "  <target state=\"needs-review-translation\">"
@@ -173,7 +202,7 @@ pub fn write_unit_v1(out: &mut String, unit: &UnitData, indent: &str, newline: &
         out.push_str("</target>");
         out.push_str(newline);
     }
-    if let Some(note) = &unit.note {
+    if let Some(note) = unit.note {
         out.push_str(indent);
         out.push_str("  <note>");
         push_escaped_text(out, note);
@@ -186,7 +215,7 @@ pub fn write_unit_v1(out: &mut String, unit: &UnitData, indent: &str, newline: &
 }
 
 /// A 2.0 `<unit>` with id `id` (its `name` the key's when that is not a valid id).
-pub fn write_unit_v2(out: &mut String, unit: &UnitData, id: &str, indent: &str, newline: &str) {
+pub fn write_unit_v2(out: &mut String, unit: UnitText<'_>, id: &str, indent: &str, newline: &str) {
     let line = |out: &mut String, depth: usize, text: &str| {
         out.push_str(indent);
         for _ in 0..depth {
@@ -199,7 +228,7 @@ pub fn write_unit_v2(out: &mut String, unit: &UnitData, id: &str, indent: &str, 
     out.push('"');
     if id != unit.name {
         out.push_str(" name=\"");
-        push_escaped_attribute(out, &unit.name);
+        push_escaped_attribute(out, unit.name);
         out.push('"');
     }
     if !unit.translate {
@@ -207,7 +236,7 @@ pub fn write_unit_v2(out: &mut String, unit: &UnitData, id: &str, indent: &str, 
     }
     out.push('>');
     out.push_str(newline);
-    if let Some(note) = &unit.note {
+    if let Some(note) = unit.note {
         line(out, 1, "<notes>");
         out.push_str(newline);
         line(out, 2, "<note>");
@@ -220,7 +249,7 @@ pub fn write_unit_v2(out: &mut String, unit: &UnitData, id: &str, indent: &str, 
     line(
         out,
         1,
-        match (&unit.target, unit.outdated) {
+        match (unit.target, unit.outdated) {
             (None, _) => "<segment>",
             (Some(_), true) => "<segment state=\"initial\">",
             (Some(_), false) => "<segment state=\"translated\">",
@@ -228,10 +257,10 @@ pub fn write_unit_v2(out: &mut String, unit: &UnitData, id: &str, indent: &str, 
     );
     out.push_str(newline);
     line(out, 2, "<source xml:space=\"preserve\">");
-    push_escaped(out, &unit.source, true);
+    push_escaped(out, unit.source, true);
     out.push_str("</source>");
     out.push_str(newline);
-    if let Some(target) = &unit.target {
+    if let Some(target) = unit.target {
         line(out, 2, "<target xml:space=\"preserve\">");
         push_escaped(out, target, true);
         out.push_str("</target>");
@@ -264,12 +293,12 @@ impl UnitIds {
         }
     }
 
-    pub fn id(&self, name: &str) -> String {
+    pub fn id<'n>(&self, name: &'n str) -> Cow<'n, str> {
         if is_name_token(name) {
-            return name.to_owned();
+            return Cow::Borrowed(name);
         }
         if let Some(id) = self.given.borrow().get(name) {
-            return id.clone();
+            return Cow::Owned(id.clone());
         }
         let id = loop {
             let candidate = format!("k{}", self.next.get());
@@ -279,7 +308,7 @@ impl UnitIds {
             }
         };
         self.given.borrow_mut().insert(name.to_owned(), id.clone());
-        id
+        Cow::Owned(id)
     }
 }
 
@@ -300,6 +329,14 @@ fn is_name_token(name: &str) -> bool {
 /// not even as references: XLIFF 2.0's source and target write them as `<cp hex="0001"/>`
 /// (`code_points`); elsewhere they are left out.
 fn push_escaped(out: &mut String, text: &str, code_points: bool) {
+    let plain = !text
+        .bytes()
+        .any(|byte| matches!(byte, b'&' | b'<' | b'>' | b'\r') || (byte < 0x20 && byte != b'\t' && byte != b'\n'))
+        && !text.contains(['\u{FFFE}', '\u{FFFF}']);
+    if plain {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -328,6 +365,10 @@ fn is_unwritable(c: char) -> bool {
 }
 
 fn push_escaped_attribute(out: &mut String, text: &str) {
+    if !text.bytes().any(|byte| matches!(byte, b'&' | b'<' | b'"') || byte < 0x20) {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -871,8 +912,8 @@ hier &amp; &lt;da&gt; <![CDATA[<b>]]></target>
             out.push_str(if version == Version::V1 { "1.2" } else { "2.0" });
             out.push_str("\" srcLang=\"en\" trgLang=\"fr\"><file id=\"f\" source-language=\"en\" target-language=\"fr\"><body>\n");
             match version {
-                Version::V1 => write_unit_v1(&mut out, &unit, "  ", "\n"),
-                Version::V2 => write_unit_v2(&mut out, &unit, "k1", "  ", "\n"),
+                Version::V1 => write_unit_v1(&mut out, unit.as_text(), "  ", "\n"),
+                Version::V2 => write_unit_v2(&mut out, unit.as_text(), "k1", "  ", "\n"),
             }
             out.push_str("</body></file></xliff>");
             let document = parse(&out).unwrap();

@@ -33,8 +33,9 @@ pub fn path(language: &LanguageCode) -> String {
 /// A mapping of the file: its entries in the order first given, with an index by key.
 #[derive(Default)]
 struct Tree<'a> {
-    entries: Vec<(String, Member<'a>)>,
-    index: HashMap<String, usize>,
+    entries: Vec<(&'a str, Member<'a>)>,
+    /// Entry positions by key, once the mapping has more than a few entries.
+    index: HashMap<&'a str, usize>,
 }
 
 enum Member<'a> {
@@ -48,43 +49,55 @@ impl<'a> Tree<'a> {
         self.insert_at(key.name.as_str(), key, text);
     }
 
-    fn insert_at(&mut self, rest: &str, key: &'a Key, text: TextRef<'a>) {
+    fn insert_at(&mut self, rest: &'a str, key: &'a Key, text: TextRef<'a>) {
         let split = rest
             .split_once('.')
             .filter(|(head, tail)| !head.is_empty() && !tail.is_empty());
         let Some((head, tail)) = split else {
-            self.push(rest.to_owned(), Member::Leaf(key, text));
+            self.push(rest, Member::Leaf(key, text));
             return;
         };
-        let at = match self.index.get(head) {
-            Some(at) => *at,
+        let at = match self.position(head) {
+            Some(at) => at,
             None => {
-                self.push(head.to_owned(), Member::Mapping(Tree::default()));
+                self.push(head, Member::Mapping(Tree::default()));
                 self.entries.len() - 1
             }
         };
         match &mut self.entries[at].1 {
             Member::Mapping(child) => child.insert_at(tail, key, text),
             // A text holds the prefix: the rest of the name is one dotted key here.
-            Member::Leaf(..) => self.push(rest.to_owned(), Member::Leaf(key, text)),
+            Member::Leaf(..) => self.push(rest, Member::Leaf(key, text)),
         }
     }
 
-    fn push(&mut self, name: String, member: Member<'a>) {
-        if self.index.contains_key(&name) {
+    /// Where the entry of `name` is: the last entry is the likely one (names come sorted).
+    fn position(&self, name: &str) -> Option<usize> {
+        match self.entries.last() {
+            Some((last, _)) if *last == name => Some(self.entries.len() - 1),
+            _ if self.entries.len() <= SMALL => self.entries.iter().position(|(entry, _)| *entry == name),
+            _ => self.index.get(name).copied(),
+        }
+    }
+
+    fn push(&mut self, name: &'a str, member: Member<'a>) {
+        if self.position(name).is_some() {
             // Only a dotted key can meet a nested one of the same text; the first stays.
             return;
         }
-        self.index.insert(name.clone(), self.entries.len());
         self.entries.push((name, member));
+        if self.entries.len() == SMALL + 1 {
+            self.index = self.entries.iter().enumerate().map(|(at, (entry, _))| (*entry, at)).collect();
+        } else if self.entries.len() > SMALL {
+            self.index.insert(name, self.entries.len() - 1);
+        }
     }
 
     fn write(&self, out: &mut String, depth: usize) {
         for (name, member) in &self.entries {
-            let indent = "  ".repeat(depth);
             if let Member::Leaf(key, _) = member {
                 for line in key.description.lines() {
-                    out.push_str(&indent);
+                    push_indent(out, depth);
                     out.push('#');
                     if !line.is_empty() {
                         out.push(' ');
@@ -93,7 +106,7 @@ impl<'a> Tree<'a> {
                     out.push('\n');
                 }
             }
-            out.push_str(&indent);
+            push_indent(out, depth);
             push_key(out, name);
             out.push(':');
             match member {
@@ -105,7 +118,7 @@ impl<'a> Tree<'a> {
                 Member::Leaf(_, TextRef::Plural(forms)) => {
                     out.push('\n');
                     for (category, value) in forms.iter() {
-                        out.push_str(&indent);
+                        push_indent(out, depth);
                         out.push_str("  ");
                         out.push_str(category.name());
                         out.push_str(": ");
@@ -119,6 +132,16 @@ impl<'a> Tree<'a> {
                 }
             }
         }
+    }
+}
+
+/// Mappings with at most this many entries are searched in order, larger ones by an index.
+const SMALL: usize = 8;
+
+/// Two spaces per level.
+fn push_indent(out: &mut String, depth: usize) {
+    for _ in 0..depth {
+        out.push_str("  ");
     }
 }
 
@@ -154,15 +177,22 @@ pub fn push_key(out: &mut String, name: &str) {
 
 /// Words YAML 1.1 (Ruby's Psych) reads as booleans or null.
 fn is_yaml11_special(word: &str) -> bool {
-    matches!(
-        word.to_ascii_lowercase().as_str(),
-        "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
-    )
+    ["y", "n", "yes", "no", "on", "off", "true", "false", "null"]
+        .iter()
+        .any(|special| special.eq_ignore_ascii_case(word))
 }
 
 /// A double-quoted scalar: `\` and `"` escaped, control characters as escapes.
 pub fn push_quoted(out: &mut String, text: &str) {
     out.push('"');
+    // Most texts need no escape at all: printable ASCII or UTF-8 beyond U+00A0 but the
+    // few characters YAML must not see raw.
+    let plain = text.bytes().all(|byte| (0x20..0x7f).contains(&byte) && byte != b'"' && byte != b'\\');
+    if plain {
+        out.push_str(text);
+        out.push('"');
+        return;
+    }
     for c in text.chars() {
         match c {
             '"' => out.push_str("\\\""),

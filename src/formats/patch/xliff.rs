@@ -277,7 +277,7 @@ mod tests {
                 outdated: *outdated,
                 note: Some(if *name == "CFBundleName" { "Bundle name" } else { name }.to_string()),
             };
-            xliff::write_unit_v1(&mut out, &unit, "      ", "\n");
+            xliff::write_unit_v1(&mut out, unit.as_text(), "      ", "\n");
         }
         out.push_str("    </body>\n  </file>\n</xliff>\n");
         out
