@@ -365,7 +365,10 @@ fn is_unwritable(c: char) -> bool {
 }
 
 fn push_escaped_attribute(out: &mut String, text: &str) {
-    if !text.bytes().any(|byte| matches!(byte, b'&' | b'<' | b'"') || byte < 0x20) {
+    if !text
+        .bytes()
+        .any(|byte| matches!(byte, b'&' | b'<' | b'"') || byte < 0x20)
+    {
         out.push_str(text);
         return;
     }

@@ -13,9 +13,9 @@
 //! sequences and aliases are passed over with a warning.
 
 use std::borrow::Borrow;
-use std::collections::HashMap;
 use std::ops::Range;
 
+use rustc_hash::FxHashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, SpannedEventReceiver};
 
 use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
@@ -35,7 +35,7 @@ pub fn path(language: &LanguageCode) -> String {
 struct Tree<'a> {
     entries: Vec<(&'a str, Member<'a>)>,
     /// Entry positions by key, once the mapping has more than a few entries.
-    index: HashMap<&'a str, usize>,
+    index: FxHashMap<&'a str, usize>,
 }
 
 enum Member<'a> {
@@ -87,7 +87,12 @@ impl<'a> Tree<'a> {
         }
         self.entries.push((name, member));
         if self.entries.len() == SMALL + 1 {
-            self.index = self.entries.iter().enumerate().map(|(at, (entry, _))| (*entry, at)).collect();
+            self.index = self
+                .entries
+                .iter()
+                .enumerate()
+                .map(|(at, (entry, _))| (*entry, at))
+                .collect();
         } else if self.entries.len() > SMALL {
             self.index.insert(name, self.entries.len() - 1);
         }
@@ -177,17 +182,22 @@ pub fn push_key(out: &mut String, name: &str) {
 
 /// Words YAML 1.1 (Ruby's Psych) reads as booleans or null.
 fn is_yaml11_special(word: &str) -> bool {
-    ["y", "n", "yes", "no", "on", "off", "true", "false", "null"]
-        .iter()
-        .any(|special| special.eq_ignore_ascii_case(word))
+    word.len() <= 5
+        && ["y", "n", "yes", "no", "on", "off", "true", "false", "null"]
+            .iter()
+            .any(|special| special.eq_ignore_ascii_case(word))
 }
 
 /// A double-quoted scalar: `\` and `"` escaped, control characters as escapes.
 pub fn push_quoted(out: &mut String, text: &str) {
     out.push('"');
-    // Most texts need no escape at all: printable ASCII or UTF-8 beyond U+00A0 but the
-    // few characters YAML must not see raw.
-    let plain = text.bytes().all(|byte| (0x20..0x7f).contains(&byte) && byte != b'"' && byte != b'\\');
+    // Most texts need no escape at all: printable ASCII, or other UTF-8 without the control
+    // characters YAML must not see raw.
+    let plain = text
+        .bytes()
+        .all(|byte| byte >= 0x20 && byte != 0x7f && byte != b'"' && byte != b'\\')
+        && (text.is_ascii()
+            || !text.contains(|c: char| c.is_control() || matches!(c, '\u{FEFF}' | '\u{2028}' | '\u{2029}')));
     if plain {
         out.push_str(text);
         out.push('"');

@@ -1035,3 +1035,59 @@ fn a_rails_apps_locale_files_go_through_push_and_pull_unchanged() {
     repo.ok(&["pull"]);
     assert_eq!(repo.porcelain(), "");
 }
+
+#[test]
+fn a_flutter_apps_arb_files_go_through_push_and_pull_unchanged() {
+    let repo = AppRepo::new("yubioath-arb", "", true);
+    let settings = repo.read(".locstore.toml");
+    assert!(
+        settings.contains("format = \"arb\"") && settings.contains("path = \"lib/l10n/app_{lang}.arb\""),
+        "{settings}"
+    );
+    let pushed = repo.ok(&["push"]);
+    // Plural messages with `=1` cases and the count inside the forms are passed over, with why.
+    assert!(pushed.contains("l_attempts_remaining"), "{pushed}");
+    let key = repo.get("/teams/acme/projects/app/keys/native_language_name");
+    assert_eq!(key["data"]["translation"]["pl"], "Polski");
+    assert!(
+        key["data"]["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("IMPORTANT: This is the name of YOUR language"),
+        "{key}"
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
+
+    // A server edit changes that member's line only.
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/s_quit",
+        json!({"translations": [{"language": "de", "content": "Beenden \"jetzt\""}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.numstat(), [(1, 1, "lib/l10n/app_de.arb".to_owned())]);
+    assert!(
+        repo.read("lib/l10n/app_de.arb")
+            .contains("\n    \"s_quit\": \"Beenden \\\"jetzt\\\"\",\n")
+    );
+    repo.commit("pulled");
+
+    // A key deleted on the server goes from every file, its `@key` object with it.
+    let (status, _) = repo.server.request(
+        "DELETE",
+        "/teams/acme/projects/app/keys/native_language_name",
+        Some(TOKEN),
+        None,
+    );
+    assert_eq!(status, 200);
+    repo.ok(&["pull"]);
+    for language in ["en", "de", "fr", "ja", "pl"] {
+        let text = repo.read(&format!("lib/l10n/app_{language}.arb"));
+        assert!(!text.contains("native_language_name"), "{language}: {text}");
+        serde_json::from_str::<Value>(&text).unwrap();
+    }
+    repo.commit("pulled");
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+}
