@@ -55,6 +55,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         }
     }
 
+    let removed = with_emptied_objects(&local, removed);
     remove(text, &local, &removed, &mut edits);
 
     // New keys, grouped by the object they go into, then laid out as members (nested when
@@ -412,6 +413,30 @@ fn json_string(text: &str) -> String {
     serde_json::to_string(text).expect("a string serialises")
 }
 
+/// The members to remove, an object's member in place of its members when they all go (so
+/// that no `"home": {}` is left behind), up to the top object.
+fn with_emptied_objects(document: &Document, removed: Vec<usize>) -> Vec<usize> {
+    let mut gone: std::collections::BTreeSet<usize> = removed.into_iter().collect();
+    loop {
+        let emptied = document.members.iter().enumerate().find_map(|(index, member)| match member.value_kind {
+            ValueKind::Object(object)
+                if !gone.contains(&index)
+                    && !document.objects[object].members.is_empty()
+                    && document.objects[object].members.iter().all(|inner| gone.contains(inner)) =>
+            {
+                Some((index, object))
+            }
+            _ => None,
+        });
+        let Some((index, object)) = emptied else { break };
+        for inner in &document.objects[object].members {
+            gone.remove(inner);
+        }
+        gone.insert(index);
+    }
+    gone.into_iter().collect()
+}
+
 /// Removes deleted keys' members with their commas, keeping the JSON valid: when the
 /// members after an object's last kept member all go, that member's comma goes too.
 fn remove(text: &str, document: &Document, removed: &[usize], edits: &mut Edits) {
@@ -610,6 +635,18 @@ mod tests {
         assert_eq!(
             patched(local, export, None, &["b", "c"], false),
             "{\n  \"a\": \"A\",\n  \"mine\": \"Mine\"\n}\n"
+        );
+    }
+
+    #[test]
+    fn an_object_whose_keys_all_go_goes_with_them() {
+        let local = "{\n  \"a\": \"A\",\n  \"home\": {\n    \"deep\": {\n      \"x\": \"X\"\n    },\n    \"y\": \"Y\"\n  }\n}\n";
+        let export = "{\n  \"a\": \"A\"\n}\n";
+        assert_eq!(patched(local, export, None, &["home.deep.x", "home.y"], false), "{\n  \"a\": \"A\"\n}\n");
+        // One key left keeps its object.
+        assert_eq!(
+            patched(local, export, None, &["home.deep.x"], false),
+            "{\n  \"a\": \"A\",\n  \"home\": {\n    \"y\": \"Y\"\n  }\n}\n"
         );
     }
 
