@@ -418,16 +418,23 @@ fn json_string(text: &str) -> String {
 fn with_emptied_objects(document: &Document, removed: Vec<usize>) -> Vec<usize> {
     let mut gone: std::collections::BTreeSet<usize> = removed.into_iter().collect();
     loop {
-        let emptied = document.members.iter().enumerate().find_map(|(index, member)| match member.value_kind {
-            ValueKind::Object(object)
-                if !gone.contains(&index)
-                    && !document.objects[object].members.is_empty()
-                    && document.objects[object].members.iter().all(|inner| gone.contains(inner)) =>
-            {
-                Some((index, object))
-            }
-            _ => None,
-        });
+        let emptied = document
+            .members
+            .iter()
+            .enumerate()
+            .find_map(|(index, member)| match member.value_kind {
+                ValueKind::Object(object)
+                    if !gone.contains(&index)
+                        && !document.objects[object].members.is_empty()
+                        && document.objects[object]
+                            .members
+                            .iter()
+                            .all(|inner| gone.contains(inner)) =>
+                {
+                    Some((index, object))
+                }
+                _ => None,
+            });
         let Some((index, object)) = emptied else { break };
         for inner in &document.objects[object].members {
             gone.remove(inner);
@@ -642,7 +649,10 @@ mod tests {
     fn an_object_whose_keys_all_go_goes_with_them() {
         let local = "{\n  \"a\": \"A\",\n  \"home\": {\n    \"deep\": {\n      \"x\": \"X\"\n    },\n    \"y\": \"Y\"\n  }\n}\n";
         let export = "{\n  \"a\": \"A\"\n}\n";
-        assert_eq!(patched(local, export, None, &["home.deep.x", "home.y"], false), "{\n  \"a\": \"A\"\n}\n");
+        assert_eq!(
+            patched(local, export, None, &["home.deep.x", "home.y"], false),
+            "{\n  \"a\": \"A\"\n}\n"
+        );
         // One key left keeps its object.
         assert_eq!(
             patched(local, export, None, &["home.deep.x"], false),

@@ -1,0 +1,525 @@
+//! Reading XLIFF 1.2 and 2.0 files (see the module above for the rules), and parsing them
+//! into units with the byte ranges of their parts, which the pull's patcher edits.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
+
+use super::{UnitData, Version};
+use crate::domain::model::Text;
+use crate::formats::{ParsedEntry, ReadError, ReadWarning, icu};
+
+/// A file as parsed: its version, languages and units with where they are.
+#[derive(Debug)]
+pub struct Document {
+    pub version: Version,
+    pub source_language: Option<String>,
+    pub target_language: Option<String>,
+    pub units: Vec<Unit>,
+    /// Where the last `</body>` (1.2) or `</file>` (2.0) starts: new units go before it.
+    pub end_of_units: Option<usize>,
+}
+
+/// One unit of a file: what it says and the byte ranges of its parts.
+#[derive(Debug)]
+pub struct Unit {
+    pub data: UnitData,
+    pub line: usize,
+    /// The whole element, `<trans-unit` to `</trans-unit>`.
+    pub span: Range<usize>,
+    pub source: Option<Range<usize>>,
+    pub target: Option<Range<usize>>,
+    /// 1.2: the first `<note>`; 2.0: the `<notes>` element.
+    pub note: Option<Range<usize>>,
+    /// 2.0: the segment.
+    pub segment: Option<Range<usize>>,
+    /// Why the unit cannot be read as a key's text (inline elements, several segments).
+    pub unreadable: Option<&'static str>,
+    /// The target's state says it was never translated.
+    pub untranslated: bool,
+}
+
+impl Document {
+    /// Whether the file's texts are its source language's (no target language, or the
+    /// source language again).
+    pub fn is_source_file(&self) -> bool {
+        match (&self.source_language, &self.target_language) {
+            (_, None) => true,
+            (Some(source), Some(target)) => source == target,
+            (None, Some(_)) => false,
+        }
+    }
+
+    /// The language the file's texts are in.
+    pub fn language(&self) -> Option<&str> {
+        self.target_language.as_deref().or(self.source_language.as_deref())
+    }
+}
+
+/// The part of a unit the parser is inside.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Source,
+    Target,
+    Note,
+}
+
+/// Parses an XLIFF 1.2 or 2.0 file.
+pub fn parse(text: &str) -> Result<Document, ReadError> {
+    let mut reader = Reader::from_str(text);
+    let line_ends: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes()).collect();
+    let line_at = |position: usize| line_ends.partition_point(|end| *end < position) + 1;
+    let fail = |position: u64, message: String| ReadError::at(line_at(position as usize), message);
+    let mut document = Document {
+        version: Version::V1,
+        source_language: None,
+        target_language: None,
+        units: Vec::new(),
+        end_of_units: None,
+    };
+    let mut root_seen = false;
+    let mut unit: Option<Unit> = None;
+    // The part being read, its text so far and the depth of elements inside it.
+    let mut part: Option<(Part, usize, String, usize)> = None;
+    let mut notes_seen = false;
+    let mut segments = 0usize;
+    let mut note_depth_v2: Option<usize> = None;
+    loop {
+        let position = reader.buffer_position() as usize;
+        let event = reader
+            .read_event()
+            .map_err(|err| fail(reader.error_position(), err.to_string()))?;
+        let after = reader.buffer_position() as usize;
+        match event {
+            Event::Start(ref start) | Event::Empty(ref start) => {
+                let empty = matches!(event, Event::Empty(_));
+                let name = start.local_name();
+                let name = name.as_ref();
+                if !root_seen {
+                    if name != b"xliff" {
+                        return Err(fail(position as u64, "the root element must be <xliff>".into()));
+                    }
+                    root_seen = true;
+                    match attribute(start, b"version").as_deref() {
+                        Some(version) if version.starts_with('2') => {
+                            document.version = Version::V2;
+                            document.source_language = attribute(start, b"srcLang");
+                            document.target_language = attribute(start, b"trgLang");
+                        }
+                        Some(version) if version.starts_with('1') => {}
+                        Some(version) => {
+                            return Err(fail(position as u64, format!("XLIFF version {version:?} is not read")));
+                        }
+                        None => return Err(fail(position as u64, "<xliff> has no version".into())),
+                    }
+                    continue;
+                }
+                if let Some((_, _, value, depth)) = &mut part {
+                    // 2.0's `<cp hex="0001"/>`: a character XML cannot hold.
+                    if document.version == Version::V2 && name == b"cp" && empty {
+                        let c = attribute(start, b"hex")
+                            .and_then(|hex| u32::from_str_radix(&hex, 16).ok())
+                            .and_then(char::from_u32)
+                            .ok_or_else(|| fail(position as u64, "<cp> needs a character's hex code".into()))?;
+                        value.push(c);
+                        continue;
+                    }
+                    // An element inside a source, target or note.
+                    if let Some(unit) = &mut unit {
+                        unit.unreadable
+                            .get_or_insert("it has inline elements (<g>, <ph>, <x/>, ...)");
+                    }
+                    if !empty {
+                        *depth += 1;
+                    }
+                    continue;
+                }
+                match (document.version, name, &mut unit) {
+                    (Version::V1, b"file", None) => {
+                        if document.source_language.is_none() {
+                            document.source_language = attribute(start, b"source-language");
+                        }
+                        if document.target_language.is_none() {
+                            document.target_language = attribute(start, b"target-language");
+                        }
+                    }
+                    (Version::V1, b"trans-unit", None) | (Version::V2, b"unit", None) => {
+                        let id = attribute(start, b"id").unwrap_or_default();
+                        let label = match document.version {
+                            Version::V1 => attribute(start, b"resname"),
+                            Version::V2 => attribute(start, b"name"),
+                        };
+                        let new = Unit {
+                            data: UnitData {
+                                name: label.unwrap_or(id),
+                                translate: attribute(start, b"translate").as_deref() != Some("no"),
+                                source: String::new(),
+                                target: None,
+                                outdated: false,
+                                note: None,
+                            },
+                            line: line_at(position),
+                            span: position..after,
+                            source: None,
+                            target: None,
+                            note: None,
+                            segment: None,
+                            unreadable: None,
+                            untranslated: false,
+                        };
+                        notes_seen = false;
+                        segments = 0;
+                        if empty {
+                            document.units.push(new);
+                        } else {
+                            unit = Some(new);
+                        }
+                    }
+                    (_, b"source", Some(_)) => {
+                        if empty {
+                            set_part(&mut unit, Part::Source, position..after, String::new());
+                        } else {
+                            part = Some((Part::Source, position, String::new(), 0));
+                        }
+                    }
+                    (_, b"target", Some(current)) => {
+                        if document.version == Version::V1 {
+                            let state = attribute(start, b"state");
+                            let state = state.as_deref().unwrap_or_default();
+                            current.untranslated = matches!(state, "new" | "needs-translation");
+                            current.data.outdated = state.starts_with("needs-") && !current.untranslated;
+                        }
+                        if empty {
+                            set_part(&mut unit, Part::Target, position..after, String::new());
+                        } else {
+                            part = Some((Part::Target, position, String::new(), 0));
+                        }
+                    }
+                    (Version::V1, b"note", Some(_)) if !notes_seen => {
+                        notes_seen = true;
+                        if empty {
+                            set_part(&mut unit, Part::Note, position..after, String::new());
+                        } else {
+                            part = Some((Part::Note, position, String::new(), 0));
+                        }
+                    }
+                    (Version::V2, b"notes", Some(current)) => {
+                        current.note = Some(position..after);
+                        note_depth_v2 = (!empty).then_some(position);
+                    }
+                    (Version::V2, b"note", Some(_)) if note_depth_v2.is_some() && !notes_seen => {
+                        notes_seen = true;
+                        if !empty {
+                            part = Some((Part::Note, position, String::new(), 0));
+                        }
+                    }
+                    (Version::V2, b"segment" | b"ignorable", Some(current)) => {
+                        segments += 1;
+                        if segments > 1 {
+                            current.unreadable.get_or_insert("it has several segments");
+                        }
+                        if name == b"segment" {
+                            let state = attribute(start, b"state");
+                            current.data.outdated = state.as_deref() == Some("initial");
+                            current.segment = Some(position..after);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::End(ref end) => {
+                if let Some((which, start, _, depth)) = &mut part {
+                    if *depth > 0 {
+                        *depth -= 1;
+                        continue;
+                    }
+                    let (which, start) = (*which, *start);
+                    let (_, _, value, _) = part.take().expect("inside a part");
+                    set_part(&mut unit, which, start..after, value);
+                    continue;
+                }
+                let name = end.local_name();
+                match (document.version, name.as_ref()) {
+                    (Version::V1, b"trans-unit") | (Version::V2, b"unit") => {
+                        if let Some(mut done) = unit.take() {
+                            done.span.end = after;
+                            if document.version == Version::V2 && done.data.target.is_none() {
+                                done.data.outdated = false;
+                            }
+                            document.units.push(done);
+                        }
+                    }
+                    (Version::V2, b"notes") => {
+                        if let (Some(current), Some(start)) = (&mut unit, note_depth_v2.take()) {
+                            current.note = Some(start..after);
+                        }
+                    }
+                    (Version::V2, b"segment") => {
+                        if let Some(current) = &mut unit
+                            && let Some(segment) = &mut current.segment
+                            && segment.end <= position
+                        {
+                            segment.end = after;
+                        }
+                    }
+                    (Version::V1, b"body") | (Version::V2, b"file") if unit.is_none() => {
+                        document.end_of_units = Some(position);
+                    }
+                    _ => {}
+                }
+            }
+            Event::Text(text) => {
+                if let Some((_, _, value, _)) = &mut part {
+                    value.push_str(
+                        &text
+                            .xml10_content()
+                            .map_err(|err| fail(position as u64, err.to_string()))?,
+                    );
+                }
+            }
+            Event::CData(data) => {
+                if let Some((_, _, value, _)) = &mut part {
+                    let raw = std::str::from_utf8(&data).map_err(|err| fail(position as u64, err.to_string()))?;
+                    value.push_str(&raw.replace("\r\n", "\n").replace('\r', "\n"));
+                }
+            }
+            Event::GeneralRef(reference) => {
+                if let Some((_, _, value, _)) = &mut part {
+                    let resolved = match reference.resolve_char_ref() {
+                        Ok(Some(c)) => c.to_string(),
+                        _ => {
+                            let name = reference
+                                .decode()
+                                .map_err(|err| fail(position as u64, err.to_string()))?;
+                            quick_xml::escape::resolve_predefined_entity(&name)
+                                .ok_or_else(|| fail(position as u64, format!("unknown entity &{name};")))?
+                                .to_owned()
+                        }
+                    };
+                    value.push_str(&resolved);
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    if !root_seen {
+        return Err(ReadError::unplaced("the file has no <xliff> element"));
+    }
+    Ok(document)
+}
+
+fn set_part(unit: &mut Option<Unit>, which: Part, span: Range<usize>, value: String) {
+    let Some(unit) = unit else { return };
+    match which {
+        Part::Source => {
+            unit.source = Some(span);
+            unit.data.source = value;
+        }
+        Part::Target => {
+            unit.target = Some(span);
+            unit.data.target = Some(value);
+        }
+        Part::Note => {
+            // 1.2's note is its own element; 2.0's lives in `<notes>`, whose range is kept.
+            if unit.note.is_none() {
+                unit.note = Some(span);
+            }
+            unit.data.note = Some(value);
+        }
+    }
+}
+
+fn attribute(start: &BytesStart<'_>, name: &[u8]) -> Option<String> {
+    start
+        .attributes()
+        .flatten()
+        .find(|attribute| attribute.key.local_name().as_ref() == name && attribute.key.prefix().is_none())
+        .and_then(|attribute| attribute.unescape_value().ok().map(|value| value.into_owned()))
+}
+
+/// A file read: the language its texts are in (when it names one), its entries, and the
+/// units passed over.
+#[derive(Debug)]
+pub struct ReadFile {
+    pub language: Option<String>,
+    pub entries: Vec<ParsedEntry>,
+    pub warnings: Vec<ReadWarning>,
+    /// A translation file's source language and its units' sources (base texts, with their
+    /// notes as descriptions); none for a source file, whose entries are those.
+    pub source_language: Option<String>,
+    pub sources: Vec<ParsedEntry>,
+}
+
+/// Reads a file's texts in its language (see the module's notes).
+pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
+    let text = std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
+        .map_err(|_| ReadError::unplaced("the file is not UTF-8"))?;
+    let document = parse(text)?;
+    let is_source = document.is_source_file();
+    let language = document.language().map(str::to_owned);
+    let source_language = document.source_language.clone().filter(|_| !is_source);
+    let mut entries = Vec::new();
+    let mut sources = Vec::new();
+    let mut warnings = Vec::new();
+    let mut seen = HashSet::new();
+    let as_text = |value: String| match icu::read_plural(&value) {
+        None => Ok(Text::Plain(value)),
+        Some(Ok(forms)) => Ok(Text::Plural(forms)),
+        Some(Err(why)) => Err(why),
+    };
+    for unit in document.units {
+        let name = unit.data.name.clone();
+        let warn = |message: String| ReadWarning {
+            line: unit.line,
+            key: name.clone(),
+            message,
+        };
+        if let Some(why) = unit.unreadable {
+            warnings.push(warn(format!("{name:?} is passed over: {why}")));
+            continue;
+        }
+        if !seen.insert(name.clone()) {
+            warnings.push(warn(format!(
+                "{name:?} is in the file again (another <file>); only its first unit is read"
+            )));
+            continue;
+        }
+        let description = unit.data.note.clone().filter(|note| !note.is_empty());
+        if !is_source && let Ok(text) = as_text(unit.data.source.clone()) {
+            let mut source = ParsedEntry::plain(name.clone(), String::new()).at_line(unit.line);
+            source.text = text;
+            source.description = description.clone();
+            source.translatable = unit.data.translate;
+            sources.push(source);
+        }
+        let value = match (&unit.data.target, is_source) {
+            (Some(target), _) if is_source || !unit.untranslated => target.clone(),
+            (_, true) => unit.data.source.clone(),
+            _ => continue,
+        };
+        let text = match as_text(value) {
+            Ok(text) => text,
+            Err(why) => {
+                warnings.push(warn(format!(
+                    "{name:?} is a plural message this server cannot hold ({why}); it is passed over"
+                )));
+                continue;
+            }
+        };
+        let mut entry = ParsedEntry::plain(name, String::new()).at_line(unit.line);
+        entry.text = text;
+        entry.description = description;
+        entry.translatable = unit.data.translate;
+        entry.outdated = !is_source && unit.data.outdated;
+        entries.push(entry);
+    }
+    Ok(ReadFile {
+        language,
+        entries,
+        warnings,
+        source_language,
+        sources,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const XCODE: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:1.2" version="1.2">
+  <file original="App/InfoPlist.xcstrings" source-language="en" target-language="de" datatype="plaintext">
+    <body>
+      <trans-unit id="CFBundleName" xml:space="preserve">
+        <source>App</source>
+        <target state="translated">Anwendung</target>
+        <note>Bundle name</note>
+      </trans-unit>
+    </body>
+  </file>
+  <file original="App/Localizable.xcstrings" source-language="en" target-language="de" datatype="plaintext">
+    <body>
+      <trans-unit id="CFBundleName" xml:space="preserve">
+        <source>Other</source>
+        <target state="translated">Andere</target>
+      </trans-unit>
+      <trans-unit id="Click&#10;here" xml:space="preserve">
+        <source>Click
+here</source>
+        <target state="needs-review-translation">Klick&#13;
+hier &amp; &lt;da&gt; <![CDATA[<b>]]></target>
+      </trans-unit>
+      <trans-unit id="files" resname="files.count">
+        <source>{count, plural, one {# file} other {# files}}</source>
+        <target state="translated">{count, plural, one {eine Datei} other {Dateien}}</target>
+      </trans-unit>
+      <trans-unit id="new"><source>New</source><target state="new">New</target></trans-unit>
+      <trans-unit id="none"><source>None</source></trans-unit>
+      <trans-unit id="markup"><source>A <g id="1">b</g></source><target>A <g id="1">b</g></target></trans-unit>
+    </body>
+  </file>
+</xliff>
+"#;
+
+    #[test]
+    fn xcode_files_are_read_as_translate_toolkit_reads_them() {
+        let read = read(XCODE.as_bytes()).unwrap();
+        assert_eq!(read.language.as_deref(), Some("de"));
+        let names: Vec<&str> = read.entries.iter().map(|entry| entry.name.as_str()).collect();
+        assert_eq!(names, ["CFBundleName", "Click\nhere", "files.count"]);
+        assert_eq!(read.entries[0].text, Text::Plain("Anwendung".into()));
+        assert_eq!(read.entries[0].description.as_deref(), Some("Bundle name"));
+        assert_eq!(read.entries[1].text, Text::Plain("Klick\r\nhier & <da> <b>".into()));
+        assert!(read.entries[1].outdated);
+        assert!(matches!(read.entries[2].text, Text::Plural(_)));
+        // The repeated id and the unit with inline elements are passed over, with why.
+        assert_eq!(read.warnings.len(), 2);
+    }
+
+    #[test]
+    fn a_source_file_gives_its_targets_or_sources() {
+        let file = XCODE.replace("target-language=\"de\"", "target-language=\"en\"");
+        let read = read(file.as_bytes()).unwrap();
+        assert_eq!(read.language.as_deref(), Some("en"));
+        let new = read.entries.iter().find(|entry| entry.name == "new").unwrap();
+        assert_eq!(new.text, Text::Plain("New".into()));
+        let none = read.entries.iter().find(|entry| entry.name == "none").unwrap();
+        assert_eq!(none.text, Text::Plain("None".into()));
+        assert!(read.entries.iter().all(|entry| !entry.outdated));
+    }
+
+    #[test]
+    fn version_2_units_are_read_by_name_with_their_segment_state() {
+        let file = r#"<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="fr">
+  <file id="f1">
+    <unit id="k1" name="a b">
+      <notes><note>First</note><note>Second</note></notes>
+      <segment state="initial"><source>Hi</source><target>Salut</target></segment>
+    </unit>
+    <unit id="ok"><segment state="final"><source>OK</source><target>D'accord</target></segment></unit>
+    <unit id="todo"><segment><source>Later</source></segment></unit>
+    <unit id="split"><segment><source>A</source><target>B</target></segment><segment><source>C</source><target>D</target></segment></unit>
+  </file>
+</xliff>"#;
+        let document = parse(file).unwrap();
+        assert_eq!(document.version, Version::V2);
+        let read = read(file.as_bytes()).unwrap();
+        let names: Vec<&str> = read.entries.iter().map(|entry| entry.name.as_str()).collect();
+        assert_eq!(names, ["a b", "ok"]);
+        assert!(read.entries[0].outdated);
+        assert_eq!(read.entries[0].description.as_deref(), Some("First"));
+        assert!(!read.entries[1].outdated);
+        assert_eq!(read.warnings.len(), 1);
+    }
+
+    #[test]
+    fn files_that_are_not_xliff_are_refused_with_their_line() {
+        assert!(read(b"<resources/>").is_err());
+        assert!(read(b"<xliff version=\"3.0\"/>").is_err());
+        let err = read(b"<xliff version=\"1.2\">\n<file><body><trans-unit id=\"a\"><source>x</target>").unwrap_err();
+        assert_eq!(err.line, Some(2));
+    }
+}
