@@ -354,4 +354,41 @@ mod tests {
         let again = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap_err();
         assert!(again.0.contains("--force"), "{}", again.0);
     }
+    #[test]
+    fn init_finds_xliff_catalogs_rails_locales_and_not_workflow_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |file: &str, text: &str| {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        let v2 = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\"/>";
+        write(
+            "Localizations/de.xcloc/Localized Contents/de.xliff",
+            "<xliff version=\"1.2\"/>",
+        );
+        write(
+            "Localizations/fr.xcloc/Localized Contents/fr.xliff",
+            "<xliff version=\"1.2\"/>",
+        );
+        write("vendor/de.xliff", v2);
+        write("vendor/fr.xliff", v2);
+        write(
+            "config/locales/en.yml",
+            "# The English texts\n---\nen:\n  hello: Hello\n",
+        );
+        write("config/locales/fr.yml", "fr:\n  hello: Bonjour\n");
+        // Two-letter workflow files are not locale files: their root key is not their name.
+        write(".github/workflows/ci.yml", "name: CI\non: push\n");
+        write(".github/workflows/pr.yml", "name: PR\n");
+        let (_, found) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
+        assert_eq!(
+            found,
+            [
+                "xliff: Localizations/{lang}.xcloc/Localized Contents/{lang}.xliff",
+                "yaml: config/locales/{lang}.yml",
+                "xliff2: vendor/{lang}.xliff"
+            ]
+        );
+    }
 }
