@@ -21,14 +21,7 @@ pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
     let mut files = match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => folder_files(set)?,
         ExportFormat::Xcstrings => catalog_files(set)?,
-        ExportFormat::Json
-        | ExportFormat::I18next
-        | ExportFormat::Csv
-        | ExportFormat::Po
-        | ExportFormat::Arb
-        | ExportFormat::Xliff
-        | ExportFormat::Xliff2
-        | ExportFormat::Yaml => pattern_files(set)?
+        _ => pattern_files(set)?
             .into_iter()
             .map(|found| LocalFile {
                 layout: match &found.namespace {
@@ -95,14 +88,8 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
         ExportFormat::Po if layout == crate::formats::po::TEMPLATE => {
             Some(template_file(set).unwrap_or_else(|| pattern_folder(set).join(crate::formats::po::TEMPLATE)))
         }
-        ExportFormat::Json
-        | ExportFormat::I18next
-        | ExportFormat::Csv
-        | ExportFormat::Po
-        | ExportFormat::Arb
-        | ExportFormat::Xliff
-        | ExportFormat::Xliff2
-        | ExportFormat::Yaml => {
+        // The formats found by a pattern (`ExportFormat::uses_pattern`).
+        _ => {
             let namespaced = set.path.contains(NAMESPACE_PLACEHOLDER);
             let namespace = match (namespaced, parts.as_slice()) {
                 (false, [_]) => None,
@@ -138,14 +125,8 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
 pub fn disk_path(set: &FileSet, layout: &str) -> PathBuf {
     match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings | ExportFormat::Xcstrings => set.root.join(layout),
-        ExportFormat::Json
-        | ExportFormat::I18next
-        | ExportFormat::Csv
-        | ExportFormat::Po
-        | ExportFormat::Arb
-        | ExportFormat::Xliff
-        | ExportFormat::Xliff2
-        | ExportFormat::Yaml => destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout)),
+        // The formats found by a pattern (`ExportFormat::uses_pattern`).
+        _ => destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout)),
     }
 }
 

@@ -112,17 +112,7 @@ impl Settings {
                         ExportFormat::NAMES
                     )
                 })?;
-                let needs_pattern = matches!(
-                    format,
-                    ExportFormat::Json
-                        | ExportFormat::I18next
-                        | ExportFormat::Csv
-                        | ExportFormat::Po
-                        | ExportFormat::Arb
-                        | ExportFormat::Xliff
-                        | ExportFormat::Xliff2
-                        | ExportFormat::Yaml
-                );
+                let needs_pattern = format.uses_pattern();
                 if needs_pattern != set.path.contains(LANGUAGE_PLACEHOLDER) {
                     return Err(if needs_pattern {
                         format!("the {} path {:?} needs {LANGUAGE_PLACEHOLDER} where the language goes, as in locales/{{lang}}.json", set.format, set.path)

@@ -97,6 +97,12 @@ impl ExportFormat {
         }
     }
 
+    /// Whether an app's files of the format are found by a pattern with `{lang}` (one file per
+    /// language), rather than by the platform's folders (Android, Apple) or as catalogs.
+    pub fn uses_pattern(self) -> bool {
+        !matches!(self, Self::AndroidXml | Self::AppleStrings | Self::Xcstrings)
+    }
+
     /// Whether one file holds every language (String Catalogs): such an export is made by
     /// [`Export::render_all`], not language by language.
     pub fn is_multilingual(self) -> bool {

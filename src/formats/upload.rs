@@ -153,26 +153,14 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
         ExportFormat::Csv => file.strip_suffix(".csv").map(|stem| (stem.to_owned(), None)),
         // `fr.xliff`, `Localized Contents/fr.xliff`, `messages.fr.xlf`: the file's own
         // `target-language` names its language; the name is the fallback.
-        ExportFormat::Xliff | ExportFormat::Xliff2 if xliff::is_xliff(file) => {
-            let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
-            let language = stem.rsplit('.').next().unwrap_or(stem);
-            let place = if LanguageCode::parse(language).is_ok() {
-                language
-            } else {
-                BASE_LANGUAGE
-            };
-            Some((place.to_owned(), None))
-        }
+        ExportFormat::Xliff | ExportFormat::Xliff2 if xliff::is_xliff(file) => Some((
+            named_language(file.rsplit_once('.').map_or(file, |(stem, _)| stem)),
+            None,
+        )),
         // `fr.yml`, `devise.fr.yml`: the root keys name the languages; the name is the fallback.
         ExportFormat::Yaml => {
             let stem = file.strip_suffix(".yml").or_else(|| file.strip_suffix(".yaml"))?;
-            let language = stem.rsplit('.').next().unwrap_or(stem);
-            let place = if LanguageCode::parse(language).is_ok() {
-                language
-            } else {
-                BASE_LANGUAGE
-            };
-            Some((place.to_owned(), None))
+            Some((named_language(stem), None))
         }
         // `app_fr.arb`, `app_pt_BR.arb`.
         ExportFormat::Arb => arb::language_of(file).map(|language| (language, None)),
@@ -198,6 +186,17 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
             Some((BASE_LANGUAGE.to_owned(), Some(named(Platform::Apple, table)?)))
         }
         _ => None,
+    }
+}
+
+/// The language a file name's last dotted part names (`fr` of `messages.fr`), for formats
+/// whose files name their languages themselves; else the base language's place.
+fn named_language(stem: &str) -> String {
+    let language = stem.rsplit('.').next().unwrap_or(stem);
+    if LanguageCode::parse(language).is_ok() {
+        language.to_owned()
+    } else {
+        BASE_LANGUAGE.to_owned()
     }
 }
 

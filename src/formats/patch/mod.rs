@@ -71,6 +71,41 @@ impl Patched {
     }
 }
 
+impl Patched {
+    /// The export's file as it is (for a file a patcher cannot edit in place), with its names
+    /// (read by `names`) for the base language's file.
+    fn whole_export(
+        input: &PatchInput<'_>,
+        names: impl FnOnce(&[u8]) -> Result<Vec<String>, ReadError>,
+    ) -> Result<Self, ReadError> {
+        Ok(Self {
+            bytes: input.exported.to_vec(),
+            names: if input.is_base {
+                Some(names(input.exported)?)
+            } else {
+                None
+            },
+        })
+    }
+}
+
+/// The text of a UTF-8 file, without its byte order mark.
+fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|err| ReadError::unplaced(format!("the file is not UTF-8 ({err})")))
+}
+
+/// A patched text as the file's bytes: with the byte order mark when the app's file has one.
+fn with_bom(local: &[u8], patched: String) -> Vec<u8> {
+    if !local.starts_with(b"\xef\xbb\xbf") {
+        return patched.into_bytes();
+    }
+    let mut bytes = Vec::with_capacity(patched.len() + 3);
+    bytes.extend_from_slice(b"\xef\xbb\xbf");
+    bytes.extend_from_slice(patched.as_bytes());
+    bytes
+}
+
 /// Whether a file of a format's layout goes through [`patch`]: Android XML, `.strings`,
 /// XML `.stringsdict` and JSON files are patched in place; CSV files (and binary property
 /// lists) are kept when they hold the export's values and written as the export writes them

@@ -8,7 +8,7 @@
 //! A file whose `Plural-Forms` formula is not the export's has its plural forms in another
 //! order: such a file is written as the export writes it when anything in it changes.
 
-use super::{PatchInput, Patched, line_ending};
+use super::{PatchInput, Patched, line_ending, utf8};
 use crate::formats::ReadError;
 use crate::formats::po::{self, RawEntry};
 
@@ -24,11 +24,6 @@ fn names_of(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
         .filter(|entry| !entry.is_header())
         .filter_map(|entry| entry.name().map(str::to_owned))
         .collect())
-}
-
-fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    std::str::from_utf8(bytes).map_err(|err| ReadError::unplaced(format!("the file is not UTF-8 ({err})")))
 }
 
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {

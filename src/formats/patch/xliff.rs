@@ -12,7 +12,9 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use super::{Edits, PatchInput, Patched, anchors, end_of_line, indentation_at, line_ending, start_of_line};
+use super::{
+    Edits, PatchInput, Patched, anchors, end_of_line, indentation_at, line_ending, start_of_line, utf8, with_bom,
+};
 use crate::formats::ReadError;
 use crate::formats::xliff::{self, Document, Unit, Version};
 
@@ -26,11 +28,6 @@ pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
         .map(|unit| unit.data.name)
         .filter(|name| seen.insert(name.clone()))
         .collect())
-}
-
-fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    std::str::from_utf8(bytes).map_err(|err| ReadError::unplaced(format!("the file is not UTF-8 ({err})")))
 }
 
 /// What a unit says of its key, as a reader takes it: the source, the target unless its
@@ -53,16 +50,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let exported_text = utf8(input.exported)?;
     let local = xliff::parse(text)?;
     let exported = xliff::parse(exported_text)?;
-    let whole_export = || -> Result<Patched, ReadError> {
-        Ok(Patched {
-            bytes: input.exported.to_vec(),
-            names: if input.is_base {
-                Some(names(input.exported)?)
-            } else {
-                None
-            },
-        })
-    };
+    let whole_export = || Patched::whole_export(input, names);
     if local.version != exported.version {
         return whole_export();
     }
@@ -131,14 +119,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             names.push(unit.data.name.clone());
         }
     }
-    let bom = input.local.starts_with(b"\xef\xbb\xbf");
     Ok(Patched::of(input, edits, text, names, |patched| {
-        let mut bytes = Vec::with_capacity(patched.len() + 3);
-        if bom {
-            bytes.extend_from_slice(b"\xef\xbb\xbf");
-        }
-        bytes.extend_from_slice(patched.as_bytes());
-        bytes
+        with_bom(input.local, patched)
     }))
 }
 

@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Edits, PatchInput, Patched, end_of_line, line_ending, start_of_line};
+use super::{Edits, PatchInput, Patched, end_of_line, line_ending, start_of_line, utf8, with_bom};
 use crate::formats::ReadError;
 use crate::formats::yaml::{self, Entry, Node};
 
@@ -29,11 +29,6 @@ pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
         leaf_paths(mapping, &mut Vec::new(), &mut found);
     }
     Ok(found.into_iter().map(|leaf| leaf.segments.join(".")).collect())
-}
-
-fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    std::str::from_utf8(bytes).map_err(|err| ReadError::unplaced(format!("the file is not UTF-8 ({err})")))
 }
 
 /// A key of the file: its path of mapping keys, its own key and its value.
@@ -102,16 +97,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let text = utf8(input.local)?;
     let exported_text = utf8(input.exported)?;
     let exported_root = yaml::parse(exported_text)?;
-    let whole_export = || -> Result<Patched, ReadError> {
-        Ok(Patched {
-            bytes: input.exported.to_vec(),
-            names: if input.is_base {
-                Some(names(input.exported)?)
-            } else {
-                None
-            },
-        })
-    };
+    let whole_export = || Patched::whole_export(input, names);
     let Some(Node::Mapping { entries: roots, .. }) = &exported_root else {
         return whole_export();
     };
@@ -288,14 +274,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         }
         edits.insert(at, inserted);
     }
-    let bom = input.local.starts_with(b"\xef\xbb\xbf");
     Ok(Patched::of(input, edits, text, names, |patched| {
-        let mut bytes = Vec::with_capacity(patched.len() + 3);
-        if bom {
-            bytes.extend_from_slice(b"\xef\xbb\xbf");
-        }
-        bytes.extend_from_slice(patched.as_bytes());
-        bytes
+        with_bom(input.local, patched)
     }))
 }
 
