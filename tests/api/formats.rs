@@ -27,6 +27,47 @@ async fn project(app: &TestApp, languages: &[&str]) {
     .assert_ok(StatusCode::CREATED);
 }
 
+/// A key for each hard text the API takes (it refuses some control characters), named by
+/// `name`, described by `describe` (when it gives a description), with the text in `en` and
+/// "{text} ({language})" in `language`: answers the keys made as (index, name, text).
+async fn hard_keys(
+    app: &TestApp,
+    language: &str,
+    name: impl Fn(usize) -> String,
+    describe: impl Fn(usize, &str) -> Option<String>,
+) -> Vec<(usize, String, String)> {
+    let mut made = Vec::new();
+    for (index, text) in HARD_TEXTS.iter().enumerate() {
+        let mut key = json!({"name": name(index), "translations": [
+            {"language": "en", "content": text},
+            {"language": language, "content": format!("{text} ({language})")},
+        ]});
+        if let Some(description) = describe(index, text) {
+            key["description"] = json!(description);
+        }
+        let created = app.post("/teams/acme/projects/mobile/keys", key).await;
+        if created.status == StatusCode::CREATED {
+            made.push((index, name(index), text.to_string()));
+        }
+    }
+    made
+}
+
+/// A plural key `name` with the forms of every plural case's language.
+async fn plural_key(app: &TestApp, name: &str, description: Option<&str>, cases: &[PluralCase]) {
+    let translations: Vec<Value> = cases
+        .iter()
+        .map(|(language, forms, _)| json!({"language": language, "forms": forms}))
+        .collect();
+    let mut key = json!({"name": name, "plural": true, "translations": translations});
+    if let Some(description) = description {
+        key["description"] = json!(description);
+    }
+    app.post("/teams/acme/projects/mobile/keys", key)
+        .await
+        .assert_ok(StatusCode::CREATED);
+}
+
 /// A catalog as PyPI `string-catalog`'s pydantic models read it (tests/tools/xcstrings_read.py).
 pub fn read_catalog_bytes(bytes: &[u8]) -> Value {
     let file = tempfile::NamedTempFile::new().unwrap();
@@ -114,18 +155,15 @@ async fn a_catalog_holds_the_hard_texts_and_plurals_as_a_strict_reader_reads_the
     let app = TestApp::spawn().await;
     project(&app, &["en", "pl", "ar", "ja"]).await;
     let mut expected = serde_json::Map::new();
-    for (index, text) in HARD_TEXTS.iter().enumerate() {
-        let name = format!("hard.{index:02}");
-        let created = app
-            .post(
-                "/teams/acme/projects/mobile/keys",
-                json!({"name": name, "description": format!("Case {index}: {text}"),
-                       "translations": [{"language": "en", "content": text}, {"language": "ja", "content": format!("{text} (ja)")}]}),
-            )
-            .await;
-        if created.status != StatusCode::CREATED {
-            continue; // a text the API itself refuses (a control character)
-        }
+    let made = hard_keys(
+        &app,
+        "ja",
+        |index| format!("hard.{index:02}"),
+        |index, text| Some(format!("Case {index}: {text}")),
+    )
+    .await;
+    for (index, name, text) in made {
+        let text = text.as_str();
         expected.insert(
             name,
             json!({"comment": format!("Case {index}: {text}"), "shouldTranslate": null, "extractionState": null,
@@ -335,17 +373,7 @@ async fn i18next_itself_answers_every_text_and_plural_form_of_the_export() {
     project(&app, &["en", "pl", "ar", "ja"]).await;
     let mut queries = Vec::new();
     let mut expected = Vec::new();
-    for (index, text) in HARD_TEXTS.iter().enumerate() {
-        let name = format!("hard.{index:02}");
-        let created = app
-            .post(
-                "/teams/acme/projects/mobile/keys",
-                json!({"name": name, "translations": [{"language": "en", "content": text}, {"language": "ja", "content": format!("{text} (ja)")}]}),
-            )
-            .await;
-        if created.status != StatusCode::CREATED {
-            continue;
-        }
+    for (_, name, text) in hard_keys(&app, "ja", |index| format!("hard.{index:02}"), |_, _| None).await {
         queries.push(json!({"lng": "en", "ns": "translation", "key": name}));
         expected.push(json!(text));
         queries.push(json!({"lng": "ja", "ns": "translation", "key": name}));
@@ -451,21 +479,16 @@ async fn po_files_pass_msgfmt_check_and_polib_reads_every_form_in_the_formulas_o
     let app = TestApp::spawn().await;
     project(&app, &["en", "pl", "ar", "ja"]).await;
     let mut expected: Vec<(String, String, String)> = Vec::new(); // (language, key, text)
-    for (index, text) in HARD_TEXTS.iter().enumerate() {
-        let name = format!("hard.{index:02}");
-        let translated = format!("{text} (pl)");
-        let created = app
-            .post(
-                "/teams/acme/projects/mobile/keys",
-                json!({"name": name, "description": format!("Case {index}"),
-                       "translations": [{"language": "en", "content": text}, {"language": "pl", "content": translated}]}),
-            )
-            .await;
-        if created.status != StatusCode::CREATED {
-            continue;
-        }
-        expected.push(("en".into(), name.clone(), text.to_string()));
-        expected.push(("pl".into(), name, translated));
+    let made = hard_keys(
+        &app,
+        "pl",
+        |index| format!("hard.{index:02}"),
+        |index, _| Some(format!("Case {index}")),
+    )
+    .await;
+    for (_, name, text) in made {
+        expected.push(("pl".into(), name.clone(), format!("{text} (pl)")));
+        expected.push(("en".into(), name, text));
     }
     let cases = plural_cases();
     let translations: Vec<Value> = cases
@@ -586,19 +609,11 @@ async fn po_files_pass_msgfmt_check_and_polib_reads_every_form_in_the_formulas_o
 async fn arb_plural_messages_read_back_in_an_icu_parser_and_descriptions_in_the_template() {
     let app = TestApp::spawn().await;
     project(&app, &["en", "pl", "ar", "ja", "pt-BR"]).await;
-    let mut plain = Vec::new();
-    for (index, text) in HARD_TEXTS.iter().enumerate() {
-        let name = format!("hard{index:02}");
-        let created = app
-            .post(
-                "/teams/acme/projects/mobile/keys",
-                json!({"name": name, "translations": [{"language": "en", "content": text}, {"language": "pt-BR", "content": format!("{text} (pt)")}]}),
-            )
-            .await;
-        if created.status == StatusCode::CREATED {
-            plain.push((name, text.to_string()));
-        }
-    }
+    let plain: Vec<(String, String)> = hard_keys(&app, "pt-BR", |index| format!("hard{index:02}"), |_, _| None)
+        .await
+        .into_iter()
+        .map(|(_, name, text)| (name, text))
+        .collect();
     let mut cases = plural_cases();
     // Forms with what ICU quotes: apostrophes, braces, `#`.
     cases[0].1 = json!({"one": "it's {one} file #1", "other": "'{n}' files # ''"});
@@ -630,7 +645,7 @@ async fn arb_plural_messages_read_back_in_an_icu_parser_and_descriptions_in_the_
     );
     for (name, text) in &plain {
         assert_eq!(template[name], json!(text));
-        assert_eq!(portuguese[name], json!(format!("{text} (pt)")));
+        assert_eq!(portuguese[name], json!(format!("{text} (pt-BR)")));
     }
     let messages: Vec<String> = cases
         .iter()
@@ -714,30 +729,18 @@ pub fn xmllint_xliff(path: &Path) {
 async fn xliff_exports_are_valid_against_the_schemas_and_read_back_by_translate_toolkit() {
     let app = TestApp::spawn().await;
     project(&app, &["en", "pl", "ar", "ja", "fr"]).await;
-    let mut plain = Vec::new();
-    for (index, text) in HARD_TEXTS.iter().enumerate() {
-        let name = format!("hard {index:02} \"{index}\"");
-        let created = app
-            .post(
-                "/teams/acme/projects/mobile/keys",
-                json!({"name": name, "description": format!("Context <{index}> & more"), "translations": [{"language": "en", "content": text}, {"language": "fr", "content": format!("{text} (fr)")}]}),
-            )
-            .await;
-        if created.status == StatusCode::CREATED {
-            plain.push((name, text.to_string()));
-        }
-    }
-    let cases = plural_cases();
-    let translations: Vec<Value> = cases
-        .iter()
-        .map(|(language, forms, _)| json!({"language": language, "forms": forms}))
-        .collect();
-    app.post(
-        "/teams/acme/projects/mobile/keys",
-        json!({"name": "files.count", "plural": true, "description": "Files in a folder", "translations": translations}),
+    let plain: Vec<(String, String)> = hard_keys(
+        &app,
+        "fr",
+        |index| format!("hard {index:02} \"{index}\""),
+        |index, _| Some(format!("Context <{index}> & more")),
     )
     .await
-    .assert_ok(StatusCode::CREATED);
+    .into_iter()
+    .map(|(_, name, text)| (name, text))
+    .collect();
+    let cases = plural_cases();
+    plural_key(&app, "files.count", Some("Files in a folder"), &cases).await;
     app.post(
         "/teams/acme/projects/mobile/keys",
         json!({"name": "brand", "translatable": false, "translations": [{"language": "en", "content": "Acme"}]}),
@@ -925,19 +928,16 @@ fn ruby_count(count: f64) -> Value {
 async fn rails_yaml_is_read_back_by_rubys_i18n_gem_for_every_text_and_plural_form() {
     let app = TestApp::spawn().await;
     project(&app, &["en", "pl", "ar", "ja", "fr"]).await;
-    let mut plain = Vec::new();
-    for (index, text) in HARD_TEXTS.iter().enumerate() {
-        let name = format!("hard.text{index:02}");
-        let created = app
-            .post(
-                "/teams/acme/projects/mobile/keys",
-                json!({"name": name, "description": format!("Hard text {index}\nsecond line"), "translations": [{"language": "en", "content": text}, {"language": "fr", "content": format!("{text} (fr)")}]}),
-            )
-            .await;
-        if created.status == StatusCode::CREATED {
-            plain.push((name, text.to_string()));
-        }
-    }
+    let mut plain: Vec<(String, String)> = hard_keys(
+        &app,
+        "fr",
+        |index| format!("hard.text{index:02}"),
+        |index, _| Some(format!("Hard text {index}\nsecond line")),
+    )
+    .await
+    .into_iter()
+    .map(|(_, name, text)| (name, text))
+    .collect();
     // Words YAML 1.1 reads as booleans, numbers and null stay texts, as do names like them.
     for (name, text) in [
         ("yes", "no"),
@@ -955,16 +955,7 @@ async fn rails_yaml_is_read_back_by_rubys_i18n_gem_for_every_text_and_plural_for
         plain.push((format!("words.{name}"), text.to_owned()));
     }
     let cases = plural_cases();
-    let translations: Vec<Value> = cases
-        .iter()
-        .map(|(language, forms, _)| json!({"language": language, "forms": forms}))
-        .collect();
-    app.post(
-        "/teams/acme/projects/mobile/keys",
-        json!({"name": "files.count", "plural": true, "description": "Files in a folder", "translations": translations}),
-    )
-    .await
-    .assert_ok(StatusCode::CREATED);
+    plural_key(&app, "files.count", Some("Files in a folder"), &cases).await;
 
     let exported = crate::platforms::export_project(&app, "acme/mobile", "yaml").await;
     let files: Vec<std::path::PathBuf> = ["en", "pl", "ar", "ja", "fr"]
