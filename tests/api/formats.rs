@@ -53,6 +53,23 @@ async fn hard_keys(
     made
 }
 
+/// A key whose `language` text was written against the base text `old`, which then became
+/// `new`: the translation is outdated.
+async fn outdated_key(app: &TestApp, name: &str, language: &str, (old, new): (&str, &str), translation: &str) {
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": name, "translations": [{"language": "en", "content": old}, {"language": language, "content": translation}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    app.patch(
+        &format!("/teams/acme/projects/mobile/keys/{name}"),
+        json!({"translations": [{"language": "en", "content": new}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+}
+
 /// A plural key `name` with the forms of every plural case's language.
 async fn plural_key(app: &TestApp, name: &str, description: Option<&str>, cases: &[PluralCase]) {
     let translations: Vec<Value> = cases
@@ -391,16 +408,7 @@ async fn i18next_itself_answers_every_text_and_plural_form_of_the_export() {
         expected.push(json!(text));
     }
     let cases = plural_cases();
-    let translations: Vec<Value> = cases
-        .iter()
-        .map(|(language, forms, _)| json!({"language": language, "forms": forms}))
-        .collect();
-    app.post(
-        "/teams/acme/projects/mobile/keys",
-        json!({"name": "files.count", "plural": true, "translations": translations}),
-    )
-    .await
-    .assert_ok(StatusCode::CREATED);
+    plural_key(&app, "files.count", None, &cases).await;
     for (language, forms, counts) in &cases {
         for (count, category) in counts {
             queries.push(json!({"lng": language, "ns": "translation", "key": "files.count", "count": count}));
@@ -491,29 +499,9 @@ async fn po_files_pass_msgfmt_check_and_polib_reads_every_form_in_the_formulas_o
         expected.push(("en".into(), name, text));
     }
     let cases = plural_cases();
-    let translations: Vec<Value> = cases
-        .iter()
-        .map(|(language, forms, _)| json!({"language": language, "forms": forms}))
-        .collect();
-    app.post(
-        "/teams/acme/projects/mobile/keys",
-        json!({"name": "files.count", "plural": true, "translations": translations}),
-    )
-    .await
-    .assert_ok(StatusCode::CREATED);
+    plural_key(&app, "files.count", None, &cases).await;
     // Outdated: the base text changes after the Polish translation was written.
-    app.post(
-        "/teams/acme/projects/mobile/keys",
-        json!({"name": "stale", "translations": [{"language": "en", "content": "Old"}, {"language": "pl", "content": "Stary"}]}),
-    )
-    .await
-    .assert_ok(StatusCode::CREATED);
-    app.patch(
-        "/teams/acme/projects/mobile/keys/stale",
-        json!({"translations": [{"language": "en", "content": "New"}]}),
-    )
-    .await
-    .assert_ok(StatusCode::OK);
+    outdated_key(&app, "stale", "pl", ("Old", "New"), "Stary").await;
 
     let exported = crate::platforms::export_project(&app, "acme/mobile", "po").await;
     for file in ["en.po", "pl.po", "ar.po", "ja.po", "template.pot"] {
@@ -617,16 +605,7 @@ async fn arb_plural_messages_read_back_in_an_icu_parser_and_descriptions_in_the_
     let mut cases = plural_cases();
     // Forms with what ICU quotes: apostrophes, braces, `#`.
     cases[0].1 = json!({"one": "it's {one} file #1", "other": "'{n}' files # ''"});
-    let translations: Vec<Value> = cases
-        .iter()
-        .map(|(language, forms, _)| json!({"language": language, "forms": forms}))
-        .collect();
-    app.post(
-        "/teams/acme/projects/mobile/keys",
-        json!({"name": "filesCount", "plural": true, "description": "Files in a folder", "translations": translations}),
-    )
-    .await
-    .assert_ok(StatusCode::CREATED);
+    plural_key(&app, "filesCount", Some("Files in a folder"), &cases).await;
 
     let exported = crate::platforms::export_project(&app, "acme/mobile", "arb").await;
     let file =
@@ -748,18 +727,7 @@ async fn xliff_exports_are_valid_against_the_schemas_and_read_back_by_translate_
     .await
     .assert_ok(StatusCode::CREATED);
     // The base text changes after French was written: the French text is outdated.
-    app.post(
-        "/teams/acme/projects/mobile/keys",
-        json!({"name": "greeting", "translations": [{"language": "en", "content": "Hello"}, {"language": "fr", "content": "Bonjour"}]}),
-    )
-    .await
-    .assert_ok(StatusCode::CREATED);
-    app.patch(
-        "/teams/acme/projects/mobile/keys/greeting",
-        json!({"translations": [{"language": "en", "content": "Hello there"}]}),
-    )
-    .await
-    .assert_ok(StatusCode::OK);
+    outdated_key(&app, "greeting", "fr", ("Hello", "Hello there"), "Bonjour").await;
 
     // XML 1.0 has no place for U+0001: 2.0 writes it as `<cp>`, 1.2 leaves it out.
     let control = "control \u{1} char";
