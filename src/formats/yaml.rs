@@ -15,7 +15,7 @@
 use std::borrow::Borrow;
 use std::ops::Range;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::FxHashSet as HashSet;
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, SpannedEventReceiver};
 
 use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
@@ -30,119 +30,6 @@ pub fn path(language: &LanguageCode) -> String {
 // ---------------------------------------------------------------------------------------
 // Writing
 
-/// A mapping of the file: its entries in the order first given, with an index by key.
-#[derive(Default)]
-struct Tree<'a> {
-    entries: Vec<(&'a str, Member<'a>)>,
-    /// Entry positions by key, once the mapping has more than a few entries.
-    index: FxHashMap<&'a str, usize>,
-}
-
-enum Member<'a> {
-    Leaf(&'a Key, TextRef<'a>),
-    Mapping(Tree<'a>),
-}
-
-impl<'a> Tree<'a> {
-    /// Puts a key's text at the path its name leads to, nesting at each `.` that it can.
-    fn insert(&mut self, key: &'a Key, text: TextRef<'a>) {
-        self.insert_at(key.name.as_str(), key, text);
-    }
-
-    fn insert_at(&mut self, rest: &'a str, key: &'a Key, text: TextRef<'a>) {
-        let split = rest
-            .split_once('.')
-            .filter(|(head, tail)| !head.is_empty() && !tail.is_empty());
-        let Some((head, tail)) = split else {
-            self.push(rest, Member::Leaf(key, text));
-            return;
-        };
-        let at = match self.position(head) {
-            Some(at) => at,
-            None => {
-                self.push(head, Member::Mapping(Tree::default()));
-                self.entries.len() - 1
-            }
-        };
-        match &mut self.entries[at].1 {
-            Member::Mapping(child) => child.insert_at(tail, key, text),
-            // A text holds the prefix: the rest of the name is one dotted key here.
-            Member::Leaf(..) => self.push(rest, Member::Leaf(key, text)),
-        }
-    }
-
-    /// Where the entry of `name` is: the last entry is the likely one (names come sorted).
-    fn position(&self, name: &str) -> Option<usize> {
-        match self.entries.last() {
-            Some((last, _)) if *last == name => Some(self.entries.len() - 1),
-            _ if self.entries.len() <= SMALL => self.entries.iter().position(|(entry, _)| *entry == name),
-            _ => self.index.get(name).copied(),
-        }
-    }
-
-    fn push(&mut self, name: &'a str, member: Member<'a>) {
-        if self.position(name).is_some() {
-            // Only a dotted key can meet a nested one of the same text; the first stays.
-            return;
-        }
-        self.entries.push((name, member));
-        if self.entries.len() == SMALL + 1 {
-            self.index = self
-                .entries
-                .iter()
-                .enumerate()
-                .map(|(at, (entry, _))| (*entry, at))
-                .collect();
-        } else if self.entries.len() > SMALL {
-            self.index.insert(name, self.entries.len() - 1);
-        }
-    }
-
-    fn write(&self, out: &mut String, depth: usize) {
-        for (name, member) in &self.entries {
-            if let Member::Leaf(key, _) = member {
-                for line in key.description.lines() {
-                    push_indent(out, depth);
-                    out.push('#');
-                    if !line.is_empty() {
-                        out.push(' ');
-                        out.push_str(line);
-                    }
-                    out.push('\n');
-                }
-            }
-            push_indent(out, depth);
-            push_key(out, name);
-            out.push(':');
-            match member {
-                Member::Leaf(_, TextRef::Plain(value)) => {
-                    out.push(' ');
-                    push_quoted(out, value);
-                    out.push('\n');
-                }
-                Member::Leaf(_, TextRef::Plural(forms)) => {
-                    out.push('\n');
-                    for (category, value) in forms.iter() {
-                        push_indent(out, depth);
-                        out.push_str("  ");
-                        out.push_str(category.name());
-                        out.push_str(": ");
-                        push_quoted(out, value);
-                        out.push('\n');
-                    }
-                }
-                Member::Mapping(child) => {
-                    out.push('\n');
-                    child.write(out, depth + 1);
-                }
-            }
-        }
-    }
-}
-
-/// Mappings with at most this many entries are searched in order, larger ones by an index.
-const SMALL: usize = 8;
-
 /// Two spaces per level.
 fn push_indent(out: &mut String, depth: usize) {
     for _ in 0..depth {
@@ -150,16 +37,97 @@ fn push_indent(out: &mut String, depth: usize) {
     }
 }
 
-/// The file of `language`.
+/// A name's nesting: the mapping keys it goes under and its own key, splitting at each `.`
+/// with text on both sides (`home.title` is `home`, `title`; `a..b` is `a`, `.b`).
+fn segments(name: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at > name.len() {
+            return None;
+        }
+        let rest = &name[at..];
+        let split = rest.find('.').filter(|&dot| dot > 0 && dot + 1 < rest.len());
+        let range = match split {
+            Some(dot) => at..at + dot,
+            None => at..name.len(),
+        };
+        at = range.end + 1;
+        Some(range)
+    })
+}
+
+/// The file of `language`. Keys come sorted by name, so the names under one mapping come
+/// together (every name that starts `home.` does) and each mapping is written once, as the
+/// names arrive: the open mappings are a stack.
 pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile {
-    let mut root = Tree::default();
-    for (key, text) in texts(keys, language) {
-        root.insert(key, text);
-    }
-    let mut out = String::with_capacity(keys.len() * 64 + 16);
+    debug_assert!(keys.is_sorted_by(|a, b| a.borrow().name < b.borrow().name));
+    // A name that also holds a text cannot be a mapping (`menu` and `menu.open`): the longer
+    // name's rest is written whole where `menu` is.
+    let has_dots = keys.iter().any(|key| key.borrow().name.as_str().contains('.'));
+    let names: HashSet<&str> = if has_dots {
+        texts(keys, language).map(|(key, _)| key.name.as_str()).collect()
+    } else {
+        HashSet::default()
+    };
+    let mut out = String::with_capacity(keys.len() * 80 + 16);
     push_key(&mut out, language.as_str());
     out.push_str(":\n");
-    root.write(&mut out, 1);
+    // The open mappings, as ranges of the name that opened them.
+    let mut open: Vec<&str> = Vec::new();
+    let mut parts: Vec<Range<usize>> = Vec::new();
+    for (key, text) in texts(keys, language) {
+        let name = key.name.as_str();
+        parts.clear();
+        parts.extend(segments(name));
+        let (mappings, _) = parts.split_at(parts.len() - 1);
+        let shared = open
+            .iter()
+            .zip(mappings)
+            .take_while(|(open, part)| **open == &name[(*part).clone()])
+            .count();
+        open.truncate(shared);
+        let mut own = parts[parts.len() - 1].clone();
+        for part in &mappings[shared..] {
+            if names.contains(&name[..part.end]) {
+                own = part.start..name.len();
+                break;
+            }
+            push_indent(&mut out, open.len() + 1);
+            push_key(&mut out, &name[part.clone()]);
+            out.push_str(":\n");
+            open.push(&name[part.clone()]);
+        }
+        let depth = open.len() + 1;
+        for line in key.description.lines() {
+            push_indent(&mut out, depth);
+            out.push('#');
+            if !line.is_empty() {
+                out.push(' ');
+                out.push_str(line);
+            }
+            out.push('\n');
+        }
+        push_indent(&mut out, depth);
+        push_key(&mut out, &name[own]);
+        out.push(':');
+        match text {
+            TextRef::Plain(value) => {
+                out.push(' ');
+                push_quoted(&mut out, value);
+                out.push('\n');
+            }
+            TextRef::Plural(forms) => {
+                out.push('\n');
+                for (category, value) in forms.iter() {
+                    push_indent(&mut out, depth + 1);
+                    out.push_str(category.name());
+                    out.push_str(": ");
+                    push_quoted(&mut out, value);
+                    out.push('\n');
+                }
+            }
+        }
+    }
     ExportFile {
         path: path(language),
         bytes: out.into_bytes(),
@@ -499,6 +467,7 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::model::{PluralCategory, PluralForms};
 
     const RAILS: &str = "# The app's French texts\nfr:\n  home:\n    # The title\n    # of the page\n    title: \"Accueil \\\"x\\\"\"\n    plain: Bonjour le monde # trailing\n    single: 'l''été'\n    block: |\n      line one\n      line two\n  files:\n    one: \"%{count} fichier\"\n    other: fichiers\n  flow: {one: a, other: b}\n  list: [a, b]\n  num: 3\n  nothing:\n  émoji: \"😀 é\\t\\u00e9\"\n  zero_only:\n    zero: rien\n";
 
@@ -543,6 +512,51 @@ mod tests {
         assert_eq!(span("home.plain"), "Bonjour le monde");
         assert_eq!(span("home.block"), "|\n      line one\n      line two");
         assert_eq!(span("émoji"), "\"😀 é\\t\\u00e9\"");
+    }
+
+    fn key(name: &str, text: Text, description: &str) -> Key {
+        let mut key = Key::named(crate::domain::names::KeyName::parse(name).unwrap());
+        key.plural = matches!(text, Text::Plural(_));
+        key.description = description.to_owned();
+        key.translations = [(LanguageCode::parse("fr").unwrap(), text)].into_iter().collect();
+        key
+    }
+
+    #[test]
+    fn names_nest_at_dots_and_a_name_holding_a_text_keeps_the_longer_one_whole() {
+        let forms = PluralForms::new([
+            (PluralCategory::One, "un fichier".to_owned()),
+            (PluralCategory::Other, "fichiers".to_owned()),
+        ])
+        .unwrap();
+        let plain = |text: &str| Text::Plain(text.to_owned());
+        let mut keys = vec![
+            key("a", plain("A"), ""),
+            key("a.b", plain("A.B"), ""),
+            key("a-c", plain("A-C"), ""),
+            key("a.d.e", plain("A.D.E"), "Two\nlines"),
+            key("home.files", Text::Plural(forms), ""),
+            key("home.title", plain("yes"), ""),
+            key("no", plain("No"), ""),
+            key("x..y", plain("XY"), ""),
+        ];
+        keys.sort_by(|a, b| a.name.cmp(&b.name));
+        let file = render(&keys, &LanguageCode::parse("fr").unwrap());
+        let text = String::from_utf8(file.bytes).unwrap();
+        assert_eq!(
+            text,
+            "fr:\n  a: \"A\"\n  a-c: \"A-C\"\n  a.b: \"A.B\"\n  a.d.e: \"A.D.E\"\n  home:\n    files:\n      one: \"un fichier\"\n      other: \"fichiers\"\n    title: \"yes\"\n  \"no\": \"No\"\n  x:\n    \".y\": \"XY\"\n"
+                .replace("  a.d.e", "  # Two\n  # lines\n  a.d.e")
+                .replace("  a.b:", "  \"a.b\":")
+                .replace("  a.d.e:", "  \"a.d.e\":")
+        );
+        // Read back, every name and text is as written.
+        let read = read(text.as_bytes()).unwrap();
+        let names: Vec<&str> = read.languages[0].1.iter().map(|entry| entry.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["a", "a-c", "a.b", "a.d.e", "home.files", "home.title", "no", "x..y"]
+        );
     }
 
     #[test]

@@ -252,6 +252,20 @@ impl TestApp {
     pub async fn settle(&self) {
         tokio::time::sleep(Duration::from_millis(1200)).await;
     }
+
+    /// `git status --porcelain` once the server has brought the index in step with HEAD (it
+    /// does so when its writer is idle, which on a busy machine can take a while): polled for
+    /// up to 60 s, then answered as it is.
+    pub async fn clean_status(&self) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let status = self.git(&["status", "--porcelain"]);
+            if status.is_empty() || std::time::Instant::now() > deadline {
+                return status;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
 }
 
 pub async fn into_reply(response: poem::test::TestResponse) -> Reply {

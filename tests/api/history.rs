@@ -415,7 +415,7 @@ async fn snapshots_are_taken_listed_read_restored_and_deleted() {
         .error_code(StatusCode::NOT_FOUND);
     assert_eq!(names(&app.get(SNAPSHOTS).await.json()), ["v1.0"]);
     app.settle().await;
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
 }
 
 #[tokio::test]

@@ -30,7 +30,7 @@ async fn an_import_creates_many_keys_in_one_commit() {
     assert_eq!(page.header("x-pagination-total-count"), "500");
     assert_eq!(page.json()["data"][0]["translation"]["en"], "Text 499");
     app.settle().await;
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
     app.git(&["fsck", "--strict"]);
     // 500 new files went into a pack rather than 500 loose objects.
     let counts = app.git(&["count-objects", "-v"]);
@@ -190,7 +190,7 @@ async fn imports_have_their_own_body_limit_and_need_write_access() {
     assert_eq!(reply.assert_ok(StatusCode::OK)["created"], 20_000);
     // So many files are written by two threads; the working tree must still be HEAD exactly.
     app.settle().await;
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
     let tracked = app.git(&["ls-files", "teams/acme/projects/mobile/keys"]);
     assert_eq!(tracked.lines().count(), 20_000);
     let big = json!({"name": "k", "displayName": "x".repeat(2 * 1024 * 1024)});

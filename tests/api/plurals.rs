@@ -129,7 +129,7 @@ async fn switching_a_key_to_and_from_plural_converts_its_texts_in_one_commit() {
     assert_eq!(inbox["plural"], false);
     assert_eq!(inbox["translation"], json!({"en": "Inbox", "fr": "Messages reçus"}));
     app.settle().await;
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
 }
 
 #[tokio::test]
@@ -187,7 +187,7 @@ async fn the_wrong_shape_of_translation_is_refused_and_changes_nothing() {
     }
     assert_eq!(app.commit_count(), commits);
     app.settle().await;
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
 }
 
 #[tokio::test]

@@ -105,7 +105,7 @@ async fn a_base_change_outdates_translations_until_they_are_written_or_confirmed
         .await;
     assert_eq!(reply.error_code(StatusCode::FORBIDDEN), "forbidden");
     app.settle().await;
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
 }
 
 #[tokio::test]

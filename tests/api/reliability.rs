@@ -681,6 +681,6 @@ async fn a_change_that_cannot_be_written_fails_alone_and_leaves_no_trace() {
         .await
         .assert_ok(StatusCode::CREATED);
     app.settle().await;
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
     app.git(&["fsck", "--strict"]);
 }

@@ -52,7 +52,7 @@ async fn each_change_is_one_commit_and_reads_failures_and_no_ops_are_none() {
 
     app.settle().await;
     assert_eq!(
-        app.git(&["status", "--porcelain"]),
+        app.clean_status().await,
         "",
         "the working tree and index match HEAD once idle"
     );
@@ -309,7 +309,7 @@ async fn a_repository_that_borrows_its_objects_is_adopted_and_written_to() {
     .await
     .assert_ok(StatusCode::OK);
     app.settle().await;
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
     app.git(&["fsck", "--strict"]);
     let log = app.git(&["log", "-2", "--format=%s"]);
     assert!(log.contains("home.subtitle") && log.contains("home.title"), "{log}");

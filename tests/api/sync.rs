@@ -105,11 +105,7 @@ async fn commits_made_by_hand_while_the_server_runs_are_served() {
     .assert_ok(StatusCode::OK);
     assert_eq!(app.git(&["rev-parse", "HEAD~1"]).trim(), hand_commit);
     app.settle().await;
-    assert_eq!(
-        app.git(&["status", "--porcelain"]),
-        "",
-        "working tree and index in line with HEAD"
-    );
+    assert_eq!(app.clean_status().await, "", "working tree and index in line with HEAD");
     git_in(&repo, &["fsck", "--no-progress"]);
 }
 
@@ -152,7 +148,7 @@ async fn an_invalid_commit_made_by_hand_is_not_served() {
     assert_eq!(app.git(&["rev-parse", "HEAD~1"]).trim(), valid);
     app.settle().await;
     assert_eq!(
-        app.git(&["status", "--porcelain"]),
+        app.clean_status().await,
         "",
         "the broken file is gone from the working tree"
     );
@@ -691,7 +687,7 @@ async fn a_new_server_takes_the_remotes_history_and_one_with_data_keeps_its_own(
     assert_eq!(git_in(&daemon.bare(), &["rev-parse", "main~1"]).trim(), remote_head);
     second.settle().await;
     second.git(&["fsck", "--strict"]);
-    assert_eq!(second.git(&["status", "--porcelain"]), "");
+    assert_eq!(second.clean_status().await, "");
 
     // A server with a team of its own, then pointed at the same remote: nothing of either
     // side is dropped; the pull fails and says why.
@@ -864,7 +860,7 @@ async fn a_replica_follows_the_primary_and_refuses_changes() {
     // Its clone (files written by git's read-tree) and the commits it followed leave the
     // working tree and index in line with HEAD.
     replica.settle().await;
-    assert_eq!(replica.git(&["status", "--porcelain"]), "");
+    assert_eq!(replica.clean_status().await, "");
     git_in(&replica.repo(), &["fsck", "--no-progress"]);
 }
 
@@ -917,7 +913,7 @@ async fn a_replica_merges_the_packs_its_fetches_bring() {
     }
     assert!(packs < changes / 2, "{packs} packs after {changes} fetches");
     replica.settle().await;
-    assert_eq!(replica.git(&["status", "--porcelain"]), "");
+    assert_eq!(replica.clean_status().await, "");
     git_in(&replica.repo(), &["fsck", "--no-progress"]);
 }
 
