@@ -56,6 +56,27 @@ fn segments(name: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     })
 }
 
+/// The names with a text in `language` that are also the start of another such name up to a
+/// `.` (`menu` when `menu.open` has a text too). Names sorted, the names after `menu` that
+/// start with it come next, those going on with a character before `.` (`menu-x`) first.
+fn texts_at_prefixes<'k>(keys: &'k [impl Borrow<Key>], language: &'k LanguageCode) -> HashSet<&'k str> {
+    let names: Vec<&str> = texts(keys, language).map(|(key, _)| key.name.as_str()).collect();
+    let mut found = HashSet::default();
+    for (at, name) in names.iter().enumerate() {
+        for other in &names[at + 1..] {
+            match other.strip_prefix(name).and_then(|rest| rest.bytes().next()) {
+                Some(b'.') => {
+                    found.insert(*name);
+                    break;
+                }
+                Some(byte) if byte < b'.' => continue,
+                _ => break,
+            }
+        }
+    }
+    found
+}
+
 /// The file of `language`. Keys come sorted by name, so the names under one mapping come
 /// together (every name that starts `home.` does) and each mapping is written once, as the
 /// names arrive: the open mappings are a stack.
@@ -63,12 +84,7 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile 
     debug_assert!(keys.is_sorted_by(|a, b| a.borrow().name < b.borrow().name));
     // A name that also holds a text cannot be a mapping (`menu` and `menu.open`): the longer
     // name's rest is written whole where `menu` is.
-    let has_dots = keys.iter().any(|key| key.borrow().name.as_str().contains('.'));
-    let names: HashSet<&str> = if has_dots {
-        texts(keys, language).map(|(key, _)| key.name.as_str()).collect()
-    } else {
-        HashSet::default()
-    };
+    let names = texts_at_prefixes(keys, language);
     let mut out = String::with_capacity(keys.len() * 80 + 16);
     push_key(&mut out, language.as_str());
     out.push_str(":\n");
@@ -159,19 +175,25 @@ fn is_yaml11_special(word: &str) -> bool {
 /// A double-quoted scalar: `\` and `"` escaped, control characters as escapes.
 pub fn push_quoted(out: &mut String, text: &str) {
     out.push('"');
-    // Most texts need no escape at all: printable ASCII, or other UTF-8 without the control
-    // characters YAML must not see raw.
-    let plain = text
-        .bytes()
-        .all(|byte| byte >= 0x20 && byte != 0x7f && byte != b'"' && byte != b'\\')
-        && (text.is_ascii()
-            || !text.contains(|c: char| c.is_control() || matches!(c, '\u{FEFF}' | '\u{2028}' | '\u{2029}')));
-    if plain {
-        out.push_str(text);
-        out.push('"');
-        return;
-    }
-    for c in text.chars() {
+    // A byte scan: the characters to escape are ASCII ones and, beyond ASCII, the C1 controls
+    // (`C2 80`..`C2 9F`), U+2028 and U+2029 (`E2 80 A8`/`A9`) and U+FEFF (`EF BB BF`), whose
+    // lead bytes never occur inside another character. Runs between them are copied whole.
+    let bytes = text.as_bytes();
+    let (mut run, mut at) = (0, 0);
+    while at < bytes.len() {
+        let next = |offset: usize| bytes.get(at + offset).copied();
+        let special = match bytes[at] {
+            b'"' | b'\\' | 0x00..=0x1f | 0x7f => 1,
+            0xc2 if matches!(next(1), Some(0x80..=0x9f)) => 2,
+            0xe2 if next(1) == Some(0x80) && matches!(next(2), Some(0xa8 | 0xa9)) => 3,
+            0xef if next(1) == Some(0xbb) && next(2) == Some(0xbf) => 3,
+            _ => {
+                at += 1;
+                continue;
+            }
+        };
+        out.push_str(&text[run..at]);
+        let c = text[at..].chars().next().unwrap_or_default();
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -179,16 +201,13 @@ pub fn push_quoted(out: &mut String, text: &str) {
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             '\0' => out.push_str("\\0"),
-            c if c.is_control() || c == '\u{FEFF}' || c == '\u{2028}' || c == '\u{2029}' => {
-                if (c as u32) < 0x100 {
-                    out.push_str(&format!("\\x{:02X}", c as u32));
-                } else {
-                    out.push_str(&format!("\\u{:04X}", c as u32));
-                }
-            }
-            c => out.push(c),
+            c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02X}", c as u32)),
+            c => out.push_str(&format!("\\u{:04X}", c as u32)),
         }
+        at += special;
+        run = at;
     }
+    out.push_str(&text[run..]);
     out.push('"');
 }
 
@@ -565,13 +584,16 @@ mod tests {
         push_key(&mut out, "no");
         push_key(&mut out, "pt-BR");
         push_key(&mut out, "a b");
-        push_quoted(&mut out, "tab\t\"q\" \\ \u{1} \u{2028} 😀");
-        assert_eq!(out, "\"no\"pt-BR\"a b\"\"tab\\t\\\"q\\\" \\\\ \\x01 \\u2028 😀\"");
+        push_quoted(&mut out, "tab\t\"q\" \\ \u{1} \u{2028} 😀 \u{85}\u{feff}é");
+        assert_eq!(
+            out,
+            "\"no\"pt-BR\"a b\"\"tab\\t\\\"q\\\" \\\\ \\x01 \\u2028 😀 \\x85\\uFEFFé\""
+        );
         let file = format!("fr:\n  k: {}\n", &out[out.rfind("\"tab").unwrap()..]);
         let read = read(file.as_bytes()).unwrap();
         assert_eq!(
             read.languages[0].1[0].text,
-            Text::Plain("tab\t\"q\" \\ \u{1} \u{2028} 😀".into())
+            Text::Plain("tab\t\"q\" \\ \u{1} \u{2028} 😀 \u{85}\u{feff}é".into())
         );
     }
 }
