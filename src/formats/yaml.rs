@@ -46,7 +46,7 @@ fn segments(name: &str) -> impl Iterator<Item = Range<usize>> + '_ {
             return None;
         }
         let rest = &name[at..];
-        let split = rest.find('.').filter(|&dot| dot > 0 && dot + 1 < rest.len());
+        let split = memchr::memchr(b'.', rest.as_bytes()).filter(|&dot| dot > 0 && dot + 1 < rest.len());
         let range = match split {
             Some(dot) => at..at + dot,
             None => at..name.len(),
