@@ -114,14 +114,8 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile 
             open.push(&name[part.clone()]);
         }
         let depth = open.len() + 1;
-        for line in key.description.lines() {
-            push_indent(&mut out, depth);
-            out.push('#');
-            if !line.is_empty() {
-                out.push(' ');
-                out.push_str(line);
-            }
-            out.push('\n');
+        if !key.description.is_empty() {
+            push_comment(&mut out, &"  ".repeat(depth), &key.description, "\n");
         }
         push_indent(&mut out, depth);
         push_key(&mut out, &name[own]);
@@ -147,6 +141,19 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile 
     ExportFile {
         path: path(language),
         bytes: out.into_bytes(),
+    }
+}
+
+/// A description as `#` lines, each indented by `indent` and ended by `newline`.
+pub fn push_comment(out: &mut String, indent: &str, description: &str, newline: &str) {
+    for line in description.lines() {
+        out.push_str(indent);
+        out.push('#');
+        if !line.is_empty() {
+            out.push(' ');
+            out.push_str(line);
+        }
+        out.push_str(newline);
     }
 }
 

@@ -70,6 +70,22 @@ async fn outdated_key(app: &TestApp, name: &str, language: &str, (old, new): (&s
     .assert_ok(StatusCode::OK);
 }
 
+/// Uploads `files` (path, bytes) as a zip of `format` into acme/mobile; answers the upload's
+/// answer.
+async fn upload_zip(app: &TestApp, format: &str, files: &[(String, Vec<u8>)]) -> Value {
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    app.post_bytes(
+        &format!("/teams/acme/projects/mobile/files?type={format}"),
+        "application/zip",
+        crate::upload::zip_of(&files),
+    )
+    .await
+    .assert_ok(StatusCode::OK)
+}
+
 /// A plural key `name` with the forms of every plural case's language.
 async fn plural_key(app: &TestApp, name: &str, description: Option<&str>, cases: &[PluralCase]) {
     let translations: Vec<Value> = cases
@@ -808,19 +824,8 @@ async fn xliff_exports_are_valid_against_the_schemas_and_read_back_by_translate_
                     std::fs::read(exported.path().join(format!("{language}.xliff"))).unwrap(),
                 ));
             }
-            let files: Vec<(&str, &[u8])> = files
-                .iter()
-                .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
-                .collect();
             let commits = app.commit_count();
-            let answer = app
-                .post_bytes(
-                    "/teams/acme/projects/mobile/files?type=xliff",
-                    "application/zip",
-                    crate::upload::zip_of(&files),
-                )
-                .await
-                .assert_ok(StatusCode::OK);
+            let answer = upload_zip(&app, "xliff", &files).await;
             assert_eq!(app.commit_count(), commits, "{answer}");
             assert_eq!(app.every_key("").await, before, "{answer}");
         }
@@ -964,19 +969,8 @@ async fn rails_yaml_is_read_back_by_rubys_i18n_gem_for_every_text_and_plural_for
         let name = path.file_name().unwrap().to_str().unwrap();
         zipped.push((format!("config/locales/{name}"), std::fs::read(path).unwrap()));
     }
-    let zipped: Vec<(&str, &[u8])> = zipped
-        .iter()
-        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
-        .collect();
     let commits = app.commit_count();
-    let answer = app
-        .post_bytes(
-            "/teams/acme/projects/mobile/files?type=yaml",
-            "application/zip",
-            crate::upload::zip_of(&zipped),
-        )
-        .await
-        .assert_ok(StatusCode::OK);
+    let answer = upload_zip(&app, "yaml", &zipped).await;
     assert_eq!(app.commit_count(), commits, "{answer}");
     assert_eq!(app.every_key("").await, before, "{answer}");
 }

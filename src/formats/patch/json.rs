@@ -416,32 +416,25 @@ fn json_string(text: &str) -> String {
 /// The members to remove, an object's member in place of its members when they all go (so
 /// that no `"home": {}` is left behind), up to the top object.
 fn with_emptied_objects(document: &Document, removed: Vec<usize>) -> Vec<usize> {
-    let mut gone: std::collections::BTreeSet<usize> = removed.into_iter().collect();
-    loop {
-        let emptied = document
-            .members
-            .iter()
-            .enumerate()
-            .find_map(|(index, member)| match member.value_kind {
-                ValueKind::Object(object)
-                    if !gone.contains(&index)
-                        && !document.objects[object].members.is_empty()
-                        && document.objects[object]
-                            .members
-                            .iter()
-                            .all(|inner| gone.contains(inner)) =>
-                {
-                    Some((index, object))
-                }
-                _ => None,
-            });
-        let Some((index, object)) = emptied else { break };
-        for inner in &document.objects[object].members {
-            gone.remove(inner);
-        }
-        gone.insert(index);
+    let mut gone = vec![false; document.members.len()];
+    for index in removed {
+        gone[index] = true;
     }
-    gone.into_iter().collect()
+    // A member holding an object comes after the object's own members (it is recorded once
+    // its value is read), so one pass in member order sees every inner object settled first.
+    for index in 0..document.members.len() {
+        let ValueKind::Object(object) = document.members[index].value_kind else {
+            continue;
+        };
+        let inner = &document.objects[object].members;
+        if !gone[index] && !inner.is_empty() && inner.iter().all(|&member| gone[member]) {
+            for &member in inner {
+                gone[member] = false;
+            }
+            gone[index] = true;
+        }
+    }
+    (0..gone.len()).filter(|&index| gone[index]).collect()
 }
 
 /// Removes deleted keys' members with their commas, keeping the JSON valid: when the

@@ -30,19 +30,13 @@ pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
         .collect())
 }
 
-/// What a unit says of its key, as a reader takes it: the source, the target unless its
-/// state says it was never translated (in a source file: the target or else the source), the
-/// outdated state, and the note.
-fn meaning(document: &Document, unit: &Unit) -> (String, Option<String>, bool) {
-    let target = if document.is_source_file() {
-        Some(unit.data.target.clone().unwrap_or_else(|| unit.data.source.clone()))
-    } else if unit.untranslated {
-        None
-    } else {
-        unit.data.target.clone()
-    };
-    let outdated = target.is_some() && unit.data.outdated && !document.is_source_file();
-    (unit.data.source.clone(), target, outdated)
+/// What a unit says of its key, as a reader takes it: the source, the text (see
+/// [`Unit::text`]) and whether it is outdated.
+fn meaning<'u>(document: &Document, unit: &'u Unit) -> (&'u str, Option<&'u str>, bool) {
+    let in_source_file = document.is_source_file();
+    let text = unit.text(in_source_file);
+    let outdated = text.is_some() && unit.data.outdated && !in_source_file;
+    (&unit.data.source, text, outdated)
 }
 
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {

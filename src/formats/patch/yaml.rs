@@ -157,15 +157,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                         let indent = &text[key_line..leaf.entry.span.start];
                         let comment_start = comment_start(text, key_line);
                         let mut comment = String::new();
-                        for line in new_note.iter().flat_map(|note| note.lines()) {
-                            comment.push_str(indent);
-                            comment.push('#');
-                            if !line.is_empty() {
-                                comment.push(' ');
-                                comment.push_str(line);
-                            }
-                            comment.push_str(newline);
-                        }
+                        yaml::push_comment(&mut comment, indent, new_note.as_deref().unwrap_or_default(), newline);
                         edits.replace(comment_start..key_line, comment);
                     }
                 }
@@ -239,14 +231,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                 open.push(parent);
             }
             let pad = format!("{indent}{}", "  ".repeat(open.len()));
-            for line in yaml::comment_above(&exported_lines, leaf.entry.line)
-                .iter()
-                .flat_map(|note| note.lines())
-            {
-                inserted.push_str(&pad);
-                inserted.push_str(format!("# {line}").trim_end());
-                inserted.push_str(newline);
-            }
+            let note = yaml::comment_above(&exported_lines, leaf.entry.line);
+            yaml::push_comment(&mut inserted, &pad, note.as_deref().unwrap_or_default(), newline);
             inserted.push_str(&pad);
             yaml::push_key(&mut inserted, &own[0]);
             inserted.push(':');

@@ -41,6 +41,19 @@ pub struct Unit {
     pub untranslated: bool,
 }
 
+impl Unit {
+    /// The unit's text in its file's language, as the reader takes it: in a source file the
+    /// target, else the source; in a translation file the target, unless its state says it
+    /// was never translated.
+    pub fn text(&self, in_source_file: bool) -> Option<&str> {
+        match &self.data.target {
+            Some(target) if in_source_file || !self.untranslated => Some(target),
+            _ if in_source_file => Some(&self.data.source),
+            _ => None,
+        }
+    }
+}
+
 impl Document {
     /// Whether the file's texts are its source language's (no target language, or the
     /// source language again).
@@ -395,10 +408,8 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
             source.translatable = unit.data.translate;
             sources.push(source);
         }
-        let value = match (&unit.data.target, is_source) {
-            (Some(target), _) if is_source || !unit.untranslated => target.clone(),
-            (_, true) => unit.data.source.clone(),
-            _ => continue,
+        let Some(value) = unit.text(is_source).map(str::to_owned) else {
+            continue;
         };
         let text = match as_text(value) {
             Ok(text) => text,
