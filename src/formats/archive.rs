@@ -2,7 +2,9 @@
 //! timestamps (1980-01-01) and permissions, so the same data gives the same bytes.
 
 use std::borrow::Borrow;
+use std::collections::BTreeMap;
 use std::io::{Cursor, Seek, Write};
+use std::sync::{Condvar, Mutex, mpsc};
 
 use zip::ZipWriter;
 use zip::result::ZipError;
@@ -40,10 +42,12 @@ fn options() -> SimpleFileOptions {
 }
 
 /// Writes the files of `export` in `languages` as a zip into `out`: the same bytes as
-/// [`zip`] of all of them, but rendered and compressed `threads` languages at a time, each
-/// on its own thread, and written out as they are done, so that the export never holds more
-/// than those languages' files (when languages' paths interleave, as PO's `template.pot`
-/// does among the `{lang}.po` files, it holds the compressed files until the end).
+/// [`zip`] of all of them, but rendered and compressed on `threads` threads, each taking the
+/// next language as it finishes one, and written out in order as they are done. A language
+/// is taken only while it is fewer than `2 × threads` languages ahead of the next one to
+/// write, so the export holds at most that many languages' compressed files (when languages'
+/// paths interleave, as PO's `template.pot` does among the `{lang}.po` files, it holds the
+/// compressed files until the end).
 pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
     export: &Export<'_, K>,
     languages: &[LanguageCode],
@@ -58,7 +62,6 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
         .collect();
     planned.sort();
     let in_order = planned.iter().flat_map(|(paths, _)| paths).is_sorted_by(|a, b| a < b);
-    let mut archive = ZipWriter::new(out);
     // A language's files, each as a single-entry zip of its own, with its path.
     type Compressed = Result<Vec<(String, Vec<u8>)>, ZipError>;
     let compress = |language: &LanguageCode| -> Compressed {
@@ -73,33 +76,66 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
             })
             .collect()
     };
-    // Languages whose paths interleave (PO's `template.pot` among the `{lang}.po` files):
-    // compressed as they come, then written in path order.
+    let threads = threads.clamp(1, planned.len().max(1));
+    let window = 2 * threads;
+    // (the next language to take, the languages written); a worker waits while it would get
+    // `window` languages ahead of the writer.
+    let progress = Mutex::new((0usize, 0usize));
+    let moved = Condvar::new();
+    let mut archive = ZipWriter::new(out);
     let mut held: Vec<(String, Vec<u8>)> = Vec::new();
-    for group in planned.chunks(threads.max(1)) {
-        let compressed: Vec<Compressed> = std::thread::scope(|scope| {
-            let others: Vec<_> = group[1..]
-                .iter()
-                .map(|(_, language)| scope.spawn(|| compress(language)))
-                .collect();
-            let mut done = vec![compress(group[0].1)];
-            done.extend(
-                others
-                    .into_iter()
-                    .map(|other| other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
-            );
-            done
-        });
-        for singles in compressed {
-            for single in singles? {
-                if in_order {
-                    copy_single(&mut archive, single.1)?;
-                } else {
-                    held.push(single);
+    std::thread::scope(|scope| -> Result<(), ZipError> {
+        let (done, finished) = mpsc::channel::<(usize, Compressed)>();
+        for _ in 0..threads {
+            let done = done.clone();
+            let (progress, moved, planned, compress) = (&progress, &moved, &planned, &compress);
+            scope.spawn(move || {
+                loop {
+                    let index = {
+                        let mut state = progress.lock().unwrap_or_else(|poison| poison.into_inner());
+                        while state.0 < planned.len() && state.0 >= state.1 + window {
+                            state = moved.wait(state).unwrap_or_else(|poison| poison.into_inner());
+                        }
+                        if state.0 >= planned.len() {
+                            return;
+                        }
+                        state.0 += 1;
+                        state.0 - 1
+                    };
+                    if done.send((index, compress(planned[index].1))).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done);
+        let mut waiting: BTreeMap<usize, Compressed> = BTreeMap::new();
+        let mut next = 0;
+        let written = (|| -> Result<(), ZipError> {
+            for (index, compressed) in &finished {
+                waiting.insert(index, compressed);
+                while let Some(compressed) = waiting.remove(&next) {
+                    for single in compressed? {
+                        if in_order {
+                            copy_single(&mut archive, single.1)?;
+                        } else {
+                            held.push(single);
+                        }
+                    }
+                    next += 1;
+                    progress.lock().unwrap_or_else(|poison| poison.into_inner()).1 = next;
+                    moved.notify_all();
                 }
             }
+            Ok(())
+        })();
+        if written.is_err() {
+            // The workers stop taking languages: nothing more will be written.
+            progress.lock().unwrap_or_else(|poison| poison.into_inner()).0 = planned.len();
+            moved.notify_all();
         }
-    }
+        written
+    })?;
     held.sort_by(|a, b| a.0.cmp(&b.0));
     for (_, single) in held {
         copy_single(&mut archive, single)?;
@@ -203,19 +239,25 @@ mod tests {
             ExportFormat::Csv,
             ExportFormat::AndroidXml,
             ExportFormat::AppleStrings,
+            ExportFormat::Po,
         ] {
             let in_memory = zip(&render(format, &project, &keys, &languages).unwrap()).unwrap();
             let borrowed: Vec<&Key> = keys.iter().collect();
             let export = Export::new(format, &project, &borrowed, &languages).unwrap();
-            for threads in [1, 2, 3] {
+            for threads in [1, 2, 3, 8] {
                 let streamed = write_zip(&export, &languages, Cursor::new(Vec::new()), threads)
                     .unwrap()
                     .into_inner();
                 assert!(streamed == in_memory, "{format:?} on {threads} threads differs");
             }
             let entries = zip::ZipArchive::new(Cursor::new(in_memory)).unwrap().len();
-            let per_language = if format == ExportFormat::AppleStrings { 2 } else { 1 };
-            assert_eq!(entries, languages.len() * per_language, "{format:?}");
+            let expected = match format {
+                ExportFormat::AppleStrings => 2 * languages.len(),
+                // `template.pot` beside each `{lang}.po`.
+                ExportFormat::Po => languages.len() + 1,
+                _ => languages.len(),
+            };
+            assert_eq!(entries, expected, "{format:?}");
         }
     }
 

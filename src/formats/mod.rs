@@ -11,6 +11,7 @@ pub mod arb;
 pub mod archive;
 pub mod csv;
 pub mod downloads;
+pub mod escape;
 pub mod i18next;
 pub mod icu;
 pub mod json;

@@ -17,6 +17,7 @@
 
 use std::borrow::Borrow;
 
+use super::escape::{Specials, push_escaped};
 use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
 use crate::domain::model::{Key, PluralCategory, PluralForms, Text, TextRef};
 use crate::domain::names::LanguageCode;
@@ -147,22 +148,27 @@ fn push_string(out: &mut String, text: &str) {
 
 fn push_string_line(out: &mut String, text: &str) {
     out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            // Other control characters as they are: gettext reads them so, and polib does not
-            // know octal escapes.
-            c => out.push(c),
-        }
-    }
+    const SPECIALS: Specials = Specials::new(0x20, b"\"\\");
+    push_escaped(out, text, SPECIALS, |byte, out| {
+        let letter = match byte {
+            b'"' | b'\\' => char::from(byte),
+            b'\n' => 'n',
+            b'\t' => 't',
+            b'\r' => 'r',
+            0x07 => 'a',
+            0x08 => 'b',
+            0x0b => 'v',
+            0x0c => 'f',
+            // Other control characters as they are: gettext reads them so, and polib does
+            // not know octal escapes.
+            control => {
+                out.push(char::from(control));
+                return;
+            }
+        };
+        out.push('\\');
+        out.push(letter);
+    });
     out.push_str("\"\n");
 }
 

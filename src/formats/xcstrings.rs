@@ -25,6 +25,7 @@ use icu_collator::preferences::CollationNumericOrdering;
 use icu_collator::{Collator, CollatorBorrowed, CollatorPreferences};
 use serde::Deserialize;
 
+use super::escape::{Specials, push_escaped};
 use super::{ExportFile, ParsedEntry, ReadError};
 use crate::domain::model::{Key, PluralCategory, PluralForms, Text, TextRef, XcodeEntry};
 use crate::domain::names::LanguageCode;
@@ -294,33 +295,17 @@ fn push_indent(out: &mut String, spaces: usize) {
 /// returns by letter, other control characters as `\u00XX`; `/` and everything else as is.
 fn push_string(out: &mut String, text: &str) {
     out.push('"');
-    if !text.bytes().any(|byte| byte < 0x20 || byte == b'"' || byte == b'\\') {
-        out.push_str(text);
-        out.push('"');
-        return;
-    }
-    let mut start = 0;
-    for (at, byte) in text.bytes().enumerate() {
-        let escape = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\t' => "\\t",
-            b'\r' => "\\r",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&text[start..at]);
-        if escape.is_empty() {
-            out.push_str(&format!("\\u{byte:04x}"));
-        } else {
-            out.push_str(escape);
-        }
-        start = at + 1;
-    }
-    out.push_str(&text[start..]);
+    const SPECIALS: Specials = Specials::new(0x20, b"\"\\");
+    push_escaped(out, text, SPECIALS, |byte, out| match byte {
+        b'"' => out.push_str("\\\""),
+        b'\\' => out.push_str("\\\\"),
+        b'\n' => out.push_str("\\n"),
+        b'\t' => out.push_str("\\t"),
+        b'\r' => out.push_str("\\r"),
+        0x08 => out.push_str("\\b"),
+        0x0c => out.push_str("\\f"),
+        control => out.push_str(&format!("\\u{control:04x}")),
+    });
     out.push('"');
 }
 

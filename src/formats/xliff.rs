@@ -21,6 +21,7 @@
 use std::borrow::{Borrow, Cow};
 use std::collections::HashSet;
 
+use super::escape::{self, Specials};
 use super::{ExportFile, icu};
 use crate::domain::model::{Key, TextRef};
 use crate::domain::names::LanguageCode;
@@ -329,28 +330,32 @@ fn is_name_token(name: &str) -> bool {
 /// not even as references: XLIFF 2.0's source and target write them as `<cp hex="0001"/>`
 /// (`code_points`); elsewhere they are left out.
 fn push_escaped(out: &mut String, text: &str, code_points: bool) {
-    let plain = !text
-        .bytes()
-        .any(|byte| matches!(byte, b'&' | b'<' | b'>' | b'\r') || (byte < 0x20 && byte != b'\t' && byte != b'\n'))
-        && !text.contains(['\u{FFFE}', '\u{FFFF}']);
-    if plain {
-        out.push_str(text);
+    // U+FFFE and U+FFFF are `EF BF BE`/`EF BF BF`: a text without the byte `EF` has neither,
+    // and only its ASCII characters need looking at.
+    if memchr::memchr(0xef, text.as_bytes()).is_some() && text.contains(['\u{FFFE}', '\u{FFFF}']) {
+        for c in text.chars() {
+            match c {
+                '\u{FFFE}' | '\u{FFFF}' => push_code_point(out, c, code_points),
+                c => push_escaped(out, c.encode_utf8(&mut [0; 4]), code_points),
+            }
+        }
         return;
     }
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' | '\n' => out.push(c),
-            c if is_unwritable(c) => {
-                if code_points {
-                    out.push_str(&format!("<cp hex=\"{:04X}\"/>", c as u32));
-                }
-            }
-            c => out.push(c),
-        }
+    const SPECIALS: Specials = Specials::new(0x20, b"&<>");
+    escape::push_escaped(out, text, SPECIALS, |byte, out| match byte {
+        b'&' => out.push_str("&amp;"),
+        b'<' => out.push_str("&lt;"),
+        b'>' => out.push_str("&gt;"),
+        b'\r' => out.push_str("&#13;"),
+        b'\t' | b'\n' => out.push(char::from(byte)),
+        control => push_code_point(out, char::from(control), code_points),
+    });
+}
+
+/// A character XML 1.0 cannot hold: as `<cp hex>` where the element allows it, else left out.
+fn push_code_point(out: &mut String, c: char, code_points: bool) {
+    if code_points {
+        out.push_str(&format!("<cp hex=\"{:04X}\"/>", c as u32));
     }
 }
 
@@ -358,31 +363,17 @@ fn push_escaped_text(out: &mut String, text: &str) {
     push_escaped(out, text, false);
 }
 
-/// Whether XML 1.0 has no place for `c` (C0 controls but tab, line feed and carriage return;
-/// U+FFFE and U+FFFF).
-fn is_unwritable(c: char) -> bool {
-    (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{FFFE}' || c == '\u{FFFF}'
-}
-
 fn push_escaped_attribute(out: &mut String, text: &str) {
-    if !text
-        .bytes()
-        .any(|byte| matches!(byte, b'&' | b'<' | b'"') || byte < 0x20)
-    {
-        out.push_str(text);
-        return;
-    }
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '"' => out.push_str("&quot;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
-            c => out.push(c),
-        }
-    }
+    const SPECIALS: Specials = Specials::new(0x20, b"&<\"");
+    escape::push_escaped(out, text, SPECIALS, |byte, out| match byte {
+        b'&' => out.push_str("&amp;"),
+        b'<' => out.push_str("&lt;"),
+        b'"' => out.push_str("&quot;"),
+        b'\n' => out.push_str("&#10;"),
+        b'\r' => out.push_str("&#13;"),
+        b'\t' => out.push_str("&#9;"),
+        control => out.push(char::from(control)),
+    });
 }
 
 #[cfg(test)]
@@ -412,6 +403,24 @@ mod tests {
             assert_eq!(document.units.len(), 1, "{out}");
             assert_eq!(document.units[0].data, unit, "{out}");
         }
+    }
+
+    #[test]
+    fn characters_xml_cannot_hold_are_code_points_in_2_0_and_left_out_elsewhere() {
+        let text = "a&b<c>d\re\u{1}f\u{FFFE}g\u{FFFD}h\ti\nj\u{FFFF}";
+        let escaped = |code_points| {
+            let mut out = String::new();
+            push_escaped(&mut out, text, code_points);
+            out
+        };
+        assert_eq!(
+            escaped(true),
+            "a&amp;b&lt;c&gt;d&#13;e<cp hex=\"0001\"/>f<cp hex=\"FFFE\"/>g\u{FFFD}h\ti\nj<cp hex=\"FFFF\"/>"
+        );
+        assert_eq!(escaped(false), "a&amp;b&lt;c&gt;d&#13;efg\u{FFFD}h\ti\nj");
+        let mut attribute = String::new();
+        push_escaped_attribute(&mut attribute, "say \"hi\"\n&\t<");
+        assert_eq!(attribute, "say &quot;hi&quot;&#10;&amp;&#9;&lt;");
     }
 
     #[test]
