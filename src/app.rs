@@ -391,18 +391,30 @@ fn directory_size(dir: &std::path::Path) -> u64 {
 async fn download(Path((id, path)): Path<(String, String)>, downloads: Data<&Downloads>) -> poem::Result<Response> {
     let downloads = downloads.0.clone();
     let file_path = path.clone();
-    let contents = tokio::task::spawn_blocking(move || downloads.resolve(&id, &file_path).map(std::fs::read))
-        .await
-        .map_err(|err| poem::Error::new(err, StatusCode::INTERNAL_SERVER_ERROR))?;
-    let bytes = match contents {
-        Some(Ok(bytes)) => bytes,
+    let opened = tokio::task::spawn_blocking(move || {
+        downloads.resolve(&id, &file_path).map(|file| {
+            let file = std::fs::File::open(file)?;
+            let length = file.metadata()?.len();
+            Ok::<_, std::io::Error>((file, length))
+        })
+    })
+    .await
+    .map_err(|err| poem::Error::new(err, StatusCode::INTERNAL_SERVER_ERROR))?;
+    let (file, length) = match opened {
+        Some(Ok(opened)) => opened,
         Some(Err(err)) => return Err(poem::Error::new(err, StatusCode::INTERNAL_SERVER_ERROR)),
         None => return Err(poem::Error::from_status(StatusCode::NOT_FOUND)),
     };
+    // Sent as it is read (an export can be tens of MB), with its length known up front.
+    let body = poem::Body::from_async_read(tokio::io::BufReader::with_capacity(
+        1 << 16,
+        tokio::fs::File::from_std(file),
+    ));
     let file_name = path.rsplit('/').next().unwrap_or("export");
     Ok(Response::builder()
         .content_type(content_type(&path))
         .header("content-disposition", format!("attachment; filename=\"{file_name}\""))
         .header("cache-control", "private, max-age=0")
-        .body(bytes))
+        .header("content-length", length)
+        .body(body))
 }

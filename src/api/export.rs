@@ -191,10 +191,11 @@ impl ExportApi {
             let keys: Vec<&Key> = keys.iter().map(|entry| &entry.key).collect();
             let export = formats::Export::new(format, &project, &keys, &languages)?;
             if format.is_multilingual() {
-                let mut files = export.render_all(&languages);
-                let download = if files.len() == 1 {
-                    downloads.store(&files.pop().expect("one file"))?
+                let download = if let Some(path) = export.single_file() {
+                    // Written as it is made: a catalog of every language can be tens of MB.
+                    downloads.store_with(&path, |mut file| export.write_single(&languages, &mut file))?
                 } else {
+                    let files = export.render_all(&languages);
                     let bytes = archive::zip(&files).map_err(std::io::Error::other)?;
                     downloads.store(&formats::ExportFile {
                         path: bundle_name,

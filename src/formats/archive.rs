@@ -261,6 +261,18 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_catalog_written_as_it_is_made_is_the_one_rendered_whole() {
+        let (project, keys, languages) = project_and_keys();
+        let export = Export::new(ExportFormat::Xcstrings, &project, &keys, &languages).unwrap();
+        let whole = export.render_all(&languages);
+        let mut written = Vec::new();
+        export.write_single(&languages, &mut written).unwrap();
+        assert_eq!(whole.len(), 1);
+        assert_eq!(export.single_file().as_deref(), Some(whole[0].path.as_str()));
+        assert!(written == whole[0].bytes);
+    }
+
     /// Exports are byte-stable across versions, not only across runs: the files of every
     /// format, and the zip of them, hash to what the version before the hand-written writers
     /// made (a7d0bab). A change here is a change every user sees as a diff of every file.

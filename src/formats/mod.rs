@@ -239,6 +239,24 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             .collect()
     }
 
+    /// The path of the one file of a format that holds every language in one file, when its
+    /// keys all go to one table: [`Export::write_single`] writes it.
+    pub fn single_file(&self) -> Option<String> {
+        match self.groups.as_slice() {
+            [group] if self.format.is_multilingual() => Some(xcstrings::path(group_file(group))),
+            _ => None,
+        }
+    }
+
+    /// Writes the file [`Export::single_file`] names into `out` as it is made: what
+    /// [`Export::render_all`] gives as that file, without holding it whole.
+    pub fn write_single(&self, languages: &[LanguageCode], out: &mut impl std::io::Write) -> std::io::Result<()> {
+        match self.groups.as_slice() {
+            [Group { keys: Some(keys), .. }] => xcstrings::write(keys, self.base_language, languages, out),
+            _ => xcstrings::write(self.keys, self.base_language, languages, out),
+        }
+    }
+
     /// The files of one language.
     pub fn render(&self, language: &LanguageCode) -> Vec<ExportFile> {
         let is_base = language == self.base_language;

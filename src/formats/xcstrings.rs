@@ -98,6 +98,22 @@ pub fn sort_in_xcode_order<T: Sync>(items: &mut [T], name: impl Fn(&T) -> &str +
 
 /// The catalog of one table: the keys (sorted by name) in `languages`.
 pub fn render(keys: &[impl Borrow<Key>], base: &LanguageCode, languages: &[LanguageCode], table: &str) -> ExportFile {
+    let mut bytes = Vec::new();
+    write(keys, base, languages, &mut bytes).expect("writing to memory does not fail");
+    ExportFile {
+        path: path(table),
+        bytes,
+    }
+}
+
+/// Writes the catalog [`render`] makes into `out` as its parts are made, without holding the
+/// whole file (a catalog of 100,000 keys in 5 languages is 70 MB).
+pub fn write(
+    keys: &[impl Borrow<Key>],
+    base: &LanguageCode,
+    languages: &[LanguageCode],
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
     let mut ordered: Vec<&Key> = keys.iter().map(Borrow::borrow).collect();
     sort_in_xcode_order(&mut ordered, |key| key.name.as_str());
     let mut languages: Vec<&LanguageCode> = languages.iter().collect();
@@ -127,24 +143,21 @@ pub fn render(keys: &[impl Borrow<Key>], base: &LanguageCode, languages: &[Langu
         );
         shares
     });
-    let mut out = String::with_capacity(shares.iter().map(String::len).sum::<usize>() + 128);
-    out.push_str("{\n  \"sourceLanguage\" : ");
-    push_string(&mut out, base.as_str());
-    out.push_str(",\n  \"strings\" : {");
+    let mut head = String::from("{\n  \"sourceLanguage\" : ");
+    push_string(&mut head, base.as_str());
+    head.push_str(",\n  \"strings\" : {");
+    out.write_all(head.as_bytes())?;
     for (index, share) in shares.iter().enumerate() {
         // The first entry has no comma before it.
-        out.push_str(if index == 0 {
+        let share = if index == 0 {
             share.strip_prefix(',').unwrap_or(share)
         } else {
             share
-        });
+        };
+        out.write_all(share.as_bytes())?;
     }
-    out.push_str(if ordered.is_empty() { "\n\n  },\n" } else { "\n  },\n" });
-    out.push_str("  \"version\" : \"1.0\"\n}");
-    ExportFile {
-        path: path(table),
-        bytes: out.into_bytes(),
-    }
+    out.write_all(if ordered.is_empty() { b"\n\n  },\n" } else { b"\n  },\n" })?;
+    out.write_all(b"  \"version\" : \"1.0\"\n}")
 }
 
 /// One key's object, at the indentation of `strings`' members (4 spaces).
