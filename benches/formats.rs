@@ -1,9 +1,10 @@
 //! Each format's upload and export against JSON's, through the release binary: the same
-//! 100,000 keys × 5 languages (5% plurals), uploaded into an empty project of its own, then
+//! 100,000 keys × 5 languages (5% plurals), uploaded into an empty project on a server of its own, then
 //! exported (every language; the median of three renders, each after a commit so that none is
 //! the stored file of another).
 //!
 //!     cargo bench --bench formats    # LOCSTORE_BENCH_KEYS=100000 LOCSTORE_BENCH_FORMATS=xliff,arb,yaml
+//!                                    # LOCSTORE_BENCH_DIR=/mnt/fresh (where the data goes)
 //!
 //! It prints a Markdown table of wall-clock seconds as the client sees them, with each
 //! format's ratio to JSON's (the target: at most 1.5).
@@ -239,17 +240,12 @@ fn main() {
         .ok()
         .and_then(|value| value.parse().ok())
         .unwrap_or(100_000);
-    let dir = tempfile::tempdir().unwrap();
-    // A catalog of 100,000 keys in 5 languages is larger than the default import limit.
-    let (server, _) = Server::start_with(
-        &dir.path().join("data"),
-        &["--durability", "fsync", "--max-import-bytes", "1073741824"],
-    );
-    let base = server.base.clone();
-    assert_eq!(
-        http(&base, "POST", "/teams", Some(r#"{"name":"acme","displayName":"Acme"}"#)).0,
-        201
-    );
+    // Uploads create 100,000 files: ext4 creates them slowly while many were deleted recently
+    // (see BENCHMARKS.md, "File upload"), so LOCSTORE_BENCH_DIR puts the data on a fresh one.
+    let dir = match std::env::var_os("LOCSTORE_BENCH_DIR") {
+        Some(parent) => tempfile::tempdir_in(parent).unwrap(),
+        None => tempfile::tempdir().unwrap(),
+    };
     let formats: Vec<(&str, &str, Vec<u8>)> = vec![
         ("json", "application/zip", json_zip(keys)),
         ("xcstrings", "application/json", xcstrings(keys)),
@@ -272,6 +268,18 @@ fn main() {
         .collect();
     let mut rows: Vec<(String, f64, f64)> = Vec::new();
     for (format, content_type, body) in &formats {
+        // Each format on a server of its own: a commit's cost grows with the repository (its
+        // index lists every file), so sharing one would charge each format for those before.
+        // A catalog of 100,000 keys in 5 languages is larger than the default import limit.
+        let (server, _) = Server::start_with(
+            &dir.path().join(format),
+            &["--durability", "fsync", "--max-import-bytes", "1073741824"],
+        );
+        let base = server.base.clone();
+        assert_eq!(
+            http(&base, "POST", "/teams", Some(r#"{"name":"acme","displayName":"Acme"}"#)).0,
+            201
+        );
         let project = format.replace('-', "");
         let languages: Vec<String> = FIVE.iter().map(|code| format!("\"{code}\"")).collect();
         let create = format!(
@@ -326,6 +334,7 @@ fn main() {
         let export = exports[exports.len() / 2];
         eprintln!("{format}: upload {upload:.2} s, export {export:.2} s (median of {exports:?})");
         rows.push((format.to_string(), upload, export));
+        server.stop();
     }
     let (_, json_upload, json_export) = rows[0].clone();
     println!("| {keys} keys × 5 languages | upload s | × JSON | export s | × JSON |");
@@ -337,5 +346,4 @@ fn main() {
             export / json_export
         );
     }
-    server.stop();
 }
