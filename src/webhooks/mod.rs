@@ -15,6 +15,7 @@
 pub mod cursor;
 pub mod payload;
 pub mod registry;
+mod resolve;
 mod worker;
 
 use std::collections::{HashMap, VecDeque};
@@ -116,11 +117,11 @@ struct Reader {
 
 impl Reader {
     /// The handle, opened when first needed.
-    fn feed(&mut self, root: &Path) -> Result<&Feed, StoreError> {
+    fn feed(&mut self, root: &Path) -> Result<&mut Feed, StoreError> {
         if self.feed.is_none() {
             self.feed = Some(Feed::open(root)?);
         }
-        Ok(self.feed.as_ref().expect("opened above"))
+        Ok(self.feed.as_mut().expect("opened above"))
     }
 }
 
@@ -133,13 +134,17 @@ impl Webhooks {
         metrics: Arc<Metrics>,
         failing_after: Duration,
     ) -> anyhow::Result<Self> {
-        let agent = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(TIMEOUT))
             .max_redirects(0)
             .user_agent(concat!("locstore-webhooks/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+            .build();
+        let agent = ureq::Agent::with_parts(
+            config,
+            ureq::unversioned::transport::DefaultConnector::default(),
+            resolve::Receivers::default(),
+        );
         let shared = Arc::new(Shared {
             data_dir: data_dir.to_path_buf(),
             root: store.root().to_path_buf(),
@@ -430,7 +435,7 @@ impl Shared {
 
     /// Reads the repository through the handle all webhooks share (opened when first
     /// needed).
-    fn read<T>(&self, read: impl FnOnce(&Feed) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    fn read<T>(&self, read: impl FnOnce(&mut Feed) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let mut reader = self.reader.lock().unwrap_or_else(|poison| poison.into_inner());
         read(reader.feed(&self.root)?)
     }
