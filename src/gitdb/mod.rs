@@ -9,6 +9,7 @@
 
 pub mod cli;
 mod edit;
+pub mod follow;
 mod index;
 pub mod lock;
 pub mod maintenance;

@@ -64,30 +64,13 @@ impl Staging {
     /// The object database of the repository whose git folder is `git_dir`.
     pub fn open(git_dir: &Path) -> Result<Self, GitError> {
         let staging = Self::in_memory(git_dir)?;
-        let objects_path = c_path(&git_dir.join("objects"))?;
         let odb = staging
             .repo
             .odb()
             .map_err(|err| git_error("cannot open the object database", err))?;
-        add_backend(&odb, LOOSE_PRIORITY, |out| {
-            // SAFETY: `out` is a valid place for the new backend; the path is a C string.
-            // Arguments: default compression, no fsync, default folder and file modes.
-            unsafe { raw::git_odb_backend_loose(out, objects_path.as_ptr(), -1, 0, 0, 0) }
-        })?;
-        add_backend(&odb, PACKS_PRIORITY, |out| {
-            // SAFETY: as above.
-            unsafe { raw::git_odb_backend_pack(out, objects_path.as_ptr()) }
-        })?;
-        // A repository cloned with `--shared` or `--reference` borrows objects from others.
-        let alternates = std::fs::read_to_string(git_dir.join("objects/info/alternates")).unwrap_or_default();
-        for alternate in alternates.lines().map(str::trim) {
-            if alternate.is_empty() || alternate.starts_with('#') {
-                continue;
-            }
-            let path = git_dir.join("objects").join(alternate);
-            odb.add_disk_alternate(&path.to_string_lossy())
-                .map_err(|err| git_error(format!("cannot read the alternate objects in {alternate}"), err))?;
-        }
+        add_loose_backend(&odb, git_dir, LOOSE_PRIORITY)?;
+        add_packs_backend(&odb, git_dir, PACKS_PRIORITY)?;
+        add_alternates(&odb, git_dir)?;
         drop(odb);
         Ok(staging)
     }
@@ -397,15 +380,11 @@ impl Staging {
             .repo
             .odb()
             .map_err(|err| git_error("cannot open the object database", err))?;
-        let index_path = c_path(&index)?;
         let priority = c_int::try_from(self.written_packs)
             .unwrap_or(c_int::MAX)
             .saturating_add(FIRST_WRITTEN_PACK_PRIORITY)
             .min(MEMORY_PRIORITY - 1);
-        add_backend(&odb, priority, |out| {
-            // SAFETY: `out` is a valid place for the new backend; the path is a C string.
-            unsafe { raw::git_odb_backend_one_pack(out, index_path.as_ptr()) }
-        })?;
+        add_pack_backend(&odb, &index, priority)?;
         self.written_packs += 1;
         Ok(())
     }
@@ -436,6 +415,49 @@ unsafe extern "C" {
     fn git_mempack_write_thin_pack(backend: *mut std::ffi::c_void, builder: *mut std::ffi::c_void) -> c_int;
     /// How many objects a mempack backend holds (libgit2 1.9, not in libgit2-sys either).
     fn git_mempack_object_count(count: *mut usize, backend: *mut std::ffi::c_void) -> c_int;
+}
+
+/// Reads the loose objects of the repository whose git folder is `git_dir`.
+pub(super) fn add_loose_backend(odb: &Odb<'_>, git_dir: &Path, priority: c_int) -> Result<(), GitError> {
+    let objects_path = c_path(&git_dir.join("objects"))?;
+    add_backend(odb, priority, |out| {
+        // SAFETY: `out` is a valid place for the new backend; the path is a C string.
+        // Arguments: default compression, no fsync, default folder and file modes.
+        unsafe { raw::git_odb_backend_loose(out, objects_path.as_ptr(), -1, 0, 0, 0) }
+    })
+}
+
+/// Reads every pack of the repository whose git folder is `git_dir` (libgit2 rereads the
+/// folder when a lookup misses).
+pub(super) fn add_packs_backend(odb: &Odb<'_>, git_dir: &Path, priority: c_int) -> Result<(), GitError> {
+    let objects_path = c_path(&git_dir.join("objects"))?;
+    add_backend(odb, priority, |out| {
+        // SAFETY: `out` is a valid place for the new backend; the path is a C string.
+        unsafe { raw::git_odb_backend_pack(out, objects_path.as_ptr()) }
+    })
+}
+
+/// Reads the one pack whose index is `index`.
+pub(super) fn add_pack_backend(odb: &Odb<'_>, index: &Path, priority: c_int) -> Result<(), GitError> {
+    let index_path = c_path(index)?;
+    add_backend(odb, priority, |out| {
+        // SAFETY: `out` is a valid place for the new backend; the path is a C string.
+        unsafe { raw::git_odb_backend_one_pack(out, index_path.as_ptr()) }
+    })
+}
+
+/// Reads the objects a repository cloned with `--shared` or `--reference` borrows from others.
+pub(super) fn add_alternates(odb: &Odb<'_>, git_dir: &Path) -> Result<(), GitError> {
+    let alternates = std::fs::read_to_string(git_dir.join("objects/info/alternates")).unwrap_or_default();
+    for alternate in alternates.lines().map(str::trim) {
+        if alternate.is_empty() || alternate.starts_with('#') {
+            continue;
+        }
+        let path = git_dir.join("objects").join(alternate);
+        odb.add_disk_alternate(&path.to_string_lossy())
+            .map_err(|err| git_error(format!("cannot read the alternate objects in {alternate}"), err))?;
+    }
+    Ok(())
 }
 
 /// Makes a backend with `make` and hands it to `odb`, which then owns it.

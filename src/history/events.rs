@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use git2::{ObjectType, Oid, Repository, Tree};
 
 use crate::domain::model::Key;
+use crate::gitdb::follow::Follower;
 use crate::gitdb::tree_diff::{self, FileDiff};
 use crate::store::{StoreError, layout};
 
@@ -466,32 +467,38 @@ fn delta(key: &Key, change: KeyChange, before: Option<&Key>) -> KeyDelta {
 }
 
 /// The branch read commit by commit, for those who follow it (webhooks), on a repository
-/// handle of its own (which they share: each handle rereads the pack folder when a commit's
-/// objects are in a pack it does not know yet).
+/// handle of its own (which they share) that finds the writer's new packs without rereading
+/// the pack folder for every commit ([`Follower`]).
 pub struct Feed {
-    repo: Repository,
+    follower: Follower,
 }
 
 impl Feed {
     pub fn open(root: &std::path::Path) -> Result<Self, StoreError> {
-        let repo = Repository::open(root).map_err(|err| StoreError::internal("cannot open the repository", err))?;
-        Ok(Self { repo })
+        Ok(Self {
+            follower: Follower::open(root)?,
+        })
     }
 
     /// The branch's newest commit (`None` before the first), read from the reference alone.
     pub fn head(&self) -> Option<Oid> {
-        self.repo.refname_to_id("HEAD").ok()
+        self.follower.repo().refname_to_id("HEAD").ok()
     }
 
     /// The commits of the branch's first-parent line after `cursor` up to `head`, oldest
     /// first (from where the line left `cursor` when it is no longer on the line); `None`
     /// when the repository does not hold `cursor`.
-    pub fn after(&self, cursor: Oid, head: Oid) -> Result<Option<Vec<Oid>>, StoreError> {
-        if self.repo.find_commit(cursor).is_err() {
+    pub fn after(&mut self, cursor: Oid, head: Oid) -> Result<Option<Vec<Oid>>, StoreError> {
+        if !self.follower.find(cursor)? {
+            return Ok(None);
+        }
+        self.follower.find(head)?;
+        let repo = self.follower.repo();
+        if repo.find_commit(cursor).is_err() {
             return Ok(None);
         }
         let fail = |err| StoreError::internal("cannot walk the branch", err);
-        let mut walk = self.repo.revwalk().map_err(fail)?;
+        let mut walk = repo.revwalk().map_err(fail)?;
         walk.simplify_first_parent().map_err(fail)?;
         walk.push(head).map_err(fail)?;
         walk.hide(cursor).map_err(fail)?;
@@ -500,8 +507,9 @@ impl Feed {
         Ok(Some(commits))
     }
 
-    pub fn events(&self, commit: Oid) -> Result<CommitEvents, StoreError> {
-        commit_events(&self.repo, commit)
+    pub fn events(&mut self, commit: Oid) -> Result<CommitEvents, StoreError> {
+        self.follower.find(commit)?;
+        commit_events(self.follower.repo(), commit)
     }
 }
 
