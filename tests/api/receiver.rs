@@ -61,7 +61,10 @@ impl Receiver {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
                 let state = accepting.clone();
-                std::thread::spawn(move || serve(stream, &state));
+                std::thread::spawn(move || {
+                    lower_priority_if_asked();
+                    serve(stream, &state)
+                });
             }
         });
         Self { url, state }
@@ -176,6 +179,24 @@ impl Receiver {
             String::from_utf8_lossy(&output.stderr)
         );
         String::from_utf8_lossy(&output.stdout).trim().parse().unwrap()
+    }
+}
+
+/// Gives this thread the nice value in `LOCSTORE_BENCH_RECEIVER_NICE`, when set: the webhooks
+/// bench uses it to let the receivers stand for receivers on another machine, which take no
+/// CPU from the server.
+fn lower_priority_if_asked() {
+    let Some(nice) = std::env::var("LOCSTORE_BENCH_RECEIVER_NICE")
+        .ok()
+        .and_then(|nice| nice.parse::<i32>().ok())
+    else {
+        return;
+    };
+    // SAFETY: gettid has no preconditions; setpriority with this thread's id changes only
+    // this thread's nice value.
+    unsafe {
+        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, thread, nice);
     }
 }
 
