@@ -147,20 +147,10 @@ impl Follower {
 
 #[cfg(test)]
 mod tests {
-    use std::process::Command;
 
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let output = Command::new("git")
-            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-        String::from_utf8(output.stdout).unwrap().trim().to_owned()
-    }
+    use crate::gitdb::run_git as git;
 
     /// A commit of one new file, packed on its own as the writer publishes; its id.
     fn packed_commit(dir: &Path, name: &str) -> Oid {
@@ -169,7 +159,7 @@ mod tests {
         git(dir, &["commit", "-q", "-m", name]);
         // A pack of what is loose, the loose copies then removed: as a pack the writer adds.
         git(dir, &["repack", "-q", "-d"]);
-        Oid::from_str(&git(dir, &["rev-parse", "HEAD"])).unwrap()
+        Oid::from_str(git(dir, &["rev-parse", "HEAD"]).trim()).unwrap()
     }
 
     #[test]

@@ -59,6 +59,27 @@ fn git_error(context: impl Into<String>, err: git2::Error) -> GitError {
     GitError::internal(context, err)
 }
 
+/// Runs the `git` CLI in `dir` as a test's hand would (a fixed author, no signing); its
+/// output. Panics when git fails.
+#[cfg(test)]
+pub(crate) fn run_git(dir: &std::path::Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     /// The engine's invariant, checked on its source: no `gitdb` file imports from the

@@ -106,20 +106,10 @@ fn git_order(a: &TreeEntry<'_>, b: &TreeEntry<'_>) -> Ordering {
 #[cfg(test)]
 mod tests {
     use std::path::Path;
-    use std::process::Command;
 
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let output = Command::new("git")
-            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-        String::from_utf8(output.stdout).unwrap()
-    }
+    use crate::gitdb::run_git as git;
 
     fn write(dir: &Path, path: &str, text: &str) {
         let path = dir.join(path);
