@@ -86,6 +86,17 @@ async fn upload_zip(app: &TestApp, format: &str, files: &[(String, Vec<u8>)]) ->
     .assert_ok(StatusCode::OK)
 }
 
+/// Uploads `files` (an export, read back) and checks that nothing changed: no commit, every
+/// key as it was. The upload's answer.
+async fn upload_changes_nothing(app: &TestApp, format: &str, files: &[(String, Vec<u8>)]) -> Value {
+    let before = app.every_key("").await;
+    let commits = app.commit_count();
+    let answer = upload_zip(app, format, files).await;
+    assert_eq!(app.commit_count(), commits, "{answer}");
+    assert_eq!(app.every_key("").await, before, "{answer}");
+    answer
+}
+
 /// A plural key `name` with the forms of every plural case's language.
 async fn plural_key(app: &TestApp, name: &str, description: Option<&str>, cases: &[PluralCase]) {
     let translations: Vec<Value> = cases
@@ -441,27 +452,14 @@ async fn i18next_itself_answers_every_text_and_plural_form_of_the_export() {
     );
 
     // Uploaded back, the files are the project they came from.
-    let before = app.every_key("").await;
     let mut files = Vec::new();
     for language in ["en", "pl", "ar", "ja"] {
         let bytes = std::fs::read(exported.path().join(format!("{language}.json"))).unwrap();
         files.push((format!("locales/{language}.json"), bytes));
     }
-    let files: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
-        .collect();
-    let answer = app
-        .post_bytes(
-            "/teams/acme/projects/mobile/files?type=i18next",
-            "application/zip",
-            crate::upload::zip_of(&files),
-        )
-        .await
-        .assert_ok(StatusCode::OK);
+    let answer = upload_changes_nothing(&app, "i18next", &files).await;
     assert_eq!(answer["created"], 0, "{answer}");
     assert_eq!(answer["skipped"], 0, "{answer}");
-    assert_eq!(app.every_key("").await, before, "{answer}");
 }
 
 /// A PO file as polib reads it (tests/tools/po_read.py).
@@ -664,21 +662,8 @@ async fn arb_plural_messages_read_back_in_an_icu_parser_and_descriptions_in_the_
             std::fs::read(exported.path().join(&name)).unwrap(),
         ));
     }
-    let files: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
-        .collect();
-    let commits = app.commit_count();
-    let answer = app
-        .post_bytes(
-            "/teams/acme/projects/mobile/files?type=arb",
-            "application/zip",
-            crate::upload::zip_of(&files),
-        )
-        .await
-        .assert_ok(StatusCode::OK);
+    let answer = upload_changes_nothing(&app, "arb", &files).await;
     assert_eq!(answer["unchanged"], plain.len() + 1, "{answer}");
-    assert_eq!(app.commit_count(), commits, "{answer}");
 }
 
 /// An XLIFF file as translate-toolkit reads it (tests/tools/xliff_read.py).
@@ -816,7 +801,6 @@ async fn xliff_exports_are_valid_against_the_schemas_and_read_back_by_translate_
 
         // Uploaded back (2.0's files hold every text as it was), nothing changes.
         if version == "2.0" {
-            let before = app.every_key("").await;
             let mut files = Vec::new();
             for language in ["en", "pl", "ar", "ja", "fr"] {
                 files.push((
@@ -824,10 +808,7 @@ async fn xliff_exports_are_valid_against_the_schemas_and_read_back_by_translate_
                     std::fs::read(exported.path().join(format!("{language}.xliff"))).unwrap(),
                 ));
             }
-            let commits = app.commit_count();
-            let answer = upload_zip(&app, "xliff", &files).await;
-            assert_eq!(app.commit_count(), commits, "{answer}");
-            assert_eq!(app.every_key("").await, before, "{answer}");
+            upload_changes_nothing(&app, "xliff", &files).await;
         }
     }
 
@@ -963,16 +944,12 @@ async fn rails_yaml_is_read_back_by_rubys_i18n_gem_for_every_text_and_plural_for
     }
 
     // Uploaded back, nothing changes.
-    let before = app.every_key("").await;
     let mut zipped = Vec::new();
     for path in &files {
         let name = path.file_name().unwrap().to_str().unwrap();
         zipped.push((format!("config/locales/{name}"), std::fs::read(path).unwrap()));
     }
-    let commits = app.commit_count();
-    let answer = upload_zip(&app, "yaml", &zipped).await;
-    assert_eq!(app.commit_count(), commits, "{answer}");
-    assert_eq!(app.every_key("").await, before, "{answer}");
+    upload_changes_nothing(&app, "yaml", &zipped).await;
 }
 
 /// Rallly's `apps/web/public/locales` (tests/fixtures/rallly-i18next): uploaded, then exported,
