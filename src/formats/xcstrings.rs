@@ -116,7 +116,12 @@ pub fn write(
 ) -> std::io::Result<()> {
     let mut ordered: Vec<&Key> = keys.iter().map(Borrow::borrow).collect();
     sort_in_xcode_order(&mut ordered, |key| key.name.as_str());
+    // A catalog always holds its source language: one without the source strings would be
+    // read back (by Xcode, and by an upload) as if each key's name were its source text.
     let mut languages: Vec<&LanguageCode> = languages.iter().collect();
+    if !languages.contains(&base) {
+        languages.push(base);
+    }
     languages.sort_by(|a, b| xcode_order(a.as_str(), b.as_str()));
     // The keys' entries are written a share of them per core, then joined.
     let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
