@@ -124,8 +124,8 @@ struct KnownKey {
 /// The uploaded file or zip, sent as the request body.
 pub struct UploadBody(pub Vec<u8>);
 
-/// Content types an upload may carry: the formats' own, `application/octet-stream` and
-/// `application/zip`.
+/// Content types an upload may carry: the formats' own (with the unregistered names tools
+/// still send for PO and YAML), `application/octet-stream` and `application/zip`.
 const UPLOAD_TYPES: &[&str] = &[
     "application/octet-stream",
     "application/zip",
@@ -136,6 +136,14 @@ const UPLOAD_TYPES: &[&str] = &[
     "text/csv",
     "text/plain",
     "application/x-plist",
+    "application/xliff+xml",
+    "text/x-gettext-translation",
+    "text/x-po",
+    "application/x-po",
+    "application/yaml",
+    "application/x-yaml",
+    "text/yaml",
+    "text/x-yaml",
 ];
 
 impl UploadBody {

@@ -219,9 +219,12 @@ impl Downloads {
 /// The content type of an exported file, by its extension.
 pub fn content_type(path: &str) -> &'static str {
     match path.rsplit('.').next() {
-        Some("json") => "application/json; charset=utf-8",
+        Some("json" | "xcstrings" | "arb") => "application/json; charset=utf-8",
         Some("csv") => "text/csv; charset=utf-8",
-        Some("xml") => "application/xml; charset=utf-8",
+        Some("xml" | "stringsdict") => "application/xml; charset=utf-8",
+        Some("xliff") => "application/xliff+xml; charset=utf-8",
+        Some("po" | "pot") => "text/x-gettext-translation; charset=utf-8",
+        Some("yml" | "yaml") => "application/yaml; charset=utf-8",
         Some("strings") => "text/plain; charset=utf-8",
         Some("zip") => "application/zip",
         _ => "application/octet-stream",

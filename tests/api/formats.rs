@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use poem::http::StatusCode;
+use poem::http::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::helpers::TestApp;
@@ -1000,5 +1000,78 @@ async fn a_real_apps_i18next_files_upload_and_export_line_for_line() {
         };
         assert_eq!(lines(&exported), lines(original), "{path}");
         assert_eq!(exported.ends_with(b"}\n"), original.ends_with(b"}\n"), "{path}");
+    }
+}
+
+/// A file downloaded is served under its format's media type, and a client that uploads it
+/// back under that type (as `curl -H "Content-Type: ..."` in a CI job would) is understood.
+#[tokio::test]
+async fn each_formats_file_is_served_under_its_media_type_and_taken_back_under_it() {
+    let app = TestApp::spawn().await;
+    project(&app, &["en", "fr"]).await;
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "home.title", "translations": [
+            {"language": "en", "content": "Welcome"}, {"language": "fr", "content": "Bienvenue"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let cases = [
+        ("xcstrings", "Localizable.xcstrings", "application/json"),
+        ("i18next", "fr.json", "application/json"),
+        ("po", "fr.po", "text/x-gettext-translation"),
+        ("xliff", "fr.xliff", "application/xliff+xml"),
+        ("arb", "app_fr.arb", "application/json"),
+        ("yaml", "fr.yml", "application/yaml"),
+    ];
+    for (format, file, media_type) in cases {
+        let reply = app
+            .get(&format!(
+                "/teams/acme/projects/mobile/keys/export?type={format}&languages=fr"
+            ))
+            .await
+            .assert_ok(StatusCode::OK);
+        let address = reply["data"].as_str().unwrap();
+        assert!(address.ends_with(&format!("/{file}")), "{format}: {address}");
+        let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
+        let download = app.call(Method::GET, &path, None, None).await;
+        assert_eq!(download.status, StatusCode::OK, "{format}");
+        let served = download.headers["content-type"].to_str().unwrap();
+        assert_eq!(served.split(';').next(), Some(media_type), "{format}");
+
+        // Taken back, no text changes (the key may learn which file it is in).
+        let language = if format == "xcstrings" { "" } else { "&language=fr" };
+        let answer = app
+            .post_bytes(
+                &format!("/teams/acme/projects/mobile/files?type={format}{language}"),
+                media_type,
+                download.body,
+            )
+            .await
+            .assert_ok(StatusCode::OK);
+        let texts = answer["texts"].as_array().unwrap();
+        assert!(
+            texts
+                .iter()
+                .all(|counts| counts["created"] == 0 && counts["updated"] == 0 && counts["removed"] == 0),
+            "{format}: {answer}"
+        );
+        assert_eq!(answer["skipped"], 0, "{format}: {answer}");
+    }
+    let en = app
+        .get("/teams/acme/projects/mobile/keys/home.title")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(en["data"]["translation"]["en"], "Welcome", "{en}");
+    // The unregistered names tools still send are taken too.
+    for media_type in ["text/x-po", "application/x-yaml", "text/yaml"] {
+        let reply = app
+            .post_bytes(
+                "/teams/acme/projects/mobile/files?type=json&language=fr",
+                media_type,
+                br#"{"home.title": "Bienvenue"}"#.to_vec(),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{media_type}");
     }
 }
