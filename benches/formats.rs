@@ -240,12 +240,7 @@ fn main() {
         .ok()
         .and_then(|value| value.parse().ok())
         .unwrap_or(100_000);
-    // Uploads create 100,000 files: ext4 creates them slowly while many were deleted recently
-    // (see BENCHMARKS.md, "File upload"), so LOCSTORE_BENCH_DIR puts the data on a fresh one.
-    let dir = match std::env::var_os("LOCSTORE_BENCH_DIR") {
-        Some(parent) => tempfile::tempdir_in(parent).unwrap(),
-        None => tempfile::tempdir().unwrap(),
-    };
+    let dir = support::data_dir();
     let formats: Vec<(&str, &str, Vec<u8>)> = vec![
         ("json", "application/zip", json_zip(keys)),
         ("xcstrings", "application/json", xcstrings(keys)),

@@ -61,10 +61,7 @@ fn commit_changes(base: &str, keys: usize, count: usize, round: usize) {
 fn main() {
     let keys = env_number("LOCSTORE_BENCH_KEYS", 100_000);
     let commits = env_number("LOCSTORE_BENCH_COMMITS", 100_000);
-    let dir = match std::env::var_os("LOCSTORE_BENCH_DIR") {
-        Some(parent) => tempfile::tempdir_in(parent).unwrap(),
-        None => tempfile::tempdir().unwrap(),
-    };
+    let dir = support::data_dir();
     // A kept data folder is seeded on the first run and reused by later ones (which then
     // measure a server that has just started on it).
     let kept = std::env::var_os("LOCSTORE_BENCH_DATA").map(std::path::PathBuf::from);

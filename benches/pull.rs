@@ -67,10 +67,7 @@ fn main() {
     let keys = env_number("LOCSTORE_BENCH_KEYS", 100_000);
     let count = env_number("LOCSTORE_BENCH_LANGUAGES", 50).min(LANGUAGES_50.len());
     let languages = &LANGUAGES_50[..count];
-    let dir = match std::env::var_os("LOCSTORE_BENCH_DIR") {
-        Some(root) => tempfile::tempdir_in(root).unwrap(),
-        None => tempfile::tempdir().unwrap(),
-    };
+    let dir = support::data_dir();
     let kept = std::env::var_os("LOCSTORE_BENCH_DATA").map(std::path::PathBuf::from);
     let data = kept.clone().unwrap_or_else(|| dir.path().join("data"));
     let mut rows: Vec<(String, String)> = Vec::new();

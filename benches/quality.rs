@@ -46,10 +46,7 @@ fn main() {
     let keys = env_number("LOCSTORE_BENCH_KEYS", 100_000);
     let count = env_number("LOCSTORE_BENCH_LANGUAGES", 50).min(LANGUAGES.len());
     let languages = &LANGUAGES[..count];
-    let dir = match std::env::var_os("LOCSTORE_BENCH_DIR") {
-        Some(root) => tempfile::tempdir_in(root).unwrap(),
-        None => tempfile::tempdir().unwrap(),
-    };
+    let dir = support::data_dir();
     let data = dir.path().join("data");
     let limits = ["--durability", "os", "--max-import-bytes", "2147483648"];
 

@@ -139,12 +139,7 @@ fn main() {
         .ok()
         .and_then(|value| value.parse().ok())
         .unwrap_or(10_000);
-    // The file system's state moves the figures: ext4 without a journal creates files slowly
-    // while many were deleted recently. LOCSTORE_BENCH_DIR puts the data on a fresh one.
-    let dir = match std::env::var_os("LOCSTORE_BENCH_DIR") {
-        Some(parent) => tempfile::tempdir_in(parent).unwrap(),
-        None => tempfile::tempdir().unwrap(),
-    };
+    let dir = support::data_dir();
     let (server, _) = Server::start(&dir.path().join("data"), "fsync");
     let base = server.base.clone();
     assert_eq!(

@@ -87,10 +87,7 @@ fn main() {
     let seconds = env_number("LOCSTORE_BENCH_SECONDS", 10) as u64;
     let backlog = env_number("LOCSTORE_BENCH_BACKLOG", 10_000);
     let rounds = env_number("LOCSTORE_BENCH_ROUNDS", 4);
-    let dir = match std::env::var_os("LOCSTORE_BENCH_DIR") {
-        Some(parent) => tempfile::tempdir_in(parent).unwrap(),
-        None => tempfile::tempdir().unwrap(),
-    };
+    let dir = support::data_dir();
     let (server, _) = Server::start(dir.path(), "fsync");
     seed(&server.base, 1_000);
     server.settle();
@@ -103,9 +100,9 @@ fn main() {
     let mut ids;
     let mut ratios = Vec::new();
     for round in 0..rounds {
-        // Alone then with three in even rounds, the other way round in odd ones: the file
-        // system slows as the files each write replaces pile up as recently deleted inodes
-        // (ext4 looks past them when it makes a file), so whichever phase came second lost.
+        // Alone then with three in even rounds, the other way round in odd ones: the writes
+        // drift down through a run (the file system's recently freed inodes, which ext4 looks
+        // past when it makes a file), so a fixed order would charge one phase for the drift.
         let three_first = round % 2 == 1;
         let mut alone = 0.0;
         let mut with_three = 0.0;

@@ -22,6 +22,17 @@ pub const LANGUAGES_50: [&str; 50] = [
 
 pub const TOKEN: &str = "bench-token";
 
+/// A temporary folder for a bench's data, under `LOCSTORE_BENCH_DIR` when it is set (a freshly
+/// made file system): ext4 without a journal creates files slowly while many were deleted
+/// recently, which moves the figures of benches that create many files from run to run
+/// (BENCHMARKS.md, "File upload").
+pub fn data_dir() -> tempfile::TempDir {
+    match std::env::var_os("LOCSTORE_BENCH_DIR") {
+        Some(parent) => tempfile::tempdir_in(parent).unwrap(),
+        None => tempfile::tempdir().unwrap(),
+    }
+}
+
 pub struct Server {
     pub child: Child,
     pub base: String,

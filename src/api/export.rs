@@ -192,7 +192,8 @@ impl ExportApi {
             let export = formats::Export::new(format, &project, &keys, &languages)?;
             if format.is_multilingual() {
                 let download = if let Some(path) = export.single_file() {
-                    // Written as it is made: a catalog of every language can be tens of MB.
+                    // Written share by share: a catalog of every language can be tens of MB,
+                    // and `render_all` would join it into one more copy first.
                     downloads.store_with(&path, |mut file| export.write_single(&languages, &mut file))?
                 } else {
                     let files = export.render_all(&languages);

@@ -249,7 +249,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
     }
 
     /// Writes the file [`Export::single_file`] names into `out` as it is made: what
-    /// [`Export::render_all`] gives as that file, without holding it whole.
+    /// [`Export::render_all`] gives as that file, without one more copy of it in memory.
     pub fn write_single(&self, languages: &[LanguageCode], out: &mut impl std::io::Write) -> std::io::Result<()> {
         match self.groups.as_slice() {
             [Group { keys: Some(keys), .. }] => xcstrings::write(keys, self.base_language, languages, out),

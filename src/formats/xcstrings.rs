@@ -106,8 +106,9 @@ pub fn render(keys: &[impl Borrow<Key>], base: &LanguageCode, languages: &[Langu
     }
 }
 
-/// Writes the catalog [`render`] makes into `out` as its parts are made, without holding the
-/// whole file (a catalog of 100,000 keys in 5 languages is 70 MB).
+/// Writes the catalog [`render`] makes into `out` share by share (each core renders a share of
+/// the keys), without joining the shares into one more copy of the file (a catalog of 100,000
+/// keys in 5 languages is 70 MB).
 pub fn write(
     keys: &[impl Borrow<Key>],
     base: &LanguageCode,
