@@ -58,6 +58,13 @@ impl Translations {
         Some(self.text(index))
     }
 
+    /// [`get_near`](Self::get_near) with the [base hash](Self::base_of) recorded for the text
+    /// (0: none), found in the same slot.
+    pub fn get_near_with_base(&self, language: &LanguageCode, hint: &mut usize) -> Option<(TextRef<'_>, u32)> {
+        let text = self.get_near(language, hint)?;
+        Some((text, self.bases.get(*hint).copied().unwrap_or(0)))
+    }
+
     /// The hash of the base text the translation of `language` was written against, if one
     /// is recorded.
     pub fn base_of(&self, language: &LanguageCode) -> Option<u32> {

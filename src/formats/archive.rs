@@ -43,10 +43,11 @@ fn options() -> SimpleFileOptions {
 
 /// Writes the files of `export` in `languages` as a zip into `out`: the same bytes as
 /// [`zip`] of all of them, but rendered and compressed on `threads` threads, each taking the
-/// next language as it finishes one, and written out in order as they are done. A language
-/// is taken only while it is fewer than `2 × threads` languages ahead of the next one to
-/// write, so the export holds at most that many languages' compressed files (when languages'
-/// paths interleave, as PO's `template.pot` does among the `{lang}.po` files, it holds the
+/// next language (or, for formats that [render several together](Export::renders_together),
+/// the next few) as it finishes one, and written out in order as they are done. A batch is
+/// taken only while it is fewer than `2 × threads` batches ahead of the next one to write, so
+/// the export holds at most that many batches' compressed files (when languages' paths
+/// interleave, as PO's `template.pot` does among the `{lang}.po` files, it holds the
 /// compressed files until the end).
 pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
     export: &Export<'_, K>,
@@ -62,11 +63,12 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
         .collect();
     planned.sort();
     let in_order = planned.iter().flat_map(|(paths, _)| paths).is_sorted_by(|a, b| a < b);
-    // A language's files, each as a single-entry zip of its own, with its path.
+    let planned = batches(&planned, threads, export.renders_together());
+    // A batch's files, each as a single-entry zip of its own, with its path.
     type Compressed = Result<Vec<(String, Vec<u8>)>, ZipError>;
-    let compress = |language: &LanguageCode| -> Compressed {
+    let compress = |batch: &[&LanguageCode]| -> Compressed {
         export
-            .render(language)
+            .render_together(batch)
             .into_iter()
             .map(|file| {
                 let mut single = ZipWriter::new(Cursor::new(Vec::new()));
@@ -102,7 +104,7 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
                         state.0 += 1;
                         state.0 - 1
                     };
-                    if done.send((index, compress(planned[index].1))).is_err() {
+                    if done.send((index, compress(&planned[index]))).is_err() {
                         return;
                     }
                 }
@@ -143,6 +145,36 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
     archive.finish()
 }
 
+/// The languages each thread takes at once, in path order: one by one, or for a format that
+/// [renders several together](Export::renders_together) consecutive runs of about an equal
+/// share of the files per thread, at most [`MOST_TOGETHER`] languages in a run (so that an
+/// export of fifty languages still holds few rendered at once).
+fn batches<'l>(
+    planned: &[(Vec<String>, &'l LanguageCode)],
+    threads: usize,
+    together: bool,
+) -> Vec<Vec<&'l LanguageCode>> {
+    if !together {
+        return planned.iter().map(|(_, language)| vec![*language]).collect();
+    }
+    let files: usize = planned.iter().map(|(paths, _)| paths.len()).sum();
+    let share = files.div_ceil(threads.max(1));
+    let mut batches: Vec<(usize, Vec<&LanguageCode>)> = Vec::new();
+    for (paths, language) in planned {
+        match batches.last_mut() {
+            Some((weight, batch)) if *weight + paths.len() <= share && batch.len() < MOST_TOGETHER => {
+                *weight += paths.len();
+                batch.push(language);
+            }
+            _ => batches.push((paths.len(), vec![*language])),
+        }
+    }
+    batches.into_iter().map(|(_, batch)| batch).collect()
+}
+
+/// The most languages one thread renders together.
+const MOST_TOGETHER: usize = 4;
+
 /// Copies the one entry of a single-file zip into `archive`, compressed as it is.
 fn copy_single<W: Write + Seek>(archive: &mut ZipWriter<W>, single: Vec<u8>) -> Result<(), ZipError> {
     let mut single = zip::ZipArchive::new(Cursor::new(single))?;
@@ -152,7 +184,7 @@ fn copy_single<W: Write + Seek>(archive: &mut ZipWriter<W>, single: Vec<u8>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::model::{PluralCategory, PluralForms, Project, Text};
+    use crate::domain::model::{PluralCategory, PluralForms, Project, Text, TextRef};
     use crate::domain::names::{KeyName, ProjectName};
     use crate::formats::{ExportFormat, render};
 
@@ -231,15 +263,103 @@ mod tests {
         (project, keys, languages)
     }
 
+    /// [`project_and_keys`] with what only the newer formats write: keys kept in the base
+    /// language only (`translatable: false`), and translations written against the base text
+    /// as it is (current) or against an older one (outdated).
+    fn project_and_keys_with_states() -> (Project, Vec<Key>, Vec<LanguageCode>) {
+        let (project, mut keys, languages) = project_and_keys();
+        let base = project.base_language.clone();
+        for (index, key) in keys.iter_mut().enumerate() {
+            if index % 17 == 6 {
+                key.translatable = false;
+            }
+            let current = key.translations.get(&base).map(TextRef::base_hash);
+            for (position, language) in languages.iter().enumerate() {
+                let written_against = match (index + position) % 3 {
+                    0 => current,
+                    1 => Some(crate::domain::text::base_hash(TextRef::Plain("an older base text"))),
+                    _ => None,
+                };
+                if *language != base {
+                    key.translations.set_base(language, written_against);
+                }
+            }
+        }
+        (project, keys, languages)
+    }
+
+    /// The newer formats' files keep their bytes too: their hashes as the version before
+    /// PO and XLIFF rendered several languages in one pass made them (8c599c9).
+    #[test]
+    fn the_newer_formats_keep_the_bytes_earlier_versions_made() {
+        use sha2::{Digest, Sha256};
+        let (project, keys, languages) = project_and_keys_with_states();
+        let mut seen = Vec::new();
+        for format in [
+            ExportFormat::Xcstrings,
+            ExportFormat::I18next,
+            ExportFormat::Po,
+            ExportFormat::Xliff,
+            ExportFormat::Xliff2,
+            ExportFormat::Arb,
+            ExportFormat::Yaml,
+        ] {
+            let export = Export::new(format, &project, &keys, &languages).unwrap();
+            // Rendered language by language, as a download of one language is.
+            let files = if format.is_multilingual() {
+                export.render_all(&languages)
+            } else {
+                languages.iter().flat_map(|language| export.render(language)).collect()
+            };
+            if format == ExportFormat::Po {
+                // The states are there to be kept: outdated translations, and keys in the base
+                // language's files only.
+                let text = |path: &str| -> String {
+                    let file = files.iter().find(|file| file.path == path).unwrap();
+                    String::from_utf8(file.bytes.clone()).unwrap()
+                };
+                assert!(text("de.po").contains("#, fuzzy"));
+                let untranslatable = keys.iter().find(|key| !key.translatable).unwrap();
+                let context = format!("msgctxt \"{}\"", untranslatable.name);
+                assert!(text("fr.po").contains(&context) && !text("de.po").contains(&context));
+            }
+            let mut all = Vec::new();
+            for file in &files {
+                all.extend_from_slice(file.path.as_bytes());
+                all.extend_from_slice(&file.bytes);
+            }
+            let hash: String = Sha256::digest(&all)
+                .iter()
+                .take(8)
+                .map(|byte| format!("{byte:02x}"))
+                .collect();
+            seen.push(format!("{}: {hash}", format.name()));
+        }
+        assert_eq!(
+            seen,
+            [
+                "xcstrings: e3a0e7bac51f4be9",
+                "i18next: fb78e843a1f61c31",
+                "po: 4d2efdcbff020ee8",
+                "xliff: 97ddccf899d6cc22",
+                "xliff2: ae428b1843a7fb44",
+                "arb: b366c65b157c2af2",
+                "yaml: bcf50cd95de5e97c",
+            ]
+        );
+    }
+
     #[test]
     fn a_zip_written_language_by_language_on_threads_has_the_bytes_of_one_made_in_memory() {
-        let (project, keys, languages) = project_and_keys();
+        let (project, keys, languages) = project_and_keys_with_states();
         for format in [
             ExportFormat::Json,
             ExportFormat::Csv,
             ExportFormat::AndroidXml,
             ExportFormat::AppleStrings,
             ExportFormat::Po,
+            ExportFormat::Xliff,
+            ExportFormat::Xliff2,
         ] {
             let in_memory = zip(&render(format, &project, &keys, &languages).unwrap()).unwrap();
             let borrowed: Vec<&Key> = keys.iter().collect();

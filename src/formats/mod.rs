@@ -257,6 +257,43 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
         }
     }
 
+    /// Whether [`Export::render_together`] renders several languages in one pass over the
+    /// keys (formats whose every file repeats the base text: PO and XLIFF), so that a thread
+    /// should take a few languages at once rather than one.
+    pub fn renders_together(&self) -> bool {
+        matches!(
+            self.format,
+            ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2
+        )
+    }
+
+    /// The files of `languages`, in their order: what [`Export::render`] gives for each, in
+    /// one pass over the keys where [`Export::renders_together`].
+    pub fn render_together(&self, languages: &[&LanguageCode]) -> Vec<ExportFile> {
+        let base = self.base_language;
+        match self.format {
+            // One file set for every key (no platform files), so `groups` is one group of all.
+            ExportFormat::Po => {
+                let files: Vec<po::FileOf<'_>> = languages
+                    .iter()
+                    .flat_map(|&language| {
+                        let template = (language == base).then_some(po::FileOf {
+                            language,
+                            template: true,
+                        });
+                        std::iter::once(po::FileOf {
+                            language,
+                            template: false,
+                        })
+                        .chain(template)
+                    })
+                    .collect();
+                po::render_each(self.keys, base, &files, self.project_name, self.has_untranslatable)
+            }
+            _ => languages.iter().flat_map(|language| self.render(language)).collect(),
+        }
+    }
+
     /// The files of one language.
     pub fn render(&self, language: &LanguageCode) -> Vec<ExportFile> {
         let is_base = language == self.base_language;
@@ -312,11 +349,17 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             )],
             ExportFormat::Po => {
                 let base = self.base_language;
-                let mut files = vec![po::render(keys, base, language, self.project_name, false)];
+                let mut files = vec![po::FileOf {
+                    language,
+                    template: false,
+                }];
                 if language == base {
-                    files.push(po::render(keys, base, language, self.project_name, true));
+                    files.push(po::FileOf {
+                        language,
+                        template: true,
+                    });
                 }
-                files
+                po::render_each(keys, base, &files, self.project_name, false)
             }
             ExportFormat::AndroidXml => vec![android::render(
                 keys,

@@ -18,7 +18,7 @@
 use std::borrow::Borrow;
 
 use super::escape::{Specials, push_escaped};
-use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
+use super::{ExportFile, ParsedEntry, ReadError, ReadWarning};
 use crate::domain::model::{Key, PluralCategory, PluralForms, Text, TextRef};
 use crate::domain::names::LanguageCode;
 
@@ -45,8 +45,154 @@ pub fn render(
     project: &str,
     template: bool,
 ) -> ExportFile {
-    let rule = PluralRule::of(language);
-    let mut out = String::with_capacity(keys.len() * 120);
+    let file = FileOf { language, template };
+    render_each(keys, base, &[file], project, false)
+        .pop()
+        .expect("one file asked, one rendered")
+}
+
+/// One file of [`render_each`]: a language's `.po`, or with `template` the base language's
+/// `template.pot`.
+#[derive(Clone, Copy)]
+pub struct FileOf<'l> {
+    pub language: &'l LanguageCode,
+    pub template: bool,
+}
+
+/// Several files of the same keys in one pass over them: what every file repeats of a key
+/// (its description, `msgctxt` and `msgid` lines, its base text's hash for the outdated mark)
+/// is looked up and escaped once and copied into each. A pass per file read every key's
+/// texts from memory again (their cache misses were half of a render) and escaped the same
+/// `msgctxt` and `msgid` five times. With `skip_untranslatable`, a key that is
+/// `translatable: false` is left out of every language's file but the base language's.
+pub fn render_each(
+    keys: &[impl Borrow<Key>],
+    base: &LanguageCode,
+    files: &[FileOf<'_>],
+    project: &str,
+    skip_untranslatable: bool,
+) -> Vec<ExportFile> {
+    struct Writing<'l> {
+        file: FileOf<'l>,
+        rule: PluralRule,
+        out: String,
+        hint: usize,
+    }
+    let mut writing: Vec<Writing<'_>> = files
+        .iter()
+        .map(|file| {
+            let rule = PluralRule::of(file.language);
+            let mut out = String::with_capacity(keys.len() * 120);
+            push_header(&mut out, project, file, &rule);
+            Writing {
+                file: *file,
+                rule,
+                out,
+                hint: 0,
+            }
+        })
+        .collect();
+    // A key's lines every file shares, built when a file first needs them.
+    let (mut comments, mut plain_ids, mut plural_ids) = (String::new(), String::new(), String::new());
+    let mut base_hint = 0;
+    for key in keys.iter().map(Borrow::borrow) {
+        let base_text = key.translations.get_near(base, &mut base_hint);
+        let mut base_hash = None;
+        let (mut built_comments, mut built_plain, mut built_plural) = (false, false, false);
+        for Writing { file, rule, out, hint } in &mut writing {
+            let own = file.language != base;
+            if skip_untranslatable && own && !key.translatable {
+                continue;
+            }
+            let Some((text, recorded)) = key.translations.get_near_with_base(file.language, hint) else {
+                continue;
+            };
+            if !built_comments {
+                comments.clear();
+                for line in key.description.lines() {
+                    comments.push_str("#.");
+                    if !line.is_empty() {
+                        comments.push(' ');
+                        comments.push_str(line);
+                    }
+                    comments.push('\n');
+                }
+                built_comments = true;
+            }
+            out.push('\n');
+            out.push_str(&comments);
+            if !file.template
+                && own
+                && recorded != 0
+                && base_text
+                    .is_some_and(|base_text| *base_hash.get_or_insert_with(|| base_text.base_hash()) != recorded)
+            {
+                out.push_str("#, fuzzy\n");
+            }
+            match text {
+                TextRef::Plain(value) => {
+                    if !built_plain {
+                        plain_ids.clear();
+                        plain_ids.push_str("msgctxt ");
+                        push_string(&mut plain_ids, key.name.as_str());
+                        let id = base_text.and_then(TextRef::as_plain).unwrap_or(key.name.as_str());
+                        plain_ids.push_str("msgid ");
+                        push_string(&mut plain_ids, id);
+                        built_plain = true;
+                    }
+                    out.push_str(&plain_ids);
+                    out.push_str("msgstr ");
+                    push_string(out, if file.template { "" } else { value });
+                }
+                TextRef::Plural(forms) => {
+                    if !built_plural {
+                        plural_ids.clear();
+                        plural_ids.push_str("msgctxt ");
+                        push_string(&mut plural_ids, key.name.as_str());
+                        let base_forms = base_text.and_then(TextRef::as_plural);
+                        let other = base_forms.map_or(key.name.as_str(), |forms| forms.other_form());
+                        let one = base_forms
+                            .and_then(|forms| forms.get(PluralCategory::One))
+                            .unwrap_or(other);
+                        plural_ids.push_str("msgid ");
+                        push_string(&mut plural_ids, one);
+                        plural_ids.push_str("msgid_plural ");
+                        push_string(&mut plural_ids, other);
+                        built_plural = true;
+                    }
+                    out.push_str(&plural_ids);
+                    let count = if file.template { 2 } else { rule.nplurals };
+                    for index in 0..count {
+                        out.push_str("msgstr[");
+                        out.push_str(&index.to_string());
+                        out.push_str("] ");
+                        let value = match (file.template, rule.categories[index.min(rule.nplurals - 1)]) {
+                            (true, _) => "",
+                            (false, Some(category)) => forms.get(category).unwrap_or(forms.other_form()),
+                            (false, None) => forms.other_form(),
+                        };
+                        push_string(out, value);
+                    }
+                }
+            }
+        }
+    }
+    writing
+        .into_iter()
+        .map(|Writing { file, out, .. }| ExportFile {
+            path: if file.template {
+                TEMPLATE.to_owned()
+            } else {
+                path(file.language)
+            },
+            bytes: out.into_bytes(),
+        })
+        .collect()
+}
+
+/// The header entry of `file`.
+fn push_header(out: &mut String, project: &str, file: &FileOf<'_>, rule: &PluralRule) {
+    let (language, template) = (file.language, file.template);
     out.push_str("msgid \"\"\nmsgstr \"\"\n");
     // Exports are byte-stable (the same commit gives the same bytes), so the revision date
     // is a fixed one rather than the time of the export.
@@ -71,64 +217,7 @@ pub fn render(
         header.push(format!("Plural-Forms: {}", rule.header()));
     }
     for field in header {
-        push_string_line(&mut out, &format!("{field}\n"));
-    }
-    let entries: Box<dyn Iterator<Item = (&Key, TextRef<'_>)>> = if template {
-        Box::new(texts(keys, base))
-    } else {
-        Box::new(texts(keys, language))
-    };
-    let mut hint = 0;
-    for (key, text) in entries {
-        let base_text = key.translations.get_near(base, &mut hint);
-        out.push('\n');
-        for line in key.description.lines() {
-            out.push_str("#.");
-            if !line.is_empty() {
-                out.push(' ');
-                out.push_str(line);
-            }
-            out.push('\n');
-        }
-        if !template && language != base && key.is_outdated(base, language) {
-            out.push_str("#, fuzzy\n");
-        }
-        out.push_str("msgctxt ");
-        push_string(&mut out, key.name.as_str());
-        match text {
-            TextRef::Plain(value) => {
-                let id = base_text.and_then(TextRef::as_plain).unwrap_or(key.name.as_str());
-                out.push_str("msgid ");
-                push_string(&mut out, id);
-                out.push_str("msgstr ");
-                push_string(&mut out, if template { "" } else { value });
-            }
-            TextRef::Plural(forms) => {
-                let base_forms = base_text.and_then(TextRef::as_plural);
-                let other = base_forms.map_or(key.name.as_str(), |forms| forms.other_form());
-                let one = base_forms
-                    .and_then(|forms| forms.get(PluralCategory::One))
-                    .unwrap_or(other);
-                out.push_str("msgid ");
-                push_string(&mut out, one);
-                out.push_str("msgid_plural ");
-                push_string(&mut out, other);
-                let count = if template { 2 } else { rule.nplurals };
-                for index in 0..count {
-                    out.push_str(&format!("msgstr[{index}] "));
-                    let value = match (template, rule.categories[index.min(rule.nplurals - 1)]) {
-                        (true, _) => "",
-                        (false, Some(category)) => forms.get(category).unwrap_or(forms.other_form()),
-                        (false, None) => forms.other_form(),
-                    };
-                    push_string(&mut out, value);
-                }
-            }
-        }
-    }
-    ExportFile {
-        path: if template { TEMPLATE.to_owned() } else { path(language) },
-        bytes: out.into_bytes(),
+        push_string_line(out, &format!("{field}\n"));
     }
 }
 
