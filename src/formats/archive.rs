@@ -67,15 +67,16 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
     // A batch's files, each as a single-entry zip of its own, with its path.
     type Compressed = Result<Vec<(String, Vec<u8>)>, ZipError>;
     let compress = |batch: &[&LanguageCode]| -> Compressed {
-        export
-            .render_together(batch)
-            .into_iter()
-            .map(|file| {
+        let written = export
+            .write_together(batch, |path| {
                 let mut single = ZipWriter::new(Cursor::new(Vec::new()));
-                single.start_file(file.path.as_str(), options())?;
-                single.write_all(&file.bytes)?;
-                Ok((file.path, single.finish()?.into_inner()))
+                single.start_file(path, options()).map_err(std::io::Error::other)?;
+                Ok(single)
             })
+            .map_err(ZipError::Io)?;
+        written
+            .into_iter()
+            .map(|(path, single)| Ok((path, single.finish()?.into_inner())))
             .collect()
     };
     let threads = threads.clamp(1, planned.len().max(1));
@@ -289,7 +290,7 @@ mod tests {
     }
 
     /// The newer formats' files keep their bytes too: their hashes as the version before
-    /// PO and XLIFF rendered several languages in one pass made them (8c599c9).
+    /// PO and XLIFF rendered several languages in one pass made them (8c599c9), but one.
     #[test]
     fn the_newer_formats_keep_the_bytes_earlier_versions_made() {
         use sha2::{Digest, Sha256};
@@ -342,11 +343,37 @@ mod tests {
                 "i18next: fb78e843a1f61c31",
                 "po: 4d2efdcbff020ee8",
                 "xliff: 97ddccf899d6cc22",
-                "xliff2: ae428b1843a7fb44",
+                // Changed on purpose: 2.0 unit ids are given over all keys, so a key has the
+                // same id in every file (the base language's file, which also holds base-only
+                // keys, had numbered `k1`, `k2`... differently from the others).
+                "xliff2: 22b673fe9a49ee90",
                 "arb: b366c65b157c2af2",
                 "yaml: bcf50cd95de5e97c",
             ]
         );
+    }
+
+    #[test]
+    fn a_key_has_the_same_xliff_2_unit_id_in_every_languages_file() {
+        let (project, keys, languages) = project_and_keys_with_states();
+        let export = Export::new(ExportFormat::Xliff2, &project, &keys, &languages).unwrap();
+        let mut ids_of: std::collections::HashMap<String, std::collections::BTreeSet<String>> = Default::default();
+        for language in &languages {
+            for file in export.render(language) {
+                let text = String::from_utf8(file.bytes).unwrap();
+                for unit in text.split("<unit id=\"").skip(1) {
+                    let (id, rest) = unit.split_once('"').unwrap();
+                    // The key's name: its `name` attribute, else the id itself.
+                    let name = rest
+                        .strip_prefix(" name=\"")
+                        .map_or(id, |rest| rest.split_once('"').unwrap().0);
+                    ids_of.entry(name.to_owned()).or_default().insert(id.to_owned());
+                }
+            }
+        }
+        assert!(ids_of.values().any(|ids| ids.iter().any(|id| id.starts_with('k'))));
+        let differing: Vec<_> = ids_of.iter().filter(|(_, ids)| ids.len() > 1).collect();
+        assert!(differing.is_empty(), "{differing:?}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod android;
 pub mod apple;
 pub mod arb;
 pub mod archive;
+pub mod chunked;
 pub mod csv;
 pub mod downloads;
 pub mod escape;
@@ -257,7 +258,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
         }
     }
 
-    /// Whether [`Export::render_together`] renders several languages in one pass over the
+    /// Whether [`Export::write_together`] renders several languages in one pass over the
     /// keys (formats whose every file repeats the base text: PO and XLIFF), so that a thread
     /// should take a few languages at once rather than one.
     pub fn renders_together(&self) -> bool {
@@ -267,9 +268,15 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
         )
     }
 
-    /// The files of `languages`, in their order: what [`Export::render`] gives for each, in
-    /// one pass over the keys where [`Export::renders_together`].
-    pub fn render_together(&self, languages: &[&LanguageCode]) -> Vec<ExportFile> {
+    /// The files of `languages`, in their order, each written into the writer `open` makes
+    /// for its path: what [`Export::render`] gives for each language, but where
+    /// [`Export::renders_together`] in one pass over the keys and into the writers as it is
+    /// made (see [`chunked`]), never whole in memory.
+    pub fn write_together<W: std::io::Write>(
+        &self,
+        languages: &[&LanguageCode],
+        mut open: impl FnMut(&str) -> std::io::Result<W>,
+    ) -> std::io::Result<Vec<(String, W)>> {
         let base = self.base_language;
         match self.format {
             // One file set for every key (no platform files), so `groups` is one group of all.
@@ -288,18 +295,56 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
                         .chain(template)
                     })
                     .collect();
-                po::render_each(self.keys, base, &files, self.project_name, self.has_untranslatable)
+                let paths: Vec<String> = files.iter().map(po::FileOf::path).collect();
+                let sinks = files
+                    .into_iter()
+                    .zip(&paths)
+                    .map(|(file, path)| Ok((file, open(path)?)))
+                    .collect::<std::io::Result<_>>()?;
+                let written = po::write_each(self.keys, base, sinks, self.project_name, self.has_untranslatable)?;
+                Ok(paths.into_iter().zip(written).collect())
             }
-            _ => languages.iter().flat_map(|language| self.render(language)).collect(),
+            ExportFormat::Xliff | ExportFormat::Xliff2 => {
+                let paths: Vec<String> = languages.iter().map(|language| xliff::path(language)).collect();
+                let sinks = languages
+                    .iter()
+                    .zip(&paths)
+                    .map(|(&language, path)| Ok((language, open(path)?)))
+                    .collect::<std::io::Result<_>>()?;
+                let written = xliff::write_each(self.keys, base, sinks, self.project_name, self.xliff_version())?;
+                Ok(paths.into_iter().zip(written).collect())
+            }
+            _ => {
+                let mut written = Vec::new();
+                for language in languages {
+                    for file in self.render(language) {
+                        let mut sink = open(&file.path)?;
+                        sink.write_all(&file.bytes)?;
+                        written.push((file.path, sink));
+                    }
+                }
+                Ok(written)
+            }
+        }
+    }
+
+    fn xliff_version(&self) -> xliff::Version {
+        if self.format == ExportFormat::Xliff2 {
+            xliff::Version::V2
+        } else {
+            xliff::Version::V1
         }
     }
 
     /// The files of one language.
     pub fn render(&self, language: &LanguageCode) -> Vec<ExportFile> {
         let is_base = language == self.base_language;
+        // XLIFF leaves base-only keys out of the other languages' files itself: its 2.0 unit
+        // ids are given over all keys, the same in every file.
+        let leaves_out_itself = matches!(self.format, ExportFormat::Xliff | ExportFormat::Xliff2);
         let mut files = Vec::new();
         for group in &self.groups {
-            let rendered = match (&group.keys, self.has_untranslatable && !is_base) {
+            let rendered = match (&group.keys, self.has_untranslatable && !is_base && !leaves_out_itself) {
                 (None, false) => self.render_group(self.keys, group, language),
                 (Some(keys), false) => self.render_group(keys, group, language),
                 (keys, true) => {
@@ -341,11 +386,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
                 self.base_language,
                 language,
                 self.project_name,
-                if self.format == ExportFormat::Xliff2 {
-                    xliff::Version::V2
-                } else {
-                    xliff::Version::V1
-                },
+                self.xliff_version(),
             )],
             ExportFormat::Po => {
                 let base = self.base_language;

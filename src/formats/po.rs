@@ -17,6 +17,9 @@
 
 use std::borrow::Borrow;
 
+use std::io::Write;
+
+use super::chunked::Chunked;
 use super::escape::{Specials, push_escaped};
 use super::{ExportFile, ParsedEntry, ReadError, ReadWarning};
 use crate::domain::model::{Key, PluralCategory, PluralForms, Text, TextRef};
@@ -72,20 +75,54 @@ pub fn render_each(
     project: &str,
     skip_untranslatable: bool,
 ) -> Vec<ExportFile> {
-    struct Writing<'l> {
+    let sinks = files
+        .iter()
+        .map(|file| (*file, Vec::with_capacity(keys.len() * 120)))
+        .collect();
+    let written = write_each(keys, base, sinks, project, skip_untranslatable).expect("writing into memory");
+    files
+        .iter()
+        .zip(written)
+        .map(|(file, bytes)| ExportFile {
+            path: file.path(),
+            bytes,
+        })
+        .collect()
+}
+
+impl FileOf<'_> {
+    /// `{lang}.po`, or `template.pot`.
+    pub fn path(&self) -> String {
+        if self.template {
+            TEMPLATE.to_owned()
+        } else {
+            path(self.language)
+        }
+    }
+}
+
+/// [`render_each`], each file written into its writer as it is made (see [`Chunked`]).
+pub fn write_each<W: Write>(
+    keys: &[impl Borrow<Key>],
+    base: &LanguageCode,
+    files: Vec<(FileOf<'_>, W)>,
+    project: &str,
+    skip_untranslatable: bool,
+) -> std::io::Result<Vec<W>> {
+    struct Writing<'l, W> {
         file: FileOf<'l>,
         rule: PluralRule,
-        out: String,
+        out: Chunked<W>,
         hint: usize,
     }
-    let mut writing: Vec<Writing<'_>> = files
-        .iter()
-        .map(|file| {
+    let mut writing: Vec<Writing<'_, W>> = files
+        .into_iter()
+        .map(|(file, sink)| {
             let rule = PluralRule::of(file.language);
-            let mut out = String::with_capacity(keys.len() * 120);
-            push_header(&mut out, project, file, &rule);
+            let mut out = Chunked::new(sink);
+            push_header(out.text(), project, &file, &rule);
             Writing {
-                file: *file,
+                file,
                 rule,
                 out,
                 hint: 0,
@@ -100,6 +137,8 @@ pub fn render_each(
         let mut base_hash = None;
         let (mut built_comments, mut built_plain, mut built_plural) = (false, false, false);
         for Writing { file, rule, out, hint } in &mut writing {
+            out.settle()?;
+            let out = out.text();
             let own = file.language != base;
             if skip_untranslatable && own && !key.translatable {
                 continue;
@@ -177,17 +216,7 @@ pub fn render_each(
             }
         }
     }
-    writing
-        .into_iter()
-        .map(|Writing { file, out, .. }| ExportFile {
-            path: if file.template {
-                TEMPLATE.to_owned()
-            } else {
-                path(file.language)
-            },
-            bytes: out.into_bytes(),
-        })
-        .collect()
+    writing.into_iter().map(|writing| writing.out.finish()).collect()
 }
 
 /// The header entry of `file`.

@@ -20,7 +20,9 @@
 
 use std::borrow::{Borrow, Cow};
 use std::collections::HashSet;
+use std::io::Write;
 
+use super::chunked::Chunked;
 use super::escape::{self, Specials};
 use super::{ExportFile, icu};
 use crate::domain::model::{Key, TextRef};
@@ -103,20 +105,165 @@ const V1_ROOT: &str = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:1.2\" xm
 
 /// The file of `language`: every key with a base text (or a text in `language`), with its
 /// target where `language` has a text.
-pub fn render<'a>(
-    keys: &'a [impl Borrow<Key>],
+pub fn render(
+    keys: &[impl Borrow<Key>],
     base: &LanguageCode,
     language: &LanguageCode,
     project: &str,
     version: Version,
 ) -> ExportFile {
-    let mut out = String::with_capacity(keys.len() * 200 + 512);
+    render_each(keys, base, &[language], project, version)
+        .pop()
+        .expect("one language asked, one file rendered")
+}
+
+/// The files of several languages in one pass over the keys: what every file repeats of a
+/// key (the unit's opening with its escaped `<source>`, its note, the base text's hash for the
+/// outdated state) is made once and copied into each. A pass per language read every key's
+/// texts from memory again and escaped the same source in every file.
+pub fn render_each(
+    keys: &[impl Borrow<Key>],
+    base: &LanguageCode,
+    languages: &[&LanguageCode],
+    project: &str,
+    version: Version,
+) -> Vec<ExportFile> {
+    let sinks = languages
+        .iter()
+        .map(|&language| (language, Vec::with_capacity(keys.len() * 200 + 512)))
+        .collect();
+    let written = write_each(keys, base, sinks, project, version).expect("writing into memory");
+    languages
+        .iter()
+        .zip(written)
+        .map(|(language, bytes)| ExportFile {
+            path: path(language),
+            bytes,
+        })
+        .collect()
+}
+
+/// [`render_each`], each language's file written into its writer as it is made (see
+/// [`Chunked`]).
+pub fn write_each<W: Write>(
+    keys: &[impl Borrow<Key>],
+    base: &LanguageCode,
+    files: Vec<(&LanguageCode, W)>,
+    project: &str,
+    version: Version,
+) -> std::io::Result<Vec<W>> {
+    struct Writing<'l, W> {
+        language: &'l LanguageCode,
+        out: Chunked<W>,
+        hint: usize,
+    }
+    let mut writing: Vec<Writing<'_, W>> = files
+        .into_iter()
+        .map(|(language, sink)| {
+            let mut out = Chunked::new(sink);
+            push_file_start(out.text(), base, language, project, version);
+            Writing { language, out, hint: 0 }
+        })
+        .collect();
+    let ids = (version == Version::V2).then(|| UnitIds::new(keys));
+    let written = |text: TextRef<'_>| -> String {
+        match text {
+            TextRef::Plain(value) => value.to_owned(),
+            TextRef::Plural(forms) => icu::write_plural(forms),
+        }
+    };
+    // A unit's parts every file shares, made when a file first needs them: before the
+    // target (1.2: the opening and `<source>`; 2.0: the opening and notes) and after it (1.2:
+    // the note and closing; 2.0: the `<source>` line, which follows the segment's state).
+    let (mut before, mut after) = (String::new(), String::new());
+    let mut base_hint = 0;
+    for key in keys.iter().map(Borrow::borrow) {
+        let base_text = key.translations.get_near(base, &mut base_hint);
+        let mut base_hash = None;
+        let mut built = false;
+        for Writing { language, out, hint } in &mut writing {
+            out.settle()?;
+            let out = out.text();
+            let language: &LanguageCode = language;
+            let text = key.translations.get_near_with_base(language, hint);
+            if base_text.is_none() && text.is_none() {
+                continue;
+            }
+            // A key kept in the base language only is in the base language's file only.
+            if !key.translatable && language != base {
+                continue;
+            }
+            if !built {
+                let source = base_text.map_or_else(|| key.name.as_str().to_owned(), written);
+                let note = (!key.description.is_empty()).then_some(key.description.as_str());
+                before.clear();
+                after.clear();
+                match version {
+                    Version::V1 => {
+                        push_unit_head_v1(
+                            &mut before,
+                            key.name.as_str(),
+                            key.translatable,
+                            &source,
+                            "      ",
+                            "\n",
+                        );
+                        push_unit_tail_v1(&mut after, note, "      ", "\n");
+                    }
+                    Version::V2 => {
+                        let name = key.name.as_str();
+                        let id = ids.as_ref().map_or(Cow::Borrowed(name), |ids| ids.id(name));
+                        push_unit_head_v2(&mut before, name, &id, key.translatable, note, "    ", "\n");
+                        push_source_v2(&mut after, &source, "    ", "\n");
+                    }
+                }
+                built = true;
+            }
+            let outdated = language != base
+                && text.is_some_and(|(_, recorded)| {
+                    recorded != 0
+                        && base_text.is_some_and(|base_text| {
+                            *base_hash.get_or_insert_with(|| base_text.base_hash()) != recorded
+                        })
+                });
+            let target = text.map(|(text, _)| match text {
+                TextRef::Plain(value) => Cow::Borrowed(value),
+                TextRef::Plural(forms) => Cow::Owned(icu::write_plural(forms)),
+            });
+            out.push_str(&before);
+            match version {
+                Version::V1 => {
+                    push_target_v1(out, target.as_deref(), outdated, "      ", "\n");
+                    out.push_str(&after);
+                }
+                Version::V2 => {
+                    push_segment_v2(out, target.as_deref(), outdated, "    ", "\n");
+                    out.push_str(&after);
+                    push_unit_tail_v2(out, target.as_deref(), "    ", "\n");
+                }
+            }
+        }
+    }
+    writing
+        .into_iter()
+        .map(|Writing { mut out, .. }| {
+            out.text().push_str(match version {
+                Version::V1 => "    </body>\n  </file>\n</xliff>\n",
+                Version::V2 => "  </file>\n</xliff>\n",
+            });
+            out.finish()
+        })
+        .collect()
+}
+
+/// The XML declaration, the root and the opening of the one `<file>`.
+fn push_file_start(out: &mut String, base: &LanguageCode, language: &LanguageCode, project: &str, version: Version) {
     out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     match version {
         Version::V1 => {
             out.push_str(V1_ROOT);
             out.push_str("\n  <file original=\"");
-            push_escaped_attribute(&mut out, project);
+            push_escaped_attribute(out, project);
             out.push_str(&format!(
                 "\" source-language=\"{base}\" target-language=\"{language}\" datatype=\"plaintext\">\n"
             ));
@@ -128,73 +275,42 @@ pub fn render<'a>(
                 "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"{base}\" trgLang=\"{language}\">\n"
             ));
             out.push_str("  <file id=\"f1\" original=\"");
-            push_escaped_attribute(&mut out, project);
+            push_escaped_attribute(out, project);
             out.push_str("\">\n");
         }
-    }
-    let ids = (version == Version::V2).then(|| UnitIds::new(keys));
-    let (mut base_hint, mut hint) = (0, 0);
-    for key in keys.iter().map(Borrow::borrow) {
-        let base_text = key.translations.get_near(base, &mut base_hint);
-        let text = key.translations.get_near(language, &mut hint);
-        if base_text.is_none() && text.is_none() {
-            continue;
-        }
-        // A key kept in the base language only is in the base language's file only.
-        if !key.translatable && language != base {
-            continue;
-        }
-        let written = |text: TextRef<'a>| match text {
-            TextRef::Plain(value) => Cow::Borrowed(value),
-            TextRef::Plural(forms) => Cow::Owned(icu::write_plural(forms)),
-        };
-        let source = base_text.map_or(Cow::Borrowed(key.name.as_str()), written);
-        let target = text.map(written);
-        let unit = UnitText {
-            name: key.name.as_str(),
-            translate: key.translatable,
-            source: &source,
-            target: target.as_deref(),
-            outdated: language != base && key.is_outdated(base, language),
-            note: (!key.description.is_empty()).then_some(key.description.as_str()),
-        };
-        match version {
-            Version::V1 => write_unit_v1(&mut out, unit, "      ", "\n"),
-            Version::V2 => {
-                let id = ids.as_ref().map_or(Cow::Borrowed(unit.name), |ids| ids.id(unit.name));
-                write_unit_v2(&mut out, unit, &id, "    ", "\n");
-            }
-        }
-    }
-    match version {
-        Version::V1 => out.push_str("    </body>\n  </file>\n</xliff>\n"),
-        Version::V2 => out.push_str("  </file>\n</xliff>\n"),
-    }
-    ExportFile {
-        path: path(language),
-        bytes: out.into_bytes(),
     }
 }
 
 /// A 1.2 `<trans-unit>`, its lines indented by `indent` (children two spaces more).
 pub fn write_unit_v1(out: &mut String, unit: UnitText<'_>, indent: &str, newline: &str) {
+    push_unit_head_v1(out, unit.name, unit.translate, unit.source, indent, newline);
+    push_target_v1(out, unit.target, unit.outdated, indent, newline);
+    push_unit_tail_v1(out, unit.note, indent, newline);
+}
+
+/// A 1.2 unit's opening tag and `<source>` line.
+fn push_unit_head_v1(out: &mut String, name: &str, translate: bool, source: &str, indent: &str, newline: &str) {
     out.push_str(indent);
     out.push_str("<trans-unit id=\"");
-    push_escaped_attribute(out, unit.name);
+    push_escaped_attribute(out, name);
     out.push('"');
-    if !unit.translate {
+    if !translate {
         out.push_str(" translate=\"no\"");
     }
     out.push_str(" xml:space=\"preserve\">");
     out.push_str(newline);
     out.push_str(indent);
     out.push_str("  <source>");
-    push_escaped_text(out, unit.source);
+    push_escaped_text(out, source);
     out.push_str("</source>");
     out.push_str(newline);
-    if let Some(target) = unit.target {
+}
+
+/// A 1.2 unit's `<target>` line, if it has a target.
+fn push_target_v1(out: &mut String, target: Option<&str>, outdated: bool, indent: &str, newline: &str) {
+    if let Some(target) = target {
         out.push_str(indent);
-        out.push_str(if unit.outdated {
+        out.push_str(if outdated {
             "  <target state=\"needs-review-translation\">"
         } else {
             "  <target state=\"translated\">"
@@ -203,7 +319,11 @@ pub fn write_unit_v1(out: &mut String, unit: UnitText<'_>, indent: &str, newline
         out.push_str("</target>");
         out.push_str(newline);
     }
-    if let Some(note) = unit.note {
+}
+
+/// A 1.2 unit's `<note>` line, if it has a note, and its closing tag.
+fn push_unit_tail_v1(out: &mut String, note: Option<&str>, indent: &str, newline: &str) {
+    if let Some(note) = note {
         out.push_str(indent);
         out.push_str("  <note>");
         push_escaped_text(out, note);
@@ -217,68 +337,99 @@ pub fn write_unit_v1(out: &mut String, unit: UnitText<'_>, indent: &str, newline
 
 /// A 2.0 `<unit>` with id `id` (its `name` the key's when that is not a valid id).
 pub fn write_unit_v2(out: &mut String, unit: UnitText<'_>, id: &str, indent: &str, newline: &str) {
-    let line = |out: &mut String, depth: usize, text: &str| {
-        out.push_str(indent);
-        for _ in 0..depth {
-            out.push_str("  ");
-        }
-        out.push_str(text);
-    };
-    line(out, 0, "<unit id=\"");
+    push_unit_head_v2(out, unit.name, id, unit.translate, unit.note, indent, newline);
+    push_segment_v2(out, unit.target, unit.outdated, indent, newline);
+    push_source_v2(out, unit.source, indent, newline);
+    push_unit_tail_v2(out, unit.target, indent, newline);
+}
+
+/// `text` indented by `indent` and `depth` steps of two spaces.
+fn push_line(out: &mut String, indent: &str, depth: usize, text: &str) {
+    out.push_str(indent);
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+    out.push_str(text);
+}
+
+/// A 2.0 unit's opening tag and notes.
+fn push_unit_head_v2(
+    out: &mut String,
+    name: &str,
+    id: &str,
+    translate: bool,
+    note: Option<&str>,
+    indent: &str,
+    newline: &str,
+) {
+    push_line(out, indent, 0, "<unit id=\"");
     push_escaped_attribute(out, id);
     out.push('"');
-    if id != unit.name {
+    if id != name {
         out.push_str(" name=\"");
-        push_escaped_attribute(out, unit.name);
+        push_escaped_attribute(out, name);
         out.push('"');
     }
-    if !unit.translate {
+    if !translate {
         out.push_str(" translate=\"no\"");
     }
     out.push('>');
     out.push_str(newline);
-    if let Some(note) = unit.note {
-        line(out, 1, "<notes>");
+    if let Some(note) = note {
+        push_line(out, indent, 1, "<notes>");
         out.push_str(newline);
-        line(out, 2, "<note>");
+        push_line(out, indent, 2, "<note>");
         push_escaped_text(out, note);
         out.push_str("</note>");
         out.push_str(newline);
-        line(out, 1, "</notes>");
+        push_line(out, indent, 1, "</notes>");
         out.push_str(newline);
     }
-    line(
+}
+
+/// A 2.0 unit's `<segment>` opening, whose state is its target's.
+fn push_segment_v2(out: &mut String, target: Option<&str>, outdated: bool, indent: &str, newline: &str) {
+    push_line(
         out,
+        indent,
         1,
-        match (unit.target, unit.outdated) {
+        match (target, outdated) {
             (None, _) => "<segment>",
             (Some(_), true) => "<segment state=\"initial\">",
             (Some(_), false) => "<segment state=\"translated\">",
         },
     );
     out.push_str(newline);
-    line(out, 2, "<source xml:space=\"preserve\">");
-    push_escaped(out, unit.source, true);
+}
+
+/// A 2.0 unit's `<source>` line.
+fn push_source_v2(out: &mut String, source: &str, indent: &str, newline: &str) {
+    push_line(out, indent, 2, "<source xml:space=\"preserve\">");
+    push_escaped(out, source, true);
     out.push_str("</source>");
     out.push_str(newline);
-    if let Some(target) = unit.target {
-        line(out, 2, "<target xml:space=\"preserve\">");
+}
+
+/// A 2.0 unit's `<target>` line, if it has a target, and its closing tags.
+fn push_unit_tail_v2(out: &mut String, target: Option<&str>, indent: &str, newline: &str) {
+    if let Some(target) = target {
+        push_line(out, indent, 2, "<target xml:space=\"preserve\">");
         push_escaped(out, target, true);
         out.push_str("</target>");
         out.push_str(newline);
     }
-    line(out, 1, "</segment>");
+    push_line(out, indent, 1, "</segment>");
     out.push_str(newline);
-    line(out, 0, "</unit>");
+    push_line(out, indent, 0, "</unit>");
     out.push_str(newline);
 }
 
 /// XLIFF 2.0's unit ids are XML name tokens: a key name that is one is its unit's id; any
-/// other key gets `k1`, `k2`, ... (none another key's name) and keeps its name in `name`.
+/// other key gets `k1`, `k2`, ... in key order (none another key's name) and keeps its name in
+/// `name`. The ids are given for every key at once, so a key has the same id in every
+/// language's file, also when a file leaves some keys out (keys kept in the base language).
 pub struct UnitIds {
-    taken: HashSet<String>,
-    next: std::cell::Cell<usize>,
-    given: std::cell::RefCell<std::collections::HashMap<String, String>>,
+    given: std::collections::HashMap<String, String>,
 }
 
 impl UnitIds {
@@ -286,30 +437,31 @@ impl UnitIds {
         Self::of_names(keys.iter().map(|key| key.borrow().name.as_str()))
     }
 
-    pub fn of_names<'n>(names: impl Iterator<Item = &'n str>) -> Self {
-        Self {
-            taken: names.filter(|name| is_name_token(name)).map(str::to_owned).collect(),
-            next: std::cell::Cell::new(1),
-            given: Default::default(),
+    pub fn of_names<'n>(names: impl Iterator<Item = &'n str> + Clone) -> Self {
+        let taken: HashSet<&str> = names.clone().filter(|name| is_name_token(name)).collect();
+        let mut given = std::collections::HashMap::new();
+        let mut next = 1;
+        for name in names.filter(|name| !is_name_token(name)) {
+            if given.contains_key(name) {
+                continue;
+            }
+            let id = loop {
+                let candidate = format!("k{next}");
+                next += 1;
+                if !taken.contains(candidate.as_str()) {
+                    break candidate;
+                }
+            };
+            given.insert(name.to_owned(), id);
         }
+        Self { given }
     }
 
     pub fn id<'n>(&self, name: &'n str) -> Cow<'n, str> {
-        if is_name_token(name) {
-            return Cow::Borrowed(name);
+        match self.given.get(name) {
+            Some(id) => Cow::Owned(id.clone()),
+            None => Cow::Borrowed(name),
         }
-        if let Some(id) = self.given.borrow().get(name) {
-            return Cow::Owned(id.clone());
-        }
-        let id = loop {
-            let candidate = format!("k{}", self.next.get());
-            self.next.set(self.next.get() + 1);
-            if !self.taken.contains(&candidate) {
-                break candidate;
-            }
-        };
-        self.given.borrow_mut().insert(name.to_owned(), id.clone());
-        Cow::Owned(id)
     }
 }
 
