@@ -2,14 +2,13 @@
 //! timestamps (1980-01-01) and permissions, so the same data gives the same bytes.
 
 use std::borrow::Borrow;
-use std::collections::BTreeMap;
 use std::io::{Cursor, Seek, Write};
-use std::sync::{Condvar, Mutex, mpsc};
 
 use zip::ZipWriter;
 use zip::result::ZipError;
 use zip::write::SimpleFileOptions;
 
+use super::in_order::make_in_order;
 use super::{Export, ExportFile};
 use crate::domain::model::Key;
 use crate::domain::names::LanguageCode;
@@ -79,66 +78,24 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
             .map(|(path, single)| Ok((path, single.finish()?.into_inner())))
             .collect()
     };
-    let threads = threads.clamp(1, planned.len().max(1));
-    let window = 2 * threads;
-    // (the next language to take, the languages written); a worker waits while it would get
-    // `window` languages ahead of the writer.
-    let progress = Mutex::new((0usize, 0usize));
-    let moved = Condvar::new();
     let mut archive = ZipWriter::new(out);
     let mut held: Vec<(String, Vec<u8>)> = Vec::new();
-    std::thread::scope(|scope| -> Result<(), ZipError> {
-        let (done, finished) = mpsc::channel::<(usize, Compressed)>();
-        for _ in 0..threads {
-            let done = done.clone();
-            let (progress, moved, planned, compress) = (&progress, &moved, &planned, &compress);
-            scope.spawn(move || {
-                loop {
-                    let index = {
-                        let mut state = progress.lock().unwrap_or_else(|poison| poison.into_inner());
-                        while state.0 < planned.len() && state.0 >= state.1 + window {
-                            state = moved.wait(state).unwrap_or_else(|poison| poison.into_inner());
-                        }
-                        if state.0 >= planned.len() {
-                            return;
-                        }
-                        state.0 += 1;
-                        state.0 - 1
-                    };
-                    if done.send((index, compress(&planned[index]))).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(done);
-        let mut waiting: BTreeMap<usize, Compressed> = BTreeMap::new();
-        let mut next = 0;
-        let written = (|| -> Result<(), ZipError> {
-            for (index, compressed) in &finished {
-                waiting.insert(index, compressed);
-                while let Some(compressed) = waiting.remove(&next) {
-                    for single in compressed? {
-                        if in_order {
-                            copy_single(&mut archive, single.1)?;
-                        } else {
-                            held.push(single);
-                        }
-                    }
-                    next += 1;
-                    progress.lock().unwrap_or_else(|poison| poison.into_inner()).1 = next;
-                    moved.notify_all();
+    make_in_order(
+        planned.len(),
+        threads,
+        2 * threads,
+        |index| compress(&planned[index]),
+        |compressed| {
+            for single in compressed? {
+                if in_order {
+                    copy_single(&mut archive, single.1)?;
+                } else {
+                    held.push(single);
                 }
             }
-            Ok(())
-        })();
-        if written.is_err() {
-            // The workers stop taking languages: nothing more will be written.
-            progress.lock().unwrap_or_else(|poison| poison.into_inner()).0 = planned.len();
-            moved.notify_all();
-        }
-        written
-    })?;
+            Ok::<(), ZipError>(())
+        },
+    )?;
     held.sort_by(|a, b| a.0.cmp(&b.0));
     for (_, single) in held {
         copy_single(&mut archive, single)?;

@@ -15,6 +15,7 @@ pub mod downloads;
 pub mod escape;
 pub mod i18next;
 pub mod icu;
+pub mod in_order;
 pub mod json;
 pub mod patch;
 pub mod po;
