@@ -78,7 +78,7 @@ async fn a_large_import_is_read_back_by_git_and_a_restart_and_repacked_with_delt
         "no single pack with deltas:\n{verified}"
     );
     app.git(&["fsck", "--strict", "--full"]);
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
     let dir = app.stop().await;
     let app = TestApp::spawn_in(dir).await;
     assert_eq!(app.every_key("").await, before_restart);

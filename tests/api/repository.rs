@@ -121,7 +121,7 @@ async fn a_restart_on_the_same_data_dir_serves_the_same_data() {
         json!({"data": [{"name": "acme", "displayName": "Acme"}]})
     );
     assert_eq!(app.get("/teams/acme/projects/mobile/keys").await.json(), keys_before);
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
     assert_eq!(app.commit_count(), 4);
 }
 
@@ -193,7 +193,7 @@ async fn after_a_crash_uncommitted_debris_is_cleared_at_start() {
     );
     assert!(!app.repo().join(".git/index.lock").exists());
     assert!(!app.repo().join("teams/acme/stray.toml").exists());
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

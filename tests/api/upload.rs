@@ -461,7 +461,7 @@ async fn bad_uploads_are_refused_with_a_clear_error_and_change_nothing() {
     assert_eq!(reply.error_code(StatusCode::PAYLOAD_TOO_LARGE), "payload_too_large");
 
     assert_eq!(app.commit_count(), commits, "no bad upload made a commit");
-    assert_eq!(app.git(&["status", "--porcelain"]), "");
+    assert_eq!(app.clean_status().await, "");
 }
 
 /// A real app's resources: a subset of Android's own framework strings (AOSP, Apache-2.0; see
