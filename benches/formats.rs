@@ -214,14 +214,16 @@ fn xcstrings(keys: usize) -> Vec<u8> {
     serde_json::to_vec(&json!({"sourceLanguage": "en", "strings": strings, "version": "1.0"})).unwrap()
 }
 
-/// Downloads a file, reading its bytes as a client saving it would (not decoding them).
+/// Downloads a file, reading its bytes as they arrive (not unzipping or decompressing them),
+/// as a client that accepts gzip (browsers, Python's requests, Apple's URLSession, `curl
+/// --compressed`) asks for it: a String Catalog comes gzip-compressed.
 fn download(base: &str, path: &str) {
     use std::io::Read;
     let host = base.strip_prefix("http://").unwrap();
     let mut stream = std::net::TcpStream::connect(host).unwrap();
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     let mut response = Vec::with_capacity(1 << 20);

@@ -386,35 +386,106 @@ fn directory_size(dir: &std::path::Path) -> u64 {
         .sum()
 }
 
-/// `GET /exports/{id}/{path}`: an export's file, no token needed; 404 once expired.
+/// `GET /exports/{id}/{path}`: an export's file, no token needed; 404 once expired. A file
+/// kept gzip-compressed (a String Catalog) goes as it is, with `Content-Encoding: gzip`, to a
+/// client that accepts gzip, and is decompressed as it is sent to one that does not.
 #[handler]
-async fn download(Path((id, path)): Path<(String, String)>, downloads: Data<&Downloads>) -> poem::Result<Response> {
+async fn download(
+    Path((id, path)): Path<(String, String)>,
+    downloads: Data<&Downloads>,
+    headers: &poem::http::HeaderMap,
+) -> poem::Result<Response> {
     let downloads = downloads.0.clone();
     let file_path = path.clone();
+    let accepts_gzip = headers
+        .get_all(poem::http::header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .any(accepts_gzip);
     let opened = tokio::task::spawn_blocking(move || {
-        downloads.resolve(&id, &file_path).map(|file| {
-            let file = std::fs::File::open(file)?;
-            let length = file.metadata()?.len();
-            Ok::<_, std::io::Error>((file, length))
+        downloads.find(&id, &file_path).map(|(file, gzipped)| {
+            let mut file = std::fs::File::open(file)?;
+            let length = if gzipped && !accepts_gzip {
+                crate::formats::gzip::text_length(&mut file)?
+            } else {
+                file.metadata()?.len()
+            };
+            Ok::<_, std::io::Error>((file, gzipped, length))
         })
     })
     .await
     .map_err(|err| poem::Error::new(err, StatusCode::INTERNAL_SERVER_ERROR))?;
-    let (file, length) = match opened {
+    let (file, gzipped, length) = match opened {
         Some(Ok(opened)) => opened,
         Some(Err(err)) => return Err(poem::Error::new(err, StatusCode::INTERNAL_SERVER_ERROR)),
         None => return Err(poem::Error::from_status(StatusCode::NOT_FOUND)),
     };
     // Sent as it is read (an export can be tens of MB), with its length known up front.
-    let body = poem::Body::from_async_read(tokio::io::BufReader::with_capacity(
-        1 << 16,
-        tokio::fs::File::from_std(file),
-    ));
+    let body = if gzipped && !accepts_gzip {
+        poem::Body::from_async_read(gunzipped(file))
+    } else {
+        poem::Body::from_async_read(tokio::io::BufReader::with_capacity(
+            1 << 16,
+            tokio::fs::File::from_std(file),
+        ))
+    };
     let file_name = path.rsplit('/').next().unwrap_or("export");
-    Ok(Response::builder()
+    let mut response = Response::builder()
         .content_type(content_type(&path))
         .header("content-disposition", format!("attachment; filename=\"{file_name}\""))
         .header("cache-control", "private, max-age=0")
-        .header("content-length", length)
-        .body(body))
+        .header("content-length", length);
+    if gzipped {
+        response = response.header("vary", "accept-encoding");
+        if accepts_gzip {
+            response = response.header("content-encoding", "gzip");
+        }
+    }
+    Ok(response.body(body))
+}
+
+/// Whether an `Accept-Encoding` value takes gzip: `gzip` (or `x-gzip`, or `*`) without `q=0`.
+fn accepts_gzip(value: &str) -> bool {
+    value.split(',').any(|coding| {
+        let mut parts = coding.split(';').map(str::trim);
+        let name = parts.next().unwrap_or_default();
+        let refused = parts.any(|parameter| {
+            parameter
+                .strip_prefix("q=")
+                .and_then(|quality| quality.parse::<f32>().ok())
+                .is_some_and(|quality| quality <= 0.0)
+        });
+        ["gzip", "x-gzip", "*"]
+            .iter()
+            .any(|taken| name.eq_ignore_ascii_case(taken))
+            && !refused
+    })
+}
+
+/// The text of a gzip file, decompressed on a blocking thread as the reader takes it.
+fn gunzipped(file: std::fs::File) -> tokio::io::DuplexStream {
+    let (mut sending, receiving) = tokio::io::duplex(1 << 16);
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        use std::io::Read;
+        use tokio::io::AsyncWriteExt;
+        let mut text = flate2::read::GzDecoder::new(std::io::BufReader::with_capacity(1 << 16, file));
+        let mut buffer = vec![0; 1 << 16];
+        loop {
+            let read = match text.read(&mut buffer) {
+                Ok(0) => return,
+                Ok(read) => read,
+                Err(err) => {
+                    // The client sees the body end early, short of its Content-Length.
+                    tracing::error!(error = %err, "cannot read a compressed export");
+                    return;
+                }
+            };
+            if runtime.block_on(sending.write_all(&buffer[..read])).is_err() {
+                // The client went away.
+                return;
+            }
+        }
+    });
+    receiving
 }

@@ -192,9 +192,13 @@ impl ExportApi {
             let export = formats::Export::new(format, &project, &keys, &languages)?;
             if format.is_multilingual() {
                 let download = if let Some(path) = export.single_file() {
-                    // Written share by share: a catalog of every language can be tens of MB,
-                    // and `render_all` would join it into one more copy first.
-                    downloads.store_with(&path, |mut file| export.write_single(&languages, &mut file))?
+                    // Written as it is made, and kept gzip-compressed: a catalog of every
+                    // language can be tens of MB (a tenth of that compressed).
+                    downloads.store_gzip_with(&path, |file| {
+                        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+                        export.write_single_gzip(&languages, &mut out)?;
+                        std::io::Write::flush(&mut out)
+                    })?
                 } else {
                     let files = export.render_all(&languages);
                     let bytes = archive::zip(&files).map_err(std::io::Error::other)?;

@@ -102,9 +102,28 @@ impl Downloads {
     /// Writes the file `path` under a new id through `write`, which gets it open and empty.
     /// Blocking. When `write` fails, nothing of it is left.
     pub fn store_with(&self, path: &str, write: impl FnOnce(File) -> std::io::Result<()>) -> std::io::Result<Download> {
+        self.store_as(path, path, write)
+    }
+
+    /// [`Downloads::store_with`] for a file that `write` writes gzip-compressed: it is kept
+    /// as `{path}.gz` and downloaded as `path` (see [`Downloads::find`]).
+    pub fn store_gzip_with(
+        &self,
+        path: &str,
+        write: impl FnOnce(File) -> std::io::Result<()>,
+    ) -> std::io::Result<Download> {
+        self.store_as(path, &format!("{path}.gz"), write)
+    }
+
+    fn store_as(
+        &self,
+        path: &str,
+        on_disk: &str,
+        write: impl FnOnce(File) -> std::io::Result<()>,
+    ) -> std::io::Result<Download> {
         let id = new_id()?;
         let folder = self.dir.join(&id);
-        let target = folder.join(path);
+        let target = folder.join(on_disk);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)?;
         }
@@ -137,7 +156,7 @@ impl Downloads {
             .cloned();
         let (download, stored) = found?;
         let fresh = self.clock.now().duration_since(stored).unwrap_or_default() < self.ttl / 2;
-        (fresh && self.resolve(&download.id, &download.path).is_some()).then_some(download)
+        (fresh && self.find(&download.id, &download.path).is_some()).then_some(download)
     }
 
     /// Remembers a stored export as made from `made_of`, for [`Downloads::reusable`].
@@ -157,6 +176,15 @@ impl Downloads {
             }
         }
         recent.insert(made_of, (download.clone(), now));
+    }
+
+    /// The file behind a download address and whether it is kept gzip-compressed
+    /// ([`Downloads::store_gzip_with`]). Blocking.
+    pub fn find(&self, id: &str, path: &str) -> Option<(PathBuf, bool)> {
+        if let Some(file) = self.resolve(id, path) {
+            return Some((file, false));
+        }
+        self.resolve(id, &format!("{path}.gz")).map(|file| (file, true))
     }
 
     /// The file behind a download address, if the address is well-formed, not expired, and

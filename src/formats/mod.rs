@@ -13,6 +13,7 @@ pub mod chunked;
 pub mod csv;
 pub mod downloads;
 pub mod escape;
+pub mod gzip;
 pub mod i18next;
 pub mod icu;
 pub mod in_order;
@@ -334,6 +335,14 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             xliff::Version::V2
         } else {
             xliff::Version::V1
+        }
+    }
+
+    /// [`Export::write_single`] as a gzip file (see [`xcstrings::write_gzip`]).
+    pub fn write_single_gzip(&self, languages: &[LanguageCode], out: impl std::io::Write) -> std::io::Result<()> {
+        match self.groups.as_slice() {
+            [Group { keys: Some(keys), .. }] => xcstrings::write_gzip(keys, self.base_language, languages, out),
+            _ => xcstrings::write_gzip(self.keys, self.base_language, languages, out),
         }
     }
 

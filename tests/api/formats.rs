@@ -1075,3 +1075,88 @@ async fn each_formats_file_is_served_under_its_media_type_and_taken_back_under_i
         assert_eq!(reply.status, StatusCode::OK, "{media_type}");
     }
 }
+
+/// A String Catalog is kept gzip-compressed: a client that accepts gzip gets those bytes with
+/// `Content-Encoding: gzip`, any other client the catalog itself, decompressed as it is sent,
+/// with its length. The catalog is large enough to be made in several pieces (1,024 keys
+/// each), which must join into one gzip stream that gzip itself reads.
+#[tokio::test]
+async fn a_string_catalog_goes_gzip_compressed_to_clients_that_accept_it() {
+    let app = TestApp::spawn().await;
+    project(&app, &["en", "fr"]).await;
+    let texts: serde_json::Map<String, Value> = (0..2_500)
+        .map(|index| {
+            (
+                format!("screen{}.label{index}", index % 40),
+                json!(format!("Text \"{index}\" ✓")),
+            )
+        })
+        .collect();
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=json&language=fr",
+        "application/json",
+        serde_json::to_vec(&texts).unwrap(),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let reply = app
+        .get("/teams/acme/projects/mobile/keys/export?type=xcstrings")
+        .await
+        .assert_ok(StatusCode::OK);
+    let address = reply["data"].as_str().unwrap();
+    let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
+    let fetch = |accept: Option<&'static str>| {
+        let mut request = app.client.get(&path);
+        if let Some(accept) = accept {
+            request = request.header("Accept-Encoding", accept);
+        }
+        async move { crate::helpers::into_reply(request.send().await).await }
+    };
+
+    let plain = fetch(None).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert!(plain.headers.get("content-encoding").is_none());
+    assert_eq!(
+        plain.headers["content-length"].to_str().unwrap(),
+        plain.body.len().to_string()
+    );
+    assert_eq!(plain.headers["vary"], "accept-encoding");
+    let catalog: Value = serde_json::from_slice(&plain.body).unwrap();
+    let strings = catalog["strings"].as_object().unwrap();
+    assert_eq!(strings.len(), 2_500);
+    assert_eq!(
+        strings["screen7.label7"]["localizations"]["fr"]["stringUnit"]["value"],
+        "Text \"7\" ✓"
+    );
+
+    let compressed = fetch(Some("br, gzip;q=0.8, deflate")).await;
+    assert_eq!(compressed.status, StatusCode::OK);
+    assert_eq!(compressed.headers["content-encoding"], "gzip");
+    assert_eq!(
+        compressed.headers["content-length"].to_str().unwrap(),
+        compressed.body.len().to_string()
+    );
+    assert!(
+        compressed.body.len() * 5 < plain.body.len(),
+        "{} bytes",
+        compressed.body.len()
+    );
+    let mut gunzip = Command::new("gzip")
+        .args(["-d", "-c"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = gunzip.stdin.take().unwrap();
+    let body = compressed.body.clone();
+    let feeding = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &body).unwrap());
+    let output = gunzip.wait_with_output().unwrap();
+    feeding.join().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stdout == plain.body, "gzip reads the catalog back");
+
+    // gzip refused with q=0 is not gzip.
+    let refused = fetch(Some("gzip;q=0, identity")).await;
+    assert!(refused.headers.get("content-encoding").is_none());
+    assert!(refused.body == plain.body);
+}
