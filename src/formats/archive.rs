@@ -221,6 +221,26 @@ mod tests {
         (project, keys, languages)
     }
 
+    /// The first 16 hex digits of the SHA-256 of `bytes`.
+    fn hex(bytes: &[u8]) -> String {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(bytes)
+            .iter()
+            .take(8)
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
+    }
+
+    /// Every file's path and bytes, one after another.
+    fn paths_and_bytes(files: &[ExportFile]) -> Vec<u8> {
+        files
+            .iter()
+            .flat_map(|file| [file.path.as_bytes(), &file.bytes])
+            .flatten()
+            .copied()
+            .collect()
+    }
+
     /// [`project_and_keys`] with what only the newer formats write: keys kept in the base
     /// language only (`translatable: false`), and translations written against the base text
     /// as it is (current) or against an older one (outdated).
@@ -250,7 +270,6 @@ mod tests {
     /// PO and XLIFF rendered several languages in one pass made them (8c599c9), but one.
     #[test]
     fn the_newer_formats_keep_the_bytes_earlier_versions_made() {
-        use sha2::{Digest, Sha256};
         let (project, keys, languages) = project_and_keys_with_states();
         let mut seen = Vec::new();
         for format in [
@@ -281,17 +300,7 @@ mod tests {
                 let context = format!("msgctxt \"{}\"", untranslatable.name);
                 assert!(text("fr.po").contains(&context) && !text("de.po").contains(&context));
             }
-            let mut all = Vec::new();
-            for file in &files {
-                all.extend_from_slice(file.path.as_bytes());
-                all.extend_from_slice(&file.bytes);
-            }
-            let hash: String = Sha256::digest(&all)
-                .iter()
-                .take(8)
-                .map(|byte| format!("{byte:02x}"))
-                .collect();
-            seen.push(format!("{}: {hash}", format.name()));
+            seen.push(format!("{}: {}", format.name(), hex(&paths_and_bytes(&files))));
         }
         assert_eq!(
             seen,
@@ -382,15 +391,7 @@ mod tests {
     /// made (a7d0bab). A change here is a change every user sees as a diff of every file.
     #[test]
     fn exports_keep_the_bytes_earlier_versions_made() {
-        use sha2::{Digest, Sha256};
         let (project, keys, languages) = project_and_keys();
-        let hex = |bytes: &[u8]| -> String {
-            Sha256::digest(bytes)
-                .iter()
-                .take(8)
-                .map(|byte| format!("{byte:02x}"))
-                .collect()
-        };
         let mut seen = Vec::new();
         for format in [
             ExportFormat::Json,
@@ -399,12 +400,7 @@ mod tests {
             ExportFormat::AppleStrings,
         ] {
             let files = render(format, &project, &keys, &languages).unwrap();
-            let mut all = Vec::new();
-            for file in &files {
-                all.extend_from_slice(file.path.as_bytes());
-                all.extend_from_slice(&file.bytes);
-            }
-            seen.push((format.name(), hex(&all), hex(&zip(&files).unwrap())));
+            seen.push((format.name(), hex(&paths_and_bytes(&files)), hex(&zip(&files).unwrap())));
         }
         // (format, SHA-256 of the files' paths and bytes, SHA-256 of the zip), first 16 digits.
         // The zips' changed once, on purpose, when exports went to deflate level 1; the
