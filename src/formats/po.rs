@@ -2,7 +2,8 @@
 //! empty translations), as Django, WordPress and Lingui keep them.
 //!
 //! The mapping (contract, "More formats"): `msgctxt` is the key name, `msgid` the base text,
-//! `msgstr` the file's language's text; `#.` lines are the description; `#, fuzzy` marks an
+//! `msgstr` the file's language's text (a key whose name is its `msgid` is written without
+//! `msgctxt`, as such an entry is read); `#.` lines are the description; `#, fuzzy` marks an
 //! outdated translation. A plural key is `msgid` (the base's `one` form) and `msgid_plural`
 //! (its `other` form) with `msgstr[n]` in the order of the language's `Plural-Forms` formula,
 //! which the header states; categories go to indexes through the formula (each index is the
@@ -172,9 +173,9 @@ pub fn write_each<W: Write>(
                 TextRef::Plain(value) => {
                     if !built_plain {
                         plain_ids.clear();
-                        plain_ids.push_str("msgctxt ");
-                        push_string(&mut plain_ids, key.name.as_str());
-                        let id = base_text.and_then(TextRef::as_plain).unwrap_or(key.name.as_str());
+                        let base_id = base_text.and_then(TextRef::as_plain);
+                        push_context(&mut plain_ids, key.name.as_str(), base_id);
+                        let id = base_id.unwrap_or(key.name.as_str());
                         plain_ids.push_str("msgid ");
                         push_string(&mut plain_ids, id);
                         built_plain = true;
@@ -186,13 +187,12 @@ pub fn write_each<W: Write>(
                 TextRef::Plural(forms) => {
                     if !built_plural {
                         plural_ids.clear();
-                        plural_ids.push_str("msgctxt ");
-                        push_string(&mut plural_ids, key.name.as_str());
                         let base_forms = base_text.and_then(TextRef::as_plural);
                         let other = base_forms.map_or(key.name.as_str(), |forms| forms.other_form());
                         let one = base_forms
                             .and_then(|forms| forms.get(PluralCategory::One))
                             .unwrap_or(other);
+                        push_context(&mut plural_ids, key.name.as_str(), base_forms.map(|_| one));
                         plural_ids.push_str("msgid ");
                         push_string(&mut plural_ids, one);
                         plural_ids.push_str("msgid_plural ");
@@ -217,6 +217,18 @@ pub fn write_each<W: Write>(
         }
     }
     writing.into_iter().map(|writing| writing.out.finish()).collect()
+}
+
+/// The `msgctxt` line of a key named `name` whose base text gives the `msgid` `base_id`; none
+/// when the key is named by its base text. Such a key is what an upload of a file keyed by
+/// msgid makes (the usual layout of gettext apps: an entry without `msgctxt` is named by its
+/// `msgid`), and the app looks it up by its msgid alone: `gettext("Open")` does not find an
+/// entry with a context.
+fn push_context(out: &mut String, name: &str, base_id: Option<&str>) {
+    if base_id != Some(name) {
+        out.push_str("msgctxt ");
+        push_string(out, name);
+    }
 }
 
 /// The header entry of `file`.
@@ -668,6 +680,38 @@ mod tests {
 
     fn code(raw: &str) -> LanguageCode {
         LanguageCode::parse(raw).unwrap()
+    }
+
+    #[test]
+    fn keys_named_by_their_base_text_are_written_without_msgctxt_and_read_back_by_name() {
+        let (en, pl) = (code("en"), code("pl"));
+        let key = |name: &str, base: Text, translation: Text| {
+            let mut key = Key::named(crate::domain::names::KeyName::parse(name).unwrap());
+            key.plural = matches!(base, Text::Plural(_));
+            key.translations.insert(en.clone(), base);
+            key.translations.insert(pl.clone(), translation);
+            key
+        };
+        let forms = |one: &str, other: &str| {
+            Text::Plural(
+                PluralForms::new([(PluralCategory::One, one.into()), (PluralCategory::Other, other.into())]).unwrap(),
+            )
+        };
+        let keys = [
+            key("%d file", forms("%d file", "%d files"), forms("%d plik", "%d plików")),
+            key("Open", Text::Plain("Open".into()), Text::Plain("Otwórz".into())),
+            key("home.title", Text::Plain("Welcome".into()), Text::Plain("Witaj".into())),
+        ];
+        let text = String::from_utf8(render(&keys, &en, &pl, "app", false).bytes).unwrap();
+        assert!(
+            text.contains("\n\nmsgid \"%d file\"\nmsgid_plural \"%d files\"\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n\nmsgid \"Open\"\nmsgstr \"Otwórz\"\n"), "{text}");
+        assert!(text.contains("msgctxt \"home.title\"\nmsgid \"Welcome\"\n"), "{text}");
+        let (entries, _) = read(text.as_bytes(), &pl).unwrap();
+        let names: Vec<&str> = entries.iter().map(|entry| entry.name.as_str()).collect();
+        assert_eq!(names, ["%d file", "Open", "home.title"]);
     }
 
     #[test]

@@ -1156,3 +1156,71 @@ async fn a_string_catalog_goes_gzip_compressed_to_clients_that_accept_it() {
     assert!(refused.headers.get("content-encoding").is_none());
     assert!(refused.body == plain.body);
 }
+
+/// A gettext app keys its entries by msgid (Gradia, as most GNOME, Django and WordPress apps)
+/// and looks them up by msgid alone: `gettext("New Window")`. Its files uploaded and exported
+/// must be found so: compiled by `msgfmt` and read by Python's `gettext`, every translated entry
+/// of the original gives its translation (an exported `msgctxt` would hide every one of them).
+#[tokio::test]
+async fn a_gettext_apps_export_is_found_by_msgid_as_the_app_looks_it_up() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gradia-po/po");
+    let app = TestApp::spawn().await;
+    project(&app, &["en"]).await;
+    let names = ["gradia.pot", "pl.po", "de.po", "uk.po", "ar.po", "pt_BR.po"];
+    let files: Vec<(String, Vec<u8>)> = names
+        .iter()
+        .map(|name| (name.to_string(), std::fs::read(root.join(name)).unwrap()))
+        .collect();
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=po&addLanguages=true",
+        "application/zip",
+        crate::upload::zip_of(&files),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let exported = crate::platforms::export_project(&app, "acme/mobile", "po").await;
+    let script = r#"
+import gettext, json, polib, sys
+original = polib.pofile(sys.argv[1])
+catalog = gettext.GNUTranslations(open(sys.argv[2], "rb"))
+checked, wrong = 0, []
+for entry in original.translated_entries():
+    if entry.msgid_plural or entry.msgctxt:
+        continue
+    found = catalog.gettext(entry.msgid)
+    if found != entry.msgstr:
+        wrong.append([entry.msgid, entry.msgstr, found])
+    checked += 1
+print(json.dumps({"checked": checked, "wrong": wrong}))
+"#;
+    // gettext's own names: `pt_BR.po`.
+    for (language, file) in [("pl", "pl.po"), ("de", "de.po"), ("pt-BR", "pt_BR.po")] {
+        let compiled = exported.path().join(format!("{language}.mo"));
+        let output = Command::new("msgfmt")
+            .arg("-o")
+            .arg(&compiled)
+            .arg(exported.path().join(file))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "msgfmt {file}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let original = root.join(file);
+        let output = Command::new(python())
+            .args(["-c", script])
+            .arg(&original)
+            .arg(&compiled)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert!(answer["checked"].as_u64().unwrap() >= 20, "{language}: {answer}");
+        assert_eq!(answer["wrong"], json!([]), "{language}");
+    }
+}
