@@ -243,20 +243,11 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
     }
 
     /// The path of the one file of a format that holds every language in one file, when its
-    /// keys all go to one table: [`Export::write_single`] writes it.
+    /// keys all go to one table: [`Export::write_single_gzip`] writes it.
     pub fn single_file(&self) -> Option<String> {
         match self.groups.as_slice() {
             [group] if self.format.is_multilingual() => Some(xcstrings::path(group_file(group))),
             _ => None,
-        }
-    }
-
-    /// Writes the file [`Export::single_file`] names into `out` as it is made: what
-    /// [`Export::render_all`] gives as that file, without one more copy of it in memory.
-    pub fn write_single(&self, languages: &[LanguageCode], out: &mut impl std::io::Write) -> std::io::Result<()> {
-        match self.groups.as_slice() {
-            [Group { keys: Some(keys), .. }] => xcstrings::write(keys, self.base_language, languages, out),
-            _ => xcstrings::write(self.keys, self.base_language, languages, out),
         }
     }
 
@@ -338,7 +329,9 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
         }
     }
 
-    /// [`Export::write_single`] as a gzip file (see [`xcstrings::write_gzip`]).
+    /// Writes the file [`Export::single_file`] names into `out` as it is made, gzip-compressed
+    /// (see [`xcstrings::write_gzip`]): what [`Export::render_all`] gives as that file, never
+    /// whole in memory.
     pub fn write_single_gzip(&self, languages: &[LanguageCode], out: impl std::io::Write) -> std::io::Result<()> {
         match self.groups.as_slice() {
             [Group { keys: Some(keys), .. }] => xcstrings::write_gzip(keys, self.base_language, languages, out),
