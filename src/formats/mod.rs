@@ -274,27 +274,14 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
         match self.format {
             // One file set for every key (no platform files), so `groups` is one group of all.
             ExportFormat::Po => {
-                let files: Vec<po::FileOf<'_>> = languages
-                    .iter()
-                    .flat_map(|&language| {
-                        let template = (language == base).then_some(po::FileOf {
-                            language,
-                            template: true,
-                        });
-                        std::iter::once(po::FileOf {
-                            language,
-                            template: false,
-                        })
-                        .chain(template)
-                    })
-                    .collect();
+                let files = po::files_of(languages, base);
                 let paths: Vec<String> = files.iter().map(po::FileOf::path).collect();
                 let sinks = files
                     .into_iter()
                     .zip(&paths)
                     .map(|(file, path)| Ok((file, open(path)?)))
                     .collect::<std::io::Result<_>>()?;
-                let written = po::write_each(self.keys, base, sinks, self.project_name, self.has_untranslatable)?;
+                let written = po::write_each(self.keys, base, sinks, self.project_name)?;
                 Ok(paths.into_iter().zip(written).collect())
             }
             ExportFormat::Xliff | ExportFormat::Xliff2 => {
@@ -342,9 +329,10 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
     /// The files of one language.
     pub fn render(&self, language: &LanguageCode) -> Vec<ExportFile> {
         let is_base = language == self.base_language;
-        // XLIFF leaves base-only keys out of the other languages' files itself: its 2.0 unit
-        // ids are given over all keys, the same in every file.
-        let leaves_out_itself = matches!(self.format, ExportFormat::Xliff | ExportFormat::Xliff2);
+        // PO and XLIFF leave base-only keys out of the other languages' files themselves,
+        // rendering several languages in one pass (and XLIFF 2.0's unit ids are given over
+        // all keys, the same in every file).
+        let leaves_out_itself = self.renders_together();
         let mut files = Vec::new();
         for group in &self.groups {
             let rendered = match (&group.keys, self.has_untranslatable && !is_base && !leaves_out_itself) {
@@ -391,20 +379,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
                 self.project_name,
                 self.xliff_version(),
             )],
-            ExportFormat::Po => {
-                let base = self.base_language;
-                let mut files = vec![po::FileOf {
-                    language,
-                    template: false,
-                }];
-                if language == base {
-                    files.push(po::FileOf {
-                        language,
-                        template: true,
-                    });
-                }
-                po::render_each(keys, base, &files, self.project_name, false)
-            }
+            ExportFormat::Po => po::render_each(keys, self.base_language, &[language], self.project_name),
             ExportFormat::AndroidXml => vec![android::render(
                 keys,
                 &self.android_names,

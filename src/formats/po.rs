@@ -41,21 +41,7 @@ pub fn path(language: &LanguageCode) -> String {
 // ---------------------------------------------------------------------------------------
 // Writing
 
-/// The file of `language` (`template` for `template.pot`: base texts, empty translations).
-pub fn render(
-    keys: &[impl Borrow<Key>],
-    base: &LanguageCode,
-    language: &LanguageCode,
-    project: &str,
-    template: bool,
-) -> ExportFile {
-    let file = FileOf { language, template };
-    render_each(keys, base, &[file], project, false)
-        .pop()
-        .expect("one file asked, one rendered")
-}
-
-/// One file of [`render_each`]: a language's `.po`, or with `template` the base language's
+/// One file of [`write_each`]: a language's `.po`, or with `template` the base language's
 /// `template.pot`.
 #[derive(Clone, Copy)]
 pub struct FileOf<'l> {
@@ -63,24 +49,38 @@ pub struct FileOf<'l> {
     pub template: bool,
 }
 
-/// Several files of the same keys in one pass over them: what every file repeats of a key
-/// (its description, `msgctxt` and `msgid` lines, its base text's hash for the outdated mark)
-/// is looked up and escaped once and copied into each. A pass per file read every key's
-/// texts from memory again (their cache misses were half of a render) and escaped the same
-/// `msgctxt` and `msgid` five times. With `skip_untranslatable`, a key that is
-/// `translatable: false` is left out of every language's file but the base language's.
+/// The files of `languages`, each language's in path order: its `.po`, and for the base
+/// language `template.pot` (base texts, empty translations) after it.
+pub fn files_of<'l>(languages: &[&'l LanguageCode], base: &LanguageCode) -> Vec<FileOf<'l>> {
+    languages
+        .iter()
+        .flat_map(|&language| {
+            let template = (language == base).then_some(FileOf {
+                language,
+                template: true,
+            });
+            std::iter::once(FileOf {
+                language,
+                template: false,
+            })
+            .chain(template)
+        })
+        .collect()
+}
+
+/// The files of `languages` (see [`files_of`]), rendered in memory by [`write_each`].
 pub fn render_each(
     keys: &[impl Borrow<Key>],
     base: &LanguageCode,
-    files: &[FileOf<'_>],
+    languages: &[&LanguageCode],
     project: &str,
-    skip_untranslatable: bool,
 ) -> Vec<ExportFile> {
+    let files = files_of(languages, base);
     let sinks = files
         .iter()
         .map(|file| (*file, Vec::with_capacity(keys.len() * 120)))
         .collect();
-    let written = write_each(keys, base, sinks, project, skip_untranslatable).expect("writing into memory");
+    let written = write_each(keys, base, sinks, project).expect("writing into memory");
     files
         .iter()
         .zip(written)
@@ -102,13 +102,17 @@ impl FileOf<'_> {
     }
 }
 
-/// [`render_each`], each file written into its writer as it is made (see [`Chunked`]).
+/// Several files of the same keys, written in one pass over them into their writers as they
+/// are made (see [`Chunked`]): what every file repeats of a key (its description, `msgctxt`
+/// and `msgid` lines, its base text's hash for the outdated mark) is looked up and escaped
+/// once and copied into each. A pass per file read every key's texts from memory again (their
+/// cache misses were half of a render) and escaped the same `msgctxt` and `msgid` five times.
+/// A key that is `translatable: false` is in the base language's files only.
 pub fn write_each<W: Write>(
     keys: &[impl Borrow<Key>],
     base: &LanguageCode,
     files: Vec<(FileOf<'_>, W)>,
     project: &str,
-    skip_untranslatable: bool,
 ) -> std::io::Result<Vec<W>> {
     struct Writing<'l, W> {
         file: FileOf<'l>,
@@ -141,7 +145,7 @@ pub fn write_each<W: Write>(
             out.settle()?;
             let out = out.text();
             let own = file.language != base;
-            if skip_untranslatable && own && !key.translatable {
+            if own && !key.translatable {
                 continue;
             }
             let Some((text, recorded)) = key.translations.get_near_with_base(file.language, hint) else {
@@ -702,7 +706,8 @@ mod tests {
             key("Open", Text::Plain("Open".into()), Text::Plain("Otwórz".into())),
             key("home.title", Text::Plain("Welcome".into()), Text::Plain("Witaj".into())),
         ];
-        let text = String::from_utf8(render(&keys, &en, &pl, "app", false).bytes).unwrap();
+        let [file] = render_each(&keys, &en, &[&pl], "app").try_into().ok().unwrap();
+        let text = String::from_utf8(file.bytes).unwrap();
         assert!(
             text.contains("\n\nmsgid \"%d file\"\nmsgid_plural \"%d files\"\n"),
             "{text}"
