@@ -203,6 +203,35 @@ impl<'a> TextRef<'a> {
     }
 }
 
+/// A key's base text, asked by a writer for each language whether the translation is
+/// outdated: its [base hash](base_hash) is worked out once, when first needed.
+pub struct BaseText<'a> {
+    text: Option<TextRef<'a>>,
+    hash: std::cell::OnceCell<u32>,
+}
+
+impl<'a> BaseText<'a> {
+    pub fn new(text: Option<TextRef<'a>>) -> Self {
+        Self {
+            text,
+            hash: std::cell::OnceCell::new(),
+        }
+    }
+
+    pub fn text(&self) -> Option<TextRef<'a>> {
+        self.text
+    }
+
+    /// Whether a translation written against the base hash `recorded` (0: none recorded) is
+    /// outdated: the base text has changed since.
+    pub fn outdates(&self, recorded: u32) -> bool {
+        recorded != 0
+            && self
+                .text
+                .is_some_and(|text| *self.hash.get_or_init(|| text.base_hash()) != recorded)
+    }
+}
+
 /// A short hash of a base text (a plain text, or each form with its category), recorded
 /// beside each translation as the base text it was written against: a translation whose
 /// recorded hash differs from its base text's is outdated. The first four bytes of the

@@ -27,6 +27,7 @@ use super::escape::{self, Specials};
 use super::{ExportFile, icu};
 use crate::domain::model::{Key, TextRef};
 use crate::domain::names::LanguageCode;
+use crate::domain::text::BaseText;
 
 mod read;
 
@@ -166,27 +167,20 @@ pub fn write_each<W: Write>(
         })
         .collect();
     let ids = (version == Version::V2).then(|| UnitIds::new(keys));
-    let written = |text: TextRef<'_>| -> String {
-        match text {
-            TextRef::Plain(value) => value.to_owned(),
-            TextRef::Plural(forms) => icu::write_plural(forms),
-        }
-    };
     // A unit's parts every file shares, made when a file first needs them: before the
     // target (1.2: the opening and `<source>`; 2.0: the opening and notes) and after it (1.2:
     // the note and closing; 2.0: the `<source>` line, which follows the segment's state).
     let (mut before, mut after) = (String::new(), String::new());
     let mut base_hint = 0;
     for key in keys.iter().map(Borrow::borrow) {
-        let base_text = key.translations.get_near(base, &mut base_hint);
-        let mut base_hash = None;
+        let base_text = BaseText::new(key.translations.get_near(base, &mut base_hint));
         let mut built = false;
         for Writing { language, out, hint } in &mut writing {
             out.settle()?;
             let out = out.text();
             let language: &LanguageCode = language;
             let text = key.translations.get_near_with_base(language, hint);
-            if base_text.is_none() && text.is_none() {
+            if base_text.text().is_none() && text.is_none() {
                 continue;
             }
             // A key kept in the base language only is in the base language's file only.
@@ -194,7 +188,7 @@ pub fn write_each<W: Write>(
                 continue;
             }
             if !built {
-                let source = base_text.map_or_else(|| key.name.as_str().to_owned(), written);
+                let source = base_text.text().map_or(Cow::Borrowed(key.name.as_str()), written);
                 let note = (!key.description.is_empty()).then_some(key.description.as_str());
                 before.clear();
                 after.clear();
@@ -219,17 +213,8 @@ pub fn write_each<W: Write>(
                 }
                 built = true;
             }
-            let outdated = language != base
-                && text.is_some_and(|(_, recorded)| {
-                    recorded != 0
-                        && base_text.is_some_and(|base_text| {
-                            *base_hash.get_or_insert_with(|| base_text.base_hash()) != recorded
-                        })
-                });
-            let target = text.map(|(text, _)| match text {
-                TextRef::Plain(value) => Cow::Borrowed(value),
-                TextRef::Plural(forms) => Cow::Owned(icu::write_plural(forms)),
-            });
+            let outdated = language != base && text.is_some_and(|(_, recorded)| base_text.outdates(recorded));
+            let target = text.map(|(text, _)| written(text));
             out.push_str(&before);
             match version {
                 Version::V1 => {
@@ -254,6 +239,14 @@ pub fn write_each<W: Write>(
             out.finish()
         })
         .collect()
+}
+
+/// A text as a unit holds it: a plural key's forms as an ICU plural message.
+fn written(text: TextRef<'_>) -> Cow<'_, str> {
+    match text {
+        TextRef::Plain(value) => Cow::Borrowed(value),
+        TextRef::Plural(forms) => Cow::Owned(icu::write_plural(forms)),
+    }
 }
 
 /// The XML declaration, the root and the opening of the one `<file>`.

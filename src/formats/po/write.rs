@@ -6,6 +6,7 @@ use std::io::Write;
 use super::{PluralRule, TEMPLATE, path};
 use crate::domain::model::{Key, PluralCategory, TextRef};
 use crate::domain::names::LanguageCode;
+use crate::domain::text::BaseText;
 use crate::formats::ExportFile;
 use crate::formats::chunked::Chunked;
 use crate::formats::escape::{Specials, push_escaped};
@@ -107,8 +108,7 @@ pub fn write_each<W: Write>(
     let (mut comments, mut plain_ids, mut plural_ids) = (String::new(), String::new(), String::new());
     let mut base_hint = 0;
     for key in keys.iter().map(Borrow::borrow) {
-        let base_text = key.translations.get_near(base, &mut base_hint);
-        let mut base_hash = None;
+        let base_text = BaseText::new(key.translations.get_near(base, &mut base_hint));
         let (mut built_comments, mut built_plain, mut built_plural) = (false, false, false);
         for Writing { file, rule, out, hint } in &mut writing {
             out.settle()?;
@@ -134,19 +134,14 @@ pub fn write_each<W: Write>(
             }
             out.push('\n');
             out.push_str(&comments);
-            if !file.template
-                && own
-                && recorded != 0
-                && base_text
-                    .is_some_and(|base_text| *base_hash.get_or_insert_with(|| base_text.base_hash()) != recorded)
-            {
+            if !file.template && own && base_text.outdates(recorded) {
                 out.push_str("#, fuzzy\n");
             }
             match text {
                 TextRef::Plain(value) => {
                     if !built_plain {
                         plain_ids.clear();
-                        let base_id = base_text.and_then(TextRef::as_plain);
+                        let base_id = base_text.text().and_then(TextRef::as_plain);
                         push_context(&mut plain_ids, key.name.as_str(), base_id);
                         let id = base_id.unwrap_or(key.name.as_str());
                         plain_ids.push_str("msgid ");
@@ -160,7 +155,7 @@ pub fn write_each<W: Write>(
                 TextRef::Plural(forms) => {
                     if !built_plural {
                         plural_ids.clear();
-                        let base_forms = base_text.and_then(TextRef::as_plural);
+                        let base_forms = base_text.text().and_then(TextRef::as_plural);
                         let other = base_forms.map_or(key.name.as_str(), |forms| forms.other_form());
                         let one = base_forms
                             .and_then(|forms| forms.get(PluralCategory::One))

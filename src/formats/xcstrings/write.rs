@@ -6,6 +6,7 @@ use std::sync::{Mutex, PoisonError};
 use super::{Node, path, sort_in_xcode_order, xcode_order};
 use crate::domain::model::{Key, PluralCategory, TextRef};
 use crate::domain::names::LanguageCode;
+use crate::domain::text::BaseText;
 use crate::formats::ExportFile;
 use crate::formats::escape::{Specials, push_escaped};
 use crate::formats::gzip;
@@ -147,15 +148,7 @@ fn write_key(out: &mut String, key: &Key, base: &LanguageCode, languages: &[&Lan
         let out = fields.next("extractionState");
         push_string(out, state);
     }
-    // The base text's hash, worked out once for all languages' outdated states.
-    let base_hash = std::cell::OnceCell::new();
-    let is_outdated = |recorded: u32| {
-        recorded != 0
-            && key
-                .translations
-                .get(base)
-                .is_some_and(|text| *base_hash.get_or_init(|| text.base_hash()) != recorded)
-    };
+    let base_text = BaseText::new(key.translations.get(base));
     let written: Vec<(&LanguageCode, TextRef<'_>, &str)> = languages
         .iter()
         .zip(hints.iter_mut())
@@ -168,7 +161,7 @@ fn write_key(out: &mut String, key: &Key, base: &LanguageCode, languages: &[&Lan
             if is_base && key.xcode.source_from_key && is_key_name(key, text) {
                 return None;
             }
-            let state = if !is_base && is_outdated(recorded) {
+            let state = if !is_base && base_text.outdates(recorded) {
                 "needs_review"
             } else {
                 "translated"
