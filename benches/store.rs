@@ -92,6 +92,7 @@ fn seeded(runtime: &tokio::runtime::Runtime, durability: Durability) -> (tempfil
             keys,
             add_languages: Vec::new(),
             keep_current: false,
+            beside: None,
         };
         store.import(import, "bench").await.unwrap();
     });

@@ -154,14 +154,34 @@ impl ExportApi {
             (format, None) => format.format(),
         };
         let tags = split_list(tags.0.unwrap_or_default());
-        let (project, keys) = match at.0 {
+        let (project, keys) = match &at.0 {
             Some(reference) => {
                 self.state
                     .history
-                    .keys_for_export_at(&team, &project_name, &tags, &reference)
+                    .keys_for_export_at(&team, &project_name, &tags, reference)
                     .await?
             }
             None => self.state.store.keys_for_export(&team, &project_name, &tags).await?,
+        };
+        // The app's own files an upload kept, which the export patches rather than writes.
+        let kept = match (formats::kept::folder(format), &at.0) {
+            (None, _) => Vec::new(),
+            (Some(folder), Some(reference)) => {
+                self.state
+                    .history
+                    .kept_files_at(&team, &project_name, reference, folder)
+                    .await?
+            }
+            (Some(folder), None) => {
+                let store = self.state.store.clone();
+                let (team, project_name) = (team.clone(), project_name.clone());
+                tokio::task::spawn_blocking(move || store.kept_files(&team, &project_name, folder))
+                    .await
+                    .map_err(|join_error| {
+                        tracing::error!(error = %join_error, "the read of kept files failed");
+                        ApiError::internal()
+                    })??
+            }
         };
         let requested = languages
             .0
@@ -190,6 +210,20 @@ impl ExportApi {
             }
             let keys: Vec<&Key> = keys.iter().map(|entry| &entry.key).collect();
             let export = formats::Export::new(format, &project, &keys, &languages)?;
+            if !kept.is_empty() {
+                let files = languages.iter().flat_map(|language| export.render(language)).collect();
+                let files = formats::kept::apply(format, &project.base_language, files, kept, &keys);
+                let single = matches!(languages.as_slice(), [language] if export.paths(language).len() == 1);
+                let download = match files.as_slice() {
+                    [file] if single => downloads.store(file)?,
+                    files => downloads.store(&formats::ExportFile {
+                        path: bundle_name,
+                        bytes: archive::zip(files).map_err(std::io::Error::other)?,
+                    })?,
+                };
+                downloads.remember(parameters, &download);
+                return Ok(download);
+            }
             if format.is_multilingual() {
                 let download = if let Some(path) = export.single_file() {
                     // Written as it is made, and kept gzip-compressed: a catalog of every

@@ -16,10 +16,11 @@ use super::export::ExportType;
 use super::schema::{LanguageParam, ProjectNameParam, TeamNameParam};
 use super::warnings::{MOST_WARNINGS, WarningItem};
 use super::{ApiTags, AppState};
-use crate::domain::model::{Project, Text};
+use crate::domain::model::{Key, Project, Text};
 use crate::domain::names::{Description, KeyName, LanguageCode, Tag, quote_for_message};
-use crate::formats::upload::{self, BASE_LANGUAGE, Upload, UploadError, UploadedFile};
-use crate::store::{Import, ImportEntry, ImportMode, TextInput, TranslationInput};
+use crate::formats;
+use crate::formats::upload::{self, BASE_LANGUAGE, Original, Upload, UploadError, UploadedFile};
+use crate::store::{Beside, Import, ImportEntry, ImportMode, TextInput, TranslationInput};
 use crate::tokens::Access;
 
 pub struct FilesApi {
@@ -320,6 +321,12 @@ impl FilesApi {
             keys: plan.entries,
             add_languages: plan.add_languages.clone(),
             keep_current: keep_current.0.unwrap_or(false),
+            beside: (!plan.originals.is_empty()).then(|| {
+                let originals = plan.originals;
+                Beside(Arc::new(move |project: &Project, keys: &[&Key]| {
+                    formats::kept::beside(&originals, project, keys)
+                }))
+            }),
         };
         let added_languages = plan.add_languages;
         let dry_run = dry_run.0.unwrap_or(false);
@@ -381,6 +388,8 @@ struct UploadPlan {
     ignored: Vec<String>,
     skipped: usize,
     warnings: Vec<WarningItem>,
+    /// The app's files as it wrote them, with their languages (see [`formats::kept`]).
+    originals: Vec<(LanguageCode, Original)>,
 }
 
 impl UploadPlan {
@@ -402,6 +411,7 @@ impl UploadPlan {
             ignored: upload.ignored,
             skipped: upload.skipped,
             warnings: Vec::new(),
+            originals: Vec::new(),
         };
         let mut files = Vec::with_capacity(upload.files.len());
         // A gettext template gives the base texts only when the upload has no `.po` file of
@@ -417,6 +427,10 @@ impl UploadPlan {
             .filter(|file| !file.fills_gaps)
             .map(|file| file.language.to_ascii_lowercase())
             .collect();
+        for original in upload.originals {
+            let language = plan.language(project, &original.path, &original.language, add_languages)?;
+            plan.originals.push((language, original));
+        }
         let mut upload_files = upload.files;
         upload_files.retain(|file| !(file.fills_gaps && own_languages.contains(&file.language.to_ascii_lowercase())));
         let (templates, upload_files): (Vec<UploadedFile>, Vec<UploadedFile>) = upload_files

@@ -327,6 +327,7 @@ impl ImportApi {
             keys,
             add_languages: Vec::new(),
             keep_current: keep_body || keep_current.0.unwrap_or(false),
+            beside: None,
         };
         let (team, project) = (import.team.clone(), import.project.clone());
         let (_, counts) = self.state.store.import(import, auth.author()).await?;

@@ -78,14 +78,30 @@ pub fn read(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
         ));
     };
     let mut entries = Vec::new();
-    flatten("", object, &mut entries)?;
+    flatten("", object, &mut entries, true)?;
     Ok(entries)
 }
 
+/// The texts of a JSON file of another format (ARB, i18next, an app's file patched), passing
+/// over the members that hold none (a `null`, a number), which those files may have.
+pub fn read_texts(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let value: Value = serde_json::from_slice(bytes).map_err(|err| ReadError::at(err.line(), err.to_string()))?;
+    let Value::Object(object) = value else {
+        return Err(ReadError::at(1, "the file must hold one JSON object"));
+    };
+    let mut entries = Vec::new();
+    flatten("", object, &mut entries, false)?;
+    Ok(entries)
+}
+
+/// Adds the texts of `object` to `entries`, named by their paths; a member of another type is
+/// refused when `strict`, else passed over.
 fn flatten(
     prefix: &str,
     object: serde_json::Map<String, Value>,
     entries: &mut Vec<ParsedEntry>,
+    strict: bool,
 ) -> Result<(), ReadError> {
     for (name, value) in object {
         let name = if prefix.is_empty() {
@@ -104,7 +120,8 @@ fn flatten(
                     PluralForms::new(forms).map_err(|err| ReadError::unplaced(format!("key {name:?}: {err}")))?;
                 entries.push(ParsedEntry::plural(name, forms));
             }
-            Value::Object(object) => flatten(&name, object, entries)?,
+            Value::Object(object) => flatten(&name, object, entries, strict)?,
+            _ if !strict => {}
             other => {
                 return Err(ReadError::unplaced(format!(
                     "key {name:?} has a {} where a text or an object belongs",

@@ -18,6 +18,7 @@ pub mod i18next;
 pub mod icu;
 pub mod in_order;
 pub mod json;
+pub mod kept;
 pub mod patch;
 pub mod po;
 pub mod upload;

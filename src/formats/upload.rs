@@ -25,6 +25,22 @@ pub struct Upload {
     /// Resources that are neither strings nor plurals (`<string-array>`, `<dimen>`, ...), and
     /// `.stringsdict` entries with several variables.
     pub skipped: usize,
+    /// The files as the app wrote them, for the formats whose files are kept beside the keys
+    /// ([`super::kept`]).
+    pub originals: Vec<Original>,
+}
+
+/// An uploaded file as the app wrote it, with what places it among the export's files.
+#[derive(Debug)]
+pub struct Original {
+    pub path: String,
+    /// The language of its texts, as the file or its place names it (or [`BASE_LANGUAGE`]).
+    pub language: String,
+    /// As [`UploadedFile::file`].
+    pub file: Option<(Platform, String)>,
+    /// The format the export writes it in (XLIFF 1.2 or 2.0, as the file is).
+    pub format: ExportFormat,
+    pub bytes: Vec<u8>,
 }
 
 /// One file read: its path, the language its place names (as written there, or
@@ -274,6 +290,15 @@ fn read_file(
     upload: &mut Upload,
 ) -> Result<(), UploadError> {
     let invalid = |err: ReadError| UploadError::Invalid(format!("{path}: {err}"));
+    let original = |written_as: ExportFormat, language: &str| Original {
+        path: path.to_owned(),
+        language: language.to_owned(),
+        file: file.clone(),
+        format: written_as,
+        bytes: bytes.to_vec(),
+    };
+    let mut kept =
+        matches!(format, ExportFormat::I18next | ExportFormat::Po | ExportFormat::Arb).then(|| original(format, place));
     let mut warnings = Vec::new();
     let mut push = |language: String, entries: Vec<ParsedEntry>, warnings: &mut Vec<ReadWarning>| {
         upload.files.push(UploadedFile {
@@ -344,6 +369,11 @@ fn read_file(
         }
         ExportFormat::Xliff | ExportFormat::Xliff2 => {
             let read = xliff::read(bytes).map_err(invalid)?;
+            let written_as = match read.version {
+                xliff::Version::V1 => ExportFormat::Xliff,
+                xliff::Version::V2 => ExportFormat::Xliff2,
+            };
+            kept = Some(original(written_as, read.language.as_deref().unwrap_or(place)));
             upload.skipped += read.warnings.len();
             warnings = read.warnings;
             push(
@@ -357,6 +387,10 @@ fn read_file(
         }
         ExportFormat::Yaml => {
             let read = yaml::read(bytes).map_err(invalid)?;
+            // A file of one language only: the export writes a file per language.
+            if let [(language, _)] = read.languages.as_slice() {
+                kept = Some(original(format, language));
+            }
             upload.skipped += read.warnings.len();
             warnings = read.warnings;
             for (language, entries) in read.languages {
@@ -371,6 +405,7 @@ fn read_file(
             }
         }
     }
+    upload.originals.extend(kept);
     Ok(())
 }
 

@@ -104,6 +104,22 @@ impl History {
         Ok((past.settings(), past.at.tagged(tags)))
     }
 
+    /// The app's files kept in `folder` (a format's) beside a project's keys at the commit
+    /// `reference` names.
+    pub async fn kept_files_at(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        reference: &str,
+        folder: &str,
+    ) -> Result<Vec<crate::store::KeptFile>, StoreError> {
+        let past = self.past(team, project, reference).await?;
+        let (root, folder) = (self.store.root().to_path_buf(), folder.to_owned());
+        tokio::task::spawn_blocking(move || past.at.kept_files(&root, &folder))
+            .await
+            .map_err(|err| StoreError::internal("the read of kept files failed", err))?
+    }
+
     /// A project's settings at the commit `reference` names.
     pub async fn project_at(
         &self,

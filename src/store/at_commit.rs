@@ -21,6 +21,8 @@ pub struct ProjectAt {
     pub commit: Oid,
     pub settings: Project,
     keys: KeyIndex,
+    /// The project's kept folder under the names it had then.
+    pub(super) kept_dir: String,
 }
 
 impl ProjectAt {
@@ -58,7 +60,12 @@ impl Store {
     ) -> Result<ProjectAt, StoreError> {
         let head = head_keys(&self.inner.catalog, repo, team, project);
         let (settings, keys) = project_at(repo, commit, team, project, head)?;
-        Ok(ProjectAt { commit, settings, keys })
+        Ok(ProjectAt {
+            commit,
+            settings,
+            keys,
+            kept_dir: layout::kept_dir(team, project),
+        })
     }
 
     /// The key `name` of `team/project` as `commit` holds it in the file the layout gives it,

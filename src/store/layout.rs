@@ -9,7 +9,12 @@
 //! teams/{team}/team.toml
 //! teams/{team}/projects/{project}/project.toml
 //! teams/{team}/projects/{project}/keys/{h}/{h}/{h}/{key file}.toml
+//! teams/{team}/projects/{project}/files/{format}/{path}
 //! ```
+//!
+//! `files/` keeps the app's own files an upload brought, where they differ from what the
+//! export writes (their order, comments, quoting), so that an export can give them back as
+//! the app wrote them; `{path}` is the path the export gives the file.
 
 use sha2::{Digest, Sha256};
 
@@ -30,6 +35,7 @@ pub const TEAM_FILE: &str = "team.toml";
 pub const PROJECT_FILE: &str = "project.toml";
 pub const PROJECTS_DIR: &str = "projects";
 pub const KEYS_DIR: &str = "keys";
+pub const KEPT_DIR: &str = "files";
 
 pub fn team_dir(team: &TeamName) -> String {
     format!("{TEAMS_DIR}/{}", slug_component(team.as_str()))
@@ -53,6 +59,24 @@ pub fn project_file(team: &TeamName, project: &ProjectName) -> String {
 
 pub fn keys_dir(team: &TeamName, project: &ProjectName) -> String {
     format!("{}/{KEYS_DIR}", project_dir(team, project))
+}
+
+/// The folder of the app's files kept beside a project's keys.
+pub fn kept_dir(team: &TeamName, project: &ProjectName) -> String {
+    format!("{}/{KEPT_DIR}", project_dir(team, project))
+}
+
+/// Whether `path` may be a kept file's path under [`kept_dir`]: relative, of plain
+/// components (no `.`, `..` or empty one), ASCII graphic characters and spaces only.
+pub fn is_kept_path(path: &str) -> bool {
+    !path.is_empty()
+        && path.len() <= MAX_PATH_LEN / 2
+        && path
+            .bytes()
+            .all(|byte| (byte.is_ascii_graphic() && byte != b'\\') || byte == b' ')
+        && path.split('/').all(|part| {
+            !part.is_empty() && part != "." && part != ".." && !part.starts_with(' ') && !part.ends_with(['.', ' '])
+        })
 }
 
 /// Where a new key's file goes, relative to [`keys_dir`]: `{h}/{h}/{h}/{stem}.toml`.

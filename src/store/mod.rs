@@ -12,6 +12,7 @@ mod catalog;
 mod error;
 pub mod etag;
 mod files;
+mod kept;
 pub mod layout;
 mod plan;
 pub mod quality;
@@ -32,13 +33,14 @@ pub use adopt::Adoption;
 pub use at_commit::ProjectAt;
 pub use error::StoreError;
 pub use files::read_key;
+pub use kept::KeptFile;
 
 /// How a replicator joins a fetched commit (see [`Store::adopter`]): the commit, a label for
 /// the log, and whether to follow the remote's history as it is (a replica).
 pub type Adopter = Box<dyn Fn(git2::Oid, String, bool) -> Result<Adoption, StoreError> + Send>;
 pub use layout::MAX_PATH_LEN;
+pub use plan::{Beside, ImportCounts, ImportEntry, ImportMode, TextCounts};
 pub use plan::{Change, KeyDraft, KeyPatch, NewProject, ProjectPatch, TextInput, TranslationInput};
-pub use plan::{ImportCounts, ImportEntry, ImportMode, TextCounts};
 
 use crate::domain::model::{Key, Project, Team};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
@@ -88,6 +90,8 @@ pub struct Import {
     pub add_languages: Vec<crate::domain::names::LanguageCode>,
     /// Base texts the import changes leave current translations current (typo fixes).
     pub keep_current: bool,
+    /// The app's files kept beside the keys (an upload's), if any.
+    pub beside: Option<plan::Beside>,
 }
 
 impl Import {
@@ -99,6 +103,7 @@ impl Import {
             keys: self.keys,
             add_languages: self.add_languages,
             keep_current: self.keep_current,
+            beside: self.beside,
         }
     }
 }

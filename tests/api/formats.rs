@@ -952,57 +952,6 @@ async fn rails_yaml_is_read_back_by_rubys_i18n_gem_for_every_text_and_plural_for
     upload_changes_nothing(&app, "yaml", &zipped).await;
 }
 
-/// Rallly's `apps/web/public/locales` (tests/fixtures/rallly-i18next): uploaded, then exported,
-/// every file comes back with the same lines, byte for byte, the ICU plural texts and every
-/// non-ASCII character as the app wrote them. Only their order may differ, and does: the app
-/// sorts its members without regard to case (`address` before `addSeats`), the export by code
-/// point, as it sorts every format's names.
-#[tokio::test]
-async fn a_real_apps_i18next_files_upload_and_export_line_for_line() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rallly-i18next");
-    let languages = ["en", "de", "pl", "pt-BR", "zh"];
-    let app = TestApp::spawn().await;
-    project(&app, &["en"]).await;
-    let files: Vec<(String, Vec<u8>)> = languages
-        .iter()
-        .map(|language| {
-            let path = format!("{language}/app.json");
-            let bytes = std::fs::read(root.join(&path)).unwrap();
-            (path, bytes)
-        })
-        .collect();
-    let answer = app
-        .post_bytes(
-            "/teams/acme/projects/mobile/files?type=i18next&addLanguages=true",
-            "application/zip",
-            crate::upload::zip_of(
-                &files
-                    .iter()
-                    .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
-                    .collect::<Vec<_>>(),
-            ),
-        )
-        .await
-        .assert_ok(StatusCode::OK);
-    assert_eq!(answer["skipped"], 0, "{answer}");
-    let exported = crate::platforms::export_project(&app, "acme/mobile", "i18next").await;
-    for (path, original) in &files {
-        let exported = std::fs::read(exported.path().join(path)).unwrap();
-        let lines = |bytes: &[u8]| {
-            let mut lines: Vec<String> = String::from_utf8(bytes.to_vec())
-                .unwrap()
-                .lines()
-                // The last member has no comma after it; in another order another one is last.
-                .map(|line| line.trim_end_matches(',').to_owned())
-                .collect();
-            lines.sort();
-            lines
-        };
-        assert_eq!(lines(&exported), lines(original), "{path}");
-        assert_eq!(exported.ends_with(b"}\n"), original.ends_with(b"}\n"), "{path}");
-    }
-}
-
 /// A file downloaded is served under its format's media type, and a client that uploads it
 /// back under that type (as `curl -H "Content-Type: ..."` in a CI job would) is understood.
 #[tokio::test]

@@ -21,6 +21,7 @@ mod remote_http;
 mod remote_ssh;
 mod repository;
 mod rights;
+mod round_trips;
 mod server;
 mod sync;
 mod teams;

@@ -28,7 +28,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         ""
     };
     let local = Document::parse(text)?;
-    let server: Vec<(String, Text)> = json_format::read(input.exported)?
+    let server: Vec<(String, Text)> = json_format::read_texts(input.exported)?
         .into_iter()
         .map(|entry| (entry.name, entry.text))
         .collect();

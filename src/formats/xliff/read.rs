@@ -357,6 +357,7 @@ fn attribute(start: &BytesStart<'_>, name: &[u8]) -> Option<String> {
 /// units passed over.
 #[derive(Debug)]
 pub struct ReadFile {
+    pub version: super::Version,
     pub language: Option<String>,
     pub entries: Vec<ParsedEntry>,
     pub warnings: Vec<ReadWarning>,
@@ -428,6 +429,7 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
         entries.push(entry);
     }
     Ok(ReadFile {
+        version: document.version,
         language,
         entries,
         warnings,

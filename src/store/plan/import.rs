@@ -9,19 +9,32 @@ use crate::domain::key_files::KeyFiles;
 use crate::domain::model::{Key, Project, Translations, dedup_tags};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use crate::gitdb::TreeEdit;
-use crate::store::catalog::{Catalog, KeyEntry};
+use crate::store::catalog::{Catalog, KeyEntry, KeyIndex};
 use crate::store::error::StoreError;
 use crate::store::{files, layout};
+
+/// What an import brings (see [`Change::ImportKeys`]).
+pub(crate) struct Imported {
+    pub mode: ImportMode,
+    pub items: Vec<ImportEntry>,
+    pub add_languages: Vec<LanguageCode>,
+    pub keep_current: bool,
+    pub beside: Option<Beside>,
+}
 
 pub(crate) fn plan_import(
     catalog: &Catalog,
     team: TeamName,
     project: ProjectName,
-    mode: ImportMode,
-    items: Vec<ImportEntry>,
-    add_languages: Vec<LanguageCode>,
-    keep_current: bool,
+    imported: Imported,
 ) -> Result<Plan, StoreError> {
+    let Imported {
+        mode,
+        items,
+        add_languages,
+        keep_current,
+        beside,
+    } = imported;
     let entry = project_entry(catalog, &team, &project)?;
     let keys = loaded_keys(entry)?;
     let keys_dir = layout::keys_dir(&team, &project);
@@ -134,6 +147,9 @@ pub(crate) fn plan_import(
         counts.written.push(key.name.clone());
         entries.push(KeyEntry::new(key, file));
     }
+    if let Some(beside) = beside {
+        edits.extend(kept_files(&team, &project, project_settings, keys, &entries, &beside)?);
+    }
     let mut subject = format!(
         "Import {} keys into {team}/{project} ({} created, {} updated)",
         counts.created + counts.updated,
@@ -159,6 +175,50 @@ pub(crate) fn plan_import(
         },
         import: Some(counts),
     })
+}
+
+/// The edits of the app's files an import keeps: `beside` is given the project's keys as
+/// the import leaves them, by name.
+fn kept_files(
+    team: &TeamName,
+    project: &ProjectName,
+    settings: &Project,
+    keys: &KeyIndex,
+    written: &[KeyEntry],
+    beside: &Beside,
+) -> Result<Vec<TreeEdit>, StoreError> {
+    let changed: HashMap<&KeyName, &Key> = written.iter().map(|entry| (&entry.key.name, &entry.key)).collect();
+    let mut after: Vec<&Key> = keys
+        .iter()
+        .map(|entry| changed.get(&entry.key.name).copied().unwrap_or(&entry.key))
+        .collect();
+    let known = after.len();
+    after.extend(
+        written
+            .iter()
+            .filter(|entry| keys.get(&entry.key.name).is_none())
+            .map(|entry| &entry.key),
+    );
+    if after.len() > known {
+        after.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    let dir = layout::kept_dir(team, project);
+    (beside.0)(settings, &after)
+        .into_iter()
+        .map(|(path, contents)| {
+            if !layout::is_kept_path(&path) {
+                return Err(StoreError::internal(
+                    "cannot keep an app's file",
+                    format!("{path:?} is not a path a kept file may have"),
+                ));
+            }
+            let path = format!("{dir}/{path}");
+            Ok(match contents {
+                Some(contents) => TreeEdit::Write { path, contents },
+                None => TreeEdit::Remove { path },
+            })
+        })
+        .collect()
 }
 
 /// The project with `languages` added at the end (those it lacks); `None` when it has them all.

@@ -80,7 +80,19 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
             keys,
             add_languages,
             keep_current,
-        } => import::plan_import(catalog, team, project, mode, keys, add_languages, keep_current),
+            beside,
+        } => import::plan_import(
+            catalog,
+            team,
+            project,
+            import::Imported {
+                mode,
+                items: keys,
+                add_languages,
+                keep_current,
+                beside,
+            },
+        ),
         Change::ConfirmKey {
             team,
             project,

@@ -13,6 +13,22 @@ use crate::gitdb::TreeEdit;
 use crate::store::catalog::{Catalog, KeyEntry, ProjectEntry};
 use crate::store::error::StoreError;
 
+/// The app's own files an upload keeps beside a project's keys (in the layout the app wrote
+/// them in), worked out from the project as the import leaves it: each a path under the
+/// project's kept folder ([`crate::store::layout::kept_dir`]) with its contents, or `None` to
+/// remove what is there. The store does not read formats; the caller that does gives this.
+#[derive(Clone)]
+pub struct Beside(pub std::sync::Arc<BesideFn>);
+
+/// What [`Beside`] holds: the project's settings and every key after the import, by name.
+pub type BesideFn = dyn Fn(&Project, &[&Key]) -> Vec<(String, Option<Vec<u8>>)> + Send + Sync;
+
+impl std::fmt::Debug for Beside {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Beside(..)")
+    }
+}
+
 /// A change a client asked for, in domain terms.
 #[derive(Debug, Clone)]
 pub enum Change {
@@ -65,6 +81,8 @@ pub enum Change {
         /// Base texts changed by the import leave the translations that were current current
         /// (typo fixes) rather than outdated.
         keep_current: bool,
+        /// The app's files the import keeps beside the keys, if any.
+        beside: Option<Beside>,
     },
     /// Translations marked as written against the key's base text as it is now (all of them
     /// when `languages` is empty), their texts unchanged.

@@ -1,0 +1,73 @@
+//! The app's files kept beside a project's keys ([`layout::kept_dir`]), read from a commit's
+//! tree: what an export patches instead of writing those files afresh.
+
+use std::path::Path;
+
+use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
+
+use super::error::StoreError;
+use super::{ProjectAt, Store, layout};
+use crate::domain::names::{ProjectName, TeamName};
+
+/// A kept file: its path under its format's folder, and its bytes.
+pub type KeptFile = (String, Vec<u8>);
+
+impl Store {
+    /// The files kept in `folder` (a format's) beside `team/project`'s keys, as the commit
+    /// the store's view is of holds them. Blocking.
+    pub fn kept_files(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        folder: &str,
+    ) -> Result<Vec<KeptFile>, StoreError> {
+        let head = self.read().head.clone();
+        let Ok(commit) = Oid::from_str(&head) else {
+            return Ok(Vec::new());
+        };
+        let repo = open(self.root())?;
+        read(&repo, commit, &layout::kept_dir(team, project), folder)
+    }
+}
+
+impl ProjectAt {
+    /// The files kept in `folder` (a format's) beside the project's keys at its commit.
+    /// Blocking.
+    pub fn kept_files(&self, root: &Path, folder: &str) -> Result<Vec<KeptFile>, StoreError> {
+        read(&open(root)?, self.commit, &self.kept_dir, folder)
+    }
+}
+
+fn open(root: &Path) -> Result<Repository, StoreError> {
+    Repository::open(root).map_err(|err| StoreError::internal("cannot open the repository to read kept files", err))
+}
+
+/// Every file under `{kept_dir}/{folder}` at `commit`, by path relative to that folder.
+fn read(repo: &Repository, commit: Oid, kept_dir: &str, folder: &str) -> Result<Vec<KeptFile>, StoreError> {
+    let fail = |err| StoreError::internal("cannot read kept files", err);
+    let tree = repo
+        .find_commit(commit)
+        .and_then(|commit| commit.tree())
+        .map_err(fail)?;
+    let Ok(entry) = tree.get_path(Path::new(&format!("{kept_dir}/{folder}"))) else {
+        return Ok(Vec::new());
+    };
+    let Ok(folder_tree) = repo.find_tree(entry.id()) else {
+        return Ok(Vec::new());
+    };
+    let mut found = Vec::new();
+    folder_tree
+        .walk(TreeWalkMode::PreOrder, |parent, entry| {
+            if let Ok(name) = entry.name()
+                && entry.kind() == Some(ObjectType::Blob)
+            {
+                found.push((format!("{parent}{name}"), entry.id()));
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(fail)?;
+    found
+        .into_iter()
+        .map(|(path, id)| Ok((path, repo.find_blob(id).map_err(fail)?.content().to_vec())))
+        .collect()
+}

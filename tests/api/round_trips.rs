@@ -1,0 +1,347 @@
+//! Real apps' files through upload then export: every format of the contract's "More formats"
+//! gives the app's own files back byte for byte (their order, comments, quoting, wrapping,
+//! headers), and a change made since changes that entry only.
+
+use std::path::Path;
+
+use poem::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::TestApp;
+
+/// A real app's files of one format: the fixture, the upload's type, and each file's path in
+/// the app with the path the export gives it.
+struct RealApp {
+    fixture: &'static str,
+    format: &'static str,
+    files: Vec<(String, String)>,
+}
+
+fn real_apps() -> Vec<RealApp> {
+    let each = |languages: &[&str], app: &dyn Fn(&str) -> String, export: &dyn Fn(&str) -> String| {
+        languages
+            .iter()
+            .map(|language| (app(language), export(language)))
+            .collect::<Vec<_>>()
+    };
+    vec![
+        RealApp {
+            fixture: "rallly-i18next",
+            format: "i18next",
+            files: each(
+                &["en", "de", "pl", "pt-BR", "zh"],
+                &|language| format!("{language}/app.json"),
+                &|language| format!("{language}/app.json"),
+            ),
+        },
+        RealApp {
+            fixture: "gradia-po",
+            format: "po",
+            files: [("gradia.pot", "template.pot")]
+                .into_iter()
+                .chain([
+                    ("pl.po", "pl.po"),
+                    ("de.po", "de.po"),
+                    ("uk.po", "uk.po"),
+                    ("ar.po", "ar.po"),
+                    ("pt_BR.po", "pt_BR.po"),
+                ])
+                .map(|(app, export)| (format!("po/{app}"), export.to_owned()))
+                .collect(),
+        },
+        RealApp {
+            fixture: "keepingyouawake-xliff",
+            format: "xliff",
+            files: each(
+                &["de", "fr", "ja", "pl"],
+                &|language| format!("Localizations/{language}.xcloc/Localized Contents/{language}.xliff"),
+                &|language| format!("{language}.xliff"),
+            ),
+        },
+        RealApp {
+            fixture: "yubioath-arb",
+            format: "arb",
+            files: each(
+                &["en", "de", "fr", "ja", "pl"],
+                &|language| format!("lib/l10n/app_{language}.arb"),
+                &|language| format!("app_{language}.arb"),
+            ),
+        },
+        RealApp {
+            fixture: "24pullrequests-yaml",
+            format: "yaml",
+            files: each(
+                &["en", "de", "fr", "ja", "pl"],
+                &|language| format!("config/locales/{language}.yml"),
+                &|language| format!("{language}.yml"),
+            ),
+        },
+    ]
+}
+
+impl RealApp {
+    fn bytes(&self, app_path: &str) -> Vec<u8> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(self.fixture);
+        std::fs::read(root.join(app_path)).unwrap()
+    }
+
+    /// Creates the project `name` (base language English) and uploads every file in one zip.
+    async fn upload(&self, app: &TestApp, name: &str) -> Value {
+        app.post(
+            "/teams/acme/projects",
+            json!({"name": name, "displayName": name, "languagesISO": ["en"]}),
+        )
+        .await
+        .assert_ok(StatusCode::CREATED);
+        let files: Vec<(String, Vec<u8>)> = self
+            .files
+            .iter()
+            .map(|(path, _)| (path.clone(), self.bytes(path)))
+            .collect();
+        let files: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+            .collect();
+        app.post_bytes(
+            &format!(
+                "/teams/acme/projects/{name}/files?type={}&addLanguages=true",
+                self.format
+            ),
+            "application/zip",
+            crate::upload::zip_of(&files),
+        )
+        .await
+        .assert_ok(StatusCode::OK)
+    }
+}
+
+async fn team(app: &TestApp) {
+    app.post("/teams", json!({"name": "acme", "displayName": "Acme"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+}
+
+/// Every file of an export of `project` (a zip), by path.
+async fn exported(app: &TestApp, project: &str, query: &str) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let (_, bytes) =
+        crate::platforms::download_export(app, &format!("/teams/acme/projects/{project}/keys/export?{query}")).await;
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut files = std::collections::BTreeMap::new();
+    for index in 0..archive.len() {
+        let mut file = archive.by_index(index).unwrap();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).unwrap();
+        files.insert(file.name().to_owned(), bytes);
+    }
+    files
+}
+
+/// The lines of `after` that differ from `before`'s (as a line diff would count them: removed,
+/// added).
+fn changed_lines(before: &[u8], after: &[u8]) -> (Vec<String>, Vec<String>) {
+    let lines = |bytes: &[u8]| -> Vec<String> { String::from_utf8_lossy(bytes).lines().map(str::to_owned).collect() };
+    let (before, after) = (lines(before), lines(after));
+    let common_start = before.iter().zip(&after).take_while(|(a, b)| a == b).count();
+    let common_end = before[common_start..]
+        .iter()
+        .rev()
+        .zip(after[common_start..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    (
+        before[common_start..before.len() - common_end].to_vec(),
+        after[common_start..after.len() - common_end].to_vec(),
+    )
+}
+
+#[tokio::test]
+async fn a_real_apps_files_upload_then_export_byte_for_byte_in_every_format() {
+    let app = TestApp::spawn().await;
+    team(&app).await;
+    for real in real_apps() {
+        let project = real.format.to_owned();
+        let answer = real.upload(&app, &project).await;
+        if real.format == "i18next" {
+            // Rallly's ICU plural texts are texts to i18next's JSON v4: nothing passed over.
+            assert_eq!(answer["skipped"], 0, "{answer}");
+        }
+        let files = exported(&app, &project, &format!("type={}", real.format)).await;
+        for (app_path, export_path) in &real.files {
+            let exported = files
+                .get(export_path)
+                .unwrap_or_else(|| panic!("{}: no {export_path} in {:?}", real.fixture, files.keys()));
+            assert!(
+                *exported == real.bytes(app_path),
+                "{}: {export_path} differs from {app_path}:\n{}",
+                real.fixture,
+                String::from_utf8_lossy(exported)
+            );
+        }
+        // One language alone is that file itself.
+        let (app_path, export_path) = real.files.last().unwrap();
+        let language = export_path
+            .trim_start_matches("app_")
+            .split(['/', '.'])
+            .next()
+            .unwrap()
+            .replace('_', "-");
+        if !export_path.ends_with(".pot") {
+            let (name, bytes) = crate::platforms::download_export(
+                &app,
+                &format!(
+                    "/teams/acme/projects/{project}/keys/export?type={}&languages={language}",
+                    real.format
+                ),
+            )
+            .await;
+            if !name.ends_with(".zip") {
+                assert!(bytes == real.bytes(app_path), "{}: {name}", real.fixture);
+            }
+        }
+    }
+    // What was kept is in the data repository beside the keys, in the upload's commit.
+    let kept = app.git(&["ls-tree", "-r", "--name-only", "HEAD", "teams/acme/projects/po/files"]);
+    assert!(kept.contains("teams/acme/projects/po/files/po/pt_BR.po"), "{kept}");
+    assert_eq!(app.clean_status().await, "");
+}
+
+#[tokio::test]
+async fn an_export_of_a_kept_file_changes_only_the_entries_changed_since() {
+    let app = TestApp::spawn().await;
+    team(&app).await;
+    let apps = real_apps();
+    let gettext = apps.iter().find(|real| real.format == "po").unwrap();
+    gettext.upload(&app, "po").await;
+    let upload_commit = app.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let original = gettext.bytes("po/pl.po");
+    app.patch(
+        "/teams/acme/projects/po/keys/New%20Window",
+        json!({"translations": [{"language": "pl", "content": "Nowe \"okienko\""}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let files = exported(&app, "po", "type=po").await;
+    let (removed, added) = changed_lines(&original, &files["pl.po"]);
+    assert_eq!(
+        removed,
+        ["msgstr \"Nowe okno\""],
+        "{}",
+        String::from_utf8_lossy(&files["pl.po"])
+    );
+    assert_eq!(added, ["msgstr \"Nowe \\\"okienko\\\"\""]);
+    // The other languages' files are as the app wrote them.
+    assert!(files["de.po"] == gettext.bytes("po/de.po"));
+    // The export of the upload's commit is the app's file as it was.
+    let then = exported(&app, "po", &format!("type=po&at={upload_commit}")).await;
+    assert!(then["pl.po"] == original);
+
+    // Rails: a deleted key's line goes, a new key lands in its mapping, in the app's style.
+    let rails = apps.iter().find(|real| real.format == "yaml").unwrap();
+    rails.upload(&app, "yaml").await;
+    app.delete("/teams/acme/projects/yaml/keys/about_us")
+        .await
+        .assert_ok(StatusCode::OK);
+    app.post(
+        "/teams/acme/projects/yaml/keys",
+        json!({"name": "organisations.stats.added", "description": "A new line", "translations": [{"language": "en", "content": "Added"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let files = exported(&app, "yaml", "type=yaml").await;
+    let english = String::from_utf8(files["en.yml"].clone()).unwrap();
+    assert!(!english.contains("about_us:"), "{english}");
+    assert!(
+        english.contains(
+            "    title: \"%{count} Organisations involved\"\n    stats:\n      # A new line\n      added: \"Added\"\n"
+        ),
+        "{english}"
+    );
+    let (removed, added) = changed_lines(&rails.bytes("config/locales/de.yml"), &files["de.yml"]);
+    assert_eq!((removed.len(), added.len()), (1, 0), "{removed:?} {added:?}");
+    assert!(removed[0].trim_start().starts_with("about_us:"), "{removed:?}");
+
+    // Flutter: plural messages the upload passed over (not keys) stay in the export as written.
+    let flutter = apps.iter().find(|real| real.format == "arb").unwrap();
+    let answer = flutter.upload(&app, "arb").await;
+    assert!(
+        answer["warnings"].to_string().contains("l_attempts_remaining"),
+        "{answer}"
+    );
+    let files = exported(&app, "arb", "type=arb").await;
+    assert!(files["app_pl.arb"] == flutter.bytes("lib/l10n/app_pl.arb"));
+    assert!(String::from_utf8_lossy(&files["app_pl.arb"]).contains("\"l_attempts_remaining\""));
+}
+
+#[tokio::test]
+async fn files_the_export_wrote_itself_are_not_kept() {
+    let app = TestApp::spawn().await;
+    team(&app).await;
+    app.post(
+        "/teams/acme/projects",
+        json!({"name": "web", "displayName": "Web", "languagesISO": ["en", "fr"]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    for (name, en, fr) in [("a.title", "Title", "Titre"), ("b", "Bee", "Abeille")] {
+        app.post(
+            "/teams/acme/projects/web/keys",
+            json!({"name": name, "translations": [{"language": "en", "content": en}, {"language": "fr", "content": fr}]}),
+        )
+        .await
+        .assert_ok(StatusCode::CREATED);
+    }
+    for format in ["i18next", "po", "arb", "xliff", "yaml"] {
+        let files = exported(&app, "web", &format!("type={format}")).await;
+        let files: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+            .collect();
+        let commits = app.commit_count();
+        app.post_bytes(
+            &format!("/teams/acme/projects/web/files?type={format}"),
+            "application/zip",
+            crate::upload::zip_of(&files),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+        assert_eq!(app.commit_count(), commits, "{format}");
+    }
+    assert_eq!(
+        app.git(&["ls-tree", "-r", "--name-only", "HEAD", "teams/acme/projects/web/files"]),
+        ""
+    );
+
+    // A file in the app's own layout is kept; the export's own file uploaded later replaces it
+    // (nothing kept then).
+    let canonical = exported(&app, "web", "type=i18next").await;
+    let own = b"{\n    \"b\": \"Abeille\",\n    \"a\": {\"title\": \"Titre\"}\n}\n".to_vec();
+    app.post_bytes(
+        "/teams/acme/projects/web/files?type=i18next&language=fr",
+        "application/json",
+        own.clone(),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    assert_eq!(
+        app.git(&["ls-tree", "-r", "--name-only", "HEAD", "teams/acme/projects/web/files"])
+            .trim(),
+        "teams/acme/projects/web/files/i18next/fr.json"
+    );
+    let (_, bytes) =
+        crate::platforms::download_export(&app, "/teams/acme/projects/web/keys/export?type=i18next&languages=fr").await;
+    assert_eq!(String::from_utf8_lossy(&bytes), String::from_utf8_lossy(&own));
+    app.post_bytes(
+        "/teams/acme/projects/web/files?type=i18next&language=fr",
+        "application/json",
+        canonical["fr.json"].clone(),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    assert_eq!(
+        app.git(&["ls-tree", "-r", "--name-only", "HEAD", "teams/acme/projects/web/files"]),
+        ""
+    );
+    assert_eq!(exported(&app, "web", "type=i18next").await, canonical);
+}
