@@ -111,7 +111,10 @@ impl ExportApi {
     /// as `<target>` where it has one, `state="needs-review-translation"` when outdated, the
     /// description as `<note>`; plural keys as ICU plural messages; XLIFF 2.0 with
     /// `version=2.0`); `yaml` `{lang}.yml` (Rails i18n: the language as root key, names nested at
-    /// `.`, plural keys as mappings of CLDR categories, descriptions as `#` comments).
+    /// `.`, plural keys as mappings of CLDR categories, descriptions as `#` comments). A file
+    /// an upload kept (an app's own i18next, PO, ARB, XLIFF or YAML file) is that file with
+    /// the project's texts patched in: entries changed since get their new text in the file's
+    /// style, deleted keys' entries go, new keys' entries are inserted; every other byte stays.
     #[oai(
         path = "/teams/:teamName/projects/:projectName/keys/export",
         method = "get",

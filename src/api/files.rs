@@ -221,7 +221,10 @@ impl FilesApi {
     /// become plural keys; the comment directly above an entry becomes the key's description;
     /// Android inline markup is kept (the key's `markup` flag). Send the file's own content
     /// type, `application/octet-stream` or `application/zip`. A file that does not parse is a
-    /// 400 naming the file and line; nothing is written then.
+    /// 400 naming the file and line; nothing is written then. i18next, PO, ARB, XLIFF and
+    /// single-language YAML files that the export would write otherwise (the app's order,
+    /// comments, quoting, header) are kept in the same commit, and that format's export gives
+    /// them back as the app wrote them, with the texts changed since changed in place.
     #[oai(
         path = "/teams/:teamName/projects/:projectName/files",
         method = "post",
