@@ -73,14 +73,10 @@ async fn outdated_key(app: &TestApp, name: &str, language: &str, (old, new): (&s
 /// Uploads `files` (path, bytes) as a zip of `format` into acme/mobile; answers the upload's
 /// answer.
 async fn upload_zip(app: &TestApp, format: &str, files: &[(String, Vec<u8>)]) -> Value {
-    let files: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
-        .collect();
     app.post_bytes(
         &format!("/teams/acme/projects/mobile/files?type={format}"),
         "application/zip",
-        crate::upload::zip_of(&files),
+        crate::upload::zip_of_files(files),
     )
     .await
     .assert_ok(StatusCode::OK)
@@ -588,16 +584,12 @@ async fn po_files_pass_msgfmt_check_and_polib_reads_every_form_in_the_formulas_o
         "locale/template.pot".into(),
         std::fs::read(exported.path().join("template.pot")).unwrap(),
     ));
-    let files: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
-        .collect();
     let commits = app.commit_count();
     let answer = app
         .post_bytes(
             "/teams/acme/projects/mobile/files?type=po",
             "application/zip",
-            crate::upload::zip_of(&files),
+            crate::upload::zip_of_files(&files),
         )
         .await
         .assert_ok(StatusCode::OK);
@@ -1120,14 +1112,10 @@ async fn a_gettext_apps_export_is_found_by_msgid_as_the_app_looks_it_up() {
         .iter()
         .map(|name| (name.to_string(), std::fs::read(root.join(name)).unwrap()))
         .collect();
-    let files: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
-        .collect();
     app.post_bytes(
         "/teams/acme/projects/mobile/files?type=po&addLanguages=true",
         "application/zip",
-        crate::upload::zip_of(&files),
+        crate::upload::zip_of_files(&files),
     )
     .await
     .assert_ok(StatusCode::OK);

@@ -100,17 +100,13 @@ impl RealApp {
             .iter()
             .map(|(path, _)| (path.clone(), self.bytes(path)))
             .collect();
-        let files: Vec<(&str, &[u8])> = files
-            .iter()
-            .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
-            .collect();
         app.post_bytes(
             &format!(
                 "/teams/acme/projects/{name}/files?type={}&addLanguages=true",
                 self.format
             ),
             "application/zip",
-            crate::upload::zip_of(&files),
+            crate::upload::zip_of_files(&files),
         )
         .await
         .assert_ok(StatusCode::OK)
@@ -294,15 +290,12 @@ async fn files_the_export_wrote_itself_are_not_kept() {
     }
     for format in ["i18next", "po", "arb", "xliff", "yaml"] {
         let files = exported(&app, "web", &format!("type={format}")).await;
-        let files: Vec<(&str, &[u8])> = files
-            .iter()
-            .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
-            .collect();
+        let files: Vec<(String, Vec<u8>)> = files.into_iter().collect();
         let commits = app.commit_count();
         app.post_bytes(
             &format!("/teams/acme/projects/web/files?type={format}"),
             "application/zip",
-            crate::upload::zip_of(&files),
+            crate::upload::zip_of_files(&files),
         )
         .await
         .assert_ok(StatusCode::OK);

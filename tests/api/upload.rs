@@ -100,6 +100,15 @@ pub fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
     archive.finish().unwrap().into_inner()
 }
 
+/// [`zip_of`] for files read into owned paths and bytes.
+pub fn zip_of_files(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    zip_of(&files)
+}
+
 fn android_zip() -> Vec<u8> {
     let files: Vec<(&str, &[u8])> = ANDROID_TREE
         .iter()
