@@ -1,13 +1,15 @@
 //! Each format's upload and export against JSON's, through the release binary: the same
 //! 100,000 keys × 5 languages (5% plurals), uploaded into an empty project on a server of its own, then
 //! exported (every language; the median of three renders, each after a commit so that none is
-//! the stored file of another).
+//! the stored file of another) in the export's own layout (`layout=export`), and as the app's
+//! files the upload kept (the bench's files are not in the export's layout) patched with the
+//! key added since.
 //!
 //!     cargo bench --bench formats    # LOCSTORE_BENCH_KEYS=100000 LOCSTORE_BENCH_FORMATS=xliff,arb,yaml
 //!                                    # LOCSTORE_BENCH_DIR=/mnt/fresh (where the data goes)
 //!
 //! It prints a Markdown table of wall-clock seconds as the client sees them, with each
-//! format's ratio to JSON's (the target: at most 1.5).
+//! format's ratio to JSON's (the target: at most 1.5), and the export of the kept files.
 
 mod support;
 
@@ -263,7 +265,7 @@ fn main() {
                     .is_none_or(|only| only.split(',').any(|wanted| wanted == *format))
         })
         .collect();
-    let mut rows: Vec<(String, f64, f64)> = Vec::new();
+    let mut rows: Vec<(String, f64, f64, f64)> = Vec::new();
     for (format, content_type, body) in &formats {
         // Each format on a server of its own: a commit's cost grows with the repository (its
         // index lists every file), so sharing one would charge each format for those before.
@@ -296,7 +298,7 @@ fn main() {
         assert_eq!(status, 200, "{answer}");
         let answer: Value = serde_json::from_str(&answer).unwrap();
         assert_eq!(answer["created"], keys, "{format}: {answer}");
-        let mut exports = Vec::new();
+        let (mut exports, mut kept_exports) = (Vec::new(), Vec::new());
         for round in 0..3 {
             // A commit between renders, so that none is the stored file of another.
             let bump = format!(r#"{{"name":"bench.round{round}","translations":[{{"language":"en","content":"x"}}]}}"#);
@@ -310,35 +312,45 @@ fn main() {
                 .0,
                 201
             );
-            let (seconds, ()) = timed(|| {
-                let (status, answer) = http(
-                    &base,
-                    "GET",
-                    &format!("/teams/acme/projects/{project}/keys/export?type={format}"),
-                    None,
-                );
-                assert_eq!(status, 200, "{answer}");
-                let address: Value = serde_json::from_str(&answer).unwrap();
-                let address = address["data"].as_str().unwrap();
-                let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
-                let rendered = Instant::now();
-                download(&base, &path);
-                eprintln!("  {format}: download {:.3} s", rendered.elapsed().as_secs_f64());
-            });
-            exports.push(seconds);
+            // The export's own layout, then the app's files the upload kept (where the
+            // format keeps them: the bench's files are not in the export's layout), patched
+            // with the key added since.
+            for (query, times) in [("&layout=export", &mut exports), ("", &mut kept_exports)] {
+                let (seconds, ()) = timed(|| {
+                    let (status, answer) = http(
+                        &base,
+                        "GET",
+                        &format!("/teams/acme/projects/{project}/keys/export?type={format}{query}"),
+                        None,
+                    );
+                    assert_eq!(status, 200, "{answer}");
+                    let address: Value = serde_json::from_str(&answer).unwrap();
+                    let address = address["data"].as_str().unwrap();
+                    let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
+                    let rendered = Instant::now();
+                    download(&base, &path);
+                    eprintln!("  {format}{query}: download {:.3} s", rendered.elapsed().as_secs_f64());
+                });
+                times.push(seconds);
+            }
         }
-        exports.sort_by(f64::total_cmp);
-        let export = exports[exports.len() / 2];
-        eprintln!("{format}: upload {upload:.2} s, export {export:.2} s (median of {exports:?})");
-        rows.push((format.to_string(), upload, export));
+        let median = |mut times: Vec<f64>| {
+            times.sort_by(f64::total_cmp);
+            times[times.len() / 2]
+        };
+        let (export, kept) = (median(exports.clone()), median(kept_exports.clone()));
+        eprintln!(
+            "{format}: upload {upload:.2} s, export {export:.2} s (median of {exports:?}), app's files {kept:.2} s (median of {kept_exports:?})"
+        );
+        rows.push((format.to_string(), upload, export, kept));
         server.stop();
     }
-    let (_, json_upload, json_export) = rows[0].clone();
-    println!("| {keys} keys × 5 languages | upload s | × JSON | export s | × JSON |");
-    println!("|---|---:|---:|---:|---:|");
-    for (format, upload, export) in rows {
+    let (_, json_upload, json_export, _) = rows[0].clone();
+    println!("| {keys} keys × 5 languages | upload s | × JSON | export s | × JSON | app's files kept, export s |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (format, upload, export, kept) in rows {
         println!(
-            "| {format} | {upload:.2} | {:.2} | {export:.2} | {:.2} |",
+            "| {format} | {upload:.2} | {:.2} | {export:.2} | {:.2} | {kept:.2} |",
             upload / json_upload,
             export / json_export
         );

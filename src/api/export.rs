@@ -72,6 +72,17 @@ pub enum XliffVersion {
     V2,
 }
 
+/// Whose layout an export's files have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+pub enum ExportLayout {
+    /// The app's own files where an upload kept them, else the export's.
+    #[oai(rename = "app")]
+    App,
+    /// The export's own layout for every file.
+    #[oai(rename = "export")]
+    Export,
+}
+
 impl ExportType {
     pub fn format(self) -> ExportFormat {
         match self {
@@ -142,6 +153,10 @@ impl ExportApi {
         /// Export the project as it was at this state: a snapshot name, a commit id (full,
         /// or at least 7 hex digits) or an RFC 3339 time (the last commit at or before it).
         at: Query<Option<String>>,
+        /// `app` (the default): where an upload kept the app's own i18next, PO, ARB, XLIFF or
+        /// YAML files, those files with the project's texts patched in; `export`: the export's
+        /// own layout for every file (to bring an app's files into it).
+        layout: Query<Option<ExportLayout>>,
         /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
@@ -167,7 +182,8 @@ impl ExportApi {
             None => self.state.store.keys_for_export(&team, &project_name, &tags).await?,
         };
         // The app's own files an upload kept, which the export patches rather than writes.
-        let kept = match (formats::kept::folder(format), &at.0) {
+        let own_layout = layout.0 == Some(ExportLayout::Export);
+        let kept = match (formats::kept::folder(format).filter(|_| !own_layout), &at.0) {
             (None, _) => Vec::new(),
             (Some(folder), Some(reference)) => {
                 self.state
@@ -196,7 +212,7 @@ impl ExportApi {
         // The files are a function of the commit they were read at and the parameters.
         let commit = seen::current_commit().unwrap_or_default();
         let parameters = format!(
-            "{commit} {team}/{project_name} {} {tags:?} {languages:?}",
+            "{commit} {team}/{project_name} {} {tags:?} {languages:?} {own_layout}",
             format.name()
         );
         let tag = etag::tag(parameters.as_bytes());

@@ -70,15 +70,12 @@ pub fn beside(
                 }
                 let path = format!("{folder}/{}", file.path);
                 if file.bytes == original.bytes {
-                    kept.push((passed_over_path(&path), None));
+                    kept.push((meta_path(&path), None));
                     kept.push((path, None));
                     continue;
                 }
-                let passed_over = passed_over(format, file, &original.bytes, keys);
-                kept.push((
-                    passed_over_path(&path),
-                    (!passed_over.is_empty()).then(|| serde_json::to_vec(&passed_over).unwrap_or_default()),
-                ));
+                let meta = Meta::of(format, file, &original.bytes, keys, language == &project.base_language);
+                kept.push((meta_path(&path), Some(meta.to_json())));
                 kept.push((path, Some(original.bytes.clone())));
             }
         }
@@ -86,40 +83,72 @@ pub fn beside(
     kept
 }
 
-/// Beside a kept file, the names of its entries the upload passed over (a JSON array): the
-/// export keeps them as they are, where it drops the entries of keys deleted since.
-const PASSED_OVER: &str = ".passed-over";
-
-fn passed_over_path(path: &str) -> String {
-    format!("{path}{PASSED_OVER}")
+/// What is kept beside a kept file (`{path}.locstore.json`).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    /// The names of the file's entries the upload passed over: the export keeps them as they
+    /// are, where it drops the entries of keys deleted since.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    passed_over: Vec<String>,
+    /// The SHA-256 of the export's own file at the upload, when patching the kept file with
+    /// it changes nothing: an export whose own file is still that one is the kept file as it
+    /// is, without patching.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    export_sha256: Option<String>,
 }
 
-/// The names of the entries of the app's file (`local`) that are no key of `keys`: those the
-/// upload passed over. The patcher asks about exactly the entries the export's `file` lacks.
-fn passed_over(format: ExportFormat, file: &ExportFile, local: &[u8], keys: &[&Key]) -> Vec<String> {
-    let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
-    let found = std::sync::Mutex::new(Vec::new());
-    let ask = |name: &str| {
-        if !names.contains(name) {
-            found
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(name.to_owned());
+fn meta_path(path: &str) -> String {
+    format!("{path}.locstore.json")
+}
+
+impl Meta {
+    /// What an upload keeps beside the app's file (`local`) that the export's `file` stands
+    /// for: the entries no key of `keys` holds, which the patcher asks about (it asks about
+    /// exactly those the export lacks), and the export's fingerprint when the patch of the
+    /// file with it is the file itself.
+    fn of(format: ExportFormat, file: &ExportFile, local: &[u8], keys: &[&Key], is_base: bool) -> Self {
+        let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
+        let found = std::sync::Mutex::new(Vec::new());
+        let ask = |name: &str| {
+            if !names.contains(name) {
+                found
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(name.to_owned());
+            }
+            false
+        };
+        let input = patch::PatchInput {
+            local,
+            exported: &file.bytes,
+            order: None,
+            deleted: &ask,
+            is_base,
+        };
+        let unchanged = patch::patch(format, &input).is_ok_and(|patched| patched.bytes == local);
+        let mut passed_over = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        passed_over.sort();
+        passed_over.dedup();
+        Self {
+            passed_over,
+            export_sha256: unchanged.then(|| sha256_hex(&file.bytes)),
         }
-        false
-    };
-    let input = patch::PatchInput {
-        local,
-        exported: &file.bytes,
-        order: None,
-        deleted: &ask,
-        is_base: false,
-    };
-    let _ = patch::patch(format, &input);
-    let mut found = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-    found.sort();
-    found.dedup();
-    found
+    }
+
+    fn to_json(&self) -> Vec<u8> {
+        let mut json = serde_json::to_vec_pretty(self).unwrap_or_default();
+        json.push(b'\n');
+        json
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 /// Whether the export's file at `path` is the one the app's `original` file stands for.
@@ -144,14 +173,14 @@ pub fn apply(
 ) -> Vec<ExportFile> {
     let mut kept: HashMap<String, Vec<u8>> = kept.into_iter().collect();
     let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
-    // A kept file and the names of its entries that were never keys.
+    // A kept file and what is kept beside it.
     let mut take = |path: &str| {
         let local = kept.remove(path)?;
-        let passed_over: HashSet<String> = kept
-            .remove(&passed_over_path(path))
+        let meta: Meta = kept
+            .remove(&meta_path(path))
             .and_then(|json| serde_json::from_slice(&json).ok())
             .unwrap_or_default();
-        Some((local, passed_over))
+        Some((local, meta))
     };
     let place = |path: &str| upload::locate(format, path);
     let is_base = |path: &str| {
@@ -160,35 +189,69 @@ pub fn apply(
                 || LanguageCode::parse(&language).is_ok_and(|code| code.same_as(base_language))
         })
     };
-    // The base language's files first: a translation's file puts its new entries in the order
-    // of the base file of the same name (namespace), as patched.
-    let mut files: Vec<(bool, ExportFile)> = files.into_iter().map(|file| (is_base(&file.path), file)).collect();
-    let mut orders: HashMap<Option<String>, Vec<String>> = HashMap::new();
     let group = |path: &str| place(path).and_then(|(_, file)| file).map(|(_, name)| name);
+    // The base language's files first: a translation's file puts its new entries in the order
+    // of the base file of the same name (namespace), as patched; read only when needed.
+    let mut files: Vec<(bool, ExportFile)> = files.into_iter().map(|file| (is_base(&file.path), file)).collect();
+    let mut orders: HashMap<Option<String>, Order> = HashMap::new();
     for (base, file) in files.iter_mut().filter(|(base, _)| *base) {
-        let Some((local, passed_over)) = take(&file.path) else {
+        let Some((local, meta)) = take(&file.path) else {
             if patch::can_patch(format, &file.path) {
-                orders.insert(group(&file.path), patch::names(format, &file.bytes).unwrap_or_default());
+                orders.insert(group(&file.path), Order::Of(file.bytes.clone()));
             }
             continue;
         };
-        let deleted = |name: &str| !names.contains(name) && !passed_over.contains(name);
+        if meta.is_export(&file.bytes) {
+            file.bytes = local;
+            orders.insert(group(&file.path), Order::Of(file.bytes.clone()));
+            continue;
+        }
+        let deleted = |name: &str| !names.contains(name) && !meta.passed_over.iter().any(|passed| passed == name);
         if let Some(patched) = patched(format, file, &local, None, &deleted, *base) {
-            orders.insert(group(&file.path), patched.names.unwrap_or_default());
+            orders.insert(group(&file.path), Order::Names(patched.names.unwrap_or_default()));
             file.bytes = patched.bytes;
         }
     }
     for (base, file) in files.iter_mut().filter(|(base, _)| !*base) {
-        let Some((local, passed_over)) = take(&file.path) else {
+        let Some((local, meta)) = take(&file.path) else {
             continue;
         };
-        let deleted = |name: &str| !names.contains(name) && !passed_over.contains(name);
-        let order = orders.get(&group(&file.path)).map(Vec::as_slice);
+        if meta.is_export(&file.bytes) {
+            file.bytes = local;
+            continue;
+        }
+        let deleted = |name: &str| !names.contains(name) && !meta.passed_over.iter().any(|passed| passed == name);
+        let order = orders.get_mut(&group(&file.path)).map(|order| order.names(format));
         if let Some(patched) = patched(format, file, &local, order, &deleted, *base) {
             file.bytes = patched.bytes;
         }
     }
     files.into_iter().map(|(_, file)| file).collect()
+}
+
+impl Meta {
+    /// Whether `exported` is the export's file the kept file was found unchanged by.
+    fn is_export(&self, exported: &[u8]) -> bool {
+        self.export_sha256.as_deref() == Some(sha256_hex(exported).as_str())
+    }
+}
+
+/// The entry names of a base language's file, read from its bytes when first asked.
+enum Order {
+    Of(Vec<u8>),
+    Names(Vec<String>),
+}
+
+impl Order {
+    fn names(&mut self, format: ExportFormat) -> &[String] {
+        if let Self::Of(bytes) = self {
+            *self = Self::Names(patch::names(format, bytes).unwrap_or_default());
+        }
+        match self {
+            Self::Names(names) => names,
+            Self::Of(_) => &[],
+        }
+    }
 }
 
 /// A kept file patched with the export's `file`; `None` (the export's file stays) when the

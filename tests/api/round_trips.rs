@@ -325,6 +325,8 @@ async fn files_the_export_wrote_itself_are_not_kept() {
     let (_, bytes) =
         crate::platforms::download_export(&app, "/teams/acme/projects/web/keys/export?type=i18next&languages=fr").await;
     assert_eq!(String::from_utf8_lossy(&bytes), String::from_utf8_lossy(&own));
+    // `layout=export` writes the export's own layout all the same.
+    assert_eq!(exported(&app, "web", "type=i18next&layout=export").await, canonical);
     app.post_bytes(
         "/teams/acme/projects/web/files?type=i18next&language=fr",
         "application/json",
