@@ -320,8 +320,15 @@ async fn files_the_export_wrote_itself_are_not_kept() {
     assert_eq!(
         app.git(&["ls-tree", "-r", "--name-only", "HEAD", "teams/acme/projects/web/files"])
             .trim(),
-        "teams/acme/projects/web/files/i18next/fr.json"
+        "teams/acme/projects/web/files/i18next/fr.json\nteams/acme/projects/web/files/i18next/fr.json.locstore.json"
     );
+    // Beside it, the fingerprint of the export's file it was found unchanged by.
+    let meta: Value = serde_json::from_str(&app.git(&[
+        "show",
+        "HEAD:teams/acme/projects/web/files/i18next/fr.json.locstore.json",
+    ]))
+    .unwrap();
+    assert_eq!(meta["exportSha256"].as_str().map(str::len), Some(64), "{meta}");
     let (_, bytes) =
         crate::platforms::download_export(&app, "/teams/acme/projects/web/keys/export?type=i18next&languages=fr").await;
     assert_eq!(String::from_utf8_lossy(&bytes), String::from_utf8_lossy(&own));
