@@ -14,6 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::in_order::make_in_order;
 use super::{Export, ExportFile, ExportFormat, patch, po, upload};
 use crate::domain::model::{Key, Project};
 use crate::domain::names::LanguageCode;
@@ -56,29 +57,41 @@ pub fn beside(
         let Ok(export) = Export::new(format, project, keys, &languages) else {
             continue;
         };
-        for language in &languages {
+        // Each language rendered and compared on a core of its own, taken in order.
+        let of_language = |index: usize| {
+            let language = &languages[index];
             let files = export.render(language);
-            for (_, original) in originals
+            originals
                 .iter()
                 .filter(|(of, original)| of == language && original.format == format)
-            {
-                let Some(file) = files.iter().find(|file| stands_for(format, original, &file.path)) else {
-                    continue;
-                };
-                if !paths.insert(file.path.clone()) {
+                .filter_map(|(_, original)| {
+                    let file = files.iter().find(|file| stands_for(format, original, &file.path))?;
+                    let meta = (file.bytes != original.bytes)
+                        .then(|| Meta::of(format, file, &original.bytes, keys, language == &project.base_language));
+                    Some((file.path.clone(), original, meta))
+                })
+                .collect::<Vec<_>>()
+        };
+        let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
+        let _ = make_in_order(languages.len(), threads, 2 * threads, of_language, |found| {
+            for (export_path, original, meta) in found {
+                if !paths.insert(export_path.clone()) {
                     continue; // two of the app's files for one of the export's: the first is kept
                 }
-                let path = format!("{folder}/{}", file.path);
-                if file.bytes == original.bytes {
-                    kept.push((meta_path(&path), None));
-                    kept.push((path, None));
-                    continue;
+                let path = format!("{folder}/{export_path}");
+                match meta {
+                    None => {
+                        kept.push((meta_path(&path), None));
+                        kept.push((path, None));
+                    }
+                    Some(meta) => {
+                        kept.push((meta_path(&path), Some(meta.to_json())));
+                        kept.push((path, Some(original.bytes.clone())));
+                    }
                 }
-                let meta = Meta::of(format, file, &original.bytes, keys, language == &project.base_language);
-                kept.push((meta_path(&path), Some(meta.to_json())));
-                kept.push((path, Some(original.bytes.clone())));
             }
-        }
+            Ok::<(), std::convert::Infallible>(())
+        });
     }
     kept
 }
