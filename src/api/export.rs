@@ -230,14 +230,14 @@ impl ExportApi {
             let keys: Vec<&Key> = keys.iter().map(|entry| &entry.key).collect();
             let export = formats::Export::new(format, &project, &keys, &languages)?;
             if !kept.is_empty() {
-                let files = languages.iter().flat_map(|language| export.render(language)).collect();
-                let files = formats::kept::apply(format, &project.base_language, files, kept, &keys);
+                let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
+                let files = formats::kept::render(&export, &languages, kept, &keys, threads);
                 let single = matches!(languages.as_slice(), [language] if export.paths(language).len() == 1);
                 let download = match files.as_slice() {
                     [file] if single => downloads.store(file)?,
                     files => downloads.store(&formats::ExportFile {
                         path: bundle_name,
-                        bytes: archive::zip(files).map_err(std::io::Error::other)?,
+                        bytes: archive::zip_on_threads(files, threads).map_err(std::io::Error::other)?,
                     })?,
                 };
                 downloads.remember(parameters, &download);

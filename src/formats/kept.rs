@@ -13,6 +13,7 @@
 //! `locstore pull`.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 use super::in_order::make_in_order;
 use super::{Export, ExportFile, ExportFormat, patch, po, upload};
@@ -111,8 +112,11 @@ struct Meta {
     export_sha256: Option<String>,
 }
 
+/// The ending of the file kept beside a kept file.
+const META: &str = ".locstore.json";
+
 fn meta_path(path: &str) -> String {
-    format!("{path}.locstore.json")
+    format!("{path}{META}")
 }
 
 impl Meta {
@@ -174,96 +178,115 @@ fn stands_for(format: ExportFormat, original: &upload::Original, path: &str) -> 
     }
 }
 
-/// The export's `files` with each one that has a kept file (by path) replaced by that file
-/// patched with the export's texts. `keys` are the exported keys: an entry of a kept file
-/// whose key is not among them goes.
-pub fn apply(
-    format: ExportFormat,
-    base_language: &LanguageCode,
-    files: Vec<ExportFile>,
+/// The files of `export` in `languages`, each one that has a kept file (by path) being that
+/// file patched with the export's texts, rendered on `threads` threads (the base language's
+/// files first: a translation's file puts its new entries in the order of the base file of
+/// the same name, as patched). `keys` are the exported keys: an entry of a kept file whose
+/// key is not among them goes, unless the upload passed it over.
+pub fn render(
+    export: &Export<'_, &Key>,
+    languages: &[LanguageCode],
     kept: Vec<(String, Vec<u8>)>,
     keys: &[&Key],
+    threads: usize,
 ) -> Vec<ExportFile> {
+    let (format, base_language) = (export.format(), export.base_language());
     let mut kept: HashMap<String, Vec<u8>> = kept.into_iter().collect();
+    // Each kept file with what is kept beside it.
+    let kept: HashMap<String, (Vec<u8>, Meta)> = kept
+        .keys()
+        .filter(|path| !path.ends_with(META))
+        .cloned()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .filter_map(|path| {
+            let local = kept.remove(&path)?;
+            let meta = kept
+                .remove(&meta_path(&path))
+                .and_then(|json| serde_json::from_slice(&json).ok())
+                .unwrap_or_default();
+            Some((path, (local, meta)))
+        })
+        .collect();
     let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
-    // A kept file and what is kept beside it.
-    let mut take = |path: &str| {
-        let local = kept.remove(path)?;
-        let meta: Meta = kept
-            .remove(&meta_path(path))
-            .and_then(|json| serde_json::from_slice(&json).ok())
-            .unwrap_or_default();
-        Some((local, meta))
+    let group = |path: &str| {
+        upload::locate(format, path)
+            .and_then(|(_, file)| file)
+            .map(|(_, name)| name)
     };
-    let place = |path: &str| upload::locate(format, path);
-    let is_base = |path: &str| {
-        place(path).is_some_and(|(language, _)| {
-            language == upload::BASE_LANGUAGE
-                || LanguageCode::parse(&language).is_ok_and(|code| code.same_as(base_language))
+    // A file as the export gives it: the kept one as it is while the export's is the one it
+    // was kept by, else patched.
+    let give = |mut file: ExportFile, order: Option<&[String]>, is_base: bool| -> (ExportFile, Option<Vec<String>>) {
+        let Some((local, meta)) = kept.get(&file.path) else {
+            return (file, None);
+        };
+        if meta.is_export(&file.bytes) {
+            file.bytes = local.clone();
+            return (file, None);
+        }
+        let deleted = |name: &str| !names.contains(name) && !meta.passed_over.iter().any(|passed| passed == name);
+        match patched(format, &file, local, order, &deleted, is_base) {
+            Some(patched) => {
+                file.bytes = patched.bytes;
+                (file, patched.names)
+            }
+            None => (file, None),
+        }
+    };
+    let (base, others): (Vec<&LanguageCode>, Vec<&LanguageCode>) =
+        languages.iter().partition(|language| language.same_as(base_language));
+    let mut files = Vec::new();
+    // The base files' entry names, by file name: read from the file when first needed.
+    let mut orders: HashMap<Option<String>, BaseFile> = HashMap::new();
+    for language in base {
+        for file in export.render(language) {
+            let (file, names) = give(file, None, true);
+            if patch::can_patch(format, &file.path) {
+                let order = OnceLock::new();
+                if let Some(names) = names {
+                    let _ = order.set(names);
+                }
+                orders.insert(group(&file.path), (file.bytes.clone(), order));
+            }
+            files.push(file);
+        }
+    }
+    let order_of = |path: &str| {
+        orders.get(&group(path)).map(|(bytes, names)| {
+            names
+                .get_or_init(|| patch::names(format, bytes).unwrap_or_default())
+                .as_slice()
         })
     };
-    let group = |path: &str| place(path).and_then(|(_, file)| file).map(|(_, name)| name);
-    // The base language's files first: a translation's file puts its new entries in the order
-    // of the base file of the same name (namespace), as patched; read only when needed.
-    let mut files: Vec<(bool, ExportFile)> = files.into_iter().map(|file| (is_base(&file.path), file)).collect();
-    let mut orders: HashMap<Option<String>, Order> = HashMap::new();
-    for (base, file) in files.iter_mut().filter(|(base, _)| *base) {
-        let Some((local, meta)) = take(&file.path) else {
-            if patch::can_patch(format, &file.path) {
-                orders.insert(group(&file.path), Order::Of(file.bytes.clone()));
-            }
-            continue;
-        };
-        if meta.is_export(&file.bytes) {
-            file.bytes = local;
-            orders.insert(group(&file.path), Order::Of(file.bytes.clone()));
-            continue;
-        }
-        let deleted = |name: &str| !names.contains(name) && !meta.passed_over.iter().any(|passed| passed == name);
-        if let Some(patched) = patched(format, file, &local, None, &deleted, *base) {
-            orders.insert(group(&file.path), Order::Names(patched.names.unwrap_or_default()));
-            file.bytes = patched.bytes;
-        }
-    }
-    for (base, file) in files.iter_mut().filter(|(base, _)| !*base) {
-        let Some((local, meta)) = take(&file.path) else {
-            continue;
-        };
-        if meta.is_export(&file.bytes) {
-            file.bytes = local;
-            continue;
-        }
-        let deleted = |name: &str| !names.contains(name) && !meta.passed_over.iter().any(|passed| passed == name);
-        let order = orders.get_mut(&group(&file.path)).map(|order| order.names(format));
-        if let Some(patched) = patched(format, file, &local, order, &deleted, *base) {
-            file.bytes = patched.bytes;
-        }
-    }
-    files.into_iter().map(|(_, file)| file).collect()
+    let _ = make_in_order(
+        others.len(),
+        threads,
+        2 * threads,
+        |index| {
+            export
+                .render(others[index])
+                .into_iter()
+                .map(|file| {
+                    let order = kept.contains_key(&file.path).then(|| order_of(&file.path)).flatten();
+                    give(file, order, false).0
+                })
+                .collect::<Vec<_>>()
+        },
+        |rendered| {
+            files.extend(rendered);
+            Ok::<(), std::convert::Infallible>(())
+        },
+    );
+    files
 }
+
+/// A base language's file as exported, and its entry names once read.
+type BaseFile = (Vec<u8>, OnceLock<Vec<String>>);
 
 impl Meta {
     /// Whether `exported` is the export's file the kept file was found unchanged by.
     fn is_export(&self, exported: &[u8]) -> bool {
         self.export_sha256.as_deref() == Some(sha256_hex(exported).as_str())
-    }
-}
-
-/// The entry names of a base language's file, read from its bytes when first asked.
-enum Order {
-    Of(Vec<u8>),
-    Names(Vec<String>),
-}
-
-impl Order {
-    fn names(&mut self, format: ExportFormat) -> &[String] {
-        if let Self::Of(bytes) = self {
-            *self = Self::Names(patch::names(format, bytes).unwrap_or_default());
-        }
-        match self {
-            Self::Names(names) => names,
-            Self::Of(_) => &[],
-        }
     }
 }
 

@@ -205,6 +205,14 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
         })
     }
 
+    pub fn format(&self) -> ExportFormat {
+        self.format
+    }
+
+    pub fn base_language(&self) -> &LanguageCode {
+        self.base_language
+    }
+
     /// The paths of the files `language` may render to, in the order [`Export::render`] gives
     /// them (it leaves out a named file that has no text in the language).
     pub fn paths(&self, language: &LanguageCode) -> Vec<String> {
