@@ -265,7 +265,7 @@ fn main() {
                     .is_none_or(|only| only.split(',').any(|wanted| wanted == *format))
         })
         .collect();
-    let mut rows: Vec<(String, f64, f64, f64)> = Vec::new();
+    let mut rows: Vec<(String, f64, f64, f64, f64)> = Vec::new();
     for (format, content_type, body) in &formats {
         // Each format on a server of its own: a commit's cost grows with the repository (its
         // index lists every file), so sharing one would charge each format for those before.
@@ -298,6 +298,26 @@ fn main() {
         assert_eq!(status, 200, "{answer}");
         let answer: Value = serde_json::from_str(&answer).unwrap();
         assert_eq!(answer["created"], keys, "{format}: {answer}");
+        let export_time = |query: &str| {
+            timed(|| {
+                let (status, answer) = http(
+                    &base,
+                    "GET",
+                    &format!("/teams/acme/projects/{project}/keys/export?type={format}{query}"),
+                    None,
+                );
+                assert_eq!(status, 200, "{answer}");
+                let address: Value = serde_json::from_str(&answer).unwrap();
+                let address = address["data"].as_str().unwrap();
+                let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
+                let rendered = Instant::now();
+                download(&base, &path);
+                eprintln!("  {format}{query}: download {:.3} s", rendered.elapsed().as_secs_f64());
+            })
+            .0
+        };
+        // Right after the upload: the kept files as they are (nothing changed since).
+        let unchanged = export_time("");
         let (mut exports, mut kept_exports) = (Vec::new(), Vec::new());
         for round in 0..3 {
             // A commit between renders, so that none is the stored file of another.
@@ -315,24 +335,8 @@ fn main() {
             // The export's own layout, then the app's files the upload kept (where the
             // format keeps them: the bench's files are not in the export's layout), patched
             // with the key added since.
-            for (query, times) in [("&layout=export", &mut exports), ("", &mut kept_exports)] {
-                let (seconds, ()) = timed(|| {
-                    let (status, answer) = http(
-                        &base,
-                        "GET",
-                        &format!("/teams/acme/projects/{project}/keys/export?type={format}{query}"),
-                        None,
-                    );
-                    assert_eq!(status, 200, "{answer}");
-                    let address: Value = serde_json::from_str(&answer).unwrap();
-                    let address = address["data"].as_str().unwrap();
-                    let path = format!("/exports/{}", address.split_once("/exports/").unwrap().1);
-                    let rendered = Instant::now();
-                    download(&base, &path);
-                    eprintln!("  {format}{query}: download {:.3} s", rendered.elapsed().as_secs_f64());
-                });
-                times.push(seconds);
-            }
+            exports.push(export_time("&layout=export"));
+            kept_exports.push(export_time(""));
         }
         let median = |mut times: Vec<f64>| {
             times.sort_by(f64::total_cmp);
@@ -340,19 +344,23 @@ fn main() {
         };
         let (export, kept) = (median(exports.clone()), median(kept_exports.clone()));
         eprintln!(
-            "{format}: upload {upload:.2} s, export {export:.2} s (median of {exports:?}), app's files {kept:.2} s (median of {kept_exports:?})"
+            "{format}: upload {upload:.2} s, export {export:.2} s (median of {exports:?}), app's files {kept:.2} s (median of {kept_exports:?}), unchanged {unchanged:.2} s"
         );
-        rows.push((format.to_string(), upload, export, kept));
+        rows.push((format.to_string(), upload, export, kept, unchanged));
         server.stop();
     }
-    let (_, json_upload, json_export, _) = rows[0].clone();
-    println!("| {keys} keys × 5 languages | upload s | × JSON | export s | × JSON | app's files kept, export s |");
-    println!("|---|---:|---:|---:|---:|---:|");
-    for (format, upload, export, kept) in rows {
+    let (_, json_upload, json_export, ..) = rows[0].clone();
+    println!(
+        "| {keys} keys × 5 languages | upload s | × JSON | export s | × JSON | app's files kept: export s | × JSON | unchanged since the upload s | × JSON |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (format, upload, export, kept, unchanged) in rows {
         println!(
-            "| {format} | {upload:.2} | {:.2} | {export:.2} | {:.2} | {kept:.2} |",
+            "| {format} | {upload:.2} | {:.2} | {export:.2} | {:.2} | {kept:.2} | {:.2} | {unchanged:.2} | {:.2} |",
             upload / json_upload,
-            export / json_export
+            export / json_export,
+            kept / json_export,
+            unchanged / json_export
         );
     }
 }
