@@ -110,6 +110,9 @@ struct Meta {
     /// is, without patching.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     export_sha256: Option<String>,
+    /// That file's length, which tells most changed exports without hashing them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    export_length: Option<usize>,
 }
 
 /// The ending of the file kept beside a kept file.
@@ -150,6 +153,7 @@ impl Meta {
         Self {
             passed_over,
             export_sha256: unchanged.then(|| sha256_hex(&file.bytes)),
+            export_length: unchanged.then_some(file.bytes.len()),
         }
     }
 
@@ -286,7 +290,8 @@ type BaseFile = (Vec<u8>, OnceLock<Vec<String>>);
 impl Meta {
     /// Whether `exported` is the export's file the kept file was found unchanged by.
     fn is_export(&self, exported: &[u8]) -> bool {
-        self.export_sha256.as_deref() == Some(sha256_hex(exported).as_str())
+        self.export_length.is_none_or(|length| length == exported.len())
+            && self.export_sha256.as_deref() == Some(sha256_hex(exported).as_str())
     }
 }
 
