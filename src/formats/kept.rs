@@ -262,13 +262,30 @@ pub fn render(
                 .as_slice()
         })
     };
+    // Formats that render several languages in one pass over the keys (PO, XLIFF) take a few
+    // at once, as the export's zip does.
+    let batch = if export.renders_together() {
+        others.len().div_ceil(threads.max(1)).clamp(1, 4)
+    } else {
+        1
+    };
+    let batches: Vec<&[&LanguageCode]> = others.chunks(batch).collect();
     let _ = make_in_order(
-        others.len(),
+        batches.len(),
         threads,
         2 * threads,
         |index| {
-            export
-                .render(others[index])
+            let rendered: Vec<ExportFile> = match export.write_together(batches[index], |_| Ok(Vec::new())) {
+                Ok(written) => written
+                    .into_iter()
+                    .map(|(path, bytes)| ExportFile { path, bytes })
+                    .collect(),
+                Err(_) => batches[index]
+                    .iter()
+                    .flat_map(|language| export.render(language))
+                    .collect(),
+            };
+            rendered
                 .into_iter()
                 .map(|file| {
                     let order = kept.contains_key(&file.path).then(|| order_of(&file.path)).flatten();
