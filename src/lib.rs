@@ -22,8 +22,11 @@
 //!   shared vocabulary and one planner per kind of change, none importing another), joins of
 //!   commits that arrive from outside (`store/adopt.rs`), snapshot tags written, and a project
 //!   or key as a past commit holds it (`store/at_commit.rs`), completeness and quality reads
-//!   (`store/quality.rs`) from per-entry summaries the catalog keeps (`catalog/summaries.rs`). The writer knows those who follow
-//!   it only as functions it calls on publishing ([`store::Store::listen`]).
+//!   (`store/quality.rs`) from per-entry summaries the catalog keeps (`catalog/summaries.rs`),
+//!   and the app's files kept beside a project's keys (`store/kept.rs`; an import carries the
+//!   function that decides them, [`store::Beside`], so the store reads no format). The writer
+//!   knows those who follow it only as functions it calls on publishing
+//!   ([`store::Store::listen`]).
 //! - [`history`]: beside the store and on its public API: `at=` references resolved, reads of
 //!   the past (cached), snapshots listed and restored, changes between two states, the index of
 //!   the first-parent history (caught up on a thread of its own when the writer publishes), a
@@ -41,7 +44,9 @@
 //! - [`formats`]: each file format's reader beside its writer (JSON, CSV, Android XML, Apple
 //!   strings and stringsdict, ICU plurals, Xcode String Catalogs, i18next, gettext PO, Flutter
 //!   ARB, XLIFF 1.2 and 2.0, Rails YAML), the
-//!   in-place patchers `locstore pull` uses ([`formats::patch`]), zip in and out, downloads.
+//!   in-place patchers `locstore pull` uses ([`formats::patch`]), the app's own files an
+//!   upload keeps and the export patches with them ([`formats::kept`]), zip in and out,
+//!   downloads.
 //!
 //! # Invariants
 //!
