@@ -44,8 +44,12 @@ pub fn beside(
 ) -> Vec<(String, Option<Vec<u8>>)> {
     let mut kept = Vec::new();
     let mut paths = HashSet::new();
-    let mut formats: Vec<ExportFormat> = originals.iter().map(|(_, original)| original.format).collect();
-    formats.dedup();
+    let mut formats: Vec<ExportFormat> = Vec::new();
+    for (_, original) in originals {
+        if !formats.contains(&original.format) {
+            formats.push(original.format);
+        }
+    }
     for format in formats {
         let Some(folder) = folder(format) else { continue };
         let mut languages: Vec<LanguageCode> = originals
@@ -74,7 +78,7 @@ pub fn beside(
                 .collect::<Vec<_>>()
         };
         let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
-        let _ = make_in_order(languages.len(), threads, 2 * threads, of_language, |found| {
+        let Ok(()) = make_in_order(languages.len(), threads, 2 * threads, of_language, |found| {
             for (export_path, original, meta) in found {
                 if !paths.insert(export_path.clone()) {
                     continue; // two of the app's files for one of the export's: the first is kept
@@ -195,21 +199,17 @@ pub fn render(
     threads: usize,
 ) -> Vec<ExportFile> {
     let (format, base_language) = (export.format(), export.base_language());
-    let mut kept: HashMap<String, Vec<u8>> = kept.into_iter().collect();
     // Each kept file with what is kept beside it.
+    let (metas, kept): (HashMap<String, Vec<u8>>, HashMap<String, Vec<u8>>) =
+        kept.into_iter().partition(|(path, _)| path.ends_with(META));
     let kept: HashMap<String, (Vec<u8>, Meta)> = kept
-        .keys()
-        .filter(|path| !path.ends_with(META))
-        .cloned()
-        .collect::<Vec<_>>()
         .into_iter()
-        .filter_map(|path| {
-            let local = kept.remove(&path)?;
-            let meta = kept
-                .remove(&meta_path(&path))
-                .and_then(|json| serde_json::from_slice(&json).ok())
+        .map(|(path, local)| {
+            let meta = metas
+                .get(&meta_path(&path))
+                .and_then(|json| serde_json::from_slice(json).ok())
                 .unwrap_or_default();
-            Some((path, (local, meta)))
+            (path, (local, meta))
         })
         .collect();
     let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
@@ -239,26 +239,25 @@ pub fn render(
     };
     let (base, others): (Vec<&LanguageCode>, Vec<&LanguageCode>) =
         languages.iter().partition(|language| language.same_as(base_language));
-    let mut files = Vec::new();
-    // The base files' entry names, by file name: read from the file when first needed.
-    let mut orders: HashMap<Option<String>, BaseFile> = HashMap::new();
+    let mut base_files = Vec::new();
+    // The base files' entry names, by file name (namespace): read when first needed.
+    let mut orders: HashMap<Option<String>, (usize, OnceLock<Vec<String>>)> = HashMap::new();
     for language in base {
         for file in export.render(language) {
             let (file, names) = give(file, None, true);
             if patch::can_patch(format, &file.path) {
-                let order = OnceLock::new();
-                if let Some(names) = names {
-                    let _ = order.set(names);
-                }
-                orders.insert(group(&file.path), (file.bytes.clone(), order));
+                orders.insert(
+                    group(&file.path),
+                    (base_files.len(), names.map(OnceLock::from).unwrap_or_default()),
+                );
             }
-            files.push(file);
+            base_files.push(file);
         }
     }
     let order_of = |path: &str| {
-        orders.get(&group(path)).map(|(bytes, names)| {
+        orders.get(&group(path)).map(|(index, names)| {
             names
-                .get_or_init(|| patch::names(format, bytes).unwrap_or_default())
+                .get_or_init(|| patch::names(format, &base_files[*index].bytes).unwrap_or_default())
                 .as_slice()
         })
     };
@@ -270,39 +269,31 @@ pub fn render(
         1
     };
     let batches: Vec<&[&LanguageCode]> = others.chunks(batch).collect();
-    let _ = make_in_order(
+    let mut translations = Vec::new();
+    let Ok(()) = make_in_order(
         batches.len(),
         threads,
         2 * threads,
         |index| {
-            let rendered: Vec<ExportFile> = match export.write_together(batches[index], |_| Ok(Vec::new())) {
-                Ok(written) => written
-                    .into_iter()
-                    .map(|(path, bytes)| ExportFile { path, bytes })
-                    .collect(),
-                Err(_) => batches[index]
-                    .iter()
-                    .flat_map(|language| export.render(language))
-                    .collect(),
-            };
+            let rendered = export
+                .write_together(batches[index], |_| Ok(Vec::new()))
+                .expect("writing into memory does not fail");
             rendered
                 .into_iter()
-                .map(|file| {
-                    let order = kept.contains_key(&file.path).then(|| order_of(&file.path)).flatten();
-                    give(file, order, false).0
+                .map(|(path, bytes)| {
+                    let order = kept.contains_key(&path).then(|| order_of(&path)).flatten();
+                    give(ExportFile { path, bytes }, order, false).0
                 })
                 .collect::<Vec<_>>()
         },
         |rendered| {
-            files.extend(rendered);
+            translations.extend(rendered);
             Ok::<(), std::convert::Infallible>(())
         },
     );
-    files
+    base_files.extend(translations);
+    base_files
 }
-
-/// A base language's file as exported, and its entry names once read.
-type BaseFile = (Vec<u8>, OnceLock<Vec<String>>);
 
 impl Meta {
     /// Whether `exported` is the export's file the kept file was found unchanged by.

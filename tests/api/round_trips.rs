@@ -268,6 +268,24 @@ async fn an_export_of_a_kept_file_changes_only_the_entries_changed_since() {
     let files = exported(&app, "arb", "type=arb").await;
     assert!(files["app_pl.arb"] == flutter.bytes("lib/l10n/app_pl.arb"));
     assert!(String::from_utf8_lossy(&files["app_pl.arb"]).contains("\"l_attempts_remaining\""));
+    // A new key lands in each file it has a text in, in the file's own indentation, after its
+    // nearest neighbour in the base language's file; nothing else moves.
+    app.post(
+        "/teams/acme/projects/arb/keys",
+        json!({"name": "zz_new_string", "translations": [{"language": "en", "content": "New"}, {"language": "pl", "content": "Nowy"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let files = exported(&app, "arb", "type=arb").await;
+    let (removed, added) = changed_lines(&flutter.bytes("lib/l10n/app_pl.arb"), &files["app_pl.arb"]);
+    assert!(removed.len() <= 1, "{removed:?}");
+    assert!(
+        added.contains(&"    \"zz_new_string\": \"Nowy\"".to_owned())
+            || added.contains(&"    \"zz_new_string\": \"Nowy\",".to_owned()),
+        "{added:?}"
+    );
+    assert!(files["app_de.arb"] == flutter.bytes("lib/l10n/app_de.arb"));
+    serde_json::from_slice::<Value>(&files["app_pl.arb"]).unwrap();
 }
 
 #[tokio::test]
