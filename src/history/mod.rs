@@ -267,16 +267,20 @@ impl History {
                     "Project {team_then}/{project_then} has no snapshot {snapshot:?}."
                 ))
             })?;
-            store.project_at_commit(&repo, found.commit, &found.team, &found.project)
+            let past = store.project_at_commit(&repo, found.commit, &found.team, &found.project)?;
+            let kept = past.kept_files(store.root(), "")?;
+            Ok::<_, StoreError>((past, kept))
         })
         .await
         .map_err(|err| StoreError::internal("reading the snapshot failed", err))??;
+        let (past, kept) = past;
         let change = Change::RestoreProject {
             team: team.clone(),
             project: project.clone(),
             snapshot: name.to_owned(),
             keys: past.entries().cloned().collect(),
             settings: past.settings,
+            kept,
         };
         self.store.apply(change, author).await
     }

@@ -31,8 +31,8 @@ impl Store {
 }
 
 impl ProjectAt {
-    /// The files kept in `folder` (a format's) beside the project's keys at its commit.
-    /// Blocking.
+    /// The files kept in `folder` (a format's; `""` for every format's) beside the project's
+    /// keys at its commit. Blocking.
     pub fn kept_files(&self, root: &Path, folder: &str) -> Result<Vec<KeptFile>, StoreError> {
         read(&open(root)?, self.commit, &self.kept_dir, folder)
     }
@@ -49,7 +49,12 @@ fn read(repo: &Repository, commit: Oid, kept_dir: &str, folder: &str) -> Result<
         .find_commit(commit)
         .and_then(|commit| commit.tree())
         .map_err(fail)?;
-    let Ok(entry) = tree.get_path(Path::new(&format!("{kept_dir}/{folder}"))) else {
+    let path = if folder.is_empty() {
+        kept_dir.to_owned()
+    } else {
+        format!("{kept_dir}/{folder}")
+    };
+    let Ok(entry) = tree.get_path(Path::new(&path)) else {
         return Ok(Vec::new());
     };
     let Ok(folder_tree) = repo.find_tree(entry.id()) else {

@@ -365,3 +365,47 @@ async fn files_the_export_wrote_itself_are_not_kept() {
     );
     assert_eq!(exported(&app, "web", "type=i18next").await, canonical);
 }
+
+#[tokio::test]
+async fn a_restored_snapshot_brings_back_the_files_it_kept() {
+    let app = TestApp::spawn().await;
+    team(&app).await;
+    let apps = real_apps();
+    let rails = apps.iter().find(|real| real.format == "yaml").unwrap();
+    rails.upload(&app, "yaml").await;
+    app.post("/teams/acme/projects/yaml/snapshots", json!({"name": "v1"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let kept = exported(&app, "yaml", "type=yaml").await;
+    // The export's own files uploaded: nothing kept any more.
+    let own: Vec<(String, Vec<u8>)> = exported(&app, "yaml", "type=yaml&layout=export")
+        .await
+        .into_iter()
+        .collect();
+    app.post_bytes(
+        "/teams/acme/projects/yaml/files?type=yaml",
+        "application/zip",
+        crate::upload::zip_of_files(&own),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let kept_files = || app.git(&["ls-tree", "-r", "--name-only", "HEAD", "teams/acme/projects/yaml/files"]);
+    assert_eq!(kept_files(), "");
+    assert!(exported(&app, "yaml", "type=yaml").await != kept);
+
+    app.post("/teams/acme/projects/yaml/snapshots/v1/restore", json!({}))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert!(
+        kept_files().contains("teams/acme/projects/yaml/files/yaml/de.yml\n"),
+        "{}",
+        kept_files()
+    );
+    assert!(exported(&app, "yaml", "type=yaml").await == kept);
+    // Restored again, nothing differs: no commit.
+    let commits = app.commit_count();
+    app.post("/teams/acme/projects/yaml/snapshots/v1/restore", json!({}))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), commits);
+}

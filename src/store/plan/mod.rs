@@ -35,7 +35,8 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
             snapshot,
             settings,
             keys,
-        } => restore::plan_restore(catalog, team, project, &snapshot, settings, keys),
+            kept,
+        } => restore::plan_restore(catalog, team, project, &snapshot, settings, (keys, kept)),
         Change::CreateTeam(team) => teams::plan_create_team(catalog, team),
         Change::UpdateTeam {
             name,

@@ -10,15 +10,16 @@ use crate::store::catalog::{Catalog, KeyEntry};
 use crate::store::error::StoreError;
 use crate::store::{files, layout};
 
-/// Sets a project back to a snapshot: its settings file and every key file as the snapshot
-/// has them, the keys it lacks removed; one commit, none when nothing differs.
+/// Sets a project back to a snapshot: its settings file, every key file and the app's kept
+/// files as the snapshot has them, the keys and kept files it lacks removed; one commit, none
+/// when nothing differs.
 pub(crate) fn plan_restore(
     catalog: &Catalog,
     team: TeamName,
     project: ProjectName,
     snapshot: &str,
     mut settings: Project,
-    keys: Vec<KeyEntry>,
+    (keys, kept): (Vec<KeyEntry>, Vec<(String, Vec<u8>)>),
 ) -> Result<Plan, StoreError> {
     let entry = project_entry(catalog, &team, &project)?;
     let current = loaded_keys(entry)?;
@@ -53,6 +54,21 @@ pub(crate) fn plan_restore(
                 contents: files::write_key(&restored.key),
             });
         }
+    }
+    // The kept folder as the snapshot has it (a commit of the same tree is none).
+    let kept_dir = layout::kept_dir(&team, &project);
+    edits.push(TreeEdit::Remove { path: kept_dir.clone() });
+    for (path, contents) in kept {
+        if !layout::is_kept_path(&path) {
+            return Err(StoreError::internal(
+                "cannot restore a kept file",
+                format!("{path:?} is not a path a kept file may have"),
+            ));
+        }
+        edits.push(TreeEdit::Write {
+            path: format!("{kept_dir}/{path}"),
+            contents,
+        });
     }
     Ok(Plan {
         subject: format!("Restore {team}/{project} to snapshot {}", quoted(snapshot)),

@@ -105,6 +105,8 @@ pub enum Change {
         snapshot: String,
         settings: Project,
         keys: Vec<KeyEntry>,
+        /// The app's files the snapshot kept beside the keys, by path under the kept folder.
+        kept: Vec<(String, Vec<u8>)>,
     },
 }
 
