@@ -68,6 +68,10 @@ pub struct UploadResult {
     /// (`addLanguages=true`), in the order added.
     #[oai(rename = "addedLanguages")]
     pub added_languages: Vec<String>,
+    /// The app's files kept as written (i18next, PO, ARB, XLIFF, YAML files that the export
+    /// would write otherwise), by the format's folder and the path the export gives them
+    /// (`po/pl.po`): that format's export gives them back with the texts patched in.
+    pub kept: Vec<String>,
 }
 
 /// What an upload did to the texts of one language.
@@ -376,6 +380,7 @@ impl FilesApi {
             dry_run,
             warnings,
             added_languages: added_languages.iter().map(ToString::to_string).collect(),
+            kept: counts.kept,
         }))
     }
 }

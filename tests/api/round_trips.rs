@@ -159,6 +159,15 @@ async fn a_real_apps_files_upload_then_export_byte_for_byte_in_every_format() {
     for real in real_apps() {
         let project = real.format.to_owned();
         let answer = real.upload(&app, &project).await;
+        // The answer names the files kept, in their format's folder (the type's name; these
+        // XLIFF files are 1.2) as the export names them.
+        let kept: Vec<String> = serde_json::from_value(answer["kept"].clone()).unwrap();
+        let exported_paths: Vec<String> = real
+            .files
+            .iter()
+            .map(|(_, path)| format!("{}/{path}", real.format))
+            .collect();
+        assert!(exported_paths.iter().all(|path| kept.contains(path)), "{kept:?}");
         if real.format == "i18next" {
             // Rallly's ICU plural texts are texts to i18next's JSON v4: nothing passed over.
             assert_eq!(answer["skipped"], 0, "{answer}");
@@ -310,14 +319,16 @@ async fn files_the_export_wrote_itself_are_not_kept() {
         let files = exported(&app, "web", &format!("type={format}")).await;
         let files: Vec<(String, Vec<u8>)> = files.into_iter().collect();
         let commits = app.commit_count();
-        app.post_bytes(
-            &format!("/teams/acme/projects/web/files?type={format}"),
-            "application/zip",
-            crate::upload::zip_of_files(&files),
-        )
-        .await
-        .assert_ok(StatusCode::OK);
+        let answer = app
+            .post_bytes(
+                &format!("/teams/acme/projects/web/files?type={format}"),
+                "application/zip",
+                crate::upload::zip_of_files(&files),
+            )
+            .await
+            .assert_ok(StatusCode::OK);
         assert_eq!(app.commit_count(), commits, "{format}");
+        assert_eq!(answer["kept"], json!([]), "{format}");
     }
     assert_eq!(
         app.git(&["ls-tree", "-r", "--name-only", "HEAD", "teams/acme/projects/web/files"]),

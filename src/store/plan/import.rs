@@ -148,7 +148,14 @@ pub(crate) fn plan_import(
         entries.push(KeyEntry::new(key, file));
     }
     if let Some(beside) = beside {
-        edits.extend(kept_files(&team, &project, project_settings, keys, &entries, &beside)?);
+        let kept = kept_files(&team, &project, project_settings, keys, &entries, &beside)?;
+        counts.kept = kept
+            .iter()
+            .filter(|(_, app_file, _)| *app_file)
+            .map(|(path, ..)| path.clone())
+            .collect();
+        counts.kept.sort();
+        edits.extend(kept.into_iter().map(|(.., edit)| edit));
     }
     let mut subject = format!(
         "Import {} keys into {team}/{project} ({} created, {} updated)",
@@ -177,8 +184,9 @@ pub(crate) fn plan_import(
     })
 }
 
-/// The edits of the app's files an import keeps: `beside` is given the project's keys as
-/// the import leaves them, by name.
+/// The edits of the app's files an import keeps, each with its path under the kept folder
+/// and whether it writes an app's file (not one kept beside it, nor a removal): `beside` is
+/// given the project's keys as the import leaves them, by name.
 fn kept_files(
     team: &TeamName,
     project: &ProjectName,
@@ -186,7 +194,7 @@ fn kept_files(
     keys: &KeyIndex,
     written: &[KeyEntry],
     beside: &Beside,
-) -> Result<Vec<TreeEdit>, StoreError> {
+) -> Result<Vec<(String, bool, TreeEdit)>, StoreError> {
     let changed: HashMap<&KeyName, &Key> = written.iter().map(|entry| (&entry.key.name, &entry.key)).collect();
     let mut after: Vec<&Key> = keys
         .iter()
@@ -212,11 +220,13 @@ fn kept_files(
                     format!("{path:?} is not a path a kept file may have"),
                 ));
             }
-            let path = format!("{dir}/{path}");
-            Ok(match contents {
-                Some(contents) => TreeEdit::Write { path, contents },
-                None => TreeEdit::Remove { path },
-            })
+            let full = format!("{dir}/{path}");
+            let app_file = contents.is_some() && !path.ends_with(".locstore.json");
+            let edit = match contents {
+                Some(contents) => TreeEdit::Write { path: full, contents },
+                None => TreeEdit::Remove { path: full },
+            };
+            Ok((path, app_file, edit))
         })
         .collect()
 }

@@ -317,6 +317,9 @@ pub struct ImportCounts {
     pub texts: BTreeMap<String, TextCounts>,
     /// The keys created or updated, sorted by name (whose checks the answer reports).
     pub written: Vec<KeyName>,
+    /// The app's files the import keeps beside the keys (see [`Beside`]), by path under the
+    /// project's kept folder, sorted.
+    pub kept: Vec<String>,
 }
 
 /// Texts of one language that an import added, changed or removed.
