@@ -181,8 +181,25 @@ impl ExportApi {
             }
             None => self.state.store.keys_for_export(&team, &project_name, &tags).await?,
         };
-        // The app's own files an upload kept, which the export patches rather than writes.
+        let requested = languages
+            .0
+            .unwrap_or_default()
+            .into_iter()
+            .flat_map(|list| list.0)
+            .collect();
+        let languages = chosen_languages(&project, requested)?;
+        // The files are a function of the commit they were read at and the parameters.
         let own_layout = layout.0 == Some(ExportLayout::Export);
+        let commit = seen::current_commit().unwrap_or_default();
+        let parameters = format!(
+            "{commit} {team}/{project_name} {} {tags:?} {languages:?} {own_layout}",
+            format.name()
+        );
+        let tag = etag::tag(parameters.as_bytes());
+        if if_none_match.0.is_some_and(|header| etag::matches(&header, &tag)) {
+            return Ok(Conditional::NotModified(tag));
+        }
+        // The app's own files an upload kept, which the export patches rather than writes.
         let kept = match (formats::kept::folder(format).filter(|_| !own_layout), &at.0) {
             (None, _) => Vec::new(),
             (Some(folder), Some(reference)) => {
@@ -202,23 +219,6 @@ impl ExportApi {
                     })??
             }
         };
-        let requested = languages
-            .0
-            .unwrap_or_default()
-            .into_iter()
-            .flat_map(|list| list.0)
-            .collect();
-        let languages = chosen_languages(&project, requested)?;
-        // The files are a function of the commit they were read at and the parameters.
-        let commit = seen::current_commit().unwrap_or_default();
-        let parameters = format!(
-            "{commit} {team}/{project_name} {} {tags:?} {languages:?} {own_layout}",
-            format.name()
-        );
-        let tag = etag::tag(parameters.as_bytes());
-        if if_none_match.0.is_some_and(|header| etag::matches(&header, &tag)) {
-            return Ok(Conditional::NotModified(tag));
-        }
 
         let downloads = self.state.downloads.clone();
         let bundle_name = format!("{project_name}-{}.zip", format.name());
