@@ -9,7 +9,9 @@ start_server() {
   LOCSTORE_API_TOKEN=$token RUST_LOG=warn "$binary" serve --data-dir "$work/data" --listen 127.0.0.1:0 "$@" \
     > "$work/stdout" 2> "$work/stderr" &
   server=$!
-  trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
+  # The server is waited for before its folder goes (it may still be writing its repository
+  # as it stops), and a failing clean-up never fails the check.
+  trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$work" || true' EXIT
   for _ in $(seq 100); do grep -q "listening on" "$work/stdout" && break; sleep 0.1; done
   base=$(sed -n 's/^locstore listening on //p' "$work/stdout")
   [ -n "$base" ] || { cat "$work/stderr"; echo "$0: the server did not start" >&2; exit 1; }
