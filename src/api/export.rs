@@ -200,18 +200,19 @@ impl ExportApi {
             return Ok(Conditional::NotModified(tag));
         }
         // The app's own files an upload kept, which the export patches rather than writes.
+        let wanted = formats::kept::wanted(format, &project.base_language, &languages);
         let kept = match (formats::kept::folder(format).filter(|_| !own_layout), &at.0) {
             (None, _) => Vec::new(),
             (Some(folder), Some(reference)) => {
                 self.state
                     .history
-                    .kept_files_at(&team, &project_name, reference, folder)
+                    .kept_files_at(&team, &project_name, reference, folder, wanted)
                     .await?
             }
             (Some(folder), None) => {
                 let store = self.state.store.clone();
                 let (team, project_name) = (team.clone(), project_name.clone());
-                tokio::task::spawn_blocking(move || store.kept_files(&team, &project_name, folder))
+                tokio::task::spawn_blocking(move || store.kept_files(&team, &project_name, folder, &wanted))
                     .await
                     .map_err(|join_error| {
                         tracing::error!(error = %join_error, "the read of kept files failed");

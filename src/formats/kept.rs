@@ -34,6 +34,28 @@ pub fn folder(format: ExportFormat) -> Option<&'static str> {
     }
 }
 
+/// Which of a format's kept files (by path) an export of `languages` reads: its files of
+/// those languages, and what is kept beside them.
+pub fn wanted(
+    format: ExportFormat,
+    base_language: &LanguageCode,
+    languages: &[LanguageCode],
+) -> Box<dyn Fn(&str) -> bool + Send + Sync> {
+    let base_language = base_language.clone();
+    let languages = languages.to_vec();
+    Box::new(move |path: &str| {
+        let path = path.strip_suffix(META).unwrap_or(path);
+        upload::locate(format, path).is_some_and(|(language, _)| {
+            let code = if language == upload::BASE_LANGUAGE {
+                Ok(base_language.clone())
+            } else {
+                LanguageCode::parse(&language)
+            };
+            code.is_ok_and(|code| languages.iter().any(|chosen| chosen.same_as(&code)))
+        })
+    })
+}
+
 /// What an upload keeps, given the project and its keys (by name) as the upload leaves them:
 /// for each uploaded file, its path under the kept folder (its format's folder and the path
 /// the export gives it) with its bytes, or with `None` when the export writes it as it is.

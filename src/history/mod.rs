@@ -105,17 +105,18 @@ impl History {
     }
 
     /// The app's files kept in `folder` (a format's) beside a project's keys at the commit
-    /// `reference` names.
+    /// `reference` names, those `wanted`.
     pub async fn kept_files_at(
         &self,
         team: &TeamName,
         project: &ProjectName,
         reference: &str,
         folder: &str,
+        wanted: Box<crate::store::Wanted>,
     ) -> Result<Vec<crate::store::KeptFile>, StoreError> {
         let past = self.past(team, project, reference).await?;
         let (root, folder) = (self.store.root().to_path_buf(), folder.to_owned());
-        tokio::task::spawn_blocking(move || past.at.kept_files(&root, &folder))
+        tokio::task::spawn_blocking(move || past.at.kept_files(&root, &folder, &wanted))
             .await
             .map_err(|err| StoreError::internal("the read of kept files failed", err))?
     }
@@ -268,7 +269,7 @@ impl History {
                 ))
             })?;
             let past = store.project_at_commit(&repo, found.commit, &found.team, &found.project)?;
-            let kept = past.kept_files(store.root(), "")?;
+            let kept = past.kept_files(store.root(), "", &|_| true)?;
             Ok::<_, StoreError>((past, kept))
         })
         .await

@@ -12,29 +12,33 @@ use crate::domain::names::{ProjectName, TeamName};
 /// A kept file: its path under its format's folder, and its bytes.
 pub type KeptFile = (String, Vec<u8>);
 
+/// Which kept files to read, by their path under their format's folder.
+pub type Wanted = dyn Fn(&str) -> bool + Send + Sync;
+
 impl Store {
-    /// The files kept in `folder` (a format's) beside `team/project`'s keys, as the commit
-    /// the store's view is of holds them. Blocking.
+    /// The files kept in `folder` (a format's) beside `team/project`'s keys that are
+    /// `wanted`, as the commit the store's view is of holds them. Blocking.
     pub fn kept_files(
         &self,
         team: &TeamName,
         project: &ProjectName,
         folder: &str,
+        wanted: &Wanted,
     ) -> Result<Vec<KeptFile>, StoreError> {
         let head = self.read().head.clone();
         let Ok(commit) = Oid::from_str(&head) else {
             return Ok(Vec::new());
         };
         let repo = open(self.root())?;
-        read(&repo, commit, &layout::kept_dir(team, project), folder)
+        read(&repo, commit, &layout::kept_dir(team, project), folder, wanted)
     }
 }
 
 impl ProjectAt {
     /// The files kept in `folder` (a format's; `""` for every format's) beside the project's
-    /// keys at its commit. Blocking.
-    pub fn kept_files(&self, root: &Path, folder: &str) -> Result<Vec<KeptFile>, StoreError> {
-        read(&open(root)?, self.commit, &self.kept_dir, folder)
+    /// keys at its commit that are `wanted`. Blocking.
+    pub fn kept_files(&self, root: &Path, folder: &str, wanted: &Wanted) -> Result<Vec<KeptFile>, StoreError> {
+        read(&open(root)?, self.commit, &self.kept_dir, folder, wanted)
     }
 }
 
@@ -42,8 +46,15 @@ fn open(root: &Path) -> Result<Repository, StoreError> {
     Repository::open(root).map_err(|err| StoreError::internal("cannot open the repository to read kept files", err))
 }
 
-/// Every file under `{kept_dir}/{folder}` at `commit`, by path relative to that folder.
-fn read(repo: &Repository, commit: Oid, kept_dir: &str, folder: &str) -> Result<Vec<KeptFile>, StoreError> {
+/// Every `wanted` file under `{kept_dir}/{folder}` at `commit`, by path relative to that
+/// folder (only those are read).
+fn read(
+    repo: &Repository,
+    commit: Oid,
+    kept_dir: &str,
+    folder: &str,
+    wanted: &Wanted,
+) -> Result<Vec<KeptFile>, StoreError> {
     let fail = |err| StoreError::internal("cannot read kept files", err);
     let tree = repo
         .find_commit(commit)
@@ -66,7 +77,10 @@ fn read(repo: &Repository, commit: Oid, kept_dir: &str, folder: &str) -> Result<
             if let Ok(name) = entry.name()
                 && entry.kind() == Some(ObjectType::Blob)
             {
-                found.push((format!("{parent}{name}"), entry.id()));
+                let path = format!("{parent}{name}");
+                if wanted(&path) {
+                    found.push((path, entry.id()));
+                }
             }
             TreeWalkResult::Ok
         })
