@@ -211,8 +211,8 @@ impl ExportApi {
             }
             (Some(folder), None) => {
                 let store = self.state.store.clone();
-                let (team, project_name) = (team.clone(), project_name.clone());
-                tokio::task::spawn_blocking(move || store.kept_files(&team, &project_name, folder, &wanted))
+                let (team, project_name, commit) = (team.clone(), project_name.clone(), commit.clone());
+                tokio::task::spawn_blocking(move || store.kept_files(&commit, &team, &project_name, folder, &wanted))
                     .await
                     .map_err(|join_error| {
                         tracing::error!(error = %join_error, "the read of kept files failed");

@@ -17,17 +17,22 @@ pub type Wanted = dyn Fn(&str) -> bool + Send + Sync;
 
 impl Store {
     /// The files kept in `folder` (a format's) beside `team/project`'s keys that are
-    /// `wanted`, as the commit the store's view is of holds them. Blocking.
+    /// `wanted`, as `commit` holds them (the one the keys were read at, so that both are of
+    /// one state; the store's view when it is not a commit id). Blocking.
     pub fn kept_files(
         &self,
+        commit: &str,
         team: &TeamName,
         project: &ProjectName,
         folder: &str,
         wanted: &Wanted,
     ) -> Result<Vec<KeptFile>, StoreError> {
-        let head = self.read().head.clone();
-        let Ok(commit) = Oid::from_str(&head) else {
-            return Ok(Vec::new());
+        let commit = match Oid::from_str(commit) {
+            Ok(commit) => commit,
+            Err(_) => match Oid::from_str(&self.read().head) {
+                Ok(head) => head,
+                Err(_) => return Ok(Vec::new()),
+            },
         };
         let repo = open(self.root())?;
         read(&repo, commit, &layout::kept_dir(team, project), folder, wanted)
