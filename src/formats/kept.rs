@@ -350,3 +350,135 @@ fn patched(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::model::Text;
+    use crate::domain::names::{KeyName, ProjectName};
+
+    fn code(raw: &str) -> LanguageCode {
+        LanguageCode::parse(raw).unwrap()
+    }
+
+    fn project() -> Project {
+        Project {
+            name: ProjectName::parse("app").unwrap(),
+            display_name: "App".into(),
+            description: String::new(),
+            base_language: code("en"),
+            languages: vec![code("en"), code("fr")],
+        }
+    }
+
+    fn key(name: &str, en: &str, fr: &str) -> Key {
+        let mut key = Key::named(KeyName::parse(name).unwrap());
+        key.translations = [
+            (code("en"), Text::Plain(en.to_owned())),
+            (code("fr"), Text::Plain(fr.to_owned())),
+        ]
+        .into_iter()
+        .collect();
+        key
+    }
+
+    fn original(path: &str, language: &str, bytes: &str) -> (LanguageCode, upload::Original) {
+        let original = upload::Original {
+            path: path.to_owned(),
+            language: language.to_owned(),
+            file: None,
+            format: ExportFormat::Yaml,
+            bytes: bytes.as_bytes().to_vec(),
+        };
+        (code(language), original)
+    }
+
+    /// The app's French file: its own order, quoting and a comment, and an entry that is no
+    /// key (a mapping the reader passes over).
+    const APP_FR: &str = "fr:\n  # Greeting\n  hello: Bonjour\n  bye: 'Au revoir'\n  list: [a, b]\n";
+
+    #[test]
+    fn an_apps_own_file_is_kept_and_the_exports_own_one_is_not() {
+        let keys = [key("bye", "Bye", "Au revoir"), key("hello", "Hello", "Bonjour")];
+        let keys: Vec<&Key> = keys.iter().collect();
+        let project = project();
+        let export = Export::new(ExportFormat::Yaml, &project, &keys, &[code("fr")]).unwrap();
+        let own = String::from_utf8(export.render(&code("fr")).remove(0).bytes).unwrap();
+        let kept = beside(
+            &[
+                original("a/fr.yml", "fr", APP_FR),
+                original("b/en.yml", "en", &own.replace("fr:", "en:")),
+            ],
+            &project,
+            &keys,
+        );
+        let paths: Vec<(&str, bool)> = kept
+            .iter()
+            .map(|(path, contents)| (path.as_str(), contents.is_some()))
+            .collect();
+        // The English file is not the export's (other texts): kept too; the French one kept
+        // with its entry that is no key, and the fingerprint of the export it patches to itself.
+        assert!(paths.contains(&("yaml/fr.yml", true)), "{paths:?}");
+        let meta: serde_json::Value = kept
+            .iter()
+            .find(|(path, _)| path == "yaml/fr.yml.locstore.json")
+            .and_then(|(_, contents)| serde_json::from_slice(contents.as_ref()?).ok())
+            .unwrap();
+        assert_eq!(meta["passedOver"], serde_json::json!(["list"]), "{meta}");
+        assert_eq!(meta["exportSha256"].as_str().map(str::len), Some(64), "{meta}");
+
+        // The export's own file uploaded: removed, with what was kept beside it.
+        let kept = beside(&[original("fr.yml", "fr", &own)], &project, &keys);
+        assert_eq!(
+            kept,
+            [
+                ("yaml/fr.yml.locstore.json".to_owned(), None),
+                ("yaml/fr.yml".to_owned(), None)
+            ]
+        );
+    }
+
+    #[test]
+    fn an_export_gives_the_kept_file_back_and_patches_only_what_changed() {
+        let project = project();
+        let keys = [key("bye", "Bye", "Au revoir"), key("hello", "Hello", "Bonjour")];
+        let at_upload: Vec<&Key> = keys.iter().collect();
+        let kept: Vec<(String, Vec<u8>)> = beside(&[original("fr.yml", "fr", APP_FR)], &project, &at_upload)
+            .into_iter()
+            .filter_map(|(path, contents)| Some((path.strip_prefix("yaml/")?.to_owned(), contents?)))
+            .collect();
+        let languages = [code("en"), code("fr")];
+        let files = |keys: &[&Key]| {
+            let export = Export::new(ExportFormat::Yaml, &project, keys, &languages).unwrap();
+            render(&export, &languages, kept.clone(), keys, 2)
+        };
+        let french = |files: Vec<ExportFile>| {
+            let file = files.into_iter().find(|file| file.path == "fr.yml").unwrap();
+            String::from_utf8(file.bytes).unwrap()
+        };
+        assert_eq!(french(files(&at_upload)), APP_FR);
+        // A changed text changes its line; a new key comes in; a deleted key goes; the entry
+        // that was never a key stays.
+        let changed = [key("hello", "Hello", "Salut"), key("new", "New", "Nouveau")];
+        let changed: Vec<&Key> = changed.iter().collect();
+        let patched = french(files(&changed));
+        assert!(
+            patched.starts_with("fr:\n  # Greeting\n  hello: \"Salut\"\n"),
+            "{patched}"
+        );
+        assert!(!patched.contains("bye"), "{patched}");
+        assert!(
+            patched.contains("  list: [a, b]\n") && patched.contains("new: \"Nouveau\""),
+            "{patched}"
+        );
+    }
+
+    #[test]
+    fn an_export_reads_only_its_languages_kept_files() {
+        let wanted = wanted(ExportFormat::Po, &code("en"), &[code("fr")]);
+        assert!(wanted("fr.po") && wanted("fr.po.locstore.json"));
+        assert!(!wanted("de.po") && !wanted("template.pot") && !wanted("en.po"));
+        let with_base = super::wanted(ExportFormat::Po, &code("en"), &[code("en")]);
+        assert!(with_base("template.pot") && with_base("en.po"));
+    }
+}
