@@ -69,6 +69,18 @@ impl Serialize for JsonText<'_> {
 
 /// Reads a `{lang}.json` file into entries, in the file's order of names.
 pub fn read(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
+    read_object(bytes, true)
+}
+
+/// The texts of a JSON file of another format (ARB, i18next, an app's file patched), passing
+/// over the members that hold none (a `null`, a number), which those files may have.
+pub fn read_texts(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
+    read_object(bytes, false)
+}
+
+/// The texts of a file holding one JSON object; members of other types are refused when
+/// `strict`, else passed over.
+fn read_object(bytes: &[u8], strict: bool) -> Result<Vec<ParsedEntry>, ReadError> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let value: Value = serde_json::from_slice(bytes).map_err(|err| ReadError::at(err.line(), err.to_string()))?;
     let Value::Object(object) = value else {
@@ -78,20 +90,7 @@ pub fn read(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
         ));
     };
     let mut entries = Vec::new();
-    flatten("", object, &mut entries, true)?;
-    Ok(entries)
-}
-
-/// The texts of a JSON file of another format (ARB, i18next, an app's file patched), passing
-/// over the members that hold none (a `null`, a number), which those files may have.
-pub fn read_texts(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    let value: Value = serde_json::from_slice(bytes).map_err(|err| ReadError::at(err.line(), err.to_string()))?;
-    let Value::Object(object) = value else {
-        return Err(ReadError::at(1, "the file must hold one JSON object"));
-    };
-    let mut entries = Vec::new();
-    flatten("", object, &mut entries, false)?;
+    flatten("", object, &mut entries, strict)?;
     Ok(entries)
 }
 

@@ -19,6 +19,7 @@ use super::in_order::make_in_order;
 use super::{Export, ExportFile, ExportFormat, patch, po, upload};
 use crate::domain::model::{Key, Project};
 use crate::domain::names::LanguageCode;
+use crate::store::BesideFiles;
 
 /// The folder (under the project's kept folder) of a format's kept files, for the formats
 /// that keep them.
@@ -58,14 +59,13 @@ pub fn wanted(
 
 /// What an upload keeps, given the project and its keys (by name) as the upload leaves them:
 /// for each uploaded file, its path under the kept folder (its format's folder and the path
-/// the export gives it) with its bytes, or with `None` when the export writes it as it is.
-pub fn beside(
-    originals: &[(LanguageCode, upload::Original)],
-    project: &Project,
-    keys: &[&Key],
-) -> Vec<(String, Option<Vec<u8>>)> {
+/// the export gives it) with its bytes, or with `None` when the export writes it as it is,
+/// and beside it what [`Meta`] holds; then the paths of the app's files kept.
+pub fn beside(originals: &[(LanguageCode, upload::Original)], project: &Project, keys: &[&Key]) -> BesideFiles {
     let mut kept = Vec::new();
+    let mut app_files = Vec::new();
     let mut paths = HashSet::new();
+    let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
     let mut formats: Vec<ExportFormat> = Vec::new();
     for (_, original) in originals {
         if !formats.contains(&original.format) {
@@ -93,8 +93,15 @@ pub fn beside(
                 .filter(|(of, original)| of == language && original.format == format)
                 .filter_map(|(_, original)| {
                     let file = files.iter().find(|file| stands_for(format, original, &file.path))?;
-                    let meta = (file.bytes != original.bytes)
-                        .then(|| Meta::of(format, file, &original.bytes, keys, language == &project.base_language));
+                    let meta = (file.bytes != original.bytes).then(|| {
+                        Meta::of(
+                            format,
+                            file,
+                            &original.bytes,
+                            &names,
+                            language == &project.base_language,
+                        )
+                    });
                     Some((file.path.clone(), original, meta))
                 })
                 .collect::<Vec<_>>()
@@ -113,14 +120,18 @@ pub fn beside(
                     }
                     Some(meta) => {
                         kept.push((meta_path(&path), Some(meta.to_json())));
-                        kept.push((path, Some(original.bytes.clone())));
+                        kept.push((path.clone(), Some(original.bytes.clone())));
+                        app_files.push(path);
                     }
                 }
             }
             Ok::<(), std::convert::Infallible>(())
         });
     }
-    kept
+    BesideFiles {
+        edits: kept,
+        kept: app_files,
+    }
 }
 
 /// What is kept beside a kept file (`{path}.locstore.json`).
@@ -150,11 +161,10 @@ fn meta_path(path: &str) -> String {
 
 impl Meta {
     /// What an upload keeps beside the app's file (`local`) that the export's `file` stands
-    /// for: the entries no key of `keys` holds, which the patcher asks about (it asks about
+    /// for: the entries no key of `names` holds, which the patcher asks about (it asks about
     /// exactly those the export lacks), and the export's fingerprint when the patch of the
     /// file with it is the file itself.
-    fn of(format: ExportFormat, file: &ExportFile, local: &[u8], keys: &[&Key], is_base: bool) -> Self {
-        let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
+    fn of(format: ExportFormat, file: &ExportFile, local: &[u8], names: &HashSet<&str>, is_base: bool) -> Self {
         let found = std::sync::Mutex::new(Vec::new());
         let ask = |name: &str| {
             if !names.contains(name) {
@@ -224,14 +234,15 @@ pub fn render(
     // Each kept file with what is kept beside it.
     let (metas, kept): (HashMap<String, Vec<u8>>, HashMap<String, Vec<u8>>) =
         kept.into_iter().partition(|(path, _)| path.ends_with(META));
-    let kept: HashMap<String, (Vec<u8>, Meta)> = kept
+    let kept: HashMap<String, (Vec<u8>, Meta, HashSet<String>)> = kept
         .into_iter()
         .map(|(path, local)| {
-            let meta = metas
+            let mut meta: Meta = metas
                 .get(&meta_path(&path))
                 .and_then(|json| serde_json::from_slice(json).ok())
                 .unwrap_or_default();
-            (path, (local, meta))
+            let passed_over = std::mem::take(&mut meta.passed_over).into_iter().collect();
+            (path, (local, meta, passed_over))
         })
         .collect();
     let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
@@ -243,14 +254,14 @@ pub fn render(
     // A file as the export gives it: the kept one as it is while the export's is the one it
     // was kept by, else patched.
     let give = |mut file: ExportFile, order: Option<&[String]>, is_base: bool| -> (ExportFile, Option<Vec<String>>) {
-        let Some((local, meta)) = kept.get(&file.path) else {
+        let Some((local, meta, passed_over)) = kept.get(&file.path) else {
             return (file, None);
         };
         if meta.is_export(&file.bytes) {
             file.bytes = local.clone();
             return (file, None);
         }
-        let deleted = |name: &str| !names.contains(name) && !meta.passed_over.iter().any(|passed| passed == name);
+        let deleted = |name: &str| !names.contains(name) && !passed_over.contains(name);
         match patched(format, &file, local, order, &deleted, is_base) {
             Some(patched) => {
                 file.bytes = patched.bytes;
@@ -404,7 +415,10 @@ mod tests {
         let project = project();
         let export = Export::new(ExportFormat::Yaml, &project, &keys, &[code("fr")]).unwrap();
         let own = String::from_utf8(export.render(&code("fr")).remove(0).bytes).unwrap();
-        let kept = beside(
+        let BesideFiles {
+            edits: kept,
+            kept: app_files,
+        } = beside(
             &[
                 original("a/fr.yml", "fr", APP_FR),
                 original("b/en.yml", "en", &own.replace("fr:", "en:")),
@@ -412,6 +426,7 @@ mod tests {
             &project,
             &keys,
         );
+        assert_eq!(app_files, ["yaml/en.yml", "yaml/fr.yml"]);
         let paths: Vec<(&str, bool)> = kept
             .iter()
             .map(|(path, contents)| (path.as_str(), contents.is_some()))
@@ -428,7 +443,11 @@ mod tests {
         assert_eq!(meta["exportSha256"].as_str().map(str::len), Some(64), "{meta}");
 
         // The export's own file uploaded: removed, with what was kept beside it.
-        let kept = beside(&[original("fr.yml", "fr", &own)], &project, &keys);
+        let BesideFiles {
+            edits: kept,
+            kept: app_files,
+        } = beside(&[original("fr.yml", "fr", &own)], &project, &keys);
+        assert!(app_files.is_empty());
         assert_eq!(
             kept,
             [
@@ -444,6 +463,7 @@ mod tests {
         let keys = [key("bye", "Bye", "Au revoir"), key("hello", "Hello", "Bonjour")];
         let at_upload: Vec<&Key> = keys.iter().collect();
         let kept: Vec<(String, Vec<u8>)> = beside(&[original("fr.yml", "fr", APP_FR)], &project, &at_upload)
+            .edits
             .into_iter()
             .filter_map(|(path, contents)| Some((path.strip_prefix("yaml/")?.to_owned(), contents?)))
             .collect();

@@ -39,7 +39,7 @@ pub use kept::{KeptFile, Wanted};
 /// the log, and whether to follow the remote's history as it is (a replica).
 pub type Adopter = Box<dyn Fn(git2::Oid, String, bool) -> Result<Adoption, StoreError> + Send>;
 pub use layout::MAX_PATH_LEN;
-pub use plan::{Beside, ImportCounts, ImportEntry, ImportMode, TextCounts};
+pub use plan::{Beside, BesideFiles, ImportCounts, ImportEntry, ImportMode, TextCounts};
 pub use plan::{Change, KeyDraft, KeyPatch, NewProject, ProjectPatch, TextInput, TranslationInput};
 
 use crate::domain::model::{Key, Project, Team};
@@ -222,14 +222,21 @@ impl Store {
     }
 
     /// Checks an import as [`Store::import`] would and counts what it would do, committing
-    /// nothing (a dry run). Planning is pure, so it runs on the catalog under the read lock.
+    /// nothing (a dry run). Planning is pure, so it runs on the catalog under the read lock,
+    /// on a blocking thread (a large import's plan, and an upload's kept files, are CPU work).
     pub async fn plan_import(&self, import: Import) -> Result<ImportCounts, StoreError> {
         let (team, project) = (import.team.clone(), import.project.clone());
         // Loads the project's keys when they are not yet.
         self.with_keys(&team, &project, |_, _| ()).await?;
-        let catalog = self.read();
-        let plan = plan::plan(&catalog, import.into_change())?;
-        Ok(plan.import.unwrap_or_default())
+        drop(self.read()); // records the state the answer is of
+        let catalog = self.inner.catalog.clone();
+        tokio::task::spawn_blocking(move || {
+            let catalog = catalog.read().unwrap_or_else(|poison| poison.into_inner());
+            let plan = plan::plan(&catalog, import.into_change())?;
+            Ok(plan.import.unwrap_or_default())
+        })
+        .await
+        .map_err(|err| StoreError::internal("the import's dry run failed", err))?
     }
 
     async fn apply_returning(&self, change: Change, author: &str) -> Result<Applied, StoreError> {

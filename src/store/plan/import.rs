@@ -148,14 +148,10 @@ pub(crate) fn plan_import(
         entries.push(KeyEntry::new(key, file));
     }
     if let Some(beside) = beside {
-        let kept = kept_files(&team, &project, project_settings, keys, &entries, &beside)?;
-        counts.kept = kept
-            .iter()
-            .filter(|(_, app_file, _)| *app_file)
-            .map(|(path, ..)| path.clone())
-            .collect();
-        counts.kept.sort();
-        edits.extend(kept.into_iter().map(|(.., edit)| edit));
+        let (kept_edits, mut kept) = kept_files(&team, &project, project_settings, keys, &entries, &beside)?;
+        edits.extend(kept_edits);
+        kept.sort();
+        counts.kept = kept;
     }
     let mut subject = format!(
         "Import {} keys into {team}/{project} ({} created, {} updated)",
@@ -184,9 +180,8 @@ pub(crate) fn plan_import(
     })
 }
 
-/// The edits of the app's files an import keeps, each with its path under the kept folder
-/// and whether it writes an app's file (not one kept beside it, nor a removal): `beside` is
-/// given the project's keys as the import leaves them, by name.
+/// The edits of the app's files an import keeps, and their paths under the kept folder:
+/// `beside` is given the project's keys as the import leaves them, by name.
 fn kept_files(
     team: &TeamName,
     project: &ProjectName,
@@ -194,7 +189,7 @@ fn kept_files(
     keys: &KeyIndex,
     written: &[KeyEntry],
     beside: &Beside,
-) -> Result<Vec<(String, bool, TreeEdit)>, StoreError> {
+) -> Result<(Vec<TreeEdit>, Vec<String>), StoreError> {
     let changed: HashMap<&KeyName, &Key> = written.iter().map(|entry| (&entry.key.name, &entry.key)).collect();
     let mut after: Vec<&Key> = keys
         .iter()
@@ -211,7 +206,9 @@ fn kept_files(
         after.sort_by(|a, b| a.name.cmp(&b.name));
     }
     let dir = layout::kept_dir(team, project);
-    (beside.0)(settings, &after)
+    let files = (beside.0)(settings, &after);
+    let edits = files
+        .edits
         .into_iter()
         .map(|(path, contents)| {
             if !layout::is_kept_path(&path) {
@@ -220,15 +217,14 @@ fn kept_files(
                     format!("{path:?} is not a path a kept file may have"),
                 ));
             }
-            let full = format!("{dir}/{path}");
-            let app_file = contents.is_some() && !path.ends_with(".locstore.json");
-            let edit = match contents {
-                Some(contents) => TreeEdit::Write { path: full, contents },
-                None => TreeEdit::Remove { path: full },
-            };
-            Ok((path, app_file, edit))
+            let path = format!("{dir}/{path}");
+            Ok(match contents {
+                Some(contents) => TreeEdit::Write { path, contents },
+                None => TreeEdit::Remove { path },
+            })
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok((edits, files.kept))
 }
 
 /// The project with `languages` added at the end (those it lacks); `None` when it has them all.

@@ -36,7 +36,13 @@ pub fn plan(catalog: &Catalog, change: Change) -> Result<Plan, StoreError> {
             settings,
             keys,
             kept,
-        } => restore::plan_restore(catalog, team, project, &snapshot, settings, (keys, kept)),
+        } => restore::plan_restore(
+            catalog,
+            team,
+            project,
+            &snapshot,
+            restore::Restored { settings, keys, kept },
+        ),
         Change::CreateTeam(team) => teams::plan_create_team(catalog, team),
         Change::UpdateTeam {
             name,

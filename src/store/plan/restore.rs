@@ -10,6 +10,13 @@ use crate::store::catalog::{Catalog, KeyEntry};
 use crate::store::error::StoreError;
 use crate::store::{files, layout};
 
+/// What a snapshot holds of a project (see [`Change::RestoreProject`]).
+pub(crate) struct Restored {
+    pub settings: Project,
+    pub keys: Vec<KeyEntry>,
+    pub kept: Vec<(String, Vec<u8>)>,
+}
+
 /// Sets a project back to a snapshot: its settings file, every key file and the app's kept
 /// files as the snapshot has them, the keys and kept files it lacks removed; one commit, none
 /// when nothing differs.
@@ -18,9 +25,13 @@ pub(crate) fn plan_restore(
     team: TeamName,
     project: ProjectName,
     snapshot: &str,
-    mut settings: Project,
-    (keys, kept): (Vec<KeyEntry>, Vec<(String, Vec<u8>)>),
+    restored: Restored,
 ) -> Result<Plan, StoreError> {
+    let Restored {
+        mut settings,
+        keys,
+        kept,
+    } = restored;
     let entry = project_entry(catalog, &team, &project)?;
     let current = loaded_keys(entry)?;
     settings.name = project.clone();

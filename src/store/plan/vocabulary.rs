@@ -14,14 +14,23 @@ use crate::store::catalog::{Catalog, KeyEntry, ProjectEntry};
 use crate::store::error::StoreError;
 
 /// The app's own files an upload keeps beside a project's keys (in the layout the app wrote
-/// them in), worked out from the project as the import leaves it: each a path under the
-/// project's kept folder ([`crate::store::layout::kept_dir`]) with its contents, or `None` to
-/// remove what is there. The store does not read formats; the caller that does gives this.
+/// them in), worked out from the project as the import leaves it. The store does not read
+/// formats; the caller that does gives this.
 #[derive(Clone)]
 pub struct Beside(pub std::sync::Arc<BesideFn>);
 
-/// What [`Beside`] holds: the project's settings and every key after the import, by name.
-pub type BesideFn = dyn Fn(&Project, &[&Key]) -> Vec<(String, Option<Vec<u8>>)> + Send + Sync;
+/// What [`Beside`] holds: given the project's settings and every key after the import, by
+/// name, the files to write or remove.
+pub type BesideFn = dyn Fn(&Project, &[&Key]) -> BesideFiles + Send + Sync;
+
+/// Files kept beside a project's keys: each a path under the project's kept folder
+/// ([`crate::store::layout::kept_dir`]) with its contents, or `None` to remove what is there;
+/// and, for the answer, the paths of the app's files among them.
+#[derive(Debug, Default)]
+pub struct BesideFiles {
+    pub edits: Vec<(String, Option<Vec<u8>>)>,
+    pub kept: Vec<String>,
+}
 
 impl std::fmt::Debug for Beside {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
