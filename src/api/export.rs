@@ -230,62 +230,55 @@ impl ExportApi {
             }
             let keys: Vec<&Key> = keys.iter().map(|entry| &entry.key).collect();
             let export = formats::Export::new(format, &project, &keys, &languages)?;
-            if !kept.is_empty() {
-                let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
-                let files = formats::kept::render(&export, &languages, kept, &keys, threads);
-                let single = matches!(languages.as_slice(), [language] if export.paths(language).len() == 1);
-                let download = match files.as_slice() {
-                    [file] if single => downloads.store(file)?,
-                    files => downloads.store(&formats::ExportFile {
-                        path: bundle_name,
-                        bytes: archive::zip_on_threads(files, threads).map_err(std::io::Error::other)?,
-                    })?,
-                };
-                downloads.remember(parameters, &download);
-                return Ok(download);
-            }
-            if format.is_multilingual() {
-                let download = if let Some(path) = export.single_file() {
-                    // Written as it is made, and kept gzip-compressed: a catalog of every
-                    // language can be tens of MB (a tenth of that compressed).
-                    downloads.store_gzip_with(&path, |file| {
-                        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-                        export.write_single_gzip(&languages, &mut out)?;
-                        std::io::Write::flush(&mut out)
-                    })?
-                } else {
-                    let files = export.render_all(&languages);
-                    let bytes = archive::zip(&files).map_err(std::io::Error::other)?;
-                    downloads.store(&formats::ExportFile {
-                        path: bundle_name,
-                        bytes,
-                    })?
-                };
-                downloads.remember(parameters, &download);
-                return Ok(download);
-            }
-            if let [language] = languages.as_slice()
-                && export.paths(language).len() == 1
-            {
-                let file = export.render(language).pop().expect("one file");
-                let download = downloads.store(&file)?;
-                downloads.remember(parameters, &download);
-                return Ok::<_, StoreFailure>(download);
-            }
-            // Written as it is made, both cores rendering and compressing languages.
             let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
-            let download = downloads.store_with(&bundle_name, |file| {
-                let out = std::io::BufWriter::with_capacity(1 << 20, file);
-                archive::write_zip(&export, &languages, out, threads)
-                    .and_then(|out| {
-                        out.into_inner()
-                            .map_err(|err| zip::result::ZipError::Io(err.into_error()))
-                    })
-                    .map_err(std::io::Error::other)?;
-                Ok(())
-            })?;
+            // One language of one file is that file itself; anything else a zip.
+            let one_file = matches!(languages.as_slice(), [language] if export.paths(language).len() == 1);
+            let download = if !kept.is_empty() {
+                // The app's own files patched: each rendered whole, then zipped.
+                let mut files = formats::kept::render(&export, &languages, kept, &keys, threads);
+                match files.pop() {
+                    Some(file) if one_file && files.is_empty() => downloads.store(&file)?,
+                    last => {
+                        files.extend(last);
+                        downloads.store(&formats::ExportFile {
+                            path: bundle_name,
+                            bytes: archive::zip_on_threads(&files, threads).map_err(std::io::Error::other)?,
+                        })?
+                    }
+                }
+            } else if let Some(path) = export.single_file() {
+                // Written as it is made, and kept gzip-compressed: a catalog of every language
+                // can be tens of MB (a tenth of that compressed).
+                downloads.store_gzip_with(&path, |file| {
+                    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+                    export.write_single_gzip(&languages, &mut out)?;
+                    std::io::Write::flush(&mut out)
+                })?
+            } else if format.is_multilingual() {
+                let files = export.render_all(&languages);
+                let bytes = archive::zip(&files).map_err(std::io::Error::other)?;
+                downloads.store(&formats::ExportFile {
+                    path: bundle_name,
+                    bytes,
+                })?
+            } else if one_file {
+                let file = export.render(&languages[0]).pop().expect("one file");
+                downloads.store(&file)?
+            } else {
+                // Written as it is made, both cores rendering and compressing languages.
+                downloads.store_with(&bundle_name, |file| {
+                    let out = std::io::BufWriter::with_capacity(1 << 20, file);
+                    archive::write_zip(&export, &languages, out, threads)
+                        .and_then(|out| {
+                            out.into_inner()
+                                .map_err(|err| zip::result::ZipError::Io(err.into_error()))
+                        })
+                        .map_err(std::io::Error::other)?;
+                    Ok(())
+                })?
+            };
             downloads.remember(parameters, &download);
-            Ok(download)
+            Ok::<_, StoreFailure>(download)
         })
         .await;
         let download = match stored {
