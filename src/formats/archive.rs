@@ -14,12 +14,11 @@ use crate::domain::model::Key;
 use crate::domain::names::LanguageCode;
 
 pub fn zip(files: &[ExportFile]) -> Result<Vec<u8>, ZipError> {
-    let mut archive = ZipWriter::new(Cursor::new(Vec::new()));
-    append_in_path_order(&mut archive, files)?;
-    Ok(archive.finish()?.into_inner())
+    zip_on_threads(files, 1)
 }
 
-/// [`zip`] of `files`, compressed on `threads` threads: the same bytes.
+/// [`zip`] of `files`, compressed on `threads` threads (each file into a zip of its own,
+/// copied into the archive in path order): the same bytes.
 pub fn zip_on_threads(files: &[ExportFile], threads: usize) -> Result<Vec<u8>, ZipError> {
     let mut sorted: Vec<&ExportFile> = files.iter().collect();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
@@ -38,16 +37,6 @@ pub fn zip_on_threads(files: &[ExportFile], threads: usize) -> Result<Vec<u8>, Z
         |single| copy_single(&mut archive, single?),
     )?;
     Ok(archive.finish()?.into_inner())
-}
-
-fn append_in_path_order<W: Write + Seek>(archive: &mut ZipWriter<W>, files: &[ExportFile]) -> Result<(), ZipError> {
-    let mut sorted: Vec<&ExportFile> = files.iter().collect();
-    sorted.sort_by(|a, b| a.path.cmp(&b.path));
-    for file in sorted {
-        archive.start_file(file.path.as_str(), options())?;
-        archive.write_all(&file.bytes)?;
-    }
-    Ok(())
 }
 
 /// Deflate at level 1: exports are large and repetitive (XLIFF and PO repeat the base text
