@@ -131,6 +131,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                     names: input
                         .is_base
                         .then(|| exported.elements.iter().map(|element| element.name.clone()).collect()),
+                    whole: true,
                 });
             }
         }

@@ -45,6 +45,9 @@ pub struct Patched {
     /// For the base language's file, its entry names in order after the patch (what the
     /// translations' files of the same name follow).
     pub names: Option<Vec<String>>,
+    /// Whether this is the export's file as it is, the app's file not being one the patcher
+    /// can edit in place (another plural formula, another XLIFF version, ...).
+    pub whole: bool,
 }
 
 impl Patched {
@@ -62,11 +65,13 @@ impl Patched {
             return Self {
                 bytes: input.local.to_vec(),
                 names,
+                whole: false,
             };
         }
         Self {
             bytes: encode(edits.apply(text)),
             names,
+            whole: false,
         }
     }
 }
@@ -85,6 +90,7 @@ impl Patched {
             } else {
                 None
             },
+            whole: true,
         })
     }
 }
@@ -206,12 +212,13 @@ fn same_values_or_export(format: ExportFormat, input: &PatchInput<'_>) -> Result
         values.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(values)
     };
-    let bytes = if read(input.local)? == read(input.exported)? {
-        input.local.to_vec()
-    } else {
-        input.exported.to_vec()
-    };
-    Ok(Patched { bytes, names: None })
+    let whole = read(input.local)? != read(input.exported)?;
+    let bytes = if whole { input.exported } else { input.local }.to_vec();
+    Ok(Patched {
+        bytes,
+        names: None,
+        whole,
+    })
 }
 
 /// Replacements in a text, applied at once: each a range of the original and its new text.

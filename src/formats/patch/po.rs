@@ -85,6 +85,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                         } else {
                             None
                         },
+                        whole: true,
                     });
                 }
                 changed = true;
@@ -137,6 +138,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         return Ok(Patched {
             bytes: input.local.to_vec(),
             names: input.is_base.then_some(names),
+            whole: false,
         });
     }
     let mut out = String::with_capacity(text.len() + added.len());
@@ -161,6 +163,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     Ok(Patched {
         bytes: out.into_bytes(),
         names: input.is_base.then_some(names),
+        whole: false,
     })
 }
 

@@ -98,6 +98,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         return Ok(Patched {
             bytes: input.exported.to_vec(),
             names: None,
+            whole: true,
         });
     };
     // New entries at the end of the dictionary, in the export's order.

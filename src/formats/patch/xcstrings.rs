@@ -62,6 +62,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     Ok(Patched {
         bytes,
         names: input.is_base.then_some(names),
+        whole: false,
     })
 }
 
