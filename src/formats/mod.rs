@@ -216,27 +216,63 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
     /// The paths of the files `language` may render to, in the order [`Export::render`] gives
     /// them (it leaves out a named file that has no text in the language).
     pub fn paths(&self, language: &LanguageCode) -> Vec<String> {
-        let is_base = language == self.base_language;
         self.groups
             .iter()
-            .flat_map(|group| match self.format {
-                ExportFormat::Json | ExportFormat::I18next => vec![json::path(language, group.file)],
-                ExportFormat::Csv => vec![csv::path(language)],
-                // The base language's files bring the template along.
-                ExportFormat::Po if is_base => vec![po::path(language), po::TEMPLATE.to_owned()],
-                ExportFormat::Po => vec![po::path(language)],
-                ExportFormat::Arb => vec![arb::path(language)],
-                ExportFormat::Xliff | ExportFormat::Xliff2 => vec![xliff::path(language)],
-                ExportFormat::Yaml => vec![yaml::path(language)],
-                ExportFormat::AndroidXml => vec![android::path(language, is_base, group_file(group))],
-                ExportFormat::AppleStrings => {
-                    let table = group_file(group);
-                    let (strings, plurals) = self.apple_files(group, table);
-                    apple::paths(language, table, strings, plurals)
-                }
-                ExportFormat::Xcstrings => vec![xcstrings::path(group_file(group))],
-            })
+            .flat_map(|group| self.group_paths(group, language))
             .collect()
+    }
+
+    /// The paths of the files [`Export::render`] gives for `language`, in its order, without
+    /// rendering them.
+    pub fn rendered_paths(&self, language: &LanguageCode) -> Vec<String> {
+        self.groups
+            .iter()
+            .filter(|group| self.renders_group(group, language))
+            .flat_map(|group| self.group_paths(group, language))
+            .collect()
+    }
+
+    /// Whether [`Export::render`] writes `group`'s files for `language`.
+    fn renders_group(&self, group: &Group<'_>, language: &LanguageCode) -> bool {
+        if self.always_rendered(group) {
+            return true;
+        }
+        let leave_out = self.has_untranslatable && language != self.base_language && !self.renders_together();
+        let has_text = |key: &Key| (!leave_out || key.translatable) && key.translations.get(language).is_some();
+        match &group.keys {
+            Some(keys) => keys.iter().any(|key| has_text(key)),
+            None => self.keys.iter().any(|key| has_text(key.borrow())),
+        }
+    }
+
+    /// Whether `group`'s files are written in every language, with or without texts: Android's
+    /// and Apple's default files always, as before keys remembered files, and so is the web's
+    /// `{lang}.json` while no key names a namespace.
+    fn always_rendered(&self, group: &Group<'_>) -> bool {
+        self.groups.len() == 1
+            || (!matches!(self.format, ExportFormat::Json | ExportFormat::I18next)
+                && is_default(self.format, group.file))
+    }
+
+    fn group_paths(&self, group: &Group<'_>, language: &LanguageCode) -> Vec<String> {
+        let is_base = language == self.base_language;
+        match self.format {
+            ExportFormat::Json | ExportFormat::I18next => vec![json::path(language, group.file)],
+            ExportFormat::Csv => vec![csv::path(language)],
+            // The base language's files bring the template along.
+            ExportFormat::Po if is_base => vec![po::path(language), po::TEMPLATE.to_owned()],
+            ExportFormat::Po => vec![po::path(language)],
+            ExportFormat::Arb => vec![arb::path(language)],
+            ExportFormat::Xliff | ExportFormat::Xliff2 => vec![xliff::path(language)],
+            ExportFormat::Yaml => vec![yaml::path(language)],
+            ExportFormat::AndroidXml => vec![android::path(language, is_base, group_file(group))],
+            ExportFormat::AppleStrings => {
+                let table = group_file(group);
+                let (strings, plurals) = self.apple_files(group, table);
+                apple::paths(language, table, strings, plurals)
+            }
+            ExportFormat::Xcstrings => vec![xcstrings::path(group_file(group))],
+        }
     }
 
     /// The files of a format that holds every language in one file ([`ExportFormat::
@@ -366,13 +402,8 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
     }
 
     fn render_group<B: Borrow<Key>>(&self, keys: &[B], group: &Group<'_>, language: &LanguageCode) -> Vec<ExportFile> {
-        // A file a key names is written only in the languages it has texts in; Android's and
-        // Apple's default files always, as before keys remembered files, and so is the web's
-        // `{lang}.json` while no key names a namespace.
-        let always = self.groups.len() == 1
-            || (!matches!(self.format, ExportFormat::Json | ExportFormat::I18next)
-                && is_default(self.format, group.file));
-        if !always && texts(keys, language).next().is_none() {
+        // A file a key names is written only in the languages it has texts in.
+        if !self.always_rendered(group) && texts(keys, language).next().is_none() {
             return Vec::new();
         }
         match self.format {

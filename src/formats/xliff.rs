@@ -460,7 +460,7 @@ impl UnitIds {
 
 /// Whether `name` is an XML `NMTOKEN`: name characters only (letters, digits, `.-_:`, and
 /// the combining marks and extenders XML allows).
-fn is_name_token(name: &str) -> bool {
+pub fn is_name_token(name: &str) -> bool {
     !name.is_empty()
         && name.chars().all(|c| {
             c.is_alphanumeric()
