@@ -405,6 +405,14 @@ impl HistoryIndex {
         &self.paths[id as usize]
     }
 
+    /// The position of commit `id`, looked for from the newest back.
+    pub fn position_of(&self, id: Oid) -> Option<u32> {
+        self.commits
+            .iter()
+            .rposition(|commit| commit.id == id)
+            .map(|position| position as u32)
+    }
+
     /// The commits that changed a project folder, newest first.
     pub fn project_commits(&self, project_dir: &str) -> Vec<u32> {
         let mut positions = self.by_project.get(project_dir).cloned().unwrap_or_default();

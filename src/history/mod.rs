@@ -10,6 +10,7 @@ mod index;
 pub mod reads;
 pub mod snapshots;
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::domain::model::{Key, Project};
@@ -119,6 +120,33 @@ impl History {
         tokio::task::spawn_blocking(move || past.at.kept_files(&root, &folder, &wanted))
             .await
             .map_err(|err| StoreError::internal("the read of kept files failed", err))?
+    }
+
+    /// For each of the kept files `paths` (under a format's `folder`) at commit `at`: what
+    /// happened to the project's keys since the commit that first gave it its bytes (see
+    /// [`reads::kept_since`]); files without an answer are left out.
+    pub async fn kept_since(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        at: git2::Oid,
+        folder: &str,
+        paths: Vec<String>,
+    ) -> Result<HashMap<String, Arc<crate::store::KeysSince>>, StoreError> {
+        let (team, project, folder) = (team.clone(), project.clone(), folder.to_owned());
+        self.with_history(move |repo, index| reads::kept_since(repo, index, at, (&team, &project), &folder, &paths))
+            .await
+    }
+
+    /// The commit `reference` names for a project (as [`History::keys_for_export_at`] reads
+    /// it).
+    pub async fn commit_at(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        reference: &str,
+    ) -> Result<git2::Oid, StoreError> {
+        Ok(self.past(team, project, reference).await?.at.commit)
     }
 
     /// A project's settings at the commit `reference` names.

@@ -2,6 +2,10 @@
 //! states, a key's commits and a project's. Each read runs on a blocking thread with a
 //! repository handle of its own, so the writer's handle is never shared.
 
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
 use git2::{Oid, Repository, Sort};
 
 use super::events::{self, KeyChange};
@@ -9,7 +13,7 @@ use super::index::HistoryIndex;
 use super::snapshots;
 use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::gitdb::tree_diff;
-use crate::store::{StoreError, layout};
+use crate::store::{KeysSince, StoreError, layout};
 
 /// The fewest hex digits an abbreviated commit id may have.
 const MIN_ABBREVIATION: usize = 7;
@@ -119,6 +123,118 @@ pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<
         .into_iter()
         .map(|delta| (delta.name, delta.change))
         .collect())
+}
+
+/// For each of the kept files `paths` (under `folder`, a format's folder of the project's
+/// kept folder) that `at` holds: what happened to the project's keys since the oldest commit
+/// that gave the file the bytes it has at `at` (its upload; a restore or a later upload of the
+/// same bytes gives them again). A file has none when the index does not know `at`, when that
+/// commit made the project's folder (a rename, a copy by hand: what the file was written
+/// against is not known), or when the project's settings differ between the two commits.
+pub fn kept_since(
+    repo: &Repository,
+    index: &HistoryIndex,
+    at: Oid,
+    (team, project): (&TeamName, &ProjectName),
+    folder: &str,
+    paths: &[String],
+) -> Result<HashMap<String, Arc<KeysSince>>, StoreError> {
+    let fail = |err| StoreError::internal("cannot read what changed since a kept file", err);
+    let mut found = HashMap::new();
+    let Some(position) = index.position_of(at) else {
+        return Ok(found);
+    };
+    let tree = repo.find_commit(at).and_then(|commit| commit.tree()).map_err(fail)?;
+    let dir = format!("{}/{folder}", layout::kept_dir(team, project));
+    let mut by_commit: HashMap<u32, Option<Arc<KeysSince>>> = HashMap::new();
+    for path in paths {
+        let full = format!("{dir}/{path}");
+        let Ok(entry) = tree.get_path(Path::new(&full)) else {
+            continue;
+        };
+        let first = index
+            .file_commits(&full, position + 1)
+            .into_iter()
+            .rev()
+            .find(|&earlier| {
+                index
+                    .change(earlier, &full)
+                    .is_some_and(|change| change.new == Some(entry.id()))
+            });
+        let Some(first) = first else { continue };
+        let since = match by_commit.get(&first) {
+            Some(since) => since.clone(),
+            None => {
+                let since = keys_since(repo, index, first, &tree, (team, project))?.map(Arc::new);
+                by_commit.insert(first, since.clone());
+                since
+            }
+        };
+        if let Some(since) = since {
+            found.insert(path.clone(), since);
+        }
+    }
+    Ok(found)
+}
+
+/// What happened to the project's keys between commit `position` and the commit whose tree
+/// is `tree` (see [`kept_since`]).
+fn keys_since(
+    repo: &Repository,
+    index: &HistoryIndex,
+    position: u32,
+    tree: &git2::Tree<'_>,
+    (team, project): (&TeamName, &ProjectName),
+) -> Result<Option<KeysSince>, StoreError> {
+    let fail = |err| StoreError::internal("cannot read what changed since a kept file", err);
+    let project_file = layout::project_file(team, project);
+    if index
+        .change(position, &project_file)
+        .is_some_and(|change| change.old.is_none())
+    {
+        return Ok(None);
+    }
+    let commit = index.commit(position).id;
+    let then = repo
+        .find_commit(commit)
+        .and_then(|commit| commit.tree())
+        .map_err(fail)?;
+    let blob = |tree: &git2::Tree<'_>, path: &str| tree.get_path(Path::new(path)).ok().map(|entry| entry.id());
+    if blob(&then, &project_file) != blob(tree, &project_file) {
+        return Ok(None);
+    }
+    let keys_dir = layout::keys_dir(team, project);
+    let keys_tree = |tree: &git2::Tree<'_>| -> Result<Option<git2::Tree<'_>>, StoreError> {
+        match blob(tree, &keys_dir) {
+            Some(id) => repo.find_tree(id).map(Some).map_err(fail),
+            None => Ok(None),
+        }
+    };
+    let (old, new) = (keys_tree(&then)?, keys_tree(tree)?);
+    let diff = tree_diff::diff(repo, old.as_ref(), new.as_ref()).map_err(fail)?;
+    let name = |blob: Option<Oid>| -> Result<Option<String>, ()> {
+        let Some(blob) = blob else { return Ok(None) };
+        let blob = repo.find_blob(blob).map_err(|_| ())?;
+        crate::store::read_key(blob.content())
+            .map(|key| Some(key.name.as_str().to_owned()))
+            .map_err(|_| ())
+    };
+    let mut since = KeysSince {
+        commit,
+        changed: Default::default(),
+        deleted: Default::default(),
+    };
+    let mut gone = Vec::new();
+    for file in &diff {
+        // A file that is not a key's (or not one any more) leaves the answer unknown.
+        let (Ok(old), Ok(new)) = (name(file.old), name(file.new)) else {
+            return Ok(None);
+        };
+        gone.extend(old);
+        since.changed.extend(new);
+    }
+    since.deleted = gone.into_iter().filter(|name| !since.changed.contains(name)).collect();
+    Ok(Some(since))
 }
 
 /// One commit of a key's history: where it is in the index, what it did, and the blob of

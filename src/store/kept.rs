@@ -12,6 +12,20 @@ use crate::domain::names::{ProjectName, TeamName};
 /// A kept file: its path under its format's folder, and its bytes.
 pub type KeptFile = (String, Vec<u8>);
 
+/// What happened to a project's keys between the commit that first gave a kept file the bytes
+/// it has and the commit exported: the keys whose files differ, by name. An export whose kept
+/// file held every other key's entry as that commit's export wrote it need only patch these.
+#[derive(Debug)]
+pub struct KeysSince {
+    /// That commit.
+    pub commit: Oid,
+    /// Keys the exported commit has whose files differ from that commit's (changed, added or
+    /// renamed to).
+    pub changed: std::collections::HashSet<String>,
+    /// Keys of that commit the exported commit has none of (deleted, or renamed from).
+    pub deleted: std::collections::HashSet<String>,
+}
+
 /// Which kept files to read, by their path under their format's folder.
 pub type Wanted = dyn Fn(&str) -> bool + Send + Sync;
 
