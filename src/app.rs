@@ -70,6 +70,7 @@ impl App {
             hook_secret: config.hook_secret.clone(),
             read_only,
             primary_url: config.primary_url.clone(),
+            metrics: metrics.clone(),
         });
         Ok(Self {
             state,

@@ -30,6 +30,7 @@ pub struct Metrics {
     pub push_seconds: Histogram,
     pub fetch_seconds: Histogram,
     pub key_files_read: IntCounter,
+    pub kept_files_exported: IntCounterVec,
     pub webhook_deliveries: IntCounterVec,
     pub webhook_failures: IntCounterVec,
     pub webhook_backlog: IntGaugeVec,
@@ -112,6 +113,14 @@ impl Metrics {
             "key_files_read_total",
             "Key files read to load projects' keys: all of a project's, or with a saved index only those changed since.",
         );
+        let kept_files_exported = IntCounterVec::new(
+            Opts::new(
+                "kept_files_exported_total",
+                "App files an upload kept, given by exports: `as_kept` (no key changed since), `changed_keys` (patched with the keys changed since), `whole_export` (patched with the whole export).",
+            ),
+            &["how"],
+        )
+        .expect("valid metric");
         let per_webhook =
             |name: &str, help: &str| IntCounterVec::new(Opts::new(name, help), &["webhook"]).expect("valid metric");
         let webhook_deliveries = per_webhook(
@@ -160,6 +169,7 @@ impl Metrics {
             Box::new(push_seconds.clone()),
             Box::new(fetch_seconds.clone()),
             Box::new(key_files_read.clone()),
+            Box::new(kept_files_exported.clone()),
             Box::new(webhook_deliveries.clone()),
             Box::new(webhook_failures.clone()),
             Box::new(webhook_backlog.clone()),
@@ -188,6 +198,7 @@ impl Metrics {
             push_seconds,
             fetch_seconds,
             key_files_read,
+            kept_files_exported,
             webhook_deliveries,
             webhook_failures,
             webhook_backlog,

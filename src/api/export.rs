@@ -1,5 +1,6 @@
 //! The export handler: filters, renders and stores the files, answers the download address.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use poem::Request;
@@ -201,7 +202,8 @@ impl ExportApi {
         }
         // The app's own files an upload kept, which the export patches rather than writes.
         let wanted = formats::kept::wanted(format, &project.base_language, &languages);
-        let kept = match (formats::kept::folder(format).filter(|_| !own_layout), &at.0) {
+        let folder = formats::kept::folder(format).filter(|_| !own_layout);
+        let kept = match (folder, &at.0) {
             (None, _) => Vec::new(),
             (Some(folder), Some(reference)) => {
                 self.state
@@ -220,8 +222,31 @@ impl ExportApi {
                     })??
             }
         };
+        // What happened to the keys since each file was kept, so that the files need patching
+        // with the keys changed since only (not known for an export of some keys' tags).
+        let since = match folder {
+            Some(folder) if !kept.is_empty() && tags.is_empty() => {
+                let at_commit = match &at.0 {
+                    Some(reference) => Some(self.state.history.commit_at(&team, &project_name, reference).await?),
+                    None => git2::Oid::from_str(&commit).ok(),
+                };
+                match at_commit {
+                    Some(at_commit) => {
+                        let paths = kept.iter().map(|(path, _)| path.clone()).collect();
+                        self.state
+                            .history
+                            .kept_since(&team, &project_name, at_commit, folder, paths)
+                            .await?
+                    }
+                    None => HashMap::new(),
+                }
+            }
+            _ => HashMap::new(),
+        };
 
         let downloads = self.state.downloads.clone();
+        let metrics = self.state.metrics.clone();
+        let given = formats::kept::Given::default();
         let bundle_name = format!("{project_name}-{}.zip", format.name());
         let stored = tokio::task::spawn_blocking(move || {
             // The same export of the same commit is the same bytes: the stored one is reused.
@@ -235,7 +260,23 @@ impl ExportApi {
             let one_file = matches!(languages.as_slice(), [language] if export.paths(language).len() == 1);
             let download = if !kept.is_empty() {
                 // The app's own files patched: each rendered whole, then zipped.
-                let mut files = formats::kept::render(&export, &languages, kept, &keys, threads);
+                let patching = formats::kept::Patching {
+                    project: &project,
+                    keys: &keys,
+                    kept,
+                    since,
+                    threads,
+                    given: &given,
+                };
+                let mut files = formats::kept::render(&export, &languages, patching);
+                for (how, count) in [
+                    ("as_kept", &given.as_kept),
+                    ("changed_keys", &given.changed_keys),
+                    ("whole_export", &given.whole_export),
+                ] {
+                    let count = count.load(std::sync::atomic::Ordering::Relaxed) as u64;
+                    metrics.kept_files_exported.with_label_values(&[how]).inc_by(count);
+                }
                 match files.pop() {
                     Some(file) if one_file && files.is_empty() => downloads.store(&file)?,
                     last => {

@@ -48,6 +48,7 @@ pub struct AppState {
     /// A read replica answers every change with 405 `read_only`, naming `primary_url`.
     pub read_only: bool,
     pub primary_url: Option<String>,
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 #[derive(Tags)]

@@ -13,13 +13,14 @@
 //! `locstore pull`.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use super::in_order::make_in_order;
 use super::{Export, ExportFile, ExportFormat, patch, po, upload};
 use crate::domain::model::{Key, Project};
 use crate::domain::names::LanguageCode;
-use crate::store::BesideFiles;
+use crate::store::{BesideFiles, KeysSince};
 
 /// The folder (under the project's kept folder) of a format's kept files, for the formats
 /// that keep them.
@@ -218,23 +219,69 @@ fn stands_for(format: ExportFormat, original: &upload::Original, path: &str) -> 
     }
 }
 
+/// What an export patches the app's kept files with.
+pub struct Patching<'a> {
+    /// The project exported.
+    pub project: &'a Project,
+    /// The keys exported: an entry of a kept file whose key is not among them goes, unless
+    /// the upload passed it over.
+    pub keys: &'a [&'a Key],
+    /// The app's kept files (and what is kept beside them) of the languages exported, by
+    /// path under the format's folder.
+    pub kept: Vec<(String, Vec<u8>)>,
+    /// For kept files (by the same paths) whose history is known: what happened to the keys
+    /// since the commit that first gave the file its bytes. Empty when the export leaves keys
+    /// out (then every file is patched with the whole export).
+    pub since: HashMap<String, Arc<KeysSince>>,
+    pub threads: usize,
+    /// Counts how each kept file was given.
+    pub given: &'a Given,
+}
+
+/// How an export gave its kept files (what `/metrics` counts).
+#[derive(Debug, Default)]
+pub struct Given {
+    /// As they were kept, no key having changed since (nothing rendered).
+    pub as_kept: AtomicUsize,
+    /// Patched with an export of the keys changed since.
+    pub changed_keys: AtomicUsize,
+    /// Compared with and patched with the language's whole export.
+    pub whole_export: AtomicUsize,
+}
+
+/// A kept file, what is kept beside it, and what happened to the keys since it was kept.
+struct Kept {
+    local: Vec<u8>,
+    meta: Meta,
+    passed_over: HashSet<String>,
+    /// Set when the file patched with its upload's export was the file itself and the keys'
+    /// history since then is known: then only the keys changed since need patching in.
+    since: Option<Arc<KeysSince>>,
+}
+
 /// The files of `export` in `languages`, each one that has a kept file (by path) being that
 /// file patched with the export's texts, rendered on `threads` threads (the base language's
 /// files first: a translation's file puts its new entries in the order of the base file of
-/// the same name, as patched). `keys` are the exported keys: an entry of a kept file whose
-/// key is not among them goes, unless the upload passed it over.
-pub fn render(
-    export: &Export<'_, &Key>,
-    languages: &[LanguageCode],
-    kept: Vec<(String, Vec<u8>)>,
-    keys: &[&Key],
-    threads: usize,
-) -> Vec<ExportFile> {
+/// the same name, as patched).
+///
+/// A kept file that was its upload's export's fixed point (patched with it, it stayed as it
+/// was) needs patching with the keys changed since only: every other key's entry is as that
+/// export wrote it. Such a file is given as it is when no key changed, else patched with an
+/// export of the changed keys alone, and neither renders the language's whole export.
+pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: Patching<'_>) -> Vec<ExportFile> {
+    let Patching {
+        project,
+        keys,
+        kept,
+        since,
+        threads,
+        given: counts,
+    } = patching;
     let (format, base_language) = (export.format(), export.base_language());
     // Each kept file with what is kept beside it.
     let (metas, kept): (HashMap<String, Vec<u8>>, HashMap<String, Vec<u8>>) =
         kept.into_iter().partition(|(path, _)| path.ends_with(META));
-    let kept: HashMap<String, (Vec<u8>, Meta, HashSet<String>)> = kept
+    let kept: HashMap<String, Kept> = kept
         .into_iter()
         .map(|(path, local)| {
             let mut meta: Meta = metas
@@ -242,7 +289,23 @@ pub fn render(
                 .and_then(|json| serde_json::from_slice(json).ok())
                 .unwrap_or_default();
             let passed_over = std::mem::take(&mut meta.passed_over).into_iter().collect();
-            (path, (local, meta, passed_over))
+            // The file and what is kept beside it must have been kept together.
+            let since = since
+                .get(&path)
+                .filter(|since| meta.export_sha256.is_some() && patches_alone(format, since, keys))
+                .filter(|of_file| {
+                    since
+                        .get(&meta_path(&path))
+                        .is_some_and(|of_meta| of_meta.commit == of_file.commit)
+                })
+                .cloned();
+            let kept = Kept {
+                local,
+                meta,
+                passed_over,
+                since,
+            };
+            (path, kept)
         })
         .collect();
     let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
@@ -251,18 +314,39 @@ pub fn render(
             .and_then(|(_, file)| file)
             .map(|(_, name)| name)
     };
+    // The exports of the keys changed since each commit kept files are fixed points of.
+    let changed: Vec<(Arc<KeysSince>, Vec<&Key>)> = {
+        let mut changed: Vec<(Arc<KeysSince>, Vec<&Key>)> = Vec::new();
+        for kept in kept.values() {
+            if let Some(since) = &kept.since
+                && !changed.iter().any(|(known, _)| known.commit == since.commit)
+            {
+                let of = keys
+                    .iter()
+                    .copied()
+                    .filter(|key| since.changed.contains(key.name.as_str()));
+                changed.push((since.clone(), of.collect()));
+            }
+        }
+        changed
+    };
+    let partial: Vec<(git2::Oid, Export<'_, &Key>)> = changed
+        .iter()
+        .filter_map(|(since, keys)| Some((since.commit, Export::new(format, project, keys, languages).ok()?)))
+        .collect();
     // A file as the export gives it: the kept one as it is while the export's is the one it
     // was kept by, else patched.
     let give = |mut file: ExportFile, order: Option<&[String]>, is_base: bool| -> (ExportFile, Option<Vec<String>>) {
-        let Some((local, meta, passed_over)) = kept.get(&file.path) else {
+        let Some(kept) = kept.get(&file.path) else {
             return (file, None);
         };
-        if meta.is_export(&file.bytes) {
-            file.bytes = local.clone();
+        counts.whole_export.fetch_add(1, Ordering::Relaxed);
+        if kept.meta.is_export(&file.bytes) {
+            file.bytes = kept.local.clone();
             return (file, None);
         }
-        let deleted = |name: &str| !names.contains(name) && !passed_over.contains(name);
-        match patched(format, &file, local, order, &deleted, is_base) {
+        let deleted = |name: &str| !names.contains(name) && !kept.passed_over.contains(name);
+        match patched(format, &file, &kept.local, order, &deleted, is_base) {
             Some(patched) => {
                 file.bytes = patched.bytes;
                 (file, patched.names)
@@ -270,14 +354,128 @@ pub fn render(
             None => (file, None),
         }
     };
+    // A kept file that needs the changed keys only, given the file of `changed` (the export
+    // of those keys, by language) at its path: `None` when it cannot be given that way.
+    let give_changed = |path: &str,
+                        changed: &mut dyn FnMut(git2::Oid) -> Option<Vec<ExportFile>>,
+                        order: &dyn Fn() -> Option<Vec<String>>,
+                        is_base: bool|
+     -> Option<(ExportFile, Option<Vec<String>>)> {
+        let kept = kept.get(path)?;
+        let since = kept.since.as_ref()?;
+        let as_kept = || ExportFile {
+            path: path.to_owned(),
+            bytes: kept.local.clone(),
+        };
+        let unchanged = || {
+            counts.as_kept.fetch_add(1, Ordering::Relaxed);
+            Some((as_kept(), None))
+        };
+        if since.changed.is_empty() && since.deleted.is_empty() {
+            return unchanged();
+        }
+        let files = changed(since.commit)?;
+        let exported = match files.into_iter().find(|file| file.path == path) {
+            Some(file) => file,
+            // None of the changed keys is in this file.
+            None if since.deleted.is_empty() => return unchanged(),
+            None => ExportFile {
+                path: path.to_owned(),
+                bytes: empty_file(format)?.to_vec(),
+            },
+        };
+        let deleted = |name: &str| since.deleted.contains(name) && !kept.passed_over.contains(name);
+        let order = if is_base { None } else { order() };
+        let patched = patched(format, &exported, &kept.local, order.as_deref(), &deleted, is_base)?;
+        if patched.whole {
+            // The file is written as the export writes it: the whole export's, then.
+            return None;
+        }
+        counts.changed_keys.fetch_add(1, Ordering::Relaxed);
+        let file = ExportFile {
+            path: path.to_owned(),
+            bytes: patched.bytes,
+        };
+        Some((file, patched.names))
+    };
+    // The files of one language: where each has a kept file that needs the changed keys
+    // only, without rendering the language's whole export; else rendered (`rendered`, or
+    // here) and patched.
+    let language_files = |language: &LanguageCode,
+                          rendered: Option<Vec<ExportFile>>,
+                          order_of: &dyn Fn(&str) -> Option<Vec<String>>|
+     -> Vec<(ExportFile, Option<Vec<String>>)> {
+        let is_base = language.same_as(base_language);
+        let mut partial_files: HashMap<git2::Oid, Vec<ExportFile>> = HashMap::new();
+        let mut changed = |commit: git2::Oid| {
+            if let std::collections::hash_map::Entry::Vacant(entry) = partial_files.entry(commit) {
+                let (_, export) = partial.iter().find(|(of, _)| *of == commit)?;
+                entry.insert(export.render(language));
+            }
+            partial_files.get(&commit).cloned()
+        };
+        // Given without the whole export where every file can be; else what was given that
+        // way, and which file could not.
+        let mut given: HashMap<String, (ExportFile, Option<Vec<String>>)> = HashMap::new();
+        let mut whole_only = None;
+        let paths = export.rendered_paths(language);
+        if rendered.is_none()
+            && paths
+                .iter()
+                .all(|path| kept.get(path).is_some_and(|kept| kept.since.is_some()))
+        {
+            for path in &paths {
+                match give_changed(path, &mut changed, &|| order_of(path), is_base) {
+                    Some(file) => {
+                        given.insert(path.clone(), file);
+                    }
+                    None => {
+                        whole_only = Some(path.clone());
+                        break;
+                    }
+                }
+            }
+            if whole_only.is_none() {
+                return paths.iter().filter_map(|path| given.remove(path)).collect();
+            }
+        }
+        let rendered = rendered.unwrap_or_else(|| export.render(language));
+        rendered
+            .into_iter()
+            .map(|file| {
+                if let Some(done) = given.remove(&file.path) {
+                    return done;
+                }
+                let quick = whole_only.as_ref() != Some(&file.path);
+                quick
+                    .then(|| give_changed(&file.path, &mut changed, &|| order_of(&file.path), is_base))
+                    .flatten()
+                    .unwrap_or_else(|| {
+                        let order = if is_base || !kept.contains_key(&file.path) {
+                            None
+                        } else {
+                            order_of(&file.path)
+                        };
+                        give(file, order.as_deref(), is_base)
+                    })
+            })
+            .collect()
+    };
+    // Whether a language's files all have kept files that need the changed keys only.
+    let all_changed_only = |language: &LanguageCode| {
+        export
+            .rendered_paths(language)
+            .iter()
+            .all(|path| kept.get(path).is_some_and(|kept| kept.since.is_some()))
+    };
     let (base, others): (Vec<&LanguageCode>, Vec<&LanguageCode>) =
         languages.iter().partition(|language| language.same_as(base_language));
     let mut base_files = Vec::new();
     // The base files' entry names, by file name (namespace): read when first needed.
     let mut orders: HashMap<Option<String>, (usize, OnceLock<Vec<String>>)> = HashMap::new();
+    let no_order = |_: &str| None;
     for language in base {
-        for file in export.render(language) {
-            let (file, names) = give(file, None, true);
+        for (file, names) in language_files(language, None, &no_order) {
             if patch::can_patch(format, &file.path) {
                 orders.insert(
                     group(&file.path),
@@ -291,7 +489,7 @@ pub fn render(
         orders.get(&group(path)).map(|(index, names)| {
             names
                 .get_or_init(|| patch::names(format, &base_files[*index].bytes).unwrap_or_default())
-                .as_slice()
+                .clone()
         })
     };
     // Formats that render several languages in one pass over the keys (PO, XLIFF) take a few
@@ -308,16 +506,40 @@ pub fn render(
         threads,
         2 * threads,
         |index| {
-            let rendered = export
-                .write_together(batches[index], |_| Ok(Vec::new()))
-                .expect("writing into memory does not fail");
-            rendered
-                .into_iter()
-                .map(|(path, bytes)| {
-                    let order = kept.contains_key(&path).then(|| order_of(&path)).flatten();
-                    give(ExportFile { path, bytes }, order, false).0
-                })
-                .collect::<Vec<_>>()
+            // The languages whose whole export is needed, rendered together.
+            let whole: Vec<&LanguageCode> = batches[index]
+                .iter()
+                .copied()
+                .filter(|language| !all_changed_only(language))
+                .collect();
+            let mut rendered: HashMap<String, Vec<u8>> = if whole.is_empty() {
+                HashMap::new()
+            } else {
+                export
+                    .write_together(&whole, |_| Ok(Vec::new()))
+                    .expect("writing into memory does not fail")
+                    .into_iter()
+                    .collect()
+            };
+            let mut files = Vec::new();
+            for &language in batches[index] {
+                let own = whole.contains(&language).then(|| {
+                    export
+                        .rendered_paths(language)
+                        .into_iter()
+                        .filter_map(|path| {
+                            let bytes = rendered.remove(&path)?;
+                            Some(ExportFile { path, bytes })
+                        })
+                        .collect()
+                });
+                files.extend(
+                    language_files(language, own, &order_of)
+                        .into_iter()
+                        .map(|(file, _)| file),
+                );
+            }
+            files
         },
         |rendered| {
             translations.extend(rendered);
@@ -326,6 +548,37 @@ pub fn render(
     );
     base_files.extend(translations);
     base_files
+}
+
+/// Whether patching a kept file with the export of the keys `since` names alone gives what
+/// patching it with the whole export does. Not where a key's entry depends on other keys:
+/// XLIFF 2.0 numbers the units of keys whose names are no XML name, and nested formats
+/// (i18next, YAML) write a name differently when another key's name is inside it.
+fn patches_alone(format: ExportFormat, since: &KeysSince, keys: &[&Key]) -> bool {
+    match format {
+        ExportFormat::Xliff2 => since.changed.iter().all(|name| super::xliff::is_name_token(name)),
+        ExportFormat::I18next | ExportFormat::Yaml => {
+            let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
+            let nested = |name: &str| {
+                // A key whose name holds this one, or is held in it.
+                let inner = format!("{name}.");
+                let at = keys.partition_point(|key| key.name.as_str() < inner.as_str());
+                keys.get(at).is_some_and(|key| key.name.as_str().starts_with(&inner))
+                    || name.match_indices('.').any(|(at, _)| names.contains(&name[..at]))
+            };
+            !since.changed.iter().chain(&since.deleted).any(|name| nested(name))
+        }
+        _ => true,
+    }
+}
+
+/// The export of no keys of a format whose files a key chooses (i18next's namespaces), for
+/// a kept file none of whose keys changed but some of whose keys may be deleted.
+fn empty_file(format: ExportFormat) -> Option<&'static [u8]> {
+    match format {
+        ExportFormat::I18next => Some(b"{}\n"),
+        _ => None,
+    }
 }
 
 impl Meta {
@@ -470,7 +723,15 @@ mod tests {
         let languages = [code("en"), code("fr")];
         let files = |keys: &[&Key]| {
             let export = Export::new(ExportFormat::Yaml, &project, keys, &languages).unwrap();
-            render(&export, &languages, kept.clone(), keys, 2)
+            let patching = Patching {
+                project: &project,
+                keys,
+                kept: kept.clone(),
+                since: HashMap::new(),
+                threads: 2,
+                given: &Given::default(),
+            };
+            render(&export, &languages, patching)
         };
         let french = |files: Vec<ExportFile>| {
             let file = files.into_iter().find(|file| file.path == "fr.yml").unwrap();

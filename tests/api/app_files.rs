@@ -411,7 +411,7 @@ fn utf16_strings_files_in_old_xcode_folders_stay_utf16_through_push_and_pull() {
     assert_eq!(repo.porcelain(), format!(" M {french}\n"));
 }
 
-fn urlencode(text: &str) -> String {
+pub(crate) fn urlencode(text: &str) -> String {
     text.bytes()
         .map(|byte| match byte {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => char::from(byte).to_string(),
