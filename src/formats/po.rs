@@ -24,7 +24,7 @@ mod plural;
 mod write;
 
 pub use plural::PluralRule;
-pub use write::{FileOf, files_of, render_each, write_each};
+pub use write::{FileOf, files_of, render_each, render_files, write_each};
 
 /// The template's file name.
 pub const TEMPLATE: &str = "template.pot";
@@ -349,6 +349,10 @@ fn unquote(quoted: &str) -> Result<String, String> {
         .strip_prefix('"')
         .and_then(|rest| rest.strip_suffix('"'))
         .ok_or_else(|| format!("{quoted:?} is not a quoted string"))?;
+    // Most strings have nothing to read but their characters.
+    if !inner.bytes().any(|byte| byte == b'\\' || byte == b'"') {
+        return Ok(inner.to_owned());
+    }
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars().peekable();
     while let Some(c) = chars.next() {

@@ -66,14 +66,19 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let mut replaced: Vec<Option<String>> = vec![None; lines.len() + 1];
     let mut dropped = vec![false; lines.len() + 1];
     let mut changed = false;
-    let mut present = std::collections::HashSet::new();
+    // The export's entries the file has (the export's are the fewer, when it holds only the
+    // keys changed), and the file's names in order for the base language's.
+    let mut present: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut names = Vec::new();
+    let is_base = input.is_base;
     for entry in local.iter().filter(|entry| !entry.is_header()) {
         let Some(name) = entry.name() else { continue };
-        present.insert(name.to_owned());
-        match theirs.get(name) {
-            Some(their) => {
-                names.push(name.to_owned());
+        match theirs.get_key_value(name) {
+            Some((&their_name, their)) => {
+                present.insert(their_name);
+                if is_base {
+                    names.push(name.to_owned());
+                }
                 if entry.meaning(input.is_base) == their.meaning(input.is_base) {
                     continue;
                 }
@@ -117,7 +122,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                     dropped[entry.first_line - 1] = true;
                 }
             }
-            None => names.push(name.to_owned()),
+            None if is_base => names.push(name.to_owned()),
+            None => {}
         }
     }
     let mut added = String::new();
@@ -127,7 +133,9 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             continue;
         }
         changed = true;
-        names.push(name.to_owned());
+        if is_base {
+            names.push(name.to_owned());
+        }
         added.push_str(newline);
         for line in &exported_lines[entry.first_line - 1..entry.last_line] {
             added.push_str(line);
