@@ -8,6 +8,10 @@
 //! neighbour. A file the export writes exactly as uploaded is not kept (and one kept before is
 //! dropped), so files made by the export itself cost nothing.
 //!
+//! An export need not render the whole export to patch a kept file: a file its upload's
+//! export left as it was holds every other key's entry as the export writes it, so the keys
+//! changed since (which the history knows, [`KeysSince`]) are all it needs patching with.
+//!
 //! String Catalogs need none: their writer is Xcode's own layout. The first four formats'
 //! exports stay the canonical files they always were; their apps keep their own files through
 //! `locstore pull`.
@@ -308,7 +312,9 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
             (path, kept)
         })
         .collect();
-    let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
+    // The exported keys' names, for the files patched with the whole export.
+    let names: OnceLock<HashSet<&str>> = OnceLock::new();
+    let names = || names.get_or_init(|| keys.iter().map(|key| key.name.as_str()).collect());
     let group = |path: &str| {
         upload::locate(format, path)
             .and_then(|(_, file)| file)
@@ -345,7 +351,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
             file.bytes = kept.local.clone();
             return (file, None);
         }
-        let deleted = |name: &str| !names.contains(name) && !kept.passed_over.contains(name);
+        let deleted = |name: &str| !names().contains(name) && !kept.passed_over.contains(name);
         match patched(format, &file, &kept.local, order, &deleted, is_base) {
             Some(patched) => {
                 file.bytes = patched.bytes;
@@ -414,50 +420,42 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
             }
             partial_files.get(&commit).cloned()
         };
-        // Given without the whole export where every file can be; else what was given that
-        // way, and which file could not.
-        let mut given: HashMap<String, (ExportFile, Option<Vec<String>>)> = HashMap::new();
-        let mut whole_only = None;
+        // Each file that can be given without the whole export, then the rest rendered (or
+        // taken from `rendered`) and patched.
         let paths = export.rendered_paths(language);
-        if rendered.is_none()
-            && paths
-                .iter()
-                .all(|path| kept.get(path).is_some_and(|kept| kept.since.is_some()))
-        {
-            for path in &paths {
-                match give_changed(path, &mut changed, &|| order_of(path), is_base) {
-                    Some(file) => {
-                        given.insert(path.clone(), file);
-                    }
-                    None => {
-                        whole_only = Some(path.clone());
-                        break;
-                    }
-                }
-            }
-            if whole_only.is_none() {
-                return paths.iter().filter_map(|path| given.remove(path)).collect();
+        let mut given: HashMap<&str, (ExportFile, Option<Vec<String>>)> = HashMap::new();
+        for path in &paths {
+            if let Some(file) = give_changed(path, &mut changed, &|| order_of(path), is_base) {
+                given.insert(path, file);
             }
         }
-        let rendered = rendered.unwrap_or_else(|| export.render(language));
-        rendered
-            .into_iter()
-            .map(|file| {
-                if let Some(done) = given.remove(&file.path) {
-                    return done;
+        let rest: Vec<&str> = paths
+            .iter()
+            .map(String::as_str)
+            .filter(|path| !given.contains_key(path))
+            .collect();
+        let mut rendered: HashMap<String, ExportFile> = match rendered {
+            _ if rest.is_empty() => HashMap::new(),
+            Some(rendered) => rendered.into_iter().map(|file| (file.path.clone(), file)).collect(),
+            None => export
+                .render_only(language, &rest)
+                .into_iter()
+                .map(|file| (file.path.clone(), file))
+                .collect(),
+        };
+        paths
+            .iter()
+            .filter_map(|path| {
+                if let Some(done) = given.remove(path.as_str()) {
+                    return Some(done);
                 }
-                let quick = whole_only.as_ref() != Some(&file.path);
-                quick
-                    .then(|| give_changed(&file.path, &mut changed, &|| order_of(&file.path), is_base))
-                    .flatten()
-                    .unwrap_or_else(|| {
-                        let order = if is_base || !kept.contains_key(&file.path) {
-                            None
-                        } else {
-                            order_of(&file.path)
-                        };
-                        give(file, order.as_deref(), is_base)
-                    })
+                let file = rendered.remove(path)?;
+                let order = if is_base || !kept.contains_key(path) {
+                    None
+                } else {
+                    order_of(path)
+                };
+                Some(give(file, order.as_deref(), is_base))
             })
             .collect()
     };

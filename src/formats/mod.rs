@@ -401,6 +401,21 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
         files
     }
 
+    /// The files of one language that [`Export::render`] gives at `paths`, rendering only
+    /// those (PO's base language writes its `.po` and the template).
+    pub fn render_only(&self, language: &LanguageCode, paths: &[&str]) -> Vec<ExportFile> {
+        if self.format == ExportFormat::Po {
+            let files = po::files_of(&[language], self.base_language)
+                .into_iter()
+                .filter(|file| paths.contains(&file.path().as_str()))
+                .collect();
+            return po::render_files(self.keys, self.base_language, files, self.project_name);
+        }
+        let mut files = self.render(language);
+        files.retain(|file| paths.contains(&file.path.as_str()));
+        files
+    }
+
     fn render_group<B: Borrow<Key>>(&self, keys: &[B], group: &Group<'_>, language: &LanguageCode) -> Vec<ExportFile> {
         // A file a key names is written only in the languages it has texts in.
         if !self.always_rendered(group) && texts(keys, language).next().is_none() {

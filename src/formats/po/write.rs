@@ -45,7 +45,16 @@ pub fn render_each(
     languages: &[&LanguageCode],
     project: &str,
 ) -> Vec<ExportFile> {
-    let files = files_of(languages, base);
+    render_files(keys, base, files_of(languages, base), project)
+}
+
+/// The files `files`, rendered in memory by [`write_each`].
+pub fn render_files(
+    keys: &[impl Borrow<Key>],
+    base: &LanguageCode,
+    files: Vec<FileOf<'_>>,
+    project: &str,
+) -> Vec<ExportFile> {
     let sinks = files
         .iter()
         .map(|file| (*file, Vec::with_capacity(keys.len() * 120)))
