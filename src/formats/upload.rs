@@ -9,6 +9,7 @@
 
 use std::io::{Cursor, Read};
 
+use super::in_order::make_in_order;
 use super::{
     ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, arb, csv, i18next, json, po, xcstrings, xliff,
     yaml,
@@ -88,12 +89,36 @@ pub fn read(
 ) -> Result<Upload, UploadError> {
     let mut upload = Upload::default();
     if zip || body.starts_with(b"PK\x03\x04") {
-        for (path, bytes) in unzip(body, max_unpacked)? {
+        // Each file read on a core of its own (an XLIFF or PO file of 100,000 entries takes a
+        // while), then gathered in the zip's order as if read one after the other.
+        let files: Vec<std::sync::Mutex<Option<Unzipped>>> = unzip(body, max_unpacked)?
+            .into_iter()
+            .map(|file| std::sync::Mutex::new(Some(file)))
+            .collect();
+        let read_one = |index: usize| {
+            let taken = files[index]
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
+            let (path, bytes) = taken.expect("each file is read once");
+            let mut part = Upload::default();
             match locate(format, &path) {
-                Some((place, file)) => read_file(format, &path, &place, file, &bytes, &mut upload)?,
-                None => upload.ignored.push(path),
+                Some((place, file)) => read_file(format, &path, &place, file, bytes, &mut part)?,
+                None => part.ignored.push(path),
             }
-        }
+            Ok(part)
+        };
+        let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
+        make_in_order(
+            files.len(),
+            threads,
+            2 * threads,
+            read_one,
+            |part: Result<Upload, UploadError>| {
+                upload.gather(part?);
+                Ok::<(), UploadError>(())
+            },
+        )?;
         return Ok(upload);
     }
     let (path, place) = match (format, language) {
@@ -127,8 +152,26 @@ pub fn read(
         }
     };
     let file = locate(format, &path).and_then(|(_, file)| file);
-    read_file(format, &path, &place, file, body, &mut upload)?;
+    read_file(format, &path, &place, file, body.to_vec(), &mut upload)?;
     Ok(upload)
+}
+
+impl Upload {
+    /// Adds what another file of the same upload read, as reading it after this one's files
+    /// would have: its files at the end, but the sources of XLIFF translation files joined
+    /// with those of the same language already gathered.
+    fn gather(&mut self, part: Upload) {
+        for file in part.files {
+            if file.fills_gaps {
+                add_sources(self, &file.path.replace(" (sources)", ""), file.language, file.entries);
+            } else {
+                self.files.push(file);
+            }
+        }
+        self.ignored.extend(part.ignored);
+        self.skipped += part.skipped;
+        self.originals.extend(part.originals);
+    }
 }
 
 /// The language a path names for `format`, or `None` when the file is not of its layout.
@@ -286,19 +329,14 @@ fn read_file(
     path: &str,
     place: &str,
     file: Option<(Platform, String)>,
-    bytes: &[u8],
+    owned: Vec<u8>,
     upload: &mut Upload,
 ) -> Result<(), UploadError> {
+    let bytes = owned.as_slice();
     let invalid = |err: ReadError| UploadError::Invalid(format!("{path}: {err}"));
-    let original = |written_as: ExportFormat, language: &str| Original {
-        path: path.to_owned(),
-        language: language.to_owned(),
-        file: file.clone(),
-        format: written_as,
-        bytes: bytes.to_vec(),
-    };
-    let mut kept =
-        matches!(format, ExportFormat::I18next | ExportFormat::Po | ExportFormat::Arb).then(|| original(format, place));
+    // The format and language the app's file is kept under, where it is kept.
+    let mut kept = matches!(format, ExportFormat::I18next | ExportFormat::Po | ExportFormat::Arb)
+        .then(|| (format, place.to_owned()));
     let mut warnings = Vec::new();
     let mut push = |language: String, entries: Vec<ParsedEntry>, warnings: &mut Vec<ReadWarning>| {
         upload.files.push(UploadedFile {
@@ -373,7 +411,7 @@ fn read_file(
                 xliff::Version::V1 => ExportFormat::Xliff,
                 xliff::Version::V2 => ExportFormat::Xliff2,
             };
-            kept = Some(original(written_as, read.language.as_deref().unwrap_or(place)));
+            kept = Some((written_as, read.language.clone().unwrap_or_else(|| place.to_owned())));
             upload.skipped += read.warnings.len();
             warnings = read.warnings;
             push(
@@ -389,7 +427,7 @@ fn read_file(
             let read = yaml::read(bytes).map_err(invalid)?;
             // A file of one language only: the export writes a file per language.
             if let [(language, _)] = read.languages.as_slice() {
-                kept = Some(original(format, language));
+                kept = Some((format, language.clone()));
             }
             upload.skipped += read.warnings.len();
             warnings = read.warnings;
@@ -405,7 +443,13 @@ fn read_file(
             }
         }
     }
-    upload.originals.extend(kept);
+    upload.originals.extend(kept.map(|(written_as, language)| Original {
+        path: path.to_owned(),
+        language,
+        file,
+        format: written_as,
+        bytes: owned,
+    }));
     Ok(())
 }
 
@@ -440,8 +484,11 @@ fn add_sources(upload: &mut Upload, path: &str, language: String, sources: Vec<P
 /// Most entries a zip may have.
 const MAX_ZIP_ENTRIES: usize = 100_000;
 
+/// A file of a zip: its path and bytes.
+type Unzipped = (String, Vec<u8>);
+
 /// The files of a zip with their paths, refusing climbing paths, links and too many bytes.
-fn unzip(body: &[u8], max_unpacked: usize) -> Result<Vec<(String, Vec<u8>)>, UploadError> {
+fn unzip(body: &[u8], max_unpacked: usize) -> Result<Vec<Unzipped>, UploadError> {
     let not_zip =
         |err: zip::result::ZipError| UploadError::Invalid(format!("The body is not a readable zip archive: {err}."));
     let mut archive = zip::ZipArchive::new(Cursor::new(body)).map_err(not_zip)?;
