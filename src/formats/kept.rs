@@ -340,6 +340,9 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         .iter()
         .filter_map(|(since, keys)| Some((since.commit, Export::new(format, project, keys, languages).ok()?)))
         .collect();
+    // The export of no keys: what a file of the keys changed is when none of them is in it.
+    let none: Vec<&Key> = Vec::new();
+    let no_keys = Export::new(format, project, &none, languages).ok();
     // A file as the export gives it: the kept one as it is while the export's is the one it
     // was kept by, else patched.
     let give = |mut file: ExportFile, order: Option<&[String]>, is_base: bool| -> (ExportFile, Option<Vec<String>>) {
@@ -364,6 +367,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
     // of those keys, by language) at its path: `None` when it cannot be given that way.
     let give_changed = |path: &str,
                         changed: &mut dyn FnMut(git2::Oid) -> Option<Vec<ExportFile>>,
+                        nothing: &mut dyn FnMut() -> Vec<ExportFile>,
                         order: &dyn Fn() -> Option<Vec<String>>,
                         is_base: bool|
      -> Option<(ExportFile, Option<Vec<String>>)> {
@@ -382,8 +386,17 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         }
         let files = changed(since.commit)?;
         let exported = match files.into_iter().find(|file| file.path == path) {
+            // None of the changed keys is in this file (a key added with its base text only,
+            // in a translation's file of most formats): the export of no keys.
+            Some(file)
+                if since.deleted.is_empty()
+                    && nothing()
+                        .iter()
+                        .any(|empty| empty.path == path && empty.bytes == file.bytes) =>
+            {
+                return unchanged();
+            }
             Some(file) => file,
-            // None of the changed keys is in this file.
             None if since.deleted.is_empty() => return unchanged(),
             None => ExportFile {
                 path: path.to_owned(),
@@ -413,6 +426,17 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
      -> Vec<(ExportFile, Option<Vec<String>>)> {
         let is_base = language.same_as(base_language);
         let mut partial_files: HashMap<git2::Oid, Vec<ExportFile>> = HashMap::new();
+        let mut no_keys_files: Option<Vec<ExportFile>> = None;
+        let mut nothing = || {
+            no_keys_files
+                .get_or_insert_with(|| {
+                    no_keys
+                        .as_ref()
+                        .map(|export| export.render(language))
+                        .unwrap_or_default()
+                })
+                .clone()
+        };
         let mut changed = |commit: git2::Oid| {
             if let std::collections::hash_map::Entry::Vacant(entry) = partial_files.entry(commit) {
                 let (_, export) = partial.iter().find(|(of, _)| *of == commit)?;
@@ -425,7 +449,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         let paths = export.rendered_paths(language);
         let mut given: HashMap<&str, (ExportFile, Option<Vec<String>>)> = HashMap::new();
         for path in &paths {
-            if let Some(file) = give_changed(path, &mut changed, &|| order_of(path), is_base) {
+            if let Some(file) = give_changed(path, &mut changed, &mut nothing, &|| order_of(path), is_base) {
                 given.insert(path, file);
             }
         }

@@ -475,7 +475,7 @@ async fn patching_with_the_keys_changed_since_gives_what_patching_with_the_whole
         };
         let kept_files = real.files.len() as u64;
         let mut step = 0;
-        let mut same = async |what: &str, how: usize| {
+        let mut same = async |what: &str| {
             step += 1;
             let before = kept_files_given(&app).await;
             let quick = exported(&app, project, &format!("type={project}")).await;
@@ -494,21 +494,42 @@ async fn patching_with_the_keys_changed_since_gives_what_patching_with_the_whole
                     String::from_utf8_lossy(&whole[path])
                 );
             }
-            // Every kept file given without the whole export (`how`: 0 as kept, 1 patched with
-            // the keys changed), but Gradia's Ukrainian file once changed: its plural formula
-            // is not the export's, so it is written as the export writes it.
-            let whole = u64::from(project == "po" && how == 1);
+            // Every kept file given without the whole export (as kept, or patched with the keys
+            // changed), but Gradia's Ukrainian file once changed: its plural formula is not the
+            // export's, so it is written as the export writes it.
+            let whole = u64::from(project == "po" && step > 2);
             let counts: Vec<u64> = after.iter().zip(before).map(|(after, before)| after - before).collect();
             assert_eq!(counts[2], whole, "{project}, after {what} (step {step}): {counts:?}");
-            assert_eq!(counts[how], kept_files - whole, "{project}, after {what}: {counts:?}");
-            quick
+            assert_eq!(
+                counts[0] + counts[1],
+                kept_files - whole,
+                "{project}, after {what}: {counts:?}"
+            );
+            (quick, counts)
         };
-        let uploaded = same("the upload", 0).await;
+        let (uploaded, counts) = same("the upload").await;
+        assert_eq!(counts[0], kept_files, "{project}: {counts:?}");
         for (app_path, export_path) in &real.files {
             assert!(
                 uploaded[export_path] == real.bytes(app_path),
                 "{project}: {export_path}"
             );
+        }
+        // A key with its base text only: no entry of it in the translations' files of PO, ARB
+        // and YAML, which are given as kept (Rallly's i18next files are its `app` namespace's,
+        // and a new key goes to the default one). What changed since the upload adds up: this
+        // key stays among the keys changed below.
+        app.post(
+            &format!("/teams/acme/projects/{project}/keys"),
+            json!({"name": "zzz_base_only", "tags": ["app"], "translations": [{"language": "en", "content": "Base only"}]}),
+        )
+        .await
+        .assert_ok(StatusCode::CREATED);
+        let (_, counts) = same("a key with its base text only").await;
+        match project {
+            "po" | "arb" | "yaml" => assert_eq!(counts[..2], [kept_files - 1, 1], "{project}: {counts:?}"),
+            "i18next" => assert_eq!(counts[..2], [kept_files, 0], "{project}: {counts:?}"),
+            _ => assert!(counts[1] >= 1, "{project}: {counts:?}"),
         }
         // A translation changed, a base text changed (every translation's outdated state).
         app.patch(
@@ -523,7 +544,8 @@ async fn patching_with_the_keys_changed_since_gives_what_patching_with_the_whole
         )
         .await
         .assert_ok(StatusCode::OK);
-        same("two texts changed", 1).await;
+        let (_, counts) = same("two texts changed").await;
+        assert!(counts[1] >= 1, "{project}: {counts:?}");
         // A key deleted, and new keys: one beside an existing key, one at the end.
         app.delete(&key_path(&names[5])).await.assert_ok(StatusCode::OK);
         for name in [format!("{}_added", names[7]), "zzz_added_last".to_owned()] {
@@ -535,6 +557,7 @@ async fn patching_with_the_keys_changed_since_gives_what_patching_with_the_whole
             .await
             .assert_ok(StatusCode::CREATED);
         }
-        same("a key deleted and two added", 1).await;
+        let (_, counts) = same("a key deleted and two added").await;
+        assert!(counts[1] >= 1, "{project}: {counts:?}");
     }
 }
