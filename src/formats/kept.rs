@@ -18,7 +18,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::in_order::make_in_order;
 use super::{Export, ExportFile, ExportFormat, patch, po, upload};
@@ -255,12 +255,25 @@ pub struct Given {
 
 /// A kept file, what is kept beside it, and what happened to the keys since it was kept.
 struct Kept {
-    local: Vec<u8>,
+    /// The file's bytes, taken by the export that gives them as they are (each kept file is
+    /// given once; a copy would be megabytes of fresh memory).
+    local: Mutex<Vec<u8>>,
     meta: Meta,
     passed_over: HashSet<String>,
     /// Set when the file patched with its upload's export was the file itself and the keys'
     /// history since then is known: then only the keys changed since need patching in.
     since: Option<Arc<KeysSince>>,
+}
+
+impl Kept {
+    fn bytes(&self) -> std::sync::MutexGuard<'_, Vec<u8>> {
+        self.local.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The file's bytes, for the export's file that is the kept file as it is.
+    fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.bytes())
+    }
 }
 
 /// The files of `export` in `languages`, each one that has a kept file (by path) being that
@@ -304,7 +317,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
                 })
                 .cloned();
             let kept = Kept {
-                local,
+                local: Mutex::new(local),
                 meta,
                 passed_over,
                 since,
@@ -351,11 +364,11 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         };
         counts.whole_export.fetch_add(1, Ordering::Relaxed);
         if kept.meta.is_export(&file.bytes) {
-            file.bytes = kept.local.clone();
+            file.bytes = kept.take();
             return (file, None);
         }
         let deleted = |name: &str| !names().contains(name) && !kept.passed_over.contains(name);
-        match patched(format, &file, &kept.local, order, &deleted, is_base) {
+        match patched(format, &file, &kept.bytes(), order, &deleted, is_base) {
             Some(patched) => {
                 file.bytes = patched.bytes;
                 (file, patched.names)
@@ -375,7 +388,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         let since = kept.since.as_ref()?;
         let as_kept = || ExportFile {
             path: path.to_owned(),
-            bytes: kept.local.clone(),
+            bytes: kept.take(),
         };
         let unchanged = || {
             counts.as_kept.fetch_add(1, Ordering::Relaxed);
@@ -405,7 +418,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         };
         let deleted = |name: &str| since.deleted.contains(name) && !kept.passed_over.contains(name);
         let order = if is_base { None } else { order() };
-        let patched = patched(format, &exported, &kept.local, order.as_deref(), &deleted, is_base)?;
+        let patched = patched(format, &exported, &kept.bytes(), order.as_deref(), &deleted, is_base)?;
         if patched.whole {
             // The file is written as the export writes it: the whole export's, then.
             return None;
