@@ -46,9 +46,25 @@ impl Unit {
     /// target, else the source; in a translation file the target, unless its state says it
     /// was never translated.
     pub fn text(&self, in_source_file: bool) -> Option<&str> {
+        match self.text_is_target(in_source_file)? {
+            true => self.data.target.as_deref(),
+            false => Some(&self.data.source),
+        }
+    }
+
+    /// [`Unit::text`], taken out of the unit.
+    fn take_text(&mut self, in_source_file: bool) -> Option<String> {
+        match self.text_is_target(in_source_file)? {
+            true => self.data.target.take(),
+            false => Some(std::mem::take(&mut self.data.source)),
+        }
+    }
+
+    /// Whether [`Unit::text`] is the target (else the source), when there is one.
+    fn text_is_target(&self, in_source_file: bool) -> Option<bool> {
         match &self.data.target {
-            Some(target) if in_source_file || !self.untranslated => Some(target),
-            _ if in_source_file => Some(&self.data.source),
+            Some(_) if in_source_file || !self.untranslated => Some(true),
+            _ if in_source_file => Some(false),
             _ => None,
         }
     }
@@ -89,7 +105,12 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
         version: Version::V1,
         source_language: None,
         target_language: None,
-        units: Vec::new(),
+        // As many as the text has unit elements (one pass, and no copies of a growing list
+        // of 100,000 units).
+        units: Vec::with_capacity(
+            memchr::memmem::find_iter(text.as_bytes(), b"<trans-unit").count()
+                + memchr::memmem::find_iter(text.as_bytes(), b"<unit").count(),
+        ),
         end_of_units: None,
     };
     let mut root_seen = false;
@@ -375,19 +396,22 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
     let is_source = document.is_source_file();
     let language = document.language().map(str::to_owned);
     let source_language = document.source_language.clone().filter(|_| !is_source);
-    let mut entries = Vec::new();
-    let mut sources = Vec::new();
+    // Sized once: fresh memory is what a large file's read mostly pays for.
+    let count = document.units.len();
+    let mut entries = Vec::with_capacity(count);
+    let mut sources = Vec::with_capacity(if is_source { 0 } else { count });
     let mut warnings = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::with_capacity(count);
     let as_text = |value: String| match icu::read_plural(&value) {
         None => Ok(Text::Plain(value)),
         Some(Ok(forms)) => Ok(Text::Plural(forms)),
         Some(Err(why)) => Err(why),
     };
-    for unit in document.units {
-        let name = unit.data.name.clone();
+    for mut unit in document.units {
+        let name = std::mem::take(&mut unit.data.name);
+        let line = unit.line;
         let warn = |message: String| ReadWarning {
-            line: unit.line,
+            line,
             key: name.clone(),
             message,
         };
@@ -401,15 +425,15 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
             )));
             continue;
         }
-        let description = unit.data.note.clone().filter(|note| !note.is_empty());
-        if !is_source && let Ok(text) = as_text(unit.data.source.clone()) {
+        let description = unit.data.note.take().filter(|note| !note.is_empty());
+        if !is_source && let Ok(text) = as_text(std::mem::take(&mut unit.data.source)) {
             let mut source = ParsedEntry::plain(name.clone(), String::new()).at_line(unit.line);
             source.text = text;
             source.description = description.clone();
             source.translatable = unit.data.translate;
             sources.push(source);
         }
-        let Some(value) = unit.text(is_source).map(str::to_owned) else {
+        let Some(value) = unit.take_text(is_source) else {
             continue;
         };
         let text = match as_text(value) {
