@@ -30,7 +30,8 @@
 //! - [`history`]: beside the store and on its public API: `at=` references resolved, reads of
 //!   the past (cached), snapshots listed and restored, changes between two states, the index of
 //!   the first-parent history (caught up on a thread of its own when the writer publishes), a
-//!   key's history and a project's activity.
+//!   key's history and a project's activity, and the keys changed since each kept file was
+//!   kept (what an export patches it with).
 //! - [`sync`]: replication through a git remote (pushes, pulls, replicas), beside the store
 //!   and on its public API: it joins fetched commits through [`store::Store::adopter`] and
 //!   pushes when the writer tells it of a publication; `app` wires the two.
@@ -45,7 +46,8 @@
 //!   strings and stringsdict, ICU plurals, Xcode String Catalogs, i18next, gettext PO, Flutter
 //!   ARB, XLIFF 1.2 and 2.0, Rails YAML), the
 //!   in-place patchers `locstore pull` uses ([`formats::patch`]), the app's own files an
-//!   upload keeps and the export patches with them ([`formats::kept`]), zip in and out,
+//!   upload keeps and the export patches with them, or with the keys changed since only
+//!   ([`formats::kept`]), zip in and out,
 //!   downloads.
 //!
 //! # Invariants
