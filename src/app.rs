@@ -305,7 +305,7 @@ async fn read_body<E: Endpoint>(endpoint: Arc<E>, mut request: Request, limits: 
 fn new_request_id() -> String {
     let mut bytes = [0u8; 8];
     let _ = getrandom::fill(&mut bytes);
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    hex::encode(bytes)
 }
 
 /// On a read replica, every change (any method but GET, HEAD and OPTIONS; the git hook

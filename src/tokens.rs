@@ -242,7 +242,7 @@ fn hash(token: &str) -> [u8; 32] {
 }
 
 fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    hex::encode(bytes)
 }
 
 #[cfg(test)]

@@ -234,11 +234,7 @@ mod tests {
     /// The first 16 hex digits of the SHA-256 of `bytes`.
     fn hex(bytes: &[u8]) -> String {
         use sha2::{Digest, Sha256};
-        Sha256::digest(bytes)
-            .iter()
-            .take(8)
-            .map(|byte| format!("{byte:02x}"))
-            .collect()
+        ::hex::encode(&Sha256::digest(bytes)[..8])
     }
 
     /// Every file's path and bytes, one after another.

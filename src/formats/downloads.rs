@@ -262,7 +262,7 @@ pub fn content_type(path: &str) -> &'static str {
 fn new_id() -> std::io::Result<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|err| std::io::Error::other(err.to_string()))?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    Ok(hex::encode(bytes))
 }
 
 fn is_id(id: &str) -> bool {

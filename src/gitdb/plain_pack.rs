@@ -97,7 +97,7 @@ impl PlainPack {
         let checksum: [u8; 20] = std::mem::take(&mut self.hash).finalize().into();
         self.file.write_all(&checksum)?;
         self.file.flush()?;
-        let name: String = checksum.iter().map(|byte| format!("{byte:02x}")).collect();
+        let name = hex::encode(checksum);
         let pack_path = self.dir.join(format!("pack-{name}.pack"));
         std::fs::rename(&self.temporary, &pack_path)?;
         self.done = true;

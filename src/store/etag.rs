@@ -22,7 +22,7 @@ pub fn key(key: &Key) -> String {
 /// A strong tag for any bytes: the first 128 bits of their SHA-256, quoted.
 pub fn tag(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
-    let hex: String = digest[..16].iter().map(|byte| format!("{byte:02x}")).collect();
+    let hex = hex::encode(&digest[..16]);
     format!("\"{hex}\"")
 }
 

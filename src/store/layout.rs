@@ -88,13 +88,7 @@ pub fn is_kept_path(path: &str) -> bool {
 /// each commit would hash, compress and repack.
 pub fn key_file(key: &KeyName) -> String {
     let digest = Sha256::digest(key.as_str().as_bytes());
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let hex: String = digest
-        .iter()
-        .take(HASH_HEX_LEN / 2)
-        .flat_map(|byte| [DIGITS[usize::from(byte >> 4)], DIGITS[usize::from(byte & 0xf)]])
-        .map(char::from)
-        .collect();
+    let hex = hex::encode(&digest[..HASH_HEX_LEN / 2]);
     format!(
         "{}/{}/{}/{}.toml",
         &hex[..1],

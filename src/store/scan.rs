@@ -133,7 +133,7 @@ pub fn load_keys(git: &GitRepo, team: &TeamName, project: &ProjectName) -> Resul
 /// team and project names.
 pub fn saved_keys_path(git_dir: &Path, team: &TeamName, project: &ProjectName) -> PathBuf {
     let digest = Sha256::digest(format!("{team}/{project}").as_bytes());
-    let name: String = digest[..16].iter().map(|byte| format!("{byte:02x}")).collect();
+    let name = hex::encode(&digest[..16]);
     saved_keys_dir(git_dir).join(name)
 }
 

@@ -83,7 +83,7 @@ pub fn save(file: &Path, webhooks: &[Webhook]) -> anyhow::Result<()> {
 fn random_hex(bytes: usize) -> anyhow::Result<String> {
     let mut buffer = vec![0u8; bytes];
     getrandom::fill(&mut buffer).map_err(|err| anyhow::anyhow!("no randomness: {err}"))?;
-    Ok(buffer.iter().map(|byte| format!("{byte:02x}")).collect())
+    Ok(hex::encode(buffer))
 }
 
 /// A new webhook id.
