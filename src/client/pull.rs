@@ -1,0 +1,375 @@
+//! `locstore pull`: every file set exported and the app's files brought in step, patched in
+//! place where the app has them.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::{Value, json};
+
+use super::server::{Exported, ExportedEntry, KeyState, Server};
+use super::settings;
+use super::{Common, Ending, Failure, PullOptions, connect, display, files, print_json};
+use crate::formats::{patch, upload};
+
+/// Exports every file set and brings the app's files in step: a file the app has is
+/// patched in place (see [`crate::formats::patch`]), one it lacks is written as the export
+/// writes it.
+pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
+    let (settings, server) = connect(common)?;
+    let base_language = server
+        .project()?
+        .and_then(|project| project["baseLanguageISO"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let mut reports = Vec::new();
+    let mut differs = false;
+    // Key name → what the server knows of it (deleted, never had, or its files), asked once
+    // per pull.
+    let key_states: Mutex<HashMap<String, KeyState>> = Mutex::default();
+    for set in &settings.file_sets {
+        let exported = server
+            .export(set.format, &set.languages, &set.tags, options.at.as_deref())
+            .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
+        let entries = exported.entries()?;
+        let puller = Puller {
+            server: &server,
+            set,
+            base_language: &base_language,
+            check: options.check,
+            exported: &exported,
+            key_states: &key_states,
+            base_orders: Mutex::default(),
+            layouts: entries
+                .iter()
+                .map(|entry| (entry.layout.clone(), entry.clone()))
+                .collect(),
+            exported_names: Mutex::default(),
+        };
+        // The base language's files first: the entries new to a translation's file follow
+        // the order of the base file of the same name, as patched. The others then on every
+        // core, one file at a time each.
+        let (base, others): (Vec<ExportedEntry>, Vec<ExportedEntry>) =
+            entries.into_iter().partition(|entry| puller.is_base(&entry.layout));
+        let mut changes = Vec::new();
+        for entry in &base {
+            changes.extend(puller.pull_file(entry)?);
+        }
+        changes.extend(
+            in_parallel(&others, |entry| puller.pull_file(entry))?
+                .into_iter()
+                .flatten(),
+        );
+        changes.sort();
+        differs |= !changes.is_empty();
+        if !common.json {
+            for (path, change) in &changes {
+                let verb = match (options.check, *change) {
+                    (true, "created") => "missing",
+                    (true, _) => "differs",
+                    (false, change) => change,
+                };
+                println!("{verb}: {path}");
+            }
+        }
+        let files: Vec<Value> = changes
+            .iter()
+            .map(|(path, change)| json!({"path": path, "change": change}))
+            .collect();
+        reports.push(json!({"path": set.path, "format": set.format.name(), "files": files}));
+    }
+    if common.json {
+        print_json(&json!({"check": options.check, "changed": differs, "sets": reports}));
+    } else if !differs {
+        println!("up to date");
+    }
+    Ok(if differs && options.check {
+        Ending::Flagged
+    } else {
+        Ending::Done
+    })
+}
+
+/// What a pull of one file set shares between the files it works on.
+struct Puller<'a> {
+    server: &'a Server,
+    set: &'a settings::FileSet,
+    base_language: &'a str,
+    check: bool,
+    exported: &'a Exported,
+    key_states: &'a Mutex<HashMap<String, KeyState>>,
+    /// The entry names of each base language file (by file name), as patched.
+    base_orders: Mutex<HashMap<String, BaseOrder>>,
+    /// The export's files by layout path.
+    layouts: HashMap<String, ExportedEntry>,
+    /// The entry names of exported files read so far (for keys that moved between files).
+    exported_names: Mutex<HashMap<String, HashSet<String>>>,
+}
+
+/// The order of a base language's file: its names, or (for a file the pull left as it was)
+/// where it is, read only when a translation's file needs it.
+enum BaseOrder {
+    Names(Arc<Vec<String>>),
+    OnDisk(PathBuf),
+}
+
+impl Puller<'_> {
+    fn set_base_order(&self, file_name: String, order: BaseOrder) {
+        self.base_orders
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(file_name, order);
+    }
+
+    /// The entry names of the base language's file `file_name`, read from disk the first time
+    /// they are needed when the pull left that file as it was.
+    fn base_order(&self, file_name: &str) -> Option<Arc<Vec<String>>> {
+        let mut orders = self.base_orders.lock().unwrap_or_else(PoisonError::into_inner);
+        let order = orders.get_mut(file_name)?;
+        if let BaseOrder::OnDisk(path) = order {
+            let names = std::fs::read(&*path)
+                .ok()
+                .and_then(|bytes| patch::names(self.set.format, &bytes).ok())
+                .unwrap_or_default();
+            *order = BaseOrder::Names(Arc::new(names));
+        }
+        match order {
+            BaseOrder::Names(names) => Some(names.clone()),
+            BaseOrder::OnDisk(_) => None,
+        }
+    }
+
+    fn is_base(&self, layout: &str) -> bool {
+        upload::place(self.set.format, layout).is_some_and(|language| {
+            language == upload::BASE_LANGUAGE || settings::folded(&language) == settings::folded(self.base_language)
+        })
+    }
+
+    /// Brings one file in step; answers its path and change when it changed (or, with
+    /// `--check`, would).
+    fn pull_file(&self, entry: &ExportedEntry) -> Result<Option<(String, &'static str)>, Failure> {
+        let format = self.set.format;
+        let Some(target) = files::destination(self.set, &entry.layout, self.base_language) else {
+            return Ok(None);
+        };
+        // A gettext app keeps its source language in its template: the base language's `.po`
+        // is written only when the app has one (or no template).
+        if format == crate::formats::ExportFormat::Po
+            && entry.layout.ends_with(".po")
+            && self.is_base(&entry.layout)
+            && !target.exists()
+            && files::destination(self.set, crate::formats::po::TEMPLATE, self.base_language)
+                .is_some_and(|template| template.exists())
+        {
+            return Ok(None);
+        }
+        // An app's XLIFF files are its translations' (Xcode exports the source language only
+        // when asked): the base language's file is written only when the app has one, or no
+        // XLIFF file yet.
+        if matches!(
+            format,
+            crate::formats::ExportFormat::Xliff | crate::formats::ExportFormat::Xliff2
+        ) && self.is_base(&entry.layout)
+            && !target.exists()
+            && files::collect(self.set).is_ok_and(|found| !found.is_empty())
+        {
+            return Ok(None);
+        }
+        let file_name = entry.layout.rsplit('/').next().unwrap_or_default().to_owned();
+        let base = self.is_base(&entry.layout);
+        let old = match std::fs::read(&target) {
+            Ok(old) => Some(old),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => return Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
+        };
+        let unreadable = |err: crate::formats::ReadError| Failure::new(format!("{}: {err}", display(&target)));
+        // The zip's CRC-32 and size tell an unchanged file without unpacking the export's.
+        let unchanged = old
+            .as_ref()
+            .is_some_and(|old| old.len() as u64 == entry.size && crc32fast::hash(old) == entry.crc32);
+        let orders_others = base && patch::can_patch(format, &entry.layout);
+        if unchanged {
+            if orders_others {
+                self.set_base_order(file_name, BaseOrder::OnDisk(target));
+            }
+            return Ok(None);
+        }
+        let mut base_names = None;
+        let new = match &old {
+            Some(old) if patch::can_patch(format, &entry.layout) => {
+                let exported = self.exported.read(entry)?;
+                let order = if base { None } else { self.base_order(&file_name) };
+                // The server is asked only about entries the export lacks; a failure to ask
+                // keeps the entry and fails the pull after the patch.
+                let failure: Mutex<Option<Failure>> = Mutex::default();
+                let deleted = |name: &str| match self.goes(name, &entry.layout) {
+                    Ok(deleted) => deleted,
+                    Err(err) => {
+                        failure
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .get_or_insert(err);
+                        false
+                    }
+                };
+                let patched = patch::patch(
+                    format,
+                    &patch::PatchInput {
+                        local: old,
+                        exported: &exported,
+                        order: order.as_deref().map(Vec::as_slice),
+                        deleted: &deleted,
+                        is_base: base,
+                    },
+                )
+                .map_err(unreadable)?;
+                if let Some(failure) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                    return Err(failure);
+                }
+                base_names = patched.names;
+                patched.bytes
+            }
+            _ => self.exported.read(entry)?,
+        };
+        if orders_others {
+            let names = match base_names {
+                Some(names) => names,
+                None => patch::names(format, &new).unwrap_or_default(),
+            };
+            self.set_base_order(file_name, BaseOrder::Names(Arc::new(names)));
+        }
+        let change = match &old {
+            Some(old) if *old == new => return Ok(None),
+            Some(_) => "updated",
+            None => "created",
+        };
+        if !self.check {
+            write_file(&target, &new)?;
+        }
+        Ok(Some((display(&target), change)))
+    }
+
+    /// Whether an entry of the app's file at `layout` that the export lacks goes: when the
+    /// server deleted its key, or when the key now lives in another file of the folder that
+    /// this language's export writes it into (a `files` entry changed on the server). The server is asked
+    /// once per key per pull.
+    fn goes(&self, name: &str, layout: &str) -> Result<bool, Failure> {
+        let known = self
+            .key_states
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .cloned();
+        let state = match known {
+            Some(state) => state,
+            None => {
+                let state = self.server.key_state(name)?;
+                self.key_states
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(name.to_owned(), state.clone());
+                state
+            }
+        };
+        Ok(match state {
+            KeyState::Deleted => true,
+            KeyState::NeverHad => false,
+            KeyState::Present { files } => {
+                let Some((_, Some((platform, file)))) = upload::locate(self.set.format, layout) else {
+                    return Ok(false);
+                };
+                let Some(theirs) = files[platform.name()].as_str().or(platform.default_file()) else {
+                    return Ok(false);
+                };
+                theirs != file && self.exported_in(name, layout, theirs)?
+            }
+        })
+    }
+
+    /// Whether this language's export writes `name` into the file `file` of the folder that
+    /// holds `layout` (where a key that moved between files now is). A stale entry of a key
+    /// the language has no text of stays where it is.
+    fn exported_in(&self, name: &str, layout: &str, file: &str) -> Result<bool, Failure> {
+        let folder = layout.rsplit_once('/').map_or("", |(folder, _)| folder);
+        let extensions: &[&str] = match self.set.format {
+            crate::formats::ExportFormat::AppleStrings => &[".strings", ".stringsdict"],
+            crate::formats::ExportFormat::Json | crate::formats::ExportFormat::I18next => &[".json"],
+            crate::formats::ExportFormat::Xcstrings => &[".xcstrings"],
+            _ => &[""],
+        };
+        for extension in extensions {
+            let target = if folder.is_empty() {
+                format!("{file}{extension}")
+            } else {
+                format!("{folder}/{file}{extension}")
+            };
+            let Some(entry) = self.layouts.get(&target) else {
+                continue;
+            };
+            let known = self
+                .exported_names
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&target)
+                .cloned();
+            let names = match known {
+                Some(names) => names,
+                None => {
+                    let bytes = self.exported.read(entry)?;
+                    let names: HashSet<String> = patch::names(self.set.format, &bytes)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .collect();
+                    self.exported_names
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(target.clone(), names.clone());
+                    names
+                }
+            };
+            if names.contains(name) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// Runs `work` on every item, on up to four threads; answers the results in item order, or
+/// the first failure.
+fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    work: impl Fn(&T) -> Result<R, Failure> + Sync,
+) -> Result<Vec<R>, Failure> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<R, Failure>>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(items.len()) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { break };
+                    let result = work(item);
+                    results.lock().unwrap_or_else(PoisonError::into_inner)[index] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .into_iter()
+        .map(|result| result.expect("every item was worked on"))
+        .collect()
+}
+
+/// Writes a file through a temporary beside it, so that a reader never sees half of it.
+fn write_file(target: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let fail = |err: std::io::Error| Failure::new(format!("cannot write {}: {err}", target.display()));
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent).map_err(fail)?;
+    }
+    let temporary = target.with_extension("locstore-tmp");
+    std::fs::write(&temporary, bytes).map_err(fail)?;
+    std::fs::rename(&temporary, target).map_err(fail)
+}
