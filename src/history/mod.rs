@@ -63,6 +63,25 @@ impl PastCache {
     }
 }
 
+/// How long an export waits for the history index (held while it catches up) to learn what
+/// changed since its kept files were kept.
+const KEPT_SINCE_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The lock of `mutex` when it can be had within `wait`.
+fn lock_within<T>(mutex: &Mutex<T>, wait: std::time::Duration) -> Option<std::sync::MutexGuard<'_, T>> {
+    let until = std::time::Instant::now() + wait;
+    loop {
+        match mutex.try_lock() {
+            Ok(guard) => return Some(guard),
+            Err(std::sync::TryLockError::Poisoned(poison)) => return Some(poison.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) if std::time::Instant::now() < until => {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        }
+    }
+}
+
 /// Handle to the history of a store; clones share the index and the cache.
 #[derive(Clone)]
 pub struct History {
@@ -134,8 +153,21 @@ impl History {
         paths: Vec<String>,
     ) -> Result<HashMap<String, Arc<crate::store::KeysSince>>, StoreError> {
         let (team, project, folder) = (team.clone(), project.clone(), folder.to_owned());
-        self.with_history(move |repo, index| reads::kept_since(repo, index, at, (&team, &project), &folder, &paths))
-            .await
+        let root = self.store.root().to_path_buf();
+        let index = self.index.clone();
+        tokio::task::spawn_blocking(move || {
+            // An export does not wait long for the index (its rebuild after a restart can take
+            // a while): without it, the files are patched with the whole export.
+            let Some(mut index) = lock_within(&index, KEPT_SINCE_WAIT) else {
+                return Ok(HashMap::new());
+            };
+            let repo = git2::Repository::open(&root)
+                .map_err(|err| StoreError::internal("cannot open the repository to read history", err))?;
+            index.catch_up(&repo)?;
+            reads::kept_since(&repo, &index, at, (&team, &project), &folder, &paths)
+        })
+        .await
+        .map_err(|err| StoreError::internal("reading history failed", err))?
     }
 
     /// The commit `reference` names for a project (as [`History::keys_for_export_at`] reads
