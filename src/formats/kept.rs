@@ -239,6 +239,9 @@ pub struct Patching<'a> {
     pub given: &'a Given,
 }
 
+/// The entry names of a base language's file, in order (shared by its translations' files).
+type Names = Arc<Vec<String>>;
+
 /// How an export gave its kept files (what `/metrics` counts).
 #[derive(Debug, Default)]
 pub struct Given {
@@ -378,7 +381,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
     let give_changed = |path: &str,
                         changed: &mut dyn FnMut(git2::Oid) -> Option<Vec<ExportFile>>,
                         nothing: &mut dyn FnMut() -> Vec<ExportFile>,
-                        order: &dyn Fn() -> Option<Vec<String>>,
+                        order: &dyn Fn() -> Option<Names>,
                         is_base: bool|
      -> Option<(ExportFile, Option<Vec<String>>)> {
         let kept = kept.get(path)?;
@@ -415,7 +418,14 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         };
         let deleted = |name: &str| since.deleted.contains(name) && !kept.passed_over.contains(name);
         let order = if is_base { None } else { order() };
-        let patched = patched(format, &exported, &kept.bytes(), order.as_deref(), &deleted, is_base)?;
+        let patched = patched(
+            format,
+            &exported,
+            &kept.bytes(),
+            order.as_deref().map(Vec::as_slice),
+            &deleted,
+            is_base,
+        )?;
         if patched.whole {
             // The file is written as the export writes it: the whole export's, then.
             return None;
@@ -432,7 +442,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
     // here) and patched.
     let language_files = |language: &LanguageCode,
                           rendered: Option<Vec<ExportFile>>,
-                          order_of: &dyn Fn(&str) -> Option<Vec<String>>|
+                          order_of: &dyn Fn(&str) -> Option<Names>|
      -> Vec<(ExportFile, Option<Vec<String>>)> {
         let is_base = language.same_as(base_language);
         let mut partial_files: HashMap<git2::Oid, Vec<ExportFile>> = HashMap::new();
@@ -489,7 +499,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
                 } else {
                     order_of(path)
                 };
-                Some(give(file, order.as_deref(), is_base))
+                Some(give(file, order.as_deref().map(Vec::as_slice), is_base))
             })
             .collect()
     };
@@ -504,14 +514,17 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         languages.iter().partition(|language| language.same_as(base_language));
     let mut base_files = Vec::new();
     // The base files' entry names, by file name (namespace): read when first needed.
-    let mut orders: HashMap<Option<String>, (usize, OnceLock<Vec<String>>)> = HashMap::new();
+    let mut orders: HashMap<Option<String>, (usize, OnceLock<Names>)> = HashMap::new();
     let no_order = |_: &str| None;
     for language in base {
         for (file, names) in language_files(language, None, &no_order) {
             if patch::can_patch(format, &file.path) {
                 orders.insert(
                     group(&file.path),
-                    (base_files.len(), names.map(OnceLock::from).unwrap_or_default()),
+                    (
+                        base_files.len(),
+                        names.map(|names| OnceLock::from(Arc::new(names))).unwrap_or_default(),
+                    ),
                 );
             }
             base_files.push(file);
@@ -520,7 +533,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
     let order_of = |path: &str| {
         orders.get(&group(path)).map(|(index, names)| {
             names
-                .get_or_init(|| patch::names(format, &base_files[*index].bytes).unwrap_or_default())
+                .get_or_init(|| Arc::new(patch::names(format, &base_files[*index].bytes).unwrap_or_default()))
                 .clone()
         })
     };
