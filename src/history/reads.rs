@@ -129,8 +129,9 @@ pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<
 /// kept folder) that `at` holds: what happened to the project's keys since the oldest commit
 /// that gave the file the bytes it has at `at` (its upload; a restore or a later upload of the
 /// same bytes gives them again). A file has none when the index does not know `at`, when that
-/// commit made the project's folder (a rename, a copy by hand: what the file was written
-/// against is not known), or when the project's settings differ between the two commits.
+/// commit made the project's folder (a rename, a copy by hand) or is a merge (what the file
+/// was written against is not known then), or when the project's settings differ between
+/// the two commits.
 pub fn kept_since(
     repo: &Repository,
     index: &HistoryIndex,
@@ -195,10 +196,13 @@ fn keys_since(
         return Ok(None);
     }
     let commit = index.commit(position).id;
-    let then = repo
-        .find_commit(commit)
-        .and_then(|commit| commit.tree())
-        .map_err(fail)?;
+    let then = repo.find_commit(commit).map_err(fail)?;
+    // A merge brings the file together with keys changed on the other side: the file was
+    // kept against neither side's keys alone.
+    if then.parent_count() > 1 {
+        return Ok(None);
+    }
+    let then = then.tree().map_err(fail)?;
     let blob = |tree: &git2::Tree<'_>, path: &str| tree.get_path(Path::new(path)).ok().map(|entry| entry.id());
     if blob(&then, &project_file) != blob(tree, &project_file) {
         return Ok(None);

@@ -561,3 +561,87 @@ async fn patching_with_the_keys_changed_since_gives_what_patching_with_the_whole
         assert!(counts[1] >= 1, "{project}: {counts:?}");
     }
 }
+
+#[tokio::test]
+async fn a_kept_file_a_merge_brought_is_patched_with_the_whole_export() {
+    // Another server's upload joined as a merge whose first parent is this server's line:
+    // the history's first commit with the kept file is the merge, which also brings a key
+    // changed on this side. Patching with the keys changed since that merge would miss it.
+    let app = TestApp::spawn().await;
+    team(&app).await;
+    let flutter = real_apps().into_iter().find(|real| real.format == "arb").unwrap();
+    flutter.upload_with(&app, "arb", "&tags=app").await;
+    app.settle().await;
+    let repo = app.repo();
+    let git = |args: &[&str], index: &Path| {
+        let output = crate::helpers::hermetic_git(&repo)
+            .env("GIT_INDEX_FILE", index)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let index = scratch.path().join("index");
+    let upload = git(&["rev-parse", "HEAD"], &index);
+    // This side: a key added (by hand, in a file of its own) on the commit before the upload.
+    let key = "teams/acme/projects/arb/keys/zzz_this_side.toml";
+    let file = scratch.path().join("key.toml");
+    std::fs::write(
+        &file,
+        "name = \"zzz_this_side\"\ntags = [\"app\"]\n\n[translations]\nen = \"This side\"\nde = \"Diese Seite\"\n",
+    )
+    .unwrap();
+    let blob = git(&["hash-object", "-w", file.to_str().unwrap()], &index);
+    let with_edit = |base: &str| {
+        git(&["read-tree", base], &index);
+        git(
+            &["update-index", "--add", "--cacheinfo", &format!("100644,{blob},{key}")],
+            &index,
+        );
+        git(&["write-tree"], &index)
+    };
+    let ours = git(
+        &[
+            "commit-tree",
+            &with_edit(&format!("{upload}^")),
+            "-p",
+            &format!("{upload}^"),
+            "-m",
+            "Edit on this side",
+        ],
+        &index,
+    );
+    let merge = git(
+        &[
+            "commit-tree",
+            &with_edit(&upload),
+            "-p",
+            &ours,
+            "-p",
+            &upload,
+            "-m",
+            "Merge the other server's upload",
+        ],
+        &index,
+    );
+    crate::helpers::git_in(&repo, &["merge", "--ff-only", "-q", &merge]);
+    for _ in 0..50 {
+        if app.get("/teams/acme/projects/arb/keys/zzz_this_side").await.status == StatusCode::OK {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let before = kept_files_given(&app).await;
+    let files = exported(&app, "arb", "type=arb").await;
+    let after = kept_files_given(&app).await;
+    let german = String::from_utf8(files["app_de.arb"].clone()).unwrap();
+    assert!(german.contains("\"zzz_this_side\": \"Diese Seite\""), "{german}");
+    assert_eq!(files, exported(&app, "arb", "type=arb&tags=app").await);
+    assert_eq!(after[2] - before[2], flutter.files.len() as u64, "{before:?} {after:?}");
+}
