@@ -349,9 +349,14 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         }
         changed
     };
-    let partial: Vec<(git2::Oid, Export<'_, &Key>)> = changed
+    let partial: Vec<(&str, Export<'_, &Key>)> = changed
         .iter()
-        .filter_map(|(since, keys)| Some((since.commit, Export::new(format, project, keys, languages).ok()?)))
+        .filter_map(|(since, keys)| {
+            Some((
+                since.commit.as_str(),
+                Export::new(format, project, keys, languages).ok()?,
+            ))
+        })
         .collect();
     // The export of no keys: what a file of the keys changed is when none of them is in it.
     let none: Vec<&Key> = Vec::new();
@@ -379,7 +384,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
     // A kept file that needs the changed keys only, given the file of `changed` (the export
     // of those keys, by language) at its path: `None` when it cannot be given that way.
     let give_changed = |path: &str,
-                        changed: &mut dyn FnMut(git2::Oid) -> Option<Vec<ExportFile>>,
+                        changed: &mut dyn FnMut(&str) -> Option<Vec<ExportFile>>,
                         nothing: &mut dyn FnMut() -> Vec<ExportFile>,
                         order: &dyn Fn() -> Option<Names>,
                         is_base: bool|
@@ -397,7 +402,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         if since.changed.is_empty() && since.deleted.is_empty() {
             return unchanged();
         }
-        let files = changed(since.commit)?;
+        let files = changed(&since.commit)?;
         let exported = match files.into_iter().find(|file| file.path == path) {
             // None of the changed keys is in this file (a key added with its base text only,
             // in a translation's file of most formats): the export of no keys.
@@ -445,7 +450,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
                           order_of: &dyn Fn(&str) -> Option<Names>|
      -> Vec<(ExportFile, Option<Vec<String>>)> {
         let is_base = language.same_as(base_language);
-        let mut partial_files: HashMap<git2::Oid, Vec<ExportFile>> = HashMap::new();
+        let mut partial_files: HashMap<String, Vec<ExportFile>> = HashMap::new();
         let mut no_keys_files: Option<Vec<ExportFile>> = None;
         let mut nothing = || {
             no_keys_files
@@ -457,12 +462,12 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
                 })
                 .clone()
         };
-        let mut changed = |commit: git2::Oid| {
-            if let std::collections::hash_map::Entry::Vacant(entry) = partial_files.entry(commit) {
+        let mut changed = |commit: &str| {
+            if !partial_files.contains_key(commit) {
                 let (_, export) = partial.iter().find(|(of, _)| *of == commit)?;
-                entry.insert(export.render(language));
+                partial_files.insert(commit.to_owned(), export.render(language));
             }
-            partial_files.get(&commit).cloned()
+            partial_files.get(commit).cloned()
         };
         // Each file that can be given without the whole export, then the rest rendered (or
         // taken from `rendered`) and patched.

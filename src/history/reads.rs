@@ -224,7 +224,7 @@ fn keys_since(
             .map_err(|_| ())
     };
     let mut since = KeysSince {
-        commit,
+        commit: commit.to_string(),
         changed: Default::default(),
         deleted: Default::default(),
     };

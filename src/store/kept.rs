@@ -17,8 +17,8 @@ pub type KeptFile = (String, Vec<u8>);
 /// file held every other key's entry as that commit's export wrote it need only patch these.
 #[derive(Debug)]
 pub struct KeysSince {
-    /// That commit.
-    pub commit: Oid,
+    /// That commit's id (hex): files of the same id were kept against the same keys.
+    pub commit: String,
     /// Keys the exported commit has whose files differ from that commit's (changed, added or
     /// renamed to).
     pub changed: std::collections::HashSet<String>,
