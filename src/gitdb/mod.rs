@@ -7,6 +7,7 @@
 //! It imports nothing from `domain` or `store`: paths are paths and files are bytes. The store
 //! (teams, projects and keys as TOML files) is built on top of it.
 
+pub mod blobs;
 pub mod cli;
 mod edit;
 pub mod follow;

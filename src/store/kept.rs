@@ -104,53 +104,7 @@ fn read(
             TreeWalkResult::Ok
         })
         .map_err(fail)?;
-    read_blobs(repo, found)
-}
-
-/// The blobs `found` (by path), inflated on every core (a handle to the repository each): an
-/// app's files are megabytes each.
-fn read_blobs(repo: &Repository, found: Vec<(String, Oid)>) -> Result<Vec<KeptFile>, StoreError> {
-    let fail = |err| StoreError::internal("cannot read kept files", err);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(4)
-        .min(found.len());
-    if threads <= 1 {
-        return found
-            .into_iter()
-            .map(|(path, id)| Ok((path, repo.find_blob(id).map_err(fail)?.content().to_vec())))
-            .collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let git_dir = repo.path().to_owned();
     let ids: Vec<Oid> = found.iter().map(|(_, id)| *id).collect();
-    let read: Vec<Vec<(usize, Vec<u8>)>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let repo = Repository::open(&git_dir).map_err(fail)?;
-                    let mut read = Vec::new();
-                    loop {
-                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(id) = ids.get(index) else { break };
-                        read.push((index, repo.find_blob(*id).map_err(fail)?.content().to_vec()));
-                    }
-                    Ok::<_, StoreError>(read)
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect::<Result<_, _>>()
-    })?;
-    let mut bytes: Vec<Option<Vec<u8>>> = vec![None; found.len()];
-    for (index, blob) in read.into_iter().flatten() {
-        bytes[index] = Some(blob);
-    }
-    Ok(found
-        .into_iter()
-        .zip(bytes)
-        .map(|((path, _), blob)| (path, blob.unwrap_or_default()))
-        .collect())
+    let blobs = crate::gitdb::blobs::read_all(repo.path(), &ids).map_err(fail)?;
+    Ok(found.into_iter().map(|(path, _)| path).zip(blobs).collect())
 }
