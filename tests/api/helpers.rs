@@ -277,7 +277,16 @@ pub async fn into_reply(response: poem::test::TestResponse) -> Reply {
 }
 
 pub fn git_in(repo: &Path, args: &[&str]) -> String {
-    let output = hermetic_git(repo).args(args).output().expect("git runs");
+    git_in_env(repo, &[], args)
+}
+
+/// [`git_in`] with more of git's environment (`GIT_INDEX_FILE`, `GIT_SSH_COMMAND`, ...).
+pub fn git_in_env(repo: &Path, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> String {
+    let output = hermetic_git(repo)
+        .envs(env.iter().copied())
+        .args(args)
+        .output()
+        .expect("git runs");
     assert!(
         output.status.success(),
         "git {args:?} failed: {}",

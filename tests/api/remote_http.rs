@@ -337,17 +337,9 @@ fn an_https_remote_takes_pushes_when_its_certificate_is_trusted_and_only_then() 
     let work = tempfile::tempdir().unwrap();
     let clone = work.path().join("clone");
     let clone_url = format!("https://{USER}:{PASSWORD}@127.0.0.1:{}/strings.git", remote.port);
+    let certificate = remote.certificate();
     let clone_git = |dir: &Path, args: &[&str]| {
-        let output = crate::helpers::hermetic_git(dir)
-            .args(args)
-            .env("GIT_SSL_CAINFO", remote.certificate())
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        crate::helpers::git_in_env(dir, &[("GIT_SSL_CAINFO", certificate.as_ref())], args);
     };
     clone_git(work.path(), &["clone", "-q", &clone_url, "clone"]);
     let team_file = clone.join("teams/acme/team.toml");

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::helpers::{ADMIN, git_in, hermetic_git};
+use crate::helpers::{ADMIN, git_in, git_in_env};
 use crate::remote_http::wait_for;
 use crate::server::Server;
 
@@ -113,17 +113,7 @@ impl SshGitServer {
             self.client_key().display(),
             home.join(".ssh/known_hosts").display()
         );
-        let output = hermetic_git(dir)
-            .args(args)
-            .env("GIT_SSH_COMMAND", ssh)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap()
+        git_in_env(dir, &[("GIT_SSH_COMMAND", ssh.as_ref())], args)
     }
 }
 

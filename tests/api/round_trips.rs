@@ -574,17 +574,9 @@ async fn a_kept_file_a_merge_brought_is_patched_with_the_whole_export() {
     app.settle().await;
     let repo = app.repo();
     let git = |args: &[&str], index: &Path| {
-        let output = crate::helpers::hermetic_git(&repo)
-            .env("GIT_INDEX_FILE", index)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+        crate::helpers::git_in_env(&repo, &[("GIT_INDEX_FILE", index.as_os_str())], args)
+            .trim()
+            .to_owned()
     };
     let scratch = tempfile::tempdir().unwrap();
     let index = scratch.path().join("index");
