@@ -55,7 +55,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         (Some(_), None) => false,
     };
 
-    let theirs: std::collections::HashMap<&str, &RawEntry> = exported
+    let theirs: rustc_hash::FxHashMap<&str, &RawEntry> = exported
         .iter()
         .filter(|entry| !entry.is_header())
         .filter_map(|entry| Some((entry.name()?, entry)))
@@ -68,7 +68,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let mut changed = false;
     // The export's entries the file has (the export's are the fewer, when it holds only the
     // keys changed), and the file's names in order for the base language's.
-    let mut present: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut present: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
     let mut names = Vec::new();
     let is_base = input.is_base;
     for entry in local.iter().filter(|entry| !entry.is_header()) {
