@@ -153,21 +153,14 @@ impl History {
         paths: Vec<String>,
     ) -> Result<HashMap<String, Arc<crate::store::KeysSince>>, StoreError> {
         let (team, project, folder) = (team.clone(), project.clone(), folder.to_owned());
-        let root = self.store.root().to_path_buf();
-        let index = self.index.clone();
-        tokio::task::spawn_blocking(move || {
-            // An export does not wait long for the index (its rebuild after a restart can take
-            // a while): without it, the files are patched with the whole export.
-            let Some(mut index) = lock_within(&index, KEPT_SINCE_WAIT) else {
-                return Ok(HashMap::new());
-            };
-            let repo = git2::Repository::open(&root)
-                .map_err(|err| StoreError::internal("cannot open the repository to read history", err))?;
-            index.catch_up(&repo)?;
-            reads::kept_since(&repo, &index, at, (&team, &project), &folder, &paths)
-        })
-        .await
-        .map_err(|err| StoreError::internal("reading history failed", err))?
+        // An export does not wait long for the index (its rebuild after a restart can take a
+        // while): without it, the files are patched with the whole export.
+        let since = self
+            .with_history_within(Some(KEPT_SINCE_WAIT), move |repo, index| {
+                reads::kept_since(repo, index, at, (&team, &project), &folder, &paths)
+            })
+            .await?;
+        Ok(since.unwrap_or_default())
     }
 
     /// The commit `reference` names for a project (as [`History::keys_for_export_at`] reads
@@ -436,14 +429,31 @@ impl History {
         &self,
         read: impl FnOnce(&git2::Repository, &HistoryIndex) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
+        let read = self.with_history_within(None, read).await?;
+        Ok(read.expect("a read that waits for the index always gets it"))
+    }
+
+    /// [`History::with_history`], giving up (`None`) when the index is not free within `wait`
+    /// (`None`: as long as it takes).
+    async fn with_history_within<T: Send + 'static>(
+        &self,
+        wait: Option<std::time::Duration>,
+        read: impl FnOnce(&git2::Repository, &HistoryIndex) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<Option<T>, StoreError> {
         let root = self.store.root().to_path_buf();
         let index = self.index.clone();
         tokio::task::spawn_blocking(move || {
+            let mut index = match wait {
+                None => index.lock().unwrap_or_else(|poison| poison.into_inner()),
+                Some(wait) => match lock_within(&index, wait) {
+                    Some(index) => index,
+                    None => return Ok(None),
+                },
+            };
             let repo = git2::Repository::open(&root)
                 .map_err(|err| StoreError::internal("cannot open the repository to read history", err))?;
-            let mut index = index.lock().unwrap_or_else(|poison| poison.into_inner());
             index.catch_up(&repo)?;
-            read(&repo, &index)
+            read(&repo, &index).map(Some)
         })
         .await
         .map_err(|err| StoreError::internal("reading history failed", err))?
