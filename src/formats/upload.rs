@@ -163,7 +163,7 @@ impl Upload {
     fn gather(&mut self, part: Upload) {
         for file in part.files {
             if file.fills_gaps {
-                add_sources(self, &file.path.replace(" (sources)", ""), file.language, file.entries);
+                join_sources(self, file);
             } else {
                 self.files.push(file);
             }
@@ -456,21 +456,29 @@ fn read_file(
 /// Adds an XLIFF translation file's sources to the upload's base texts of `language` (one
 /// file of them, each key's first source kept).
 fn add_sources(upload: &mut Upload, path: &str, language: String, sources: Vec<ParsedEntry>) {
+    let sources = UploadedFile {
+        path: format!("{path} (sources)"),
+        language,
+        file: None,
+        entries: sources,
+        warnings: Vec::new(),
+        fills_gaps: true,
+    };
+    join_sources(upload, sources);
+}
+
+/// Joins a file of sources (see [`add_sources`]) with the upload's one of the same language,
+/// or adds it when there is none yet; each key's first source is kept.
+fn join_sources(upload: &mut Upload, mut sources: UploadedFile) {
+    let entries = std::mem::take(&mut sources.entries);
     let gathered = match upload
         .files
         .iter_mut()
-        .position(|file| file.fills_gaps && file.language == language)
+        .position(|file| file.fills_gaps && file.language == sources.language)
     {
         Some(at) => &mut upload.files[at],
         None => {
-            upload.files.push(UploadedFile {
-                path: format!("{path} (sources)"),
-                language,
-                file: None,
-                entries: Vec::new(),
-                warnings: Vec::new(),
-                fills_gaps: true,
-            });
+            upload.files.push(sources);
             upload.files.last_mut().expect("just pushed")
         }
     };
@@ -478,7 +486,7 @@ fn add_sources(upload: &mut Upload, path: &str, language: String, sources: Vec<P
         gathered.entries.iter().map(|entry| entry.name.clone()).collect();
     gathered
         .entries
-        .extend(sources.into_iter().filter(|entry| known.insert(entry.name.clone())));
+        .extend(entries.into_iter().filter(|entry| known.insert(entry.name.clone())));
 }
 
 /// Most entries a zip may have.
