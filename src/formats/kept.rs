@@ -10,21 +10,22 @@
 //!
 //! An export need not render the whole export to patch a kept file: a file its upload's
 //! export left as it was holds every other key's entry as the export writes it, so the keys
-//! changed since (which the history knows, [`KeysSince`]) are all it needs patching with.
+//! changed since (which the history knows, [`crate::store::KeysSince`]) are all it needs patching with.
 //!
 //! String Catalogs need none: their writer is Xcode's own layout. The first four formats'
 //! exports stay the canonical files they always were; their apps keep their own files through
 //! `locstore pull`.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+mod exports;
+
+use std::collections::HashSet;
 
 use super::in_order::make_in_order;
 use super::{Export, ExportFile, ExportFormat, patch, po, upload};
 use crate::domain::model::{Key, Project};
 use crate::domain::names::LanguageCode;
-use crate::store::{BesideFiles, KeysSince};
+use crate::store::BesideFiles;
+pub use exports::{Given, Patching, render};
 
 /// The folder (under the project's kept folder) of a format's kept files, for the formats
 /// that keep them.
@@ -210,427 +211,6 @@ fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(sha2::Sha256::digest(bytes))
 }
 
-/// Whether the export's file at `path` is the one the app's `original` file stands for.
-fn stands_for(format: ExportFormat, original: &upload::Original, path: &str) -> bool {
-    match format {
-        ExportFormat::Po if original.path.ends_with(".pot") => path == po::TEMPLATE,
-        ExportFormat::Po => path.ends_with(".po"),
-        ExportFormat::I18next => upload::locate(format, path).is_some_and(|(_, file)| file == original.file),
-        _ => true,
-    }
-}
-
-/// What an export patches the app's kept files with.
-pub struct Patching<'a> {
-    /// The project exported.
-    pub project: &'a Project,
-    /// The keys exported: an entry of a kept file whose key is not among them goes, unless
-    /// the upload passed it over.
-    pub keys: &'a [&'a Key],
-    /// The app's kept files (and what is kept beside them) of the languages exported, by
-    /// path under the format's folder.
-    pub kept: Vec<(String, Vec<u8>)>,
-    /// For kept files (by the same paths) whose history is known: what happened to the keys
-    /// since the commit that first gave the file its bytes. Empty when the export leaves keys
-    /// out (then every file is patched with the whole export).
-    pub since: HashMap<String, Arc<KeysSince>>,
-    pub threads: usize,
-    /// Counts how each kept file was given.
-    pub given: &'a Given,
-}
-
-/// The entry names of a base language's file, in order (shared by its translations' files).
-type Names = Arc<Vec<String>>;
-
-/// How an export gave its kept files (what `/metrics` counts).
-#[derive(Debug, Default)]
-pub struct Given {
-    /// As they were kept, no key having changed since (nothing rendered).
-    pub as_kept: AtomicUsize,
-    /// Patched with an export of the keys changed since.
-    pub changed_keys: AtomicUsize,
-    /// Compared with and patched with the language's whole export.
-    pub whole_export: AtomicUsize,
-}
-
-/// A kept file, what is kept beside it, and what happened to the keys since it was kept.
-struct Kept {
-    /// The file's bytes, taken by the export that gives them as they are (each kept file is
-    /// given once; a copy would be megabytes of fresh memory).
-    local: Mutex<Vec<u8>>,
-    meta: Meta,
-    passed_over: HashSet<String>,
-    /// Set when the file patched with its upload's export was the file itself and the keys'
-    /// history since then is known: then only the keys changed since need patching in.
-    since: Option<Arc<KeysSince>>,
-}
-
-impl Kept {
-    fn bytes(&self) -> std::sync::MutexGuard<'_, Vec<u8>> {
-        self.local.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The file's bytes, for the export's file that is the kept file as it is.
-    fn take(&self) -> Vec<u8> {
-        std::mem::take(&mut *self.bytes())
-    }
-}
-
-/// The files of `export` in `languages`, each one that has a kept file (by path) being that
-/// file patched with the export's texts, rendered on `threads` threads (the base language's
-/// files first: a translation's file puts its new entries in the order of the base file of
-/// the same name, as patched).
-///
-/// A kept file that was its upload's export's fixed point (patched with it, it stayed as it
-/// was) needs patching with the keys changed since only: every other key's entry is as that
-/// export wrote it. Such a file is given as it is when no key changed, else patched with an
-/// export of the changed keys alone, and neither renders the language's whole export.
-pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: Patching<'_>) -> Vec<ExportFile> {
-    let Patching {
-        project,
-        keys,
-        kept,
-        since,
-        threads,
-        given: counts,
-    } = patching;
-    let (format, base_language) = (export.format(), export.base_language());
-    // Each kept file with what is kept beside it.
-    let (metas, kept): (HashMap<String, Vec<u8>>, HashMap<String, Vec<u8>>) =
-        kept.into_iter().partition(|(path, _)| path.ends_with(META));
-    let kept: HashMap<String, Kept> = kept
-        .into_iter()
-        .map(|(path, local)| {
-            let mut meta: Meta = metas
-                .get(&meta_path(&path))
-                .and_then(|json| serde_json::from_slice(json).ok())
-                .unwrap_or_default();
-            let passed_over = std::mem::take(&mut meta.passed_over).into_iter().collect();
-            // The file and what is kept beside it must have been kept together.
-            let since = since
-                .get(&path)
-                .filter(|since| meta.export_sha256.is_some() && patches_alone(format, since, keys))
-                .filter(|of_file| {
-                    since
-                        .get(&meta_path(&path))
-                        .is_some_and(|of_meta| of_meta.commit == of_file.commit)
-                })
-                .cloned();
-            let kept = Kept {
-                local: Mutex::new(local),
-                meta,
-                passed_over,
-                since,
-            };
-            (path, kept)
-        })
-        .collect();
-    // The exported keys' names, for the files patched with the whole export.
-    let names: OnceLock<HashSet<&str>> = OnceLock::new();
-    let names = || names.get_or_init(|| keys.iter().map(|key| key.name.as_str()).collect());
-    let group = |path: &str| {
-        upload::locate(format, path)
-            .and_then(|(_, file)| file)
-            .map(|(_, name)| name)
-    };
-    // The exports of the keys changed since each commit kept files are fixed points of.
-    let changed: Vec<(Arc<KeysSince>, Vec<&Key>)> = {
-        let mut changed: Vec<(Arc<KeysSince>, Vec<&Key>)> = Vec::new();
-        for kept in kept.values() {
-            if let Some(since) = &kept.since
-                && !changed.iter().any(|(known, _)| known.commit == since.commit)
-            {
-                let of = keys
-                    .iter()
-                    .copied()
-                    .filter(|key| since.changed.contains(key.name.as_str()));
-                changed.push((since.clone(), of.collect()));
-            }
-        }
-        changed
-    };
-    let partial: Vec<(&str, Export<'_, &Key>)> = changed
-        .iter()
-        .filter_map(|(since, keys)| {
-            Some((
-                since.commit.as_str(),
-                Export::new(format, project, keys, languages).ok()?,
-            ))
-        })
-        .collect();
-    // The export of no keys: what a file of the keys changed is when none of them is in it.
-    let none: Vec<&Key> = Vec::new();
-    let no_keys = Export::new(format, project, &none, languages).ok();
-    // A file as the export gives it: the kept one as it is while the export's is the one it
-    // was kept by, else patched.
-    let give = |mut file: ExportFile, order: Option<&[String]>, is_base: bool| -> (ExportFile, Option<Vec<String>>) {
-        let Some(kept) = kept.get(&file.path) else {
-            return (file, None);
-        };
-        counts.whole_export.fetch_add(1, Ordering::Relaxed);
-        if kept.meta.is_export(&file.bytes) {
-            file.bytes = kept.take();
-            return (file, None);
-        }
-        let deleted = |name: &str| !names().contains(name) && !kept.passed_over.contains(name);
-        match patched(format, &file, &kept.bytes(), order, &deleted, is_base) {
-            Some(patched) => {
-                file.bytes = patched.bytes;
-                (file, patched.names)
-            }
-            None => (file, None),
-        }
-    };
-    // A kept file that needs the changed keys only, given the file of `changed` (the export
-    // of those keys, by language) at its path: `None` when it cannot be given that way.
-    let give_changed = |path: &str,
-                        changed: &mut dyn FnMut(&str) -> Option<Vec<ExportFile>>,
-                        nothing: &mut dyn FnMut() -> Vec<ExportFile>,
-                        order: &dyn Fn() -> Option<Names>,
-                        is_base: bool|
-     -> Option<(ExportFile, Option<Vec<String>>)> {
-        let kept = kept.get(path)?;
-        let since = kept.since.as_ref()?;
-        let as_kept = || ExportFile {
-            path: path.to_owned(),
-            bytes: kept.take(),
-        };
-        let unchanged = || {
-            counts.as_kept.fetch_add(1, Ordering::Relaxed);
-            Some((as_kept(), None))
-        };
-        if since.changed.is_empty() && since.deleted.is_empty() {
-            return unchanged();
-        }
-        let files = changed(&since.commit)?;
-        let exported = match files.into_iter().find(|file| file.path == path) {
-            // None of the changed keys is in this file (a key added with its base text only,
-            // in a translation's file of most formats): the export of no keys.
-            Some(file)
-                if since.deleted.is_empty()
-                    && nothing()
-                        .iter()
-                        .any(|empty| empty.path == path && empty.bytes == file.bytes) =>
-            {
-                return unchanged();
-            }
-            Some(file) => file,
-            None if since.deleted.is_empty() => return unchanged(),
-            None => ExportFile {
-                path: path.to_owned(),
-                bytes: empty_file(format)?.to_vec(),
-            },
-        };
-        let deleted = |name: &str| since.deleted.contains(name) && !kept.passed_over.contains(name);
-        let order = if is_base { None } else { order() };
-        let patched = patched(
-            format,
-            &exported,
-            &kept.bytes(),
-            order.as_deref().map(Vec::as_slice),
-            &deleted,
-            is_base,
-        )?;
-        if patched.whole {
-            // The file is written as the export writes it: the whole export's, then.
-            return None;
-        }
-        counts.changed_keys.fetch_add(1, Ordering::Relaxed);
-        let file = ExportFile {
-            path: path.to_owned(),
-            bytes: patched.bytes,
-        };
-        Some((file, patched.names))
-    };
-    // The files of one language: where each has a kept file that needs the changed keys
-    // only, without rendering the language's whole export; else rendered (`rendered`, or
-    // here) and patched.
-    let language_files = |language: &LanguageCode,
-                          rendered: Option<Vec<ExportFile>>,
-                          order_of: &dyn Fn(&str) -> Option<Names>|
-     -> Vec<(ExportFile, Option<Vec<String>>)> {
-        let is_base = language.same_as(base_language);
-        let mut partial_files: HashMap<String, Vec<ExportFile>> = HashMap::new();
-        let mut no_keys_files: Option<Vec<ExportFile>> = None;
-        let mut nothing = || {
-            no_keys_files
-                .get_or_insert_with(|| {
-                    no_keys
-                        .as_ref()
-                        .map(|export| export.render(language))
-                        .unwrap_or_default()
-                })
-                .clone()
-        };
-        let mut changed = |commit: &str| {
-            if !partial_files.contains_key(commit) {
-                let (_, export) = partial.iter().find(|(of, _)| *of == commit)?;
-                partial_files.insert(commit.to_owned(), export.render(language));
-            }
-            partial_files.get(commit).cloned()
-        };
-        // Each file that can be given without the whole export, then the rest rendered (or
-        // taken from `rendered`) and patched.
-        let paths = export.rendered_paths(language);
-        let mut given: HashMap<&str, (ExportFile, Option<Vec<String>>)> = HashMap::new();
-        for path in &paths {
-            if let Some(file) = give_changed(path, &mut changed, &mut nothing, &|| order_of(path), is_base) {
-                given.insert(path, file);
-            }
-        }
-        let rest: Vec<&str> = paths
-            .iter()
-            .map(String::as_str)
-            .filter(|path| !given.contains_key(path))
-            .collect();
-        let mut rendered: HashMap<String, ExportFile> = match rendered {
-            _ if rest.is_empty() => HashMap::new(),
-            Some(rendered) => rendered.into_iter().map(|file| (file.path.clone(), file)).collect(),
-            None => export
-                .render_only(language, &rest)
-                .into_iter()
-                .map(|file| (file.path.clone(), file))
-                .collect(),
-        };
-        paths
-            .iter()
-            .filter_map(|path| {
-                if let Some(done) = given.remove(path.as_str()) {
-                    return Some(done);
-                }
-                let file = rendered.remove(path)?;
-                let order = if is_base || !kept.contains_key(path) {
-                    None
-                } else {
-                    order_of(path)
-                };
-                Some(give(file, order.as_deref().map(Vec::as_slice), is_base))
-            })
-            .collect()
-    };
-    // Whether a language's files all have kept files that need the changed keys only.
-    let all_changed_only = |language: &LanguageCode| {
-        export
-            .rendered_paths(language)
-            .iter()
-            .all(|path| kept.get(path).is_some_and(|kept| kept.since.is_some()))
-    };
-    let (base, others): (Vec<&LanguageCode>, Vec<&LanguageCode>) =
-        languages.iter().partition(|language| language.same_as(base_language));
-    let mut base_files = Vec::new();
-    // The base files' entry names, by file name (namespace): read when first needed.
-    let mut orders: HashMap<Option<String>, (usize, OnceLock<Names>)> = HashMap::new();
-    let no_order = |_: &str| None;
-    for language in base {
-        for (file, names) in language_files(language, None, &no_order) {
-            if patch::can_patch(format, &file.path) {
-                orders.insert(
-                    group(&file.path),
-                    (
-                        base_files.len(),
-                        names.map(|names| OnceLock::from(Arc::new(names))).unwrap_or_default(),
-                    ),
-                );
-            }
-            base_files.push(file);
-        }
-    }
-    let order_of = |path: &str| {
-        orders.get(&group(path)).map(|(index, names)| {
-            names
-                .get_or_init(|| Arc::new(patch::names(format, &base_files[*index].bytes).unwrap_or_default()))
-                .clone()
-        })
-    };
-    // Formats that render several languages in one pass over the keys (PO, XLIFF) take a few
-    // at once, as the export's zip does.
-    let batch = if export.renders_together() {
-        others.len().div_ceil(threads.max(1)).clamp(1, 4)
-    } else {
-        1
-    };
-    let batches: Vec<&[&LanguageCode]> = others.chunks(batch).collect();
-    let mut translations = Vec::new();
-    let Ok(()) = make_in_order(
-        batches.len(),
-        threads,
-        2 * threads,
-        |index| {
-            // The languages whose whole export is needed, rendered together.
-            let whole: Vec<&LanguageCode> = batches[index]
-                .iter()
-                .copied()
-                .filter(|language| !all_changed_only(language))
-                .collect();
-            let mut rendered: HashMap<String, Vec<u8>> = if whole.is_empty() {
-                HashMap::new()
-            } else {
-                export
-                    .write_together(&whole, |_| Ok(Vec::new()))
-                    .expect("writing into memory does not fail")
-                    .into_iter()
-                    .collect()
-            };
-            let mut files = Vec::new();
-            for &language in batches[index] {
-                let own = whole.contains(&language).then(|| {
-                    export
-                        .rendered_paths(language)
-                        .into_iter()
-                        .filter_map(|path| {
-                            let bytes = rendered.remove(&path)?;
-                            Some(ExportFile { path, bytes })
-                        })
-                        .collect()
-                });
-                files.extend(
-                    language_files(language, own, &order_of)
-                        .into_iter()
-                        .map(|(file, _)| file),
-                );
-            }
-            files
-        },
-        |rendered| {
-            translations.extend(rendered);
-            Ok::<(), std::convert::Infallible>(())
-        },
-    );
-    base_files.extend(translations);
-    base_files
-}
-
-/// Whether patching a kept file with the export of the keys `since` names alone gives what
-/// patching it with the whole export does. Not where a key's entry depends on other keys:
-/// XLIFF 2.0 numbers the units of keys whose names are no XML name, and nested formats
-/// (i18next, YAML) write a name differently when another key's name is inside it.
-fn patches_alone(format: ExportFormat, since: &KeysSince, keys: &[&Key]) -> bool {
-    match format {
-        ExportFormat::Xliff2 => since.changed.iter().all(|name| super::xliff::is_name_token(name)),
-        ExportFormat::I18next | ExportFormat::Yaml => {
-            let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
-            let nested = |name: &str| {
-                // A key whose name holds this one, or is held in it.
-                let inner = format!("{name}.");
-                let at = keys.partition_point(|key| key.name.as_str() < inner.as_str());
-                keys.get(at).is_some_and(|key| key.name.as_str().starts_with(&inner))
-                    || name.match_indices('.').any(|(at, _)| names.contains(&name[..at]))
-            };
-            !since.changed.iter().chain(&since.deleted).any(|name| nested(name))
-        }
-        _ => true,
-    }
-}
-
-/// The export of no keys of a format whose files a key chooses (i18next's namespaces), for
-/// a kept file none of whose keys changed but some of whose keys may be deleted.
-fn empty_file(format: ExportFormat) -> Option<&'static [u8]> {
-    match format {
-        ExportFormat::I18next => Some(b"{}\n"),
-        _ => None,
-    }
-}
-
 impl Meta {
     /// Whether `exported` is the export's file the kept file was found unchanged by.
     fn is_export(&self, exported: &[u8]) -> bool {
@@ -639,29 +219,13 @@ impl Meta {
     }
 }
 
-/// A kept file patched with the export's `file`; `None` (the export's file stays) when the
-/// kept file cannot be read, which a file read at upload never is.
-fn patched(
-    format: ExportFormat,
-    file: &ExportFile,
-    local: &[u8],
-    order: Option<&[String]>,
-    deleted: &(dyn Fn(&str) -> bool + Sync),
-    is_base: bool,
-) -> Option<patch::Patched> {
-    let input = patch::PatchInput {
-        local,
-        exported: &file.bytes,
-        order,
-        deleted,
-        is_base,
-    };
-    match patch::patch(format, &input) {
-        Ok(patched) => Some(patched),
-        Err(err) => {
-            tracing::warn!(path = %file.path, error = %err, "writing the export's file instead of the kept one");
-            None
-        }
+/// Whether the export's file at `path` is the one the app's `original` file stands for.
+fn stands_for(format: ExportFormat, original: &upload::Original, path: &str) -> bool {
+    match format {
+        ExportFormat::Po if original.path.ends_with(".pot") => path == po::TEMPLATE,
+        ExportFormat::Po => path.ends_with(".po"),
+        ExportFormat::I18next => upload::locate(format, path).is_some_and(|(_, file)| file == original.file),
+        _ => true,
     }
 }
 
@@ -777,7 +341,7 @@ mod tests {
                 project: &project,
                 keys,
                 kept: kept.clone(),
-                since: HashMap::new(),
+                since: std::collections::HashMap::new(),
                 threads: 2,
                 given: &Given::default(),
             };
