@@ -71,6 +71,7 @@ impl App {
             read_only,
             primary_url: config.primary_url.clone(),
             metrics: metrics.clone(),
+            kept_cache: Arc::new(crate::formats::kept::Cache::new(config.kept_cache_bytes)),
         });
         Ok(Self {
             state,

@@ -161,6 +161,11 @@ pub struct ServeArgs {
     /// Largest accepted body of a key import in bytes [default: 67108864].
     #[arg(long, env = "LOCSTORE_MAX_IMPORT_BYTES", value_name = "BYTES")]
     pub max_import_bytes: Option<usize>,
+    /// Memory for the app's kept files that exports patch, held between exports in bytes; a
+    /// file read ahead for patching (XLIFF) counts three times its size; 0 holds none
+    /// [default: 536870912].
+    #[arg(long, env = "LOCSTORE_KEPT_CACHE_BYTES", value_name = "BYTES")]
+    pub kept_cache_bytes: Option<usize>,
     /// How long a client may take to send a request's headers or body, and how long an idle
     /// connection stays open, such as 30s [default: 30s].
     #[arg(long, env = "LOCSTORE_REQUEST_TIMEOUT", value_name = "DURATION")]
@@ -254,6 +259,8 @@ pub struct Config {
     pub primary_url: Option<String>,
     /// How long a webhook may fail before it is turned off and marked failing.
     pub webhook_failing_after: Duration,
+    /// Memory for kept files between exports (`formats::kept::Cache`).
+    pub kept_cache_bytes: usize,
 }
 
 /// `[remote]` of a `locstore.toml`.
@@ -278,6 +285,7 @@ struct FileSettings {
     durability: Option<DurabilityArg>,
     max_body_bytes: Option<usize>,
     max_import_bytes: Option<usize>,
+    kept_cache_bytes: Option<usize>,
     request_timeout: Option<String>,
     log_format: Option<LogFormat>,
     remote: Option<RemoteFileSettings>,
@@ -296,6 +304,7 @@ struct FileSettings {
 
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
+pub const DEFAULT_KEPT_CACHE_BYTES: usize = 512 * 1024 * 1024;
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_PULL_INTERVAL: Duration = Duration::from_secs(10);
 pub const DEFAULT_WEBHOOK_FAILING_AFTER: Duration = Duration::from_secs(24 * 3600);
@@ -382,6 +391,10 @@ impl Config {
             max_import_bytes,
             request_timeout,
         };
+        let kept_cache_bytes = args
+            .kept_cache_bytes
+            .or(file.kept_cache_bytes)
+            .unwrap_or(DEFAULT_KEPT_CACHE_BYTES);
         let log_format = args.log_format.or(file.log_format).unwrap_or_default();
         let remote_file = file.remote.unwrap_or_default();
         let pull_interval = match args.pull_interval.or(file.pull_interval) {
@@ -450,6 +463,7 @@ impl Config {
             hook_secret,
             primary_url,
             webhook_failing_after,
+            kept_cache_bytes,
             token_files,
             api_token,
         })

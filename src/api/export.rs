@@ -203,23 +203,29 @@ impl ExportApi {
         // The app's own files an upload kept, which the export patches rather than writes.
         let wanted = formats::kept::wanted(format, &project.base_language, &languages);
         let folder = formats::kept::folder(format).filter(|_| !own_layout);
+        let reading = formats::kept::Reading::new(self.state.kept_cache.clone(), format);
         let kept = match (folder, &at.0) {
             (None, _) => Vec::new(),
             (Some(folder), Some(reference)) => {
-                self.state
+                let blobs = self
+                    .state
                     .history
-                    .kept_files_at(&team, &project_name, reference, folder, wanted)
-                    .await?
+                    .kept_blobs_at(&team, &project_name, reference, folder, wanted, reading.have())
+                    .await?;
+                reading.files(blobs)
             }
             (Some(folder), None) => {
                 let store = self.state.store.clone();
                 let (team, project_name, commit) = (team.clone(), project_name.clone(), commit.clone());
-                tokio::task::spawn_blocking(move || store.kept_files(&commit, &team, &project_name, folder, &wanted))
-                    .await
-                    .map_err(|join_error| {
-                        tracing::error!(error = %join_error, "the read of kept files failed");
-                        ApiError::internal()
-                    })??
+                tokio::task::spawn_blocking(move || {
+                    let blobs = store.kept_blobs(&commit, &team, &project_name, folder, &wanted, &*reading.have())?;
+                    Ok::<_, crate::store::StoreError>(reading.files(blobs))
+                })
+                .await
+                .map_err(|join_error| {
+                    tracing::error!(error = %join_error, "the read of kept files failed");
+                    ApiError::internal()
+                })??
             }
         };
         // What happened to the keys since each file was kept, so that the files need patching

@@ -49,6 +49,8 @@ pub struct AppState {
     pub read_only: bool,
     pub primary_url: Option<String>,
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// The app's kept files that exports patch, held between exports.
+    pub kept_cache: Arc<crate::formats::kept::Cache>,
 }
 
 #[derive(Tags)]

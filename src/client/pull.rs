@@ -219,6 +219,7 @@ impl Puller<'_> {
                         order: order.as_deref().map(Vec::as_slice),
                         deleted: &deleted,
                         is_base: base,
+                        prepared: None,
                     },
                 )
                 .map_err(unreadable)?;

@@ -16,6 +16,7 @@
 //! exports stay the canonical files they always were; their apps keep their own files through
 //! `locstore pull`.
 
+mod cache;
 mod exports;
 
 use std::collections::HashSet;
@@ -25,6 +26,7 @@ use super::{Export, ExportFile, ExportFormat, patch, po, upload};
 use crate::domain::model::{Key, Project};
 use crate::domain::names::LanguageCode;
 use crate::store::BesideFiles;
+pub use cache::{Cache, Cached, Reading};
 pub use exports::{Given, Patching, render};
 
 /// The folder (under the project's kept folder) of a format's kept files, for the formats
@@ -187,6 +189,7 @@ impl Meta {
             order: None,
             deleted: &ask,
             is_base,
+            prepared: None,
         };
         let unchanged = patch::patch(format, &input).is_ok_and(|patched| patched.bytes == local);
         let mut passed_over = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -329,11 +332,15 @@ mod tests {
         let project = project();
         let keys = [key("bye", "Bye", "Au revoir"), key("hello", "Hello", "Bonjour")];
         let at_upload: Vec<&Key> = keys.iter().collect();
-        let kept: Vec<(String, Vec<u8>)> = beside(&[original("fr.yml", "fr", APP_FR)], &project, &at_upload)
-            .edits
-            .into_iter()
-            .filter_map(|(path, contents)| Some((path.strip_prefix("yaml/")?.to_owned(), contents?)))
-            .collect();
+        let kept: Vec<(String, std::sync::Arc<Cached>)> =
+            beside(&[original("fr.yml", "fr", APP_FR)], &project, &at_upload)
+                .edits
+                .into_iter()
+                .filter_map(|(path, contents)| {
+                    let file = Cached::new(ExportFormat::Yaml, contents?);
+                    Some((path.strip_prefix("yaml/")?.to_owned(), std::sync::Arc::new(file)))
+                })
+                .collect();
         let languages = [code("en"), code("fr")];
         let files = |keys: &[&Key]| {
             let export = Export::new(ExportFormat::Yaml, &project, keys, &languages).unwrap();

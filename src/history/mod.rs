@@ -125,18 +125,19 @@ impl History {
     }
 
     /// The app's files kept in `folder` (a format's) beside a project's keys at the commit
-    /// `reference` names, those `wanted`.
-    pub async fn kept_files_at(
+    /// `reference` names, those `wanted` (without reading the blobs the reader `have`s).
+    pub async fn kept_blobs_at(
         &self,
         team: &TeamName,
         project: &ProjectName,
         reference: &str,
         folder: &str,
         wanted: Box<crate::store::Wanted>,
-    ) -> Result<Vec<crate::store::KeptFile>, StoreError> {
+        have: Box<crate::store::Have>,
+    ) -> Result<Vec<crate::store::KeptBlob>, StoreError> {
         let past = self.past(team, project, reference).await?;
         let (root, folder) = (self.store.root().to_path_buf(), folder.to_owned());
-        tokio::task::spawn_blocking(move || past.at.kept_files(&root, &folder, &wanted))
+        tokio::task::spawn_blocking(move || past.at.kept_blobs(&root, &folder, &wanted, &have))
             .await
             .map_err(|err| StoreError::internal("the read of kept files failed", err))?
     }

@@ -12,6 +12,18 @@ use crate::domain::names::{ProjectName, TeamName};
 /// A kept file: its path under its format's folder, and its bytes.
 pub type KeptFile = (String, Vec<u8>);
 
+/// A kept file as a commit holds it: its path under its format's folder, its blob's id (hex),
+/// and its bytes unless the reader said it had that blob.
+#[derive(Debug)]
+pub struct KeptBlob {
+    pub path: String,
+    pub blob: String,
+    pub bytes: Option<Vec<u8>>,
+}
+
+/// Which blobs (by hex id) a reader of kept files has already.
+pub type Have = dyn Fn(&str) -> bool + Send + Sync;
+
 /// What happened to a project's keys between the commit that first gave a kept file the bytes
 /// it has and the commit exported: the keys whose files differ, by name. An export whose kept
 /// file held every other key's entry as that commit's export wrote it need only patch these.
@@ -32,15 +44,17 @@ pub type Wanted = dyn Fn(&str) -> bool + Send + Sync;
 impl Store {
     /// The files kept in `folder` (a format's) beside `team/project`'s keys that are
     /// `wanted`, as `commit` holds them (the one the keys were read at, so that both are of
-    /// one state; the store's view when it is not a commit id). Blocking.
-    pub fn kept_files(
+    /// one state; the store's view when it is not a commit id), the blobs the reader `have`s
+    /// not read. Blocking.
+    pub fn kept_blobs(
         &self,
         commit: &str,
         team: &TeamName,
         project: &ProjectName,
         folder: &str,
         wanted: &Wanted,
-    ) -> Result<Vec<KeptFile>, StoreError> {
+        have: &Have,
+    ) -> Result<Vec<KeptBlob>, StoreError> {
         let commit = match Oid::from_str(commit) {
             Ok(commit) => commit,
             Err(_) => match Oid::from_str(&self.read().head) {
@@ -49,7 +63,7 @@ impl Store {
             },
         };
         let repo = open(self.root())?;
-        read(&repo, commit, &layout::kept_dir(team, project), folder, wanted)
+        read(&repo, commit, &layout::kept_dir(team, project), folder, wanted, have)
     }
 }
 
@@ -57,8 +71,27 @@ impl ProjectAt {
     /// The files kept in `folder` (a format's; `""` for every format's) beside the project's
     /// keys at its commit that are `wanted`. Blocking.
     pub fn kept_files(&self, root: &Path, folder: &str, wanted: &Wanted) -> Result<Vec<KeptFile>, StoreError> {
-        read(&open(root)?, self.commit, &self.kept_dir, folder, wanted)
+        Ok(with_bytes(self.kept_blobs(root, folder, wanted, &|_| false)?))
     }
+
+    /// [`ProjectAt::kept_files`], without reading the blobs the reader `have`s.
+    pub fn kept_blobs(
+        &self,
+        root: &Path,
+        folder: &str,
+        wanted: &Wanted,
+        have: &Have,
+    ) -> Result<Vec<KeptBlob>, StoreError> {
+        read(&open(root)?, self.commit, &self.kept_dir, folder, wanted, have)
+    }
+}
+
+/// Kept files read whole, with their bytes.
+fn with_bytes(blobs: Vec<KeptBlob>) -> Vec<KeptFile> {
+    blobs
+        .into_iter()
+        .map(|blob| (blob.path, blob.bytes.unwrap_or_default()))
+        .collect()
 }
 
 fn open(root: &Path) -> Result<Repository, StoreError> {
@@ -66,14 +99,15 @@ fn open(root: &Path) -> Result<Repository, StoreError> {
 }
 
 /// Every `wanted` file under `{kept_dir}/{folder}` at `commit`, by path relative to that
-/// folder (only those are read).
+/// folder (only those are read, and of those the blobs the reader does not `have`).
 fn read(
     repo: &Repository,
     commit: Oid,
     kept_dir: &str,
     folder: &str,
     wanted: &Wanted,
-) -> Result<Vec<KeptFile>, StoreError> {
+    have: &Have,
+) -> Result<Vec<KeptBlob>, StoreError> {
     let fail = |err| StoreError::internal("cannot read kept files", err);
     let tree = repo
         .find_commit(commit)
@@ -104,7 +138,23 @@ fn read(
             TreeWalkResult::Ok
         })
         .map_err(fail)?;
-    let ids: Vec<Oid> = found.iter().map(|(_, id)| *id).collect();
-    let blobs = crate::gitdb::blobs::read_all(repo.path(), &ids).map_err(fail)?;
-    Ok(found.into_iter().map(|(path, _)| path).zip(blobs).collect())
+    let found: Vec<(String, Oid, bool)> = found
+        .into_iter()
+        .map(|(path, id)| {
+            let had = have(&id.to_string());
+            (path, id, had)
+        })
+        .collect();
+    let ids: Vec<Oid> = found.iter().filter(|(_, _, had)| !had).map(|(_, id, _)| *id).collect();
+    let mut blobs = crate::gitdb::blobs::read_all(repo.path(), &ids)
+        .map_err(fail)?
+        .into_iter();
+    Ok(found
+        .into_iter()
+        .map(|(path, id, had)| KeptBlob {
+            path,
+            blob: id.to_string(),
+            bytes: if had { None } else { blobs.next() },
+        })
+        .collect())
 }

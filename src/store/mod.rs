@@ -33,7 +33,7 @@ pub use adopt::Adoption;
 pub use at_commit::ProjectAt;
 pub use error::StoreError;
 pub use files::read_key;
-pub use kept::{KeptFile, KeysSince, Wanted};
+pub use kept::{Have, KeptBlob, KeptFile, KeysSince, Wanted};
 
 /// How a replicator joins a fetched commit (see [`Store::adopter`]): the commit, a label for
 /// the log, and whether to follow the remote's history as it is (a replica).

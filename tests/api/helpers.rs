@@ -85,6 +85,7 @@ pub fn config(data_dir: &Path) -> Config {
         hook_secret: None,
         primary_url: None,
         webhook_failing_after: Duration::from_secs(24 * 3600),
+        kept_cache_bytes: locstore::config::DEFAULT_KEPT_CACHE_BYTES,
     }
 }
 

@@ -4,9 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
-use super::{META, Meta, meta_path};
+use super::{Cached, META, Meta, meta_path};
 use crate::domain::model::{Key, Project};
 use crate::domain::names::LanguageCode;
 use crate::formats::in_order::make_in_order;
@@ -22,7 +22,7 @@ pub struct Patching<'a> {
     pub keys: &'a [&'a Key],
     /// The app's kept files (and what is kept beside them) of the languages exported, by
     /// path under the format's folder.
-    pub kept: Vec<(String, Vec<u8>)>,
+    pub kept: Vec<(String, Arc<Cached>)>,
     /// For kept files (by the same paths) whose history is known: what happened to the keys
     /// since the commit that first gave the file its bytes. Empty when the export leaves keys
     /// out (then every file is patched with the whole export).
@@ -48,9 +48,7 @@ pub struct Given {
 
 /// A kept file, what is kept beside it, and what happened to the keys since it was kept.
 struct Kept {
-    /// The file's bytes, taken by the export that gives them as they are (each kept file is
-    /// given once; a copy would be megabytes of fresh memory).
-    local: Mutex<Vec<u8>>,
+    local: Arc<Cached>,
     meta: Meta,
     passed_over: HashSet<String>,
     /// Set when the file patched with its upload's export was the file itself and the keys'
@@ -59,13 +57,9 @@ struct Kept {
 }
 
 impl Kept {
-    fn bytes(&self) -> std::sync::MutexGuard<'_, Vec<u8>> {
-        self.local.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
     /// The file's bytes, for the export's file that is the kept file as it is.
     fn take(&self) -> Vec<u8> {
-        std::mem::take(&mut *self.bytes())
+        self.local.bytes().to_vec()
     }
 }
 
@@ -89,14 +83,14 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
     } = patching;
     let (format, base_language) = (export.format(), export.base_language());
     // Each kept file with what is kept beside it.
-    let (metas, kept): (HashMap<String, Vec<u8>>, HashMap<String, Vec<u8>>) =
+    let (metas, kept): (HashMap<String, Arc<Cached>>, HashMap<String, Arc<Cached>>) =
         kept.into_iter().partition(|(path, _)| path.ends_with(META));
     let kept: HashMap<String, Kept> = kept
         .into_iter()
         .map(|(path, local)| {
             let mut meta: Meta = metas
                 .get(&meta_path(&path))
-                .and_then(|json| serde_json::from_slice(json).ok())
+                .and_then(|json| serde_json::from_slice(json.bytes()).ok())
                 .unwrap_or_default();
             let passed_over = std::mem::take(&mut meta.passed_over).into_iter().collect();
             // The file and what is kept beside it must have been kept together.
@@ -110,7 +104,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
                 })
                 .cloned();
             let kept = Kept {
-                local: Mutex::new(local),
+                local,
                 meta,
                 passed_over,
                 since,
@@ -166,7 +160,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
             return (file, None);
         }
         let deleted = |name: &str| !names().contains(name) && !kept.passed_over.contains(name);
-        match patched(format, &file, &kept.bytes(), order, &deleted, is_base) {
+        match patched(format, &file, &kept.local, order, &deleted, is_base) {
             Some(patched) => {
                 file.bytes = patched.bytes;
                 (file, patched.names)
@@ -219,7 +213,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         let patched = patched(
             format,
             &exported,
-            &kept.bytes(),
+            &kept.local,
             order.as_deref().map(Vec::as_slice),
             &deleted,
             is_base,
@@ -432,17 +426,18 @@ fn empty_file(format: ExportFormat) -> Option<&'static [u8]> {
 fn patched(
     format: ExportFormat,
     file: &ExportFile,
-    local: &[u8],
+    local: &Cached,
     order: Option<&[String]>,
     deleted: &(dyn Fn(&str) -> bool + Sync),
     is_base: bool,
 ) -> Option<patch::Patched> {
     let input = patch::PatchInput {
-        local,
+        local: local.bytes(),
         exported: &file.bytes,
         order,
         deleted,
         is_base,
+        prepared: local.prepared(),
     };
     match patch::patch(format, &input) {
         Ok(patched) => Some(patched),

@@ -37,6 +37,28 @@ pub struct PatchInput<'a> {
     /// Whether this is the base language's file: descriptions are compared only there (a
     /// translation's file has no comments of its own to compare).
     pub is_base: bool,
+    /// `local` as [`prepare`] read it, when it was read before (an export's kept file, which
+    /// every export of its project patches): then the patcher does not read it again.
+    pub prepared: Option<&'a Prepared>,
+}
+
+/// An app's file read once for patching, kept to patch it again: what its patcher reads of it.
+pub enum Prepared {
+    Xliff(xliff::Local),
+}
+
+/// Whether [`prepare`] reads `format`'s files ahead.
+pub fn prepares(format: ExportFormat) -> bool {
+    matches!(format, ExportFormat::Xliff | ExportFormat::Xliff2)
+}
+
+/// `bytes` (a file of `format`) read for patching again; `None` for a format whose patcher
+/// reads its files each time, and for a file it cannot read.
+pub fn prepare(format: ExportFormat, bytes: &[u8]) -> Option<Prepared> {
+    match format {
+        ExportFormat::Xliff | ExportFormat::Xliff2 => xliff::Local::read(utf8(bytes).ok()?).ok().map(Prepared::Xliff),
+        _ => None,
+    }
 }
 
 /// A patched file.
@@ -269,8 +291,9 @@ fn anchors<T: Copy>(order: Option<&[String]>, new: &[&str], place_of: impl Fn(&s
     let Some(order) = order.filter(|_| !new.is_empty()) else {
         return vec![None; new.len()];
     };
-    let wanted: std::collections::HashSet<&str> = new.iter().copied().collect();
-    let mut before: std::collections::HashMap<&str, Option<T>> = std::collections::HashMap::with_capacity(new.len());
+    let wanted: rustc_hash::FxHashSet<&str> = new.iter().copied().collect();
+    let mut before: rustc_hash::FxHashMap<&str, Option<T>> = rustc_hash::FxHashMap::default();
+    before.reserve(new.len());
     let mut last = None;
     for name in order {
         if wanted.contains(name.as_str()) {
@@ -340,6 +363,7 @@ fn patched_with(
         order: order.as_deref(),
         deleted: &deleted,
         is_base,
+        prepared: None,
     };
     patch(&input).unwrap().bytes
 }

@@ -257,6 +257,7 @@ mod tests {
             order: Some(&[]),
             deleted: &deleted,
             is_base: false,
+            prepared: None,
         })
         .unwrap();
         let expected = format!(
@@ -277,6 +278,7 @@ mod tests {
             order: None,
             deleted: &never,
             is_base: true,
+            prepared: None,
         })
         .unwrap();
         assert_eq!(patched.bytes, local.as_bytes());

@@ -171,6 +171,7 @@ mod tests {
             order: None,
             deleted,
             is_base: true,
+            prepared: None,
         }
     }
 

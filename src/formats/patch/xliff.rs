@@ -41,13 +41,50 @@ fn meaning<'u>(document: &Document, unit: &'u Unit) -> (&'u str, Option<&'u str>
     (&unit.data.source, text, outdated)
 }
 
+/// An XLIFF file read for patching: its units, and where the first unit of each name is
+/// (a later unit of the same name is the app's own).
+pub struct Local {
+    document: Document,
+    /// The first unit of each name, by name.
+    first: FxHashMap<Box<str>, usize>,
+    /// The indexes of those units, in file order.
+    firsts: Vec<usize>,
+}
+
+impl Local {
+    pub fn read(text: &str) -> Result<Self, ReadError> {
+        let document = xliff::parse(text)?;
+        let mut first: FxHashMap<Box<str>, usize> = FxHashMap::default();
+        first.reserve(document.units.len());
+        let mut firsts = Vec::with_capacity(document.units.len());
+        for (index, unit) in document.units.iter().enumerate() {
+            if let std::collections::hash_map::Entry::Vacant(vacant) = first.entry(unit.data.name.as_str().into()) {
+                vacant.insert(index);
+                firsts.push(index);
+            }
+        }
+        Ok(Self {
+            document,
+            first,
+            firsts,
+        })
+    }
+}
+
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let text = utf8(input.local)?;
     let exported_text = utf8(input.exported)?;
-    let local = xliff::parse(text)?;
+    let read;
+    let local = match input.prepared {
+        Some(super::Prepared::Xliff(local)) => local,
+        _ => {
+            read = Local::read(text)?;
+            &read
+        }
+    };
     let exported = xliff::parse(exported_text)?;
     let whole_export = || Patched::whole_export(input, names);
-    if local.version != exported.version {
+    if local.document.version != exported.version {
         return whole_export();
     }
     // A fast hash: a file's every unit goes into these (100,000 names at a time).
@@ -58,15 +95,9 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     }
     let newline = line_ending(text);
     let mut edits = Edits::default();
-    let mut names: Vec<String> = Vec::with_capacity(if input.is_base { local.units.len() } else { 0 });
-    let mut present: FxHashMap<&str, &Unit> = FxHashMap::default();
-    present.reserve(local.units.len());
-    for unit in &local.units {
+    let mut names: Vec<String> = Vec::with_capacity(if input.is_base { local.firsts.len() } else { 0 });
+    for unit in local.firsts.iter().map(|&index| &local.document.units[index]) {
         let name = unit.data.name.as_str();
-        if present.contains_key(name) {
-            continue;
-        }
-        present.insert(name, unit);
         match theirs.get(name) {
             Some(their) => {
                 if input.is_base {
@@ -77,7 +108,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                         &mut edits,
                         text,
                         exported_text,
-                        (&local, unit),
+                        (&local.document, unit),
                         (&exported, their),
                         input.is_base,
                         newline,
@@ -86,8 +117,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             }
             // A unit whose id cannot be a key name (Xcode's ids with line breaks) is the app's own.
             None if unit.unreadable.is_none()
-                && crate::domain::names::KeyName::parse(name).is_ok()
-                && (input.deleted)(name) =>
+                && (input.deleted)(name)
+                && crate::domain::names::KeyName::parse(name).is_ok() =>
             {
                 edits.replace(lines_of(text, &unit.span), "");
             }
@@ -98,15 +129,18 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let new: Vec<&Unit> = exported
         .units
         .iter()
-        .filter(|unit| !present.contains_key(unit.data.name.as_str()))
+        .filter(|unit| !local.first.contains_key(unit.data.name.as_str()))
         .collect();
     if !new.is_empty() {
-        let Some(end) = local.end_of_units else {
+        let Some(end) = local.document.end_of_units else {
             return whole_export();
         };
         let new_names: Vec<&str> = new.iter().map(|unit| unit.data.name.as_str()).collect();
         let places = anchors(input.order, &new_names, |name| {
-            present.get(name).map(|unit| end_of_line(text, unit.span.end))
+            local
+                .first
+                .get(name)
+                .map(|&index| end_of_line(text, local.document.units[index].span.end))
         });
         for (unit, place) in new.iter().zip(places) {
             let lines = &exported_text[lines_of(exported_text, &unit.span)];
