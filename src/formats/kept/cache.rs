@@ -170,22 +170,22 @@ mod tests {
     #[test]
     fn the_least_recently_used_files_make_room_within_the_budget() {
         let cache = Cache::new(100);
-        cache.hold(ExportFormat::Json, "a", vec![b'a'; 40]);
-        cache.hold(ExportFormat::Json, "b", vec![b'b'; 40]);
-        assert!(cache.get(ExportFormat::Json, "a").is_some());
-        cache.hold(ExportFormat::Json, "c", vec![b'c'; 40]);
+        cache.hold(ExportFormat::Csv, "a", vec![b'a'; 40]);
+        cache.hold(ExportFormat::Csv, "b", vec![b'b'; 40]);
+        assert!(cache.get(ExportFormat::Csv, "a").is_some());
+        cache.hold(ExportFormat::Csv, "c", vec![b'c'; 40]);
         assert!(
-            cache.get(ExportFormat::Json, "b").is_none(),
+            cache.get(ExportFormat::Csv, "b").is_none(),
             "b was used least recently"
         );
-        assert_eq!(cache.get(ExportFormat::Json, "a").unwrap().bytes(), &[b'a'; 40][..]);
+        assert_eq!(cache.get(ExportFormat::Csv, "a").unwrap().bytes(), &[b'a'; 40][..]);
         assert_eq!(cache.usage(), (2, 80));
         // The same blob of another format is another file.
-        assert!(cache.get(ExportFormat::I18next, "a").is_none());
+        assert!(cache.get(ExportFormat::AndroidXml, "a").is_none());
         // A file over the budget is given, not held.
-        let big = cache.hold(ExportFormat::Json, "d", vec![0; 101]);
+        let big = cache.hold(ExportFormat::Csv, "d", vec![0; 101]);
         assert_eq!(big.bytes().len(), 101);
-        assert!(cache.get(ExportFormat::Json, "d").is_none());
+        assert!(cache.get(ExportFormat::Csv, "d").is_none());
         assert_eq!(cache.usage(), (2, 80));
     }
 

@@ -127,11 +127,18 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
             if let Some(since) = &kept.since
                 && !changed.iter().any(|(known, _)| known.commit == since.commit)
             {
-                let of = keys
+                // The keys are sorted by name: each changed one is found without going through
+                // them all.
+                let mut of: Vec<&Key> = since
+                    .changed
                     .iter()
-                    .copied()
-                    .filter(|key| since.changed.contains(key.name.as_str()));
-                changed.push((since.clone(), of.collect()));
+                    .filter_map(|name| {
+                        let at = keys.binary_search_by(|key| key.name.as_str().cmp(name)).ok()?;
+                        Some(keys[at])
+                    })
+                    .collect();
+                of.sort_by(|a, b| a.name.cmp(&b.name));
+                changed.push((since.clone(), of));
             }
         }
         changed

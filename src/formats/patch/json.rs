@@ -22,6 +22,33 @@ pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
     Ok(document.leaves().map(|(name, _)| name).collect())
 }
 
+/// A JSON file read for patching: its objects and members, and its keys' dotted names.
+pub struct Local {
+    document: Document,
+    /// Every key with a text, by dotted name, in file order.
+    leaves: Vec<(String, usize)>,
+    /// The same by name (the last of a name given twice).
+    by_name: HashMap<String, usize>,
+}
+
+impl Local {
+    pub fn read(text: &str) -> Result<Self, ReadError> {
+        let document = Document::parse(text)?;
+        let leaves: Vec<(String, usize)> = document.leaves().collect();
+        let by_name = leaves.iter().map(|(name, member)| (name.clone(), *member)).collect();
+        Ok(Self {
+            document,
+            leaves,
+            by_name,
+        })
+    }
+}
+
+/// The text of a JSON file (without its byte order mark), for [`Local::read`].
+pub fn text(bytes: &[u8]) -> Result<&str, ReadError> {
+    utf8(bytes)
+}
+
 /// Patches the app's JSON file with the export's values (see [`super`]).
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let text = utf8(input.local)?;
@@ -30,55 +57,65 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     } else {
         ""
     };
-    let local = Document::parse(text)?;
+    let read;
+    let prepared = match input.prepared {
+        Some(super::Prepared::Json(local)) => local,
+        _ => {
+            read = Local::read(text)?;
+            &read
+        }
+    };
+    let local = &prepared.document;
     let server: Vec<(String, Text)> = json_format::read_texts(input.exported)?
         .into_iter()
         .map(|entry| (entry.name, entry.text))
         .collect();
     let theirs: HashMap<&str, &Text> = server.iter().map(|(name, text)| (name.as_str(), text)).collect();
     let newline = line_ending(text);
-    let style = Style::of(text, &local);
+    let style = Style::of(text, local);
 
     let mut edits = Edits::default();
-    let mut present = HashSet::default();
     let mut names = Vec::new();
     let mut removed = Vec::new();
-    for (name, member_index) in local.leaves() {
-        let member = &local.members[member_index];
-        present.insert(name.clone());
+    for (name, member_index) in &prepared.leaves {
+        let member = &local.members[*member_index];
         match theirs.get(name.as_str()) {
             Some(new) => {
-                names.push(name.clone());
+                if input.is_base {
+                    names.push(name.clone());
+                }
                 if !member.holds(new) {
                     edits.replace(member.value.clone(), style.render(new, &member.indent, newline));
                 }
             }
-            None if (input.deleted)(&name) => removed.push(member_index),
-            None => names.push(name),
+            None if (input.deleted)(name) => removed.push(*member_index),
+            None if input.is_base => names.push(name.clone()),
+            None => {}
         }
     }
 
-    let removed = with_emptied_objects(&local, removed);
-    remove(text, &local, &removed, &mut edits);
+    let removed = with_emptied_objects(local, removed);
+    remove(text, local, &removed, &mut edits);
 
     // New keys, grouped by the object they go into, then laid out as members (nested when
     // the object nests).
     let mut additions: BTreeMap<usize, Vec<(&str, &Text)>> = BTreeMap::new();
     for (name, text) in &server {
-        if present.contains(name) {
+        if prepared.by_name.contains_key(name) {
             continue;
         }
-        names.push(name.clone());
+        if input.is_base {
+            names.push(name.clone());
+        }
         let target = local.target_object(name);
         additions.entry(target).or_default().push((name.as_str(), text));
     }
-    let leaves: HashMap<String, usize> = local.leaves().collect();
     for (object, keys) in additions {
         let placing = Placing {
             text,
-            document: &local,
+            document: local,
             object,
-            leaves: &leaves,
+            leaves: &prepared.by_name,
             order: input.order,
             style: &style,
             newline,

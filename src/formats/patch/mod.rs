@@ -44,12 +44,17 @@ pub struct PatchInput<'a> {
 
 /// An app's file read once for patching, kept to patch it again: what its patcher reads of it.
 pub enum Prepared {
+    /// JSON, i18next and ARB files.
+    Json(json::Local),
     Xliff(xliff::Local),
 }
 
 /// Whether [`prepare`] reads `format`'s files ahead.
 pub fn prepares(format: ExportFormat) -> bool {
-    matches!(format, ExportFormat::Xliff | ExportFormat::Xliff2)
+    matches!(
+        format,
+        ExportFormat::Xliff | ExportFormat::Xliff2 | ExportFormat::Json | ExportFormat::I18next | ExportFormat::Arb
+    )
 }
 
 /// `bytes` (a file of `format`) read for patching again; `None` for a format whose patcher
@@ -57,6 +62,9 @@ pub fn prepares(format: ExportFormat) -> bool {
 pub fn prepare(format: ExportFormat, bytes: &[u8]) -> Option<Prepared> {
     match format {
         ExportFormat::Xliff | ExportFormat::Xliff2 => xliff::Local::read(utf8(bytes).ok()?).ok().map(Prepared::Xliff),
+        ExportFormat::Json | ExportFormat::I18next | ExportFormat::Arb => {
+            json::Local::read(json::text(bytes).ok()?).ok().map(Prepared::Json)
+        }
         _ => None,
     }
 }
@@ -286,24 +294,49 @@ impl Edits {
 
 /// Where each of the `new` names goes: the place (`place_of`) of the nearest name before it
 /// in the base file's `order` that has one in this file; `None` (the end) when there is none,
-/// or no order. One pass over the order, however many names are new.
+/// or no order. One pass over the order to find the new names, then back from each to the
+/// nearest placed name, never further back than the new name before it: a few new names in a
+/// file of 100,000 look up a few places.
 fn anchors<T: Copy>(order: Option<&[String]>, new: &[&str], place_of: impl Fn(&str) -> Option<T>) -> Vec<Option<T>> {
     let Some(order) = order.filter(|_| !new.is_empty()) else {
         return vec![None; new.len()];
     };
-    let wanted: rustc_hash::FxHashSet<&str> = new.iter().copied().collect();
-    let mut before: rustc_hash::FxHashMap<&str, Option<T>> = rustc_hash::FxHashMap::default();
-    before.reserve(new.len());
-    let mut last = None;
-    for name in order {
-        if wanted.contains(name.as_str()) {
-            before.insert(name.as_str(), last);
-        }
-        if let Some(place) = place_of(name) {
-            last = Some(place);
+    let mut wanted: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    wanted.reserve(new.len());
+    for (index, name) in new.iter().enumerate() {
+        wanted.entry(name).or_insert(index);
+    }
+    // Where each new name is in the order (its last time there).
+    let mut position: Vec<Option<usize>> = vec![None; new.len()];
+    for (at, name) in order.iter().enumerate() {
+        if let Some(&index) = wanted.get(name.as_str()) {
+            position[index] = Some(at);
         }
     }
-    new.iter().map(|name| before.get(name).copied().flatten()).collect()
+    let mut found: Vec<(usize, usize)> = position
+        .iter()
+        .enumerate()
+        .filter_map(|(index, at)| Some(((*at)?, index)))
+        .collect();
+    found.sort_unstable();
+    let mut places = vec![None; new.len()];
+    // The nearest place before `floor`, and where the search back from the next name stops.
+    let (mut carried, mut floor) = (None, 0);
+    for (at, index) in found {
+        let place = order[floor..at]
+            .iter()
+            .rev()
+            .find_map(|name| place_of(name))
+            .or(carried);
+        places[index] = place;
+        carried = place_of(&order[at]).or(place);
+        floor = at + 1;
+    }
+    // A name given twice goes where its first is placed.
+    new.iter()
+        .enumerate()
+        .map(|(index, name)| places[wanted.get(name).map_or(index, |&first| first)])
+        .collect()
 }
 
 /// The line ending a file uses: CRLF when it has one, else LF.
@@ -383,6 +416,20 @@ mod tests {
         assert_eq!(
             anchors(Some(&order), &["x", "y", "b", "z"], places),
             [Some(1), Some(3), Some(1), None]
+        );
+        // Names new one after the other go after the same placed name; a new name that has
+        // a place itself (a name of the file the export lacks) places the ones after it.
+        let order: Vec<String> = ["q", "a", "n1", "n2", "c", "n3"]
+            .iter()
+            .map(|name| name.to_string())
+            .collect();
+        assert_eq!(
+            anchors(Some(&order), &["n3", "n2", "n1", "q"], places),
+            [Some(3), Some(1), Some(1), None]
+        );
+        assert_eq!(
+            anchors(Some(&order), &["c", "n3", "c"], places),
+            [Some(1), Some(3), Some(1)]
         );
         assert_eq!(anchors(None, &["x"], places), [None]);
     }
