@@ -174,10 +174,7 @@ mod tests {
         cache.hold(ExportFormat::Csv, "b", vec![b'b'; 40]);
         assert!(cache.get(ExportFormat::Csv, "a").is_some());
         cache.hold(ExportFormat::Csv, "c", vec![b'c'; 40]);
-        assert!(
-            cache.get(ExportFormat::Csv, "b").is_none(),
-            "b was used least recently"
-        );
+        assert!(cache.get(ExportFormat::Csv, "b").is_none(), "b was used least recently");
         assert_eq!(cache.get(ExportFormat::Csv, "a").unwrap().bytes(), &[b'a'; 40][..]);
         assert_eq!(cache.usage(), (2, 80));
         // The same blob of another format is another file.

@@ -46,6 +46,7 @@ pub struct PatchInput<'a> {
 pub enum Prepared {
     /// JSON, i18next and ARB files.
     Json(json::Local),
+    Po(po::Local),
     Xliff(xliff::Local),
 }
 
@@ -53,7 +54,12 @@ pub enum Prepared {
 pub fn prepares(format: ExportFormat) -> bool {
     matches!(
         format,
-        ExportFormat::Xliff | ExportFormat::Xliff2 | ExportFormat::Json | ExportFormat::I18next | ExportFormat::Arb
+        ExportFormat::Xliff
+            | ExportFormat::Xliff2
+            | ExportFormat::Json
+            | ExportFormat::I18next
+            | ExportFormat::Arb
+            | ExportFormat::Po
     )
 }
 
@@ -65,6 +71,7 @@ pub fn prepare(format: ExportFormat, bytes: &[u8]) -> Option<Prepared> {
         ExportFormat::Json | ExportFormat::I18next | ExportFormat::Arb => {
             json::Local::read(json::text(bytes).ok()?).ok().map(Prepared::Json)
         }
+        ExportFormat::Po => po::Local::read(utf8(bytes).ok()?).ok().map(Prepared::Po),
         _ => None,
     }
 }

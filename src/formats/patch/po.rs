@@ -8,7 +8,7 @@
 //! A file whose `Plural-Forms` formula is not the export's has its plural forms in another
 //! order: such a file is written as the export writes it when anything in it changes.
 
-use super::{PatchInput, Patched, line_ending, utf8};
+use super::{Edits, PatchInput, Patched, line_ending, utf8, with_bom};
 use crate::formats::ReadError;
 use crate::formats::po::{self, RawEntry};
 
@@ -26,14 +26,48 @@ fn names_of(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
         .collect())
 }
 
+/// A PO file read for patching: its entries, and where each of its lines starts.
+pub struct Local {
+    entries: Vec<RawEntry>,
+    /// The byte at which each line (1-based line `n` at `n - 1`) starts.
+    line_starts: Vec<usize>,
+}
+
+impl Local {
+    pub fn read(text: &str) -> Result<Self, ReadError> {
+        let entries = po::parse(text)?;
+        let mut line_starts = Vec::with_capacity(text.len() / 32);
+        line_starts.push(0);
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1));
+        if line_starts.last() == Some(&text.len()) && !text.is_empty() {
+            line_starts.pop();
+        }
+        Ok(Self { entries, line_starts })
+    }
+
+    /// The bytes of lines `first..=last` (1-based), with their line breaks.
+    fn lines(&self, text: &str, first: usize, last: usize) -> std::ops::Range<usize> {
+        let end = self.line_starts.get(last).copied().unwrap_or(text.len());
+        self.line_starts[first - 1]..end
+    }
+}
+
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let text = utf8(input.local)?;
     let exported_text = utf8(input.exported)?;
-    let local = po::parse(text)?;
+    let read;
+    let prepared = match input.prepared {
+        Some(super::Prepared::Po(local)) => local,
+        _ => {
+            read = Local::read(text)?;
+            &read
+        }
+    };
+    let local = &prepared.entries;
     let exported = po::parse(exported_text)?;
     let exported_lines: Vec<&str> = exported_text.lines().collect();
     let header = |entries: &[RawEntry]| entries.iter().find(|entry| entry.is_header()).cloned();
-    let (local_header, exported_header) = (header(&local), header(&exported));
+    let (local_header, exported_header) = (header(local), header(&exported));
     // Two formulas are the same when they send every count to the same category's index
     // (`n%100<10 || n%100>=20` and `n%100<12 || n%100>14` are, for Polish).
     let language = local_header
@@ -60,12 +94,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         .filter(|entry| !entry.is_header())
         .filter_map(|entry| Some((entry.name()?, entry)))
         .collect();
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let newline = line_ending(text);
-    // Per local line: kept, replaced by some text (at the entry's first line), or dropped.
-    let mut replaced: Vec<Option<String>> = vec![None; lines.len() + 1];
-    let mut dropped = vec![false; lines.len() + 1];
-    let mut changed = false;
+    let mut edits = Edits::default();
     // The export's entries the file has (the export's are the fewer, when it holds only the
     // keys changed), and the file's names in order for the base language's.
     let mut present: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
@@ -93,10 +123,10 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                         whole: true,
                     });
                 }
-                changed = true;
-                let own: Vec<&str> = lines[entry.first_line - 1..entry.last_line]
-                    .iter()
-                    .map(|line| line.trim_end_matches(['\n', '\r']))
+                let range = prepared.lines(text, entry.first_line, entry.last_line);
+                let own: Vec<&str> = text[range.clone()]
+                    .lines()
+                    .map(|line| line.trim_end_matches('\r'))
                     .collect();
                 let new: Vec<&str> = exported_lines[their.first_line - 1..their.last_line].to_vec();
                 // An entry named by its msgid keeps it (its msgid is its name), and takes no
@@ -111,16 +141,18 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                     lines
                 };
                 let merged = merge(&own, &new, input.is_base);
-                replaced[entry.first_line] = Some(merged.join(newline) + newline);
-                dropped[entry.first_line..=entry.last_line].fill(true);
+                edits.replace(range, merged.join(newline) + newline);
             }
             None if (input.deleted)(name) => {
-                changed = true;
-                dropped[entry.first_line..=entry.last_line].fill(true);
+                let mut range = prepared.lines(text, entry.first_line, entry.last_line);
                 // The blank line before the entry goes with it.
-                if entry.first_line >= 2 && lines[entry.first_line - 2].trim().is_empty() {
-                    dropped[entry.first_line - 1] = true;
+                if entry.first_line >= 2 {
+                    let before = prepared.lines(text, entry.first_line - 1, entry.first_line - 1);
+                    if text[before.clone()].trim().is_empty() {
+                        range.start = before.start;
+                    }
                 }
+                edits.replace(range, "");
             }
             None if is_base => names.push(name.to_owned()),
             None => {}
@@ -132,7 +164,6 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         if present.contains(name) {
             continue;
         }
-        changed = true;
         if is_base {
             names.push(name.to_owned());
         }
@@ -142,26 +173,14 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             added.push_str(newline);
         }
     }
-    if !changed {
+    if edits.is_empty() && added.is_empty() {
         return Ok(Patched {
             bytes: input.local.to_vec(),
             names: input.is_base.then_some(names),
             whole: false,
         });
     }
-    let mut out = String::with_capacity(text.len() + added.len());
-    if input.local.starts_with(b"\xef\xbb\xbf") {
-        out.push('\u{feff}');
-    }
-    for (index, line) in lines.iter().enumerate() {
-        let number = index + 1;
-        if let Some(replacement) = &replaced[number] {
-            out.push_str(replacement);
-        }
-        if !dropped[number] {
-            out.push_str(line);
-        }
-    }
+    let mut out = edits.apply(text);
     if !added.is_empty() {
         if !out.is_empty() && !out.ends_with('\n') {
             out.push_str(newline);
@@ -169,7 +188,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         out.push_str(&added);
     }
     Ok(Patched {
-        bytes: out.into_bytes(),
+        bytes: with_bom(input.local, out),
         names: input.is_base.then_some(names),
         whole: false,
     })
