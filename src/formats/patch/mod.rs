@@ -48,6 +48,7 @@ pub enum Prepared {
     Json(json::Local),
     Po(po::Local),
     Xliff(xliff::Local),
+    Yaml(yaml::Local),
 }
 
 /// Whether [`prepare`] reads `format`'s files ahead.
@@ -60,6 +61,7 @@ pub fn prepares(format: ExportFormat) -> bool {
             | ExportFormat::I18next
             | ExportFormat::Arb
             | ExportFormat::Po
+            | ExportFormat::Yaml
     )
 }
 
@@ -72,6 +74,7 @@ pub fn prepare(format: ExportFormat, bytes: &[u8]) -> Option<Prepared> {
             json::Local::read(json::text(bytes).ok()?).ok().map(Prepared::Json)
         }
         ExportFormat::Po => po::Local::read(utf8(bytes).ok()?).ok().map(Prepared::Po),
+        ExportFormat::Yaml => yaml::Local::read(utf8(bytes).ok()?).ok().map(Prepared::Yaml),
         _ => None,
     }
 }

@@ -82,16 +82,94 @@ fn meaning(node: &Node) -> Meaning<'_> {
     }
 }
 
-/// The language mapping of a file whose root key names `language` (folding case and `-`/`_`).
-fn language_mapping<'n>(root: &'n Option<Node>, language: &str) -> Option<&'n Node> {
+/// The language mapping of a file whose root key names `language` (folding case and `-`/`_`),
+/// with its place among the root's keys.
+fn language_mapping<'n>(root: &'n Option<Node>, language: &str) -> Option<(usize, &'n Node)> {
     let fold = |name: &str| name.to_ascii_lowercase().replace('_', "-");
     let Some(Node::Mapping { entries, .. }) = root else {
         return None;
     };
     entries
         .iter()
-        .find(|(entry, _)| fold(&entry.name) == fold(language))
-        .map(|(_, node)| node)
+        .position(|(entry, _)| fold(&entry.name) == fold(language))
+        .map(|index| (index, &entries[index].1))
+}
+
+/// A YAML file read for patching: its nodes, and the keys of its first language.
+pub struct Local {
+    root: Option<Node>,
+    /// The keys under the root's first key (the file's language).
+    first: Keys,
+}
+
+impl Local {
+    pub fn read(text: &str) -> Result<Self, ReadError> {
+        let root = yaml::parse(text)?;
+        let first = match &root {
+            Some(Node::Mapping { entries, .. }) => entries.first().map(|(_, mapping)| Keys::of(mapping)),
+            _ => None,
+        };
+        Ok(Self {
+            root,
+            first: first.unwrap_or_default(),
+        })
+    }
+}
+
+/// The keys of a language's mapping, each once (the first of a name given twice): its dotted
+/// name and the way to it from the mapping, an entry's index at each level.
+#[derive(Default)]
+struct Keys {
+    ways: Vec<(String, Vec<usize>)>,
+    names: HashSet<String>,
+}
+
+impl Keys {
+    fn of(mapping: &Node) -> Self {
+        let mut all = Vec::new();
+        leaf_ways(mapping, &mut Vec::new(), &mut Vec::new(), &mut all);
+        let mut keys = Self::default();
+        for (name, way) in all {
+            if keys.names.insert(name.clone()) {
+                keys.ways.push((name, way));
+            }
+        }
+        keys
+    }
+}
+
+/// Each key below `mapping` (as [`leaf_paths`] finds them): its dotted name and its way.
+fn leaf_ways<'n>(
+    mapping: &'n Node,
+    names: &mut Vec<&'n str>,
+    way: &mut Vec<usize>,
+    out: &mut Vec<(String, Vec<usize>)>,
+) {
+    let Node::Mapping { entries, .. } = mapping else { return };
+    for (index, (entry, node)) in entries.iter().enumerate() {
+        names.push(&entry.name);
+        way.push(index);
+        match node {
+            Node::Mapping { .. } if node.forms().is_none() => leaf_ways(node, names, way, out),
+            _ => out.push((names.join("."), way.clone())),
+        }
+        names.pop();
+        way.pop();
+    }
+}
+
+/// The entry and value a way leads to from `mapping`.
+fn resolve<'n>(mut mapping: &'n Node, way: &[usize]) -> Option<(&'n Entry, &'n Node)> {
+    let mut found = None;
+    for &index in way {
+        let Node::Mapping { entries, .. } = mapping else {
+            return None;
+        };
+        let (entry, node) = entries.get(index)?;
+        found = Some((entry, node));
+        mapping = node;
+    }
+    found
 }
 
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
@@ -105,35 +183,51 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let Some((language, theirs)) = roots.first().map(|(entry, node)| (entry.name.as_str(), node)) else {
         return whole_export();
     };
-    let local_root = yaml::parse(text)?;
-    let Some(ours) = language_mapping(&local_root, language) else {
+    let read;
+    let prepared = match input.prepared {
+        Some(super::Prepared::Yaml(local)) => local,
+        _ => {
+            read = Local::read(text)?;
+            &read
+        }
+    };
+    let Some((index, ours)) = language_mapping(&prepared.root, language) else {
         return whole_export();
     };
-    let (mut local, mut exported) = (Vec::new(), Vec::new());
-    leaf_paths(ours, &mut Vec::new(), &mut local);
+    // The file's first language is the one read ahead (a file of one language, as Rails has).
+    let computed;
+    let keys = if index == 0 {
+        &prepared.first
+    } else {
+        computed = Keys::of(ours);
+        &computed
+    };
+    let mut exported = Vec::new();
     leaf_paths(theirs, &mut Vec::new(), &mut exported);
     let their_leaves: HashMap<String, &Leaf<'_>> =
         exported.iter().map(|leaf| (leaf.segments.join("."), leaf)).collect();
-    let local_lines: Vec<&str> = text.lines().collect();
+    // The file's lines, for the comments above keys (compared in the base language's file).
+    let local_lines: std::cell::OnceCell<Vec<&str>> = std::cell::OnceCell::new();
     let exported_lines: Vec<&str> = exported_text.lines().collect();
     let newline = line_ending(text);
     let mut edits = Edits::default();
     let mut names = Vec::new();
-    let mut present = HashSet::default();
-    for leaf in &local {
-        let name = leaf.segments.join(".");
-        if !present.insert(name.clone()) {
+    let present = &keys.names;
+    for (name, way) in &keys.ways {
+        let Some((entry, node)) = resolve(ours, way) else {
             continue;
-        }
-        match their_leaves.get(&name) {
+        };
+        match their_leaves.get(name) {
             Some(their) => {
-                names.push(name.clone());
-                let (own, new) = (meaning(leaf.node), meaning(their.node));
+                if input.is_base {
+                    names.push(name.clone());
+                }
+                let (own, new) = (meaning(node), meaning(their.node));
                 if own != new {
-                    match (&own, leaf.node, their.node) {
+                    match (&own, node, their.node) {
                         (Meaning::Text(_), _, Node::Scalar { .. })
                         | (Meaning::Other, Node::Scalar { .. }, Node::Scalar { .. }) => {
-                            let span = leaf.node.span();
+                            let span = node.span();
                             // A null value (`key:`) has no text to replace: one goes after a space.
                             let space = if text[..span.start].ends_with(':') { " " } else { "" };
                             edits.replace(span, format!("{space}{}", &exported_text[their.node.span()]));
@@ -151,11 +245,12 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                     }
                 }
                 if input.is_base {
-                    let own_note = yaml::comment_above(&local_lines, leaf.entry.line);
+                    let local_lines = local_lines.get_or_init(|| text.lines().collect());
+                    let own_note = yaml::comment_above(local_lines, entry.line);
                     let new_note = yaml::comment_above(&exported_lines, their.entry.line);
                     if own_note != new_note {
-                        let key_line = start_of_line(text, leaf.entry.span.start);
-                        let indent = &text[key_line..leaf.entry.span.start];
+                        let key_line = start_of_line(text, entry.span.start);
+                        let indent = &text[key_line..entry.span.start];
                         let comment_start = comment_start(text, key_line);
                         let mut comment = String::new();
                         yaml::push_comment(&mut comment, indent, new_note.as_deref().unwrap_or_default(), newline);
@@ -163,14 +258,12 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                     }
                 }
             }
-            None if crate::domain::names::KeyName::parse(&name).is_ok() && (input.deleted)(&name) => {
-                let key_line = start_of_line(text, leaf.entry.span.start);
-                edits.replace(
-                    comment_start(text, key_line)..end_of_line(text, value_end(leaf.node)),
-                    "",
-                );
+            None if (input.deleted)(name) && crate::domain::names::KeyName::parse(name).is_ok() => {
+                let key_line = start_of_line(text, entry.span.start);
+                edits.replace(comment_start(text, key_line)..end_of_line(text, value_end(node)), "");
             }
-            None => names.push(name),
+            None if input.is_base => names.push(name.clone()),
+            None => {}
         }
     }
     // New keys, by the deepest mapping of their path that the file has.
