@@ -3,6 +3,7 @@
 
 use std::borrow::Borrow;
 use std::io::{Cursor, Seek, Write};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use zip::ZipWriter;
 use zip::result::ZipError;
@@ -17,24 +18,63 @@ pub fn zip(files: &[ExportFile]) -> Result<Vec<u8>, ZipError> {
     zip_on_threads(files, 1)
 }
 
+/// A file an export gives: its path and bytes.
+pub trait ExportedFile: Sync {
+    fn path(&self) -> &str;
+    fn bytes(&self) -> &[u8];
+    /// Where the file zipped alone is kept between archives, for a file given by many (a
+    /// kept file an export gives as it is).
+    fn zipped(&self) -> Option<&Zipped> {
+        None
+    }
+}
+
+/// A file zipped alone, by the path it was zipped under.
+pub type Zipped = Mutex<Option<(String, Arc<Vec<u8>>)>>;
+
+impl ExportedFile for ExportFile {
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
 /// [`zip`] of `files`, compressed on `threads` threads (each file into a zip of its own,
-/// copied into the archive in path order): the same bytes.
-pub fn zip_on_threads(files: &[ExportFile], threads: usize) -> Result<Vec<u8>, ZipError> {
-    let mut sorted: Vec<&ExportFile> = files.iter().collect();
-    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+/// copied into the archive in path order; a file zipped alone before under the same path
+/// is not compressed again): the same bytes.
+pub fn zip_on_threads<F: ExportedFile>(files: &[F], threads: usize) -> Result<Vec<u8>, ZipError> {
+    let mut sorted: Vec<&F> = files.iter().collect();
+    sorted.sort_by(|a, b| a.path().cmp(b.path()));
     let mut archive = ZipWriter::new(Cursor::new(Vec::new()));
     make_in_order(
         sorted.len(),
         threads,
         2 * threads,
-        |index| -> Result<Vec<u8>, ZipError> {
+        |index| -> Result<Arc<Vec<u8>>, ZipError> {
             let file = sorted[index];
-            let mut single = ZipWriter::new(Cursor::new(Vec::with_capacity(file.bytes.len() / 4)));
-            single.start_file(file.path.as_str(), options())?;
-            single.write_all(&file.bytes)?;
-            Ok(single.finish()?.into_inner())
+            let kept = file
+                .zipped()
+                .map(|zipped| zipped.lock().unwrap_or_else(PoisonError::into_inner));
+            if let Some(Some((path, single))) = kept.as_deref()
+                && path == file.path()
+            {
+                return Ok(single.clone());
+            }
+            drop(kept);
+            let bytes = file.bytes();
+            let mut single = ZipWriter::new(Cursor::new(Vec::with_capacity(bytes.len() / 4)));
+            single.start_file(file.path(), options())?;
+            single.write_all(bytes)?;
+            let single = Arc::new(single.finish()?.into_inner());
+            if let Some(zipped) = file.zipped() {
+                *zipped.lock().unwrap_or_else(PoisonError::into_inner) = Some((file.path().to_owned(), single.clone()));
+            }
+            Ok(single)
         },
-        |single| copy_single(&mut archive, single?),
+        |single| copy_single(&mut archive, &single?),
     )?;
     Ok(archive.finish()?.into_inner())
 }
@@ -98,7 +138,7 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
         |compressed| {
             for single in compressed? {
                 if in_order {
-                    copy_single(&mut archive, single.1)?;
+                    copy_single(&mut archive, &single.1)?;
                 } else {
                     held.push(single);
                 }
@@ -108,7 +148,7 @@ pub fn write_zip<K: Borrow<Key> + Sync, W: Write + Seek>(
     )?;
     held.sort_by(|a, b| a.0.cmp(&b.0));
     for (_, single) in held {
-        copy_single(&mut archive, single)?;
+        copy_single(&mut archive, &single)?;
     }
     archive.finish()
 }
@@ -144,7 +184,7 @@ fn batches<'l>(
 const MOST_TOGETHER: usize = 4;
 
 /// Copies the one entry of a single-file zip into `archive`, compressed as it is.
-fn copy_single<W: Write + Seek>(archive: &mut ZipWriter<W>, single: Vec<u8>) -> Result<(), ZipError> {
+fn copy_single<W: Write + Seek>(archive: &mut ZipWriter<W>, single: &[u8]) -> Result<(), ZipError> {
     let mut single = zip::ZipArchive::new(Cursor::new(single))?;
     archive.raw_copy_file(single.by_index_raw(0)?)
 }
@@ -346,6 +386,46 @@ mod tests {
         assert!(ids_of.values().any(|ids| ids.iter().any(|id| id.starts_with('k'))));
         let differing: Vec<_> = ids_of.iter().filter(|(_, ids)| ids.len() > 1).collect();
         assert!(differing.is_empty(), "{differing:?}");
+    }
+
+    /// A file whose zip is kept, as a kept file's is.
+    struct KeptZip(ExportFile, Zipped);
+
+    impl ExportedFile for KeptZip {
+        fn path(&self) -> &str {
+            &self.0.path
+        }
+
+        fn bytes(&self) -> &[u8] {
+            &self.0.bytes
+        }
+
+        fn zipped(&self) -> Option<&Zipped> {
+            Some(&self.1)
+        }
+    }
+
+    #[test]
+    fn files_zipped_before_are_copied_into_the_next_zip_as_they_were_compressed() {
+        let (project, keys, languages) = project_and_keys();
+        let files = render(ExportFormat::Po, &project, &keys, &languages).unwrap();
+        let fresh = zip(&files).unwrap();
+        let kept: Vec<KeptZip> = files
+            .iter()
+            .map(|file| KeptZip(file.clone(), Zipped::default()))
+            .collect();
+        assert!(zip_on_threads(&kept, 2).unwrap() == fresh);
+        assert!(kept.iter().all(|file| file.1.lock().unwrap().is_some()));
+        // Zipped again: the kept zips are taken (their bytes changed here to tell), and a file
+        // under another path is compressed afresh.
+        let mut again: Vec<KeptZip> = kept;
+        for file in &mut again {
+            file.0.bytes.clear();
+        }
+        assert!(zip_on_threads(&again, 2).unwrap() == fresh);
+        again[0].0.path = "elsewhere.po".to_owned();
+        let moved = zip::ZipArchive::new(Cursor::new(zip_on_threads(&again, 1).unwrap())).unwrap();
+        assert!(moved.file_names().any(|name| name == "elsewhere.po"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::ExportFile;
+use super::archive::ExportedFile;
 
 /// The time source of expiry: the system clock, or a manual one that tests move forward.
 #[derive(Clone)]
@@ -84,18 +84,18 @@ impl Downloads {
     }
 
     /// Writes `file` under a new id. Blocking.
-    pub fn store(&self, file: &ExportFile) -> std::io::Result<Download> {
+    pub fn store(&self, file: &impl ExportedFile) -> std::io::Result<Download> {
         let id = new_id()?;
         let folder = self.dir.join(&id);
-        let target = folder.join(&file.path);
+        let target = folder.join(file.path());
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        std::fs::write(&target, &file.bytes)?;
+        std::fs::write(&target, file.bytes())?;
         self.expire_later(&id)?;
         Ok(Download {
             id,
-            path: file.path.clone(),
+            path: file.path().to_owned(),
         })
     }
 
@@ -272,6 +272,7 @@ fn is_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::ExportFile;
 
     fn downloads(clock: Clock) -> (tempfile::TempDir, Downloads) {
         let dir = tempfile::tempdir().unwrap();

@@ -27,7 +27,7 @@ use crate::domain::model::{Key, Project};
 use crate::domain::names::LanguageCode;
 use crate::store::BesideFiles;
 pub use cache::{Cache, Cached, Reading};
-pub use exports::{Given, Patching, render};
+pub use exports::{Given, Patching, Rendered, render};
 
 /// The folder (under the project's kept folder) of a format's kept files, for the formats
 /// that keep them.
@@ -354,9 +354,9 @@ mod tests {
             };
             render(&export, &languages, patching)
         };
-        let french = |files: Vec<ExportFile>| {
-            let file = files.into_iter().find(|file| file.path == "fr.yml").unwrap();
-            String::from_utf8(file.bytes).unwrap()
+        let french = |files: Vec<Rendered>| {
+            let file = files.into_iter().find(|file| file.path() == "fr.yml").unwrap();
+            String::from_utf8(file.bytes().to_vec()).unwrap()
         };
         assert_eq!(french(files(&at_upload)), APP_FR);
         // A changed text changes its line; a new key comes in; a deleted key goes; the entry

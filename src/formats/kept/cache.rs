@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::formats::ExportFormat;
+use crate::formats::archive::Zipped;
 use crate::formats::patch::{self, Prepared};
 use crate::store::{Have, KeptBlob};
 
@@ -28,6 +29,8 @@ pub struct Cached {
     format: ExportFormat,
     bytes: Vec<u8>,
     prepared: OnceLock<Option<Prepared>>,
+    /// The file zipped, when an export gave it as it is.
+    zipped: Zipped,
 }
 
 impl Cached {
@@ -37,11 +40,17 @@ impl Cached {
             format,
             bytes,
             prepared: OnceLock::new(),
+            zipped: Zipped::default(),
         }
     }
 
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
+    }
+
+    /// Where the file zipped as it is is kept.
+    pub fn zipped(&self) -> &Zipped {
+        &self.zipped
     }
 
     /// The file as its patcher reads it, read on first use.

@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 use super::{Cached, META, Meta, meta_path};
 use crate::domain::model::{Key, Project};
 use crate::domain::names::LanguageCode;
+use crate::formats::archive::{ExportedFile, Zipped};
 use crate::formats::in_order::make_in_order;
 use crate::formats::{Export, ExportFile, ExportFormat, patch, upload};
 use crate::store::KeysSince;
@@ -56,10 +57,54 @@ struct Kept {
     since: Option<Arc<KeysSince>>,
 }
 
-impl Kept {
-    /// The file's bytes, for the export's file that is the kept file as it is.
-    fn take(&self) -> Vec<u8> {
-        self.local.bytes().to_vec()
+/// A file of an export of kept files: made by the export (rendered or patched), or a kept
+/// file as it is (its bytes not copied, and zipped once for every export that gives it so).
+pub enum Rendered {
+    Made(ExportFile),
+    AsKept { path: String, file: Arc<Cached> },
+}
+
+impl Rendered {
+    pub fn path(&self) -> &str {
+        match self {
+            Self::Made(file) => &file.path,
+            Self::AsKept { path, .. } => path,
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Self::Made(file) => &file.bytes,
+            Self::AsKept { file, .. } => file.bytes(),
+        }
+    }
+
+    /// The file as an export's own (a kept file's bytes copied).
+    pub fn into_export_file(self) -> ExportFile {
+        match self {
+            Self::Made(file) => file,
+            Self::AsKept { path, file } => ExportFile {
+                path,
+                bytes: file.bytes().to_vec(),
+            },
+        }
+    }
+}
+
+impl ExportedFile for Rendered {
+    fn path(&self) -> &str {
+        Rendered::path(self)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        Rendered::bytes(self)
+    }
+
+    fn zipped(&self) -> Option<&Zipped> {
+        match self {
+            Self::Made(_) => None,
+            Self::AsKept { file, .. } => Some(file.zipped()),
+        }
     }
 }
 
@@ -72,7 +117,7 @@ impl Kept {
 /// was) needs patching with the keys changed since only: every other key's entry is as that
 /// export wrote it. Such a file is given as it is when no key changed, else patched with an
 /// export of the changed keys alone, and neither renders the language's whole export.
-pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: Patching<'_>) -> Vec<ExportFile> {
+pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: Patching<'_>) -> Vec<Rendered> {
     let Patching {
         project,
         keys,
@@ -157,22 +202,25 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
     let no_keys = Export::new(format, project, &none, languages).ok();
     // A file as the export gives it: the kept one as it is while the export's is the one it
     // was kept by, else patched.
-    let give = |mut file: ExportFile, order: Option<&[String]>, is_base: bool| -> (ExportFile, Option<Vec<String>>) {
+    let give = |mut file: ExportFile, order: Option<&[String]>, is_base: bool| -> (Rendered, Option<Vec<String>>) {
         let Some(kept) = kept.get(&file.path) else {
-            return (file, None);
+            return (Rendered::Made(file), None);
         };
         counts.whole_export.fetch_add(1, Ordering::Relaxed);
         if kept.meta.is_export(&file.bytes) {
-            file.bytes = kept.take();
-            return (file, None);
+            let as_kept = Rendered::AsKept {
+                path: file.path,
+                file: kept.local.clone(),
+            };
+            return (as_kept, None);
         }
         let deleted = |name: &str| !names().contains(name) && !kept.passed_over.contains(name);
         match patched(format, &file, &kept.local, order, &deleted, is_base) {
             Some(patched) => {
                 file.bytes = patched.bytes;
-                (file, patched.names)
+                (Rendered::Made(file), patched.names)
             }
-            None => (file, None),
+            None => (Rendered::Made(file), None),
         }
     };
     // A kept file that needs the changed keys only, given the file of `changed` (the export
@@ -182,12 +230,12 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
                         nothing: &mut dyn FnMut() -> Vec<ExportFile>,
                         order: &dyn Fn() -> Option<Names>,
                         is_base: bool|
-     -> Option<(ExportFile, Option<Vec<String>>)> {
+     -> Option<(Rendered, Option<Vec<String>>)> {
         let kept = kept.get(path)?;
         let since = kept.since.as_ref()?;
-        let as_kept = || ExportFile {
+        let as_kept = || Rendered::AsKept {
             path: path.to_owned(),
-            bytes: kept.take(),
+            file: kept.local.clone(),
         };
         let unchanged = || {
             counts.as_kept.fetch_add(1, Ordering::Relaxed);
@@ -234,7 +282,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
             path: path.to_owned(),
             bytes: patched.bytes,
         };
-        Some((file, patched.names))
+        Some((Rendered::Made(file), patched.names))
     };
     // The files of one language: where each has a kept file that needs the changed keys
     // only, without rendering the language's whole export; else rendered (`rendered`, or
@@ -242,7 +290,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
     let language_files = |language: &LanguageCode,
                           rendered: Option<Vec<ExportFile>>,
                           order_of: &dyn Fn(&str) -> Option<Names>|
-     -> Vec<(ExportFile, Option<Vec<String>>)> {
+     -> Vec<(Rendered, Option<Vec<String>>)> {
         let is_base = language.same_as(base_language);
         let mut partial_files: HashMap<String, Vec<ExportFile>> = HashMap::new();
         let mut no_keys_files: Option<Vec<ExportFile>> = None;
@@ -266,7 +314,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         // Each file that can be given without the whole export, then the rest rendered (or
         // taken from `rendered`) and patched.
         let paths = export.rendered_paths(language);
-        let mut given: HashMap<&str, (ExportFile, Option<Vec<String>>)> = HashMap::new();
+        let mut given: HashMap<&str, (Rendered, Option<Vec<String>>)> = HashMap::new();
         for path in &paths {
             if let Some(file) = give_changed(path, &mut changed, &mut nothing, &|| order_of(path), is_base) {
                 given.insert(path, file);
@@ -317,9 +365,9 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
     let no_order = |_: &str| None;
     for language in base {
         for (file, names) in language_files(language, None, &no_order) {
-            if patch::can_patch(format, &file.path) {
+            if patch::can_patch(format, file.path()) {
                 orders.insert(
-                    group(&file.path),
+                    group(file.path()),
                     (
                         base_files.len(),
                         names.map(|names| OnceLock::from(Arc::new(names))).unwrap_or_default(),
@@ -332,7 +380,7 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
     let order_of = |path: &str| {
         orders.get(&group(path)).map(|(index, names)| {
             names
-                .get_or_init(|| Arc::new(patch::names(format, &base_files[*index].bytes).unwrap_or_default()))
+                .get_or_init(|| Arc::new(patch::names(format, base_files[*index].bytes()).unwrap_or_default()))
                 .clone()
         })
     };
