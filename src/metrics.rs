@@ -31,6 +31,8 @@ pub struct Metrics {
     pub fetch_seconds: Histogram,
     pub key_files_read: IntCounter,
     pub kept_files_exported: IntCounterVec,
+    pub kept_cache_files: IntGauge,
+    pub kept_cache_bytes: IntGauge,
     pub webhook_deliveries: IntCounterVec,
     pub webhook_failures: IntCounterVec,
     pub webhook_backlog: IntGaugeVec,
@@ -121,6 +123,16 @@ impl Metrics {
             &["how"],
         )
         .expect("valid metric");
+        let kept_cache_files = IntGauge::new(
+            "kept_cache_files",
+            "App files an upload kept that are held in memory between exports (--kept-cache-bytes).",
+        )
+        .expect("valid metric");
+        let kept_cache_bytes = IntGauge::new(
+            "kept_cache_bytes",
+            "What those files cost the cache, about: their bytes, three times for a file read ahead for patching.",
+        )
+        .expect("valid metric");
         let per_webhook =
             |name: &str, help: &str| IntCounterVec::new(Opts::new(name, help), &["webhook"]).expect("valid metric");
         let webhook_deliveries = per_webhook(
@@ -170,6 +182,8 @@ impl Metrics {
             Box::new(fetch_seconds.clone()),
             Box::new(key_files_read.clone()),
             Box::new(kept_files_exported.clone()),
+            Box::new(kept_cache_files.clone()),
+            Box::new(kept_cache_bytes.clone()),
             Box::new(webhook_deliveries.clone()),
             Box::new(webhook_failures.clone()),
             Box::new(webhook_backlog.clone()),
@@ -199,6 +213,8 @@ impl Metrics {
             fetch_seconds,
             key_files_read,
             kept_files_exported,
+            kept_cache_files,
+            kept_cache_bytes,
             webhook_deliveries,
             webhook_failures,
             webhook_backlog,

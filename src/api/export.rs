@@ -252,6 +252,7 @@ impl ExportApi {
 
         let downloads = self.state.downloads.clone();
         let metrics = self.state.metrics.clone();
+        let kept_cache = self.state.kept_cache.clone();
         let given = formats::kept::Given::default();
         let bundle_name = format!("{project_name}-{}.zip", format.name());
         let stored = tokio::task::spawn_blocking(move || {
@@ -283,6 +284,9 @@ impl ExportApi {
                     let count = count.load(std::sync::atomic::Ordering::Relaxed) as u64;
                     metrics.kept_files_exported.with_label_values(&[how]).inc_by(count);
                 }
+                let (held, cost) = kept_cache.usage();
+                metrics.kept_cache_files.set(held as i64);
+                metrics.kept_cache_bytes.set(cost as i64);
                 match files.pop() {
                     Some(file) if one_file && files.is_empty() => downloads.store(&file)?,
                     last => {

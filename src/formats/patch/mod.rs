@@ -408,7 +408,27 @@ fn patched_with(
         is_base,
         prepared: None,
     };
-    patch(&input).unwrap().bytes
+    let patched = patch(&input).unwrap().bytes;
+    // The file read ahead (as an export's kept file is) patches to the same bytes.
+    for format in [
+        ExportFormat::Json,
+        ExportFormat::Po,
+        ExportFormat::Xliff,
+        ExportFormat::Yaml,
+    ] {
+        if let Some(prepared) = prepare(format, local) {
+            let input = PatchInput {
+                prepared: Some(&prepared),
+                ..input
+            };
+            assert_eq!(
+                String::from_utf8_lossy(&patch(&input).unwrap().bytes),
+                String::from_utf8_lossy(&patched),
+                "read ahead as {format:?}"
+            );
+        }
+    }
+    patched
 }
 
 #[cfg(test)]
