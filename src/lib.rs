@@ -47,7 +47,8 @@
 //!   ARB, XLIFF 1.2 and 2.0, Rails YAML), the
 //!   in-place patchers `locstore pull` uses ([`formats::patch`]), the app's own files an
 //!   upload keeps and the export patches with them, or with the keys changed since only
-//!   ([`formats::kept`]), zip in and out,
+//!   ([`formats::kept`]; held in memory between exports, read ahead for patching:
+//!   `formats/kept/cache.rs`, [`formats::patch::Prepared`]), zip in and out,
 //!   downloads.
 //!
 //! # Invariants
