@@ -57,14 +57,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     } else {
         ""
     };
-    let read;
-    let prepared = match input.prepared {
-        Some(super::Prepared::Json(local)) => local,
-        _ => {
-            read = Local::read(text)?;
-            &read
-        }
-    };
+    let mut read: Option<Local> = None;
+    let prepared = super::read_ahead(input.prepared, text, &mut read)?;
     let local = &prepared.document;
     let server: Vec<(String, Text)> = json_format::read_texts(input.exported)?
         .into_iter()

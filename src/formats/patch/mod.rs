@@ -51,6 +51,46 @@ pub enum Prepared {
     Yaml(yaml::Local),
 }
 
+/// A patcher's reading of a file, which [`prepare`] can do ahead.
+trait ReadAhead: Sized {
+    /// This patcher's reading in what was read ahead, if it is one.
+    fn of(prepared: &Prepared) -> Option<&Self>;
+    fn read(text: &str) -> Result<Self, ReadError>;
+}
+
+/// Each patcher's reading, and the kind of [`Prepared`] that holds it.
+macro_rules! read_ahead {
+    ($($variant:ident => $local:ty),*) => {$(
+        impl ReadAhead for $local {
+            fn of(prepared: &Prepared) -> Option<&Self> {
+                match prepared {
+                    Prepared::$variant(local) => Some(local),
+                    _ => None,
+                }
+            }
+
+            fn read(text: &str) -> Result<Self, ReadError> {
+                <$local>::read(text)
+            }
+        }
+    )*};
+}
+
+read_ahead!(Json => json::Local, Po => po::Local, Xliff => xliff::Local, Yaml => yaml::Local);
+
+/// The app's file (`text`) as the patcher reads it: as `prepared` (the input's) has it read
+/// ahead, else read now into `read`.
+fn read_ahead<'r, L: ReadAhead>(
+    prepared: Option<&'r Prepared>,
+    text: &str,
+    read: &'r mut Option<L>,
+) -> Result<&'r L, ReadError> {
+    if let Some(local) = prepared.and_then(L::of) {
+        return Ok(local);
+    }
+    Ok(read.insert(L::read(text)?))
+}
+
 /// Whether [`prepare`] reads `format`'s files ahead.
 pub fn prepares(format: ExportFormat) -> bool {
     matches!(

@@ -55,14 +55,8 @@ impl Local {
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let text = utf8(input.local)?;
     let exported_text = utf8(input.exported)?;
-    let read;
-    let prepared = match input.prepared {
-        Some(super::Prepared::Po(local)) => local,
-        _ => {
-            read = Local::read(text)?;
-            &read
-        }
-    };
+    let mut read: Option<Local> = None;
+    let prepared = super::read_ahead(input.prepared, text, &mut read)?;
     let local = &prepared.entries;
     let exported = po::parse(exported_text)?;
     let exported_lines: Vec<&str> = exported_text.lines().collect();

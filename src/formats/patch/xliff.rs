@@ -74,14 +74,8 @@ impl Local {
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let text = utf8(input.local)?;
     let exported_text = utf8(input.exported)?;
-    let read;
-    let local = match input.prepared {
-        Some(super::Prepared::Xliff(local)) => local,
-        _ => {
-            read = Local::read(text)?;
-            &read
-        }
-    };
+    let mut read: Option<Local> = None;
+    let local = super::read_ahead(input.prepared, text, &mut read)?;
     let exported = xliff::parse(exported_text)?;
     let whole_export = || Patched::whole_export(input, names);
     if local.document.version != exported.version {

@@ -183,14 +183,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let Some((language, theirs)) = roots.first().map(|(entry, node)| (entry.name.as_str(), node)) else {
         return whole_export();
     };
-    let read;
-    let prepared = match input.prepared {
-        Some(super::Prepared::Yaml(local)) => local,
-        _ => {
-            read = Local::read(text)?;
-            &read
-        }
-    };
+    let mut read: Option<Local> = None;
+    let prepared = super::read_ahead(input.prepared, text, &mut read)?;
     let Some((index, ours)) = language_mapping(&prepared.root, language) else {
         return whole_export();
     };
