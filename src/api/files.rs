@@ -18,9 +18,10 @@ use super::warnings::{MOST_WARNINGS, WarningItem};
 use super::{ApiTags, AppState};
 use crate::domain::model::{Key, Project, Text};
 use crate::domain::names::{Description, KeyName, LanguageCode, Tag, quote_for_message};
+use crate::domain::names::{ProjectName, TeamName};
 use crate::formats;
 use crate::formats::upload::{self, BASE_LANGUAGE, Original, Upload, UploadError, UploadedFile};
-use crate::store::{Beside, Import, ImportEntry, ImportMode, TextInput, TranslationInput};
+use crate::store::{Beside, Import, ImportEntry, ImportMode, Outcome, TextInput, TranslationInput};
 use crate::tokens::Access;
 
 pub struct FilesApi {
@@ -318,6 +319,8 @@ impl FilesApi {
             tracing::error!(error = %join_error, "the upload planning task failed");
             ApiError::internal()
         })??;
+        // The kept files as the upload read them, for exports (held once their blobs are known).
+        let read_ahead: Arc<std::sync::Mutex<formats::kept::ReadAhead>> = Arc::default();
         let import = Import {
             team,
             project: project_name,
@@ -329,9 +332,11 @@ impl FilesApi {
             add_languages: plan.add_languages.clone(),
             keep_current: keep_current.0.unwrap_or(false),
             beside: (!plan.originals.is_empty()).then(|| {
-                let originals = plan.originals;
+                let (originals, read) = (plan.originals, read_ahead.clone());
                 Beside(Arc::new(move |project: &Project, keys: &[&Key]| {
-                    formats::kept::beside(&originals, project, keys)
+                    let keeping = formats::kept::beside(&originals, project, keys);
+                    *read.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = keeping.read;
+                    keeping.files
                 }))
             }),
         };
@@ -341,7 +346,12 @@ impl FilesApi {
         let counts = if dry_run {
             self.state.store.plan_import(import).await?
         } else {
-            self.state.store.import(import, auth.author()).await?.1
+            let (outcome, counts) = self.state.store.import(import, auth.author()).await?;
+            if let Outcome::Committed(commit) = outcome {
+                let read = std::mem::take(&mut *read_ahead.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+                hold_kept_files(&self.state, &team, &project, commit, read).await;
+            }
+            counts
         };
         let mut warnings = plan.warnings;
         if !dry_run {
@@ -644,5 +654,42 @@ impl UploadPlan {
         }
         self.add_languages.push(code.clone());
         Ok(code)
+    }
+}
+
+/// Holds the kept files an upload committed (`read`, by path under the kept folder, as the
+/// upload read them) in the cache under their blobs, so that the first export patches them
+/// without reading them again. Only a tree is read (the blobs are not); a failure costs the
+/// first export that read, nothing else.
+async fn hold_kept_files(
+    state: &AppState,
+    team: &TeamName,
+    project: &ProjectName,
+    commit: String,
+    read: formats::kept::ReadAhead,
+) {
+    if read.is_empty() {
+        return;
+    }
+    let (store, cache) = (state.store.clone(), state.kept_cache.clone());
+    let (team, project) = (team.clone(), project.clone());
+    let held = tokio::task::spawn_blocking(move || {
+        let mut read: HashMap<String, Arc<formats::kept::Cached>> = read.into_iter().collect();
+        let blobs = store.kept_blobs(&commit, &team, &project, "", &|_| true, &|_| true)?;
+        for blob in blobs {
+            if let Some(file) = read.remove(&blob.path) {
+                cache.put(&blob.blob, file);
+            }
+        }
+        Ok::<_, crate::store::StoreError>(cache.usage())
+    })
+    .await;
+    match held {
+        Ok(Ok((files, cost))) => {
+            state.metrics.kept_cache_files.set(files as i64);
+            state.metrics.kept_cache_bytes.set(cost as i64);
+        }
+        Ok(Err(err)) => tracing::warn!(error = %err, "the kept files the upload read are not held for exports"),
+        Err(err) => tracing::warn!(error = %err, "holding the kept files the upload read failed"),
     }
 }

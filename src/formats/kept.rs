@@ -20,6 +20,7 @@ mod cache;
 mod exports;
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::in_order::make_in_order;
 use super::{Export, ExportFile, ExportFormat, patch, po, upload};
@@ -65,11 +66,23 @@ pub fn wanted(
     })
 }
 
+/// What an upload keeps ([`beside`]): the store's edits, and each kept file as exports will
+/// patch it (read ahead as the upload read it to find what to keep), by its path under the
+/// kept folder, for the cache to hold under its blob once committed.
+pub struct Keeping {
+    pub files: BesideFiles,
+    pub read: ReadAhead,
+}
+
+/// Kept files read ahead, by path under the kept folder.
+pub type ReadAhead = Vec<(String, Arc<Cached>)>;
+
 /// What an upload keeps, given the project and its keys (by name) as the upload leaves them:
 /// for each uploaded file, its path under the kept folder (its format's folder and the path
 /// the export gives it) with its bytes, or with `None` when the export writes it as it is,
 /// and beside it what [`Meta`] holds; then the paths of the app's files kept.
-pub fn beside(originals: &[(LanguageCode, upload::Original)], project: &Project, keys: &[&Key]) -> BesideFiles {
+pub fn beside(originals: &[(LanguageCode, upload::Original)], project: &Project, keys: &[&Key]) -> Keeping {
+    let mut read = Vec::new();
     let mut kept = Vec::new();
     let mut app_files = Vec::new();
     let mut paths = HashSet::new();
@@ -102,13 +115,16 @@ pub fn beside(originals: &[(LanguageCode, upload::Original)], project: &Project,
                 .filter_map(|(_, original)| {
                     let file = files.iter().find(|file| stands_for(format, original, &file.path))?;
                     let meta = (file.bytes != original.bytes).then(|| {
-                        Meta::of(
+                        // Read once: for the patch that finds what to keep, then for exports.
+                        let prepared = patch::prepare(format, &original.bytes);
+                        let meta = Meta::of(
                             format,
                             file,
-                            &original.bytes,
+                            (&original.bytes, prepared.as_ref()),
                             &names,
                             language == &project.base_language,
-                        )
+                        );
+                        (meta, prepared)
                     });
                     Some((file.path.clone(), original, meta))
                 })
@@ -126,9 +142,11 @@ pub fn beside(originals: &[(LanguageCode, upload::Original)], project: &Project,
                         kept.push((meta_path(&path), None));
                         kept.push((path, None));
                     }
-                    Some(meta) => {
+                    Some((meta, prepared)) => {
                         kept.push((meta_path(&path), Some(meta.to_json())));
                         kept.push((path.clone(), Some(original.bytes.clone())));
+                        let file = Cached::read_ahead(format, original.bytes.clone(), prepared);
+                        read.push((path.clone(), Arc::new(file)));
                         app_files.push(path);
                     }
                 }
@@ -136,9 +154,12 @@ pub fn beside(originals: &[(LanguageCode, upload::Original)], project: &Project,
             Ok::<(), std::convert::Infallible>(())
         });
     }
-    BesideFiles {
-        edits: kept,
-        kept: app_files,
+    Keeping {
+        files: BesideFiles {
+            edits: kept,
+            kept: app_files,
+        },
+        read,
     }
 }
 
@@ -172,7 +193,13 @@ impl Meta {
     /// for: the entries no key of `names` holds, which the patcher asks about (it asks about
     /// exactly those the export lacks), and the export's fingerprint when the patch of the
     /// file with it is the file itself.
-    fn of(format: ExportFormat, file: &ExportFile, local: &[u8], names: &HashSet<&str>, is_base: bool) -> Self {
+    fn of(
+        format: ExportFormat,
+        file: &ExportFile,
+        (local, prepared): (&[u8], Option<&patch::Prepared>),
+        names: &HashSet<&str>,
+        is_base: bool,
+    ) -> Self {
         let found = std::sync::Mutex::new(Vec::new());
         let ask = |name: &str| {
             if !names.contains(name) {
@@ -189,7 +216,7 @@ impl Meta {
             order: None,
             deleted: &ask,
             is_base,
-            prepared: None,
+            prepared,
         };
         let unchanged = patch::patch(format, &input).is_ok_and(|patched| patched.bytes == local);
         let mut passed_over = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -285,9 +312,12 @@ mod tests {
         let project = project();
         let export = Export::new(ExportFormat::Yaml, &project, &keys, &[code("fr")]).unwrap();
         let own = String::from_utf8(export.render(&code("fr")).remove(0).bytes).unwrap();
-        let BesideFiles {
-            edits: kept,
-            kept: app_files,
+        let Keeping {
+            files: BesideFiles {
+                edits: kept,
+                kept: app_files,
+            },
+            read,
         } = beside(
             &[
                 original("a/fr.yml", "fr", APP_FR),
@@ -297,6 +327,12 @@ mod tests {
             &keys,
         );
         assert_eq!(app_files, ["yaml/en.yml", "yaml/fr.yml"]);
+        // Each kept file read ahead, as the upload read it, for exports to patch.
+        let read: Vec<(&str, bool)> = read
+            .iter()
+            .map(|(path, file)| (path.as_str(), file.bytes() == APP_FR.as_bytes()))
+            .collect();
+        assert_eq!(read, [("yaml/en.yml", false), ("yaml/fr.yml", true)]);
         let paths: Vec<(&str, bool)> = kept
             .iter()
             .map(|(path, contents)| (path.as_str(), contents.is_some()))
@@ -313,11 +349,14 @@ mod tests {
         assert_eq!(meta["exportSha256"].as_str().map(str::len), Some(64), "{meta}");
 
         // The export's own file uploaded: removed, with what was kept beside it.
-        let BesideFiles {
-            edits: kept,
-            kept: app_files,
+        let Keeping {
+            files: BesideFiles {
+                edits: kept,
+                kept: app_files,
+            },
+            read,
         } = beside(&[original("fr.yml", "fr", &own)], &project, &keys);
-        assert!(app_files.is_empty());
+        assert!(app_files.is_empty() && read.is_empty());
         assert_eq!(
             kept,
             [
@@ -334,6 +373,7 @@ mod tests {
         let at_upload: Vec<&Key> = keys.iter().collect();
         let kept: Vec<(String, std::sync::Arc<Cached>)> =
             beside(&[original("fr.yml", "fr", APP_FR)], &project, &at_upload)
+                .files
                 .edits
                 .into_iter()
                 .filter_map(|(path, contents)| {

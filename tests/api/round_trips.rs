@@ -445,6 +445,15 @@ async fn kept_files_given(app: &TestApp) -> [u64; 3] {
     })
 }
 
+/// How many kept files the server holds in memory for exports, from `/metrics`.
+async fn kept_files_held(app: &TestApp) -> u64 {
+    let metrics = app.get("/metrics").await;
+    let text = String::from_utf8(metrics.body).unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("locstore_kept_cache_files "))
+        .map_or(0, |count| count.parse().unwrap())
+}
+
 #[tokio::test]
 async fn patching_with_the_keys_changed_since_gives_what_patching_with_the_whole_export_does() {
     // Every key tagged: an export of the tag patches each kept file with the whole export (it
@@ -454,7 +463,10 @@ async fn patching_with_the_keys_changed_since_gives_what_patching_with_the_whole
     team(&app).await;
     for real in real_apps() {
         let project = real.format;
+        let held = kept_files_held(&app).await;
         real.upload_with(&app, project, "&tags=app").await;
+        // The upload's kept files are held for exports as the upload read them.
+        assert_eq!(kept_files_held(&app).await, held + real.files.len() as u64, "{project}");
         let keys = app
             .get(&format!("/teams/acme/projects/{project}/keys?limit=1000"))
             .await

@@ -44,6 +44,15 @@ impl Cached {
         }
     }
 
+    /// A file of `format` with what its patcher read of it already (by [`patch::prepare`]).
+    pub fn read_ahead(format: ExportFormat, bytes: Vec<u8>, prepared: Option<Prepared>) -> Self {
+        let file = Self::new(format, bytes);
+        if let Some(prepared) = prepared {
+            let _ = file.prepared.set(Some(prepared));
+        }
+        file
+    }
+
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
@@ -96,12 +105,18 @@ impl Cache {
     /// used files making room for it).
     pub fn hold(&self, format: ExportFormat, blob: &str, bytes: Vec<u8>) -> Arc<Cached> {
         let file = Arc::new(Cached::new(format, bytes));
+        self.put(blob, file.clone());
+        file
+    }
+
+    /// `file`, the blob `blob`, held while it fits (as [`Cache::hold`]).
+    pub fn put(&self, blob: &str, file: Arc<Cached>) {
         let cost = file.cost();
         if cost > self.budget {
-            return file;
+            return;
         }
         let mut held = self.held();
-        if let Some(before) = held.files.put(key(format, blob), file.clone()) {
+        if let Some(before) = held.files.put(key(file.format, blob), file) {
             held.used -= before.cost();
         }
         held.used += cost;
@@ -109,7 +124,6 @@ impl Cache {
             let Some((_, out)) = held.files.pop_lru() else { break };
             held.used -= out.cost();
         }
-        file
     }
 
     /// How many files it holds, and their cost in bytes.
