@@ -301,7 +301,7 @@ impl FilesApi {
         let add_languages = add_languages.0.unwrap_or(false);
         // Gathering 100,000 keys' texts across files is CPU work: off the runtime's workers.
         let plan = tokio::task::spawn_blocking(move || {
-            let existing: HashMap<&str, KnownKey> = keys
+            let existing: rustc_hash::FxHashMap<&str, KnownKey> = keys
                 .iter()
                 .map(|entry| {
                     let known = KnownKey {
@@ -416,7 +416,7 @@ impl UploadPlan {
     /// language that disagrees is passed over with a warning, never a refusal.
     fn new(
         project: &Project,
-        existing: &HashMap<&str, KnownKey>,
+        existing: &rustc_hash::FxHashMap<&str, KnownKey>,
         upload: Upload,
         add_languages: bool,
         tags: &[String],
@@ -465,10 +465,14 @@ impl UploadPlan {
             files.push((language, file));
         }
         files.sort_by_key(|(language, _)| *language != project.base_language);
-        // Key name → position in `entries`; (key, language) → where it was defined.
-        let mut positions: HashMap<String, usize> = HashMap::new();
-        let mut defined: HashMap<(String, LanguageCode), (String, usize)> = HashMap::new();
-        for (language, file) in files {
+        // Key name → position in `entries`; (key, language) → where it was defined (the file's
+        // place in `paths`, and the line). Fast hashes: an upload of 100,000 keys in five
+        // languages goes through half a million entries.
+        let paths: Vec<String> = files.iter().map(|(_, file)| file.path.clone()).collect();
+        let mut positions: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+        let mut defined: rustc_hash::FxHashMap<(String, LanguageCode), (usize, usize)> =
+            rustc_hash::FxHashMap::default();
+        for (file_index, (language, file)) in files.into_iter().enumerate() {
             let is_base = language == project.base_language;
             for warning in file.warnings {
                 plan.warn(&file.path, warning.line, &warning.key, &language, warning.message);
@@ -478,8 +482,9 @@ impl UploadPlan {
                 if file.fills_gaps && existing.get(parsed.name.as_str()).is_some_and(|known| known.has_base) {
                     continue;
                 }
-                let place = (file.path.clone(), parsed.line);
-                if let Some((other_path, other_line)) = defined.insert((parsed.name.clone(), language.clone()), place) {
+                let place = (file_index, parsed.line);
+                if let Some((other_file, other_line)) = defined.insert((parsed.name.clone(), language.clone()), place) {
+                    let other_path = &paths[other_file];
                     return Err(ApiError::invalid(format!(
                         "{}: {} is defined twice for language {} (also in {other_path}{}).",
                         file.path,
