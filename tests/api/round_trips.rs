@@ -649,3 +649,52 @@ async fn a_kept_file_a_merge_brought_is_patched_with_the_whole_export() {
     assert_eq!(files, exported(&app, "arb", "type=arb&tags=app").await);
     assert_eq!(after[2] - before[2], flutter.files.len() as u64, "{before:?} {after:?}");
 }
+
+#[tokio::test]
+async fn a_server_holding_no_kept_files_in_memory_exports_the_same_files() {
+    // The cache changes what an export reads, never what it gives: with `--kept-cache-bytes 0`
+    // every export reads each kept file from git and parses it again.
+    let held = TestApp::spawn().await;
+    let none = TestApp::spawn_with(tempfile::tempdir().unwrap(), |config| config.kept_cache_bytes = 0).await;
+    for app in [&held, &none] {
+        team(app).await;
+    }
+    for real in real_apps() {
+        let project = real.format;
+        for app in [&held, &none] {
+            real.upload_with(app, project, "").await;
+        }
+        let same = async |what: &str| {
+            let (cached, read) = (
+                exported(&held, project, &format!("type={project}")).await,
+                exported(&none, project, &format!("type={project}")).await,
+            );
+            assert!(cached == read, "{project}, {what}: the exports differ");
+        };
+        same("after the upload").await;
+        let first = held
+            .get(&format!("/teams/acme/projects/{project}/keys?limit=1"))
+            .await
+            .json()["data"][0]["name"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        for app in [&held, &none] {
+            app.post(
+                &format!("/teams/acme/projects/{project}/keys"),
+                json!({"name": "zzz_new", "translations": [{"language": "en", "content": "New \"one\""}]}),
+            )
+            .await
+            .assert_ok(StatusCode::CREATED);
+            app.delete(&format!(
+                "/teams/acme/projects/{project}/keys/{}",
+                crate::app_files::urlencode(&first)
+            ))
+            .await
+            .assert_ok(StatusCode::OK);
+        }
+        same("after a key was added and one deleted").await;
+    }
+    assert!(kept_files_held(&held).await > 0);
+    assert_eq!(kept_files_held(&none).await, 0);
+}
