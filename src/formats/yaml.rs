@@ -59,8 +59,7 @@ fn segments(name: &str) -> impl Iterator<Item = Range<usize>> + '_ {
 /// The names with a text in `language` that are also the start of another such name up to a
 /// `.` (`menu` when `menu.open` has a text too). Names sorted, the names after `menu` that
 /// start with it come next, those going on with a character before `.` (`menu-x`) first.
-fn texts_at_prefixes<'k>(keys: &'k [impl Borrow<Key>], language: &'k LanguageCode) -> HashSet<&'k str> {
-    let names: Vec<&str> = texts(keys, language).map(|(key, _)| key.name.as_str()).collect();
+fn texts_at_prefixes<'k>(names: &[&'k str]) -> HashSet<&'k str> {
     let mut found = HashSet::default();
     for (at, name) in names.iter().enumerate() {
         for other in &names[at + 1..] {
@@ -84,14 +83,17 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile 
     debug_assert!(keys.is_sorted_by(|a, b| a.borrow().name < b.borrow().name));
     // A name that also holds a text cannot be a mapping (`menu` and `menu.open`): the longer
     // name's rest is written whole where `menu` is.
-    let names = texts_at_prefixes(keys, language);
+    // Each key's text looked up once (an export's keys are 100,000 places in memory).
+    let texts: Vec<(&Key, TextRef<'_>)> = texts(keys, language).collect();
+    let names: Vec<&str> = texts.iter().map(|(key, _)| key.name.as_str()).collect();
+    let names = texts_at_prefixes(&names);
     let mut out = String::with_capacity(keys.len() * 80 + 16);
     push_key(&mut out, language.as_str());
     out.push_str(":\n");
     // The open mappings, as ranges of the name that opened them.
     let mut open: Vec<&str> = Vec::new();
     let mut parts: Vec<Range<usize>> = Vec::new();
-    for (key, text) in texts(keys, language) {
+    for (key, text) in texts {
         let name = key.name.as_str();
         parts.clear();
         parts.extend(segments(name));
