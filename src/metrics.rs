@@ -31,8 +31,8 @@ pub struct Metrics {
     pub fetch_seconds: Histogram,
     pub key_files_read: IntCounter,
     pub kept_files_exported: IntCounterVec,
-    pub kept_cache_files: IntGauge,
-    pub kept_cache_bytes: IntGauge,
+    kept_cache_files: IntGauge,
+    kept_cache_bytes: IntGauge,
     pub webhook_deliveries: IntCounterVec,
     pub webhook_failures: IntCounterVec,
     pub webhook_backlog: IntGaugeVec,
@@ -224,6 +224,13 @@ impl Metrics {
     }
 
     /// The metrics in Prometheus' text format.
+    /// What the kept-file cache holds: its files and their cost in bytes
+    /// (`formats::kept::Cache::usage`).
+    pub fn kept_cache(&self, (files, cost): (usize, usize)) {
+        self.kept_cache_files.set(files as i64);
+        self.kept_cache_bytes.set(cost as i64);
+    }
+
     pub fn render(&self) -> String {
         let mut buffer = Vec::new();
         // Encoding gathered metric families into memory does not fail.

@@ -284,9 +284,7 @@ impl ExportApi {
                     let count = count.load(std::sync::atomic::Ordering::Relaxed) as u64;
                     metrics.kept_files_exported.with_label_values(&[how]).inc_by(count);
                 }
-                let (held, cost) = kept_cache.usage();
-                metrics.kept_cache_files.set(held as i64);
-                metrics.kept_cache_bytes.set(cost as i64);
+                metrics.kept_cache(kept_cache.usage());
                 match files.pop() {
                     Some(file) if one_file && files.is_empty() => downloads.store(&file)?,
                     last => {

@@ -399,10 +399,7 @@ async fn hold_kept_files(
     })
     .await;
     match held {
-        Ok(Ok((files, cost))) => {
-            state.metrics.kept_cache_files.set(files as i64);
-            state.metrics.kept_cache_bytes.set(cost as i64);
-        }
+        Ok(Ok(usage)) => state.metrics.kept_cache(usage),
         Ok(Err(err)) => tracing::warn!(error = %err, "the kept files the upload read are not held for exports"),
         Err(err) => tracing::warn!(error = %err, "holding the kept files the upload read failed"),
     }
