@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::ops::Range;
 
-use super::{Edits, PatchInput, Patched, anchors, end_of_line, line_ending, start_of_line};
+use super::{Edits, PatchInput, Patched, anchors, end_of_line, line_ending, start_of_line, utf8, with_bom};
 use crate::domain::model::{PluralCategory, PluralForms, Text};
 use crate::formats::ReadError;
 use crate::formats::json as json_format;
@@ -44,19 +44,9 @@ impl Local {
     }
 }
 
-/// The text of a JSON file (without its byte order mark), for [`Local::read`].
-pub fn text(bytes: &[u8]) -> Result<&str, ReadError> {
-    utf8(bytes)
-}
-
 /// Patches the app's JSON file with the export's values (see [`super`]).
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let text = utf8(input.local)?;
-    let bom = if input.local.starts_with(b"\xef\xbb\xbf") {
-        "\u{feff}"
-    } else {
-        ""
-    };
     let mut read: Option<Local> = None;
     let prepared = super::read_ahead(input.prepared, text, &mut read)?;
     let local = &prepared.document;
@@ -117,13 +107,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         placing.add(&keys, &mut edits);
     }
     Ok(Patched::of(input, edits, text, names, |patched| {
-        format!("{bom}{patched}").into_bytes()
+        with_bom(input.local, patched)
     }))
-}
-
-fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
-    std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
-        .map_err(|_| ReadError::unplaced("the file is not UTF-8"))
 }
 
 /// A JSON document's objects and members with where they are.

@@ -111,7 +111,7 @@ pub fn prepare(format: ExportFormat, bytes: &[u8]) -> Option<Prepared> {
     match format {
         ExportFormat::Xliff | ExportFormat::Xliff2 => xliff::Local::read(utf8(bytes).ok()?).ok().map(Prepared::Xliff),
         ExportFormat::Json | ExportFormat::I18next | ExportFormat::Arb => {
-            json::Local::read(json::text(bytes).ok()?).ok().map(Prepared::Json)
+            json::Local::read(utf8(bytes).ok()?).ok().map(Prepared::Json)
         }
         ExportFormat::Po => po::Local::read(utf8(bytes).ok()?).ok().map(Prepared::Po),
         ExportFormat::Yaml => yaml::Local::read(utf8(bytes).ok()?).ok().map(Prepared::Yaml),
