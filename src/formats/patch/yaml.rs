@@ -25,34 +25,45 @@ pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
     let Node::Mapping { entries, .. } = &root else {
         return Ok(Vec::new());
     };
-    let mut found = Vec::new();
-    if let Some((_, mapping)) = entries.first() {
-        leaf_paths(mapping, &mut Vec::new(), &mut found);
-    }
+    let found = entries
+        .first()
+        .map(|(_, mapping)| leaf_paths(mapping))
+        .unwrap_or_default();
     Ok(found.into_iter().map(|leaf| leaf.segments.join(".")).collect())
 }
 
-/// A key of the file: its path of mapping keys, its own key and its value.
+/// A key of the file: its path of mapping keys, its own key and its value, and the way to it
+/// from the mapping it was found in (an entry's index at each level).
 struct Leaf<'n> {
     segments: Vec<String>,
+    way: Vec<usize>,
     entry: &'n Entry,
     node: &'n Node,
 }
 
-fn leaf_paths<'n>(mapping: &'n Node, path: &mut Vec<String>, out: &mut Vec<Leaf<'n>>) {
-    let Node::Mapping { entries, .. } = mapping else { return };
-    for (entry, node) in entries {
-        path.push(entry.name.clone());
-        match node {
-            Node::Mapping { .. } if node.forms().is_none() => leaf_paths(node, path, out),
-            _ => out.push(Leaf {
-                segments: path.clone(),
-                entry,
-                node,
-            }),
+/// Every key below `mapping`, in file order.
+fn leaf_paths(mapping: &Node) -> Vec<Leaf<'_>> {
+    fn walk<'n>(mapping: &'n Node, path: &mut Vec<String>, way: &mut Vec<usize>, out: &mut Vec<Leaf<'n>>) {
+        let Node::Mapping { entries, .. } = mapping else { return };
+        for (index, (entry, node)) in entries.iter().enumerate() {
+            path.push(entry.name.clone());
+            way.push(index);
+            match node {
+                Node::Mapping { .. } if node.forms().is_none() => walk(node, path, way, out),
+                _ => out.push(Leaf {
+                    segments: path.clone(),
+                    way: way.clone(),
+                    entry,
+                    node,
+                }),
+            }
+            path.pop();
+            way.pop();
         }
-        path.pop();
     }
+    let mut out = Vec::new();
+    walk(mapping, &mut Vec::new(), &mut Vec::new(), &mut out);
+    out
 }
 
 /// Where a node's text ends: a block mapping's at its last value (its own end is where the
@@ -126,35 +137,14 @@ struct Keys {
 
 impl Keys {
     fn of(mapping: &Node) -> Self {
-        let mut all = Vec::new();
-        leaf_ways(mapping, &mut Vec::new(), &mut Vec::new(), &mut all);
         let mut keys = Self::default();
-        for (name, way) in all {
+        for leaf in leaf_paths(mapping) {
+            let name = leaf.segments.join(".");
             if keys.names.insert(name.clone()) {
-                keys.ways.push((name, way));
+                keys.ways.push((name, leaf.way));
             }
         }
         keys
-    }
-}
-
-/// Each key below `mapping` (as [`leaf_paths`] finds them): its dotted name and its way.
-fn leaf_ways<'n>(
-    mapping: &'n Node,
-    names: &mut Vec<&'n str>,
-    way: &mut Vec<usize>,
-    out: &mut Vec<(String, Vec<usize>)>,
-) {
-    let Node::Mapping { entries, .. } = mapping else { return };
-    for (index, (entry, node)) in entries.iter().enumerate() {
-        names.push(&entry.name);
-        way.push(index);
-        match node {
-            Node::Mapping { .. } if node.forms().is_none() => leaf_ways(node, names, way, out),
-            _ => out.push((names.join("."), way.clone())),
-        }
-        names.pop();
-        way.pop();
     }
 }
 
@@ -196,8 +186,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         computed = Keys::of(ours);
         &computed
     };
-    let mut exported = Vec::new();
-    leaf_paths(theirs, &mut Vec::new(), &mut exported);
+    let exported = leaf_paths(theirs);
     let their_leaves: HashMap<String, &Leaf<'_>> =
         exported.iter().map(|leaf| (leaf.segments.join("."), leaf)).collect();
     // The file's lines, for the comments above keys (compared in the base language's file).
