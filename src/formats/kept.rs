@@ -115,12 +115,14 @@ pub fn beside(originals: &[(LanguageCode, upload::Original)], project: &Project,
                 .filter_map(|(_, original)| {
                     let file = files.iter().find(|file| stands_for(format, original, &file.path))?;
                     let meta = (file.bytes != original.bytes).then(|| {
-                        // Read once: for the patch that finds what to keep, then for exports.
-                        let prepared = patch::prepare(format, &original.bytes);
+                        // Read once (by the upload's reader, or now): for the patch that
+                        // finds what to keep, then for exports.
+                        let prepared = (original.prepared.clone())
+                            .or_else(|| patch::prepare(format, &original.bytes).map(Arc::new));
                         let meta = Meta::of(
                             format,
                             file,
-                            (&original.bytes, prepared.as_ref()),
+                            (&original.bytes, prepared.as_deref()),
                             &names,
                             language == &project.base_language,
                         );
@@ -297,6 +299,7 @@ mod tests {
             file: None,
             format: ExportFormat::Yaml,
             bytes: bytes.as_bytes().to_vec(),
+            prepared: None,
         };
         (code(language), original)
     }
@@ -413,6 +416,32 @@ mod tests {
             patched.contains("  list: [a, b]\n") && patched.contains("new: \"Nouveau\""),
             "{patched}"
         );
+    }
+
+    #[test]
+    fn an_xliff_file_is_parsed_once_by_the_upload_and_kept_as_parsed() {
+        let app = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xliff xmlns=\"urn:oasis:names:tc:xliff:document:1.2\" version=\"1.2\">\n  <file original=\"app\" source-language=\"en\" target-language=\"fr\" datatype=\"plaintext\">\n    <body>\n      <!-- the app's own comment -->\n      <trans-unit id=\"hello\"><source>Hello</source><target>Bonjour</target></trans-unit>\n      <trans-unit id=\"list\"><source>A <g id=\"1\">b</g></source></trans-unit>\n    </body>\n  </file>\n</xliff>\n";
+        let upload = upload::read(ExportFormat::Xliff, app.as_bytes(), false, None, usize::MAX).unwrap();
+        let [read_by_upload] = <[upload::Original; 1]>::try_from(upload.originals).unwrap();
+        let parsed = read_by_upload.prepared.clone().expect("the reader's parse is handed on");
+        let project = project();
+        let keys = [key("hello", "Hello", "Bonjour")];
+        let keys: Vec<&Key> = keys.iter().collect();
+        let parsed_again = upload::Original {
+            path: read_by_upload.path.clone(),
+            language: read_by_upload.language.clone(),
+            file: None,
+            format: read_by_upload.format,
+            bytes: read_by_upload.bytes.clone(),
+            prepared: None,
+        };
+        let keeping = beside(&[(code("fr"), read_by_upload)], &project, &keys);
+        // The file kept for exports is the reader's parse, not a second one.
+        assert!(std::ptr::eq(keeping.read[0].1.prepared().unwrap(), &*parsed));
+        // And keeping it gives what parsing it again gives.
+        let again = beside(&[(code("fr"), parsed_again)], &project, &keys);
+        assert_eq!(keeping.files.edits, again.files.edits);
+        assert_eq!(keeping.files.kept, ["xliff/fr.xliff"]);
     }
 
     #[test]

@@ -8,11 +8,12 @@
 //! bytes come out (not as the archive claims).
 
 use std::io::{Cursor, Read};
+use std::sync::Arc;
 
 use super::in_order::make_in_order;
 use super::{
-    ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, arb, csv, i18next, json, po, xcstrings, xliff,
-    yaml,
+    ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, arb, csv, i18next, json, patch, po, xcstrings,
+    xliff, yaml,
 };
 use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::LanguageCode;
@@ -42,6 +43,9 @@ pub struct Original {
     /// The format the export writes it in (XLIFF 1.2 or 2.0, as the file is).
     pub format: ExportFormat,
     pub bytes: Vec<u8>,
+    /// The file as its patcher reads it, when the reader's parse gave that too (XLIFF's):
+    /// the upload's patch that finds what to keep, then exports, read it no more.
+    pub prepared: Option<Arc<patch::Prepared>>,
 }
 
 /// One file read: its path, the language its place names (as written there, or
@@ -337,6 +341,7 @@ fn read_file(
     // The format and language the app's file is kept under, where it is kept.
     let mut kept = matches!(format, ExportFormat::I18next | ExportFormat::Po | ExportFormat::Arb)
         .then(|| (format, place.to_owned()));
+    let mut prepared = None;
     let mut warnings = Vec::new();
     let mut push = |language: String, entries: Vec<ParsedEntry>, warnings: &mut Vec<ReadWarning>| {
         upload.files.push(UploadedFile {
@@ -422,6 +427,7 @@ fn read_file(
             if let Some(language) = read.source_language.filter(|_| !read.sources.is_empty()) {
                 add_sources(upload, path, language, read.sources);
             }
+            prepared = Some(Arc::new(patch::Prepared::of_xliff(read.document)));
         }
         ExportFormat::Yaml => {
             let read = yaml::read(bytes).map_err(invalid)?;
@@ -449,6 +455,7 @@ fn read_file(
         file,
         format: written_as,
         bytes: owned,
+        prepared,
     }));
     Ok(())
 }

@@ -28,7 +28,7 @@ struct Held {
 pub struct Cached {
     format: ExportFormat,
     bytes: Vec<u8>,
-    prepared: OnceLock<Option<Prepared>>,
+    prepared: OnceLock<Option<Arc<Prepared>>>,
     /// The file zipped, when an export gave it as it is.
     zipped: Zipped,
 }
@@ -45,7 +45,7 @@ impl Cached {
     }
 
     /// A file of `format` with what its patcher read of it already (by [`patch::prepare`]).
-    pub fn read_ahead(format: ExportFormat, bytes: Vec<u8>, prepared: Option<Prepared>) -> Self {
+    pub fn read_ahead(format: ExportFormat, bytes: Vec<u8>, prepared: Option<Arc<Prepared>>) -> Self {
         let file = Self::new(format, bytes);
         if let Some(prepared) = prepared {
             let _ = file.prepared.set(Some(prepared));
@@ -65,8 +65,8 @@ impl Cached {
     /// The file as its patcher reads it, read on first use.
     pub fn prepared(&self) -> Option<&Prepared> {
         self.prepared
-            .get_or_init(|| patch::prepare(self.format, &self.bytes))
-            .as_ref()
+            .get_or_init(|| patch::prepare(self.format, &self.bytes).map(Arc::new))
+            .as_deref()
     }
 
     /// What holding it costs, about: its bytes, and for a file its patcher reads ahead (an

@@ -51,6 +51,25 @@ pub enum Prepared {
     Yaml(yaml::Local),
 }
 
+impl Prepared {
+    /// An XLIFF file parsed before (by the upload's reader).
+    pub fn of_xliff(document: crate::formats::xliff::Document) -> Self {
+        Self::Xliff(xliff::Local::of(document))
+    }
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let format = match self {
+            Self::Json(_) => "JSON",
+            Self::Po(_) => "PO",
+            Self::Xliff(_) => "XLIFF",
+            Self::Yaml(_) => "YAML",
+        };
+        write!(f, "Prepared({format})")
+    }
+}
+
 /// A patcher's reading of a file, which [`prepare`] can do ahead.
 trait ReadAhead: Sized {
     /// This patcher's reading in what was read ahead, if it is one.

@@ -53,7 +53,11 @@ pub struct Local {
 
 impl Local {
     pub fn read(text: &str) -> Result<Self, ReadError> {
-        let document = xliff::parse(text)?;
+        Ok(Self::of(xliff::parse(text)?))
+    }
+
+    /// A file parsed before (by the upload's reader) as the patcher reads it.
+    pub fn of(document: Document) -> Self {
         let mut first: FxHashMap<Box<str>, usize> = FxHashMap::default();
         first.reserve(document.units.len());
         let mut firsts = Vec::with_capacity(document.units.len());
@@ -63,11 +67,11 @@ impl Local {
                 firsts.push(index);
             }
         }
-        Ok(Self {
+        Self {
             document,
             first,
             firsts,
-        })
+        }
     }
 }
 

@@ -46,25 +46,9 @@ impl Unit {
     /// target, else the source; in a translation file the target, unless its state says it
     /// was never translated.
     pub fn text(&self, in_source_file: bool) -> Option<&str> {
-        match self.text_is_target(in_source_file)? {
-            true => self.data.target.as_deref(),
-            false => Some(&self.data.source),
-        }
-    }
-
-    /// [`Unit::text`], taken out of the unit.
-    fn take_text(&mut self, in_source_file: bool) -> Option<String> {
-        match self.text_is_target(in_source_file)? {
-            true => self.data.target.take(),
-            false => Some(std::mem::take(&mut self.data.source)),
-        }
-    }
-
-    /// Whether [`Unit::text`] is the target (else the source), when there is one.
-    fn text_is_target(&self, in_source_file: bool) -> Option<bool> {
         match &self.data.target {
-            Some(_) if in_source_file || !self.untranslated => Some(true),
-            _ if in_source_file => Some(false),
+            Some(target) if in_source_file || !self.untranslated => Some(target),
+            _ if in_source_file => Some(&self.data.source),
             _ => None,
         }
     }
@@ -386,6 +370,8 @@ pub struct ReadFile {
     /// notes as descriptions); none for a source file, whose entries are those.
     pub source_language: Option<String>,
     pub sources: Vec<ParsedEntry>,
+    /// The file as parsed, which the patcher of the file kept by an upload reads again.
+    pub document: Document,
 }
 
 /// Reads a file's texts in its language (see the module's notes).
@@ -402,38 +388,40 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
     let mut sources = Vec::with_capacity(if is_source { 0 } else { count });
     let mut warnings = Vec::new();
     let mut seen = HashSet::with_capacity(count);
-    let as_text = |value: String| match icu::read_plural(&value) {
-        None => Ok(Text::Plain(value)),
+    let as_text = |value: &str| match icu::read_plural(value) {
+        None => Ok(Text::Plain(value.to_owned())),
         Some(Ok(forms)) => Ok(Text::Plural(forms)),
         Some(Err(why)) => Err(why),
     };
-    for mut unit in document.units {
-        let name = std::mem::take(&mut unit.data.name);
-        let line = unit.line;
+    for unit in &document.units {
+        let name = unit.data.name.as_str();
         let warn = |message: String| ReadWarning {
-            line,
-            key: name.clone(),
+            line: unit.line,
+            key: name.to_owned(),
             message,
         };
         if let Some(why) = unit.unreadable {
             warnings.push(warn(format!("{name:?} is passed over: {why}")));
             continue;
         }
-        if !seen.insert(name.clone()) {
+        if !seen.insert(name) {
             warnings.push(warn(format!(
                 "{name:?} is in the file again (another <file>); only its first unit is read"
             )));
             continue;
         }
-        let description = unit.data.note.take().filter(|note| !note.is_empty());
-        if !is_source && let Ok(text) = as_text(std::mem::take(&mut unit.data.source)) {
-            let mut source = ParsedEntry::plain(name.clone(), String::new()).at_line(unit.line);
-            source.text = text;
-            source.description = description.clone();
-            source.translatable = unit.data.translate;
-            sources.push(source);
+        let description = unit.data.note.as_deref().filter(|note| !note.is_empty());
+        let entry = |text: Text| {
+            let mut entry = ParsedEntry::plain(name.to_owned(), String::new()).at_line(unit.line);
+            entry.text = text;
+            entry.description = description.map(str::to_owned);
+            entry.translatable = unit.data.translate;
+            entry
+        };
+        if !is_source && let Ok(text) = as_text(&unit.data.source) {
+            sources.push(entry(text));
         }
-        let Some(value) = unit.take_text(is_source) else {
+        let Some(value) = unit.text(is_source) else {
             continue;
         };
         let text = match as_text(value) {
@@ -445,10 +433,7 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
                 continue;
             }
         };
-        let mut entry = ParsedEntry::plain(name, String::new()).at_line(unit.line);
-        entry.text = text;
-        entry.description = description;
-        entry.translatable = unit.data.translate;
+        let mut entry = entry(text);
         entry.outdated = !is_source && unit.data.outdated;
         entries.push(entry);
     }
@@ -459,6 +444,7 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
         warnings,
         source_language,
         sources,
+        document,
     })
 }
 
