@@ -423,7 +423,10 @@ mod tests {
         let app = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xliff xmlns=\"urn:oasis:names:tc:xliff:document:1.2\" version=\"1.2\">\n  <file original=\"app\" source-language=\"en\" target-language=\"fr\" datatype=\"plaintext\">\n    <body>\n      <!-- the app's own comment -->\n      <trans-unit id=\"hello\"><source>Hello</source><target>Bonjour</target></trans-unit>\n      <trans-unit id=\"list\"><source>A <g id=\"1\">b</g></source></trans-unit>\n    </body>\n  </file>\n</xliff>\n";
         let upload = upload::read(ExportFormat::Xliff, app.as_bytes(), false, None, usize::MAX).unwrap();
         let [read_by_upload] = <[upload::Original; 1]>::try_from(upload.originals).unwrap();
-        let parsed = read_by_upload.prepared.clone().expect("the reader's parse is handed on");
+        let parsed = read_by_upload
+            .prepared
+            .clone()
+            .expect("the reader's parse is handed on");
         let project = project();
         let keys = [key("hello", "Hello", "Bonjour")];
         let keys: Vec<&Key> = keys.iter().collect();

@@ -82,9 +82,18 @@ enum Part {
 /// Parses an XLIFF 1.2 or 2.0 file.
 pub fn parse(text: &str) -> Result<Document, ReadError> {
     let mut reader = Reader::from_str(text);
-    let line_ends: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes()).collect();
-    let line_at = |position: usize| line_ends.partition_point(|end| *end < position) + 1;
+    let line_at = |position: usize| {
+        let before = &text.as_bytes()[..position.min(text.len())];
+        memchr::memchr_iter(b'\n', before).count() + 1
+    };
     let fail = |position: u64, message: String| ReadError::at(line_at(position as usize), message);
+    // The line of each unit, counted on from the one before (units come in file order).
+    let (mut counted_to, mut line) = (0, 1);
+    let mut line_of_unit = |position: usize| {
+        line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..position]).count();
+        counted_to = position;
+        line
+    };
     let mut document = Document {
         version: Version::V1,
         source_language: None,
@@ -164,21 +173,21 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                         }
                     }
                     (Version::V1, b"trans-unit", None) | (Version::V2, b"unit", None) => {
-                        let id = attribute(start, b"id").unwrap_or_default();
-                        let label = match document.version {
-                            Version::V1 => attribute(start, b"resname"),
-                            Version::V2 => attribute(start, b"name"),
+                        let label: &[u8] = match document.version {
+                            Version::V1 => b"resname",
+                            Version::V2 => b"name",
                         };
+                        let [id, label, translate] = attributes(start, [b"id", label, b"translate"]);
                         let new = Unit {
                             data: UnitData {
-                                name: label.unwrap_or(id),
-                                translate: attribute(start, b"translate").as_deref() != Some("no"),
+                                name: label.or(id).unwrap_or_default(),
+                                translate: translate.as_deref() != Some("no"),
                                 source: String::new(),
                                 target: None,
                                 outdated: false,
                                 note: None,
                             },
-                            line: line_at(position),
+                            line: line_of_unit(position),
                             span: position..after,
                             source: None,
                             target: None,
@@ -351,11 +360,25 @@ fn set_part(unit: &mut Option<Unit>, which: Part, span: Range<usize>, value: Str
 }
 
 fn attribute(start: &BytesStart<'_>, name: &[u8]) -> Option<String> {
-    start
-        .attributes()
-        .flatten()
-        .find(|attribute| attribute.key.local_name().as_ref() == name && attribute.key.prefix().is_none())
-        .and_then(|attribute| attribute.unescape_value().ok().map(|value| value.into_owned()))
+    let [value] = attributes(start, [name]);
+    value
+}
+
+/// The values of the attributes `names` (unprefixed), read in one pass over the element's.
+fn attributes<const N: usize>(start: &BytesStart<'_>, names: [&[u8]; N]) -> [Option<String>; N] {
+    let mut values = [const { None }; N];
+    for attribute in start.attributes().flatten() {
+        if attribute.key.prefix().is_some() {
+            continue;
+        }
+        let name = attribute.key.local_name();
+        if let Some(at) = names.iter().position(|wanted| *wanted == name.as_ref())
+            && values[at].is_none()
+        {
+            values[at] = attribute.unescape_value().ok().map(|value| value.into_owned());
+        }
+    }
+    values
 }
 
 /// A file read: the language its texts are in (when it names one), its entries, and the
@@ -500,6 +523,11 @@ hier &amp; &lt;da&gt; <![CDATA[<b>]]></target>
         assert!(matches!(read.entries[2].text, Text::Plural(_)));
         // The repeated id and the unit with inline elements are passed over, with why.
         assert_eq!(read.warnings.len(), 2);
+        // Each with the line its unit starts on.
+        let lines: Vec<usize> = read.entries.iter().map(|entry| entry.line).collect();
+        assert_eq!(lines, [5, 18, 24]);
+        let lines: Vec<usize> = read.warnings.iter().map(|warning| warning.line).collect();
+        assert_eq!(lines, [14, 30]);
     }
 
     #[test]
