@@ -38,6 +38,10 @@ const LOOSE_PRIORITY: c_int = 1;
 /// Objects from which a pack is written without looking for deltas (see
 /// [`Staging::write_pack`]).
 const PLAIN_PACK_OBJECTS: usize = 1024;
+
+/// The bytes of objects read at a time for a plain pack (then compressed on every core).
+const PLAIN_PACK_BATCH_BYTES: usize = 64 << 20;
+
 const BLOB_MODE: i32 = 0o100644;
 const TREE_MODE: i32 = 0o040000;
 
@@ -163,12 +167,22 @@ impl Staging {
             .odb()
             .map_err(|err| git_error("cannot open the object database", err))?;
         let mut pack = PlainPack::create(&self.pack_dir, objects.len()).map_err(fail)?;
+        // Compressing is most of the work: the objects go in batches, each compressed on
+        // every core (an upload's kept files are a few large blobs among many small ones).
+        let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
+        let (mut batch, mut bytes) = (Vec::new(), 0);
         for &(id, kind) in objects {
             let object = odb
                 .read(id)
                 .map_err(|err| git_error("cannot read a staged object", err))?;
-            pack.add(id, kind, object.data()).map_err(fail)?;
+            bytes += object.len();
+            batch.push((id, kind, object.data().to_vec()));
+            if bytes >= PLAIN_PACK_BATCH_BYTES {
+                pack.add_all(&batch, threads).map_err(fail)?;
+                (batch, bytes) = (Vec::new(), 0);
+            }
         }
+        pack.add_all(&batch, threads).map_err(fail)?;
         pack.finish().map_err(fail)
     }
 

@@ -2,8 +2,9 @@
 //! (an import, an upload) is published as. libgit2's pack builder spent most of a bulk
 //! import searching for deltas, and its indexer then read the pack it had just written
 //! again, hashing and inflating every object, to make the index. Here each object is
-//! compressed once, and the index comes from what was written: the ids are known, and so are
-//! the offsets and CRC-32s. Maintenance finds the deltas later, in the background.
+//! compressed once (runs of them on every core at once), and the index comes from what was
+//! written: the ids are known, and so are the offsets and CRC-32s. Maintenance finds the
+//! deltas later, in the background.
 //!
 //! Formats: git's `gitformat-pack` (pack version 2, index version 2). The pack is written to
 //! a temporary file in the pack folder and renamed once complete, then the index likewise:
@@ -26,8 +27,6 @@ pub struct PlainPack {
     /// Id, CRC-32 of the entry's bytes, and offset, for each object written.
     entries: Vec<(Oid, u32, u64)>,
     offset: u64,
-    zlib: Compress,
-    compressed: Vec<u8>,
     done: bool,
 }
 
@@ -43,9 +42,6 @@ impl PlainPack {
             hash: Sha1::new(),
             entries: Vec::with_capacity(count as usize),
             offset: 0,
-            // Fast compression: maintenance rewrites the objects as deltas anyway.
-            zlib: Compress::new(Compression::fast(), true),
-            compressed: Vec::new(),
             done: false,
         };
         let mut header = Vec::with_capacity(12);
@@ -56,40 +52,38 @@ impl PlainPack {
         Ok(pack)
     }
 
-    /// Appends one object.
-    pub fn add(&mut self, id: Oid, kind: ObjectType, data: &[u8]) -> io::Result<()> {
-        let type_bits: u8 = match kind {
-            ObjectType::Commit => 1,
-            ObjectType::Tree => 2,
-            ObjectType::Blob => 3,
-            ObjectType::Tag => 4,
-            _ => return Err(io::Error::other("an object of unknown type")),
+    /// Appends `objects` in their order, compressed on up to `threads` threads at once (each
+    /// a run of them of about the same size), then written one after the other.
+    pub fn add_all(&mut self, objects: &[(Oid, ObjectType, Vec<u8>)], threads: usize) -> io::Result<()> {
+        let runs = runs_of_equal_size(objects, threads.max(1));
+        let compress = |run: &[(Oid, ObjectType, Vec<u8>)]| {
+            let mut zlib = Compress::new(Compression::fast(), true);
+            run.iter()
+                .map(|(id, kind, data)| Entry::of(&mut zlib, *id, *kind, data))
+                .collect::<io::Result<Vec<Entry>>>()
         };
-        let mut compressed = std::mem::take(&mut self.compressed);
-        compressed.clear();
-        // Room for the worst case (zlib's bound is below this), so one call usually does.
-        compressed.reserve(data.len() + data.len() / 64 + 64);
-        self.zlib.reset();
-        loop {
-            let consumed = usize::try_from(self.zlib.total_in()).map_or(data.len(), |read| read.min(data.len()));
-            let status = self
-                .zlib
-                .compress_vec(&data[consumed..], &mut compressed, FlushCompress::Finish)
-                .map_err(io::Error::other)?;
-            if status == Status::StreamEnd {
-                break;
+        let compressed: Vec<io::Result<Vec<Entry>>> = std::thread::scope(|scope| {
+            let others: Vec<_> = runs[1..].iter().map(|run| scope.spawn(|| compress(run))).collect();
+            let mine = compress(runs[0]);
+            std::iter::once(mine)
+                .chain(
+                    others
+                        .into_iter()
+                        .map(|other| other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
+                )
+                .collect()
+        });
+        for run in compressed {
+            for entry in run? {
+                self.put_entry(entry)?;
             }
-            compressed.reserve(compressed.capacity().max(64));
         }
-        let header = object_header(type_bits, data.len());
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&header);
-        crc.update(&compressed);
-        self.entries.push((id, crc.finalize(), self.offset));
-        self.put(&header)?;
-        self.put(&compressed)?;
-        self.compressed = compressed;
         Ok(())
+    }
+
+    fn put_entry(&mut self, entry: Entry) -> io::Result<()> {
+        self.entries.push((entry.id, entry.crc, self.offset));
+        self.put(&entry.bytes)
     }
 
     /// Ends the pack, writes its index, and returns the pack's name (its checksum in hex).
@@ -164,6 +158,62 @@ impl PlainPack {
     }
 }
 
+/// An object as the pack holds it: its header and compressed bytes, and their CRC-32.
+struct Entry {
+    id: Oid,
+    bytes: Vec<u8>,
+    crc: u32,
+}
+
+impl Entry {
+    /// Fast compression: maintenance rewrites the objects as deltas anyway.
+    fn of(zlib: &mut Compress, id: Oid, kind: ObjectType, data: &[u8]) -> io::Result<Self> {
+        let type_bits: u8 = match kind {
+            ObjectType::Commit => 1,
+            ObjectType::Tree => 2,
+            ObjectType::Blob => 3,
+            ObjectType::Tag => 4,
+            _ => return Err(io::Error::other("an object of unknown type")),
+        };
+        let mut bytes = object_header(type_bits, data.len());
+        // Room for the worst case (zlib's bound is below this), so one call usually does.
+        bytes.reserve(data.len() + data.len() / 64 + 64);
+        zlib.reset();
+        loop {
+            let consumed = usize::try_from(zlib.total_in()).map_or(data.len(), |read| read.min(data.len()));
+            let status = zlib
+                .compress_vec(&data[consumed..], &mut bytes, FlushCompress::Finish)
+                .map_err(io::Error::other)?;
+            if status == Status::StreamEnd {
+                break;
+            }
+            bytes.reserve(bytes.capacity().max(64));
+        }
+        let crc = crc32fast::hash(&bytes);
+        Ok(Self { id, bytes, crc })
+    }
+}
+
+/// `objects` cut into at most `count` runs in order, each of about the same number of bytes
+/// and none empty (one, empty, when there are no objects).
+fn runs_of_equal_size(objects: &[(Oid, ObjectType, Vec<u8>)], count: usize) -> Vec<&[(Oid, ObjectType, Vec<u8>)]> {
+    let total: usize = objects.iter().map(|(_, _, data)| data.len() + 1).sum();
+    let share = total.div_ceil(count).max(1);
+    let mut runs = Vec::with_capacity(count);
+    let (mut start, mut size) = (0, 0);
+    for (index, (_, _, data)) in objects.iter().enumerate() {
+        size += data.len() + 1;
+        if size >= share && runs.len() + 1 < count {
+            runs.push(&objects[start..=index]);
+            (start, size) = (index + 1, 0);
+        }
+    }
+    if start < objects.len() || runs.is_empty() {
+        runs.push(&objects[start..]);
+    }
+    runs
+}
+
 /// A pack that was not finished leaves no temporary file behind.
 impl Drop for PlainPack {
     fn drop(&mut self) {
@@ -226,12 +276,21 @@ mod tests {
             .map(|&size| (0..size).map(|index| (index * 7 % 251) as u8).collect())
             .collect();
         let mut pack = PlainPack::create(&pack_dir, contents.len()).unwrap();
-        let mut ids = Vec::new();
-        for content in &contents {
-            let id = Oid::hash_object(ObjectType::Blob, content).unwrap();
-            pack.add(id, ObjectType::Blob, content).unwrap();
-            ids.push(id);
-        }
+        let objects: Vec<(Oid, ObjectType, Vec<u8>)> = contents
+            .iter()
+            .map(|content| {
+                (
+                    Oid::hash_object(ObjectType::Blob, content).unwrap(),
+                    ObjectType::Blob,
+                    content.clone(),
+                )
+            })
+            .collect();
+        // In two calls, on three threads: runs compressed apart, written in order.
+        let (first, second) = objects.split_at(3);
+        pack.add_all(first, 3).unwrap();
+        pack.add_all(second, 3).unwrap();
+        let ids: Vec<Oid> = objects.iter().map(|(id, _, _)| *id).collect();
         let name = pack.finish().unwrap();
         let index = pack_dir.join(format!("pack-{name}.idx"));
         let verified = run(&["verify-pack", "-v", index.to_str().unwrap()]);
@@ -256,15 +315,38 @@ mod tests {
     }
 
     #[test]
+    fn objects_are_cut_into_runs_of_about_equal_size_in_order() {
+        let objects: Vec<(Oid, ObjectType, Vec<u8>)> = [10, 1000, 10, 10, 1000, 10]
+            .into_iter()
+            .map(|size| (Oid::ZERO_SHA1, ObjectType::Blob, vec![0; size]))
+            .collect();
+        let sizes = |runs: Vec<&[(Oid, ObjectType, Vec<u8>)]>| -> Vec<Vec<usize>> {
+            runs.iter()
+                .map(|run| run.iter().map(|(_, _, data)| data.len()).collect())
+                .collect()
+        };
+        assert_eq!(
+            sizes(runs_of_equal_size(&objects, 1)),
+            [vec![10, 1000, 10, 10, 1000, 10]]
+        );
+        assert_eq!(
+            sizes(runs_of_equal_size(&objects, 2)),
+            [vec![10, 1000, 10], vec![10, 1000, 10]]
+        );
+        // No more runs than objects, and none empty.
+        assert_eq!(sizes(runs_of_equal_size(&objects[..1], 4)), [vec![10]]);
+    }
+
+    #[test]
     fn a_pack_given_up_leaves_nothing_behind() {
         let dir = tempfile::tempdir().unwrap();
         let mut pack = PlainPack::create(dir.path(), 1).unwrap();
-        pack.add(
+        let x = (
             Oid::hash_object(ObjectType::Blob, b"x").unwrap(),
             ObjectType::Blob,
-            b"x",
-        )
-        .unwrap();
+            b"x".to_vec(),
+        );
+        pack.add_all(&[x], 2).unwrap();
         drop(pack);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
