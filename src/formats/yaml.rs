@@ -46,7 +46,8 @@ fn segments(name: &str) -> impl Iterator<Item = Range<usize>> + '_ {
             return None;
         }
         let rest = &name[at..];
-        let split = memchr::memchr(b'.', rest.as_bytes()).filter(|&dot| dot > 0 && dot + 1 < rest.len());
+        // A plain scan: names are short, too short for `memchr` to pay for its set-up.
+        let split = (rest.bytes().position(|byte| byte == b'.')).filter(|&dot| dot > 0 && dot + 1 < rest.len());
         let range = match split {
             Some(dot) => at..at + dot,
             None => at..name.len(),
@@ -181,6 +182,23 @@ fn is_yaml11_special(word: &str) -> bool {
             .any(|special| special.eq_ignore_ascii_case(word))
 }
 
+/// The bytes that are, or may start, a character [`push_quoted`] escapes.
+const MAYBE_ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table[0x7f] = true;
+    table[0xc2] = true;
+    table[0xe2] = true;
+    table[0xef] = true;
+    table
+};
+
 /// A double-quoted scalar: `\` and `"` escaped, control characters as escapes.
 pub fn push_quoted(out: &mut String, text: &str) {
     out.push('"');
@@ -190,6 +208,11 @@ pub fn push_quoted(out: &mut String, text: &str) {
     let bytes = text.as_bytes();
     let (mut run, mut at) = (0, 0);
     while at < bytes.len() {
+        // Most bytes are none of those: skipped by a table lookup each.
+        if !MAYBE_ESCAPED[usize::from(bytes[at])] {
+            at += 1;
+            continue;
+        }
         let next = |offset: usize| bytes.get(at + offset).copied();
         let special = match bytes[at] {
             b'"' | b'\\' | 0x00..=0x1f | 0x7f => 1,
