@@ -541,7 +541,10 @@ fn unzip(body: &[u8], max_unpacked: usize) -> Result<Vec<Unzipped>, UploadError>
             continue;
         }
         let room = max_unpacked.saturating_sub(unpacked);
-        let mut bytes = Vec::new();
+        // Sized once by what the archive says (within the room left): a large file read into
+        // a growing buffer is copied again at every doubling.
+        let declared = usize::try_from(entry.size()).unwrap_or(usize::MAX);
+        let mut bytes = Vec::with_capacity(declared.min(room.saturating_add(1)));
         (&mut entry)
             .take(room as u64 + 1)
             .read_to_end(&mut bytes)
