@@ -11,3 +11,13 @@ pub enum TreeEdit {
     /// Move a folder (a rename of a team or project).
     Move { from: String, to: String },
 }
+
+impl TreeEdit {
+    /// The bytes the edit writes (none but a write's contents).
+    pub fn size(&self) -> usize {
+        match self {
+            TreeEdit::Write { contents, .. } => contents.len(),
+            TreeEdit::Remove { .. } | TreeEdit::Move { .. } => 0,
+        }
+    }
+}

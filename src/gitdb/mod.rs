@@ -17,6 +17,7 @@ pub mod maintenance;
 mod objects;
 mod plain_pack;
 pub mod repo;
+mod runs;
 pub mod tree_diff;
 pub mod worktree;
 

@@ -19,6 +19,8 @@ use flate2::{Compress, Compression, FlushCompress, Status};
 use git2::{ObjectType, Oid};
 use sha1::{Digest, Sha1};
 
+use super::runs;
+
 pub struct PlainPack {
     dir: PathBuf,
     temporary: PathBuf,
@@ -55,24 +57,17 @@ impl PlainPack {
     /// Appends `objects` in their order, compressed on up to `threads` threads at once (each
     /// a run of them of about the same size), then written one after the other.
     pub fn add_all(&mut self, objects: &[(Oid, ObjectType, Vec<u8>)], threads: usize) -> io::Result<()> {
-        let runs = runs_of_equal_size(objects, threads.max(1));
-        let compress = |run: &[(Oid, ObjectType, Vec<u8>)]| {
-            let mut zlib = Compress::new(Compression::fast(), true);
-            run.iter()
-                .map(|(id, kind, data)| Entry::of(&mut zlib, *id, *kind, data))
-                .collect::<io::Result<Vec<Entry>>>()
-        };
-        let compressed: Vec<io::Result<Vec<Entry>>> = std::thread::scope(|scope| {
-            let others: Vec<_> = runs[1..].iter().map(|run| scope.spawn(|| compress(run))).collect();
-            let mine = compress(runs[0]);
-            std::iter::once(mine)
-                .chain(
-                    others
-                        .into_iter()
-                        .map(|other| other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
-                )
-                .collect()
-        });
+        let compressed = runs::on_threads(
+            objects,
+            threads,
+            |(_, _, data)| data.len(),
+            |run| {
+                let mut zlib = Compress::new(Compression::fast(), true);
+                run.iter()
+                    .map(|(id, kind, data)| Entry::of(&mut zlib, *id, *kind, data))
+                    .collect::<io::Result<Vec<Entry>>>()
+            },
+        );
         for run in compressed {
             for entry in run? {
                 self.put_entry(entry)?;
@@ -194,26 +189,6 @@ impl Entry {
     }
 }
 
-/// `objects` cut into at most `count` runs in order, each of about the same number of bytes
-/// and none empty (one, empty, when there are no objects).
-fn runs_of_equal_size(objects: &[(Oid, ObjectType, Vec<u8>)], count: usize) -> Vec<&[(Oid, ObjectType, Vec<u8>)]> {
-    let total: usize = objects.iter().map(|(_, _, data)| data.len() + 1).sum();
-    let share = total.div_ceil(count).max(1);
-    let mut runs = Vec::with_capacity(count);
-    let (mut start, mut size) = (0, 0);
-    for (index, (_, _, data)) in objects.iter().enumerate() {
-        size += data.len() + 1;
-        if size >= share && runs.len() + 1 < count {
-            runs.push(&objects[start..=index]);
-            (start, size) = (index + 1, 0);
-        }
-    }
-    if start < objects.len() || runs.is_empty() {
-        runs.push(&objects[start..]);
-    }
-    runs
-}
-
 /// A pack that was not finished leaves no temporary file behind.
 impl Drop for PlainPack {
     fn drop(&mut self) {
@@ -312,29 +287,6 @@ mod tests {
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert!(names.iter().all(|name| !name.starts_with("tmp_")), "{names:?}");
-    }
-
-    #[test]
-    fn objects_are_cut_into_runs_of_about_equal_size_in_order() {
-        let objects: Vec<(Oid, ObjectType, Vec<u8>)> = [10, 1000, 10, 10, 1000, 10]
-            .into_iter()
-            .map(|size| (Oid::ZERO_SHA1, ObjectType::Blob, vec![0; size]))
-            .collect();
-        let sizes = |runs: Vec<&[(Oid, ObjectType, Vec<u8>)]>| -> Vec<Vec<usize>> {
-            runs.iter()
-                .map(|run| run.iter().map(|(_, _, data)| data.len()).collect())
-                .collect()
-        };
-        assert_eq!(
-            sizes(runs_of_equal_size(&objects, 1)),
-            [vec![10, 1000, 10, 10, 1000, 10]]
-        );
-        assert_eq!(
-            sizes(runs_of_equal_size(&objects, 2)),
-            [vec![10, 1000, 10], vec![10, 1000, 10]]
-        );
-        // No more runs than objects, and none empty.
-        assert_eq!(sizes(runs_of_equal_size(&objects[..1], 4)), [vec![10]]);
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use super::GitError;
 use super::edit::TreeEdit;
+use super::runs;
 
 /// Edits from which a list of new or rewritten files is written by two threads (an import of
 /// 2,000 keys is 2,000 files; a thread costs far less than the hundred files it takes over).
@@ -23,13 +24,11 @@ pub fn apply(root: &Path, edits: &[TreeEdit]) -> Result<(), GitError> {
     // overlap.
     let only_writes = edits.iter().all(|edit| matches!(edit, TreeEdit::Write { .. }));
     if edits.len() >= PARALLEL_WRITES && only_writes {
-        let (first, second) = edits.split_at(edits.len() / 2);
-        return std::thread::scope(|scope| {
-            let helper = scope.spawn(|| apply_in_order(root, second));
-            let mine = apply_in_order(root, first);
-            let theirs = helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            mine.and(theirs)
-        });
+        // Halves of about the same bytes: an upload's kept files are a few large ones after
+        // thousands of small key files.
+        return runs::on_threads(edits, 2, TreeEdit::size, |half| apply_in_order(root, half))
+            .into_iter()
+            .collect();
     }
     apply_in_order(root, edits)
 }

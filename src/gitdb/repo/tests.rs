@@ -140,3 +140,44 @@ fn the_index_follows_head_by_the_touched_paths_while_it_is_the_one_written_last(
     assert!(repo.sync_index(touched.iter().map(String::as_str)).unwrap());
     assert!(index_is_head(root));
 }
+
+#[test]
+fn a_large_commit_hashed_on_every_core_is_the_commit_git_makes_of_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
+    // Enough files for the bulk path (blobs hashed on threads, a plain pack), one of them
+    // large, and a removal among the writes.
+    let mut edits: Vec<TreeEdit> = (0..BULK_WRITES + 10)
+        .map(|index| TreeEdit::Write {
+            path: format!("keys/{}/{index}.toml", index % 7),
+            contents: format!("name = \"k{index}\"\n").into_bytes(),
+        })
+        .collect();
+    edits.insert(
+        5,
+        TreeEdit::Write {
+            path: "files/large.xliff".into(),
+            contents: (0..5_000_000u32).map(|index| (index % 251) as u8).collect(),
+        },
+    );
+    edits.insert(7, TreeEdit::Remove { path: "README.md".into() });
+    let commit = repo.build_commit(&edits, "Import", "test").unwrap().unwrap();
+    repo.stage(commit);
+    repo.publish("Import").unwrap();
+    crate::gitdb::worktree::apply(dir.path(), &edits).unwrap();
+
+    // git reads every blob back as written, finds the repository whole, and makes the same
+    // tree of the working tree's files.
+    crate::gitdb::run_git(dir.path(), &["fsck", "--full", "--strict"]);
+    for edit in &edits {
+        if let TreeEdit::Write { path, contents } = edit {
+            let blob = crate::gitdb::run_git(dir.path(), &["rev-parse", &format!("HEAD:{path}")]);
+            let own = Oid::hash_object(git2::ObjectType::Blob, contents).unwrap();
+            assert_eq!(blob.trim(), own.to_string(), "{path}");
+        }
+    }
+    crate::gitdb::run_git(dir.path(), &["add", "-A"]);
+    let from_files = crate::gitdb::run_git(dir.path(), &["write-tree"]);
+    let committed = crate::gitdb::run_git(dir.path(), &["rev-parse", "HEAD^{tree}"]);
+    assert_eq!(from_files, committed);
+}
