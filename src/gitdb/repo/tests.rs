@@ -160,7 +160,12 @@ fn a_large_commit_hashed_on_every_core_is_the_commit_git_makes_of_the_same_files
             contents: (0..5_000_000u32).map(|index| (index % 251) as u8).collect(),
         },
     );
-    edits.insert(7, TreeEdit::Remove { path: "README.md".into() });
+    edits.insert(
+        7,
+        TreeEdit::Remove {
+            path: "README.md".into(),
+        },
+    );
     let commit = repo.build_commit(&edits, "Import", "test").unwrap().unwrap();
     repo.stage(commit);
     repo.publish("Import").unwrap();
