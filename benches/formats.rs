@@ -3,7 +3,10 @@
 //! exported (every language; the median of three renders, each after a commit so that none is
 //! the stored file of another) in the export's own layout (`layout=export`), and as the app's
 //! files the upload kept (the bench's files are not in the export's layout) patched with the
-//! key added since.
+//! key added since. The exports are measured once the server has settled after the upload
+//! (no maintenance repack running for two seconds): on two cores the repack of an upload's
+//! objects, the kept files' among them, would otherwise share the cores with them, more for
+//! the formats whose files are larger.
 //!
 //!     cargo bench --bench formats    # LOCSTORE_BENCH_KEYS=100000 LOCSTORE_BENCH_FORMATS=xliff,arb,yaml
 //!                                    # LOCSTORE_BENCH_DIR=/mnt/fresh (where the data goes)
@@ -298,6 +301,8 @@ fn main() {
         assert_eq!(status, 200, "{answer}");
         let answer: Value = serde_json::from_str(&answer).unwrap();
         assert_eq!(answer["created"], keys, "{format}: {answer}");
+        let settled = server.settle();
+        eprintln!("  {format}: settled {:.1} s after the upload", settled.as_secs_f64());
         let export_time = |query: &str| {
             timed(|| {
                 let (status, answer) = http(

@@ -15,7 +15,6 @@
 use std::borrow::Borrow;
 use std::ops::Range;
 
-use rustc_hash::FxHashSet as HashSet;
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, SpannedEventReceiver};
 
 use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
@@ -57,45 +56,27 @@ fn segments(name: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     })
 }
 
-/// The names with a text in `language` that are also the start of another such name up to a
-/// `.` (`menu` when `menu.open` has a text too). Names sorted, the names after `menu` that
-/// start with it come next, those going on with a character before `.` (`menu-x`) first.
-fn texts_at_prefixes<'k>(names: &[&'k str]) -> HashSet<&'k str> {
-    let mut found = HashSet::default();
-    for (at, name) in names.iter().enumerate() {
-        for other in &names[at + 1..] {
-            match other.strip_prefix(name).and_then(|rest| rest.bytes().next()) {
-                Some(b'.') => {
-                    found.insert(*name);
-                    break;
-                }
-                Some(byte) if byte < b'.' => continue,
-                _ => break,
-            }
-        }
-    }
-    found
-}
-
 /// The file of `language`. Keys come sorted by name, so the names under one mapping come
 /// together (every name that starts `home.` does) and each mapping is written once, as the
 /// names arrive: the open mappings are a stack.
 pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile {
     debug_assert!(keys.is_sorted_by(|a, b| a.borrow().name < b.borrow().name));
     // A name that also holds a text cannot be a mapping (`menu` and `menu.open`): the longer
-    // name's rest is written whole where `menu` is.
-    // Each key's text looked up once (an export's keys are 100,000 places in memory).
-    let texts: Vec<(&Key, TextRef<'_>)> = texts(keys, language).collect();
-    let names: Vec<&str> = texts.iter().map(|(key, _)| key.name.as_str()).collect();
-    let names = texts_at_prefixes(&names);
+    // name's rest is written whole where `menu` is. Names come sorted, so the names written
+    // before this one that start it are a chain, each starting the next (`menu`, `menu-x`):
+    // the texts a mapping of this name could be are among them.
+    let mut before: Vec<&str> = Vec::new();
     let mut out = String::with_capacity(keys.len() * 80 + 16);
     push_key(&mut out, language.as_str());
     out.push_str(":\n");
     // The open mappings, as ranges of the name that opened them.
     let mut open: Vec<&str> = Vec::new();
     let mut parts: Vec<Range<usize>> = Vec::new();
-    for (key, text) in texts {
+    for (key, text) in texts(keys, language) {
         let name = key.name.as_str();
+        while before.last().is_some_and(|last| !name.starts_with(last)) {
+            before.pop();
+        }
         parts.clear();
         parts.extend(segments(name));
         let (mappings, _) = parts.split_at(parts.len() - 1);
@@ -107,7 +88,7 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile 
         open.truncate(shared);
         let mut own = parts[parts.len() - 1].clone();
         for part in &mappings[shared..] {
-            if names.contains(&name[..part.end]) {
+            if before.contains(&&name[..part.end]) {
                 own = part.start..name.len();
                 break;
             }
@@ -116,6 +97,7 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile 
             out.push_str(":\n");
             open.push(&name[part.clone()]);
         }
+        before.push(name);
         let depth = open.len() + 1;
         if !key.description.is_empty() {
             push_comment(&mut out, &"  ".repeat(depth), &key.description, "\n");
