@@ -17,8 +17,9 @@ use super::runs;
 /// 2,000 keys is 2,000 files; a thread costs far less than the hundred files it takes over).
 const PARALLEL_WRITES: usize = 200;
 
-/// What creating a file costs, about, in bytes written (on ext4 and tmpfs alike, a file's
-/// creation takes about as long as writing tens of kilobytes).
+/// What creating a file costs, about, in bytes written: tens of kilobytes' worth. Weighed
+/// so, the thousands of small key files of an upload are shared by count, and a few files of
+/// megabytes (its kept files) by their size.
 const FILE_CREATION_BYTES: usize = 32 << 10;
 
 /// Applies `edits` in order under `root`.

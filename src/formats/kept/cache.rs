@@ -44,7 +44,8 @@ impl Cached {
         }
     }
 
-    /// A file of `format` with what its patcher read of it already (by [`patch::prepare`]).
+    /// A file of `format` with what its patcher read of it already (by [`patch::prepare`], or
+    /// by the upload's reader).
     pub fn read_ahead(format: ExportFormat, bytes: Vec<u8>, prepared: Option<Arc<Prepared>>) -> Self {
         let file = Self::new(format, bytes);
         if let Some(prepared) = prepared {

@@ -90,8 +90,10 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
     // The line of each unit, counted on from the one before (units come in file order).
     let (mut counted_to, mut line) = (0, 1);
     let mut line_of_unit = |position: usize| {
-        line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..position]).count();
-        counted_to = position;
+        if let Some(between) = text.as_bytes().get(counted_to..position) {
+            line += memchr::memchr_iter(b'\n', between).count();
+            counted_to = position;
+        }
         line
     };
     let mut document = Document {
