@@ -223,7 +223,6 @@ impl Metrics {
         }
     }
 
-    /// The metrics in Prometheus' text format.
     /// What the kept-file cache holds: its files and their cost in bytes
     /// (`formats::kept::Cache::usage`).
     pub fn kept_cache(&self, (files, cost): (usize, usize)) {
@@ -231,6 +230,7 @@ impl Metrics {
         self.kept_cache_bytes.set(cost as i64);
     }
 
+    /// The metrics in Prometheus' text format.
     pub fn render(&self) -> String {
         let mut buffer = Vec::new();
         // Encoding gathered metric families into memory does not fail.

@@ -427,7 +427,7 @@ fn read_file(
             if let Some(language) = read.source_language.filter(|_| !read.sources.is_empty()) {
                 add_sources(upload, path, language, read.sources);
             }
-            prepared = Some(Arc::new(patch::Prepared::of_xliff(read.document)));
+            prepared = Some(Arc::new(patch::Prepared::Xliff(patch::xliff::Local::of(read.document))));
         }
         ExportFormat::Yaml => {
             let read = yaml::read(bytes).map_err(invalid)?;

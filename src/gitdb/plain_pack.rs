@@ -62,6 +62,7 @@ impl PlainPack {
             threads,
             |(_, _, data)| data.len(),
             |run| {
+                // Fast compression: maintenance rewrites the objects as deltas anyway.
                 let mut zlib = Compress::new(Compression::fast(), true);
                 run.iter()
                     .map(|(id, kind, data)| Entry::of(&mut zlib, *id, *kind, data))
@@ -161,7 +162,7 @@ struct Entry {
 }
 
 impl Entry {
-    /// Fast compression: maintenance rewrites the objects as deltas anyway.
+    /// The entry of one object, compressed by `zlib`.
     fn of(zlib: &mut Compress, id: Oid, kind: ObjectType, data: &[u8]) -> io::Result<Self> {
         let type_bits: u8 = match kind {
             ObjectType::Commit => 1,

@@ -51,13 +51,6 @@ pub enum Prepared {
     Yaml(yaml::Local),
 }
 
-impl Prepared {
-    /// An XLIFF file parsed before (by the upload's reader).
-    pub fn of_xliff(document: crate::formats::xliff::Document) -> Self {
-        Self::Xliff(xliff::Local::of(document))
-    }
-}
-
 impl std::fmt::Debug for Prepared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let format = match self {
