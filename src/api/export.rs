@@ -275,25 +275,47 @@ impl ExportApi {
                     threads,
                     given: &given,
                 };
-                let mut files = formats::kept::render(&export, &languages, patching);
-                for (how, count) in [
-                    ("as_kept", &given.as_kept),
-                    ("changed_keys", &given.changed_keys),
-                    ("whole_export", &given.whole_export),
-                ] {
-                    let count = count.load(std::sync::atomic::Ordering::Relaxed) as u64;
-                    metrics.kept_files_exported.with_label_values(&[how]).inc_by(count);
-                }
-                metrics.kept_cache(kept_cache.usage());
-                match files.pop() {
-                    Some(file) if one_file && files.is_empty() => downloads.store(&file)?,
-                    last => {
-                        files.extend(last);
-                        downloads.store(&formats::ExportFile {
-                            path: bundle_name,
-                            bytes: archive::zip_on_threads(&files, threads).map_err(std::io::Error::other)?,
-                        })?
+                let counted = |given: &formats::kept::Given| {
+                    for (how, count) in [
+                        ("as_kept", &given.as_kept),
+                        ("changed_keys", &given.changed_keys),
+                        ("whole_export", &given.whole_export),
+                    ] {
+                        let count = count.load(std::sync::atomic::Ordering::Relaxed) as u64;
+                        metrics.kept_files_exported.with_label_values(&[how]).inc_by(count);
                     }
+                    metrics.kept_cache(kept_cache.usage());
+                };
+                if one_file {
+                    // Stored as it is made; a language without a text in its file gives an
+                    // empty zip, as it does without kept files.
+                    let mut stored = formats::kept::render(&export, &languages, patching, |file| downloads.store(file));
+                    counted(&given);
+                    match stored.pop() {
+                        Some(download) => download?,
+                        None => downloads.store(&formats::ExportFile {
+                            path: bundle_name,
+                            bytes: archive::zip::<formats::ExportFile>(&[]).map_err(std::io::Error::other)?,
+                        })?,
+                    }
+                } else {
+                    // Each file zipped as it is made, and the archive written from those.
+                    let singles = formats::kept::render(&export, &languages, patching, archive::zip_alone);
+                    counted(&given);
+                    let singles = singles
+                        .into_iter()
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(std::io::Error::other)?;
+                    downloads.store_with(&bundle_name, |file| {
+                        let out = std::io::BufWriter::with_capacity(1 << 20, file);
+                        archive::write_singles(singles, out)
+                            .and_then(|out| {
+                                out.into_inner()
+                                    .map_err(|err| zip::result::ZipError::Io(err.into_error()))
+                            })
+                            .map_err(std::io::Error::other)?;
+                        Ok(())
+                    })?
                 }
             } else if let Some(path) = export.single_file() {
                 // Written as it is made, and kept gzip-compressed: a catalog of every language

@@ -14,8 +14,9 @@ use super::{Export, ExportFile};
 use crate::domain::model::Key;
 use crate::domain::names::LanguageCode;
 
-pub fn zip(files: &[ExportFile]) -> Result<Vec<u8>, ZipError> {
-    zip_on_threads(files, 1)
+pub fn zip<F: ExportedFile>(files: &[F]) -> Result<Vec<u8>, ZipError> {
+    let singles = files.iter().map(zip_alone).collect::<Result<_, _>>()?;
+    Ok(write_singles(singles, Cursor::new(Vec::new()))?.into_inner())
 }
 
 /// A file an export gives: its path and bytes.
@@ -42,41 +43,49 @@ impl ExportedFile for ExportFile {
     }
 }
 
-/// [`zip`] of `files`, compressed on `threads` threads (each file into a zip of its own,
-/// copied into the archive in path order; a file zipped alone before under the same path
-/// is not compressed again): the same bytes.
-pub fn zip_on_threads<F: ExportedFile>(files: &[F], threads: usize) -> Result<Vec<u8>, ZipError> {
-    let mut sorted: Vec<&F> = files.iter().collect();
-    sorted.sort_by(|a, b| a.path().cmp(b.path()));
-    let mut archive = ZipWriter::new(Cursor::new(Vec::new()));
-    make_in_order(
-        sorted.len(),
-        threads,
-        2 * threads,
-        |index| -> Result<Arc<Vec<u8>>, ZipError> {
-            let file = sorted[index];
-            let kept = file
-                .zipped()
-                .map(|zipped| zipped.lock().unwrap_or_else(PoisonError::into_inner));
-            if let Some(Some((path, single))) = kept.as_deref()
-                && path == file.path()
-            {
-                return Ok(single.clone());
-            }
-            drop(kept);
-            let bytes = file.bytes();
-            let mut single = ZipWriter::new(Cursor::new(Vec::with_capacity(bytes.len() / 4)));
-            single.start_file(file.path(), options())?;
-            single.write_all(bytes)?;
-            let single = Arc::new(single.finish()?.into_inner());
-            if let Some(zipped) = file.zipped() {
-                *zipped.lock().unwrap_or_else(PoisonError::into_inner) = Some((file.path().to_owned(), single.clone()));
-            }
-            Ok(single)
-        },
-        |single| copy_single(&mut archive, &single?),
-    )?;
-    Ok(archive.finish()?.into_inner())
+/// A file zipped alone: a zip of its one entry, which [`write_singles`] copies into an
+/// archive as it is.
+pub struct Single {
+    pub path: String,
+    zip: Arc<Vec<u8>>,
+}
+
+/// `file` zipped alone; a file [zipped alone before](ExportedFile::zipped) under the same
+/// path is not compressed again.
+pub fn zip_alone<F: ExportedFile + ?Sized>(file: &F) -> Result<Single, ZipError> {
+    let path = file.path().to_owned();
+    let kept = file
+        .zipped()
+        .map(|zipped| zipped.lock().unwrap_or_else(PoisonError::into_inner));
+    if let Some(Some((zipped_as, single))) = kept.as_deref()
+        && *zipped_as == path
+    {
+        return Ok(Single {
+            path,
+            zip: single.clone(),
+        });
+    }
+    drop(kept);
+    let bytes = file.bytes();
+    let mut single = ZipWriter::new(Cursor::new(Vec::with_capacity(bytes.len() / 4)));
+    single.start_file(file.path(), options())?;
+    single.write_all(bytes)?;
+    let zip = Arc::new(single.finish()?.into_inner());
+    if let Some(zipped) = file.zipped() {
+        *zipped.lock().unwrap_or_else(PoisonError::into_inner) = Some((path.clone(), zip.clone()));
+    }
+    Ok(Single { path, zip })
+}
+
+/// The archive of files each [zipped alone](zip_alone), written into `out` in path order:
+/// the bytes [`zip`] gives of the same files.
+pub fn write_singles<W: Write + Seek>(mut singles: Vec<Single>, out: W) -> Result<W, ZipError> {
+    singles.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut archive = ZipWriter::new(out);
+    for single in singles {
+        copy_single(&mut archive, &single.zip)?;
+    }
+    archive.finish()
 }
 
 /// Deflate at level 1: exports are large and repetitive (XLIFF and PO repeat the base text
@@ -414,7 +423,7 @@ mod tests {
             .iter()
             .map(|file| KeptZip(file.clone(), Zipped::default()))
             .collect();
-        assert!(zip_on_threads(&kept, 2).unwrap() == fresh);
+        assert!(zip(&kept).unwrap() == fresh);
         assert!(kept.iter().all(|file| file.1.lock().unwrap().is_some()));
         // Zipped again: the kept zips are taken (their bytes changed here to tell), and a file
         // under another path is compressed afresh.
@@ -422,9 +431,9 @@ mod tests {
         for file in &mut again {
             file.0.bytes.clear();
         }
-        assert!(zip_on_threads(&again, 2).unwrap() == fresh);
+        assert!(zip(&again).unwrap() == fresh);
         again[0].0.path = "elsewhere.po".to_owned();
-        let moved = zip::ZipArchive::new(Cursor::new(zip_on_threads(&again, 1).unwrap())).unwrap();
+        let moved = zip::ZipArchive::new(Cursor::new(zip(&again).unwrap())).unwrap();
         assert!(moved.file_names().any(|name| name == "elsewhere.po"));
     }
 
@@ -448,13 +457,12 @@ mod tests {
                     .unwrap()
                     .into_inner();
                 assert!(streamed == in_memory, "{format:?} on {threads} threads differs");
-                let files = render(format, &project, &keys, &languages).unwrap();
-                let compressed_apart = zip_on_threads(&files, threads).unwrap();
-                assert!(
-                    compressed_apart == in_memory,
-                    "{format:?}: files zipped on {threads} threads differ"
-                );
             }
+            // Zipped alone in any order (as threads finish them), written in path order.
+            let files = render(format, &project, &keys, &languages).unwrap();
+            let singles = files.iter().rev().map(|file| zip_alone(file).unwrap()).collect();
+            let apart = write_singles(singles, Cursor::new(Vec::new())).unwrap().into_inner();
+            assert!(apart == in_memory, "{format:?}: files zipped alone differ");
             let entries = zip::ZipArchive::new(Cursor::new(in_memory)).unwrap().len();
             let expected = match format {
                 ExportFormat::AppleStrings => 2 * languages.len(),

@@ -395,11 +395,13 @@ mod tests {
                 threads: 2,
                 given: &Given::default(),
             };
-            render(&export, &languages, patching)
+            render(&export, &languages, patching, |file| {
+                (file.path().to_owned(), file.bytes().to_vec())
+            })
         };
-        let french = |files: Vec<Rendered>| {
-            let file = files.into_iter().find(|file| file.path() == "fr.yml").unwrap();
-            String::from_utf8(file.bytes().to_vec()).unwrap()
+        let french = |files: Vec<(String, Vec<u8>)>| {
+            let (_, bytes) = files.into_iter().find(|(path, _)| path == "fr.yml").unwrap();
+            String::from_utf8(bytes).unwrap()
         };
         assert_eq!(french(files(&at_upload)), APP_FR);
         // A changed text changes its line; a new key comes in; a deleted key goes; the entry

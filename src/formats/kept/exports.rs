@@ -117,7 +117,17 @@ impl ExportedFile for Rendered {
 /// was) needs patching with the keys changed since only: every other key's entry is as that
 /// export wrote it. Such a file is given as it is when no key changed, else patched with an
 /// export of the changed keys alone, and neither renders the language's whole export.
-pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: Patching<'_>) -> Vec<Rendered> {
+///
+/// Each file is handed to `finish` (which zips or stores it) on the thread that made it, and
+/// a translation's file is dropped then: an export of files of tens of MB holds a few at once
+/// rather than all of them. The answer is what `finish` made of each file, the base
+/// language's first.
+pub fn render<T: Send>(
+    export: &Export<'_, &Key>,
+    languages: &[LanguageCode],
+    patching: Patching<'_>,
+    finish: impl Fn(&Rendered) -> T + Sync,
+) -> Vec<T> {
     let Patching {
         project,
         keys,
@@ -392,14 +402,19 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
         1
     };
     let batches: Vec<&[&LanguageCode]> = others.chunks(batch).collect();
-    let mut translations = Vec::new();
+    // One piece per batch of translations, then the base language's files, finished last
+    // (a translation may read the order of its base file until then) beside the last batch.
+    let mut pieces: Vec<Vec<T>> = Vec::with_capacity(batches.len() + 1);
     let Ok(()) = make_in_order(
-        batches.len(),
+        batches.len() + 1,
         threads,
         2 * threads,
         |index| {
+            let Some(batch) = batches.get(index) else {
+                return base_files.iter().map(&finish).collect();
+            };
             // The languages whose whole export is needed, rendered together.
-            let whole: Vec<&LanguageCode> = batches[index]
+            let whole: Vec<&LanguageCode> = batch
                 .iter()
                 .copied()
                 .filter(|language| !all_changed_only(language))
@@ -413,8 +428,8 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
                     .into_iter()
                     .collect()
             };
-            let mut files = Vec::new();
-            for &language in batches[index] {
+            let mut finished = Vec::new();
+            for &language in *batch {
                 let own = whole.contains(&language).then(|| {
                     export
                         .rendered_paths(language)
@@ -425,21 +440,20 @@ pub fn render(export: &Export<'_, &Key>, languages: &[LanguageCode], patching: P
                         })
                         .collect()
                 });
-                files.extend(
-                    language_files(language, own, &order_of)
-                        .into_iter()
-                        .map(|(file, _)| file),
-                );
+                for (file, _) in language_files(language, own, &order_of) {
+                    finished.push(finish(&file));
+                }
             }
-            files
+            finished
         },
-        |rendered| {
-            translations.extend(rendered);
+        |piece| {
+            pieces.push(piece);
             Ok::<(), std::convert::Infallible>(())
         },
     );
-    base_files.extend(translations);
-    base_files
+    let mut finished = pieces.pop().unwrap_or_default();
+    finished.extend(pieces.into_iter().flatten());
+    finished
 }
 
 /// Whether patching a kept file with the export of the keys `since` names alone gives what

@@ -338,7 +338,10 @@ impl Edits {
     fn apply(mut self, text: &str) -> String {
         // Stable: insertions at one place stay in the order added.
         self.edits.sort_by_key(|(range, _)| (range.start, range.end));
-        let mut out = String::with_capacity(text.len() + 256);
+        // Room for every replacement beside the whole text: the text is grown once, in place
+        // (a file of tens of MB copied again on growing costs as much as the patch).
+        let added: usize = self.edits.iter().map(|(_, replacement)| replacement.len()).sum();
+        let mut out = String::with_capacity(text.len() + added);
         let mut at = 0;
         for (range, replacement) in self.edits {
             if range.start < at {
