@@ -227,7 +227,7 @@ impl Puller<'_> {
                     return Err(failure);
                 }
                 base_names = patched.names;
-                patched.bytes
+                patched.body.into_bytes(old)
             }
             _ => self.exported.read(entry)?,
         };

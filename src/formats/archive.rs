@@ -22,7 +22,10 @@ pub fn zip<F: ExportedFile>(files: &[F]) -> Result<Vec<u8>, ZipError> {
 /// A file an export gives: its path and bytes.
 pub trait ExportedFile: Sync {
     fn path(&self) -> &str;
-    fn bytes(&self) -> &[u8];
+    /// Writes the file's bytes into `out`.
+    fn write(&self, out: &mut dyn Write) -> std::io::Result<()>;
+    /// The file's size in bytes.
+    fn size(&self) -> usize;
     /// Where the file zipped alone is kept between archives, for a file given by many (a
     /// kept file an export gives as it is).
     fn zipped(&self) -> Option<&Zipped> {
@@ -38,8 +41,12 @@ impl ExportedFile for ExportFile {
         &self.path
     }
 
-    fn bytes(&self) -> &[u8] {
-        &self.bytes
+    fn write(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(&self.bytes)
+    }
+
+    fn size(&self) -> usize {
+        self.bytes.len()
     }
 }
 
@@ -66,10 +73,9 @@ pub fn zip_alone<F: ExportedFile + ?Sized>(file: &F) -> Result<Single, ZipError>
         });
     }
     drop(kept);
-    let bytes = file.bytes();
-    let mut single = ZipWriter::new(Cursor::new(Vec::with_capacity(bytes.len() / 4)));
+    let mut single = ZipWriter::new(Cursor::new(Vec::with_capacity(file.size() / 4)));
     single.start_file(file.path(), options())?;
-    single.write_all(bytes)?;
+    file.write(&mut single)?;
     let zip = Arc::new(single.finish()?.into_inner());
     if let Some(zipped) = file.zipped() {
         *zipped.lock().unwrap_or_else(PoisonError::into_inner) = Some((path.clone(), zip.clone()));
@@ -405,8 +411,12 @@ mod tests {
             &self.0.path
         }
 
-        fn bytes(&self) -> &[u8] {
-            &self.0.bytes
+        fn write(&self, out: &mut dyn Write) -> std::io::Result<()> {
+            self.0.write(out)
+        }
+
+        fn size(&self) -> usize {
+            self.0.bytes.len()
         }
 
         fn zipped(&self) -> Option<&Zipped> {

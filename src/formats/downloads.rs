@@ -91,7 +91,9 @@ impl Downloads {
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        std::fs::write(&target, file.bytes())?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, File::create(&target)?);
+        file.write(&mut out)?;
+        out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
         self.expire_later(&id)?;
         Ok(Download {
             id,

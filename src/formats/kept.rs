@@ -220,7 +220,7 @@ impl Meta {
             is_base,
             prepared,
         };
-        let unchanged = patch::patch(format, &input).is_ok_and(|patched| patched.bytes == local);
+        let unchanged = patch::patch(format, &input).is_ok_and(|patched| patched.body.keeps(local));
         let mut passed_over = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
         passed_over.sort();
         passed_over.dedup();

@@ -277,6 +277,16 @@ async fn an_export_of_a_kept_file_changes_only_the_entries_changed_since() {
     let (removed, added) = changed_lines(&rails.bytes("config/locales/de.yml"), &files["de.yml"]);
     assert_eq!((removed.len(), added.len()), (1, 0), "{removed:?} {added:?}");
     assert!(removed[0].trim_start().starts_with("about_us:"), "{removed:?}");
+    // One language alone is its patched file itself, as the zip has it.
+    for language in ["en", "de"] {
+        let (name, bytes) = crate::platforms::download_export(
+            &app,
+            &format!("/teams/acme/projects/yaml/keys/export?type=yaml&languages={language}"),
+        )
+        .await;
+        assert_eq!(name, format!("{language}.yml"));
+        assert!(bytes == files[&name], "{language}: {}", String::from_utf8_lossy(&bytes));
+    }
 
     // Flutter: plural messages the upload passed over (not keys) stay in the export as written.
     let flutter = apps.iter().find(|real| real.format == "arb").unwrap();

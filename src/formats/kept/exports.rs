@@ -2,7 +2,9 @@
 //! patched with an export of the keys changed since where its upload's export left it as it
 //! was, else patched with the language's whole export (see [`super`]).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -57,36 +59,48 @@ struct Kept {
     since: Option<Arc<KeysSince>>,
 }
 
-/// A file of an export of kept files: made by the export (rendered or patched), or a kept
-/// file as it is (its bytes not copied, and zipped once for every export that gives it so).
+/// A file of an export of kept files: made by the export, a kept file as it is (its bytes
+/// not copied, and zipped once for every export that gives it so), or a kept file with the
+/// edits of its patch (written from the kept file and its edits, never copied whole).
 pub enum Rendered {
     Made(ExportFile),
-    AsKept { path: String, file: Arc<Cached> },
+    AsKept {
+        path: String,
+        file: Arc<Cached>,
+    },
+    Edited {
+        path: String,
+        file: Arc<Cached>,
+        edited: patch::Edited,
+    },
 }
 
 impl Rendered {
     pub fn path(&self) -> &str {
         match self {
             Self::Made(file) => &file.path,
-            Self::AsKept { path, .. } => path,
+            Self::AsKept { path, .. } | Self::Edited { path, .. } => path,
         }
     }
 
-    pub fn bytes(&self) -> &[u8] {
+    /// The file's bytes (a patched kept file's made here).
+    pub fn bytes(&self) -> Cow<'_, [u8]> {
         match self {
-            Self::Made(file) => &file.bytes,
-            Self::AsKept { file, .. } => file.bytes(),
+            Self::Made(file) => Cow::Borrowed(&file.bytes),
+            Self::AsKept { file, .. } => Cow::Borrowed(file.bytes()),
+            Self::Edited { file, edited, .. } => Cow::Owned(edited.to_bytes(file.bytes())),
         }
     }
 
-    /// The file as an export's own (a kept file's bytes copied).
-    pub fn into_export_file(self) -> ExportFile {
-        match self {
-            Self::Made(file) => file,
-            Self::AsKept { path, file } => ExportFile {
+    /// A kept file patched as `body` says, at `path`.
+    fn patched(path: String, file: &Arc<Cached>, body: patch::Body) -> Self {
+        match body {
+            patch::Body::Edited(edited) => Self::Edited {
                 path,
-                bytes: file.bytes().to_vec(),
+                file: file.clone(),
+                edited,
             },
+            patch::Body::Bytes(bytes) => Self::Made(ExportFile { path, bytes }),
         }
     }
 }
@@ -96,14 +110,26 @@ impl ExportedFile for Rendered {
         Rendered::path(self)
     }
 
-    fn bytes(&self) -> &[u8] {
-        Rendered::bytes(self)
+    fn write(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        match self {
+            Self::Made(file) => file.write(out),
+            Self::AsKept { file, .. } => out.write_all(file.bytes()),
+            Self::Edited { file, edited, .. } => edited.write(file.bytes(), out),
+        }
+    }
+
+    fn size(&self) -> usize {
+        match self {
+            Self::Made(file) => file.bytes.len(),
+            Self::AsKept { file, .. } => file.bytes().len(),
+            Self::Edited { file, edited, .. } => edited.len(file.bytes()),
+        }
     }
 
     fn zipped(&self) -> Option<&Zipped> {
         match self {
-            Self::Made(_) => None,
             Self::AsKept { file, .. } => Some(file.zipped()),
+            Self::Made(_) | Self::Edited { .. } => None,
         }
     }
 }
@@ -212,7 +238,7 @@ pub fn render<T: Send>(
     let no_keys = Export::new(format, project, &none, languages).ok();
     // A file as the export gives it: the kept one as it is while the export's is the one it
     // was kept by, else patched.
-    let give = |mut file: ExportFile, order: Option<&[String]>, is_base: bool| -> (Rendered, Option<Vec<String>>) {
+    let give = |file: ExportFile, order: Option<&[String]>, is_base: bool| -> (Rendered, Option<Vec<String>>) {
         let Some(kept) = kept.get(&file.path) else {
             return (Rendered::Made(file), None);
         };
@@ -226,10 +252,7 @@ pub fn render<T: Send>(
         }
         let deleted = |name: &str| !names().contains(name) && !kept.passed_over.contains(name);
         match patched(format, &file, &kept.local, order, &deleted, is_base) {
-            Some(patched) => {
-                file.bytes = patched.bytes;
-                (Rendered::Made(file), patched.names)
-            }
+            Some(patched) => (Rendered::patched(file.path, &kept.local, patched.body), patched.names),
             None => (Rendered::Made(file), None),
         }
     };
@@ -288,11 +311,8 @@ pub fn render<T: Send>(
             return None;
         }
         counts.changed_keys.fetch_add(1, Ordering::Relaxed);
-        let file = ExportFile {
-            path: path.to_owned(),
-            bytes: patched.bytes,
-        };
-        Some((Rendered::Made(file), patched.names))
+        let file = Rendered::patched(path.to_owned(), &kept.local, patched.body);
+        Some((file, patched.names))
     };
     // The files of one language: where each has a kept file that needs the changed keys
     // only, without rendering the language's whole export; else rendered (`rendered`, or
@@ -390,7 +410,7 @@ pub fn render<T: Send>(
     let order_of = |path: &str| {
         orders.get(&group(path)).map(|(index, names)| {
             names
-                .get_or_init(|| Arc::new(patch::names(format, base_files[*index].bytes()).unwrap_or_default()))
+                .get_or_init(|| Arc::new(patch::names(format, &base_files[*index].bytes()).unwrap_or_default()))
                 .clone()
         })
     };

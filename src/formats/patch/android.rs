@@ -25,11 +25,6 @@ pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
 /// are equal without being decoded; only the others are read as aapt2 reads them.
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let local_text = utf8(input.local)?;
-    let bom = if input.local.starts_with(b"\xef\xbb\xbf") {
-        "\u{feff}"
-    } else {
-        ""
-    };
     let exported_text = utf8(input.exported)?;
     let local = scan(local_text)?;
     let exported = scan(exported_text)?;
@@ -127,7 +122,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             // `<resources/>`: nothing to insert into; the export's file is written instead.
             (None, None) => {
                 return Ok(Patched {
-                    bytes: input.exported.to_vec(),
+                    body: super::Body::Bytes(input.exported.to_vec()),
                     names: input
                         .is_base
                         .then(|| exported.elements.iter().map(|element| element.name.clone()).collect()),
@@ -136,9 +131,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             }
         }
     }
-    Ok(Patched::of(input, edits, local_text, names, |patched| {
-        format!("{bom}{patched}").into_bytes()
-    }))
+    Ok(Patched::of(input, edits, local_text, names))
 }
 
 /// The text of the comment directly above an element, as a description (trimmed).

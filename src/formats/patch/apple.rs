@@ -109,7 +109,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             None => edits.insert(local_text.len(), format!("{newline}{snippet}")),
         }
     }
-    Ok(Patched::of(input, edits, &local_text, names, |text| {
+    Ok(Patched::encoded(input, edits, &local_text, names, |text| {
         encoding.encode(&text)
     }))
 }

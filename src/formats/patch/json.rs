@@ -12,7 +12,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 mod document;
 
-use super::{Edits, PatchInput, Patched, anchors, end_of_line, line_ending, start_of_line, utf8, with_bom};
+use super::{Edits, PatchInput, Patched, anchors, end_of_line, line_ending, start_of_line, utf8};
 use crate::domain::model::Text;
 use crate::formats::ReadError;
 use crate::formats::json as json_format;
@@ -108,9 +108,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         };
         placing.add(&keys, &mut edits);
     }
-    Ok(Patched::of(input, edits, text, names, |patched| {
-        with_bom(input.local, patched)
-    }))
+    Ok(Patched::of(input, edits, text, names))
 }
 
 /// How the file writes members: its indentation unit and what stands between a key and its

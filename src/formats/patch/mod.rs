@@ -7,10 +7,12 @@
 //! of the same name. Every other byte (comments, blank lines, other resources, encoding,
 //! byte order mark, line endings, a missing final newline) stays.
 //!
-//! Like the readers and writers, the patchers are pure: bytes in, bytes out.
+//! Like the readers and writers, the patchers are pure: bytes in, and out the edits to the
+//! app's file ([`Edited`], written over the file and never copied whole) or new bytes.
 
 pub mod android;
 pub mod apple;
+mod edits;
 pub mod json;
 pub mod po;
 pub mod stringsdict;
@@ -18,9 +20,9 @@ pub mod xcstrings;
 pub mod xliff;
 pub mod yaml;
 
-use std::ops::Range;
-
 use super::{ExportFormat, ReadError};
+pub use edits::Edited;
+use edits::Edits;
 
 /// What a pull knows when it patches one file.
 pub struct PatchInput<'a> {
@@ -133,7 +135,7 @@ pub fn prepare(format: ExportFormat, bytes: &[u8]) -> Option<Prepared> {
 
 /// A patched file.
 pub struct Patched {
-    pub bytes: Vec<u8>,
+    pub body: Body,
     /// For the base language's file, its entry names in order after the patch (what the
     /// translations' files of the same name follow).
     pub names: Option<Vec<String>>,
@@ -142,27 +144,63 @@ pub struct Patched {
     pub whole: bool,
 }
 
+/// A patched file's bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    /// The app's file ([`PatchInput::local`]) with these edits made to it.
+    Edited(Edited),
+    /// Bytes of their own: the export's file, or a file whose bytes the patch wrote anew
+    /// (another encoding, a document written again).
+    Bytes(Vec<u8>),
+}
+
+impl Body {
+    /// The patched file's bytes, `local` being the app's file it patched.
+    pub fn into_bytes(self, local: &[u8]) -> Vec<u8> {
+        match self {
+            Self::Edited(edited) => edited.to_bytes(local),
+            Self::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// Whether the patched file has the bytes of `local`, the app's file it patched.
+    pub fn keeps(&self, local: &[u8]) -> bool {
+        match self {
+            Self::Edited(edited) => edited.keeps(local),
+            Self::Bytes(bytes) => bytes == local,
+        }
+    }
+}
+
 impl Patched {
-    /// The patch of `input`: its file untouched when there is nothing to edit, else the
-    /// edited text as `encode` stores it; the names only for the base language's file.
-    fn of(
+    /// The patch of `input` by `edits` to its file's `text` (the file's bytes after their
+    /// byte order mark); the names only for the base language's file.
+    fn of(input: &PatchInput<'_>, edits: Edits, text: &str, names: Vec<String>) -> Self {
+        debug_assert!(input.local.ends_with(text.as_bytes()));
+        Self {
+            body: Body::Edited(edits.of_file(input.local.len() - text.len())),
+            names: input.is_base.then_some(names),
+            whole: false,
+        }
+    }
+
+    /// The patch of `input` by `edits` to `text` (the file decoded), stored as `encode`
+    /// stores the edited text: the file untouched when there is nothing to edit.
+    fn encoded(
         input: &PatchInput<'_>,
         edits: Edits,
         text: &str,
         names: Vec<String>,
         encode: impl FnOnce(String) -> Vec<u8>,
     ) -> Self {
-        let names = input.is_base.then_some(names);
-        if edits.is_empty() {
-            return Self {
-                bytes: input.local.to_vec(),
-                names,
-                whole: false,
-            };
-        }
+        let body = if edits.is_empty() {
+            Body::Edited(Edited::default())
+        } else {
+            Body::Bytes(encode(edits.apply(text)))
+        };
         Self {
-            bytes: encode(edits.apply(text)),
-            names,
+            body,
+            names: input.is_base.then_some(names),
             whole: false,
         }
     }
@@ -176,7 +214,7 @@ impl Patched {
         names: impl FnOnce(&[u8]) -> Result<Vec<String>, ReadError>,
     ) -> Result<Self, ReadError> {
         Ok(Self {
-            bytes: input.exported.to_vec(),
+            body: Body::Bytes(input.exported.to_vec()),
             names: if input.is_base {
                 Some(names(input.exported)?)
             } else {
@@ -305,56 +343,16 @@ fn same_values_or_export(format: ExportFormat, input: &PatchInput<'_>) -> Result
         Ok(values)
     };
     let whole = read(input.local)? != read(input.exported)?;
-    let bytes = if whole { input.exported } else { input.local }.to_vec();
+    let body = if whole {
+        Body::Bytes(input.exported.to_vec())
+    } else {
+        Body::Edited(Edited::default())
+    };
     Ok(Patched {
-        bytes,
+        body,
         names: None,
         whole,
     })
-}
-
-/// Replacements in a text, applied at once: each a range of the original and its new text.
-/// Insertions are empty ranges; several at one place keep the order they were added in.
-#[derive(Default)]
-struct Edits {
-    edits: Vec<(Range<usize>, String)>,
-}
-
-impl Edits {
-    fn replace(&mut self, range: Range<usize>, text: impl Into<String>) {
-        self.edits.push((range, text.into()));
-    }
-
-    fn insert(&mut self, at: usize, text: impl Into<String>) {
-        self.replace(at..at, text);
-    }
-
-    fn is_empty(&self) -> bool {
-        self.edits.is_empty()
-    }
-
-    /// The text with every edit made; overlapping edits are a bug of the patcher, and the
-    /// later of two is dropped rather than corrupting the file.
-    fn apply(mut self, text: &str) -> String {
-        // Stable: insertions at one place stay in the order added.
-        self.edits.sort_by_key(|(range, _)| (range.start, range.end));
-        // Room for every replacement beside the whole text: the text is grown once, in place
-        // (a file of tens of MB copied again on growing costs as much as the patch).
-        let added: usize = self.edits.iter().map(|(_, replacement)| replacement.len()).sum();
-        let mut out = String::with_capacity(text.len() + added);
-        let mut at = 0;
-        for (range, replacement) in self.edits {
-            if range.start < at {
-                debug_assert!(false, "overlapping edits at {range:?}");
-                continue;
-            }
-            out.push_str(&text[at..range.start]);
-            out.push_str(&replacement);
-            at = range.end;
-        }
-        out.push_str(&text[at..]);
-        out
-    }
 }
 
 /// Where each of the `new` names goes: the place (`place_of`) of the nearest name before it
@@ -463,7 +461,7 @@ fn patched_with(
         is_base,
         prepared: None,
     };
-    let patched = patch(&input).unwrap().bytes;
+    let patched = patch(&input).unwrap().body.into_bytes(local);
     // The file read ahead (as an export's kept file is) patches to the same bytes.
     for format in [
         ExportFormat::Json,
@@ -477,7 +475,7 @@ fn patched_with(
                 ..input
             };
             assert_eq!(
-                String::from_utf8_lossy(&patch(&input).unwrap().bytes),
+                String::from_utf8_lossy(&patch(&input).unwrap().body.into_bytes(local)),
                 String::from_utf8_lossy(&patched),
                 "read ahead as {format:?}"
             );

@@ -8,7 +8,7 @@
 //! A file whose `Plural-Forms` formula is not the export's has its plural forms in another
 //! order: such a file is written as the export writes it when anything in it changes.
 
-use super::{Edits, PatchInput, Patched, line_ending, utf8, with_bom};
+use super::{Body, Edited, Edits, PatchInput, Patched, line_ending, utf8, with_bom};
 use crate::formats::ReadError;
 use crate::formats::po::{self, RawEntry};
 
@@ -108,7 +108,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                 }
                 if !same_formula {
                     return Ok(Patched {
-                        bytes: input.exported.to_vec(),
+                        body: Body::Bytes(input.exported.to_vec()),
                         names: if input.is_base {
                             Some(names_of(input.exported)?)
                         } else {
@@ -169,7 +169,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     }
     if edits.is_empty() && added.is_empty() {
         return Ok(Patched {
-            bytes: input.local.to_vec(),
+            body: Body::Edited(Edited::default()),
             names: input.is_base.then_some(names),
             whole: false,
         });
@@ -182,7 +182,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         out.push_str(&added);
     }
     Ok(Patched {
-        bytes: with_bom(input.local, out),
+        body: Body::Bytes(with_bom(input.local, out)),
         names: input.is_base.then_some(names),
         whole: false,
     })
@@ -277,7 +277,10 @@ mod tests {
             "{}\n# Translator's note\n#: src/app.py:12\n#, fuzzy, python-format\nmsgctxt \"greeting\"\nmsgid \"Hello\"\nmsgstr \"Witaj\"\n\nmsgctxt \"kept\"\nmsgid \"Same\"\nmsgstr \"Tak samo\"\n\nmsgctxt \"mine\"\nmsgid \"Mine\"\nmsgstr \"Moje\"\n\n#~ msgid \"old\"\n#~ msgstr \"stary\"\n\nmsgctxt \"new\"\nmsgid \"New\"\nmsgstr \"Nowy\"\n",
             header()
         );
-        assert_eq!(String::from_utf8(patched.bytes).unwrap(), expected);
+        assert_eq!(
+            String::from_utf8(patched.body.into_bytes(local.as_bytes())).unwrap(),
+            expected
+        );
     }
 
     #[test]
@@ -294,6 +297,6 @@ mod tests {
             prepared: None,
         })
         .unwrap();
-        assert_eq!(patched.bytes, local.as_bytes());
+        assert!(patched.body.keeps(local.as_bytes()));
     }
 }

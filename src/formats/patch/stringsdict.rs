@@ -96,7 +96,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     }
     let Some(close) = local.dict_end else {
         return Ok(Patched {
-            bytes: input.exported.to_vec(),
+            body: super::Body::Bytes(input.exported.to_vec()),
             names: None,
             whole: true,
         });
@@ -121,7 +121,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             edits.insert(close, format!("{newline}{indent}{snippet}{newline}"));
         }
     }
-    Ok(Patched::of(input, edits, local_text, names, String::into_bytes))
+    Ok(Patched::of(input, edits, local_text, names))
 }
 
 fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {

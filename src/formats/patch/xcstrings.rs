@@ -9,7 +9,7 @@
 //! the server does not hold) stay as they are. A key the server deleted goes; a key the
 //! server never had stays; a key new to the catalog goes in at its place in Xcode's order.
 
-use super::{PatchInput, Patched};
+use super::{Body, Edited, PatchInput, Patched};
 use crate::formats::ReadError;
 use crate::formats::xcstrings::{self, Node, xcode_order};
 
@@ -52,15 +52,15 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         set_member(members, "sourceLanguage", Some(source));
         set_member(members, "strings", Some(Node::Object(keys)));
     }
-    let bytes = if root == local {
-        input.local.to_vec()
+    let body = if root == local {
+        Body::Edited(Edited::default())
     } else {
         let mut out = String::with_capacity(input.local.len() + input.exported.len() / 8);
         xcstrings::write_node(&mut out, &root, 2);
-        out.into_bytes()
+        Body::Bytes(out.into_bytes())
     };
     Ok(Patched {
-        bytes,
+        body,
         names: input.is_base.then_some(names),
         whole: false,
     })
@@ -231,7 +231,10 @@ mod tests {
             ]
             .join(",\n"),
         );
-        assert_eq!(String::from_utf8(patched.bytes).unwrap(), expected);
+        assert_eq!(
+            String::from_utf8(patched.body.into_bytes(local.as_bytes())).unwrap(),
+            expected
+        );
         assert_eq!(patched.names.unwrap(), ["Added in the app", "Bye", "Hello"]);
     }
 
@@ -242,6 +245,6 @@ mod tests {
         let exported = catalog(&key("Hello", "", &[unit("de", "translated", "Hallo")]));
         let never = |_: &str| false;
         let patched = patch(&input(local, &exported, &never)).unwrap();
-        assert_eq!(patched.bytes, local.as_bytes());
+        assert!(patched.body.keeps(local.as_bytes()));
     }
 }

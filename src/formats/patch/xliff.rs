@@ -14,9 +14,7 @@ use std::collections::HashSet;
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 
-use super::{
-    Edits, PatchInput, Patched, anchors, end_of_line, indentation_at, line_ending, start_of_line, utf8, with_bom,
-};
+use super::{Edits, PatchInput, Patched, anchors, end_of_line, indentation_at, line_ending, start_of_line, utf8};
 use crate::formats::ReadError;
 use crate::formats::xliff::{self, Document, Unit, Version};
 
@@ -155,9 +153,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             }
         }
     }
-    Ok(Patched::of(input, edits, text, names, |patched| {
-        with_bom(input.local, patched)
-    }))
+    Ok(Patched::of(input, edits, text, names))
 }
 
 /// The edits that make one unit say what the export's says.

@@ -12,7 +12,7 @@
 // A fast hash: a file's every key goes into these (100,000 names at a time).
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use super::{Edits, PatchInput, Patched, end_of_line, line_ending, start_of_line, utf8, with_bom};
+use super::{Edits, PatchInput, Patched, end_of_line, line_ending, start_of_line, utf8};
 use crate::formats::ReadError;
 use crate::formats::yaml::{self, Entry, Node};
 
@@ -337,9 +337,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         }
         edits.insert(at, inserted);
     }
-    Ok(Patched::of(input, edits, text, names, |patched| {
-        with_bom(input.local, patched)
-    }))
+    Ok(Patched::of(input, edits, text, names))
 }
 
 /// New keys that go at one place: the end of a mapping, indented as its keys are, each with
