@@ -1,6 +1,8 @@
 //! The export handler: filters, renders and stores the files, answers the download address.
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::BufWriter;
 use std::sync::Arc;
 
 use poem::Request;
@@ -19,6 +21,7 @@ use super::teams::Done;
 use super::{ApiTags, AppState};
 use crate::domain::model::{Key, Project};
 use crate::domain::names::{LanguageCode, quote_for_message};
+use crate::formats::downloads::{Download, Downloads};
 use crate::formats::{self, ExportError, ExportFormat, archive};
 
 pub struct ExportApi {
@@ -266,7 +269,7 @@ impl ExportApi {
             // One language of one file is that file itself; anything else a zip.
             let one_file = matches!(languages.as_slice(), [language] if export.paths(language).len() == 1);
             let download = if !kept.is_empty() {
-                // The app's own files patched: each rendered whole, then zipped.
+                // The app's own files, patched.
                 let patching = formats::kept::Patching {
                     project: &project,
                     keys: &keys,
@@ -275,48 +278,17 @@ impl ExportApi {
                     threads,
                     given: &given,
                 };
-                let counted = |given: &formats::kept::Given| {
-                    for (how, count) in [
-                        ("as_kept", &given.as_kept),
-                        ("changed_keys", &given.changed_keys),
-                        ("whole_export", &given.whole_export),
-                    ] {
-                        let count = count.load(std::sync::atomic::Ordering::Relaxed) as u64;
-                        metrics.kept_files_exported.with_label_values(&[how]).inc_by(count);
-                    }
-                    metrics.kept_cache(kept_cache.usage());
-                };
-                if one_file {
-                    // Stored as it is made; a language without a text in its file gives an
-                    // empty zip, as it does without kept files.
-                    let mut stored = formats::kept::render(&export, &languages, patching, |file| downloads.store(file));
-                    counted(&given);
-                    match stored.pop() {
-                        Some(download) => download?,
-                        None => downloads.store(&formats::ExportFile {
-                            path: bundle_name,
-                            bytes: archive::zip::<formats::ExportFile>(&[]).map_err(std::io::Error::other)?,
-                        })?,
-                    }
-                } else {
-                    // Each file zipped as it is made, and the archive written from those.
-                    let singles = formats::kept::render(&export, &languages, patching, archive::zip_alone);
-                    counted(&given);
-                    let singles = singles
-                        .into_iter()
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(std::io::Error::other)?;
-                    downloads.store_with(&bundle_name, |file| {
-                        let out = std::io::BufWriter::with_capacity(1 << 20, file);
-                        archive::write_singles(singles, out)
-                            .and_then(|out| {
-                                out.into_inner()
-                                    .map_err(|err| zip::result::ZipError::Io(err.into_error()))
-                            })
-                            .map_err(std::io::Error::other)?;
-                        Ok(())
-                    })?
+                let download = store_kept(&downloads, &export, &languages, patching, one_file, &bundle_name)?;
+                for (how, count) in [
+                    ("as_kept", &given.as_kept),
+                    ("changed_keys", &given.changed_keys),
+                    ("whole_export", &given.whole_export),
+                ] {
+                    let count = count.load(std::sync::atomic::Ordering::Relaxed) as u64;
+                    metrics.kept_files_exported.with_label_values(&[how]).inc_by(count);
                 }
+                metrics.kept_cache(kept_cache.usage());
+                download
             } else if let Some(path) = export.single_file() {
                 // Written as it is made, and kept gzip-compressed: a catalog of every language
                 // can be tens of MB (a tenth of that compressed).
@@ -337,15 +309,8 @@ impl ExportApi {
                 downloads.store(&file)?
             } else {
                 // Written as it is made, both cores rendering and compressing languages.
-                downloads.store_with(&bundle_name, |file| {
-                    let out = std::io::BufWriter::with_capacity(1 << 20, file);
+                store_zip(&downloads, &bundle_name, |out| {
                     archive::write_zip(&export, &languages, out, threads)
-                        .and_then(|out| {
-                            out.into_inner()
-                                .map_err(|err| zip::result::ZipError::Io(err.into_error()))
-                        })
-                        .map_err(std::io::Error::other)?;
-                    Ok(())
                 })?
             };
             downloads.remember(parameters, &download);
@@ -455,6 +420,45 @@ enum StoreFailure {
 }
 
 /// Accepts both `tags=a&tags=b` and `tags=a,b`.
+/// Stores an export of kept files: one language's one file as it is, else a zip of every
+/// file, each zipped on the thread that made it (and dropped then) and the archive written
+/// from those. A language without a text in its one file gives an empty zip, as it does
+/// without kept files.
+fn store_kept(
+    downloads: &Downloads,
+    export: &formats::Export<'_, &Key>,
+    languages: &[LanguageCode],
+    patching: formats::kept::Patching<'_>,
+    one_file: bool,
+    bundle_name: &str,
+) -> std::io::Result<Download> {
+    if one_file {
+        let stored = formats::kept::render(export, languages, patching, |file| downloads.store(file));
+        return match stored.into_iter().next() {
+            Some(download) => download,
+            None => store_zip(downloads, bundle_name, |out| archive::write_singles(Vec::new(), out)),
+        };
+    }
+    let singles = formats::kept::render(export, languages, patching, archive::zip_alone)
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(std::io::Error::other)?;
+    store_zip(downloads, bundle_name, |out| archive::write_singles(singles, out))
+}
+
+/// Stores the zip `write` writes (through a buffer) as the download `path`.
+fn store_zip(
+    downloads: &Downloads,
+    path: &str,
+    write: impl FnOnce(BufWriter<File>) -> Result<BufWriter<File>, zip::result::ZipError>,
+) -> std::io::Result<Download> {
+    downloads.store_with(path, |file| {
+        let out = write(BufWriter::with_capacity(1 << 20, file)).map_err(std::io::Error::other)?;
+        out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+        Ok(())
+    })
+}
+
 pub(super) fn split_list(values: Vec<String>) -> Vec<String> {
     values
         .iter()
