@@ -129,9 +129,10 @@ pub fn render_each(
     project: &str,
     version: Version,
 ) -> Vec<ExportFile> {
+    let room = room(keys, base);
     let sinks = languages
         .iter()
-        .map(|&language| (language, Vec::with_capacity(keys.len() * 200 + 512)))
+        .map(|&language| (language, Vec::with_capacity(room)))
         .collect();
     let written = write_each(keys, base, sinks, project, version).expect("writing into memory");
     languages
@@ -143,6 +144,30 @@ pub fn render_each(
         })
         .collect()
 }
+
+/// Room enough for a file of `keys`, so that it is written into memory without growing (a
+/// file of tens of MB grown twice is copied, and fresh memory is zeroed by the kernel, for as
+/// long as rendering it takes): each unit's markup, its name, the base text and description,
+/// and a translation as long again as the base text twice over. Room a file does not fill
+/// is never touched, so costs next to nothing.
+fn room<K: Borrow<Key>>(keys: &[K], base: &LanguageCode) -> usize {
+    let mut hint = 0;
+    keys.iter()
+        .map(|key| {
+            let key = key.borrow();
+            let base_text: usize = key
+                .translations
+                .get_near(base, &mut hint)
+                .map_or(0, |text| text.strings().map(str::len).sum());
+            UNIT_MARKUP + 2 * key.name.as_str().len() + key.description.len() + 3 * base_text
+        })
+        .sum::<usize>()
+        + UNIT_MARKUP
+}
+
+/// About the most bytes of markup a unit has (its elements and attributes, a plural
+/// group's forms' markup).
+const UNIT_MARKUP: usize = 512;
 
 /// [`render_each`], each language's file written into its writer as it is made (see
 /// [`Chunked`]).
