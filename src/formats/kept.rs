@@ -145,7 +145,8 @@ pub fn beside(originals: &[(LanguageCode, upload::Original)], project: &Project,
                         kept.push((path, None));
                     }
                     Some((meta, prepared)) => {
-                        kept.push((meta_path(&path), Some(meta.to_json())));
+                        // One copy of the file's bytes, committed and held alike.
+                        kept.push((meta_path(&path), Some(meta.to_json().into())));
                         kept.push((path.clone(), Some(original.bytes.clone())));
                         let file = Cached::read_ahead(format, original.bytes.clone(), prepared);
                         read.push((path.clone(), Arc::new(file)));
@@ -298,7 +299,7 @@ mod tests {
             language: language.to_owned(),
             file: None,
             format: ExportFormat::Yaml,
-            bytes: bytes.as_bytes().to_vec(),
+            bytes: bytes.as_bytes().to_vec().into(),
             prepared: None,
         };
         (code(language), original)

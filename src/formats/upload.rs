@@ -42,7 +42,7 @@ pub struct Original {
     pub file: Option<(Platform, String)>,
     /// The format the export writes it in (XLIFF 1.2 or 2.0, as the file is).
     pub format: ExportFormat,
-    pub bytes: Vec<u8>,
+    pub bytes: bytes::Bytes,
     /// The file as its patcher reads it, when the reader's parse gave that too (XLIFF's):
     /// the upload's patch that finds what to keep, then exports, read it no more.
     pub prepared: Option<Arc<patch::Prepared>>,
@@ -454,7 +454,7 @@ fn read_file(
         language,
         file,
         format: written_as,
-        bytes: owned,
+        bytes: owned.into(),
         prepared,
     }));
     Ok(())

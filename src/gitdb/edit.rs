@@ -5,7 +5,7 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TreeEdit {
     /// Create or replace a file.
-    Write { path: String, contents: Vec<u8> },
+    Write { path: String, contents: bytes::Bytes },
     /// Remove a file or a whole folder.
     Remove { path: String },
     /// Move a folder (a rename of a team or project).

@@ -85,7 +85,7 @@ pub fn merge_edits(repo: &Repository, head: Oid, incoming: Oid) -> Result<Vec<Tr
         .into_iter()
         .map(|file| match file.new {
             Some(blob) => Ok(TreeEdit::Write {
-                contents: read_blob(repo, blob)?,
+                contents: read_blob(repo, blob)?.into(),
                 path: file.path,
             }),
             None => Ok(TreeEdit::Remove { path: file.path }),

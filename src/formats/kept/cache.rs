@@ -27,7 +27,7 @@ struct Held {
 /// A kept file's bytes, and what its patcher reads of them (read when first patched).
 pub struct Cached {
     format: ExportFormat,
-    bytes: Vec<u8>,
+    bytes: bytes::Bytes,
     prepared: OnceLock<Option<Arc<Prepared>>>,
     /// The file zipped, when an export gave it as it is.
     zipped: Zipped,
@@ -35,10 +35,10 @@ pub struct Cached {
 
 impl Cached {
     /// A file of `format` read from its blob, not held by any cache.
-    pub fn new(format: ExportFormat, bytes: Vec<u8>) -> Self {
+    pub fn new(format: ExportFormat, bytes: impl Into<bytes::Bytes>) -> Self {
         Self {
             format,
-            bytes,
+            bytes: bytes.into(),
             prepared: OnceLock::new(),
             zipped: Zipped::default(),
         }
@@ -46,7 +46,7 @@ impl Cached {
 
     /// A file of `format` with what its patcher read of it already (by [`patch::prepare`], or
     /// by the upload's reader).
-    pub fn read_ahead(format: ExportFormat, bytes: Vec<u8>, prepared: Option<Arc<Prepared>>) -> Self {
+    pub fn read_ahead(format: ExportFormat, bytes: bytes::Bytes, prepared: Option<Arc<Prepared>>) -> Self {
         let file = Self::new(format, bytes);
         if let Some(prepared) = prepared {
             let _ = file.prepared.set(Some(prepared));

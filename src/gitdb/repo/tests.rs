@@ -3,7 +3,7 @@ use super::*;
 fn publish_one(repo: &mut GitRepo, path: &str) {
     let edits = [TreeEdit::Write {
         path: path.to_owned(),
-        contents: b"x".to_vec(),
+        contents: b"x".to_vec().into(),
     }];
     let commit = repo.build_commit(&edits, "Add a file", "test").unwrap().unwrap();
     repo.stage(commit);
@@ -84,7 +84,7 @@ fn the_index_follows_head_by_the_touched_paths_while_it_is_the_one_written_last(
     let (mut repo, _) = GitRepo::open_or_init(root, &[("README.md", b"hello\n")]).unwrap();
     let write = |path: &str, contents: &str| TreeEdit::Write {
         path: path.into(),
-        contents: contents.as_bytes().to_vec(),
+        contents: contents.as_bytes().to_vec().into(),
     };
     let touched = commit_and_write(
         &mut repo,
@@ -150,7 +150,7 @@ fn a_large_commit_hashed_on_every_core_is_the_commit_git_makes_of_the_same_files
     let mut edits: Vec<TreeEdit> = (0..BULK_WRITES + 10)
         .map(|index| TreeEdit::Write {
             path: format!("keys/{}/{index}.toml", index % 7),
-            contents: format!("name = \"k{index}\"\n").into_bytes(),
+            contents: format!("name = \"k{index}\"\n").into_bytes().into(),
         })
         .collect();
     edits.insert(

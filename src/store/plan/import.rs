@@ -46,7 +46,7 @@ pub(crate) fn plan_import(
     if let Some(settings) = &settings {
         edits.push(TreeEdit::Write {
             path: layout::project_file(&team, &project),
-            contents: files::write_project(settings),
+            contents: files::write_project(settings).into(),
         });
     }
     let project_settings = settings.as_ref().unwrap_or(&entry.project);
@@ -142,7 +142,7 @@ pub(crate) fn plan_import(
         };
         edits.push(TreeEdit::Write {
             path: format!("{keys_dir}/{file}"),
-            contents: files::write_key(&key),
+            contents: files::write_key(&key).into(),
         });
         counts.written.push(key.name.clone());
         entries.push(KeyEntry::new(key, file));

@@ -57,7 +57,7 @@ fn write_in_place(
         subject,
         edits: vec![TreeEdit::Write {
             path: format!("{}/{file}", layout::keys_dir(&team, &project)),
-            contents: files::write_key(&key),
+            contents: files::write_key(&key).into(),
         }],
         update: CatalogUpdate::PutKey {
             team,
@@ -137,7 +137,7 @@ pub(super) fn plan_update_key(
     };
     edits.push(TreeEdit::Write {
         path: format!("{keys_dir}/{file}"),
-        contents: files::write_key(&key),
+        contents: files::write_key(&key).into(),
     });
     Ok(Plan {
         import: None,

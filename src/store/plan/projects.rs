@@ -29,7 +29,7 @@ pub(super) fn plan_create_project(catalog: &Catalog, team: TeamName, new: NewPro
         subject: format!("Create project {} in {team}", quoted(project.name.as_str())),
         edits: vec![TreeEdit::Write {
             path: layout::project_file(&team, &project.name),
-            contents: files::write_project(&project),
+            contents: files::write_project(&project).into(),
         }],
         update: CatalogUpdate::PutProject {
             team,
@@ -79,7 +79,7 @@ pub(super) fn plan_update_project(
     };
     edits.push(TreeEdit::Write {
         path: layout::project_file(&team, &new_name),
-        contents: files::write_project(&project),
+        contents: files::write_project(&project).into(),
     });
 
     // Translations in languages the project no longer has go in the same commit.
@@ -98,7 +98,7 @@ pub(super) fn plan_update_project(
         key.translations.retain(|language, _| project.has_language(language));
         edits.push(TreeEdit::Write {
             path: format!("{keys_dir}/{}", entry.file()),
-            contents: files::write_key(&key),
+            contents: files::write_key(&key).into(),
         });
         rewritten_keys.push(KeyEntry::new(key, entry.file()));
     }

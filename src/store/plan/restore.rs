@@ -40,7 +40,7 @@ pub(crate) fn plan_restore(
     if settings != entry.project {
         edits.push(TreeEdit::Write {
             path: layout::project_file(&team, &project),
-            contents: files::write_project(&settings),
+            contents: files::write_project(&settings).into(),
         });
     }
     let wanted: HashSet<&KeyName> = keys.iter().map(|entry| &entry.key.name).collect();
@@ -62,7 +62,7 @@ pub(crate) fn plan_restore(
         if !same {
             edits.push(TreeEdit::Write {
                 path: format!("{keys_dir}/{}", restored.file()),
-                contents: files::write_key(&restored.key),
+                contents: files::write_key(&restored.key).into(),
             });
         }
     }
@@ -78,7 +78,7 @@ pub(crate) fn plan_restore(
         }
         edits.push(TreeEdit::Write {
             path: format!("{kept_dir}/{path}"),
-            contents,
+            contents: contents.into(),
         });
     }
     Ok(Plan {

@@ -20,7 +20,7 @@ pub(super) fn plan_create_team(catalog: &Catalog, team: Team) -> Result<Plan, St
         subject: format!("Create team {}", quoted(team.name.as_str())),
         edits: vec![TreeEdit::Write {
             path: layout::team_file(&team.name),
-            contents: files::write_team(&team),
+            contents: files::write_team(&team).into(),
         }],
         update: CatalogUpdate::PutTeam { old_name: None, team },
     })
@@ -56,7 +56,7 @@ pub(super) fn plan_update_team(
     };
     edits.push(TreeEdit::Write {
         path: layout::team_file(&new_name),
-        contents: files::write_team(&team),
+        contents: files::write_team(&team).into(),
     });
     Ok(Plan {
         import: None,

@@ -28,7 +28,7 @@ pub type BesideFn = dyn Fn(&Project, &[&Key]) -> BesideFiles + Send + Sync;
 /// and, for the answer, the paths of the app's files among them.
 #[derive(Debug, Default)]
 pub struct BesideFiles {
-    pub edits: Vec<(String, Option<Vec<u8>>)>,
+    pub edits: Vec<(String, Option<bytes::Bytes>)>,
     pub kept: Vec<String>,
 }
 

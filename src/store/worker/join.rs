@@ -111,7 +111,7 @@ impl Worker {
                         .git
                         .objects()
                         .find_blob(blob)
-                        .map(|blob| blob.content().to_vec())
+                        .map(|blob| bytes::Bytes::copy_from_slice(blob.content()))
                         .map_err(|err| StoreError::internal("cannot read a joined file", err))?,
                 },
                 None => TreeEdit::Remove {
