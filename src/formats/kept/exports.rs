@@ -92,9 +92,14 @@ impl Rendered {
         }
     }
 
-    /// A kept file patched as `body` says, at `path`.
+    /// A kept file patched as `body` says, at `path`: the kept file as it is when the patch
+    /// leaves its bytes (then its zip is kept too).
     fn patched(path: String, file: &Arc<Cached>, body: patch::Body) -> Self {
         match body {
+            patch::Body::Edited(edited) if edited.keeps(file.bytes()) => Self::AsKept {
+                path,
+                file: file.clone(),
+            },
             patch::Body::Edited(edited) => Self::Edited {
                 path,
                 file: file.clone(),
