@@ -14,6 +14,7 @@ use super::{Export, ExportFile};
 use crate::domain::model::Key;
 use crate::domain::names::LanguageCode;
 
+/// `files` in one zip, entries in path order.
 pub fn zip<F: ExportedFile>(files: &[F]) -> Result<Vec<u8>, ZipError> {
     let singles = files.iter().map(zip_alone).collect::<Result<_, _>>()?;
     Ok(write_singles(singles, Cursor::new(Vec::new()))?.into_inner())
@@ -76,10 +77,17 @@ pub fn zip_alone<F: ExportedFile + ?Sized>(file: &F) -> Result<Single, ZipError>
     let mut single = ZipWriter::new(Cursor::new(Vec::with_capacity(file.size() / 4)));
     single.start_file(file.path(), options())?;
     file.write(&mut single)?;
-    let zip = Arc::new(single.finish()?.into_inner());
-    if let Some(zipped) = file.zipped() {
-        *zipped.lock().unwrap_or_else(PoisonError::into_inner) = Some((path.clone(), zip.clone()));
-    }
+    let mut zip = single.finish()?.into_inner();
+    let Some(zipped) = file.zipped() else {
+        return Ok(Single {
+            path,
+            zip: Arc::new(zip),
+        });
+    };
+    // Held between exports: without the room left for a poorly compressed file.
+    zip.shrink_to_fit();
+    let zip = Arc::new(zip);
+    *zipped.lock().unwrap_or_else(PoisonError::into_inner) = Some((path.clone(), zip.clone()));
     Ok(Single { path, zip })
 }
 
