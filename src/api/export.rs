@@ -419,7 +419,6 @@ enum StoreFailure {
     Io(#[from] std::io::Error),
 }
 
-/// Accepts both `tags=a&tags=b` and `tags=a,b`.
 /// Stores an export of kept files: one language's one file as it is, else a zip of every
 /// file, each zipped on the thread that made it (and dropped then) and the archive written
 /// from those. A language without a text in its one file gives an empty zip, as it does
@@ -459,6 +458,7 @@ fn store_zip(
     })
 }
 
+/// Accepts both `tags=a&tags=b` and `tags=a,b`.
 pub(super) fn split_list(values: Vec<String>) -> Vec<String> {
     values
         .iter()

@@ -54,7 +54,7 @@ impl ExportedFile for ExportFile {
 /// A file zipped alone: a zip of its one entry, which [`write_singles`] copies into an
 /// archive as it is.
 pub struct Single {
-    pub path: String,
+    path: String,
     zip: Arc<Vec<u8>>,
 }
 

@@ -145,8 +145,8 @@ pub fn beside(originals: &[(LanguageCode, upload::Original)], project: &Project,
                         kept.push((path, None));
                     }
                     Some((meta, prepared)) => {
-                        // One copy of the file's bytes, committed and held alike.
                         kept.push((meta_path(&path), Some(meta.to_json().into())));
+                        // One copy of the file's bytes, committed and held alike.
                         kept.push((path.clone(), Some(original.bytes.clone())));
                         let file = Cached::read_ahead(format, original.bytes.clone(), prepared);
                         read.push((path.clone(), Arc::new(file)));

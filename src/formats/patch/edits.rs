@@ -54,7 +54,7 @@ impl Edits {
 
 /// An app's file with edits made to its bytes, in order and not overlapping; none is the file
 /// as it is.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Default)]
 pub struct Edited {
     edits: Vec<(Range<usize>, String)>,
 }

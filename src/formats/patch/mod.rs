@@ -145,7 +145,6 @@ pub struct Patched {
 }
 
 /// A patched file's bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Body {
     /// The app's file ([`PatchInput::local`]) with these edits made to it.
     Edited(Edited),
