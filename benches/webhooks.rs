@@ -13,7 +13,11 @@
 //! - the time from a write's answer to its delivery, with one webhook, while creates come at
 //!   400 a second (p50, p99, max);
 //! - how long a backlog of 10,000 commits takes to drain: the webhook is turned off, the
-//!   commits are made, it is turned on again and the clock runs until the receiver has all.
+//!   commits are made, it is turned on again and the clock runs until the receiver has all;
+//! - where the CPU went in each phase, in µs per write: the server's threads by group (exact,
+//!   from `/proc/<pid>/task/*/schedstat`), the git processes it waited for (maintenance, the
+//!   history's `git log`; counted when reaped, so a run is charged to the phase it ends in),
+//!   and the machine's idle time (of all its cores).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -60,14 +64,17 @@ fn writes_per_second(base: &str, prefix: &str, connections: usize, seconds: u64)
     let threads: Vec<_> = (0..connections)
         .map(|thread| {
             let (base, prefix, done, stop) = (base.to_owned(), prefix.to_owned(), done.clone(), stop.clone());
-            std::thread::spawn(move || {
-                let mut index = 0;
-                while !stop.load(Ordering::Relaxed) {
-                    create(&base, &format!("{prefix}.t{thread}.k{index}"));
-                    done.fetch_add(1, Ordering::Relaxed);
-                    index += 1;
-                }
-            })
+            std::thread::Builder::new()
+                .name("client".into())
+                .spawn(move || {
+                    let mut index = 0;
+                    while !stop.load(Ordering::Relaxed) {
+                        create(&base, &format!("{prefix}.t{thread}.k{index}"));
+                        done.fetch_add(1, Ordering::Relaxed);
+                        index += 1;
+                    }
+                })
+                .unwrap()
         })
         .collect();
     std::thread::sleep(Duration::from_secs(seconds));
@@ -77,6 +84,74 @@ fn writes_per_second(base: &str, prefix: &str, connections: usize, seconds: u64)
     }
     let done = done.load(Ordering::Relaxed);
     (done as f64 / started.elapsed().as_secs_f64(), done)
+}
+
+/// CPU time (ms) the server spent, by thread group, and the machine's idle time, read from
+/// `/proc` before and after a phase.
+#[derive(Default, Clone)]
+struct Cpu {
+    by_group: std::collections::BTreeMap<String, f64>,
+}
+
+impl Cpu {
+    fn read(pid: u32) -> Self {
+        let tick = 1000.0 / 100.0; // ms per clock tick (USER_HZ is 100 on Linux)
+        let mut cpu = Self::default();
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten();
+        for task in tasks.flatten() {
+            let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+                continue;
+            };
+            let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+                continue;
+            };
+            let name = &stat[open + 1..close];
+            let group = if name.starts_with("locstore-webhoo") {
+                "webhooks"
+            } else if name.starts_with("tokio") {
+                "http"
+            } else if name == "locstore-writer" {
+                "writer"
+            } else {
+                "other threads"
+            };
+            let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+            // Time on a CPU in ns, exact (`stat`'s ticks are sampled).
+            let on_cpu: f64 = std::fs::read_to_string(task.path().join("schedstat"))
+                .ok()
+                .and_then(|schedstat| schedstat.split(' ').next()?.parse().ok())
+                .unwrap_or(0.0);
+            *cpu.by_group.entry(group.to_owned()).or_default() += on_cpu / 1e6;
+            if task.file_name().to_string_lossy() == pid.to_string() {
+                // The main task's line also counts the children waited for: git.
+                let children: f64 = fields[13].parse::<f64>().unwrap_or(0.0) + fields[14].parse::<f64>().unwrap_or(0.0);
+                *cpu.by_group.entry("git (children)".to_owned()).or_default() += children * tick;
+            }
+        }
+        if let Ok(stat) = std::fs::read_to_string("/proc/stat")
+            && let Some(line) = stat.lines().next()
+        {
+            let idle: f64 = line
+                .split_whitespace()
+                .nth(4)
+                .and_then(|idle| idle.parse().ok())
+                .unwrap_or(0.0);
+            cpu.by_group.insert("machine idle".to_owned(), idle * tick);
+        }
+        cpu
+    }
+
+    /// What was spent since `before`, in µs per write.
+    fn per_write(&self, before: &Self, writes: usize) -> String {
+        self.by_group
+            .iter()
+            .map(|(group, ms)| {
+                let spent = ms - before.by_group.get(group).copied().unwrap_or(0.0);
+                format!("{group} {:.0}", spent * 1000.0 / writes.max(1) as f64)
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 fn percentile(sorted: &[f64], fraction: f64) -> f64 {
@@ -109,7 +184,11 @@ fn main() {
         for with_webhooks in [three_first, !three_first] {
             server.settle();
             if !with_webhooks {
-                alone = writes_per_second(&server.base, &format!("alone{round}"), 8, seconds).0;
+                let before = Cpu::read(server.child.id());
+                let writes;
+                (alone, writes) = writes_per_second(&server.base, &format!("alone{round}"), 8, seconds);
+                let spent = Cpu::read(server.child.id()).per_write(&before, writes);
+                println!("| round {round}: CPU µs per write, no webhook | {spent} |");
                 continue;
             }
             ids = receivers
@@ -118,7 +197,10 @@ fn main() {
                 .collect();
             let before: Vec<usize> = receivers.iter().map(|receiver| receiver.acknowledged().len()).collect();
             let three;
+            let before_cpu = Cpu::read(server.child.id());
             (with_three, three) = writes_per_second(&server.base, &format!("three{round}"), 8, seconds);
+            let spent = Cpu::read(server.child.id()).per_write(&before_cpu, three);
+            println!("| round {round}: CPU µs per write, 3 webhooks | {spent} |");
             for (receiver, before) in receivers.iter().zip(&before) {
                 receiver.wait_for(Duration::from_secs(120), |got| got.len() >= before + three);
             }
@@ -158,6 +240,7 @@ fn main() {
     let rate = 400;
     let total = rate * seconds as usize;
     let answered: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
+    let before_cpu = Cpu::read(server.child.id());
     let started = Instant::now();
     let threads: Vec<_> = (0..8)
         .map(|thread| {
@@ -192,6 +275,10 @@ fn main() {
     latencies.sort_by(f64::total_cmp);
     assert_eq!(latencies.len(), total);
     println!("| paced creates/s achieved | {achieved:.0} |");
+    println!(
+        "| paced: CPU µs per write, 1 webhook | {} |",
+        Cpu::read(server.child.id()).per_write(&before_cpu, total)
+    );
     println!("| answer → delivery p50 ms | {:.1} |", percentile(&latencies, 0.5));
     println!("| answer → delivery p99 ms | {:.1} |", percentile(&latencies, 0.99));
     println!("| answer → delivery max ms | {:.1} |", percentile(&latencies, 1.0));

@@ -61,10 +61,13 @@ impl Receiver {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
                 let state = accepting.clone();
-                std::thread::spawn(move || {
-                    lower_priority_if_asked();
-                    serve(stream, &state)
-                });
+                std::thread::Builder::new()
+                    .name("receiver".into())
+                    .spawn(move || {
+                        lower_priority_if_asked();
+                        serve(stream, &state)
+                    })
+                    .unwrap();
             }
         });
         Self { url, state }
