@@ -4,8 +4,9 @@
 //! failing period (24 h) the webhook is turned off and marked `failing`. The cursor moves on
 //! disk only after an acknowledgement, so a crash or restart delivers again from there.
 //!
-//! The thread wakes when the writer publishes and every [`POLL`] besides (commits made by
-//! hand in the repository, which the writer notices when idle).
+//! The thread wakes when the writer publishes, at most every [`GATHER`] (commits that come in
+//! a stream are taken several at a time), and every [`POLL`] besides (commits made by hand in
+//! the repository, which the writer notices when idle).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -24,8 +25,14 @@ const POLL: Duration = Duration::from_secs(2);
 /// The first wait after a failed attempt; it doubles up to [`MOST_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MOST_BACKOFF: Duration = Duration::from_secs(600);
-/// The most commits looked back through their events before the branch is walked instead.
-const SHORT_WALK: usize = 64;
+/// The most commits looked back through their events (which the webhooks share, and which
+/// delivery needs anyway) before the branch is walked instead: a walk reads every commit
+/// again, through each pack the handle added, so it was a quarter of the webhooks' CPU when
+/// it ran whenever a webhook had fallen 64 commits behind.
+const SHORT_WALK: usize = 1024;
+/// The shortest time between two looks at the branch: at 400 commits a second, a look per
+/// commit, each its own wake-up, had cost every delivery about twice its CPU (BENCHMARKS.md).
+const GATHER: Duration = Duration::from_millis(20);
 /// How often a moving cursor is written to disk (see [`Saver`]).
 const SAVE_EVERY: Duration = Duration::from_millis(200);
 
@@ -148,7 +155,14 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
     let labels = [id.as_str()];
     let backlog_gauge = shared.metrics.webhook_backlog.with_label_values(&labels);
     let age_gauge = shared.metrics.webhook_oldest_seconds.with_label_values(&labels);
+    let mut last_look: Option<Instant> = None;
     while let Some(mut webhook) = slot.wait(saver.due_in().unwrap_or(POLL).min(POLL)) {
+        // Commits that come in a stream are taken several at a time: one wake-up and one look
+        // at the branch (and at the pack folder) for the publications of [`GATHER`].
+        if let Some(rest) = last_look.and_then(|last| GATHER.checked_sub(last.elapsed())) {
+            std::thread::sleep(rest);
+        }
+        last_look = Some(Instant::now());
         saver.save_if_due(&cursor, &slot);
         let head = match shared.read(|feed| Ok(feed.head())) {
             Ok(Some(head)) => head,
