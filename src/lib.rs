@@ -87,5 +87,6 @@ mod private_file;
 pub mod routes;
 pub mod store;
 pub mod sync;
+mod thread_priority;
 pub mod tokens;
 pub mod webhooks;

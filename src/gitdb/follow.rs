@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use git2::{Odb, OdbLookupFlags, Oid, Repository};
 
 use super::GitError;
-use super::objects::{add_alternates, add_loose_backend, add_pack_backend, add_packs_backend};
+use super::objects::{add_alternates, add_loose_backend, add_pack_backend, add_packs_backend, index_names};
 
 const LOOSE_PRIORITY: c_int = 1;
 const PACKS_PRIORITY: c_int = 2;
@@ -127,21 +127,7 @@ impl Follower {
 
     /// The names of the pack folder's index files.
     fn index_files(&self) -> Result<Vec<OsString>, GitError> {
-        let entries = match std::fs::read_dir(&self.pack_dir) {
-            Ok(entries) => entries,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(err) => return Err(GitError::internal("cannot list the packs", err)),
-        };
-        let mut found: Vec<OsString> = entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.file_name())
-            .filter(|name| {
-                let name = name.to_string_lossy();
-                name.starts_with("pack-") && name.ends_with(".idx")
-            })
-            .collect();
-        found.sort();
-        Ok(found)
+        index_names(&self.pack_dir).map_err(|err| GitError::internal("cannot list the packs", err))
     }
 }
 
@@ -150,17 +136,7 @@ mod tests {
 
     use super::*;
 
-    use crate::gitdb::run_git as git;
-
-    /// A commit of one new file, packed on its own as the writer publishes; its id.
-    fn packed_commit(dir: &Path, name: &str) -> Oid {
-        std::fs::write(dir.join(name), name).unwrap();
-        git(dir, &["add", name]);
-        git(dir, &["commit", "-q", "-m", name]);
-        // A pack of what is loose, the loose copies then removed: as a pack the writer adds.
-        git(dir, &["repack", "-q", "-d"]);
-        Oid::from_str(git(dir, &["rev-parse", "HEAD"]).trim()).unwrap()
-    }
+    use crate::gitdb::{packed_commit, run_git as git};
 
     #[test]
     fn commits_in_packs_written_after_opening_are_found_and_merged_packs_let_go() {

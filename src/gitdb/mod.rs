@@ -82,6 +82,18 @@ pub(crate) fn run_git(dir: &std::path::Path, args: &[&str]) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// In a test's repository at `dir`: a commit of one new file, packed on its own as the writer
+/// publishes; its id.
+#[cfg(test)]
+pub(crate) fn packed_commit(dir: &std::path::Path, name: &str) -> git2::Oid {
+    std::fs::write(dir.join(name), name).unwrap();
+    run_git(dir, &["add", name]);
+    run_git(dir, &["commit", "-q", "-m", name]);
+    // A pack of what is loose, the loose copies then removed: as a pack the writer adds.
+    run_git(dir, &["repack", "-q", "-d"]);
+    git2::Oid::from_str(run_git(dir, &["rev-parse", "HEAD"]).trim()).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     /// The engine's invariant, checked on its source: no `gitdb` file imports from the

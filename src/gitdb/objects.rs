@@ -487,6 +487,26 @@ pub(super) fn add_packs_backend(odb: &Odb<'_>, git_dir: &Path, priority: c_int) 
     })
 }
 
+/// The names of the pack folder's index files (`pack-*.idx`), sorted; none when there is no
+/// folder.
+pub(super) fn index_names(pack_dir: &Path) -> std::io::Result<Vec<std::ffi::OsString>> {
+    let entries = match std::fs::read_dir(pack_dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) => return Err(err),
+    };
+    let mut found = Vec::new();
+    for entry in entries {
+        let name = entry?.file_name();
+        let text = name.to_string_lossy();
+        if text.starts_with("pack-") && text.ends_with(".idx") {
+            found.push(name);
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
 /// Reads the one pack whose index is `index`.
 pub(super) fn add_pack_backend(odb: &Odb<'_>, index: &Path, priority: c_int) -> Result<(), GitError> {
     let index_path = c_path(index)?;

@@ -21,6 +21,9 @@ use sha1::{Digest, Sha1};
 
 use super::runs;
 
+/// The first bytes of a version 2 pack index.
+pub(super) const INDEX_MAGIC: [u8; 4] = [0xff, b't', b'O', b'c'];
+
 pub struct PlainPack {
     dir: PathBuf,
     temporary: PathBuf,
@@ -116,7 +119,7 @@ impl PlainPack {
     fn index(&mut self, pack_checksum: &[u8; 20]) -> Vec<u8> {
         self.entries.sort_unstable_by_key(|(id, _, _)| *id);
         let mut index = Vec::with_capacity(8 + 1024 + self.entries.len() * 28 + 40);
-        index.extend_from_slice(&[0xff, b't', b'O', b'c']);
+        index.extend_from_slice(&INDEX_MAGIC);
         index.extend_from_slice(&2u32.to_be_bytes());
         let mut fanout = [0u32; 256];
         for (id, _, _) in &self.entries {

@@ -410,14 +410,9 @@ impl Saver {
 /// Gives this thread a lower CPU priority (nice 10) than the writer and the request
 /// handlers, so that when the cores are busy writes lose less to deliveries. (The idle class,
 /// `SCHED_IDLE`, cost writes less still but let deliveries lag by over a second at 400 writes
-/// a second on two cores; BENCHMARKS.md.) On Linux a thread has a nice value of its own.
+/// a second on two cores; BENCHMARKS.md.)
 fn lower_priority() {
-    // SAFETY: gettid has no preconditions; setpriority with this thread's id changes only
-    // this thread's nice value, and its failure is harmless.
-    unsafe {
-        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, thread, 10);
-    }
+    crate::thread_priority::lower_this_thread(10);
 }
 
 /// Seconds since the epoch.
