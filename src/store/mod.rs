@@ -119,8 +119,8 @@ pub enum Published {
     Tags,
 }
 
-/// A function the writer calls after it publishes, on its own thread: keep it short (a
-/// nudge to a thread of the listener's own).
+/// A function the writer calls after it publishes (once what it published is durable and
+/// answered), on its own thread: keep it short (a nudge to a thread of the listener's own).
 pub type Listener = Box<dyn Fn(Published) + Send + Sync>;
 
 /// The listeners the writer tells, shared with the store handle that adds them.

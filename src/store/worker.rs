@@ -4,7 +4,9 @@
 //! they are serialised without locks around git and git2 never blocks the async runtime.
 //! Changes that queue up while one is being committed are taken as a batch: each is committed
 //! in turn, then one `syncfs` makes all of them durable, then all of them are answered. That
-//! keeps "acknowledged means on disk" without paying one fsync per request.
+//! keeps "acknowledged means on disk" without paying one fsync per request. Those who follow
+//! the store (webhooks, the replicator, the history) are told only then, so that they never
+//! pass on a commit a crash could still take back.
 
 mod join;
 mod saved_keys;
@@ -106,6 +108,8 @@ struct Round {
     moved_tags: bool,
     /// Whether an import or upload was published.
     wrote_bulk: bool,
+    /// What to tell the listeners once the round's commits are durable and answered.
+    to_tell: Option<super::Published>,
 }
 
 enum Staged {
@@ -175,8 +179,8 @@ impl Worker {
     /// Changes are staged one after the other, each its own commit on top of the last, with
     /// the catalog write lock held, so that each is planned against the ones before it while
     /// readers still see only what is in the branch. Then one pack and one move of the branch
-    /// publish them, the lock is released, one `syncfs` makes them durable, and all are
-    /// answered.
+    /// publish them, the lock is released, one `syncfs` makes them durable, all are answered,
+    /// and the listeners are told.
     fn run_batch(&mut self, batch: Vec<Job>) -> Option<oneshot::Sender<()>> {
         self.metrics.queue_depth.sub(batch.len() as i64);
         let mut round = Round::default();
@@ -279,6 +283,9 @@ impl Worker {
             };
             let _ = reply.send(result);
         }
+        if let Some(published) = round.to_tell {
+            self.listeners.tell(published);
+        }
         // After maintenance merged packs (libgit2 would keep the deleted ones open), or once
         // enough packs were written to slow down reads, start over with the packs on disk.
         if (self.maintenance.take_finished() || self.git.should_reopen())
@@ -300,11 +307,13 @@ impl Worker {
         }
         drop(guard);
         match published {
-            Ok(()) => self.listeners.tell(if round.committed > 0 {
-                super::Published::Commits
-            } else {
-                super::Published::Nothing
-            }),
+            Ok(()) => {
+                round.to_tell = Some(if round.committed > 0 {
+                    super::Published::Commits
+                } else {
+                    super::Published::Nothing
+                })
+            }
             Err(_) => self.restore_from_head(),
         }
         if std::mem::take(&mut round.bulk) {
@@ -467,7 +476,6 @@ impl Worker {
                 self.git
                     .create_tag(&tag, &author, &snapshots::message(&description, &team, &project))?;
                 tracing::info!(%team, %project, snapshot = %name, author, "created a snapshot");
-                self.listeners.tell(super::Published::Tags);
             }
             SnapshotOp::Delete { team, project, name } => {
                 exists(&team, &project)?;
@@ -478,7 +486,6 @@ impl Worker {
                     )));
                 }
                 tracing::info!(%team, %project, snapshot = %name, "deleted a snapshot");
-                self.listeners.tell(super::Published::Tags);
             }
         }
         if self.durability == Durability::Fsync {
@@ -486,6 +493,7 @@ impl Worker {
                 .sync_file_system()
                 .map_err(|err| StoreError::internal("the snapshot could not be made durable", err))?;
         }
+        self.listeners.tell(super::Published::Tags);
         Ok(())
     }
 
