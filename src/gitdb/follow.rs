@@ -12,10 +12,18 @@
 //! found sends one look at the folder for the packs not yet known ([`Follower::find`]), and
 //! never a reread by libgit2. The handle starts over once maintenance has merged packs away
 //! (to let go of the deleted ones) or [`MOST_ADDED`] packs were added.
+//!
+//! The writer logs each pack it writes ([`PackLog`]); a follower given the log adds the
+//! packs written since it last looked from there, before it looks for a commit, and lists the
+//! folder only when the log does not have the commit (a pack maintenance merged, a commit
+//! made by another process). In a profile of webhook threads that had nothing to deliver, the
+//! listing for each new commit had been a quarter of their samples (ext4 builds a tree of all
+//! the folder's entries for each) and the miss before it, through every pack, an eighth.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::ffi::{OsString, c_int};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use git2::{Odb, OdbLookupFlags, Oid, Repository};
 
@@ -29,6 +37,51 @@ const FIRST_ADDED_PRIORITY: c_int = 3;
 /// Packs added one by one before the handle starts over (each is a backend that a lookup of
 /// an older object goes through first).
 const MOST_ADDED: usize = 32;
+/// Pack names the log keeps: a follower further behind than that lists the folder.
+const LOGGED: usize = 1024;
+
+/// The index files (`pack-*.idx`) of the packs a writer wrote, in order.
+#[derive(Default)]
+pub struct PackLog {
+    log: Mutex<Logged>,
+}
+
+#[derive(Default)]
+struct Logged {
+    /// The position of the first name kept (each name logged takes the next).
+    first: u64,
+    names: VecDeque<OsString>,
+}
+
+impl PackLog {
+    pub fn push(&self, index: OsString) {
+        let mut log = self.lock();
+        log.names.push_back(index);
+        if log.names.len() > LOGGED {
+            log.names.pop_front();
+            log.first += 1;
+        }
+    }
+
+    /// The position after the last name logged.
+    pub(super) fn end(&self) -> u64 {
+        let log = self.lock();
+        log.first + log.names.len() as u64
+    }
+
+    /// The names logged from position `from` on, and the position after them; `None` when
+    /// some of them are no longer kept.
+    pub(super) fn since(&self, from: u64) -> Option<(Vec<OsString>, u64)> {
+        let log = self.lock();
+        let end = log.first + log.names.len() as u64;
+        let skip = usize::try_from(from.checked_sub(log.first)?).ok()?;
+        Some((log.names.iter().skip(skip).cloned().collect(), end.max(from)))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Logged> {
+        self.log.lock().unwrap_or_else(|poison| poison.into_inner())
+    }
+}
 
 pub struct Follower {
     repo: Repository,
@@ -36,11 +89,17 @@ pub struct Follower {
     /// The index files (`pack-*.idx`) read: at opening, and added since.
     known: HashSet<OsString>,
     added: usize,
+    /// The writer's log, and the position in it up to which the packs are known.
+    log: Option<Arc<PackLog>>,
+    logged: u64,
+    /// Listings of the pack folder so far.
+    listings: usize,
 }
 
 impl Follower {
-    /// Opens the repository whose working tree is `root`.
-    pub fn open(root: &Path) -> Result<Self, GitError> {
+    /// Opens the repository whose working tree is `root`; `log`, when given, is the log of
+    /// the packs its writer writes.
+    pub fn open(root: &Path, log: Option<Arc<PackLog>>) -> Result<Self, GitError> {
         let repo = Repository::open(root).map_err(|err| GitError::internal("cannot open the repository", err))?;
         let pack_dir = repo.path().join("objects").join("pack");
         let mut follower = Self {
@@ -48,6 +107,9 @@ impl Follower {
             pack_dir,
             known: HashSet::new(),
             added: 0,
+            log,
+            logged: 0,
+            listings: 0,
         };
         follower.start_over()?;
         Ok(follower)
@@ -59,11 +121,27 @@ impl Follower {
 
     /// Makes `id` readable when a pack written since holds it; whether it is.
     pub fn find(&mut self, id: Oid) -> Result<bool, GitError> {
+        self.add_logged()?;
         if self.has(id)? {
             return Ok(true);
         }
         self.catch_up()?;
         self.has(id)
+    }
+
+    /// Adds the packs the writer logged since the last look (none: one lock and a
+    /// comparison); lists the folder when the log no longer has them all.
+    fn add_logged(&mut self) -> Result<(), GitError> {
+        let Some(log) = &self.log else {
+            return Ok(());
+        };
+        match log.since(self.logged) {
+            Some((names, end)) => {
+                self.logged = end;
+                self.add(names)
+            }
+            None => self.catch_up(),
+        }
     }
 
     /// Whether a known pack or a loose object holds `id` (without libgit2's reread).
@@ -78,14 +156,27 @@ impl Follower {
     /// Reads the packs written since the last look; starts over when some of the known ones
     /// are gone (merged by maintenance) or many were added.
     fn catch_up(&mut self) -> Result<(), GitError> {
+        // Read before the listing, so that a pack logged in between is in both.
+        let logged = self.log.as_ref().map(|log| log.end());
         let found = self.index_files()?;
-        let new: Vec<OsString> = found
-            .iter()
-            .filter(|name| !self.known.contains(*name))
-            .cloned()
-            .collect();
         let names: HashSet<&OsString> = found.iter().collect();
-        if self.known.iter().any(|name| !names.contains(name)) || self.added + new.len() > MOST_ADDED {
+        if self.known.iter().any(|name| !names.contains(name)) {
+            return self.start_over();
+        }
+        if let Some(logged) = logged {
+            self.logged = self.logged.max(logged);
+        }
+        self.add(found)
+    }
+
+    /// Adds the packs of `names` not known yet, newest last; starts over instead when that
+    /// would make more than [`MOST_ADDED`].
+    fn add(&mut self, names: Vec<OsString>) -> Result<(), GitError> {
+        let new: Vec<OsString> = names.into_iter().filter(|name| !self.known.contains(name)).collect();
+        if new.is_empty() {
+            return Ok(());
+        }
+        if self.added + new.len() > MOST_ADDED {
             return self.start_over();
         }
         let odb = self
@@ -110,8 +201,9 @@ impl Follower {
 
     /// A new object database: loose objects and libgit2's backend of every pack there is.
     fn start_over(&mut self) -> Result<(), GitError> {
-        // Listed before libgit2's backend looks, so that a pack written in between is found
-        // by both, never by neither.
+        // The log's end is read before the folder is listed, and the folder before libgit2's
+        // backend looks, so that a pack written in between is found twice, never not at all.
+        let logged = self.log.as_ref().map(|log| log.end());
         let known: HashSet<OsString> = self.index_files()?.into_iter().collect();
         let odb = Odb::new().map_err(|err| GitError::internal("cannot create an object database", err))?;
         add_loose_backend(&odb, self.repo.path(), LOOSE_PRIORITY)?;
@@ -122,11 +214,15 @@ impl Follower {
             .map_err(|err| GitError::internal("cannot use the object database", err))?;
         self.known = known;
         self.added = 0;
+        if let Some(logged) = logged {
+            self.logged = logged;
+        }
         Ok(())
     }
 
     /// The names of the pack folder's index files.
-    fn index_files(&self) -> Result<Vec<OsString>, GitError> {
+    fn index_files(&mut self) -> Result<Vec<OsString>, GitError> {
+        self.listings += 1;
         index_names(&self.pack_dir).map_err(|err| GitError::internal("cannot list the packs", err))
     }
 }
@@ -143,7 +239,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         git(dir.path(), &["init", "-q"]);
         let first = packed_commit(dir.path(), "a");
-        let mut follower = Follower::open(dir.path()).unwrap();
+        let mut follower = Follower::open(dir.path(), None).unwrap();
         assert!(follower.find(first).unwrap());
         assert_eq!((follower.known.len(), follower.added), (1, 0));
 
@@ -168,5 +264,71 @@ mod tests {
         assert!(follower.find(first).unwrap() && follower.find(second).unwrap());
 
         assert!(!follower.find(Oid::from_str(&"1".repeat(40)).unwrap()).unwrap());
+    }
+
+    /// The index files in `dir`'s pack folder.
+    fn indexes(dir: &Path) -> HashSet<OsString> {
+        index_names(&dir.join(".git/objects/pack"))
+            .unwrap()
+            .into_iter()
+            .collect()
+    }
+
+    /// A commit in a pack of its own, and that pack's index file.
+    fn commit_and_pack(dir: &Path, name: &str) -> (Oid, OsString) {
+        let before = indexes(dir);
+        let commit = packed_commit(dir, name);
+        let new: Vec<OsString> = indexes(dir).difference(&before).cloned().collect();
+        assert_eq!(new.len(), 1);
+        (commit, new[0].clone())
+    }
+
+    #[test]
+    fn packs_the_writer_logged_are_added_without_listing_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        packed_commit(dir.path(), "a");
+        let log = Arc::new(PackLog::default());
+        let mut follower = Follower::open(dir.path(), Some(log.clone())).unwrap();
+        assert_eq!(follower.listings, 1);
+
+        let (second, pack) = commit_and_pack(dir.path(), "b");
+        log.push(pack);
+        assert!(follower.find(second).unwrap());
+        assert_eq!((follower.listings, follower.added), (1, 1), "added from the log");
+
+        // A commit made by another process: its pack is not in the log, the folder is listed.
+        let (third, _) = commit_and_pack(dir.path(), "c");
+        assert!(follower.find(third).unwrap());
+        assert_eq!(follower.listings, 2);
+
+        // A logged pack that maintenance merged away before the follower looked.
+        let (fourth, pack) = commit_and_pack(dir.path(), "d");
+        log.push(pack);
+        git(dir.path(), &["repack", "-q", "-a", "-d"]);
+        assert!(follower.find(fourth).unwrap());
+        assert!(follower.find(second).unwrap() && follower.find(third).unwrap());
+        let tree = follower.repo().find_commit(fourth).unwrap().tree().unwrap();
+        assert_eq!(tree.len(), 4);
+    }
+
+    #[test]
+    fn the_log_keeps_the_newest_names_and_says_when_older_ones_are_gone() {
+        let log = PackLog::default();
+        for number in 0..LOGGED + 2 {
+            log.push(format!("pack-{number}.idx").into());
+        }
+        assert_eq!(log.end(), LOGGED as u64 + 2);
+        assert!(log.since(0).is_none() && log.since(1).is_none());
+        let (names, end) = log.since(LOGGED as u64).unwrap();
+        assert_eq!(
+            names,
+            vec![
+                OsString::from(format!("pack-{LOGGED}.idx")),
+                OsString::from(format!("pack-{}.idx", LOGGED + 1))
+            ]
+        );
+        assert_eq!(end, LOGGED as u64 + 2);
+        assert_eq!(log.since(end).unwrap(), (Vec::new(), end));
     }
 }

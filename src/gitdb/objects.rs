@@ -114,8 +114,9 @@ impl Staging {
     /// without a delta search, which took most of a bulk import's time on both cores
     /// (libgit2's window of ten objects for each); maintenance finds the deltas later, in the
     /// background, when it merges the pack with others. Small packs (ordinary changes) are
-    /// written by libgit2's pack builder, deltas and all.
-    pub fn write_pack(&mut self) -> Result<(), GitError> {
+    /// written by libgit2's pack builder, deltas and all. Answers the pack's name, if one was
+    /// written (nothing staged, nothing written).
+    pub fn write_pack(&mut self) -> Result<Option<String>, GitError> {
         let mut staged = std::mem::take(&mut *self.staged.borrow_mut());
         staged.sort_unstable_by_key(|(id, _)| *id);
         staged.dedup_by_key(|(id, _)| *id);
@@ -128,7 +129,7 @@ impl Staging {
             let name = self.write_plain_pack(&staged)?;
             self.add_written_pack(&name)?;
             self.plain_written = true;
-            return self.discard();
+            return self.discard().map(|()| Some(name));
         }
         let mut builder = self
             .repo
@@ -145,6 +146,7 @@ impl Staging {
                 git2::Error::last_error(inserted),
             ));
         }
+        let mut written = None;
         if builder.object_count() > 0 {
             builder
                 .write(&self.pack_dir, 0)
@@ -157,8 +159,9 @@ impl Staging {
                 .ok_or_else(|| GitError::internal("cannot write a pack", "the pack has no name"))?;
             drop(builder);
             self.add_written_pack(&name)?;
+            written = Some(name);
         }
-        self.discard()
+        self.discard().map(|()| written)
     }
 
     /// Writes `objects` (staged, no repeats) as a pack of whole objects with its index into

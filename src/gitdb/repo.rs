@@ -15,10 +15,12 @@
 //! creation slower, so a file-per-object store gets slower the more it is maintained.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use git2::{FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, Signature, TreeWalkMode, TreeWalkResult};
 
 use super::edit::TreeEdit;
+use super::follow::PackLog;
 use super::index::{refresh_entry, update_index_entry};
 use super::objects::Staging;
 use super::{GitError, git_error};
@@ -64,6 +66,8 @@ pub struct GitRepo {
     /// The git index file as this process last wrote it, in line with `head` then: while the
     /// file is still that one, a sync updates only the paths touched since.
     index_written: Option<FileStamp>,
+    /// The packs written, for the threads that follow the branch.
+    pack_log: Arc<PackLog>,
 }
 
 /// Touched paths from which a sync of the git index reads HEAD's whole tree instead of looking
@@ -126,6 +130,7 @@ impl GitRepo {
             head: head.unwrap_or(Oid::ZERO_SHA1),
             tip: head.unwrap_or(Oid::ZERO_SHA1),
             index_written: None,
+            pack_log: Arc::default(),
         };
         if head.is_some() {
             return Ok((git_repo, false));
@@ -201,13 +206,26 @@ impl GitRepo {
         if !self.has_staged() {
             return Ok(());
         }
-        self.staging.write_pack()?;
+        self.write_pack()?;
         let reference = self.branch_ref()?;
         self.repo
             .reference_matching(&reference, self.tip, true, self.head, message)
             .map_err(|err| git_error(format!("cannot move {reference}"), err))?;
         self.head = self.tip;
         Ok(())
+    }
+
+    /// Writes what is staged as a pack and logs its index for the followers.
+    fn write_pack(&mut self) -> Result<(), GitError> {
+        if let Some(name) = self.staging.write_pack()? {
+            self.pack_log.push(format!("pack-{name}.idx").into());
+        }
+        Ok(())
+    }
+
+    /// The log of the packs this handle writes, for [`super::follow::Follower`]s.
+    pub fn pack_log(&self) -> Arc<PackLog> {
+        self.pack_log.clone()
     }
 
     /// Makes what [`Self::publish`] wrote since the last call durable, as `sync` says.
@@ -296,7 +314,7 @@ impl GitRepo {
     /// and the tip: a commit the object database holds, or the staged tip (written first).
     pub fn move_branch(&mut self, on_disk: Oid, commit: Oid, message: &str) -> Result<(), GitError> {
         if self.has_staged() {
-            self.staging.write_pack()?;
+            self.write_pack()?;
         }
         let reference = self.branch_ref()?;
         if on_disk != commit {
@@ -527,7 +545,7 @@ impl GitRepo {
             .commit(None, &signature, &signature, subject, &tree, &[])
             .map_err(|err| git_error("cannot write the first commit", err))?;
         drop(tree);
-        self.staging.write_pack()?;
+        self.write_pack()?;
         // A root commit has no parent for `publish` to compare the branch with.
         let branch = self.branch_ref()?;
         self.repo

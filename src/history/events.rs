@@ -11,11 +11,12 @@
 //! team or project is one event; the keys it held are not listed.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use git2::{ObjectType, Oid, Repository, Tree};
 
 use crate::domain::model::Key;
-use crate::gitdb::follow::Follower;
+use crate::gitdb::follow::{Follower, PackLog};
 use crate::gitdb::tree_diff::{self, FileDiff};
 use crate::store::{StoreError, layout};
 
@@ -474,9 +475,10 @@ pub struct Feed {
 }
 
 impl Feed {
-    pub fn open(root: &std::path::Path) -> Result<Self, StoreError> {
+    /// Opens the repository whose working tree is `root`; `log` is its writer's log of packs.
+    pub fn open(root: &std::path::Path, log: Option<Arc<PackLog>>) -> Result<Self, StoreError> {
         Ok(Self {
-            follower: Follower::open(root)?,
+            follower: Follower::open(root, log)?,
         })
     }
 

@@ -148,6 +148,7 @@ struct Inner {
     catalog: Arc<RwLock<Catalog>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     root: PathBuf,
+    pack_log: Arc<crate::gitdb::follow::PackLog>,
 }
 
 impl Store {
@@ -163,6 +164,7 @@ impl Store {
         }
         let catalog = Arc::new(RwLock::new(scan::load_catalog(&git)?));
         let root = git.root().to_path_buf();
+        let pack_log = git.pack_log();
         let listeners = Listeners::default();
         let (jobs, receiver) = mpsc::channel();
         let worker = Worker {
@@ -188,6 +190,7 @@ impl Store {
                 catalog,
                 worker: Mutex::new(Some(handle)),
                 root,
+                pack_log,
             }),
         })
     }
@@ -195,6 +198,12 @@ impl Store {
     /// The repository's working tree.
     pub fn root(&self) -> &Path {
         &self.inner.root
+    }
+
+    /// The log of the packs the writer writes, for threads that follow the branch
+    /// ([`crate::gitdb::follow::Follower`]).
+    pub fn pack_log(&self) -> Arc<crate::gitdb::follow::PackLog> {
+        self.inner.pack_log.clone()
     }
 
     /// Has `listener` told each time the writer publishes from now on (the history and the

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use git2::Oid;
 
+use crate::gitdb::follow::PackLog;
 use crate::history::events::{CommitEvents, Event, EventKind, Feed};
 use crate::metrics::Metrics;
 use crate::store::{Published, Store, StoreError};
@@ -95,6 +96,8 @@ pub struct Webhooks {
 pub struct Shared {
     data_dir: PathBuf,
     root: PathBuf,
+    /// The packs the writer writes, which the feed adds from here.
+    pack_log: Arc<PackLog>,
     metrics: Arc<Metrics>,
     agent: ureq::Agent,
     /// How long a webhook may fail before it is turned off and marked failing.
@@ -117,9 +120,9 @@ struct Reader {
 
 impl Reader {
     /// The handle, opened when first needed.
-    fn feed(&mut self, root: &Path) -> Result<&mut Feed, StoreError> {
+    fn feed(&mut self, root: &Path, log: &Arc<PackLog>) -> Result<&mut Feed, StoreError> {
         if self.feed.is_none() {
-            self.feed = Some(Feed::open(root)?);
+            self.feed = Some(Feed::open(root, Some(log.clone()))?);
         }
         Ok(self.feed.as_mut().expect("opened above"))
     }
@@ -148,6 +151,7 @@ impl Webhooks {
         let shared = Arc::new(Shared {
             data_dir: data_dir.to_path_buf(),
             root: store.root().to_path_buf(),
+            pack_log: store.pack_log(),
             metrics,
             agent,
             failing_after,
@@ -437,7 +441,7 @@ impl Shared {
     /// needed).
     fn read<T>(&self, read: impl FnOnce(&mut Feed) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let mut reader = self.reader.lock().unwrap_or_else(|poison| poison.into_inner());
-        read(reader.feed(&self.root)?)
+        read(reader.feed(&self.root, &self.pack_log)?)
     }
 
     /// A commit's events, read once for all webhooks (the first to ask reads them while the
@@ -447,7 +451,7 @@ impl Shared {
         if let Some(found) = reader.by_commit.get(&commit) {
             return Ok(found.clone());
         }
-        let events = Arc::new(reader.feed(&self.root)?.events(commit)?);
+        let events = Arc::new(reader.feed(&self.root, &self.pack_log)?.events(commit)?);
         reader.by_commit.insert(commit, events.clone());
         reader.order.push_back(commit);
         while reader.order.len() > EVENTS_KEPT {

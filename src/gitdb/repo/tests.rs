@@ -198,3 +198,26 @@ fn a_large_commit_hashed_on_every_core_is_the_commit_git_makes_of_the_same_files
     let committed = crate::gitdb::run_git(dir.path(), &["rev-parse", "HEAD^{tree}"]);
     assert_eq!(from_files, committed);
 }
+
+#[test]
+fn every_pack_written_is_logged_for_the_followers_and_a_follower_finds_its_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
+    let log = repo.pack_log();
+    let mut follower = super::super::follow::Follower::open(dir.path(), Some(log.clone())).unwrap();
+    publish_one(&mut repo, "a.txt");
+    publish_one(&mut repo, "b.txt");
+    // The first commit's pack, then one per publish, each there under its logged name.
+    let packs = repo.staging.take_unsynced();
+    for pack in packs
+        .iter()
+        .filter(|pack| pack.extension().is_some_and(|ext| ext == "idx"))
+    {
+        let name = pack.file_name().unwrap().to_owned();
+        assert!(log.since(0).unwrap().0.contains(&name), "{name:?} logged");
+    }
+    assert_eq!(log.since(0).unwrap().0.len(), 3);
+    assert!(follower.find(repo.head()).unwrap());
+    let tree = follower.repo().find_commit(repo.head()).unwrap().tree().unwrap();
+    assert!(tree.get_name("b.txt").is_some());
+}
