@@ -407,12 +407,15 @@ impl Saver {
     }
 }
 
-/// Gives this thread a lower CPU priority (nice 10) than the writer and the request
-/// handlers, so that when the cores are busy writes lose less to deliveries. (The idle class,
-/// `SCHED_IDLE`, cost writes less still but let deliveries lag by over a second at 400 writes
-/// a second on two cores; BENCHMARKS.md.)
+/// Gives this thread the lowest CPU priority there is for a normal thread (nice 19), below
+/// the writer, the request handlers and maintenance (nice 10): the writer, woken when its
+/// sync ends, then waits less for a core that a delivery holds (at 8 connections on two
+/// cores its wait per write went from 91–153 µs at nice 10 to 74–109 µs). Deliveries still
+/// make progress on a busy machine; the idle class (`SCHED_IDLE`) would let another process
+/// that keeps the cores busy hold them back for as long as it runs, and did no better
+/// (BENCHMARKS.md, session 25).
 fn lower_priority() {
-    crate::thread_priority::lower_this_thread(10);
+    crate::thread_priority::lower_this_thread(19);
 }
 
 /// Seconds since the epoch.
