@@ -92,6 +92,12 @@ impl Worker {
         }
         catalog.head = commit.to_string();
         drop(catalog);
+        // Told once durable, like a round's commits: a merge made here is nowhere else yet.
+        if self.durability == Durability::Fsync
+            && let Err(err) = self.git.sync_file_system()
+        {
+            tracing::warn!(error = %err, "cannot make the joined commits durable");
+        }
         self.listeners.tell(crate::store::Published::Commits);
         Ok(adoption)
     }
