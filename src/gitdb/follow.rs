@@ -51,6 +51,8 @@ struct Logged {
     /// The position of the first name kept (each name logged takes the next).
     first: u64,
     names: VecDeque<OsString>,
+    /// How many times the writer started over with the packs on disk (after maintenance).
+    reopened: u64,
 }
 
 impl PackLog {
@@ -61,6 +63,18 @@ impl PackLog {
             log.names.pop_front();
             log.first += 1;
         }
+    }
+
+    /// Tells followers that the writer started over with the packs on disk: after maintenance
+    /// merged packs, they let go of the deleted ones as it does, rather than when they next
+    /// start over on their own (freeing them at any moment, each a file the allocator of
+    /// ext4 without a journal looks past for a while).
+    pub fn reopened(&self) {
+        self.lock().reopened += 1;
+    }
+
+    fn reopened_count(&self) -> u64 {
+        self.lock().reopened
     }
 
     /// The position after the last name logged.
@@ -89,9 +103,11 @@ pub struct Follower {
     /// The index files (`pack-*.idx`) read: at opening, and added since.
     known: HashSet<OsString>,
     added: usize,
-    /// The writer's log, and the position in it up to which the packs are known.
+    /// The writer's log, the position in it up to which the packs are known, and the writer's
+    /// count of start-overs when this handle last started over.
     log: Option<Arc<PackLog>>,
     logged: u64,
+    reopened: u64,
     /// Listings of the pack folder so far.
     listings: usize,
 }
@@ -109,6 +125,7 @@ impl Follower {
             added: 0,
             log,
             logged: 0,
+            reopened: 0,
             listings: 0,
         };
         follower.start_over()?;
@@ -135,6 +152,9 @@ impl Follower {
         let Some(log) = &self.log else {
             return Ok(());
         };
+        if log.reopened_count() != self.reopened {
+            return self.start_over();
+        }
         match log.since(self.logged) {
             Some((names, end)) => {
                 self.logged = end;
@@ -203,7 +223,7 @@ impl Follower {
     fn start_over(&mut self) -> Result<(), GitError> {
         // The log's end is read before the folder is listed, and the folder before libgit2's
         // backend looks, so that a pack written in between is found twice, never not at all.
-        let logged = self.log.as_ref().map(|log| log.end());
+        let logged = self.log.as_ref().map(|log| (log.end(), log.reopened_count()));
         let known: HashSet<OsString> = self.index_files()?.into_iter().collect();
         let odb = Odb::new().map_err(|err| GitError::internal("cannot create an object database", err))?;
         add_loose_backend(&odb, self.repo.path(), LOOSE_PRIORITY)?;
@@ -214,8 +234,8 @@ impl Follower {
             .map_err(|err| GitError::internal("cannot use the object database", err))?;
         self.known = known;
         self.added = 0;
-        if let Some(logged) = logged {
-            self.logged = logged;
+        if let Some((logged, reopened)) = logged {
+            (self.logged, self.reopened) = (logged, reopened);
         }
         Ok(())
     }
@@ -310,6 +330,36 @@ mod tests {
         assert!(follower.find(second).unwrap() && follower.find(third).unwrap());
         let tree = follower.repo().find_commit(fourth).unwrap().tree().unwrap();
         assert_eq!(tree.len(), 4);
+    }
+
+    #[test]
+    fn a_follower_lets_go_of_merged_packs_once_the_writer_has() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        let first = packed_commit(dir.path(), "a");
+        let log = Arc::new(PackLog::default());
+        let mut follower = Follower::open(dir.path(), Some(log.clone())).unwrap();
+        let (second, pack) = commit_and_pack(dir.path(), "b");
+        log.push(pack);
+        assert!(follower.find(second).unwrap() && follower.find(first).unwrap());
+        assert_eq!(follower.known.len(), 2);
+        // Both packs read from, so both are open.
+        for commit in [first, second] {
+            follower.repo().find_commit(commit).unwrap();
+        }
+
+        // Maintenance merges both packs into one; the writer reopens and says so.
+        git(dir.path(), &["repack", "-q", "-a", "-d"]);
+        assert!(follower.find(first).unwrap());
+        assert_eq!(follower.known.len(), 2, "still reading the merged packs it has open");
+        log.reopened();
+        assert!(follower.find(first).unwrap());
+        assert_eq!(
+            follower.known,
+            indexes(dir.path()),
+            "started over with the one pack there is"
+        );
+        assert!(follower.find(second).unwrap());
     }
 
     #[test]

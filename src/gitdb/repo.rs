@@ -150,6 +150,7 @@ impl GitRepo {
         self.staging = Staging::in_memory(&git_dir)?;
         self.repo = Repository::open(&self.root).map_err(|err| git_error("cannot open the repository again", err))?;
         self.staging = Staging::open(&git_dir)?;
+        self.pack_log.reopened();
         Ok(())
     }
 
