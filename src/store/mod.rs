@@ -45,6 +45,7 @@ pub use plan::{Change, KeyDraft, KeyPatch, NewProject, ProjectPatch, TextInput, 
 use crate::domain::model::{Key, Project, Team};
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo};
+use crate::gitdb::follow::PackLog;
 use crate::metrics::Metrics;
 pub use catalog::KeyEntry;
 use catalog::{Catalog, KeyIndex, ProjectEntry};
@@ -148,7 +149,7 @@ struct Inner {
     catalog: Arc<RwLock<Catalog>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     root: PathBuf,
-    pack_log: Arc<crate::gitdb::follow::PackLog>,
+    pack_log: Arc<PackLog>,
 }
 
 impl Store {
@@ -202,7 +203,7 @@ impl Store {
 
     /// The log of the packs the writer writes, for threads that follow the branch
     /// ([`crate::gitdb::follow::Follower`]).
-    pub fn pack_log(&self) -> Arc<crate::gitdb::follow::PackLog> {
+    pub fn pack_log(&self) -> Arc<PackLog> {
         self.inner.pack_log.clone()
     }
 
