@@ -105,7 +105,7 @@ pub struct Follower {
     added: usize,
     /// The writer's log, the position in it up to which the packs are known, and the writer's
     /// count of start-overs when this handle last started over.
-    log: Option<Arc<PackLog>>,
+    log: Arc<PackLog>,
     logged: u64,
     reopened: u64,
     /// Listings of the pack folder so far.
@@ -113,9 +113,9 @@ pub struct Follower {
 }
 
 impl Follower {
-    /// Opens the repository whose working tree is `root`; `log`, when given, is the log of
-    /// the packs its writer writes.
-    pub fn open(root: &Path, log: Option<Arc<PackLog>>) -> Result<Self, GitError> {
+    /// Opens the repository whose working tree is `root`; `log` is the log of the packs its
+    /// writer writes (packs of other processes are found in the folder).
+    pub fn open(root: &Path, log: Arc<PackLog>) -> Result<Self, GitError> {
         let repo = Repository::open(root).map_err(|err| GitError::internal("cannot open the repository", err))?;
         let pack_dir = repo.path().join("objects").join("pack");
         let mut follower = Self {
@@ -149,13 +149,10 @@ impl Follower {
     /// Adds the packs the writer logged since the last look (none: one lock and a
     /// comparison); lists the folder when the log no longer has them all.
     fn add_logged(&mut self) -> Result<(), GitError> {
-        let Some(log) = &self.log else {
-            return Ok(());
-        };
-        if log.reopened_count() != self.reopened {
+        if self.log.reopened_count() != self.reopened {
             return self.start_over();
         }
-        match log.since(self.logged) {
+        match self.log.since(self.logged) {
             Some((names, end)) => {
                 self.logged = end;
                 self.add(names)
@@ -177,15 +174,13 @@ impl Follower {
     /// are gone (merged by maintenance) or many were added.
     fn catch_up(&mut self) -> Result<(), GitError> {
         // Read before the listing, so that a pack logged in between is in both.
-        let logged = self.log.as_ref().map(|log| log.end());
+        let logged = self.log.end();
         let found = self.index_files()?;
         let names: HashSet<&OsString> = found.iter().collect();
         if self.known.iter().any(|name| !names.contains(name)) {
             return self.start_over();
         }
-        if let Some(logged) = logged {
-            self.logged = self.logged.max(logged);
-        }
+        self.logged = self.logged.max(logged);
         self.add(found)
     }
 
@@ -223,7 +218,7 @@ impl Follower {
     fn start_over(&mut self) -> Result<(), GitError> {
         // The log's end is read before the folder is listed, and the folder before libgit2's
         // backend looks, so that a pack written in between is found twice, never not at all.
-        let logged = self.log.as_ref().map(|log| (log.end(), log.reopened_count()));
+        let (logged, reopened) = (self.log.end(), self.log.reopened_count());
         let known: HashSet<OsString> = self.index_files()?.into_iter().collect();
         let odb = Odb::new().map_err(|err| GitError::internal("cannot create an object database", err))?;
         add_loose_backend(&odb, self.repo.path(), LOOSE_PRIORITY)?;
@@ -234,9 +229,7 @@ impl Follower {
             .map_err(|err| GitError::internal("cannot use the object database", err))?;
         self.known = known;
         self.added = 0;
-        if let Some((logged, reopened)) = logged {
-            (self.logged, self.reopened) = (logged, reopened);
-        }
+        (self.logged, self.reopened) = (logged, reopened);
         Ok(())
     }
 
@@ -259,7 +252,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         git(dir.path(), &["init", "-q"]);
         let first = packed_commit(dir.path(), "a");
-        let mut follower = Follower::open(dir.path(), None).unwrap();
+        // Nothing logged: every pack is found in the folder, as another process's would be.
+        let mut follower = Follower::open(dir.path(), Arc::default()).unwrap();
         assert!(follower.find(first).unwrap());
         assert_eq!((follower.known.len(), follower.added), (1, 0));
 
@@ -309,7 +303,7 @@ mod tests {
         git(dir.path(), &["init", "-q"]);
         packed_commit(dir.path(), "a");
         let log = Arc::new(PackLog::default());
-        let mut follower = Follower::open(dir.path(), Some(log.clone())).unwrap();
+        let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
         assert_eq!(follower.listings, 1);
 
         let (second, pack) = commit_and_pack(dir.path(), "b");
@@ -338,7 +332,7 @@ mod tests {
         git(dir.path(), &["init", "-q"]);
         let first = packed_commit(dir.path(), "a");
         let log = Arc::new(PackLog::default());
-        let mut follower = Follower::open(dir.path(), Some(log.clone())).unwrap();
+        let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
         let (second, pack) = commit_and_pack(dir.path(), "b");
         log.push(pack);
         assert!(follower.find(second).unwrap() && follower.find(first).unwrap());

@@ -476,7 +476,7 @@ pub struct Feed {
 
 impl Feed {
     /// Opens the repository whose working tree is `root`; `log` is its writer's log of packs.
-    pub fn open(root: &std::path::Path, log: Option<Arc<PackLog>>) -> Result<Self, StoreError> {
+    pub fn open(root: &std::path::Path, log: Arc<PackLog>) -> Result<Self, StoreError> {
         Ok(Self {
             follower: Follower::open(root, log)?,
         })

@@ -108,8 +108,6 @@ struct Round {
     moved_tags: bool,
     /// Whether an import or upload was published.
     wrote_bulk: bool,
-    /// What to tell the listeners once the round's commits are durable and answered.
-    to_tell: Option<super::Published>,
 }
 
 enum Staged {
@@ -283,9 +281,11 @@ impl Worker {
             };
             let _ = reply.send(result);
         }
-        if let Some(published) = round.to_tell {
-            self.listeners.tell(published);
-        }
+        self.listeners.tell(if round.committed > 0 {
+            super::Published::Commits
+        } else {
+            super::Published::Nothing
+        });
         // After maintenance merged packs (libgit2 would keep the deleted ones open), or once
         // enough packs were written to slow down reads, start over with the packs on disk.
         if (self.maintenance.take_finished() || self.git.should_reopen())
@@ -306,15 +306,8 @@ impl Worker {
             catalog.head = self.git.head().to_string();
         }
         drop(guard);
-        match published {
-            Ok(()) => {
-                round.to_tell = Some(if round.committed > 0 {
-                    super::Published::Commits
-                } else {
-                    super::Published::Nothing
-                })
-            }
-            Err(_) => self.restore_from_head(),
+        if published.is_err() {
+            self.restore_from_head();
         }
         if std::mem::take(&mut round.bulk) {
             round.wrote_bulk = true;

@@ -122,7 +122,7 @@ impl Reader {
     /// The handle, opened when first needed.
     fn feed(&mut self, root: &Path, log: &Arc<PackLog>) -> Result<&mut Feed, StoreError> {
         if self.feed.is_none() {
-            self.feed = Some(Feed::open(root, Some(log.clone()))?);
+            self.feed = Some(Feed::open(root, log.clone())?);
         }
         Ok(self.feed.as_mut().expect("opened above"))
     }

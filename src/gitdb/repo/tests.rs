@@ -204,7 +204,7 @@ fn every_pack_written_is_logged_for_the_followers_and_a_follower_finds_its_commi
     let dir = tempfile::tempdir().unwrap();
     let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
     let log = repo.pack_log();
-    let mut follower = super::super::follow::Follower::open(dir.path(), Some(log.clone())).unwrap();
+    let mut follower = super::super::follow::Follower::open(dir.path(), log.clone()).unwrap();
     publish_one(&mut repo, "a.txt");
     publish_one(&mut repo, "b.txt");
     // The first commit's pack, then one per publish, each there under its logged name.
