@@ -158,7 +158,7 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
     let mut last_look: Option<Instant> = None;
     while let Some(mut webhook) = slot.wait(saver.due_in().unwrap_or(POLL).min(POLL)) {
         // Commits that come in a stream are taken several at a time: one wake-up and one look
-        // at the branch (and at the pack folder) for the publications of [`GATHER`].
+        // at the branch (and at the writer's log of packs) for the publications of [`GATHER`].
         if let Some(rest) = last_look.and_then(|last| GATHER.checked_sub(last.elapsed())) {
             std::thread::sleep(rest);
         }
@@ -410,7 +410,8 @@ impl Saver {
 /// Gives this thread the lowest CPU priority there is for a normal thread (nice 19), below
 /// the writer, the request handlers and maintenance (nice 10): the writer, woken when its
 /// sync ends, then waits less for a core that a delivery holds (at 8 connections on two
-/// cores its wait per write went from 91–153 µs at nice 10 to 74–109 µs). Deliveries still
+/// cores its wait per write went from 91–153 µs at nice 10 to 74–109 µs in one run, 81–124
+/// in another: a small gain, within what separates two runs). Deliveries still
 /// make progress on a busy machine; the idle class (`SCHED_IDLE`) would let another process
 /// that keeps the cores busy hold them back for as long as it runs, and did no better
 /// (BENCHMARKS.md, session 25).
