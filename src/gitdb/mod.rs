@@ -15,7 +15,7 @@ mod index;
 pub mod lock;
 pub mod maintenance;
 mod objects;
-mod plain_pack;
+mod pack_writer;
 pub mod repo;
 mod runs;
 pub mod tree_diff;

@@ -25,7 +25,7 @@ use libgit2_sys as raw;
 
 use super::GitError;
 use super::edit::TreeEdit;
-use super::plain_pack::PlainPack;
+use super::pack_writer::PackWriter;
 
 /// New objects go to memory first, ahead of every on-disk backend.
 const MEMORY_PRIORITY: c_int = c_int::MAX;
@@ -165,14 +165,14 @@ impl Staging {
     }
 
     /// Writes `objects` (staged, no repeats) as a pack of whole objects with its index into
-    /// the pack folder ([`PlainPack`]); returns the pack's name.
+    /// the pack folder ([`PackWriter`]); returns the pack's name.
     fn write_plain_pack(&self, objects: &[(Oid, ObjectType)]) -> Result<String, GitError> {
         let fail = |err: std::io::Error| GitError::internal("cannot write a pack", err);
         let odb = self
             .repo
             .odb()
             .map_err(|err| git_error("cannot open the object database", err))?;
-        let mut pack = PlainPack::create(&self.pack_dir, objects.len()).map_err(fail)?;
+        let mut pack = PackWriter::create(&self.pack_dir, objects.len()).map_err(fail)?;
         // Compressing is most of the work: the objects go in batches, each compressed on
         // every core (an upload's kept files are a few large blobs among many small ones).
         let threads = super::runs::threads();

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use super::{ChildSlot, Done, Ended, git};
 use crate::gitdb::objects::{add_pack_backend, index_names};
-use crate::gitdb::plain_pack::INDEX_MAGIC;
+use crate::gitdb::pack_writer::INDEX_MAGIC;
 
 /// A temporary file git left in the pack folder (a run killed at shutdown) is deleted by a
 /// later run once it is this old: a git command of someone else's may be writing a young one.

@@ -24,7 +24,7 @@ use super::runs;
 /// The first bytes of a version 2 pack index.
 pub(super) const INDEX_MAGIC: [u8; 4] = [0xff, b't', b'O', b'c'];
 
-pub struct PlainPack {
+pub struct PackWriter {
     dir: PathBuf,
     temporary: PathBuf,
     file: BufWriter<File>,
@@ -35,7 +35,7 @@ pub struct PlainPack {
     done: bool,
 }
 
-impl PlainPack {
+impl PackWriter {
     /// Starts a pack of `count` objects in `dir`.
     pub fn create(dir: &Path, count: usize) -> io::Result<Self> {
         let count = u32::try_from(count).map_err(|_| io::Error::other("more than 2^32 objects"))?;
@@ -194,7 +194,7 @@ impl Entry {
 }
 
 /// A pack that was not finished leaves no temporary file behind.
-impl Drop for PlainPack {
+impl Drop for PackWriter {
     fn drop(&mut self) {
         if !self.done {
             let _ = std::fs::remove_file(&self.temporary);
@@ -254,7 +254,7 @@ mod tests {
             .iter()
             .map(|&size| (0..size).map(|index| (index * 7 % 251) as u8).collect())
             .collect();
-        let mut pack = PlainPack::create(&pack_dir, contents.len()).unwrap();
+        let mut pack = PackWriter::create(&pack_dir, contents.len()).unwrap();
         let objects: Vec<(Oid, ObjectType, Vec<u8>)> = contents
             .iter()
             .map(|content| {
@@ -296,7 +296,7 @@ mod tests {
     #[test]
     fn a_pack_given_up_leaves_nothing_behind() {
         let dir = tempfile::tempdir().unwrap();
-        let mut pack = PlainPack::create(dir.path(), 1).unwrap();
+        let mut pack = PackWriter::create(dir.path(), 1).unwrap();
         let x = (
             Oid::hash_object(ObjectType::Blob, b"x").unwrap(),
             ObjectType::Blob,
