@@ -1,6 +1,6 @@
 //! The git engine: a repository with a working tree kept as one writer thread needs it, and
 //! nothing that knows what the files mean. It opens and initialises the repository, stages
-//! objects and commits them (in memory, or as plain packs for large batches), keeps the index
+//! objects and commits them (in memory, then as a pack a batch, written by hand), keeps the index
 //! and the working tree in step with HEAD, diffs trees, runs git's own command where it is
 //! faster, maintains the object database, and holds the lock that keeps a second process off.
 //!
@@ -9,6 +9,7 @@
 
 pub mod blobs;
 pub mod cli;
+mod delta;
 mod edit;
 pub mod follow;
 mod index;

@@ -16,14 +16,16 @@
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::{CString, c_int};
 use std::path::{Path, PathBuf};
 
+use flate2::{Compress, Compression};
 use git2::{Binding, Mempack, ObjectType, Odb, Oid, Repository};
 use libgit2_sys as raw;
 
 use super::GitError;
+use super::delta;
 use super::edit::TreeEdit;
 use super::pack_writer::PackWriter;
 
@@ -38,6 +40,9 @@ const LOOSE_PRIORITY: c_int = 1;
 /// Objects from which a pack is written without looking for deltas (see
 /// [`Staging::write_pack`]).
 const PLAIN_PACK_OBJECTS: usize = 1024;
+
+/// The longest chain of deltas in a batch's pack (git's default for its packs too).
+const MOST_DELTA_DEPTH: usize = 50;
 
 /// The bytes of objects read at a time for a plain pack (then compressed on every core).
 const PLAIN_PACK_BATCH_BYTES: usize = 64 << 20;
@@ -55,8 +60,9 @@ pub struct Staging {
     pack_dir: PathBuf,
     /// Packs written since opening, each with a backend of its own.
     written_packs: usize,
-    /// The objects staged since the last pack (the mempack cannot list them), with repeats.
-    staged: RefCell<Vec<(Oid, ObjectType)>>,
+    /// The objects staged since the last pack (the mempack cannot list them), in the order
+    /// they were staged, with repeats.
+    staged: RefCell<Vec<Staged>>,
     /// Whether a pack of whole objects was written since [`Self::take_plain_written`].
     plain_written: bool,
     /// The pack files written since [`Self::take_unsynced`], for the sync before an answer.
@@ -108,29 +114,42 @@ impl Staging {
     }
 
     /// Writes every object staged in memory as one pack next to the repository's others and
-    /// keeps reading them from there; memory is then emptied.
+    /// keeps reading them from there; memory is then emptied. Answers the pack's name, if one
+    /// was written (nothing staged, nothing written).
     ///
     /// A pack of many objects (an import, an upload: thousands of new key files) is written
-    /// without a delta search, which took most of a bulk import's time on both cores
-    /// (libgit2's window of ten objects for each); maintenance finds the deltas later, in the
-    /// background, when it merges the pack with others. Small packs (ordinary changes) are
-    /// written by libgit2's pack builder, deltas and all. Answers the pack's name, if one was
-    /// written (nothing staged, nothing written).
+    /// whole, without deltas ([`Self::write_plain_pack`]): a delta search took most of a bulk
+    /// import's time on both cores, and maintenance finds the deltas later, in the
+    /// background. Other packs (a batch of ordinary changes) are written with the deltas the
+    /// writer knows of, those between the versions of a tree it rewrote within the batch
+    /// ([`Self::write_batch_pack`]).
     pub fn write_pack(&mut self) -> Result<Option<String>, GitError> {
         let mut staged = std::mem::take(&mut *self.staged.borrow_mut());
-        staged.sort_unstable_by_key(|(id, _)| *id);
-        staged.dedup_by_key(|(id, _)| *id);
+        let mut seen = HashSet::with_capacity(staged.len());
+        staged.retain(|object| seen.insert(object.id));
         // Objects libgit2 wrote itself (the first commit's tree builder) are not in the list;
-        // the pack builder, which asks the mempack, takes care of those.
+        // libgit2's pack builder, which asks the mempack, takes care of those.
         let mut in_memory = 0usize;
         // SAFETY: the mempack is alive (see `discard`); `in_memory` is a valid place for the count.
         let counted = unsafe { git_mempack_object_count(&raw mut in_memory, self.mempack.cast()) };
-        if staged.len() >= PLAIN_PACK_OBJECTS && counted == 0 && in_memory == staged.len() {
-            let name = self.write_plain_pack(&staged)?;
-            self.add_written_pack(&name)?;
+        let name = if in_memory == 0 && counted == 0 {
+            None
+        } else if counted != 0 || in_memory != staged.len() {
+            self.write_libgit2_pack()?
+        } else if staged.len() >= PLAIN_PACK_OBJECTS {
             self.plain_written = true;
-            return self.discard().map(|()| Some(name));
+            Some(self.write_plain_pack(&staged)?)
+        } else {
+            Some(self.write_batch_pack(&staged)?)
+        };
+        if let Some(name) = &name {
+            self.add_written_pack(name)?;
         }
+        self.discard().map(|()| name)
+    }
+
+    /// Writes the mempack's objects with libgit2's pack builder (deltas and all).
+    fn write_libgit2_pack(&self) -> Result<Option<String>, GitError> {
         let mut builder = self
             .repo
             .packbuilder()
@@ -146,27 +165,82 @@ impl Staging {
                 git2::Error::last_error(inserted),
             ));
         }
-        let mut written = None;
-        if builder.object_count() > 0 {
-            builder
-                .write(&self.pack_dir, 0)
-                .map_err(|err| git_error("cannot write a pack", err))?;
-            let name = builder
-                .name()
-                .ok()
-                .flatten()
-                .map(str::to_owned)
-                .ok_or_else(|| GitError::internal("cannot write a pack", "the pack has no name"))?;
-            drop(builder);
-            self.add_written_pack(&name)?;
-            written = Some(name);
+        if builder.object_count() == 0 {
+            return Ok(None);
         }
-        self.discard().map(|()| written)
+        builder
+            .write(&self.pack_dir, 0)
+            .map_err(|err| git_error("cannot write a pack", err))?;
+        builder
+            .name()
+            .ok()
+            .flatten()
+            .map(|name| Some(name.to_owned()))
+            .ok_or_else(|| GitError::internal("cannot write a pack", "the pack has no name"))
+    }
+
+    /// Writes `objects` (staged, no repeats, in the order staged) as a pack with its index,
+    /// a tree that the batch rewrote later as a delta of its later version; returns the
+    /// pack's name.
+    ///
+    /// The objects go in the reverse of the order they were staged, so that the newest
+    /// version of a tree is whole and the older ones deltas, each of the version that
+    /// followed it (what git's pack builder does too: the newest objects are the ones read
+    /// most, the next commit's edits start from them). A chain of deltas stops at
+    /// [`MOST_DELTA_DEPTH`], and a delta that saves less than half is not kept.
+    fn write_batch_pack(&self, objects: &[Staged]) -> Result<String, GitError> {
+        let fail = |err: std::io::Error| GitError::internal("cannot write a pack", err);
+        let odb = self
+            .repo
+            .odb()
+            .map_err(|err| git_error("cannot open the object database", err))?;
+        // The later version of each tree the batch rewrote (the first, if several start
+        // from it).
+        let ids: HashSet<Oid> = objects.iter().map(|object| object.id).collect();
+        let mut next_version = HashMap::new();
+        for object in objects {
+            if let Some(base) = object.base.filter(|base| ids.contains(base)) {
+                next_version.entry(base).or_insert(object.id);
+            }
+        }
+        let mut pack = PackWriter::create(&self.pack_dir, objects.len()).map_err(fail)?;
+        let mut zlib = Compress::new(Compression::default(), true);
+        // The trees written so far: where each starts, its depth in a chain of deltas, and
+        // its content while a delta may still need it.
+        let mut trees: HashMap<Oid, (u64, usize, Vec<u8>)> = HashMap::new();
+        for object in objects.iter().rev() {
+            let read = odb
+                .read(object.id)
+                .map_err(|err| git_error("cannot read a staged object", err))?;
+            let data = read.data();
+            let later = next_version.get(&object.id).and_then(|later| trees.get(later));
+            let delta = later
+                .filter(|(_, depth, _)| *depth < MOST_DELTA_DEPTH)
+                .and_then(|(at, depth, base)| Some((*at, *depth, delta::encode(base, data)?)))
+                .filter(|(_, _, delta)| delta.len() < data.len() / 2);
+            let (at, depth) = match delta {
+                Some((base_at, depth, delta)) => {
+                    let at = pack.add_delta(&mut zlib, object.id, base_at, &delta).map_err(fail)?;
+                    (at, depth + 1)
+                }
+                None => (
+                    pack.add_whole(&mut zlib, object.id, object.kind, data).map_err(fail)?,
+                    0,
+                ),
+            };
+            if object
+                .base
+                .is_some_and(|base| next_version.get(&base) == Some(&object.id))
+            {
+                trees.insert(object.id, (at, depth, data.to_vec()));
+            }
+        }
+        pack.finish().map_err(fail)
     }
 
     /// Writes `objects` (staged, no repeats) as a pack of whole objects with its index into
     /// the pack folder ([`PackWriter`]); returns the pack's name.
-    fn write_plain_pack(&self, objects: &[(Oid, ObjectType)]) -> Result<String, GitError> {
+    fn write_plain_pack(&self, objects: &[Staged]) -> Result<String, GitError> {
         let fail = |err: std::io::Error| GitError::internal("cannot write a pack", err);
         let odb = self
             .repo
@@ -177,7 +251,7 @@ impl Staging {
         // every core (an upload's kept files are a few large blobs among many small ones).
         let threads = super::runs::threads();
         let (mut batch, mut bytes) = (Vec::new(), 0);
-        for &(id, kind) in objects {
+        for &Staged { id, kind, .. } in objects {
             let object = odb
                 .read(id)
                 .map_err(|err| git_error("cannot read a staged object", err))?;
@@ -197,11 +271,12 @@ impl Staging {
     /// misses), rescans and looks again: most of a commit's time with many packs.
     pub fn write(&self, kind: ObjectType, data: &[u8]) -> Result<Oid, GitError> {
         let id = Oid::hash_object(kind, data).map_err(|err| git_error("cannot hash an object", err))?;
-        self.write_as(id, kind, data)
+        self.write_as(id, kind, data, None)
     }
 
-    /// [`Self::write`] of an object whose id (its hash) is known.
-    fn write_as(&self, id: Oid, kind: ObjectType, data: &[u8]) -> Result<Oid, GitError> {
+    /// [`Self::write`] of an object whose id (its hash) is known; `base` is the tree it is a
+    /// new version of, if it is one.
+    fn write_as(&self, id: Oid, kind: ObjectType, data: &[u8], base: Option<Oid>) -> Result<Oid, GitError> {
         let raw_kind = match kind {
             ObjectType::Blob => raw::GIT_OBJECT_BLOB,
             ObjectType::Tree => raw::GIT_OBJECT_TREE,
@@ -220,7 +295,7 @@ impl Staging {
         if written < 0 {
             return Err(git_error("cannot stage an object", git2::Error::last_error(written)));
         }
-        self.staged.borrow_mut().push((id, kind));
+        self.staged.borrow_mut().push(Staged { id, kind, base });
         Ok(id)
     }
 
@@ -237,7 +312,7 @@ impl Staging {
             match edit {
                 TreeEdit::Write { path, contents } => {
                     let id = match ids.get(index) {
-                        Some(&id) => self.write_as(id, ObjectType::Blob, contents)?,
+                        Some(&id) => self.write_as(id, ObjectType::Blob, contents, None)?,
                         None => self.write(ObjectType::Blob, contents)?,
                     };
                     self.put(&mut root, path, Entry::Stored { id, mode: BLOB_MODE })?;
@@ -363,7 +438,8 @@ impl Staging {
             data.push(0);
             data.extend_from_slice(id.as_bytes());
         }
-        self.write(ObjectType::Tree, &data).map(Some)
+        let id = Oid::hash_object(ObjectType::Tree, &data).map_err(|err| git_error("cannot hash an object", err))?;
+        self.write_as(id, ObjectType::Tree, &data, tree.base).map(Some)
     }
 
     /// Drops the objects staged in memory.
@@ -417,6 +493,14 @@ impl Staging {
         self.written_packs += 1;
         Ok(())
     }
+}
+
+/// An object staged for the next pack.
+struct Staged {
+    id: Oid,
+    kind: ObjectType,
+    /// For a tree: the tree it was edited from.
+    base: Option<Oid>,
 }
 
 /// A tree being edited: its entries, with the subtrees on edited paths opened in turn.

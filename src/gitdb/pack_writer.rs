@@ -1,10 +1,12 @@
-//! A pack of whole objects (no deltas) and its index, written by hand: what a large commit
-//! (an import, an upload) is published as. libgit2's pack builder spent most of a bulk
-//! import searching for deltas, and its indexer then read the pack it had just written
-//! again, hashing and inflating every object, to make the index. Here each object is
-//! compressed once (runs of them on every core at once), and the index comes from what was
-//! written: the ids are known, and so are the offsets and CRC-32s. Maintenance finds the
-//! deltas later, in the background.
+//! Packs and their indexes, written by hand: every pack the writer publishes. libgit2's pack
+//! builder spent most of a bulk import searching for deltas, and its indexer then read the
+//! pack it had just written again, hashing and inflating every object, to make the index
+//! (mapping and unmapping the pack for each object, which interrupts the other core). Here
+//! each object is compressed once, whole ([`PackWriter::add_all`], runs of them on every core
+//! at once: a large commit, whose deltas maintenance finds later in the background) or as a
+//! delta the writer knows of ([`PackWriter::add_delta`]: an older version of a tree it
+//! rewrote), and the index comes from what was written: the ids are known, and so are the
+//! offsets and CRC-32s.
 //!
 //! Formats: git's `gitformat-pack` (pack version 2, index version 2). The pack is written to
 //! a temporary file in the pack folder and renamed once complete, then the index likewise:
@@ -78,6 +80,29 @@ impl PackWriter {
             }
         }
         Ok(())
+    }
+
+    /// Appends one object whole, compressed by `zlib`; answers where it starts in the pack.
+    pub fn add_whole(&mut self, zlib: &mut Compress, id: Oid, kind: ObjectType, data: &[u8]) -> io::Result<u64> {
+        let at = self.offset;
+        self.put_entry(Entry::of(zlib, id, kind, data)?)?;
+        Ok(at)
+    }
+
+    /// Appends one object as `delta` (see [`super::delta`]) of the object at `base` (an
+    /// offset this pack answered before), compressed by `zlib`; answers where it starts.
+    pub fn add_delta(&mut self, zlib: &mut Compress, id: Oid, base: u64, delta: &[u8]) -> io::Result<u64> {
+        let at = self.offset;
+        let distance = at
+            .checked_sub(base)
+            .filter(|&distance| distance > 0)
+            .ok_or_else(|| io::Error::other("a delta's base must come before it"))?;
+        let mut bytes = object_header(OFS_DELTA, delta.len());
+        put_base_distance(&mut bytes, distance);
+        compress(zlib, delta, &mut bytes)?;
+        let crc = crc32fast::hash(&bytes);
+        self.put_entry(Entry { id, bytes, crc })?;
+        Ok(at)
     }
 
     fn put_entry(&mut self, entry: Entry) -> io::Result<()> {
@@ -175,21 +200,26 @@ impl Entry {
             _ => return Err(io::Error::other("an object of unknown type")),
         };
         let mut bytes = object_header(type_bits, data.len());
-        // Room for the worst case (zlib's bound is below this), so one call usually does.
-        bytes.reserve(data.len() + data.len() / 64 + 64);
-        zlib.reset();
-        loop {
-            let consumed = usize::try_from(zlib.total_in()).map_or(data.len(), |read| read.min(data.len()));
-            let status = zlib
-                .compress_vec(&data[consumed..], &mut bytes, FlushCompress::Finish)
-                .map_err(io::Error::other)?;
-            if status == Status::StreamEnd {
-                break;
-            }
-            bytes.reserve(bytes.capacity().max(64));
-        }
+        compress(zlib, data, &mut bytes)?;
         let crc = crc32fast::hash(&bytes);
         Ok(Self { id, bytes, crc })
+    }
+}
+
+/// Appends `data` compressed by `zlib` (reset first) to `bytes`.
+fn compress(zlib: &mut Compress, data: &[u8], bytes: &mut Vec<u8>) -> io::Result<()> {
+    // Room for the worst case (zlib's bound is below this), so one call usually does.
+    bytes.reserve(data.len() + data.len() / 64 + 64);
+    zlib.reset();
+    loop {
+        let consumed = usize::try_from(zlib.total_in()).map_or(data.len(), |read| read.min(data.len()));
+        let status = zlib
+            .compress_vec(&data[consumed..], bytes, FlushCompress::Finish)
+            .map_err(io::Error::other)?;
+        if status == Status::StreamEnd {
+            return Ok(());
+        }
+        bytes.reserve(bytes.capacity().max(64));
     }
 }
 
@@ -208,6 +238,23 @@ fn temporary_path(dir: &Path, kind: &str) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let number = NEXT.fetch_add(1, Ordering::Relaxed);
     dir.join(format!("tmp_locstore_{}_{number}.{kind}", std::process::id()))
+}
+
+/// The type of an entry that is a delta of an earlier entry of the same pack.
+const OFS_DELTA: u8 = 6;
+
+/// How far back a delta's base starts, after the entry's header: seven bits a byte, high
+/// bits first, each byte but the last with its top bit set and standing for one more than
+/// its value (so that no two encodings mean the same distance).
+fn put_base_distance(bytes: &mut Vec<u8>, mut distance: u64) {
+    let mut encoded = vec![(distance & 0x7f) as u8];
+    distance >>= 7;
+    while distance > 0 {
+        distance -= 1;
+        encoded.push(0x80 | (distance & 0x7f) as u8);
+        distance >>= 7;
+    }
+    bytes.extend(encoded.iter().rev());
 }
 
 /// A pack entry's header: the type in bits 4–6 of the first byte, the size below it and
@@ -291,6 +338,86 @@ mod tests {
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert!(names.iter().all(|name| !name.starts_with("tmp_")), "{names:?}");
+    }
+
+    /// Versions of a tree-like object, each a delta of the one before it in the pack (the
+    /// newer version), read back by git: the chain's lengths, and every object's content.
+    #[test]
+    fn git_reads_a_chain_of_deltas() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let output = std::process::Command::new("git")
+                .arg("-C")
+                .arg(dir.path())
+                .args(args)
+                .output()
+                .expect("git runs");
+            assert!(
+                output.status.success(),
+                "git {args:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            output.stdout
+        };
+        git(&["init", "-q"]);
+        let pack_dir = dir.path().join(".git/objects/pack");
+        // The newest version first: 3,000 entries of 40 bytes, then one fewer each time,
+        // taken out in different places; the distance to the base grows past 127 and 16,383
+        // bytes (the offset's one- and two-byte encodings).
+        let mut versions = vec![
+            (0..3_000u32)
+                .flat_map(|i| format!("{i:08} some entry of forty bytes..\n").into_bytes())
+                .collect::<Vec<u8>>(),
+        ];
+        for step in 1..6 {
+            let mut older = versions.last().unwrap().clone();
+            let at = (step * 7_919) % (older.len() / 40) * 40;
+            older.drain(at..at + 40);
+            versions.push(older);
+        }
+        let mut pack = PackWriter::create(&pack_dir, versions.len() + 1).unwrap();
+        let mut zlib = Compress::new(Compression::default(), true);
+        let ids: Vec<Oid> = versions
+            .iter()
+            .map(|data| Oid::hash_object(ObjectType::Blob, data).unwrap())
+            .collect();
+        let mut base = pack
+            .add_whole(&mut zlib, ids[0], ObjectType::Blob, &versions[0])
+            .unwrap();
+        let filler: Vec<u8> = (0..20_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+            .collect();
+        let filler_id = Oid::hash_object(ObjectType::Blob, &filler).unwrap();
+        pack.add_whole(&mut zlib, filler_id, ObjectType::Blob, &filler).unwrap();
+        for pair in 1..versions.len() {
+            let delta = crate::gitdb::delta::encode(&versions[pair - 1], &versions[pair]).unwrap();
+            assert!(delta.len() < 100, "{} bytes", delta.len());
+            base = pack.add_delta(&mut zlib, ids[pair], base, &delta).unwrap();
+        }
+        let name = pack.finish().unwrap();
+        let index = pack_dir.join(format!("pack-{name}.idx"));
+        let verified = String::from_utf8(git(&["verify-pack", "-v", index.to_str().unwrap()])).unwrap();
+        assert!(verified.contains("non delta: 2 objects"), "{verified}");
+        for length in 1..versions.len() {
+            assert!(
+                verified.contains(&format!("chain length = {length}: 1 object")),
+                "{verified}"
+            );
+        }
+        for (id, data) in ids.iter().zip(&versions) {
+            assert_eq!(&git(&["cat-file", "blob", &id.to_string()]), data);
+        }
+        git(&["fsck", "--strict"]);
+    }
+
+    #[test]
+    fn a_delta_needs_its_base_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut pack = PackWriter::create(dir.path(), 1).unwrap();
+        let mut zlib = Compress::new(Compression::default(), true);
+        let id = Oid::hash_object(ObjectType::Blob, b"x").unwrap();
+        let at = pack.add_whole(&mut zlib, id, ObjectType::Blob, b"x").unwrap();
+        assert!(pack.add_delta(&mut zlib, id, at + 100, b"").is_err());
     }
 
     #[test]

@@ -221,3 +221,65 @@ fn every_pack_written_is_logged_for_the_followers_and_a_follower_finds_its_commi
     let tree = follower.repo().find_commit(repo.head()).unwrap().tree().unwrap();
     assert!(tree.get_name("b.txt").is_some());
 }
+
+/// A batch of commits that each add a file to the same folders: its pack holds the older
+/// versions of those folders' trees as deltas of the newer ones, the newest whole, and git
+/// reads every object of every commit back.
+#[test]
+fn a_batch_pack_keeps_older_versions_of_a_tree_as_deltas_of_the_newer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
+    repo.staging.take_unsynced();
+    // Enough files that the folders' trees are worth a delta.
+    let many: Vec<TreeEdit> = (0..200)
+        .map(|i| TreeEdit::Write {
+            path: format!("keys/{}/key-{i:03}.toml", i % 2),
+            contents: format!("value = {i}\n").into_bytes().into(),
+        })
+        .collect();
+    commit_and_write(&mut repo, &many);
+    repo.staging.take_unsynced();
+    for i in 0..20 {
+        let edits = [TreeEdit::Write {
+            path: format!("keys/{}/new-{i:02}.toml", i % 2),
+            contents: format!("value = {i}\n").into_bytes().into(),
+        }];
+        let commit = repo.build_commit(&edits, "Add a key", "test").unwrap().unwrap();
+        repo.stage(commit);
+    }
+    repo.publish("Add keys").unwrap();
+    let index = repo
+        .staging
+        .take_unsynced()
+        .into_iter()
+        .find(|pack| pack.extension().is_some_and(|ext| ext == "idx"))
+        .unwrap();
+    let verified = crate::gitdb::run_git(dir.path(), &["verify-pack", "-v", index.to_str().unwrap()]);
+    // Per commit: a blob, the file's folder, `keys`, the root, the commit: 100 objects. The
+    // 19 older roots and 18 older folders are deltas; of `keys` (two entries, one of which
+    // changes) a delta would save less than half, so every other one is whole: 53 whole.
+    assert!(verified.contains("non delta: 53 objects"), "{verified}");
+    assert!(verified.contains("chain length = 19: 1 object"), "{verified}");
+    let head_tree = crate::gitdb::run_git(dir.path(), &["rev-parse", "HEAD^{tree}"]);
+    let newest = verified
+        .lines()
+        .find(|line| line.starts_with(head_tree.trim()))
+        .unwrap();
+    assert_eq!(
+        newest.split_whitespace().count(),
+        5,
+        "the newest root is whole: {newest}"
+    );
+    crate::gitdb::run_git(dir.path(), &["fsck", "--strict"]);
+    let listed = crate::gitdb::run_git(dir.path(), &["ls-tree", "-r", "--name-only", "HEAD~19"]);
+    assert!(
+        listed.contains("keys/0/new-00.toml") && !listed.contains("new-01"),
+        "{listed}"
+    );
+    assert_eq!(
+        crate::gitdb::run_git(dir.path(), &["ls-tree", "-r", "--name-only", "HEAD"])
+            .lines()
+            .count(),
+        221
+    );
+}
