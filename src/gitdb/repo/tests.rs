@@ -256,10 +256,12 @@ fn a_batch_pack_keeps_older_versions_of_a_tree_as_deltas_of_the_newer() {
         .unwrap();
     let verified = crate::gitdb::run_git(dir.path(), &["verify-pack", "-v", index.to_str().unwrap()]);
     // Per commit: a blob, the file's folder, `keys`, the root, the commit: 100 objects. The
-    // 19 older roots and 18 older folders are deltas; of `keys` (two entries, one of which
-    // changes) a delta would save less than half, so every other one is whole: 53 whole.
-    assert!(verified.contains("non delta: 53 objects"), "{verified}");
-    assert!(verified.contains("chain length = 19: 1 object"), "{verified}");
+    // 18 older folders are deltas, and the older roots but one (a chain ends at ten); of
+    // `keys` (two entries, one of which changes) a delta would save less than half, so every
+    // other one is whole: 54 whole.
+    assert!(verified.contains("non delta: 54 objects"), "{verified}");
+    assert!(verified.contains("chain length = 10: 1 object"), "{verified}");
+    assert!(!verified.contains("chain length = 11"), "{verified}");
     let head_tree = crate::gitdb::run_git(dir.path(), &["rev-parse", "HEAD^{tree}"]);
     let newest = verified
         .lines()
