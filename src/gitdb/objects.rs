@@ -207,7 +207,10 @@ impl Staging {
             }
         }
         let mut pack = PackWriter::create(&self.pack_dir, objects.len()).map_err(fail)?;
-        let mut zlib = Compress::new(Compression::default(), true);
+        // zlib's fastest level: for objects this small its fixed cost of building Huffman
+        // tables at the default level was a tenth of the writer's time (20,000 creates: the
+        // server's CPU 419 → 370 µs a write, the packs 2% larger after maintenance).
+        let mut zlib = Compress::new(Compression::fast(), true);
         // The trees written so far: where each starts, its depth in a chain of deltas, and
         // its content while a delta may still need it.
         let mut trees: HashMap<Oid, (u64, usize, Vec<u8>)> = HashMap::new();
