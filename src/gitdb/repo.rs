@@ -34,8 +34,13 @@ const BRANCH: &str = "main";
 pub const BULK_WRITES: usize = 256;
 /// Packs written since opening after which the writer reopens the repository.
 const REOPEN_AFTER_PACKS: usize = 32;
-/// Bytes of parsed objects libgit2 keeps per repository.
-const OBJECT_CACHE_BYTES: isize = 32 << 20;
+/// Bytes of parsed objects libgit2 keeps, for all repositories of the process together
+/// (libgit2's default). Past the limit, every object a repository caches makes it drop some
+/// of its own, the first ones of its table, and a repository with few cached objects drops
+/// them all: at 32 MB the writer's trees kept the process past it once a project had tens of
+/// thousands of keys, the webhooks' feed (a repository opened anew every few dozen packs)
+/// could cache nothing, and its CPU per delivery grew round after round (BENCHMARKS.md).
+const OBJECT_CACHE_BYTES: isize = 256 << 20;
 /// Open pack files libgit2 may keep at once; more are closed least recently used first.
 const OPEN_PACK_FILES: usize = 256;
 
@@ -602,8 +607,7 @@ fn tune_libgit2() {
         // Objects referenced by new trees and commits were just written or read by this
         // process, so checking that they exist, and re-hashing every object read, only costs
         // time; `git fsck` checks the repository as a whole.
-        // libgit2 keeps up to 256 MB of parsed objects per repository by default; the
-        // writer's working set is the trees on recently edited paths.
+        // The cache's limit (see `OBJECT_CACHE_BYTES`).
         // SAFETY: as above.
         if let Err(err) = unsafe { git2::opts::set_cache_max_size(OBJECT_CACHE_BYTES) } {
             tracing::warn!(error = %err, "cannot cap libgit2's object cache");
