@@ -604,9 +604,6 @@ fn tune_libgit2() {
         if let Err(err) = unsafe { git2::opts::set_cache_object_limit(ObjectType::Tree, 4 << 20) } {
             tracing::warn!(error = %err, "cannot raise libgit2's tree cache limit");
         }
-        // Objects referenced by new trees and commits were just written or read by this
-        // process, so checking that they exist, and re-hashing every object read, only costs
-        // time; `git fsck` checks the repository as a whole.
         // The cache's limit (see `OBJECT_CACHE_BYTES`).
         // SAFETY: as above.
         if let Err(err) = unsafe { git2::opts::set_cache_max_size(OBJECT_CACHE_BYTES) } {
@@ -618,6 +615,9 @@ fn tune_libgit2() {
         if let Err(err) = unsafe { git2::opts::set_mwindow_file_limit(OPEN_PACK_FILES) } {
             tracing::warn!(error = %err, "cannot cap libgit2's open pack files");
         }
+        // Objects referenced by new trees and commits were just written or read by this
+        // process, so checking that they exist, and re-hashing every object read, only costs
+        // time; `git fsck` checks the repository as a whole.
         git2::opts::strict_object_creation(false);
         git2::opts::strict_hash_verification(false);
     });
