@@ -14,9 +14,9 @@
 //! - [`domain`]: validated names, the model (a key's files, a translation's text and the base
 //!   text it was written against), the pure key query, the quality checks (`domain/checks`).
 //! - [`gitdb`]: the git engine below the store: repository open and init, object staging and
-//!   commit, plain packs, maintenance, the git CLI, working-tree sync, tree differences, a
-//!   handle that follows the writer's new packs (`gitdb/follow.rs`), the owner lock. Paths and
-//!   bytes only.
+//!   commit, packs written by hand (`gitdb/pack_writer.rs`, `gitdb/delta.rs`), maintenance,
+//!   the git CLI, working-tree sync, tree differences, a handle that follows the writer's new
+//!   packs (`gitdb/follow.rs`), the owner lock. Paths and bytes only.
 //! - [`store`]: teams, projects and keys on the engine: one writer thread (`store/worker`),
 //!   in-memory catalog, file layout and format, planning changes as values (`store/plan`: a
 //!   shared vocabulary and one planner per kind of change, none importing another), joins of
