@@ -276,24 +276,27 @@ fn object_header(type_bits: u8, size: usize) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    /// Runs git in `dir` and answers what it printed; a failure fails the test.
+    fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
+        let output = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(
+            output.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    }
+
     /// git itself reads the pack and index back: every object, with its content.
     #[test]
     fn git_verifies_the_pack_and_reads_every_object() {
         let dir = tempfile::tempdir().unwrap();
-        let run = |args: &[&str]| {
-            let output = std::process::Command::new("git")
-                .arg("-C")
-                .arg(dir.path())
-                .args(args)
-                .output()
-                .expect("git runs");
-            assert!(
-                output.status.success(),
-                "git {args:?}: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-            String::from_utf8(output.stdout).unwrap()
-        };
+        let run = |args: &[&str]| String::from_utf8(git(dir.path(), args)).unwrap();
         run(&["init", "-q"]);
         let pack_dir = dir.path().join(".git/objects/pack");
         // Sizes across the header's byte boundaries (15, 16, 2047, 2048 bytes) and one large.
@@ -325,13 +328,7 @@ mod tests {
             "{verified}"
         );
         for (id, content) in ids.iter().zip(&contents) {
-            let read = std::process::Command::new("git")
-                .arg("-C")
-                .arg(dir.path())
-                .args(["cat-file", "blob", &id.to_string()])
-                .output()
-                .unwrap();
-            assert_eq!(&read.stdout, content);
+            assert_eq!(&git(dir.path(), &["cat-file", "blob", &id.to_string()]), content);
         }
         let names: Vec<String> = std::fs::read_dir(&pack_dir)
             .unwrap()
@@ -345,20 +342,7 @@ mod tests {
     #[test]
     fn git_reads_a_chain_of_deltas() {
         let dir = tempfile::tempdir().unwrap();
-        let git = |args: &[&str]| {
-            let output = std::process::Command::new("git")
-                .arg("-C")
-                .arg(dir.path())
-                .args(args)
-                .output()
-                .expect("git runs");
-            assert!(
-                output.status.success(),
-                "git {args:?}: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-            output.stdout
-        };
+        let git = |args: &[&str]| git(dir.path(), args);
         git(&["init", "-q"]);
         let pack_dir = dir.path().join(".git/objects/pack");
         // The newest version first: 3,000 entries of 40 bytes, then one fewer each time,
