@@ -1,14 +1,14 @@
 //! Webhook deliveries with the release binary and receivers on loopback.
 //!
 //!     cargo bench --bench webhooks      # LOCSTORE_BENCH_SECONDS=10 LOCSTORE_BENCH_BACKLOG=10000
-//!                                       # LOCSTORE_BENCH_ROUNDS=4
+//!                                       # LOCSTORE_BENCH_ROUNDS=4 LOCSTORE_BENCH_CONNECTIONS=8
 //!                                       # LOCSTORE_BENCH_DIR=/mnt/fresh (where the data goes)
 //!                                       # LOCSTORE_BENCH_RECEIVER_NICE=19
 //!
 //! Measures, on a project of 1,000 keys:
-//! - writes per second (creates on 8 connections, durability fsync) with no webhook and with
-//!   three, each with a healthy receiver, in turns (four rounds by default, the order of the
-//!   two phases swapped every round); `LOCSTORE_BENCH_RECEIVER_NICE` lowers the receivers'
+//! - writes per second (creates on 8 connections, or `LOCSTORE_BENCH_CONNECTIONS`, durability
+//!   fsync) with no webhook and with three, each with a healthy receiver, in turns (four
+//!   rounds by default, the order of the two phases swapped every round); `LOCSTORE_BENCH_RECEIVER_NICE` lowers the receivers'
 //!   priority, to stand for receivers on other machines;
 //! - the time from a write's answer to its delivery, with one webhook, while creates come at
 //!   400 a second (p50, p99, max);
@@ -209,6 +209,7 @@ fn main() {
     let seconds = env_number("LOCSTORE_BENCH_SECONDS", 10) as u64;
     let backlog = env_number("LOCSTORE_BENCH_BACKLOG", 10_000);
     let rounds = env_number("LOCSTORE_BENCH_ROUNDS", 4);
+    let connections = env_number("LOCSTORE_BENCH_CONNECTIONS", 8);
     let dir = support::data_dir();
     let (server, _) = Server::start(dir.path(), "fsync");
     seed(&server.base, 1_000);
@@ -234,7 +235,7 @@ fn main() {
             if !with_webhooks {
                 let before = Cpu::read(server.child.id());
                 let writes;
-                (alone, writes) = writes_per_second(&server.base, &format!("alone{round}"), 8, seconds);
+                (alone, writes) = writes_per_second(&server.base, &format!("alone{round}"), connections, seconds);
                 let spent = Cpu::read(server.child.id()).per_write(&before, writes);
                 println!("| round {round}: CPU µs per write, no webhook | {spent} |");
                 continue;
@@ -246,7 +247,7 @@ fn main() {
             let before: Vec<usize> = receivers.iter().map(|receiver| receiver.acknowledged().len()).collect();
             let three;
             let before_cpu = Cpu::read(server.child.id());
-            (with_three, three) = writes_per_second(&server.base, &format!("three{round}"), 8, seconds);
+            (with_three, three) = writes_per_second(&server.base, &format!("three{round}"), connections, seconds);
             let spent = Cpu::read(server.child.id()).per_write(&before_cpu, three);
             println!("| round {round}: CPU µs per write, 3 webhooks | {spent} |");
             for (receiver, before) in receivers.iter().zip(&before) {
@@ -259,9 +260,9 @@ fn main() {
                 );
             }
         }
-        println!("| round {round}: creates/s, 8 connections, no webhook | {alone:.0} |");
+        println!("| round {round}: creates/s, {connections} connections, no webhook | {alone:.0} |");
         println!(
-            "| round {round}: creates/s, 8 connections, 3 webhooks | {with_three:.0} ({:+.1}%) |",
+            "| round {round}: creates/s, {connections} connections, 3 webhooks | {with_three:.0} ({:+.1}%) |",
             (with_three / alone - 1.0) * 100.0
         );
         ratios.push(with_three / alone);
