@@ -80,10 +80,7 @@ impl Staging {
     /// The object database of the repository whose git folder is `git_dir`.
     pub fn open(git_dir: &Path) -> Result<Self, GitError> {
         let staging = Self::in_memory(git_dir)?;
-        let odb = staging
-            .repo
-            .odb()
-            .map_err(|err| git_error("cannot open the object database", err))?;
+        let odb = staging.odb()?;
         add_loose_backend(&odb, git_dir, LOOSE_PRIORITY)?;
         add_packs_backend(&odb, git_dir, PACKS_PRIORITY)?;
         add_alternates(&odb, git_dir)?;
@@ -114,6 +111,12 @@ impl Staging {
     /// The repository to build objects in (it has an object database and nothing else).
     pub fn repo(&self) -> &Repository {
         &self.repo
+    }
+
+    fn odb(&self) -> Result<Odb<'_>, GitError> {
+        self.repo
+            .odb()
+            .map_err(|err| git_error("cannot open the object database", err))
     }
 
     /// Writes every object staged in memory as one pack next to the repository's others and
@@ -193,10 +196,7 @@ impl Staging {
     /// [`MOST_DELTA_DEPTH`], and a delta that saves less than half is not kept.
     fn write_batch_pack(&self, objects: &[Staged]) -> Result<String, GitError> {
         let fail = |err: std::io::Error| GitError::internal("cannot write a pack", err);
-        let odb = self
-            .repo
-            .odb()
-            .map_err(|err| git_error("cannot open the object database", err))?;
+        let odb = self.odb()?;
         // The later version of each tree the batch rewrote (the first, if several start
         // from it).
         let ids: HashSet<Oid> = objects.iter().map(|object| object.id).collect();
@@ -248,10 +248,7 @@ impl Staging {
     /// the pack folder ([`PackWriter`]); returns the pack's name.
     fn write_plain_pack(&self, objects: &[Staged]) -> Result<String, GitError> {
         let fail = |err: std::io::Error| GitError::internal("cannot write a pack", err);
-        let odb = self
-            .repo
-            .odb()
-            .map_err(|err| git_error("cannot open the object database", err))?;
+        let odb = self.odb()?;
         let mut pack = PackWriter::create(&self.pack_dir, objects.len()).map_err(fail)?;
         // Compressing is most of the work: the objects go in batches, each compressed on
         // every core (an upload's kept files are a few large blobs among many small ones).
@@ -487,15 +484,13 @@ impl Staging {
     }
 
     fn add_pack(&mut self, index: PathBuf) -> Result<(), GitError> {
-        let odb = self
-            .repo
-            .odb()
-            .map_err(|err| git_error("cannot open the object database", err))?;
+        let odb = self.odb()?;
         let priority = c_int::try_from(self.written_packs)
             .unwrap_or(c_int::MAX)
             .saturating_add(FIRST_WRITTEN_PACK_PRIORITY)
             .min(MEMORY_PRIORITY - 1);
         add_pack_backend(&odb, &index, priority)?;
+        drop(odb);
         self.written_packs += 1;
         Ok(())
     }
