@@ -88,9 +88,9 @@ impl Staging {
         Ok(staging)
     }
 
-    /// An object database in memory only, which reads nothing from disk: what stands in while
-    /// the real one is reopened, so that the old one lets go of the packs first.
-    pub fn in_memory(git_dir: &Path) -> Result<Self, GitError> {
+    /// An object database in memory only, which reads nothing from disk ([`Self::open`]
+    /// adds the repository's objects to it).
+    fn in_memory(git_dir: &Path) -> Result<Self, GitError> {
         let odb = Odb::new().map_err(|err| git_error("cannot create an object database", err))?;
         let mempack = odb
             .add_new_mempack_backend(MEMORY_PRIORITY)

@@ -285,3 +285,58 @@ fn a_batch_pack_keeps_older_versions_of_a_tree_as_deltas_of_the_newer() {
         221
     );
 }
+
+/// The lines of this process's memory maps and open files that name files under `dir`.
+fn mapped_under(dir: &Path) -> (Vec<String>, Vec<String>) {
+    let dir = dir.to_string_lossy().into_owned();
+    let maps = std::fs::read_to_string("/proc/self/maps")
+        .unwrap()
+        .lines()
+        .filter(|line| line.contains(&dir))
+        .map(str::to_owned)
+        .collect();
+    let files = std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|entry| std::fs::read_link(entry.ok()?.path()).ok())
+        .map(|target| target.to_string_lossy().into_owned())
+        .filter(|target| target.contains(&dir))
+        .collect();
+    (maps, files)
+}
+
+/// Reopening keeps the packs that are still there as they were (the same mappings) and lets
+/// go of those maintenance deleted: no mapping or open file of a deleted pack is left.
+#[test]
+fn a_reopen_carries_the_packs_still_there_over_and_lets_go_of_deleted_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
+    publish_one(&mut repo, "a.txt");
+    publish_one(&mut repo, "b.txt");
+    // Read through every pack, so that each is open and mapped.
+    for path in ["README.md", "a.txt", "b.txt"] {
+        let tree = repo.objects().find_commit(repo.head()).unwrap().tree().unwrap();
+        let id = tree.get_path(Path::new(path)).unwrap().id();
+        repo.objects().find_blob(id).unwrap();
+    }
+    let (before, _) = mapped_under(dir.path());
+    let indexes: Vec<&String> = before.iter().filter(|line| line.ends_with(".idx")).collect();
+    assert_eq!(indexes.len(), 3, "{before:#?}");
+    repo.reopen().unwrap();
+    let (after, _) = mapped_under(dir.path());
+    for index in &indexes {
+        assert!(after.contains(index), "{index} mapped where it was: {after:#?}");
+    }
+
+    crate::gitdb::run_git(dir.path(), &["repack", "-a", "-d", "-q"]);
+    repo.reopen().unwrap();
+    let tree = repo.objects().find_commit(repo.head()).unwrap().tree().unwrap();
+    let id = tree.get_path(Path::new("b.txt")).unwrap().id();
+    assert_eq!(repo.objects().find_blob(id).unwrap().content(), b"x");
+    let (maps, files) = mapped_under(dir.path());
+    let deleted: Vec<&String> = maps
+        .iter()
+        .chain(&files)
+        .filter(|line| line.contains("(deleted)"))
+        .collect();
+    assert!(deleted.is_empty(), "{deleted:#?}");
+}
