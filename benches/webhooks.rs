@@ -8,8 +8,9 @@
 //! Measures, on a project of 1,000 keys:
 //! - writes per second (creates on 8 connections, or `LOCSTORE_BENCH_CONNECTIONS`, durability
 //!   fsync) with no webhook and with three, each with a healthy receiver, in turns (four
-//!   rounds by default, the order of the two phases swapped every round); `LOCSTORE_BENCH_RECEIVER_NICE` lowers the receivers'
-//!   priority, to stand for receivers on other machines;
+//!   rounds by default, the order of the two phases swapped every round);
+//!   `LOCSTORE_BENCH_RECEIVER_NICE` lowers the receivers' priority, to stand for receivers on
+//!   other machines;
 //! - the time from a write's answer to its delivery, with one webhook, while creates come at
 //!   400 a second (p50, p99, max);
 //! - how long a backlog of 10,000 commits takes to drain: the webhook is turned off, the

@@ -66,6 +66,12 @@ fn git_error(context: impl Into<String>, err: git2::Error) -> GitError {
 /// output. Panics when git fails.
 #[cfg(test)]
 pub(crate) fn run_git(dir: &std::path::Path, args: &[&str]) -> String {
+    String::from_utf8(run_git_bytes(dir, args)).unwrap()
+}
+
+/// [`run_git`] for output that need not be text (a blob's content).
+#[cfg(test)]
+pub(crate) fn run_git_bytes(dir: &std::path::Path, args: &[&str]) -> Vec<u8> {
     let output = std::process::Command::new("git")
         .args([
             "-c",
@@ -80,7 +86,7 @@ pub(crate) fn run_git(dir: &std::path::Path, args: &[&str]) -> String {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).unwrap()
+    output.stdout
 }
 
 /// In a test's repository at `dir`: a commit of one new file, packed on its own as the writer

@@ -276,28 +276,13 @@ fn object_header(type_bits: u8, size: usize) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    /// Runs git in `dir` and answers what it printed; a failure fails the test.
-    fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
-        let output = std::process::Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .output()
-            .expect("git runs");
-        assert!(
-            output.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output.stdout
-    }
+    use crate::gitdb::{run_git, run_git_bytes};
 
     /// git itself reads the pack and index back: every object, with its content.
     #[test]
     fn git_verifies_the_pack_and_reads_every_object() {
         let dir = tempfile::tempdir().unwrap();
-        let run = |args: &[&str]| String::from_utf8(git(dir.path(), args)).unwrap();
-        run(&["init", "-q"]);
+        run_git(dir.path(), &["init", "-q"]);
         let pack_dir = dir.path().join(".git/objects/pack");
         // Sizes across the header's byte boundaries (15, 16, 2047, 2048 bytes) and one large.
         let contents: Vec<Vec<u8>> = [0usize, 1, 15, 16, 100, 2047, 2048, 300_000]
@@ -322,13 +307,16 @@ mod tests {
         let ids: Vec<Oid> = objects.iter().map(|(id, _, _)| *id).collect();
         let name = pack.finish().unwrap();
         let index = pack_dir.join(format!("pack-{name}.idx"));
-        let verified = run(&["verify-pack", "-v", index.to_str().unwrap()]);
+        let verified = run_git(dir.path(), &["verify-pack", "-v", index.to_str().unwrap()]);
         assert!(
             verified.contains(&format!("non delta: {}", contents.len())),
             "{verified}"
         );
         for (id, content) in ids.iter().zip(&contents) {
-            assert_eq!(&git(dir.path(), &["cat-file", "blob", &id.to_string()]), content);
+            assert_eq!(
+                &run_git_bytes(dir.path(), &["cat-file", "blob", &id.to_string()]),
+                content
+            );
         }
         let names: Vec<String> = std::fs::read_dir(&pack_dir)
             .unwrap()
@@ -342,12 +330,13 @@ mod tests {
     #[test]
     fn git_reads_a_chain_of_deltas() {
         let dir = tempfile::tempdir().unwrap();
-        let git = |args: &[&str]| git(dir.path(), args);
+        let git = |args: &[&str]| run_git_bytes(dir.path(), args);
         git(&["init", "-q"]);
         let pack_dir = dir.path().join(".git/objects/pack");
         // The newest version first: 3,000 entries of 40 bytes, then one fewer each time,
-        // taken out in different places; the distance to the base grows past 127 and 16,383
-        // bytes (the offset's one- and two-byte encodings).
+        // taken out in different places. The first delta's base lies beyond a filler, over
+        // 16,383 bytes back (three bytes of distance), each later one's just before it (one
+        // byte); `distances_are_encoded_as_git_reads_them` covers the two-byte case.
         let mut versions = vec![
             (0..3_000u32)
                 .flat_map(|i| format!("{i:08} some entry of forty bytes..\n").into_bytes())
@@ -392,6 +381,30 @@ mod tests {
             assert_eq!(&git(&["cat-file", "blob", &id.to_string()]), data);
         }
         git(&["fsck", "--strict"]);
+    }
+
+    /// Distances at the edges of one, two and three bytes, read back as git reads them
+    /// (`packfile.c`: each further byte adds one before shifting in its seven bits).
+    #[test]
+    fn distances_are_encoded_as_git_reads_them() {
+        for distance in [1u64, 127, 128, 16_511, 16_512, 2_113_663, 2_113_664, 1 << 40] {
+            let mut bytes = Vec::new();
+            put_base_distance(&mut bytes, distance);
+            let mut read = u64::from(bytes[0] & 0x7f);
+            for &byte in &bytes[1..] {
+                read = ((read + 1) << 7) | u64::from(byte & 0x7f);
+            }
+            assert_eq!(read, distance, "{bytes:?}");
+            let expected_len = match distance {
+                ..=127 => 1,
+                128..=16_511 => 2,
+                16_512..=2_113_663 => 3,
+                _ => bytes.len(),
+            };
+            assert_eq!(bytes.len(), expected_len, "{distance}");
+            assert!(bytes[..bytes.len() - 1].iter().all(|byte| byte & 0x80 != 0));
+            assert_eq!(bytes[bytes.len() - 1] & 0x80, 0);
+        }
     }
 
     #[test]
