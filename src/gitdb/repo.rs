@@ -41,8 +41,6 @@ const REOPEN_AFTER_PACKS: usize = 32;
 /// thousands of keys, the webhooks' feed (a repository opened anew every few dozen packs)
 /// could cache nothing, and its CPU per delivery grew round after round (BENCHMARKS.md).
 const OBJECT_CACHE_BYTES: isize = 256 << 20;
-/// Open pack files libgit2 may keep at once; more are closed least recently used first.
-const OPEN_PACK_FILES: usize = 256;
 
 /// How published commits are made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -612,18 +610,46 @@ fn tune_libgit2() {
         if let Err(err) = unsafe { git2::opts::set_cache_max_size(OBJECT_CACHE_BYTES) } {
             tracing::warn!(error = %err, "cannot cap libgit2's object cache");
         }
-        // Each published batch is a pack until maintenance merges them; libgit2 keeps the
-        // files of packs it has read open, so their number is capped.
+        // No cap on the pack files libgit2 keeps open (its default). With a cap, opening a
+        // pack past it closes the least recently used one, and libgit2 does that after
+        // letting go of its global lock: when another thread let go of that pack meanwhile
+        // (the writer reopening, the webhooks' feed starting over, maintenance), the closing
+        // wrote into freed memory. Under load with webhooks, where the writer publishes
+        // hundreds of small packs a second, the cap of 256 was reached all the time and the
+        // server died of a corrupted heap every few minutes (BENCHMARKS.md, session 27).
+        // The packs held open are those on disk, which maintenance keeps few, and those
+        // merged away until each handle starts over; the process's limit of open files is
+        // raised to what the system allows for them.
         // SAFETY: as above.
-        if let Err(err) = unsafe { git2::opts::set_mwindow_file_limit(OPEN_PACK_FILES) } {
-            tracing::warn!(error = %err, "cannot cap libgit2's open pack files");
+        if let Err(err) = unsafe { git2::opts::set_mwindow_file_limit(0) } {
+            tracing::warn!(error = %err, "cannot lift libgit2's cap on open pack files");
         }
+        raise_open_files_limit();
         // Objects referenced by new trees and commits were just written or read by this
         // process, so checking that they exist, and re-hashing every object read, only costs
         // time; `git fsck` checks the repository as a whole.
         git2::opts::strict_object_creation(false);
         git2::opts::strict_hash_verification(false);
     });
+}
+
+/// Raises the process's soft limit of open files to its hard limit (as Go's runtime does for
+/// every program): each pack is an open file until maintenance merges it away.
+fn raise_open_files_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) } != 0 || limit.rlim_cur >= limit.rlim_max {
+        return;
+    }
+    let soft = limit.rlim_cur;
+    limit.rlim_cur = limit.rlim_max;
+    // SAFETY: setrlimit only reads the struct it is given.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raw const limit) } == 0 {
+        tracing::debug!(from = soft, to = limit.rlim_max, "raised the limit of open files");
+    }
 }
 
 /// Builds the commit for `edits` on top of `parent`, staging its objects, or `None` when the

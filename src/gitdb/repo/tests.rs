@@ -340,3 +340,62 @@ fn a_reopen_carries_the_packs_still_there_over_and_lets_go_of_deleted_ones() {
         .collect();
     assert!(deleted.is_empty(), "{deleted:#?}");
 }
+
+/// Many packs read and let go of on several threads at once, as the writer, the webhooks'
+/// feed and maintenance do. libgit2 had been capped at 256 open pack files: past the cap,
+/// opening a pack closed the least recently used one after letting go of libgit2's global
+/// lock, and when another thread let go of that pack in between, the closing wrote into freed
+/// memory (the server died of a corrupted heap under load with webhooks; AddressSanitizer
+/// showed the write in `git_mwindow_file_register`). Now there is no cap, and the limit of
+/// open files is what the system allows. The corruption is silent until a later free (six
+/// runs of the reads below with the old cap passed), so the settings are checked as well.
+#[test]
+fn packs_read_and_let_go_of_on_several_threads_at_once_are_never_closed_under_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
+    // SAFETY: reading libgit2's options has no preconditions.
+    assert_eq!(unsafe { git2::opts::get_mwindow_file_limit() }.unwrap(), 0);
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes the struct it is given.
+    assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) }, 0);
+    assert_eq!(limit.rlim_cur, limit.rlim_max, "the soft limit of open files is raised");
+
+    // More packs than the old cap, each a commit of its own.
+    let mut commits = Vec::new();
+    for index in 0..300 {
+        publish_one(&mut repo, &format!("f{index}.txt"));
+        commits.push(repo.head());
+    }
+    let commits = Arc::new(commits);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (root, commits, stop, log) = (dir.path().to_path_buf(), commits.clone(), stop.clone(), repo.pack_log());
+            std::thread::spawn(move || {
+                let mut rounds = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) || rounds < 2 {
+                    // A handle that reads every pack, then lets go of them all.
+                    let mut follower = crate::gitdb::follow::Follower::open(&root, log.clone()).unwrap();
+                    for &commit in commits.iter() {
+                        assert!(follower.find(commit).unwrap());
+                        follower.repo().find_commit(commit).unwrap().tree().unwrap();
+                    }
+                    rounds += 1;
+                }
+            })
+        })
+        .collect();
+    for _ in 0..4 {
+        repo.reopen().unwrap();
+        for &commit in commits.iter() {
+            repo.objects().find_commit(commit).unwrap().tree().unwrap();
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for reader in readers {
+        reader.join().unwrap();
+    }
+}
