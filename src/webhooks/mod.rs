@@ -16,6 +16,7 @@ pub mod cursor;
 pub mod payload;
 pub mod registry;
 mod resolve;
+mod transport;
 mod worker;
 
 use std::collections::{HashMap, VecDeque};
@@ -143,11 +144,7 @@ impl Webhooks {
             .max_redirects(0)
             .user_agent(concat!("locstore-webhooks/", env!("CARGO_PKG_VERSION")))
             .build();
-        let agent = ureq::Agent::with_parts(
-            config,
-            ureq::unversioned::transport::DefaultConnector::default(),
-            resolve::Receivers::default(),
-        );
+        let agent = ureq::Agent::with_parts(config, transport::connector(), resolve::Receivers::default());
         let shared = Arc::new(Shared {
             data_dir: data_dir.to_path_buf(),
             root: store.root().to_path_buf(),
