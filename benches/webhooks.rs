@@ -4,6 +4,8 @@
 //!                                       # LOCSTORE_BENCH_ROUNDS=4 LOCSTORE_BENCH_CONNECTIONS=8
 //!                                       # LOCSTORE_BENCH_DIR=/mnt/fresh (where the data goes)
 //!                                       # LOCSTORE_BENCH_RECEIVER_NICE=19
+//!                                       # LOCSTORE_BENCH_BINARY=/tmp/old/locstore
+//!                                       # LOCSTORE_BENCH_SERVER_LOG=/tmp/server.log
 //!
 //! Measures, on a project of 1,000 keys:
 //! - writes per second (creates on 8 connections, or `LOCSTORE_BENCH_CONNECTIONS`, durability
@@ -275,6 +277,9 @@ fn main() {
         .iter()
         .map(|receiver| create_webhook(&server, receiver))
         .collect::<Vec<_>>();
+    if ratios.is_empty() {
+        ratios.push(f64::NAN);
+    }
     ratios.sort_by(f64::total_cmp);
     // With an even number of rounds, the mean of the two middle ones (the upper one alone,
     // as this printed until session 26, flattered the webhooks).
@@ -374,6 +379,7 @@ fn main() {
         thread.join().unwrap();
     }
     let making = started.elapsed();
+    let before_cpu = Cpu::read(server.child.id());
     let started = Instant::now();
     assert_eq!(http(&server.base, "PATCH", &hook, Some(r#"{"enabled":true}"#)).0, 200);
     receiver.wait_for(Duration::from_secs(600), |got| got.len() >= before + backlog);
@@ -389,5 +395,9 @@ fn main() {
     println!(
         "| deliveries/s while draining | {:.0} |",
         backlog as f64 / drained.as_secs_f64()
+    );
+    println!(
+        "| draining: CPU µs per delivery | {} |",
+        Cpu::read(server.child.id()).per_write(&before_cpu, backlog)
     );
 }

@@ -38,6 +38,14 @@ pub struct Server {
     pub base: String,
 }
 
+/// Where the server's warnings and a panic or crash message go: `LOCSTORE_BENCH_SERVER_LOG`,
+/// or nowhere.
+fn server_log() -> Stdio {
+    std::env::var_os("LOCSTORE_BENCH_SERVER_LOG")
+        .and_then(|path| std::fs::File::create(path).ok())
+        .map_or_else(Stdio::null, Stdio::from)
+}
+
 impl Server {
     pub fn start(data_dir: &Path, durability: &str) -> (Self, Duration) {
         Self::start_with(data_dir, &["--durability", durability])
@@ -47,14 +55,16 @@ impl Server {
     /// took to print its listening line.
     pub fn start_with(data_dir: &Path, args: &[&str]) -> (Self, Duration) {
         let started = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_locstore"))
+        // Another build of the server (`LOCSTORE_BENCH_BINARY`), for a comparison on one machine.
+        let binary = std::env::var_os("LOCSTORE_BENCH_BINARY").unwrap_or_else(|| env!("CARGO_BIN_EXE_locstore").into());
+        let mut child = Command::new(binary)
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
             .arg(data_dir)
             .args(args)
             .env("LOCSTORE_API_TOKEN", TOKEN)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(server_log())
             .spawn()
             .expect("the release binary starts");
         let mut line = String::new();
