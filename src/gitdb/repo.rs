@@ -41,6 +41,8 @@ const REOPEN_AFTER_PACKS: usize = 32;
 /// thousands of keys, the webhooks' feed (a repository opened anew every few dozen packs)
 /// could cache nothing, and its CPU per delivery grew round after round (BENCHMARKS.md).
 const OBJECT_CACHE_BYTES: isize = 256 << 20;
+/// A hard limit of open files below this is reported at start (see `raise_open_files_limit`).
+const FEW_OPEN_FILES: libc::rlim_t = 8192;
 
 /// How published commits are made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -634,14 +636,24 @@ fn tune_libgit2() {
 }
 
 /// Raises the process's soft limit of open files to its hard limit (as Go's runtime does for
-/// every program): each pack is an open file until maintenance merges it away.
+/// every program): each pack is an open file until maintenance merges it away, and under a
+/// stream of writes a few thousand can be there between two runs (BENCHMARKS.md).
 fn raise_open_files_limit() {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
     // SAFETY: getrlimit only writes the struct it is given.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) } != 0 || limit.rlim_cur >= limit.rlim_max {
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) } != 0 {
+        return;
+    }
+    if limit.rlim_max < FEW_OPEN_FILES {
+        tracing::warn!(
+            limit = limit.rlim_max,
+            "the limit of open files is low for a server that keeps a file open per pack: raise it (ulimit -Hn, LimitNOFILE=)"
+        );
+    }
+    if limit.rlim_cur >= limit.rlim_max {
         return;
     }
     let soft = limit.rlim_cur;
