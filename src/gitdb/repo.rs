@@ -618,10 +618,11 @@ fn tune_libgit2() {
         // (the writer reopening, the webhooks' feed starting over, maintenance), the closing
         // wrote into freed memory. Under load with webhooks, where the writer publishes
         // hundreds of small packs a second, the cap of 256 was reached all the time and the
-        // server died of a corrupted heap every few minutes (BENCHMARKS.md, session 27).
-        // The packs held open are those on disk, which maintenance keeps few, and those
-        // merged away until each handle starts over; the process's limit of open files is
-        // raised to what the system allows for them.
+        // server died of a corrupted heap in a third of the bench's runs (BENCHMARKS.md,
+        // session 27). The packs held open are those on disk until maintenance merges them
+        // (a thousand or two between two runs under such a stream) and those merged away
+        // until each handle starts over; the process's limit of open files is raised to what
+        // the system allows for them.
         // SAFETY: as above.
         if let Err(err) = unsafe { git2::opts::set_mwindow_file_limit(0) } {
             tracing::warn!(error = %err, "cannot lift libgit2's cap on open pack files");
