@@ -2,14 +2,15 @@
 //!
 //! ureq hands its transport a request's head and its body as two writes, and before every
 //! write and every read it sets the socket's timeout to the time left of the call. For a
-//! delivery (a few hundred bytes of head, a few hundred of body) that was two TCP segments,
-//! so that the receiver was woken twice, and three `setsockopt` calls besides: nine system
-//! calls a delivery where four do (BENCHMARKS.md, session 27). [`OneWrite`] goes on top of
-//! ureq's own connectors (a proxy, TCP, TLS), so it changes nothing of what they do; it only
-//! holds what ureq transmits until ureq first waits for an answer (or until a buffer's worth
-//! is held), then sends it as one write, and it rounds the time left up to a whole
-//! [`TIMEOUT_STEP`], so that the socket's timeout is set once per connection while calls
-//! answer in time (a timeout then ends at most one step late).
+//! delivery (a few hundred bytes of head, a few hundred of body) that was two TCP segments
+//! and three `setsockopt` calls besides: nine system calls a delivery, now five (one write,
+//! one read, and ureq's three-call check that a kept connection is still open), and the
+//! webhook threads' CPU per delivery 7% lower (BENCHMARKS.md, session 27). [`OneWrite`]
+//! goes on top of ureq's own connectors (a proxy, TCP, TLS), so it changes nothing of what
+//! they do; it only holds what ureq transmits until ureq first waits for an answer (or until
+//! a buffer's worth is held), then sends it as one write, and it rounds the time left up to
+//! a whole [`TIMEOUT_STEP`], so that the socket's timeout is set once per connection while
+//! calls answer in time (a timeout then ends at most one step late).
 //!
 //! ureq's transport interface is outside its semver promise; `Cargo.lock` pins the version.
 
