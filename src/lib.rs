@@ -16,7 +16,8 @@
 //! - [`gitdb`]: the git engine below the store: repository open and init, object staging and
 //!   commit, packs written by hand (`gitdb/pack_writer.rs`, `gitdb/delta.rs`), maintenance,
 //!   the git CLI, working-tree sync, tree differences, a handle that follows the writer's new
-//!   packs (`gitdb/follow.rs`), the owner lock. Paths and bytes only.
+//!   packs (`gitdb/follow.rs`), libgit2's process-wide settings (`gitdb/settings.rs`), the
+//!   owner lock. Paths and bytes only.
 //! - [`store`]: teams, projects and keys on the engine: one writer thread (`store/worker`),
 //!   in-memory catalog, file layout and format, planning changes as values (`store/plan`: a
 //!   shared vocabulary and one planner per kind of change, none importing another), joins of

@@ -19,6 +19,7 @@ mod objects;
 mod pack_writer;
 pub mod repo;
 mod runs;
+mod settings;
 pub mod tree_diff;
 pub mod worktree;
 

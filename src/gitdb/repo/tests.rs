@@ -355,12 +355,7 @@ fn packs_read_and_let_go_of_on_several_threads_at_once_are_never_closed_under_an
     let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
     // SAFETY: reading libgit2's options has no preconditions.
     assert_eq!(unsafe { git2::opts::get_mwindow_file_limit() }.unwrap(), 0);
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit only writes the struct it is given.
-    assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) }, 0);
+    let limit = crate::gitdb::settings::open_files_limit().unwrap();
     assert_eq!(limit.rlim_cur, limit.rlim_max, "the soft limit of open files is raised");
 
     // More packs than the old cap, each a commit of its own.
