@@ -14,7 +14,8 @@
 //! - [`domain`]: validated names, the model (a key's files, a translation's text and the base
 //!   text it was written against), the pure key query, the quality checks (`domain/checks`).
 //! - [`gitdb`]: the git engine below the store: repository open and init, object staging and
-//!   commit, packs written by hand (`gitdb/pack_writer.rs`, `gitdb/delta.rs`), maintenance,
+//!   commit, packs written by hand (`gitdb/pack_writer.rs`, `gitdb/delta.rs`) and joined
+//!   four into one (`gitdb/join.rs`), maintenance,
 //!   the git CLI, working-tree sync, tree differences, a handle that follows the writer's new
 //!   packs (`gitdb/follow.rs`), libgit2's process-wide settings (`gitdb/settings.rs`), the
 //!   owner lock. Paths and bytes only.

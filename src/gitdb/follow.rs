@@ -53,6 +53,9 @@ struct Logged {
     names: VecDeque<OsString>,
     /// How many times the writer started over with the packs on disk (after maintenance).
     reopened: u64,
+    /// The writer's small packs not joined yet ([`super::join`]), which maintenance leaves
+    /// alone.
+    held: HashSet<OsString>,
 }
 
 impl PackLog {
@@ -71,6 +74,24 @@ impl PackLog {
     /// ext4 without a journal looks past for a while).
     pub fn reopened(&self) {
         self.lock().reopened += 1;
+    }
+
+    /// Marks the writer's pack `index` as one it will join with others: maintenance leaves it
+    /// alone until [`Self::release`].
+    pub(super) fn hold(&self, index: OsString) {
+        self.lock().held.insert(index);
+    }
+
+    pub(super) fn release(&self, indexes: &[OsString]) {
+        let mut log = self.lock();
+        for index in indexes {
+            log.held.remove(index);
+        }
+    }
+
+    /// The packs (index names) maintenance is to leave alone now.
+    pub fn held(&self) -> HashSet<OsString> {
+        self.lock().held.clone()
     }
 
     fn reopened_count(&self) -> u64 {

@@ -13,6 +13,7 @@ mod delta;
 mod edit;
 pub mod follow;
 mod index;
+mod join;
 pub mod lock;
 pub mod maintenance;
 mod objects;

@@ -105,6 +105,21 @@ impl PackWriter {
         Ok(at)
     }
 
+    /// Appends an entry as another pack holds it (`bytes`: its header and compressed data,
+    /// `crc`: their CRC-32); answers where it starts. A delta's base must be given by id or
+    /// by a distance that holds in this pack ([`super::join`]).
+    pub fn add_raw(&mut self, id: Oid, crc: u32, bytes: &[u8]) -> io::Result<u64> {
+        let at = self.offset;
+        self.entries.push((id, crc, at));
+        self.put(bytes)?;
+        Ok(at)
+    }
+
+    /// Where the next entry starts.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
     fn put_entry(&mut self, entry: Entry) -> io::Result<()> {
         self.entries.push((entry.id, entry.crc, self.offset));
         self.put(&entry.bytes)
@@ -241,12 +256,12 @@ fn temporary_path(dir: &Path, kind: &str) -> PathBuf {
 }
 
 /// The type of an entry that is a delta of an earlier entry of the same pack.
-const OFS_DELTA: u8 = 6;
+pub(super) const OFS_DELTA: u8 = 6;
 
 /// How far back a delta's base starts, after the entry's header: seven bits a byte, high
 /// bits first, each byte but the last with its top bit set and standing for one more than
 /// its value (so that no two encodings mean the same distance).
-fn put_base_distance(bytes: &mut Vec<u8>, mut distance: u64) {
+pub(super) fn put_base_distance(bytes: &mut Vec<u8>, mut distance: u64) {
     let mut encoded = vec![(distance & 0x7f) as u8];
     distance >>= 7;
     while distance > 0 {

@@ -14,6 +14,7 @@
 //! journal (this project's machines) every recently deleted inode makes the next file
 //! creation slower, so a file-per-object store gets slower the more it is maintained.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -32,8 +33,16 @@ const BRANCH: &str = "main";
 /// From this many written files on, a change counts as bulk (an import): memory it used is
 /// handed back to the operating system once it is published.
 pub const BULK_WRITES: usize = 256;
-/// Packs written since opening after which the writer reopens the repository.
+/// Packs written since opening after which the writer joins them and reopens the repository.
 const REOPEN_AFTER_PACKS: usize = 32;
+/// Packs up to this size are joined ([`super::join`]); larger ones (an import's) are left to
+/// maintenance as they are.
+const JOIN_BELOW_BYTES: u64 = 1 << 20;
+/// Packs joined into one. Few: `git pack-objects` never tries two objects stored whole in
+/// the same pack against each other, so each batch's newest trees in a joined pack are not
+/// made deltas of one another when maintenance merges it. 20,000 creates: packs 20.9 MB
+/// without joining, 21.4 MB joining 4, 21.9 MB joining 8, 23.4 MB joining 32.
+const JOINED_PACKS: usize = 4;
 
 /// How published commits are made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +73,8 @@ pub struct GitRepo {
     index_written: Option<FileStamp>,
     /// The packs written, for the threads that follow the branch.
     pack_log: Arc<PackLog>,
+    /// The small packs written since the last join (index names), held from maintenance.
+    to_join: Vec<OsString>,
 }
 
 /// Touched paths from which a sync of the git index reads HEAD's whole tree instead of looking
@@ -127,6 +138,7 @@ impl GitRepo {
             tip: head.unwrap_or(Oid::ZERO_SHA1),
             index_written: None,
             pack_log: Arc::default(),
+            to_join: Vec::new(),
         };
         if head.is_some() {
             return Ok((git_repo, false));
@@ -137,9 +149,11 @@ impl GitRepo {
 
     /// Opens the repository afresh: libgit2 keeps every pack it has seen open, also packs that
     /// maintenance has since merged and deleted, so the writer reopens after each maintenance
-    /// run. Only called with nothing staged.
+    /// run. The small packs written since the last reopen are joined into one first. Only
+    /// called with nothing staged.
     pub fn reopen(&mut self) -> Result<(), GitError> {
         debug_assert_eq!(self.head, self.tip, "reopened with staged commits");
+        self.join_packs();
         let git_dir = self.repo.path().to_path_buf();
         // libgit2 shares a pack among all handles that opened it, and lets go of it with the
         // last one. The new handles open before the old ones close, so the packs still there
@@ -215,12 +229,57 @@ impl GitRepo {
         Ok(())
     }
 
-    /// Writes what is staged as a pack and logs its index for the followers.
+    /// Writes what is staged as a pack and logs its index for the followers; a small one is
+    /// held for the next join.
     fn write_pack(&mut self) -> Result<(), GitError> {
         if let Some(name) = self.staging.write_pack()? {
-            self.pack_log.push(format!("pack-{name}.idx").into());
+            let index = OsString::from(format!("pack-{name}.idx"));
+            let pack = self.staging.pack_dir().join(format!("pack-{name}.pack"));
+            if std::fs::metadata(&pack).is_ok_and(|meta| meta.len() <= JOIN_BELOW_BYTES) {
+                self.pack_log.hold(index.clone());
+                self.to_join.push(index.clone());
+            }
+            self.pack_log.push(index);
         }
         Ok(())
+    }
+
+    /// Small packs written and not joined yet: when writes pause, more than one is worth a
+    /// join (and the reopen after it).
+    pub fn packs_to_join(&self) -> usize {
+        self.to_join.len()
+    }
+
+    /// Joins the small packs written since the last join, [`JOINED_PACKS`] at a time
+    /// ([`super::join`]), makes each joined pack durable, then deletes the packs it holds. On
+    /// any failure they stay as they are, for maintenance.
+    fn join_packs(&mut self) {
+        let indexes = std::mem::take(&mut self.to_join);
+        let pack_dir = self.staging.pack_dir().to_path_buf();
+        for group in indexes.chunks(JOINED_PACKS).filter(|group| group.len() >= 2) {
+            match super::join::join(&pack_dir, group) {
+                Ok(Some((name, joined))) => {
+                    let files = ["pack", "idx"].map(|kind| pack_dir.join(format!("pack-{name}.{kind}")));
+                    let synced = files
+                        .iter()
+                        .try_for_each(|file| std::fs::File::open(file)?.sync_all())
+                        .and_then(|()| sync_dir(&pack_dir));
+                    if let Err(err) = synced {
+                        tracing::warn!(error = %err, "cannot sync a joined pack: the packs it joined stay");
+                        continue;
+                    }
+                    for stem in &joined {
+                        if let Err(err) = super::join::delete(stem) {
+                            tracing::warn!(pack = %stem.display(), error = %err, "cannot delete a joined pack");
+                        }
+                    }
+                    self.pack_log.push(format!("pack-{name}.idx").into());
+                }
+                Ok(None) => {}
+                Err(err) => tracing::warn!(error = %err, "cannot join the written packs: left to maintenance"),
+            }
+        }
+        self.pack_log.release(&indexes);
     }
 
     /// The log of the packs this handle writes, for [`super::follow::Follower`]s.

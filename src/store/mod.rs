@@ -176,7 +176,7 @@ impl Store {
             lock,
             touched: Default::default(),
             saved_keys: Default::default(),
-            maintenance: crate::gitdb::maintenance::Maintenance::new(root.clone()),
+            maintenance: crate::gitdb::maintenance::Maintenance::new(root.clone(), pack_log.clone()),
             metrics: metrics.clone(),
         };
         let handle = std::thread::Builder::new()

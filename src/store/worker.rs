@@ -540,11 +540,14 @@ impl Worker {
         // A maintenance run that ended while no writes came: reap it, and let go of the packs
         // it deleted (their disk space is not freed while libgit2 keeps them open). Then merge
         // the packs the last burst of writes left, if there are a few.
+        // The small packs of the burst are joined (in the reopen) before maintenance looks.
         let finished = self.maintenance.take_finished();
-        self.maintenance.idle();
-        if finished && let Err(err) = self.git.reopen() {
+        if (finished || self.git.packs_to_join() > 0)
+            && let Err(err) = self.git.reopen()
+        {
             tracing::warn!(error = %err, "cannot reopen the repository");
         }
+        self.maintenance.idle();
         self.pick_up_hand_commits();
         if !self.touched.is_empty() {
             self.sync_index();

@@ -10,6 +10,7 @@ use std::process::Stdio;
 use std::time::{Duration, SystemTime};
 
 use super::{ChildSlot, Done, Ended, git};
+use crate::gitdb::follow::PackLog;
 use crate::gitdb::objects::{add_pack_backend, index_names};
 use crate::gitdb::pack_writer::INDEX_MAGIC;
 
@@ -18,9 +19,10 @@ use crate::gitdb::pack_writer::INDEX_MAGIC;
 pub(super) const STALE_TEMPORARY: Duration = Duration::from_secs(3600);
 
 /// Packs of at most this many objects have their objects named (see [`name_objects`]): the
-/// writer's batches. A larger pack was made by an earlier merge, whose deltas are reused, or
-/// is a bulk import's, which the full repack after it takes care of.
-const MOST_NAMED_PACK_OBJECTS: u64 = 1024;
+/// writer's batches and the packs it joined them into (a few batches of up to a few hundred
+/// objects). A larger pack was made by an earlier merge, whose deltas are reused, or is a
+/// bulk import's, which the full repack after it takes care of.
+const MOST_NAMED_PACK_OBJECTS: u64 = 16_384;
 
 /// A pack in the pack folder: its path without the extension, and how many objects it holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,18 +31,21 @@ struct Pack {
     objects: u64,
 }
 
-/// The extensions of a pack's files, the index first: a pack is read only while its index is
-/// there, so it is deleted first.
-const PACK_FILES: [&str; 5] = ["idx", "pack", "rev", "bitmap", "mtimes"];
-
-pub(super) fn merge_small_packs(git_dir: &Path, child: &ChildSlot) -> Ended {
+pub(super) fn merge_small_packs(git_dir: &Path, child: &ChildSlot, pack_log: &PackLog) -> Ended {
     let objects_dir = git_dir.join("objects");
     let pack_dir = objects_dir.join("pack");
     remove_stale_temporaries(&pack_dir);
-    let packs = match list_packs(&pack_dir) {
+    let mut packs = match list_packs(&pack_dir) {
         Ok(packs) => packs,
         Err(err) => return Ended::Failed(format!("cannot list the packs: {err}")),
     };
+    // The writer's small packs that it joins itself (read after the listing, so that a pack
+    // it holds is never taken; one joined meanwhile is passed over below).
+    let held = pack_log.held();
+    packs.retain(|pack| {
+        let index = pack.stem.with_extension("idx");
+        !index.file_name().is_some_and(|name| held.contains(name))
+    });
     let loose = loose_objects(&objects_dir);
     let merged = packs_to_merge(packs, loose.len());
     let mut done = Done {
@@ -54,6 +59,8 @@ pub(super) fn merge_small_packs(git_dir: &Path, child: &ChildSlot) -> Ended {
     }
     let mut ids = Vec::new();
     let mut names = HashMap::new();
+    let mut merged = merged;
+    let mut gone = Vec::new();
     for pack in &merged {
         let index = pack.stem.with_extension("idx");
         match index_ids(&index) {
@@ -63,9 +70,12 @@ pub(super) fn merge_small_packs(git_dir: &Path, child: &ChildSlot) -> Ended {
                 }
                 ids.extend(found);
             }
+            // Joined by the writer since the listing: its objects are in the joined pack.
+            Err(err) if err.kind() == io::ErrorKind::NotFound => gone.push(pack.stem.clone()),
             Err(err) => return Ended::Failed(format!("cannot read {}: {err}", pack.stem.display())),
         }
     }
+    merged.retain(|pack| !gone.contains(&pack.stem));
 
     let mut command = git(git_dir);
     command
@@ -102,13 +112,8 @@ pub(super) fn merge_small_packs(git_dir: &Path, child: &ChildSlot) -> Ended {
         return Ended::Failed(format!("git wrote no pack {}", new.display()));
     }
     for pack in merged.iter().filter(|pack| pack.stem != new) {
-        for extension in PACK_FILES {
-            match std::fs::remove_file(pack.stem.with_extension(extension)) {
-                Err(err) if err.kind() != io::ErrorKind::NotFound => {
-                    return Ended::Failed(format!("cannot delete {}: {err}", pack.stem.display()));
-                }
-                _ => {}
-            }
+        if let Err(err) = crate::gitdb::join::delete(&pack.stem) {
+            return Ended::Failed(format!("cannot delete {}: {err}", pack.stem.display()));
         }
     }
     if !loose.is_empty() {

@@ -20,6 +20,8 @@
 
 mod merge;
 
+use super::follow::PackLog;
+
 use std::io::{self, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -41,6 +43,8 @@ const CHILD_POLL: Duration = Duration::from_millis(10);
 
 pub struct Maintenance {
     git_dir: PathBuf,
+    /// The writer's log of packs: the small ones it will join itself are left alone.
+    pack_log: Arc<PackLog>,
     running: Option<Run>,
     packs_since: usize,
     /// Set when a run ended and the writer has not yet been told.
@@ -90,11 +94,13 @@ enum Ended {
 }
 
 impl Maintenance {
-    /// Maintenance of the repository whose working tree is `root` (or a bare one at `root`).
-    pub fn new(root: PathBuf) -> Self {
+    /// Maintenance of the repository whose working tree is `root` (or a bare one at `root`),
+    /// whose writer logs its packs in `pack_log`.
+    pub fn new(root: PathBuf, pack_log: Arc<PackLog>) -> Self {
         let dot_git = root.join(".git");
         Self {
             git_dir: if dot_git.is_dir() { dot_git } else { root },
+            pack_log,
             running: None,
             packs_since: 0,
             finished: false,
@@ -193,7 +199,7 @@ impl Maintenance {
         if self.unavailable {
             return;
         }
-        let (git_dir, full) = (self.git_dir.clone(), self.full);
+        let (git_dir, full, pack_log) = (self.git_dir.clone(), self.full, self.pack_log.clone());
         let child = Arc::new(ChildSlot::default());
         let slot = child.clone();
         let spawned = std::thread::Builder::new()
@@ -204,7 +210,7 @@ impl Maintenance {
                 if full {
                     full_repack(&git_dir, &slot)
                 } else {
-                    merge::merge_small_packs(&git_dir, &slot)
+                    merge::merge_small_packs(&git_dir, &slot, &pack_log)
                 }
             });
         match spawned {
@@ -364,7 +370,11 @@ mod tests {
 
     /// Runs maintenance on `dir` now and waits for it to end.
     fn run(dir: &Path, full: bool) {
-        let mut maintenance = Maintenance::new(dir.to_path_buf());
+        run_with(dir, full, Arc::default());
+    }
+
+    fn run_with(dir: &Path, full: bool, pack_log: Arc<PackLog>) {
+        let mut maintenance = Maintenance::new(dir.to_path_buf(), pack_log);
         if full {
             maintenance.needs_full_repack();
         }
@@ -436,5 +446,26 @@ mod tests {
         run(dir, true);
         assert_eq!(files_in(&dir.join(".git/objects/pack"), ".pack"), 1);
         run_git(dir, &["fsck", "--strict", "--no-dangling"]);
+    }
+
+    #[test]
+    fn packs_the_writer_holds_for_joining_are_left_alone() {
+        let dir = repository_of_packs(6);
+        let dir = dir.path();
+        let pack_dir = dir.join(".git/objects/pack");
+        let names = crate::gitdb::objects::index_names(&pack_dir).unwrap();
+        let log = Arc::new(PackLog::default());
+        for name in &names[..4] {
+            log.hold(name.clone());
+        }
+        run_with(dir, false, log.clone());
+        let after = crate::gitdb::objects::index_names(&pack_dir).unwrap();
+        assert_eq!(after.len(), 5, "two merged into one, four held: {after:?}");
+        assert!(names[..4].iter().all(|held| after.contains(held)));
+        run_git(dir, &["fsck", "--strict", "--no-dangling"]);
+
+        log.release(&names[..4]);
+        run_with(dir, false, log);
+        assert_eq!(files_in(&pack_dir, ".pack"), 1, "released, all merged");
     }
 }

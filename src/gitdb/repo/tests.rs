@@ -304,23 +304,42 @@ fn mapped_under(dir: &Path) -> (Vec<String>, Vec<String>) {
     (maps, files)
 }
 
+/// Reads every file of HEAD, so that each pack holding one is open and mapped.
+fn read_all(repo: &GitRepo, paths: &[&str]) {
+    for path in paths {
+        let tree = repo.objects().find_commit(repo.head()).unwrap().tree().unwrap();
+        let id = tree.get_path(Path::new(path)).unwrap().id();
+        repo.objects().find_blob(id).unwrap();
+    }
+}
+
 /// Reopening keeps the packs that are still there as they were (the same mappings) and lets
-/// go of those maintenance deleted: no mapping or open file of a deleted pack is left.
+/// go of those joined or deleted by maintenance: no mapping or open file of a deleted pack is
+/// left.
 #[test]
 fn a_reopen_carries_the_packs_still_there_over_and_lets_go_of_deleted_ones() {
     let dir = tempfile::tempdir().unwrap();
     let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
     publish_one(&mut repo, "a.txt");
     publish_one(&mut repo, "b.txt");
-    // Read through every pack, so that each is open and mapped.
-    for path in ["README.md", "a.txt", "b.txt"] {
-        let tree = repo.objects().find_commit(repo.head()).unwrap().tree().unwrap();
-        let id = tree.get_path(Path::new(path)).unwrap().id();
-        repo.objects().find_blob(id).unwrap();
-    }
+    let paths = ["README.md", "a.txt", "b.txt"];
+    read_all(&repo, &paths);
     let (before, _) = mapped_under(dir.path());
+    assert_eq!(
+        before.iter().filter(|line| line.ends_with(".idx")).count(),
+        3,
+        "{before:#?}"
+    );
+    // The three small packs are joined into one, and let go of.
+    repo.reopen().unwrap();
+    read_all(&repo, &paths);
+    let (before, files) = mapped_under(dir.path());
     let indexes: Vec<&String> = before.iter().filter(|line| line.ends_with(".idx")).collect();
-    assert_eq!(indexes.len(), 3, "{before:#?}");
+    assert_eq!(indexes.len(), 1, "{before:#?}");
+    assert!(
+        !before.iter().chain(&files).any(|line| line.contains("(deleted)")),
+        "{before:#?}"
+    );
     repo.reopen().unwrap();
     let (after, _) = mapped_under(dir.path());
     for index in &indexes {
@@ -393,4 +412,85 @@ fn packs_read_and_let_go_of_on_several_threads_at_once_are_never_closed_under_an
     for reader in readers {
         reader.join().unwrap();
     }
+}
+
+/// The writer's small packs, deltas among them, are joined four into one when it reopens: git
+/// reads every commit from it, followers find the joined pack in the log, and nothing is held
+/// from maintenance any more. A large pack (an import's) is left as it is.
+#[test]
+fn the_small_packs_written_are_joined_at_a_reopen_and_a_large_one_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
+    let log = repo.pack_log();
+    let pack_dir = repo.git_dir().join("objects/pack");
+    let packs = || super::super::objects::index_names(&pack_dir).unwrap();
+    // A large commit: whole objects, more than the size joined.
+    let mut seed = 7u64;
+    let mut noise = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        format!("{:016x}", seed >> 1)
+    };
+    let large: Vec<TreeEdit> = (0..3000)
+        .map(|i| TreeEdit::Write {
+            path: format!("bulk/{}/file-{i:04}.toml", i % 30),
+            contents: format!("value = \"{}\"\n", (0..40).map(|_| noise()).collect::<String>())
+                .into_bytes()
+                .into(),
+        })
+        .collect();
+    commit_and_write(&mut repo, &large);
+    let large_pack = packs()
+        .into_iter()
+        .find(|name| !log.held().contains(name) && log.since(0).unwrap().0.last() == Some(name))
+        .expect("the large pack is not held");
+    // Twenty batches of five commits that rewrite the same folders (deltas within each pack).
+    for batch in 0..20 {
+        for i in 0..5 {
+            let edits = [TreeEdit::Write {
+                path: format!("keys/{}/key-{batch:02}-{i}.toml", i % 2),
+                contents: format!("value = {i}\n").into_bytes().into(),
+            }];
+            let commit = repo.build_commit(&edits, "Add a key", "test").unwrap().unwrap();
+            repo.stage(commit);
+        }
+        repo.publish("Add keys").unwrap();
+    }
+    assert_eq!(
+        repo.packs_to_join(),
+        21,
+        "the first commit's pack and the twenty batches"
+    );
+    assert_eq!(log.held().len(), 21);
+    assert_eq!(packs().len(), 22);
+    let history = crate::gitdb::run_git(dir.path(), &["log", "-p", "--format=%H %s"]);
+
+    repo.reopen().unwrap();
+
+    // Four at a time: five joined packs, the last one left as it was, and the large one.
+    let after = packs();
+    assert_eq!(after.len(), 7, "{after:?}");
+    assert!(after.contains(&large_pack));
+    assert!(log.held().is_empty() && repo.packs_to_join() == 0);
+    let logged = log.since(0).unwrap().0;
+    crate::gitdb::run_git(dir.path(), &["fsck", "--strict", "--full", "--no-dangling"]);
+    let mut chains = 0;
+    for pack in after.iter().filter(|name| **name != large_pack) {
+        assert!(logged.contains(pack), "{pack:?} logged for the followers");
+        let verified = crate::gitdb::run_git(
+            dir.path(),
+            &["verify-pack", "-v", pack_dir.join(pack).to_str().unwrap()],
+        );
+        chains += usize::from(verified.contains("chain length = 1:"));
+    }
+    assert_eq!(chains, 6, "the deltas kept in every pack");
+    assert_eq!(
+        crate::gitdb::run_git(dir.path(), &["log", "-p", "--format=%H %s"]),
+        history
+    );
+    // The writer reads on from the joined pack.
+    publish_one(&mut repo, "after.txt");
+    let mut follower = super::super::follow::Follower::open(dir.path(), log).unwrap();
+    assert!(follower.find(repo.head()).unwrap());
 }
