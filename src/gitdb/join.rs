@@ -18,7 +18,7 @@
 //! Maintenance leaves the packs the writer will join alone ([`super::follow::PackLog::held`]),
 //! and merges joined packs as it merges any other.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -65,14 +65,13 @@ pub(super) fn join(pack_dir: &Path, indexes: &[OsString]) -> io::Result<Option<(
     if sources.len() < 2 {
         return Ok(None);
     }
-    let mut first_copy: HashMap<Oid, u64> = HashMap::new();
-    for source in &sources {
-        for &(id, _, _) in &source.objects {
-            first_copy.entry(id).or_insert(0);
-        }
-    }
-    let mut joined = PackWriter::create(pack_dir, first_copy.len())?;
-    first_copy.clear();
+    let distinct: HashSet<Oid> = sources
+        .iter()
+        .flat_map(|source| source.objects.iter().map(|&(id, _, _)| id))
+        .collect();
+    let mut joined = PackWriter::create(pack_dir, distinct.len())?;
+    // Where the first copy of each object went.
+    let mut first_copy: HashMap<Oid, u64> = HashMap::with_capacity(distinct.len());
     for source in &mut sources {
         source.objects.sort_unstable_by_key(|&(_, _, offset)| offset);
         let end = (source.pack.len() - CHECKSUM) as u64;

@@ -260,11 +260,7 @@ impl GitRepo {
             match super::join::join(&pack_dir, group) {
                 Ok(Some((name, joined))) => {
                     let files = ["pack", "idx"].map(|kind| pack_dir.join(format!("pack-{name}.{kind}")));
-                    let synced = files
-                        .iter()
-                        .try_for_each(|file| std::fs::File::open(file)?.sync_all())
-                        .and_then(|()| sync_dir(&pack_dir));
-                    if let Err(err) = synced {
+                    if let Err(err) = sync_packs(&files, &pack_dir) {
                         tracing::warn!(error = %err, "cannot sync a joined pack: the packs it joined stay");
                         continue;
                     }
@@ -298,12 +294,7 @@ impl GitRepo {
     }
 
     fn sync_files(&self, packs: &[PathBuf]) -> std::io::Result<()> {
-        for file in packs {
-            std::fs::File::open(file)?.sync_all()?;
-        }
-        if !packs.is_empty() {
-            sync_dir(self.staging.pack_dir())?;
-        }
+        sync_packs(packs, self.staging.pack_dir())?;
         let reference = self.branch_ref().map_err(std::io::Error::other)?;
         let git_dir = self.git_dir();
         let branch = git_dir.join(&reference);
@@ -677,6 +668,17 @@ fn build_commit(
 }
 
 /// Syncs a folder, so that the files created or renamed in it survive a crash.
+/// Syncs the pack files `packs` and, when there are any, their folder `pack_dir`.
+fn sync_packs(packs: &[PathBuf], pack_dir: &Path) -> std::io::Result<()> {
+    for file in packs {
+        std::fs::File::open(file)?.sync_all()?;
+    }
+    if packs.is_empty() {
+        return Ok(());
+    }
+    sync_dir(pack_dir)
+}
+
 fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
