@@ -19,19 +19,33 @@
 //! made by another process). In a profile of webhook threads that had nothing to deliver, the
 //! listing for each new commit had been a quarter of their samples (ext4 builds a tree of all
 //! the folder's entries for each) and the miss before it, through every pack, an eighth.
+//!
+//! While a follower is open, the writer also logs a batch's objects as they were before it
+//! compressed them ([`FreshObjects`]), and the follower puts those into memory, read ahead of
+//! every pack, instead of opening the batch's pack: a commit the writer has just made is then
+//! read without finding it in a pack's index, inflating it, or undoing deltas (a third of the
+//! webhook threads' CPU under load had been reading the commits they deliver, half of it in
+//! packs).
 
 use std::collections::{HashSet, VecDeque};
 use std::ffi::{OsString, c_int};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use git2::{Odb, OdbLookupFlags, Oid, Repository};
+use git2::{Binding, ObjectType, Odb, OdbLookupFlags, Oid, Repository};
+use libgit2_sys as raw;
 
 use super::GitError;
-use super::objects::{add_alternates, add_loose_backend, add_pack_backend, add_packs_backend, index_names};
+use super::objects::{
+    add_alternates, add_loose_backend, add_pack_backend, add_packs_backend, index_names, mempack_put,
+};
 
 const LOOSE_PRIORITY: c_int = 1;
 const PACKS_PRIORITY: c_int = 2;
+/// The objects the writer handed over are read before any pack.
+const MEMORY_PRIORITY: c_int = c_int::MAX;
 /// The first pack added after opening; each later one gets the next.
 const FIRST_ADDED_PRIORITY: c_int = 3;
 /// Packs added one by one before the handle starts over (each is a backend that a lookup of
@@ -39,18 +53,50 @@ const FIRST_ADDED_PRIORITY: c_int = 3;
 const MOST_ADDED: usize = 32;
 /// Pack names the log keeps: a follower further behind than that lists the folder.
 const LOGGED: usize = 1024;
+/// The newest logged packs whose objects the log keeps in memory too (a follower further
+/// behind opens the packs); at a few dozen kilobytes a batch, about a megabyte or two.
+const FRESH_KEPT: usize = 64;
+/// The bytes of handed-over objects a follower holds before it starts over (which empties
+/// its memory; the objects are in the packs on disk).
+const MOST_IN_MEMORY: usize = 32 << 20;
+
+/// The objects of a pack the writer wrote, uncompressed, each with its id and type.
+#[derive(Default)]
+pub struct FreshObjects {
+    data: Vec<u8>,
+    objects: Vec<(Oid, ObjectType, Range<usize>)>,
+}
+
+impl FreshObjects {
+    pub(super) fn add(&mut self, id: Oid, kind: ObjectType, data: &[u8]) {
+        let start = self.data.len();
+        self.data.extend_from_slice(data);
+        self.objects.push((id, kind, start..self.data.len()));
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = (Oid, ObjectType, &[u8])> {
+        self.objects
+            .iter()
+            .map(|(id, kind, range)| (*id, *kind, &self.data[range.clone()]))
+    }
+}
+
+/// A logged pack: its index file's name, and its objects while they are among the newest.
+type LoggedPack = (OsString, Option<Arc<FreshObjects>>);
 
 /// The index files (`pack-*.idx`) of the packs a writer wrote, in order.
 #[derive(Default)]
 pub struct PackLog {
     log: Mutex<Logged>,
+    /// Followers open on the log: without any, the writer hands over no objects.
+    followers: AtomicUsize,
 }
 
 #[derive(Default)]
 struct Logged {
     /// The position of the first name kept (each name logged takes the next).
     first: u64,
-    names: VecDeque<OsString>,
+    names: VecDeque<LoggedPack>,
     /// How many times the writer started over with the packs on disk (after maintenance).
     reopened: u64,
     /// The writer's small packs not joined yet ([`super::join`]), which maintenance leaves
@@ -60,12 +106,25 @@ struct Logged {
 
 impl PackLog {
     pub fn push(&self, index: OsString) {
+        self.push_with(index, None);
+    }
+
+    /// Logs the pack `index` with its objects, for the followers to read from memory.
+    pub fn push_with(&self, index: OsString, fresh: Option<FreshObjects>) {
         let mut log = self.lock();
-        log.names.push_back(index);
+        log.names.push_back((index, fresh.map(Arc::new)));
         if log.names.len() > LOGGED {
             log.names.pop_front();
             log.first += 1;
         }
+        if let Some(older) = log.names.len().checked_sub(FRESH_KEPT + 1) {
+            log.names[older].1 = None;
+        }
+    }
+
+    /// Whether a follower reads the packs logged (the writer hands their objects over then).
+    pub fn followed(&self) -> bool {
+        self.followers.load(Ordering::Relaxed) > 0
     }
 
     /// Tells followers that the writer started over with the packs on disk: after maintenance
@@ -104,13 +163,20 @@ impl PackLog {
         log.first + log.names.len() as u64
     }
 
-    /// The names logged from position `from` on, and the position after them; `None` when
+    /// The packs logged from position `from` on, and the position after them; `None` when
     /// some of them are no longer kept.
-    pub(super) fn since(&self, from: u64) -> Option<(Vec<OsString>, u64)> {
+    pub(super) fn since(&self, from: u64) -> Option<(Vec<LoggedPack>, u64)> {
         let log = self.lock();
         let end = log.first + log.names.len() as u64;
         let skip = usize::try_from(from.checked_sub(log.first)?).ok()?;
         Some((log.names.iter().skip(skip).cloned().collect(), end.max(from)))
+    }
+
+    /// The names logged from position `from` on.
+    #[cfg(test)]
+    pub(super) fn names_since(&self, from: u64) -> Vec<OsString> {
+        let packs = self.since(from).map(|(packs, _)| packs).unwrap_or_default();
+        packs.into_iter().map(|(name, _)| name).collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Logged> {
@@ -131,6 +197,20 @@ pub struct Follower {
     reopened: u64,
     /// Listings of the pack folder so far.
     listings: usize,
+    /// The in-memory backend of `repo`'s object database that holds the objects handed over
+    /// by the writer, and how many bytes it holds.
+    memory: *mut raw::git_odb_backend,
+    in_memory: usize,
+}
+
+// SAFETY: `memory` points into the object database `repo` owns and is only used through
+// `&mut self`; libgit2 objects may move between threads as long as no two use them at once.
+unsafe impl Send for Follower {}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.log.followers.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Follower {
@@ -139,6 +219,7 @@ impl Follower {
     pub fn open(root: &Path, log: Arc<PackLog>) -> Result<Self, GitError> {
         let repo = Repository::open(root).map_err(|err| GitError::internal("cannot open the repository", err))?;
         let pack_dir = repo.path().join("objects").join("pack");
+        log.followers.fetch_add(1, Ordering::Relaxed);
         let mut follower = Self {
             repo,
             pack_dir,
@@ -148,6 +229,8 @@ impl Follower {
             logged: 0,
             reopened: 0,
             listings: 0,
+            memory: std::ptr::null_mut(),
+            in_memory: 0,
         };
         follower.start_over()?;
         Ok(follower)
@@ -174,9 +257,9 @@ impl Follower {
             return self.start_over();
         }
         match self.log.since(self.logged) {
-            Some((names, end)) => {
+            Some((packs, end)) => {
                 self.logged = end;
-                self.add(names)
+                self.add_logged_packs(packs)
             }
             None => self.catch_up(),
         }
@@ -203,6 +286,36 @@ impl Follower {
         }
         self.logged = self.logged.max(logged);
         self.add(found)
+    }
+
+    /// Adds the logged packs not known yet: those whose objects came with them into memory,
+    /// the others as packs. Starts over first when memory would hold more than
+    /// [`MOST_IN_MEMORY`].
+    fn add_logged_packs(&mut self, packs: Vec<LoggedPack>) -> Result<(), GitError> {
+        let handed: usize = packs
+            .iter()
+            .filter_map(|(_, fresh)| fresh.as_ref())
+            .map(|fresh| fresh.data.len())
+            .sum();
+        if self.in_memory + handed > MOST_IN_MEMORY {
+            self.start_over()?;
+        }
+        let mut on_disk = Vec::new();
+        for (name, fresh) in packs {
+            match fresh {
+                Some(fresh) if !self.known.contains(&name) => {
+                    for (id, kind, data) in fresh.iter() {
+                        // SAFETY: `memory` is the in-memory backend of the object database
+                        // `self.repo` holds (set by `start_over`).
+                        unsafe { mempack_put(self.memory, id, kind, data)? };
+                    }
+                    self.in_memory += fresh.data.len();
+                    self.known.insert(name);
+                }
+                _ => on_disk.push(name),
+            }
+        }
+        self.add(on_disk)
     }
 
     /// Adds the packs of `names` not known yet, newest last; starts over instead when that
@@ -242,6 +355,10 @@ impl Follower {
         let (logged, reopened) = (self.log.end(), self.log.reopened_count());
         let known: HashSet<OsString> = self.index_files()?.into_iter().collect();
         let odb = Odb::new().map_err(|err| GitError::internal("cannot create an object database", err))?;
+        let memory = odb
+            .add_new_mempack_backend(MEMORY_PRIORITY)
+            .map_err(|err| GitError::internal("cannot add an in-memory object store", err))?
+            .raw();
         add_loose_backend(&odb, self.repo.path(), LOOSE_PRIORITY)?;
         add_packs_backend(&odb, self.repo.path(), PACKS_PRIORITY)?;
         add_alternates(&odb, self.repo.path())?;
@@ -250,6 +367,7 @@ impl Follower {
             .map_err(|err| GitError::internal("cannot use the object database", err))?;
         self.known = known;
         self.added = 0;
+        (self.memory, self.in_memory) = (memory, 0);
         (self.logged, self.reopened) = (logged, reopened);
         Ok(())
     }
@@ -385,7 +503,8 @@ mod tests {
         }
         assert_eq!(log.end(), LOGGED as u64 + 2);
         assert!(log.since(0).is_none() && log.since(1).is_none());
-        let (names, end) = log.since(LOGGED as u64).unwrap();
+        let (packs, end) = log.since(LOGGED as u64).unwrap();
+        let names: Vec<OsString> = packs.into_iter().map(|(name, _)| name).collect();
         assert_eq!(
             names,
             vec![
@@ -394,6 +513,96 @@ mod tests {
             ]
         );
         assert_eq!(end, LOGGED as u64 + 2);
-        assert_eq!(log.since(end).unwrap(), (Vec::new(), end));
+        let (none, same) = log.since(end).unwrap();
+        assert!(none.is_empty() && same == end);
+    }
+
+    /// Every object of `commit` that `pack` holds (`git show-index` lists them), as the writer
+    /// would hand them over.
+    fn objects_of(dir: &Path, pack: &OsString) -> FreshObjects {
+        let index = dir.join(".git/objects/pack").join(pack);
+        let listing = std::process::Command::new("git")
+            .args(["show-index"])
+            .stdin(std::fs::File::open(&index).unwrap())
+            .output()
+            .unwrap();
+        let repo = Repository::open(dir).unwrap();
+        let odb = repo.odb().unwrap();
+        let mut fresh = FreshObjects::default();
+        for line in String::from_utf8(listing.stdout).unwrap().lines() {
+            let id = Oid::from_str(line.split_whitespace().nth(1).unwrap()).unwrap();
+            let object = odb.read(id).unwrap();
+            fresh.add(id, object.kind(), object.data());
+        }
+        fresh
+    }
+
+    #[test]
+    fn objects_handed_over_with_a_logged_pack_are_read_from_memory_and_let_go_at_a_start_over() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        packed_commit(dir.path(), "a");
+        let log = Arc::new(PackLog::default());
+        assert!(!log.followed(), "no follower, no objects handed over");
+        let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
+        assert!(log.followed());
+
+        let (second, pack) = commit_and_pack(dir.path(), "b");
+        let fresh = objects_of(dir.path(), &pack);
+        assert_eq!(fresh.iter().count(), 3, "the commit, its tree and the new blob");
+        // The pack moved away: only memory can hold the commit now.
+        let pack_dir = dir.path().join(".git/objects/pack");
+        let aside = tempfile::tempdir().unwrap();
+        let files = ["idx", "pack"].map(|kind| pack.to_string_lossy().replace(".idx", &format!(".{kind}")));
+        for file in &files {
+            std::fs::rename(pack_dir.join(file), aside.path().join(file)).unwrap();
+        }
+        log.push_with(pack.clone(), Some(fresh));
+        assert!(follower.find(second).unwrap());
+        assert_eq!(
+            (follower.added, follower.listings),
+            (0, 1),
+            "no pack opened, no listing"
+        );
+        assert!(follower.known.contains(&pack));
+        {
+            let commit = follower.repo().find_commit(second).unwrap();
+            let blob = commit.tree().unwrap().get_name("b").unwrap().id();
+            assert_eq!(follower.repo().find_blob(blob).unwrap().content(), b"b");
+        }
+        assert!(follower.in_memory > 0);
+        for file in &files {
+            std::fs::rename(aside.path().join(file), pack_dir.join(file)).unwrap();
+        }
+
+        // A start-over empties memory and reads what is on disk.
+        log.reopened();
+        let (third, third_pack) = commit_and_pack(dir.path(), "c");
+        log.push(third_pack);
+        assert!(follower.find(third).unwrap());
+        assert_eq!(follower.in_memory, 0);
+        assert!(follower.find(second).unwrap(), "read from its pack again");
+        assert!(follower.known.contains(&pack));
+
+        drop(follower);
+        assert!(!log.followed());
+    }
+
+    #[test]
+    fn the_log_keeps_the_objects_of_its_newest_packs_only() {
+        let log = PackLog::default();
+        for number in 0..FRESH_KEPT + 3 {
+            let mut fresh = FreshObjects::default();
+            fresh.add(
+                Oid::hash_object(ObjectType::Blob, b"x").unwrap(),
+                ObjectType::Blob,
+                b"x",
+            );
+            log.push_with(format!("pack-{number}.idx").into(), Some(fresh));
+        }
+        let (packs, _) = log.since(0).unwrap();
+        let kept: Vec<bool> = packs.iter().map(|(_, fresh)| fresh.is_some()).collect();
+        assert_eq!(kept.iter().filter(|kept| **kept).count(), FRESH_KEPT);
+        assert!(!kept[2] && kept[3], "the oldest three let go");
     }
 }

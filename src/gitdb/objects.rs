@@ -27,6 +27,7 @@ use libgit2_sys as raw;
 use super::GitError;
 use super::delta;
 use super::edit::TreeEdit;
+use super::follow::FreshObjects;
 use super::pack_writer::PackWriter;
 
 /// New objects go to memory first, ahead of every on-disk backend.
@@ -119,8 +120,9 @@ impl Staging {
     /// import's time on both cores, and maintenance finds the deltas later, in the
     /// background. Other packs (a batch of ordinary changes) are written with the deltas the
     /// writer knows of, those between the versions of a tree it rewrote within the batch
-    /// ([`Self::write_batch_pack`]).
-    pub fn write_pack(&mut self) -> Result<Option<String>, GitError> {
+    /// ([`Self::write_batch_pack`]); with `hand_over`, their objects come back too, as they
+    /// were before compression, for the followers ([`FreshObjects`]).
+    pub fn write_pack(&mut self, hand_over: bool) -> Result<Option<(String, Option<FreshObjects>)>, GitError> {
         let mut staged = std::mem::take(&mut *self.staged.borrow_mut());
         let mut seen = HashSet::with_capacity(staged.len());
         staged.retain(|object| seen.insert(object.id));
@@ -129,20 +131,23 @@ impl Staging {
         let mut in_memory = 0usize;
         // SAFETY: the mempack is alive (see `discard`); `in_memory` is a valid place for the count.
         let counted = unsafe { git_mempack_object_count(&raw mut in_memory, self.mempack.cast()) };
+        let mut fresh = hand_over.then(FreshObjects::default);
         let name = if in_memory == 0 && counted == 0 {
             None
         } else if counted != 0 || in_memory != staged.len() {
+            fresh = None;
             self.write_libgit2_pack()?
         } else if staged.len() >= PLAIN_PACK_OBJECTS {
             self.plain_written = true;
+            fresh = None;
             Some(self.write_plain_pack(&staged)?)
         } else {
-            Some(self.write_batch_pack(&staged)?)
+            Some(self.write_batch_pack(&staged, fresh.as_mut())?)
         };
         if let Some(name) = &name {
             self.add_written_pack(name)?;
         }
-        self.discard().map(|()| name)
+        self.discard().map(|()| name.map(|name| (name, fresh)))
     }
 
     /// Writes the mempack's objects with libgit2's pack builder (deltas and all).
@@ -184,8 +189,9 @@ impl Staging {
     /// version of a tree is whole and the older ones deltas, each of the version that
     /// followed it (what git's pack builder does too: the newest objects are the ones read
     /// most, the next commit's edits start from them). A chain of deltas stops at
-    /// [`MOST_DELTA_DEPTH`], and a delta that saves less than half is not kept.
-    fn write_batch_pack(&self, objects: &[Staged]) -> Result<String, GitError> {
+    /// [`MOST_DELTA_DEPTH`], and a delta that saves less than half is not kept. Each object
+    /// is also copied into `fresh`, if given.
+    fn write_batch_pack(&self, objects: &[Staged], mut fresh: Option<&mut FreshObjects>) -> Result<String, GitError> {
         let fail = |err: std::io::Error| GitError::internal("cannot write a pack", err);
         let odb = self.odb()?;
         // The later version of each tree the batch rewrote (the first, if several start
@@ -210,6 +216,9 @@ impl Staging {
                 .read(object.id)
                 .map_err(|err| git_error("cannot read a staged object", err))?;
             let data = read.data();
+            if let Some(fresh) = fresh.as_deref_mut() {
+                fresh.add(object.id, object.kind, data);
+            }
             let later = next_version.get(&object.id).and_then(|later| trees.remove(later));
             let delta = later
                 .filter(|(_, depth, _)| *depth < MOST_DELTA_DEPTH)
@@ -271,24 +280,8 @@ impl Staging {
     /// [`Self::write`] of an object whose id (its hash) is known; `base` is the tree it is a
     /// new version of, if it is one.
     fn write_as(&self, id: Oid, kind: ObjectType, data: &[u8], base: Option<Oid>) -> Result<Oid, GitError> {
-        let raw_kind = match kind {
-            ObjectType::Blob => raw::GIT_OBJECT_BLOB,
-            ObjectType::Tree => raw::GIT_OBJECT_TREE,
-            ObjectType::Commit => raw::GIT_OBJECT_COMMIT,
-            _ => return Err(GitError::internal("cannot write an object", "unexpected object type")),
-        };
-        // SAFETY: the mempack is alive (see `discard`) and implements `write`, which copies the
-        // data; the id and data pointers are valid for the call.
-        let written = unsafe {
-            let backend = self.mempack;
-            match (*backend).write {
-                Some(write) => write(backend, id.raw(), data.as_ptr().cast(), data.len(), raw_kind),
-                None => -1,
-            }
-        };
-        if written < 0 {
-            return Err(git_error("cannot stage an object", git2::Error::last_error(written)));
-        }
+        // SAFETY: the mempack is alive (see `discard`).
+        unsafe { mempack_put(self.mempack, id, kind, data)? };
         self.staged.borrow_mut().push(Staged { id, kind, base });
         Ok(id)
     }
@@ -544,6 +537,41 @@ unsafe extern "C" {
     fn git_mempack_write_thin_pack(backend: *mut std::ffi::c_void, builder: *mut std::ffi::c_void) -> c_int;
     /// How many objects a mempack backend holds (libgit2 1.9, not in libgit2-sys either).
     fn git_mempack_object_count(count: *mut usize, backend: *mut std::ffi::c_void) -> c_int;
+}
+
+/// Puts the object `id` (whose hash is known, so libgit2 does not compute it) into the
+/// in-memory backend `mempack`, which copies it.
+///
+/// # Safety
+/// `mempack` must be a live mempack backend (one of `git_mempack_new`'s).
+pub(super) unsafe fn mempack_put(
+    mempack: *mut raw::git_odb_backend,
+    id: Oid,
+    kind: ObjectType,
+    data: &[u8],
+) -> Result<(), GitError> {
+    let raw_kind = match kind {
+        ObjectType::Blob => raw::GIT_OBJECT_BLOB,
+        ObjectType::Tree => raw::GIT_OBJECT_TREE,
+        ObjectType::Commit => raw::GIT_OBJECT_COMMIT,
+        ObjectType::Tag => raw::GIT_OBJECT_TAG,
+        _ => return Err(GitError::internal("cannot write an object", "unexpected object type")),
+    };
+    // SAFETY: the caller vouches for the backend, whose `write` copies the data; the id and
+    // data pointers are valid for the call.
+    let written = unsafe {
+        match (*mempack).write {
+            Some(write) => write(mempack, id.raw(), data.as_ptr().cast(), data.len(), raw_kind),
+            None => -1,
+        }
+    };
+    if written < 0 {
+        return Err(git_error(
+            "cannot put an object into memory",
+            git2::Error::last_error(written),
+        ));
+    }
+    Ok(())
 }
 
 /// Reads the loose objects of the repository whose git folder is `git_dir`.

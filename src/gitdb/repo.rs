@@ -229,17 +229,17 @@ impl GitRepo {
         Ok(())
     }
 
-    /// Writes what is staged as a pack and logs its index for the followers; a small one is
-    /// held for the next join.
+    /// Writes what is staged as a pack and logs its index for the followers (with its
+    /// objects, when there are followers); a small one is held for the next join.
     fn write_pack(&mut self) -> Result<(), GitError> {
-        if let Some(name) = self.staging.write_pack()? {
+        if let Some((name, fresh)) = self.staging.write_pack(self.pack_log.followed())? {
             let index = OsString::from(format!("pack-{name}.idx"));
             let pack = self.staging.pack_dir().join(format!("pack-{name}.pack"));
             if std::fs::metadata(&pack).is_ok_and(|meta| meta.len() <= JOIN_BELOW_BYTES) {
                 self.pack_log.hold(index.clone());
                 self.to_join.push(index.clone());
             }
-            self.pack_log.push(index);
+            self.pack_log.push_with(index, fresh);
         }
         Ok(())
     }
