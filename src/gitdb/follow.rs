@@ -348,7 +348,11 @@ impl Follower {
         Ok(())
     }
 
-    /// A new object database: loose objects and libgit2's backend of every pack there is.
+    /// A new handle with a new object database: loose objects, libgit2's backend of every
+    /// pack there is, and memory for what the writer hands over. The new handle's cache of
+    /// parsed objects starts empty: a follower reads each commit once, and the cache of one
+    /// kept for good grew to libgit2's limit (256 MB for the process) with objects it never
+    /// read again.
     fn start_over(&mut self) -> Result<(), GitError> {
         // The log's end is read before the folder is listed, and the folder before libgit2's
         // backend looks, so that a pack written in between is found twice, never not at all.
@@ -362,9 +366,13 @@ impl Follower {
         add_loose_backend(&odb, self.repo.path(), LOOSE_PRIORITY)?;
         add_packs_backend(&odb, self.repo.path(), PACKS_PRIORITY)?;
         add_alternates(&odb, self.repo.path())?;
-        self.repo
-            .set_odb(&odb)
+        let repo = Repository::open(self.repo.path())
+            .map_err(|err| GitError::internal("cannot open the repository again", err))?;
+        repo.set_odb(&odb)
             .map_err(|err| GitError::internal("cannot use the object database", err))?;
+        // The old handle goes with the objects it parsed and cached, and the packs only it
+        // still held.
+        self.repo = repo;
         self.known = known;
         self.added = 0;
         (self.memory, self.in_memory) = (memory, 0);
