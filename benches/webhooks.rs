@@ -6,13 +6,16 @@
 //!                                       # LOCSTORE_BENCH_RECEIVER_NICE=19
 //!                                       # LOCSTORE_BENCH_BINARY=/tmp/old/locstore
 //!                                       # LOCSTORE_BENCH_SERVER_LOG=/tmp/server.log
+//!                                       # LOCSTORE_BENCH_FILTERED=1
 //!
 //! Measures, on a project of 1,000 keys:
 //! - writes per second (creates on 8 connections, or `LOCSTORE_BENCH_CONNECTIONS`, durability
 //!   fsync) with no webhook and with three, each with a healthy receiver, in turns (four
 //!   rounds by default, the order of the two phases swapped every round);
 //!   `LOCSTORE_BENCH_RECEIVER_NICE` lowers the receivers' priority, to stand for receivers on
-//!   other machines;
+//!   other machines; with `LOCSTORE_BENCH_FILTERED=1` the three webhooks take only a project
+//!   that does not exist, so they follow the branch and deliver nothing (what following costs
+//!   without the HTTP), and the bench stops after the rounds;
 //! - the time from a write's answer to its delivery, with one webhook, while creates come at
 //!   400 a second (p50, p99, max);
 //! - how long a backlog of 10,000 commits takes to drain: the webhook is turned off, the
@@ -42,16 +45,31 @@ fn env_number(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-fn create_webhook(server: &Server, receiver: &Receiver) -> String {
+fn create_webhook(server: &Server, receiver: &Receiver, filtered: bool) -> String {
+    let projects = if filtered { r#","projects":["elsewhere"]"# } else { "" };
     let (status, answer) = http(
         &server.base,
         "POST",
         "/teams/acme/webhooks",
-        Some(&format!(r#"{{"url":"{}"}}"#, receiver.url)),
+        Some(&format!(r#"{{"url":"{}"{projects}}}"#, receiver.url)),
     );
     assert_eq!(status, 201, "{answer}");
     let created: serde_json::Value = serde_json::from_str(&answer).unwrap();
     created["data"]["id"].as_str().unwrap().to_owned()
+}
+
+/// Waits until the webhook `id` has gone through every commit (two minutes at most).
+fn wait_caught_up(server: &Server, id: &str) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let (status, answer) = http(&server.base, "GET", &format!("/teams/acme/webhooks/{id}"), None);
+        assert_eq!(status, 200, "{answer}");
+        let view: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        if view["data"]["backlog"] == 0 || Instant::now() > deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// A client with a connection of its own, kept open between requests, as the CLI's and any
@@ -213,6 +231,7 @@ fn main() {
     let backlog = env_number("LOCSTORE_BENCH_BACKLOG", 10_000);
     let rounds = env_number("LOCSTORE_BENCH_ROUNDS", 4);
     let connections = env_number("LOCSTORE_BENCH_CONNECTIONS", 8);
+    let filtered = env_number("LOCSTORE_BENCH_FILTERED", 0) != 0;
     let dir = support::data_dir();
     let (server, _) = Server::start(dir.path(), "fsync");
     seed(&server.base, 1_000);
@@ -223,7 +242,7 @@ fn main() {
     // drifts, and a repack may run in one phase and not the other): each phase starts on a
     // quiet server, the three webhooks are made at its start and deleted once they caught up.
     let receivers: Vec<Receiver> = (0..3).map(|_| Receiver::start()).collect();
-    let mut ids;
+    let mut ids: Vec<String>;
     let mut ratios = Vec::new();
     // Creates/s summed over the rounds, alone and with three (each phase lasts as long).
     let mut totals = (0.0, 0.0);
@@ -247,7 +266,7 @@ fn main() {
             }
             ids = receivers
                 .iter()
-                .map(|receiver| create_webhook(&server, receiver))
+                .map(|receiver| create_webhook(&server, receiver, filtered))
                 .collect();
             let before: Vec<usize> = receivers.iter().map(|receiver| receiver.acknowledged().len()).collect();
             let three;
@@ -255,7 +274,12 @@ fn main() {
             (with_three, three) = writes_per_second(&server.base, &format!("three{round}"), connections, seconds);
             let spent = Cpu::read(server.child.id()).per_write(&before_cpu, three);
             println!("| round {round}: CPU µs per write, 3 webhooks | {spent} |");
-            for (receiver, before) in receivers.iter().zip(&before) {
+            if filtered {
+                for id in &ids {
+                    wait_caught_up(&server, id);
+                }
+            }
+            for (receiver, before) in receivers.iter().zip(&before).filter(|_| !filtered) {
                 receiver.wait_for(Duration::from_secs(120), |got| got.len() >= before + three);
             }
             for id in &ids {
@@ -273,10 +297,6 @@ fn main() {
         ratios.push(with_three / alone);
         totals = (totals.0 + alone, totals.1 + with_three);
     }
-    ids = receivers
-        .iter()
-        .map(|receiver| create_webhook(&server, receiver))
-        .collect::<Vec<_>>();
     // No rounds (`LOCSTORE_BENCH_ROUNDS=0`): only the latency and the backlog are measured.
     if !ratios.is_empty() {
         ratios.sort_by(f64::total_cmp);
@@ -297,6 +317,13 @@ fn main() {
             (totals.1 / totals.0 - 1.0) * 100.0
         );
     }
+    if filtered {
+        return;
+    }
+    ids = receivers
+        .iter()
+        .map(|receiver| create_webhook(&server, receiver, false))
+        .collect::<Vec<_>>();
     for id in &ids[1..] {
         assert_eq!(
             http(&server.base, "DELETE", &format!("/teams/acme/webhooks/{id}"), None).0,
