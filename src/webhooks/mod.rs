@@ -291,6 +291,11 @@ impl Webhooks {
             let _ = thread.join();
         }
         let _ = std::fs::remove_dir_all(cursor::dir(&self.shared.data_dir, id));
+        // With no webhook left the shared handle goes too: the writer hands its objects over
+        // only while a handle follows it.
+        if self.shared.slots().is_empty() {
+            *self.shared.reader.lock().unwrap_or_else(|poison| poison.into_inner()) = Reader::default();
+        }
         Ok(())
     }
 
@@ -568,4 +573,38 @@ fn checked_projects(projects: Vec<String>) -> Result<Vec<String>, WebhookError> 
         }
     }
     Ok(checked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::store::Durability;
+
+    #[test]
+    fn the_writer_is_followed_while_a_webhook_exists_and_not_after_the_last_is_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let metrics = Arc::new(Metrics::new());
+        let store = Store::open(&dir.path().join("repo"), Durability::Os, metrics.clone()).unwrap();
+        let webhooks = Webhooks::start(dir.path(), &store, metrics, Duration::from_secs(60)).unwrap();
+        let log = store.pack_log();
+        assert!(!log.followed());
+        let new = NewWebhook {
+            url: "http://127.0.0.1:9/hook".into(),
+            ..NewWebhook::default()
+        };
+        let (view, _) = webhooks.create("acme", new, "admin", &store.head()).unwrap();
+        // The thread opens the shared handle at its first look at the branch.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !log.followed() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(log.followed(), "a webhook's thread follows the writer");
+        webhooks.delete("acme", &view.webhook.id).unwrap();
+        assert!(
+            !log.followed(),
+            "nothing follows the writer once the last webhook is gone"
+        );
+        webhooks.stop();
+    }
 }
