@@ -29,15 +29,15 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::ffi::{OsString, c_int};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use git2::{Binding, ObjectType, Odb, OdbLookupFlags, Oid, Repository};
+use git2::{Binding, Odb, OdbLookupFlags, Oid, Repository};
 use libgit2_sys as raw;
 
 use super::GitError;
+pub use super::objects::FreshObjects;
 use super::objects::{
     add_alternates, add_loose_backend, add_pack_backend, add_packs_backend, index_names, mempack_put,
 };
@@ -59,27 +59,6 @@ const FRESH_KEPT: usize = 64;
 /// The bytes of handed-over objects a follower holds before it starts over (which empties
 /// its memory; the objects are in the packs on disk).
 const MOST_IN_MEMORY: usize = 32 << 20;
-
-/// The objects of a pack the writer wrote, uncompressed, each with its id and type.
-#[derive(Default)]
-pub struct FreshObjects {
-    data: Vec<u8>,
-    objects: Vec<(Oid, ObjectType, Range<usize>)>,
-}
-
-impl FreshObjects {
-    pub(super) fn add(&mut self, id: Oid, kind: ObjectType, data: &[u8]) {
-        let start = self.data.len();
-        self.data.extend_from_slice(data);
-        self.objects.push((id, kind, start..self.data.len()));
-    }
-
-    pub(super) fn iter(&self) -> impl Iterator<Item = (Oid, ObjectType, &[u8])> {
-        self.objects
-            .iter()
-            .map(|(id, kind, range)| (*id, *kind, &self.data[range.clone()]))
-    }
-}
 
 /// A logged pack: its index file's name, and its objects while they are among the newest.
 type LoggedPack = (OsString, Option<Arc<FreshObjects>>);
@@ -295,7 +274,7 @@ impl Follower {
         let handed: usize = packs
             .iter()
             .filter_map(|(_, fresh)| fresh.as_ref())
-            .map(|fresh| fresh.data.len())
+            .map(|fresh| fresh.bytes())
             .sum();
         if self.in_memory + handed > MOST_IN_MEMORY {
             self.start_over()?;
@@ -309,7 +288,7 @@ impl Follower {
                         // `self.repo` holds (set by `start_over`).
                         unsafe { mempack_put(self.memory, id, kind, data)? };
                     }
-                    self.in_memory += fresh.data.len();
+                    self.in_memory += fresh.bytes();
                     self.known.insert(name);
                 }
                 _ => on_disk.push(name),
@@ -391,6 +370,8 @@ impl Follower {
 mod tests {
 
     use super::*;
+
+    use git2::ObjectType;
 
     use crate::gitdb::{packed_commit, run_git as git};
 

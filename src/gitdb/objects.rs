@@ -18,6 +18,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::{CString, c_int};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use flate2::{Compress, Compression};
@@ -27,7 +28,6 @@ use libgit2_sys as raw;
 use super::GitError;
 use super::delta;
 use super::edit::TreeEdit;
-use super::follow::FreshObjects;
 use super::pack_writer::PackWriter;
 
 /// New objects go to memory first, ahead of every on-disk backend.
@@ -477,6 +477,32 @@ impl Staging {
         drop(odb);
         self.written_packs += 1;
         Ok(())
+    }
+}
+
+/// The objects of a pack the writer wrote, uncompressed, each with its id and type.
+#[derive(Default)]
+pub struct FreshObjects {
+    data: Vec<u8>,
+    objects: Vec<(Oid, ObjectType, Range<usize>)>,
+}
+
+impl FreshObjects {
+    pub(super) fn add(&mut self, id: Oid, kind: ObjectType, data: &[u8]) {
+        let start = self.data.len();
+        self.data.extend_from_slice(data);
+        self.objects.push((id, kind, start..self.data.len()));
+    }
+
+    /// The bytes of all the objects.
+    pub(super) fn bytes(&self) -> usize {
+        self.data.len()
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = (Oid, ObjectType, &[u8])> {
+        self.objects
+            .iter()
+            .map(|(id, kind, range)| (*id, *kind, &self.data[range.clone()]))
     }
 }
 
