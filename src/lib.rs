@@ -17,9 +17,9 @@
 //!   commit, packs written by hand (`gitdb/pack_writer.rs`, `gitdb/delta.rs`) and joined
 //!   four into one (`gitdb/join.rs`), maintenance,
 //!   the git CLI, working-tree sync, tree differences, a handle that follows the writer's new
-//!   packs and reads the objects it hands over from memory (`gitdb/follow.rs`), libgit2's
-//!   process-wide settings (`gitdb/settings.rs`), the
-//!   owner lock. Paths and bytes only.
+//!   packs and reads the objects it hands over from memory (`gitdb/follow.rs`,
+//!   `gitdb/fresh.rs`), libgit2's process-wide settings (`gitdb/settings.rs`), the owner
+//!   lock. Paths and bytes only.
 //! - [`store`]: teams, projects and keys on the engine: one writer thread (`store/worker`),
 //!   in-memory catalog, file layout and format, planning changes as values (`store/plan`: a
 //!   shared vocabulary and one planner per kind of change, none importing another), joins of

@@ -37,10 +37,9 @@ use git2::{Binding, Odb, OdbLookupFlags, Oid, Repository};
 use libgit2_sys as raw;
 
 use super::GitError;
-pub use super::objects::FreshObjects;
-use super::objects::{
-    add_alternates, add_loose_backend, add_pack_backend, add_packs_backend, index_names, mempack_put,
-};
+pub use super::fresh::FreshObjects;
+use super::fresh::mempack_put;
+use super::objects::{add_alternates, add_loose_backend, add_pack_backend, add_packs_backend, index_names};
 
 const LOOSE_PRIORITY: c_int = 1;
 const PACKS_PRIORITY: c_int = 2;

@@ -12,6 +12,7 @@ pub mod cli;
 mod delta;
 mod edit;
 pub mod follow;
+mod fresh;
 mod index;
 mod join;
 pub mod lock;

@@ -18,7 +18,6 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::{CString, c_int};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use flate2::{Compress, Compression};
@@ -28,6 +27,7 @@ use libgit2_sys as raw;
 use super::GitError;
 use super::delta;
 use super::edit::TreeEdit;
+use super::fresh::{FreshObjects, mempack_put};
 use super::pack_writer::PackWriter;
 
 /// New objects go to memory first, ahead of every on-disk backend.
@@ -480,32 +480,6 @@ impl Staging {
     }
 }
 
-/// The objects of a pack the writer wrote, uncompressed, each with its id and type.
-#[derive(Default)]
-pub struct FreshObjects {
-    data: Vec<u8>,
-    objects: Vec<(Oid, ObjectType, Range<usize>)>,
-}
-
-impl FreshObjects {
-    pub(super) fn add(&mut self, id: Oid, kind: ObjectType, data: &[u8]) {
-        let start = self.data.len();
-        self.data.extend_from_slice(data);
-        self.objects.push((id, kind, start..self.data.len()));
-    }
-
-    /// The bytes of all the objects.
-    pub(super) fn bytes(&self) -> usize {
-        self.data.len()
-    }
-
-    pub(super) fn iter(&self) -> impl Iterator<Item = (Oid, ObjectType, &[u8])> {
-        self.objects
-            .iter()
-            .map(|(id, kind, range)| (*id, *kind, &self.data[range.clone()]))
-    }
-}
-
 /// An object staged for the next pack.
 struct Staged {
     id: Oid,
@@ -563,41 +537,6 @@ unsafe extern "C" {
     fn git_mempack_write_thin_pack(backend: *mut std::ffi::c_void, builder: *mut std::ffi::c_void) -> c_int;
     /// How many objects a mempack backend holds (libgit2 1.9, not in libgit2-sys either).
     fn git_mempack_object_count(count: *mut usize, backend: *mut std::ffi::c_void) -> c_int;
-}
-
-/// Puts the object `id` (whose hash is known, so libgit2 does not compute it) into the
-/// in-memory backend `mempack`, which copies it.
-///
-/// # Safety
-/// `mempack` must be a live mempack backend (one of `git_mempack_new`'s).
-pub(super) unsafe fn mempack_put(
-    mempack: *mut raw::git_odb_backend,
-    id: Oid,
-    kind: ObjectType,
-    data: &[u8],
-) -> Result<(), GitError> {
-    let raw_kind = match kind {
-        ObjectType::Blob => raw::GIT_OBJECT_BLOB,
-        ObjectType::Tree => raw::GIT_OBJECT_TREE,
-        ObjectType::Commit => raw::GIT_OBJECT_COMMIT,
-        ObjectType::Tag => raw::GIT_OBJECT_TAG,
-        _ => return Err(GitError::internal("cannot write an object", "unexpected object type")),
-    };
-    // SAFETY: the caller vouches for the backend, whose `write` copies the data; the id and
-    // data pointers are valid for the call.
-    let written = unsafe {
-        match (*mempack).write {
-            Some(write) => write(mempack, id.raw(), data.as_ptr().cast(), data.len(), raw_kind),
-            None => -1,
-        }
-    };
-    if written < 0 {
-        return Err(git_error(
-            "cannot put an object into memory",
-            git2::Error::last_error(written),
-        ));
-    }
-    Ok(())
 }
 
 /// Reads the loose objects of the repository whose git folder is `git_dir`.
