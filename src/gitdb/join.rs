@@ -25,15 +25,12 @@ use std::path::{Path, PathBuf};
 
 use git2::Oid;
 
-use super::pack_writer::{INDEX_MAGIC, OFS_DELTA, PackWriter, put_base_distance};
+use super::pack_writer::{INDEX_IDS_AT, OFS_DELTA, PackWriter, count_in_index_head, put_base_distance};
 
 /// A pack's header: `PACK`, the version, the number of objects.
 const PACK_HEADER: usize = 12;
 const CHECKSUM: usize = 20;
 const ID: usize = 20;
-/// The fan-out table of a version 2 index starts after its magic number and version.
-const FANOUT_AT: usize = 8;
-const IDS_AT: usize = FANOUT_AT + 256 * 4;
 
 /// One pack read for joining: its files, its entries' bytes, and each object's id, CRC-32 and
 /// offset.
@@ -186,21 +183,21 @@ fn read(stem: &Path) -> io::Result<Source> {
 /// The ids, CRC-32s and offsets of a version 2 pack index (git's `gitformat-pack`).
 fn index_entries(index: &[u8]) -> io::Result<Vec<(Oid, u32, u64)>> {
     let cut_short = || io::Error::other("the pack index is cut short");
-    if index.len() < IDS_AT + 2 * CHECKSUM || index[..4] != INDEX_MAGIC || index[4..8] != 2u32.to_be_bytes() {
-        return Err(io::Error::other("not a version 2 pack index"));
+    let count = count_in_index_head(index).ok_or_else(|| io::Error::other("not a version 2 pack index"))? as usize;
+    if index.len() < INDEX_IDS_AT + 2 * CHECKSUM {
+        return Err(cut_short());
     }
     let word = |at: usize| -> io::Result<u32> {
         let bytes = index.get(at..at + 4).ok_or_else(cut_short)?;
         Ok(u32::from_be_bytes(bytes.try_into().expect("four bytes")))
     };
-    let count = word(FANOUT_AT + 255 * 4)? as usize;
-    let crcs_at = IDS_AT + count * ID;
+    let crcs_at = INDEX_IDS_AT + count * ID;
     let offsets_at = crcs_at + count * 4;
     let large_at = offsets_at + count * 4;
     let mut entries = Vec::with_capacity(count);
     for number in 0..count {
         let id = index
-            .get(IDS_AT + number * ID..IDS_AT + (number + 1) * ID)
+            .get(INDEX_IDS_AT + number * ID..INDEX_IDS_AT + (number + 1) * ID)
             .ok_or_else(cut_short)?;
         let id = Oid::from_bytes(id).map_err(io::Error::other)?;
         let crc = word(crcs_at + number * 4)?;

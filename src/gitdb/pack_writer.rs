@@ -25,6 +25,19 @@ use super::runs;
 
 /// The first bytes of a version 2 pack index.
 pub(super) const INDEX_MAGIC: [u8; 4] = [0xff, b't', b'O', b'c'];
+/// A version 2 pack index (git's `gitformat-pack`): a magic number ([`INDEX_MAGIC`]) and
+/// version, 256 fan-out counts (the last is the number of objects), then the sorted ids.
+pub(super) const INDEX_IDS_AT: usize = 8 + 256 * 4;
+
+/// The number of objects of a version 2 pack index, from its first [`INDEX_IDS_AT`] bytes;
+/// `None` when they are not those of one.
+pub(super) fn count_in_index_head(head: &[u8]) -> Option<u64> {
+    if head.len() < INDEX_IDS_AT || head[..4] != INDEX_MAGIC || head[4..8] != 2u32.to_be_bytes() {
+        return None;
+    }
+    let last: [u8; 4] = head[INDEX_IDS_AT - 4..INDEX_IDS_AT].try_into().expect("four bytes");
+    Some(u64::from(u32::from_be_bytes(last)))
+}
 
 pub struct PackWriter {
     dir: PathBuf,

@@ -667,7 +667,6 @@ fn build_commit(
     staging.write(ObjectType::Commit, &commit).map(Some)
 }
 
-/// Syncs a folder, so that the files created or renamed in it survive a crash.
 /// Syncs the pack files `packs` and, when there are any, their folder `pack_dir`.
 fn sync_packs(packs: &[PathBuf], pack_dir: &Path) -> std::io::Result<()> {
     for file in packs {
@@ -679,6 +678,7 @@ fn sync_packs(packs: &[PathBuf], pack_dir: &Path) -> std::io::Result<()> {
     sync_dir(pack_dir)
 }
 
+/// Syncs a folder, so that the files created or renamed in it survive a crash.
 fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 use super::{ChildSlot, Done, Ended, git};
 use crate::gitdb::follow::PackLog;
 use crate::gitdb::objects::{add_pack_backend, index_names};
-use crate::gitdb::pack_writer::INDEX_MAGIC;
+use crate::gitdb::pack_writer::{INDEX_IDS_AT, count_in_index_head};
 
 /// A temporary file git left in the pack folder (a run killed at shutdown) is deleted by a
 /// later run once it is this old: a git command of someone else's may be writing a young one.
@@ -47,7 +47,7 @@ pub(super) fn merge_small_packs(git_dir: &Path, child: &ChildSlot, pack_log: &Pa
         !index.file_name().is_some_and(|name| held.contains(name))
     });
     let loose = loose_objects(&objects_dir);
-    let merged = packs_to_merge(packs, loose.len());
+    let mut merged = packs_to_merge(packs, loose.len());
     let mut done = Done {
         full: false,
         packs: 0,
@@ -59,7 +59,6 @@ pub(super) fn merge_small_packs(git_dir: &Path, child: &ChildSlot, pack_log: &Pa
     }
     let mut ids = Vec::new();
     let mut names = HashMap::new();
-    let mut merged = merged;
     let mut gone = Vec::new();
     for pack in &merged {
         let index = pack.stem.with_extension("idx");
@@ -251,30 +250,19 @@ fn list_packs(pack_dir: &Path) -> io::Result<Vec<Pack>> {
     Ok(packs)
 }
 
-/// A version 2 pack index (git's `gitformat-pack`): a magic number ([`INDEX_MAGIC`]) and
-/// version, 256 fan-out counts (the last is the number of objects), then the sorted ids.
-const INDEX_IDS_AT: usize = 8 + 256 * 4;
 const ID_LEN: usize = 20;
 
 /// The number of objects in the index at `path`; `None` when it is not a version 2 index.
 fn index_count(path: &Path) -> io::Result<Option<u64>> {
     let mut head = [0u8; INDEX_IDS_AT];
     std::fs::File::open(path)?.read_exact(&mut head)?;
-    Ok(count_in_header(&head))
-}
-
-fn count_in_header(head: &[u8]) -> Option<u64> {
-    if head.len() < INDEX_IDS_AT || head[..4] != INDEX_MAGIC || head[4..8] != 2u32.to_be_bytes() {
-        return None;
-    }
-    let last: [u8; 4] = head[INDEX_IDS_AT - 4..INDEX_IDS_AT].try_into().expect("four bytes");
-    Some(u64::from(u32::from_be_bytes(last)))
+    Ok(count_in_index_head(&head))
 }
 
 /// The ids of the objects in the pack index at `path`.
 fn index_ids(path: &Path) -> io::Result<Vec<[u8; ID_LEN]>> {
     let index = std::fs::read(path)?;
-    let count = count_in_header(&index).ok_or_else(|| io::Error::other("not a version 2 pack index"))? as usize;
+    let count = count_in_index_head(&index).ok_or_else(|| io::Error::other("not a version 2 pack index"))? as usize;
     let ids = index
         .get(INDEX_IDS_AT..INDEX_IDS_AT + count * ID_LEN)
         .ok_or_else(|| io::Error::other("the pack index is cut short"))?;
