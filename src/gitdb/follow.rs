@@ -10,8 +10,9 @@
 //! ([`super::objects`]), the packs there were at opening are read through libgit2's backend
 //! and each pack written since through a backend of its own, the newest first; a commit not
 //! found sends one look at the folder for the packs not yet known ([`Follower::find`]), and
-//! never a reread by libgit2. The handle starts over once maintenance has merged packs away
-//! (to let go of the deleted ones) or [`MOST_ADDED`] packs were added.
+//! never a reread by libgit2. The handle starts over once maintenance has merged away packs
+//! whose files it reads (to let go of the deleted ones), [`MOST_ADDED`] packs were added, or
+//! it holds [`MOST_IN_MEMORY`] of the writer's objects.
 //!
 //! The writer logs each pack it writes ([`PackLog`]); a follower given the log adds the
 //! packs written since it last looked from there, before it looks for a commit, and lists the
@@ -59,8 +60,17 @@ const FRESH_KEPT: usize = 64;
 /// its memory; the objects are in the packs on disk).
 const MOST_IN_MEMORY: usize = 32 << 20;
 
-/// A logged pack: its index file's name, and its objects while they are among the newest.
-type LoggedPack = (OsString, Option<Arc<FreshObjects>>);
+/// A logged pack.
+#[derive(Clone)]
+pub(super) struct LoggedPack {
+    /// Its index file's name.
+    pub(super) name: OsString,
+    /// Its objects, while it is among the newest.
+    pub(super) fresh: Option<Arc<FreshObjects>>,
+    /// For a pack the writer joined from its small ones ([`super::join`]), their index
+    /// files' names (deleted once this one was written).
+    joined: Vec<OsString>,
+}
 
 /// The index files (`pack-*.idx`) of the packs a writer wrote, in order.
 #[derive(Default)]
@@ -89,14 +99,32 @@ impl PackLog {
 
     /// Logs the pack `index` with its objects, for the followers to read from memory.
     pub fn push_with(&self, index: OsString, fresh: Option<FreshObjects>) {
+        self.log_pack(LoggedPack {
+            name: index,
+            fresh: fresh.map(Arc::new),
+            joined: Vec::new(),
+        });
+    }
+
+    /// Logs the pack `index` that joined the writer's packs `joined` (deleted since): a
+    /// follower that holds all of those in memory has its objects and need not open it.
+    pub fn push_joined(&self, index: OsString, joined: Vec<OsString>) {
+        self.log_pack(LoggedPack {
+            name: index,
+            fresh: None,
+            joined,
+        });
+    }
+
+    fn log_pack(&self, pack: LoggedPack) {
         let mut log = self.lock();
-        log.names.push_back((index, fresh.map(Arc::new)));
+        log.names.push_back(pack);
         if log.names.len() > LOGGED {
             log.names.pop_front();
             log.first += 1;
         }
         if let Some(older) = log.names.len().checked_sub(FRESH_KEPT + 1) {
-            log.names[older].1 = None;
+            log.names[older].fresh = None;
         }
     }
 
@@ -106,9 +134,11 @@ impl PackLog {
     }
 
     /// Tells followers that the writer started over with the packs on disk: after maintenance
-    /// merged packs, they let go of the deleted ones as it does, rather than when they next
-    /// start over on their own (freeing them at any moment, each a file the allocator of
-    /// ext4 without a journal looks past for a while).
+    /// merged packs, those that read some of the deleted ones let go of them as it does,
+    /// rather than when they next start over on their own (freeing them at any moment, each a
+    /// file the allocator of ext4 without a journal looks past for a while). Packs a follower
+    /// holds in memory (the writer's, joined since) do not make it start over: a start-over
+    /// drops everything it holds and read, and the writer reopens every few dozen packs.
     pub fn reopened(&self) {
         self.lock().reopened += 1;
     }
@@ -154,7 +184,7 @@ impl PackLog {
     #[cfg(test)]
     pub(super) fn names_since(&self, from: u64) -> Vec<OsString> {
         let packs = self.since(from).map(|(packs, _)| packs).unwrap_or_default();
-        packs.into_iter().map(|(name, _)| name).collect()
+        packs.into_iter().map(|pack| pack.name).collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Logged> {
@@ -165,11 +195,19 @@ impl PackLog {
 pub struct Follower {
     repo: Repository,
     pack_dir: PathBuf,
-    /// The index files (`pack-*.idx`) read: at opening, and added since.
+    /// The index files (`pack-*.idx`) of the packs whose objects it reads: from memory or
+    /// from the pack.
     known: HashSet<OsString>,
+    /// Those of them whose files it reads (there at its start-over, or added since); the
+    /// others it holds in memory.
+    opened: HashSet<OsString>,
+    /// Of the packs there at its start-over, the writer's small ones that it will join and
+    /// delete: read after that (libgit2 holds them open) until the next start-over, rather
+    /// than starting over at every join.
+    to_be_joined: HashSet<OsString>,
     added: usize,
     /// The writer's log, the position in it up to which the packs are known, and the writer's
-    /// count of start-overs when this handle last started over.
+    /// count of start-overs when this handle last looked at the folder for deleted packs.
     log: Arc<PackLog>,
     logged: u64,
     reopened: u64,
@@ -202,6 +240,8 @@ impl Follower {
             repo,
             pack_dir,
             known: HashSet::new(),
+            opened: HashSet::new(),
+            to_be_joined: HashSet::new(),
             added: 0,
             log,
             logged: 0,
@@ -210,7 +250,7 @@ impl Follower {
             memory: std::ptr::null_mut(),
             in_memory: 0,
         };
-        follower.start_over()?;
+        follower.start_over("opened")?;
         Ok(follower)
     }
 
@@ -231,8 +271,12 @@ impl Follower {
     /// Adds the packs the writer logged since the last look (none: one lock and a
     /// comparison); lists the folder when the log no longer has them all.
     fn add_logged(&mut self) -> Result<(), GitError> {
-        if self.log.reopened_count() != self.reopened {
-            return self.start_over();
+        let reopened = self.log.reopened_count();
+        if reopened != self.reopened {
+            self.reopened = reopened;
+            if self.reads_deleted_packs()? {
+                return self.start_over("packs it reads were deleted");
+            }
         }
         match self.log.since(self.logged) {
             Some((packs, end)) => {
@@ -241,6 +285,20 @@ impl Follower {
             }
             None => self.catch_up(),
         }
+    }
+
+    /// Whether a pack whose file this handle reads is gone from the folder (one listing).
+    fn reads_deleted_packs(&mut self) -> Result<bool, GitError> {
+        let found = self.index_files()?;
+        Ok(self.reads_one_of_gone(&found.iter().collect()))
+    }
+
+    /// Whether a pack whose file this handle reads is not among `found`, merged away by
+    /// maintenance (the writer's joined packs aside).
+    fn reads_one_of_gone(&self, found: &HashSet<&OsString>) -> bool {
+        self.opened
+            .iter()
+            .any(|name| !found.contains(name) && !self.to_be_joined.contains(name))
     }
 
     /// Whether a known pack or a loose object holds `id` (without libgit2's reread).
@@ -252,48 +310,57 @@ impl Follower {
         Ok(odb.exists_ext(id, OdbLookupFlags::NO_REFRESH))
     }
 
-    /// Reads the packs written since the last look; starts over when some of the known ones
+    /// Reads the packs written since the last look; starts over when some of those it reads
     /// are gone (merged by maintenance) or many were added.
     fn catch_up(&mut self) -> Result<(), GitError> {
         // Read before the listing, so that a pack logged in between is in both.
         let logged = self.log.end();
         let found = self.index_files()?;
         let names: HashSet<&OsString> = found.iter().collect();
-        if self.known.iter().any(|name| !names.contains(name)) {
-            return self.start_over();
+        if self.reads_one_of_gone(&names) {
+            return self.start_over("packs it reads were merged");
         }
         self.logged = self.logged.max(logged);
         self.add(found)
     }
 
     /// Adds the logged packs not known yet: those whose objects came with them into memory,
-    /// the others as packs. Starts over first when memory would hold more than
-    /// [`MOST_IN_MEMORY`].
+    /// a pack that joined packs held in memory as known already, the others as packs. Starts
+    /// over first when memory would hold more than [`MOST_IN_MEMORY`].
     fn add_logged_packs(&mut self, packs: Vec<LoggedPack>) -> Result<(), GitError> {
         let handed: usize = packs
             .iter()
-            .filter_map(|(_, fresh)| fresh.as_ref())
+            .filter_map(|pack| pack.fresh.as_ref())
             .map(|fresh| fresh.bytes())
             .sum();
         if self.in_memory + handed > MOST_IN_MEMORY {
-            self.start_over()?;
+            self.start_over("memory full")?;
         }
         let mut on_disk = Vec::new();
-        for (name, fresh) in packs {
-            match fresh {
-                Some(fresh) if !self.known.contains(&name) => {
-                    for (id, kind, data) in fresh.iter() {
-                        // SAFETY: `memory` is the in-memory backend of the object database
-                        // `self.repo` holds (set by `start_over`).
-                        unsafe { mempack_put(self.memory, id, kind, data)? };
-                    }
-                    self.in_memory += fresh.bytes();
-                    self.known.insert(name);
+        for pack in packs {
+            if self.known.contains(&pack.name) {
+                continue;
+            }
+            if let Some(fresh) = pack.fresh {
+                for (id, kind, data) in fresh.iter() {
+                    // SAFETY: `memory` is the in-memory backend of the object database
+                    // `self.repo` holds (set by `start_over`).
+                    unsafe { mempack_put(self.memory, id, kind, data)? };
                 }
-                _ => on_disk.push(name),
+                self.in_memory += fresh.bytes();
+                self.known.insert(pack.name);
+            } else if !pack.joined.is_empty() && pack.joined.iter().all(|joined| self.in_memory_only(joined)) {
+                self.known.insert(pack.name);
+            } else {
+                on_disk.push(pack.name);
             }
         }
         self.add(on_disk)
+    }
+
+    /// Whether the objects of the pack `name` are held in memory (and its file not read).
+    fn in_memory_only(&self, name: &OsString) -> bool {
+        self.known.contains(name) && !self.opened.contains(name)
     }
 
     /// Adds the packs of `names` not known yet, newest last; starts over instead when that
@@ -304,7 +371,7 @@ impl Follower {
             return Ok(());
         }
         if self.added + new.len() > MOST_ADDED {
-            return self.start_over();
+            return self.start_over("many packs added");
         }
         let odb = self
             .repo
@@ -320,7 +387,8 @@ impl Follower {
             // are in the pack it was merged into, which the next look finds.
             if add_pack_backend(&odb, &self.pack_dir.join(&name), priority).is_ok() {
                 self.added += 1;
-                self.known.insert(name);
+                self.known.insert(name.clone());
+                self.opened.insert(name);
             }
         }
         Ok(())
@@ -331,11 +399,13 @@ impl Follower {
     /// parsed objects starts empty: a follower reads each commit once, and the cache of one
     /// kept for good grew to libgit2's limit (256 MB for the process) with objects it never
     /// read again.
-    fn start_over(&mut self) -> Result<(), GitError> {
+    fn start_over(&mut self, why: &'static str) -> Result<(), GitError> {
+        tracing::debug!(why, "the follower starts over");
         // The log's end is read before the folder is listed, and the folder before libgit2's
         // backend looks, so that a pack written in between is found twice, never not at all.
         let (logged, reopened) = (self.log.end(), self.log.reopened_count());
         let known: HashSet<OsString> = self.index_files()?.into_iter().collect();
+        let to_be_joined = self.log.held().intersection(&known).cloned().collect();
         let odb = Odb::new().map_err(|err| GitError::internal("cannot create an object database", err))?;
         let memory = odb
             .add_new_mempack_backend(MEMORY_PRIORITY)
@@ -351,6 +421,8 @@ impl Follower {
         // The old handle goes with the objects it parsed and cached, and the packs only it
         // still held.
         self.repo = repo;
+        self.opened = known.clone();
+        self.to_be_joined = to_be_joined;
         self.known = known;
         self.added = 0;
         (self.memory, self.in_memory) = (memory, 0);
@@ -366,231 +438,4 @@ impl Follower {
 }
 
 #[cfg(test)]
-mod tests {
-
-    use super::*;
-
-    use git2::ObjectType;
-
-    use crate::gitdb::{packed_commit, run_git as git};
-
-    #[test]
-    fn commits_in_packs_written_after_opening_are_found_and_merged_packs_let_go() {
-        let dir = tempfile::tempdir().unwrap();
-        git(dir.path(), &["init", "-q"]);
-        let first = packed_commit(dir.path(), "a");
-        // Nothing logged: every pack is found in the folder, as another process's would be.
-        let mut follower = Follower::open(dir.path(), Arc::default()).unwrap();
-        assert!(follower.find(first).unwrap());
-        assert_eq!((follower.known.len(), follower.added), (1, 0));
-
-        let second = packed_commit(dir.path(), "b");
-        assert!(follower.find(second).unwrap(), "a pack written after opening");
-        assert_eq!((follower.known.len(), follower.added), (2, 1));
-        {
-            let tree = follower.repo().find_commit(second).unwrap().tree().unwrap();
-            assert!(tree.get_name("a").is_some() && tree.get_name("b").is_some());
-        }
-
-        // Maintenance merges every pack into one and deletes the others.
-        git(dir.path(), &["repack", "-q", "-a", "-d"]);
-        let third = packed_commit(dir.path(), "c");
-        assert!(follower.find(third).unwrap());
-        let packs = std::fs::read_dir(dir.path().join(".git/objects/pack"))
-            .unwrap()
-            .filter(|entry| entry.as_ref().unwrap().file_name().to_string_lossy().ends_with(".idx"))
-            .count();
-        assert_eq!(follower.known.len(), packs, "started over with the packs there are");
-        assert_eq!(follower.added, 0);
-        assert!(follower.find(first).unwrap() && follower.find(second).unwrap());
-
-        assert!(!follower.find(Oid::from_str(&"1".repeat(40)).unwrap()).unwrap());
-    }
-
-    /// The index files in `dir`'s pack folder.
-    fn indexes(dir: &Path) -> HashSet<OsString> {
-        index_names(&dir.join(".git/objects/pack"))
-            .unwrap()
-            .into_iter()
-            .collect()
-    }
-
-    /// A commit in a pack of its own, and that pack's index file.
-    fn commit_and_pack(dir: &Path, name: &str) -> (Oid, OsString) {
-        let before = indexes(dir);
-        let commit = packed_commit(dir, name);
-        let new: Vec<OsString> = indexes(dir).difference(&before).cloned().collect();
-        assert_eq!(new.len(), 1);
-        (commit, new[0].clone())
-    }
-
-    #[test]
-    fn packs_the_writer_logged_are_added_without_listing_the_folder() {
-        let dir = tempfile::tempdir().unwrap();
-        git(dir.path(), &["init", "-q"]);
-        packed_commit(dir.path(), "a");
-        let log = Arc::new(PackLog::default());
-        let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
-        assert_eq!(follower.listings, 1);
-
-        let (second, pack) = commit_and_pack(dir.path(), "b");
-        log.push(pack);
-        assert!(follower.find(second).unwrap());
-        assert_eq!((follower.listings, follower.added), (1, 1), "added from the log");
-
-        // A commit made by another process: its pack is not in the log, the folder is listed.
-        let (third, _) = commit_and_pack(dir.path(), "c");
-        assert!(follower.find(third).unwrap());
-        assert_eq!(follower.listings, 2);
-
-        // A logged pack that maintenance merged away before the follower looked.
-        let (fourth, pack) = commit_and_pack(dir.path(), "d");
-        log.push(pack);
-        git(dir.path(), &["repack", "-q", "-a", "-d"]);
-        assert!(follower.find(fourth).unwrap());
-        assert!(follower.find(second).unwrap() && follower.find(third).unwrap());
-        let tree = follower.repo().find_commit(fourth).unwrap().tree().unwrap();
-        assert_eq!(tree.len(), 4);
-    }
-
-    #[test]
-    fn a_follower_lets_go_of_merged_packs_once_the_writer_has() {
-        let dir = tempfile::tempdir().unwrap();
-        git(dir.path(), &["init", "-q"]);
-        let first = packed_commit(dir.path(), "a");
-        let log = Arc::new(PackLog::default());
-        let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
-        let (second, pack) = commit_and_pack(dir.path(), "b");
-        log.push(pack);
-        assert!(follower.find(second).unwrap() && follower.find(first).unwrap());
-        assert_eq!(follower.known.len(), 2);
-        // Both packs read from, so both are open.
-        for commit in [first, second] {
-            follower.repo().find_commit(commit).unwrap();
-        }
-
-        // Maintenance merges both packs into one; the writer reopens and says so.
-        git(dir.path(), &["repack", "-q", "-a", "-d"]);
-        assert!(follower.find(first).unwrap());
-        assert_eq!(follower.known.len(), 2, "still reading the merged packs it has open");
-        log.reopened();
-        assert!(follower.find(first).unwrap());
-        assert_eq!(
-            follower.known,
-            indexes(dir.path()),
-            "started over with the one pack there is"
-        );
-        assert!(follower.find(second).unwrap());
-    }
-
-    #[test]
-    fn the_log_keeps_the_newest_names_and_says_when_older_ones_are_gone() {
-        let log = PackLog::default();
-        for number in 0..LOGGED + 2 {
-            log.push(format!("pack-{number}.idx").into());
-        }
-        assert_eq!(log.end(), LOGGED as u64 + 2);
-        assert!(log.since(0).is_none() && log.since(1).is_none());
-        let (packs, end) = log.since(LOGGED as u64).unwrap();
-        let names: Vec<OsString> = packs.into_iter().map(|(name, _)| name).collect();
-        assert_eq!(
-            names,
-            vec![
-                OsString::from(format!("pack-{LOGGED}.idx")),
-                OsString::from(format!("pack-{}.idx", LOGGED + 1))
-            ]
-        );
-        assert_eq!(end, LOGGED as u64 + 2);
-        let (none, same) = log.since(end).unwrap();
-        assert!(none.is_empty() && same == end);
-    }
-
-    /// Every object of `commit` that `pack` holds (`git show-index` lists them), as the writer
-    /// would hand them over.
-    fn objects_of(dir: &Path, pack: &OsString) -> FreshObjects {
-        let index = dir.join(".git/objects/pack").join(pack);
-        let listing = std::process::Command::new("git")
-            .args(["show-index"])
-            .stdin(std::fs::File::open(&index).unwrap())
-            .output()
-            .unwrap();
-        let repo = Repository::open(dir).unwrap();
-        let odb = repo.odb().unwrap();
-        let mut fresh = FreshObjects::default();
-        for line in String::from_utf8(listing.stdout).unwrap().lines() {
-            let id = Oid::from_str(line.split_whitespace().nth(1).unwrap()).unwrap();
-            let object = odb.read(id).unwrap();
-            fresh.add(id, object.kind(), object.data());
-        }
-        fresh
-    }
-
-    #[test]
-    fn objects_handed_over_with_a_logged_pack_are_read_from_memory_and_let_go_at_a_start_over() {
-        let dir = tempfile::tempdir().unwrap();
-        git(dir.path(), &["init", "-q"]);
-        packed_commit(dir.path(), "a");
-        let log = Arc::new(PackLog::default());
-        assert!(!log.followed(), "no follower, no objects handed over");
-        let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
-        assert!(log.followed());
-
-        let (second, pack) = commit_and_pack(dir.path(), "b");
-        let fresh = objects_of(dir.path(), &pack);
-        assert_eq!(fresh.iter().count(), 3, "the commit, its tree and the new blob");
-        // The pack moved away: only memory can hold the commit now.
-        let pack_dir = dir.path().join(".git/objects/pack");
-        let aside = tempfile::tempdir().unwrap();
-        let files = ["idx", "pack"].map(|kind| pack.to_string_lossy().replace(".idx", &format!(".{kind}")));
-        for file in &files {
-            std::fs::rename(pack_dir.join(file), aside.path().join(file)).unwrap();
-        }
-        log.push_with(pack.clone(), Some(fresh));
-        assert!(follower.find(second).unwrap());
-        assert_eq!(
-            (follower.added, follower.listings),
-            (0, 1),
-            "no pack opened, no listing"
-        );
-        assert!(follower.known.contains(&pack));
-        {
-            let commit = follower.repo().find_commit(second).unwrap();
-            let blob = commit.tree().unwrap().get_name("b").unwrap().id();
-            assert_eq!(follower.repo().find_blob(blob).unwrap().content(), b"b");
-        }
-        assert!(follower.in_memory > 0);
-        for file in &files {
-            std::fs::rename(aside.path().join(file), pack_dir.join(file)).unwrap();
-        }
-
-        // A start-over empties memory and reads what is on disk.
-        log.reopened();
-        let (third, third_pack) = commit_and_pack(dir.path(), "c");
-        log.push(third_pack);
-        assert!(follower.find(third).unwrap());
-        assert_eq!(follower.in_memory, 0);
-        assert!(follower.find(second).unwrap(), "read from its pack again");
-        assert!(follower.known.contains(&pack));
-
-        drop(follower);
-        assert!(!log.followed());
-    }
-
-    #[test]
-    fn the_log_keeps_the_objects_of_its_newest_packs_only() {
-        let log = PackLog::default();
-        for number in 0..FRESH_KEPT + 3 {
-            let mut fresh = FreshObjects::default();
-            fresh.add(
-                Oid::hash_object(ObjectType::Blob, b"x").unwrap(),
-                ObjectType::Blob,
-                b"x",
-            );
-            log.push_with(format!("pack-{number}.idx").into(), Some(fresh));
-        }
-        let (packs, _) = log.since(0).unwrap();
-        let kept: Vec<bool> = packs.iter().map(|(_, fresh)| fresh.is_some()).collect();
-        assert_eq!(kept.iter().filter(|kept| **kept).count(), FRESH_KEPT);
-        assert!(!kept[2] && kept[3], "the oldest three let go");
-    }
-}
+mod tests;

@@ -269,7 +269,10 @@ impl GitRepo {
                             tracing::warn!(pack = %stem.display(), error = %err, "cannot delete a joined pack");
                         }
                     }
-                    self.pack_log.push(format!("pack-{name}.idx").into());
+                    let joined = joined.iter().map(|stem| stem.with_extension("idx"));
+                    let joined = joined.filter_map(|index| index.file_name().map(OsString::from));
+                    self.pack_log
+                        .push_joined(format!("pack-{name}.idx").into(), joined.collect());
                 }
                 Ok(None) => {}
                 Err(err) => tracing::warn!(error = %err, "cannot join the written packs: left to maintenance"),

@@ -219,7 +219,7 @@ fn every_pack_written_is_logged_for_the_followers_and_a_follower_finds_its_commi
     let logged = log.since(0).unwrap().0;
     assert_eq!(logged.len(), 3);
     // With a follower open, a batch's pack comes with its objects: the commit among them.
-    let fresh = logged[2].1.as_ref().expect("the objects handed over");
+    let fresh = logged[2].fresh.as_ref().expect("the objects handed over");
     assert!(fresh.iter().any(|(id, _, _)| id == repo.head()));
     assert!(follower.find(repo.head()).unwrap());
     let tree = follower.repo().find_commit(repo.head()).unwrap().tree().unwrap();
