@@ -6,6 +6,7 @@
 //!                                       # LOCSTORE_BENCH_RECEIVER_NICE=19
 //!                                       # LOCSTORE_BENCH_BINARY=/tmp/old/locstore
 //!                                       # LOCSTORE_BENCH_SERVER_LOG=/tmp/server.log
+//!                                       # LOCSTORE_BENCH_RUST_LOG=warn,locstore::gitdb=debug
 //!                                       # LOCSTORE_BENCH_FILTERED=1
 //!
 //! Measures, on a project of 1,000 keys:

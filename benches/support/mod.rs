@@ -62,7 +62,11 @@ impl Server {
             .arg(data_dir)
             .args(args)
             .env("LOCSTORE_API_TOKEN", TOKEN)
-            .env("RUST_LOG", "warn")
+            // More of the server's log for a diagnosis: `LOCSTORE_BENCH_RUST_LOG`.
+            .env(
+                "RUST_LOG",
+                std::env::var("LOCSTORE_BENCH_RUST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdout(Stdio::piped())
             .stderr(server_log())
             .spawn()
