@@ -37,6 +37,14 @@ fn commits_in_packs_written_after_opening_are_found_and_merged_packs_let_go() {
     assert!(!follower.find(Oid::from_str(&"1".repeat(40)).unwrap()).unwrap());
 }
 
+/// A repository whose one commit is in a pack, that commit, and a log for its writer.
+fn repository_with_a_commit() -> (tempfile::TempDir, Oid, Arc<PackLog>) {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    let first = packed_commit(dir.path(), "a");
+    (dir, first, Arc::new(PackLog::default()))
+}
+
 /// The index files in `dir`'s pack folder.
 fn indexes(dir: &Path) -> HashSet<OsString> {
     index_names(&dir.join(".git/objects/pack"))
@@ -56,10 +64,7 @@ fn commit_and_pack(dir: &Path, name: &str) -> (Oid, OsString) {
 
 #[test]
 fn packs_the_writer_logged_are_added_without_listing_the_folder() {
-    let dir = tempfile::tempdir().unwrap();
-    git(dir.path(), &["init", "-q"]);
-    packed_commit(dir.path(), "a");
-    let log = Arc::new(PackLog::default());
+    let (dir, _, log) = repository_with_a_commit();
     let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
     assert_eq!(follower.listings, 1);
 
@@ -85,10 +90,7 @@ fn packs_the_writer_logged_are_added_without_listing_the_folder() {
 
 #[test]
 fn a_follower_lets_go_of_merged_packs_once_the_writer_has() {
-    let dir = tempfile::tempdir().unwrap();
-    git(dir.path(), &["init", "-q"]);
-    let first = packed_commit(dir.path(), "a");
-    let log = Arc::new(PackLog::default());
+    let (dir, first, log) = repository_with_a_commit();
     let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
     let (second, pack) = commit_and_pack(dir.path(), "b");
     log.push(pack);
@@ -157,10 +159,7 @@ fn objects_of(dir: &Path, pack: &OsString) -> FreshObjects {
 
 #[test]
 fn objects_handed_over_with_a_logged_pack_are_read_from_memory_and_let_go_at_a_start_over() {
-    let dir = tempfile::tempdir().unwrap();
-    git(dir.path(), &["init", "-q"]);
-    packed_commit(dir.path(), "a");
-    let log = Arc::new(PackLog::default());
+    let (dir, _, log) = repository_with_a_commit();
     assert!(!log.followed(), "no follower, no objects handed over");
     let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
     assert!(log.followed());
@@ -210,12 +209,22 @@ fn objects_handed_over_with_a_logged_pack_are_read_from_memory_and_let_go_at_a_s
     assert!(!log.followed());
 }
 
+/// Joins `packs` into one, deletes them and logs the joined pack, as the writer does; its
+/// index file's name.
+fn join_as_the_writer(dir: &Path, log: &PackLog, packs: Vec<OsString>) -> OsString {
+    let pack_dir = dir.join(".git/objects/pack");
+    let (name, stems) = crate::gitdb::join::join(&pack_dir, &packs).unwrap().unwrap();
+    for stem in &stems {
+        crate::gitdb::join::delete(stem).unwrap();
+    }
+    let joined = OsString::from(format!("pack-{name}.idx"));
+    log.push_joined(joined.clone(), packs);
+    joined
+}
+
 #[test]
 fn packs_held_in_memory_and_joined_by_the_writer_keep_the_follower_as_it_is() {
-    let dir = tempfile::tempdir().unwrap();
-    git(dir.path(), &["init", "-q"]);
-    let first = packed_commit(dir.path(), "a");
-    let log = Arc::new(PackLog::default());
+    let (dir, first, log) = repository_with_a_commit();
     let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
     let mut written = Vec::new();
     for name in ["b", "c"] {
@@ -228,14 +237,8 @@ fn packs_held_in_memory_and_joined_by_the_writer_keep_the_follower_as_it_is() {
     assert!(in_memory > 0 && follower.added == 0);
 
     // The writer joins its two packs into one, deletes them and reopens.
-    let pack_dir = dir.path().join(".git/objects/pack");
     let packs: Vec<OsString> = written.iter().map(|(_, pack)| pack.clone()).collect();
-    let (name, stems) = crate::gitdb::join::join(&pack_dir, &packs).unwrap().unwrap();
-    for stem in &stems {
-        crate::gitdb::join::delete(stem).unwrap();
-    }
-    let joined = OsString::from(format!("pack-{name}.idx"));
-    log.push_joined(joined.clone(), packs.clone());
+    let joined = join_as_the_writer(dir.path(), &log, packs);
     log.reopened();
     let (second, third) = (written[0].0, written[1].0);
     assert!(follower.find(third).unwrap() && follower.find(second).unwrap());
@@ -251,12 +254,7 @@ fn packs_held_in_memory_and_joined_by_the_writer_keep_the_follower_as_it_is() {
     // A joined pack whose packs the follower did not hold in memory is opened.
     let (fourth, fourth_pack) = commit_and_pack(dir.path(), "d");
     let (fifth, fifth_pack) = commit_and_pack(dir.path(), "e");
-    let more = vec![fourth_pack, fifth_pack];
-    let (name, stems) = crate::gitdb::join::join(&pack_dir, &more).unwrap().unwrap();
-    for stem in &stems {
-        crate::gitdb::join::delete(stem).unwrap();
-    }
-    log.push_joined(format!("pack-{name}.idx").into(), more);
+    join_as_the_writer(dir.path(), &log, vec![fourth_pack, fifth_pack]);
     assert!(follower.find(fifth).unwrap() && follower.find(fourth).unwrap());
     assert_eq!(follower.added, 1, "the joined pack opened");
 
@@ -271,10 +269,7 @@ fn packs_held_in_memory_and_joined_by_the_writer_keep_the_follower_as_it_is() {
 
 #[test]
 fn a_pack_the_writer_holds_for_joining_may_go_without_a_start_over() {
-    let dir = tempfile::tempdir().unwrap();
-    git(dir.path(), &["init", "-q"]);
-    packed_commit(dir.path(), "a");
-    let log = Arc::new(PackLog::default());
+    let (dir, _, log) = repository_with_a_commit();
     let (second, held) = commit_and_pack(dir.path(), "b");
     log.hold(held.clone());
     let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
@@ -286,13 +281,7 @@ fn a_pack_the_writer_holds_for_joining_may_go_without_a_start_over() {
     let (third, pack) = commit_and_pack(dir.path(), "c");
     log.push_with(pack.clone(), Some(objects_of(dir.path(), &pack)));
     assert!(follower.find(third).unwrap());
-    let pack_dir = dir.path().join(".git/objects/pack");
-    let joined = vec![held, pack];
-    let (name, stems) = crate::gitdb::join::join(&pack_dir, &joined).unwrap().unwrap();
-    for stem in &stems {
-        crate::gitdb::join::delete(stem).unwrap();
-    }
-    log.push_joined(format!("pack-{name}.idx").into(), joined);
+    join_as_the_writer(dir.path(), &log, vec![held, pack]);
     log.reopened();
     assert!(follower.find(third).unwrap() && follower.find(second).unwrap());
     assert!(follower.in_memory > 0, "no start-over");
