@@ -87,6 +87,13 @@ impl Slot {
         self.changed.notify_all();
     }
 
+    /// Changes what the thread shows of its deliveries (backlog, cursor) without waking
+    /// anyone: only the thread itself waits on `changed`, and a notification is a system call
+    /// each time (twice per commit, per webhook, had it gone through [`Self::change`]).
+    fn set(&self, change: impl FnOnce(&mut SlotState)) {
+        change(&mut self.state());
+    }
+
     pub fn nudge(&self) {
         self.change(|state| state.nudged = true);
     }
@@ -180,7 +187,7 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
             saver.save(&cursor, &slot);
         }
         if !webhook.enabled || cursor.commit == head.to_string() {
-            slot.change(|state| state.backlog = 0);
+            slot.set(|state| state.backlog = 0);
             backlog_gauge.set(0);
             age_gauge.set(0.0);
             continue;
@@ -204,7 +211,7 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
         let mut finished = true;
         for (done, commit) in commits.iter().enumerate() {
             let backlog = commits.len() - done;
-            slot.change(|state| state.backlog = backlog);
+            slot.set(|state| state.backlog = backlog);
             backlog_gauge.set(backlog as i64);
             let events = match shared.events(*commit) {
                 Ok(events) => events,
@@ -254,7 +261,7 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
             }
         }
         if finished {
-            slot.change(|state| state.backlog = 0);
+            slot.set(|state| state.backlog = 0);
             backlog_gauge.set(0);
             age_gauge.set(0.0);
         }
@@ -365,7 +372,7 @@ impl Saver {
 
     /// The cursor moved on: shown at once, saved when due.
     fn moved(&mut self, cursor: &Cursor, slot: &Slot) {
-        slot.change(|state| {
+        slot.set(|state| {
             state.cursor = cursor.commit.clone();
             state.failing_since = cursor.failing_since;
         });
@@ -400,7 +407,7 @@ impl Saver {
             .flush();
         self.last = Instant::now();
         self.moved = false;
-        slot.change(|state| {
+        slot.set(|state| {
             state.cursor = cursor.commit.clone();
             state.failing_since = cursor.failing_since;
         });
