@@ -56,6 +56,8 @@ const LOGGED: usize = 1024;
 /// The newest logged packs whose objects the log keeps in memory too (a follower further
 /// behind opens the packs); at a few dozen kilobytes a batch, about a megabyte or two.
 const FRESH_KEPT: usize = 64;
+/// Why a follower starts over when a pack whose file it reads was merged away.
+const GONE: &str = "a pack it reads is gone";
 /// The bytes of handed-over objects a follower holds before it starts over (which empties
 /// its memory; the objects are in the packs on disk).
 const MOST_IN_MEMORY: usize = 32 << 20;
@@ -85,7 +87,8 @@ struct Logged {
     /// The position of the first name kept (each name logged takes the next).
     first: u64,
     names: VecDeque<LoggedPack>,
-    /// How many times the writer started over with the packs on disk (after maintenance).
+    /// How many times the writer started over with the packs on disk (after maintenance, and
+    /// every few dozen packs it writes, when it joins its small ones).
     reopened: u64,
     /// The writer's small packs not joined yet ([`super::join`]), which maintenance leaves
     /// alone.
@@ -275,7 +278,7 @@ impl Follower {
         if reopened != self.reopened {
             self.reopened = reopened;
             if self.reads_deleted_packs()? {
-                return self.start_over("packs it reads were deleted");
+                return self.start_over(GONE);
             }
         }
         match self.log.since(self.logged) {
@@ -318,7 +321,7 @@ impl Follower {
         let found = self.index_files()?;
         let names: HashSet<&OsString> = found.iter().collect();
         if self.reads_one_of_gone(&names) {
-            return self.start_over("packs it reads were merged");
+            return self.start_over(GONE);
         }
         self.logged = self.logged.max(logged);
         self.add(found)
