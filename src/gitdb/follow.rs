@@ -28,19 +28,21 @@
 //! webhook threads' CPU under load had been reading the commits they deliver, half of it in
 //! packs).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::{OsString, c_int};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use git2::{Binding, Odb, OdbLookupFlags, Oid, Repository};
+use bytes::Bytes;
+use git2::{Binding, ObjectType, Odb, OdbLookupFlags, Oid, Repository};
 use libgit2_sys as raw;
 
 use super::GitError;
 pub use super::fresh::FreshObjects;
 use super::fresh::mempack_put;
 use super::objects::{add_alternates, add_loose_backend, add_pack_backend, add_packs_backend, index_names};
+use super::raw_tree::Objects;
 
 const LOOSE_PRIORITY: c_int = 1;
 const PACKS_PRIORITY: c_int = 2;
@@ -220,6 +222,9 @@ pub struct Follower {
     /// by the writer, and how many bytes it holds.
     memory: *mut raw::git_odb_backend,
     in_memory: usize,
+    /// The trees and files handed over by the writer, read as bytes ([`Objects`]); its
+    /// commits go into `memory`, for libgit2.
+    fresh: HashMap<Oid, Bytes>,
 }
 
 // SAFETY: `memory` points into the object database `repo` owns and is only used through
@@ -252,6 +257,7 @@ impl Follower {
             listings: 0,
             memory: std::ptr::null_mut(),
             in_memory: 0,
+            fresh: HashMap::new(),
         };
         follower.start_over("opened")?;
         Ok(follower)
@@ -345,10 +351,14 @@ impl Follower {
                 continue;
             }
             if let Some(fresh) = pack.fresh {
-                for (id, kind, data) in fresh.iter() {
-                    // SAFETY: `memory` is the in-memory backend of the object database
-                    // `self.repo` holds (set by `start_over`).
-                    unsafe { mempack_put(self.memory, id, kind, data)? };
+                for (id, kind, data) in fresh.shared() {
+                    if matches!(kind, ObjectType::Tree | ObjectType::Blob) {
+                        self.fresh.insert(id, data);
+                    } else {
+                        // SAFETY: `memory` is the in-memory backend of the object database
+                        // `self.repo` holds (set by `start_over`).
+                        unsafe { mempack_put(self.memory, id, kind, &data)? };
+                    }
                 }
                 self.in_memory += fresh.bytes();
                 self.known.insert(pack.name);
@@ -429,6 +439,7 @@ impl Follower {
         self.known = known;
         self.added = 0;
         (self.memory, self.in_memory) = (memory, 0);
+        self.fresh = HashMap::new();
         (self.logged, self.reopened) = (logged, reopened);
         Ok(())
     }
@@ -437,6 +448,17 @@ impl Follower {
     fn index_files(&mut self) -> Result<Vec<OsString>, GitError> {
         self.listings += 1;
         index_names(&self.pack_dir).map_err(|err| GitError::internal("cannot list the packs", err))
+    }
+}
+
+/// Trees and files: those the writer handed over from memory, the others from the object
+/// database.
+impl Objects for Follower {
+    fn read(&self, id: Oid) -> Result<Bytes, git2::Error> {
+        match self.fresh.get(&id) {
+            Some(data) => Ok(data.clone()),
+            None => self.repo.read(id),
+        }
     }
 }
 

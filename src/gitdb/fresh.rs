@@ -3,7 +3,9 @@
 //! an object into libgit2's in-memory backend under its known id.
 
 use std::ops::Range;
+use std::sync::Arc;
 
+use bytes::Bytes;
 use git2::{Binding, ObjectType, Oid};
 use libgit2_sys as raw;
 
@@ -28,10 +30,28 @@ impl FreshObjects {
         self.data.len()
     }
 
+    #[cfg(test)]
     pub(super) fn iter(&self) -> impl Iterator<Item = (Oid, ObjectType, &[u8])> {
         self.objects
             .iter()
             .map(|(id, kind, range)| (*id, *kind, &self.data[range.clone()]))
+    }
+
+    /// The objects, each one's bytes a share of the whole (nothing copied).
+    pub(super) fn shared(self: &Arc<Self>) -> impl Iterator<Item = (Oid, ObjectType, Bytes)> + '_ {
+        let all = Bytes::from_owner(Whole(self.clone()));
+        self.objects
+            .iter()
+            .map(move |(id, kind, range)| (*id, *kind, all.slice(range.clone())))
+    }
+}
+
+/// The bytes of all the objects, as [`Bytes`] share them.
+struct Whole(Arc<FreshObjects>);
+
+impl AsRef<[u8]> for Whole {
+    fn as_ref(&self) -> &[u8] {
+        &self.0.data
     }
 }
 

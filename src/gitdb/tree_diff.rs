@@ -6,7 +6,9 @@
 
 use std::cmp::Ordering;
 
-use git2::{ObjectType, Oid, Repository, Tree, TreeEntry};
+use git2::{Oid, Repository, Tree};
+
+use super::raw_tree::{Entry, Objects, RawTree};
 
 /// A file that differs: its blob before and after (`None`: absent on that side).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,59 +22,66 @@ pub struct FileDiff {
 /// The files (blobs, also symbolic links) that differ between `old` and `new`, in path
 /// order. A missing tree is taken as empty.
 pub fn diff(repo: &Repository, old: Option<&Tree<'_>>, new: Option<&Tree<'_>>) -> Result<Vec<FileDiff>, git2::Error> {
+    let raw = |tree: Option<&Tree<'_>>| tree.map(|tree| RawTree::read(repo, tree.id())).transpose();
+    diff_raw(repo, raw(old)?.as_ref(), raw(new)?.as_ref())
+}
+
+/// [`diff`] of trees read from their bytes ([`RawTree`]), their folders read from `objects`.
+pub fn diff_raw(
+    objects: &(impl Objects + ?Sized),
+    old: Option<&RawTree>,
+    new: Option<&RawTree>,
+) -> Result<Vec<FileDiff>, git2::Error> {
     let mut found = Vec::new();
-    walk(repo, &mut String::new(), old, new, &mut found)?;
+    walk(objects, &mut String::new(), old, new, &mut found)?;
     Ok(found)
 }
 
 fn walk(
-    repo: &Repository,
+    objects: &(impl Objects + ?Sized),
     prefix: &mut String,
-    old: Option<&Tree<'_>>,
-    new: Option<&Tree<'_>>,
+    old: Option<&RawTree>,
+    new: Option<&RawTree>,
     found: &mut Vec<FileDiff>,
 ) -> Result<(), git2::Error> {
-    // Entries borrowed from the trees, by position (no copies).
-    let (mut o, mut n) = (0, 0);
+    let mut old_entries = old.map(RawTree::iter).into_iter().flatten().peekable();
+    let mut new_entries = new.map(RawTree::iter).into_iter().flatten().peekable();
     loop {
-        let next_old = old.and_then(|tree| tree.get(o));
-        let next_new = new.and_then(|tree| tree.get(n));
-        let order = match (&next_old, &next_new) {
+        let order = match (old_entries.peek(), new_entries.peek()) {
             (None, None) => break,
             (Some(a), Some(b)) => git_order(a, b),
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
         };
-        let (a, b) = match order {
-            Ordering::Less => (next_old.as_ref(), None),
-            Ordering::Greater => (None, next_new.as_ref()),
-            Ordering::Equal => (next_old.as_ref(), next_new.as_ref()),
+        let a = if order == Ordering::Greater {
+            None
+        } else {
+            old_entries.next()
         };
-        o += usize::from(order != Ordering::Greater);
-        n += usize::from(order != Ordering::Less);
+        let b = if order == Ordering::Less {
+            None
+        } else {
+            new_entries.next()
+        };
         if let (Some(a), Some(b)) = (a, b)
-            && a.id() == b.id()
-            && a.filemode() == b.filemode()
+            && a.id == b.id
+            && a.mode == b.mode
         {
             continue;
         }
-        let Some(name) = a.or(b).and_then(|entry| entry.name().ok()) else {
+        let Some(name) = a.or(b).and_then(|entry| entry.name_str()) else {
             continue; // not UTF-8: never a file of ours
         };
         let length = prefix.len();
         prefix.push_str(name);
-        let subtree = |entry: Option<&TreeEntry<'_>>| -> Result<Option<Tree<'_>>, git2::Error> {
-            match entry.filter(|entry| entry.kind() == Some(ObjectType::Tree)) {
-                Some(entry) => repo.find_tree(entry.id()).map(Some),
+        let subtree = |entry: Option<Entry<'_>>| -> Result<Option<RawTree>, git2::Error> {
+            match entry.filter(Entry::is_folder) {
+                Some(entry) => RawTree::read(objects, entry.id).map(Some),
                 None => Ok(None),
             }
         };
         let (old_tree, new_tree) = (subtree(a)?, subtree(b)?);
-        let blob = |entry: Option<&TreeEntry<'_>>| {
-            entry
-                .filter(|entry| entry.kind() == Some(ObjectType::Blob))
-                .map(|entry| entry.id())
-        };
+        let blob = |entry: Option<Entry<'_>>| entry.filter(Entry::is_blob).map(|entry| entry.id);
         let (old_blob, new_blob) = (blob(a), blob(b));
         if old_blob.is_some() || new_blob.is_some() {
             found.push(FileDiff {
@@ -83,7 +92,7 @@ fn walk(
         }
         if old_tree.is_some() || new_tree.is_some() {
             prefix.push('/');
-            walk(repo, prefix, old_tree.as_ref(), new_tree.as_ref(), found)?;
+            walk(objects, prefix, old_tree.as_ref(), new_tree.as_ref(), found)?;
         }
         prefix.truncate(length);
     }
@@ -91,16 +100,9 @@ fn walk(
 }
 
 /// git's order of tree entries: by name, a folder's name compared as if it ended in `/`.
-fn git_order(a: &TreeEntry<'_>, b: &TreeEntry<'_>) -> Ordering {
-    let slash = |entry: &TreeEntry<'_>| -> &'static [u8] {
-        if entry.kind() == Some(ObjectType::Tree) {
-            b"/"
-        } else {
-            b""
-        }
-    };
-    let (a_name, b_name) = (a.name_bytes(), b.name_bytes());
-    a_name.iter().chain(slash(a)).cmp(b_name.iter().chain(slash(b)))
+fn git_order(a: &Entry<'_>, b: &Entry<'_>) -> Ordering {
+    let slash = |entry: &Entry<'_>| -> &'static [u8] { if entry.is_folder() { b"/" } else { b"" } };
+    a.name.iter().chain(slash(a)).cmp(b.name.iter().chain(slash(b)))
 }
 
 #[cfg(test)]

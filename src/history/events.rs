@@ -13,10 +13,11 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use git2::{ObjectType, Oid, Repository, Tree};
+use git2::{Oid, Repository};
 
 use crate::domain::model::Key;
 use crate::gitdb::follow::{Follower, PackLog};
+use crate::gitdb::raw_tree::{self, Objects, RawTree};
 use crate::gitdb::tree_diff::{self, FileDiff};
 use crate::store::{StoreError, layout};
 
@@ -105,17 +106,27 @@ pub struct CommitEvents {
     pub events: Vec<Event>,
 }
 
-/// The events of `commit`, against its first parent.
-pub fn commit_events(repo: &Repository, commit: Oid) -> Result<CommitEvents, StoreError> {
+/// The events of `commit` (of `repo`), against its first parent; trees and files are read
+/// from `objects` (the repository itself, or a [`Follower`] that has the writer's newest in
+/// memory).
+pub fn commit_events(
+    repo: &Repository,
+    objects: &(impl Objects + ?Sized),
+    commit: Oid,
+) -> Result<CommitEvents, StoreError> {
     let fail = |err| StoreError::internal("cannot read what a commit changed", err);
     let found = repo.find_commit(commit).map_err(fail)?;
     let parent = found.parent(0).ok();
-    let new = found.tree().map_err(fail)?;
-    let old = parent.as_ref().map(|parent| parent.tree()).transpose().map_err(fail)?;
+    let new = RawTree::read(objects, found.tree_id()).map_err(fail)?;
+    let old = parent
+        .as_ref()
+        .map(|parent| RawTree::read(objects, parent.tree_id()))
+        .transpose()
+        .map_err(fail)?;
     let mut events = Vec::new();
-    let teams = |tree: Option<&Tree<'_>>| subtree(repo, tree, layout::TEAMS_DIR);
+    let teams = |tree: Option<&RawTree>| subtree(objects, tree, layout::TEAMS_DIR);
     let (old_teams, new_teams) = (teams(old.as_ref()).map_err(fail)?, teams(Some(&new)).map_err(fail)?);
-    let folders = changed_folders(repo, old_teams.as_ref(), new_teams.as_ref(), layout::TEAM_FILE).map_err(fail)?;
+    let folders = changed_folders(objects, old_teams.as_ref(), new_teams.as_ref(), layout::TEAM_FILE).map_err(fail)?;
     let kinds = [EventKind::TeamCreated, EventKind::TeamRenamed, EventKind::TeamDeleted];
     let event = |kind, name: &str, from: Option<&str>| Event::of(kind, name, None, from);
     folder_events(
@@ -123,7 +134,7 @@ pub fn commit_events(repo: &Repository, commit: Oid) -> Result<CommitEvents, Sto
         kinds,
         event,
         &mut events,
-        &mut |name, before, after, events| team_contents(repo, name, before, after, events),
+        &mut |name, before, after, events| team_contents(objects, name, before, after, events),
     )
     .map_err(fail)?;
     Ok(CommitEvents {
@@ -137,21 +148,21 @@ pub fn commit_events(repo: &Repository, commit: Oid) -> Result<CommitEvents, Sto
 }
 
 /// A team's or project's folder that changed, holding its file before or after.
-enum FolderChange<'r> {
-    Created(String, Tree<'r>),
+enum FolderChange {
+    Created(String, RawTree),
     Deleted(String),
     Renamed {
         from: String,
         name: String,
-        before: Tree<'r>,
-        after: Tree<'r>,
+        before: RawTree,
+        after: RawTree,
     },
-    Changed(String, Tree<'r>, Tree<'r>),
+    Changed(String, RawTree, RawTree),
 }
 
 /// Sorts changed folders out: created, deleted, changed, and the one deleted and one created
 /// of a commit paired as a rename.
-fn sort_out(folders: Vec<Folder<'_>>) -> Vec<FolderChange<'_>> {
+fn sort_out(folders: Vec<Folder>) -> Vec<FolderChange> {
     let mut created = Vec::new();
     let mut deleted = Vec::new();
     let mut changes = Vec::new();
@@ -184,12 +195,12 @@ fn sort_out(folders: Vec<Folder<'_>>) -> Vec<FolderChange<'_>> {
 
 /// Pushes each changed folder's event (none for one only changed), then, through `contents`,
 /// those of its contents (none for one deleted). `kinds`: created, renamed, deleted.
-fn folder_events<'r>(
-    changes: Vec<FolderChange<'r>>,
+fn folder_events(
+    changes: Vec<FolderChange>,
     [created, renamed, deleted]: [EventKind; 3],
     event: impl Fn(EventKind, &str, Option<&str>) -> Event,
     events: &mut Vec<Event>,
-    contents: &mut Contents<'_, 'r>,
+    contents: &mut Contents<'_>,
 ) -> Result<(), git2::Error> {
     for change in changes {
         match change {
@@ -214,8 +225,8 @@ fn folder_events<'r>(
 }
 
 /// The events within a folder: its name, the folder before and after.
-type Contents<'a, 'r> =
-    dyn FnMut(&str, Option<&Tree<'r>>, Option<&Tree<'r>>, &mut Vec<Event>) -> Result<(), git2::Error> + 'a;
+type Contents<'a> =
+    dyn FnMut(&str, Option<&RawTree>, Option<&RawTree>, &mut Vec<Event>) -> Result<(), git2::Error> + 'a;
 
 impl Event {
     /// A team's (`project` `None`) or a project's event.
@@ -233,10 +244,10 @@ impl Event {
 
 /// The events within a team's folder: its file, its projects.
 fn team_contents(
-    repo: &Repository,
+    objects: &(impl Objects + ?Sized),
     team: &str,
-    before: Option<&Tree<'_>>,
-    after: Option<&Tree<'_>>,
+    before: Option<&RawTree>,
+    after: Option<&RawTree>,
     events: &mut Vec<Event>,
 ) -> Result<(), git2::Error> {
     if let (Some(before), Some(after)) = (before, after)
@@ -244,9 +255,14 @@ fn team_contents(
     {
         events.push(Event::of(EventKind::TeamUpdated, team, None, None));
     }
-    let projects = |tree| subtree(repo, tree, layout::PROJECTS_DIR);
+    let projects = |tree| subtree(objects, tree, layout::PROJECTS_DIR);
     let (old, new) = (projects(before)?, projects(after)?);
-    let changes = sort_out(changed_folders(repo, old.as_ref(), new.as_ref(), layout::PROJECT_FILE)?);
+    let changes = sort_out(changed_folders(
+        objects,
+        old.as_ref(),
+        new.as_ref(),
+        layout::PROJECT_FILE,
+    )?);
     let kinds = [
         EventKind::ProjectCreated,
         EventKind::ProjectRenamed,
@@ -254,30 +270,30 @@ fn team_contents(
     ];
     let event = |kind, name: &str, from: Option<&str>| Event::of(kind, team, Some(name), from);
     folder_events(changes, kinds, event, events, &mut |name, before, after, events| {
-        project_contents(repo, team, name, before, after, events)
+        project_contents(objects, team, name, before, after, events)
     })
 }
 
 /// The events within a project's folder: its file, its keys.
 fn project_contents(
-    repo: &Repository,
+    objects: &(impl Objects + ?Sized),
     team: &str,
     project: &str,
-    before: Option<&Tree<'_>>,
-    after: Option<&Tree<'_>>,
+    before: Option<&RawTree>,
+    after: Option<&RawTree>,
     events: &mut Vec<Event>,
 ) -> Result<(), git2::Error> {
     if let (Some(before), Some(after)) = (before, after)
         && file_id(before, layout::PROJECT_FILE) != file_id(after, layout::PROJECT_FILE)
     {
         let mut updated = Event::of(EventKind::ProjectUpdated, team, Some(project), None);
-        updated.languages = changed_languages(repo, before, after);
+        updated.languages = changed_languages(objects, before, after);
         events.push(updated);
     }
-    let keys = |tree| subtree(repo, tree, layout::KEYS_DIR);
+    let keys = |tree| subtree(objects, tree, layout::KEYS_DIR);
     let (old, new) = (keys(before)?, keys(after)?);
-    let files = tree_diff::diff(repo, old.as_ref(), new.as_ref())?;
-    for delta in key_changes(repo, &files) {
+    let files = tree_diff::diff_raw(objects, old.as_ref(), new.as_ref())?;
+    for delta in key_changes(objects, &files) {
         let (kind, from) = match delta.change {
             KeyChange::Created => (EventKind::KeyCreated, None),
             KeyChange::Updated => (EventKind::KeyUpdated, None),
@@ -297,15 +313,15 @@ fn project_contents(
 }
 
 /// The languages a project gained or lost between its two project files.
-fn changed_languages(repo: &Repository, before: &Tree<'_>, after: &Tree<'_>) -> Vec<String> {
-    let languages = |tree: &Tree<'_>| -> BTreeSet<String> {
+fn changed_languages(objects: &(impl Objects + ?Sized), before: &RawTree, after: &RawTree) -> Vec<String> {
+    let languages = |tree: &RawTree| -> BTreeSet<String> {
         let Some(id) = file_id(tree, layout::PROJECT_FILE) else {
             return BTreeSet::new();
         };
-        let Ok(blob) = repo.find_blob(id) else {
+        let Ok(data) = objects.read(id) else {
             return BTreeSet::new();
         };
-        let table: toml::Table = std::str::from_utf8(blob.content())
+        let table: toml::Table = std::str::from_utf8(&data)
             .ok()
             .and_then(|text| text.parse().ok())
             .unwrap_or_default();
@@ -319,26 +335,26 @@ fn changed_languages(repo: &Repository, before: &Tree<'_>, after: &Tree<'_>) -> 
     old.symmetric_difference(&new).cloned().collect()
 }
 
-fn file_id(tree: &Tree<'_>, name: &str) -> Option<Oid> {
-    tree.get_name(name).map(|entry| entry.id())
+fn file_id(tree: &RawTree, name: &str) -> Option<Oid> {
+    tree.get(name).map(|entry| entry.id)
 }
 
 /// A sub-folder that differs: its name, and the folder before and after (`None`: absent,
 /// or without the level's file).
-type Folder<'r> = (String, Option<Tree<'r>>, Option<Tree<'r>>);
+type Folder = (String, Option<RawTree>, Option<RawTree>);
 
 /// The sub-folders of `old` and `new` whose ids differ, in name order.
-fn changed_folders<'r>(
-    repo: &'r Repository,
-    old: Option<&Tree<'_>>,
-    new: Option<&Tree<'_>>,
+fn changed_folders(
+    objects: &(impl Objects + ?Sized),
+    old: Option<&RawTree>,
+    new: Option<&RawTree>,
     file: &str,
-) -> Result<Vec<Folder<'r>>, git2::Error> {
-    let folders = |tree: Option<&Tree<'_>>| -> Vec<(String, Oid)> {
+) -> Result<Vec<Folder>, git2::Error> {
+    let folders = |tree: Option<&RawTree>| -> Vec<(String, Oid)> {
         tree.map(|tree| {
             tree.iter()
-                .filter(|entry| entry.kind() == Some(ObjectType::Tree))
-                .filter_map(|entry| Some((entry.name().ok()?.to_owned(), entry.id())))
+                .filter(|entry| entry.is_folder())
+                .filter_map(|entry| Some((entry.name_str()?.to_owned(), entry.id)))
                 .collect()
         })
         .unwrap_or_default()
@@ -352,9 +368,9 @@ fn changed_folders<'r>(
         if a == b {
             continue;
         }
-        let tree = |id: Option<Oid>| -> Result<Option<Tree<'r>>, git2::Error> {
-            let tree = id.map(|id| repo.find_tree(id)).transpose()?;
-            Ok(tree.filter(|tree| tree.get_name(file).is_some()))
+        let tree = |id: Option<Oid>| -> Result<Option<RawTree>, git2::Error> {
+            let tree = id.map(|id| RawTree::read(objects, id)).transpose()?;
+            Ok(tree.filter(|tree| tree.get(file).is_some()))
         };
         changed.push((layout::slug_from_component(name).to_owned(), tree(a)?, tree(b)?));
     }
@@ -362,10 +378,14 @@ fn changed_folders<'r>(
 }
 
 /// The folder `path` of `tree`, if there is one.
-fn subtree<'r>(repo: &'r Repository, tree: Option<&Tree<'_>>, path: &str) -> Result<Option<Tree<'r>>, git2::Error> {
+fn subtree(
+    objects: &(impl Objects + ?Sized),
+    tree: Option<&RawTree>,
+    path: &str,
+) -> Result<Option<RawTree>, git2::Error> {
     let Some(tree) = tree else { return Ok(None) };
-    match tree.get_path(std::path::Path::new(path)) {
-        Ok(entry) if entry.kind() == Some(ObjectType::Tree) => repo.find_tree(entry.id()).map(Some),
+    match tree.get_path(objects, path)? {
+        Some((mode, id)) if mode == raw_tree::FOLDER => RawTree::read(objects, id).map(Some),
         _ => Ok(None),
     }
 }
@@ -392,11 +412,8 @@ pub struct KeyDelta {
 /// before and after), sorted by name. A key deleted and another created with the same tags,
 /// description and texts is taken as renamed; a name both deleted and created (a file moved
 /// by hand) as updated.
-pub fn key_changes(repo: &Repository, files: &[FileDiff]) -> Vec<KeyDelta> {
-    let read = |id: Oid| -> Option<Key> {
-        let blob = repo.find_blob(id).ok()?;
-        crate::store::read_key(blob.content()).ok()
-    };
+pub fn key_changes(objects: &(impl Objects + ?Sized), files: &[FileDiff]) -> Vec<KeyDelta> {
+    let read = |id: Oid| -> Option<Key> { crate::store::read_key(&objects.read(id).ok()?).ok() };
     let mut created = Vec::new();
     let mut deleted = Vec::new();
     let mut result = Vec::new();
@@ -511,7 +528,7 @@ impl Feed {
 
     pub fn events(&mut self, commit: Oid) -> Result<CommitEvents, StoreError> {
         self.follower.find(commit)?;
-        commit_events(self.follower.repo(), commit)
+        commit_events(self.follower.repo(), &self.follower, commit)
     }
 }
 
@@ -548,7 +565,7 @@ mod tests {
     fn events_of_head(dir: &Path) -> Vec<String> {
         let repo = Repository::open(dir).unwrap();
         let head = repo.head().unwrap().peel_to_commit().unwrap().id();
-        let found = commit_events(&repo, head).unwrap();
+        let found = commit_events(&repo, &repo, head).unwrap();
         found
             .events
             .iter()

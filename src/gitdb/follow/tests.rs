@@ -2,6 +2,8 @@ use super::*;
 
 use git2::ObjectType;
 
+use crate::gitdb::raw_tree::RawTree;
+
 use crate::gitdb::{packed_commit, run_git as git};
 
 #[test]
@@ -183,9 +185,11 @@ fn objects_handed_over_with_a_logged_pack_are_read_from_memory_and_let_go_at_a_s
     );
     assert!(follower.known.contains(&pack));
     {
+        // The commit through libgit2, its tree and file as bytes.
         let commit = follower.repo().find_commit(second).unwrap();
-        let blob = commit.tree().unwrap().get_name("b").unwrap().id();
-        assert_eq!(follower.repo().find_blob(blob).unwrap().content(), b"b");
+        let tree = RawTree::read(&follower, commit.tree_id()).unwrap();
+        let blob = tree.get("b").unwrap().id;
+        assert_eq!(&follower.read(blob).unwrap()[..], b"b");
     }
     assert!(follower.in_memory > 0);
     for file in &files {
@@ -249,7 +253,8 @@ fn packs_held_in_memory_and_joined_by_the_writer_keep_the_follower_as_it_is() {
         "one look for deleted packs"
     );
     assert!(follower.known.contains(&joined) && !follower.opened.contains(&joined));
-    assert_eq!(follower.repo().find_commit(third).unwrap().tree().unwrap().len(), 3);
+    let tree = follower.repo().find_commit(third).unwrap().tree_id();
+    assert_eq!(RawTree::read(&follower, tree).unwrap().iter().count(), 3);
 
     // A joined pack whose packs the follower did not hold in memory is opened.
     let (fourth, fourth_pack) = commit_and_pack(dir.path(), "d");
@@ -290,7 +295,8 @@ fn a_pack_the_writer_holds_for_joining_may_go_without_a_start_over() {
         (2, 1),
         "one look; the joined pack opened, as one of its packs was read from its file"
     );
-    assert_eq!(follower.repo().find_commit(third).unwrap().tree().unwrap().len(), 3);
+    let tree = follower.repo().find_commit(third).unwrap().tree_id();
+    assert_eq!(RawTree::read(&follower, tree).unwrap().iter().count(), 3);
 }
 
 #[test]
