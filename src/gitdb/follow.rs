@@ -22,11 +22,14 @@
 //! the folder's entries for each) and the miss before it, through every pack, an eighth.
 //!
 //! While a follower is open, the writer also logs a batch's objects as they were before it
-//! compressed them ([`FreshObjects`]), and the follower puts those into memory, read ahead of
+//! compressed them ([`FreshObjects`]), and the follower keeps those in memory, read ahead of
 //! every pack, instead of opening the batch's pack: a commit the writer has just made is then
 //! read without finding it in a pack's index, inflating it, or undoing deltas (a third of the
 //! webhook threads' CPU under load had been reading the commits they deliver, half of it in
-//! packs).
+//! packs). The commits go into libgit2's in-memory backend; the trees and files are read as
+//! bytes ([`Objects`], [`super::raw_tree`]), shared with the log, and outlive a start-over
+//! (the newest of them), since the folders a commit changes were mostly changed by one of the
+//! commits before it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::{OsString, c_int};
@@ -218,13 +221,15 @@ pub struct Follower {
     reopened: u64,
     /// Listings of the pack folder so far.
     listings: usize,
-    /// The in-memory backend of `repo`'s object database that holds the objects handed over
-    /// by the writer, and how many bytes it holds.
+    /// The in-memory backend of `repo`'s object database that holds the commits handed over
+    /// by the writer since the last start-over.
     memory: *mut raw::git_odb_backend,
-    in_memory: usize,
-    /// The trees and files handed over by the writer, read as bytes ([`Objects`]); its
-    /// commits go into `memory`, for libgit2.
+    /// The trees and files handed over by the writer, read as bytes ([`Objects`]); and,
+    /// oldest first, each handed-over pack's trees and files held there with the bytes that
+    /// keep them (the pack's objects, shared), `in_memory` in all.
     fresh: HashMap<Oid, Bytes>,
+    held: VecDeque<(Vec<Oid>, usize)>,
+    in_memory: usize,
 }
 
 // SAFETY: `memory` points into the object database `repo` owns and is only used through
@@ -256,8 +261,9 @@ impl Follower {
             reopened: 0,
             listings: 0,
             memory: std::ptr::null_mut(),
-            in_memory: 0,
             fresh: HashMap::new(),
+            held: VecDeque::new(),
+            in_memory: 0,
         };
         follower.start_over("opened")?;
         Ok(follower)
@@ -351,9 +357,11 @@ impl Follower {
                 continue;
             }
             if let Some(fresh) = pack.fresh {
+                let mut ids = Vec::new();
                 for (id, kind, data) in fresh.shared() {
                     if matches!(kind, ObjectType::Tree | ObjectType::Blob) {
                         self.fresh.insert(id, data);
+                        ids.push(id);
                     } else {
                         // SAFETY: `memory` is the in-memory backend of the object database
                         // `self.repo` holds (set by `start_over`).
@@ -361,6 +369,7 @@ impl Follower {
                     }
                 }
                 self.in_memory += fresh.bytes();
+                self.held.push_back((ids, fresh.bytes()));
                 self.known.insert(pack.name);
             } else if !pack.joined.is_empty() && pack.joined.iter().all(|joined| self.in_memory_only(joined)) {
                 self.known.insert(pack.name);
@@ -408,10 +417,13 @@ impl Follower {
     }
 
     /// A new handle with a new object database: loose objects, libgit2's backend of every
-    /// pack there is, and memory for what the writer hands over. The new handle's cache of
-    /// parsed objects starts empty: a follower reads each commit once, and the cache of one
+    /// pack there is, and memory for the commits the writer hands over. The new handle's cache
+    /// of parsed objects starts empty: a follower reads each commit once, and the cache of one
     /// kept for good grew to libgit2's limit (256 MB for the process) with objects it never
-    /// read again.
+    /// read again. The trees and files handed over are kept, the newest up to half of
+    /// [`MOST_IN_MEMORY`]: the next commits' parents' folders are mostly among them (the
+    /// packs on disk hold them all too), where a start-over that dropped them had the feed
+    /// read each older folder from a pack again (a fifth of its time).
     fn start_over(&mut self, why: &'static str) -> Result<(), GitError> {
         tracing::debug!(why, "the follower starts over");
         // The log's end is read before the folder is listed, and the folder before libgit2's
@@ -438,10 +450,22 @@ impl Follower {
         self.to_be_joined = to_be_joined;
         self.known = known;
         self.added = 0;
-        (self.memory, self.in_memory) = (memory, 0);
-        self.fresh = HashMap::new();
+        self.memory = memory;
+        self.keep_newest(MOST_IN_MEMORY / 2);
         (self.logged, self.reopened) = (logged, reopened);
         Ok(())
+    }
+
+    /// Lets go of the oldest handed-over trees and files until at most `bytes` are held.
+    fn keep_newest(&mut self, bytes: usize) {
+        while self.in_memory > bytes
+            && let Some((ids, size)) = self.held.pop_front()
+        {
+            for id in ids {
+                self.fresh.remove(&id);
+            }
+            self.in_memory -= size;
+        }
     }
 
     /// The names of the pack folder's index files.

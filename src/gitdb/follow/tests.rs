@@ -160,7 +160,7 @@ fn objects_of(dir: &Path, pack: &OsString) -> FreshObjects {
 }
 
 #[test]
-fn objects_handed_over_with_a_logged_pack_are_read_from_memory_and_let_go_at_a_start_over() {
+fn objects_handed_over_with_a_logged_pack_are_read_from_memory_and_its_trees_kept_at_a_start_over() {
     let (dir, _, log) = repository_with_a_commit();
     assert!(!log.followed(), "no follower, no objects handed over");
     let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
@@ -191,20 +191,24 @@ fn objects_handed_over_with_a_logged_pack_are_read_from_memory_and_let_go_at_a_s
         let blob = tree.get("b").unwrap().id;
         assert_eq!(&follower.read(blob).unwrap()[..], b"b");
     }
-    assert!(follower.in_memory > 0);
+    let in_memory = follower.in_memory;
+    assert!(in_memory > 0);
     for file in &files {
         std::fs::rename(aside.path().join(file), pack_dir.join(file)).unwrap();
     }
 
     // Maintenance merges the packs, the first one (whose file the follower reads) among
-    // them: the writer's reopen makes it start over, which empties memory and reads what
-    // is on disk.
+    // them: the writer's reopen makes it start over, which reads the commits from what is on
+    // disk and keeps the trees and files in memory.
     git(dir.path(), &["repack", "-q", "-a", "-d"]);
     log.reopened();
     let (third, third_pack) = commit_and_pack(dir.path(), "c");
     log.push(third_pack);
     assert!(follower.find(third).unwrap());
-    assert_eq!(follower.in_memory, 0);
+    assert_eq!(follower.added, 0, "started over");
+    assert_eq!(follower.in_memory, in_memory);
+    let tree = follower.repo().find_commit(second).unwrap().tree_id();
+    assert!(follower.fresh.contains_key(&tree));
     assert!(follower.find(second).unwrap(), "read from the merged pack");
     assert!(!follower.known.contains(&pack), "merged away");
     assert_eq!(follower.known, indexes(dir.path()));
@@ -267,7 +271,7 @@ fn packs_held_in_memory_and_joined_by_the_writer_keep_the_follower_as_it_is() {
     git(dir.path(), &["repack", "-q", "-a", "-d"]);
     log.reopened();
     assert!(follower.find(first).unwrap());
-    assert_eq!(follower.in_memory, 0);
+    assert_eq!((follower.added, follower.in_memory), (0, in_memory));
     assert_eq!(follower.known, indexes(dir.path()));
     assert!(follower.find(third).unwrap());
 }
@@ -297,6 +301,30 @@ fn a_pack_the_writer_holds_for_joining_may_go_without_a_start_over() {
     );
     let tree = follower.repo().find_commit(third).unwrap().tree_id();
     assert_eq!(RawTree::read(&follower, tree).unwrap().iter().count(), 3);
+}
+
+#[test]
+fn a_start_over_keeps_the_newest_handed_over_trees_and_files_only() {
+    let (dir, _, log) = repository_with_a_commit();
+    let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
+    let mut trees = Vec::new();
+    for name in ["b", "c"] {
+        let (commit, pack) = commit_and_pack(dir.path(), name);
+        log.push_with(pack.clone(), Some(objects_of(dir.path(), &pack)));
+        assert!(follower.find(commit).unwrap());
+        trees.push(follower.repo().find_commit(commit).unwrap().tree_id());
+    }
+    assert!(trees.iter().all(|tree| follower.fresh.contains_key(tree)));
+    let newest = follower.held.back().unwrap().1;
+
+    follower.keep_newest(newest);
+    follower.start_over("test").unwrap();
+    assert_eq!(follower.in_memory, newest);
+    assert!(!follower.fresh.contains_key(&trees[0]) && follower.fresh.contains_key(&trees[1]));
+    // What memory let go of is read from its pack.
+    let names: Vec<&[u8]> = vec![b"a", b"b"];
+    let tree = RawTree::read(&follower, trees[0]).unwrap();
+    assert_eq!(tree.iter().map(|entry| entry.name).collect::<Vec<_>>(), names);
 }
 
 #[test]
