@@ -12,6 +12,13 @@
 //! a whole [`TIMEOUT_STEP`], so that the socket's timeout is set once per connection while
 //! calls answer in time (a timeout then ends at most one step late).
 //!
+//! ureq also checks that a kept connection is still open twice a request: when the answer is
+//! read and the connection goes back to its pool, and when the next request takes it out (a
+//! look whether the socket has anything to read, three system calls each time). [`Held`]
+//! answers the first from what it knows (an answer was just read whole; ureq itself looks
+//! at the bytes left in its buffer) and lets the second look: the one that finds a
+//! connection the receiver closed while it was idle, or sent bytes on unasked.
+//!
 //! ureq's transport interface is outside its semver promise; `Cargo.lock` pins the version.
 
 use ureq::unversioned::transport::time::Duration;
@@ -41,6 +48,7 @@ impl Connector<Box<dyn Transport>> for OneWrite {
             inner,
             held: Vec::new(),
             timeout: NextTimeout::default(),
+            answered: false,
         }))
     }
 }
@@ -53,6 +61,8 @@ pub struct Held {
     held: Vec<u8>,
     /// The timeout of the last transmission, which sending what is held keeps to.
     timeout: NextTimeout,
+    /// An answer was read since ureq last asked whether the connection is open.
+    answered: bool,
 }
 
 impl Held {
@@ -89,11 +99,15 @@ impl Transport for Held {
         if !self.held.is_empty() {
             self.send_held()?;
         }
+        self.answered = true;
         self.inner.await_input(rounded(timeout))
     }
 
+    /// Open, without a look at the socket, when asked right after an answer (the connection
+    /// going back to its pool); the next ask (taking it out) looks.
     fn is_open(&mut self) -> bool {
-        self.held.is_empty() && self.inner.is_open()
+        let answered = std::mem::take(&mut self.answered);
+        self.held.is_empty() && (answered || self.inner.is_open())
     }
 
     fn is_tls(&self) -> bool {
@@ -124,6 +138,7 @@ mod tests {
     enum Call {
         Write(Vec<u8>, std::time::Duration),
         Read(std::time::Duration),
+        Probe,
     }
 
     #[derive(Debug)]
@@ -149,6 +164,7 @@ mod tests {
         }
 
         fn is_open(&mut self) -> bool {
+            self.calls.lock().unwrap().push(Call::Probe);
             true
         }
     }
@@ -163,6 +179,7 @@ mod tests {
             inner: Box::new(inner),
             held: Vec::new(),
             timeout: NextTimeout::default(),
+            answered: false,
         };
         (held, calls)
     }
@@ -237,6 +254,30 @@ mod tests {
         );
         transport.await_input(left(5_000)).unwrap();
         assert_eq!(calls.lock().unwrap()[2..], [Call::Read(five_seconds)]);
+    }
+
+    #[test]
+    fn a_connection_is_looked_at_when_taken_from_the_pool_not_when_put_back_after_its_answer() {
+        let (mut transport, calls) = held(1024);
+        transmit(&mut transport, b"POST /hook HTTP/1.1\r\n\r\n", left(10_000));
+        transport.await_input(left(10_000)).unwrap();
+        // Back to the pool after the answer: no look.
+        assert!(transport.is_open());
+        assert!(!calls.lock().unwrap().contains(&Call::Probe));
+        // Out of the pool for the next request: a look, and one for each later ask.
+        assert!(transport.is_open());
+        assert!(transport.is_open());
+        let probes = calls
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|call| **call == Call::Probe)
+            .count();
+        assert_eq!(probes, 2);
+        // Something held and not sent yet: not open, whatever was read before.
+        transmit(&mut transport, b"GET", left(10_000));
+        transport.answered = true;
+        assert!(!transport.is_open());
     }
 
     #[test]
