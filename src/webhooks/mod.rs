@@ -100,6 +100,7 @@ pub struct Shared {
     /// The packs the writer writes, which the feed adds from here.
     pack_log: Arc<PackLog>,
     metrics: Arc<Metrics>,
+    /// For test deliveries (each delivery thread has an agent of its own).
     agent: ureq::Agent,
     /// How long a webhook may fail before it is turned off and marked failing.
     failing_after: Duration,
@@ -138,13 +139,7 @@ impl Webhooks {
         metrics: Arc<Metrics>,
         failing_after: Duration,
     ) -> anyhow::Result<Self> {
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(TIMEOUT))
-            .max_redirects(0)
-            .user_agent(concat!("locstore-webhooks/", env!("CARGO_PKG_VERSION")))
-            .build();
-        let agent = ureq::Agent::with_parts(config, transport::connector(), resolve::Receivers::default());
+        let agent = new_agent();
         let shared = Arc::new(Shared {
             data_dir: data_dir.to_path_buf(),
             root: store.root().to_path_buf(),
@@ -306,7 +301,7 @@ impl Webhooks {
         let webhook = slot.state().webhook.clone();
         let message_id = format!("test_{}", registry::new_id().map_err(WebhookError::Internal)?);
         let body = payload::test_body(&webhook.id, &webhook.team, worker::now());
-        let attempt = self.shared.send(&webhook, &message_id, &body);
+        let attempt = self.shared.send(&self.shared.agent, &webhook, &message_id, &body);
         slot.record(attempt.clone());
         slot.attempts
             .lock()
@@ -337,6 +332,18 @@ impl Webhooks {
             let _ = thread.join();
         }
     }
+}
+
+/// An HTTP client for deliveries: its own pool of kept connections (a pool shared by the
+/// delivery threads had them wait for each other's looks at their connections).
+fn new_agent() -> ureq::Agent {
+    let config = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(TIMEOUT))
+        .max_redirects(0)
+        .user_agent(concat!("locstore-webhooks/", env!("CARGO_PKG_VERSION")))
+        .build();
+    ureq::Agent::with_parts(config, transport::connector(), resolve::Receivers::default())
 }
 
 fn view(slot: &Slot) -> WebhookView {
@@ -464,12 +471,12 @@ impl Shared {
         Ok(events)
     }
 
-    /// One attempt: the body signed and sent, the answer awaited ([`TIMEOUT`] at most).
-    fn send(&self, webhook: &Webhook, message_id: &str, body: &[u8]) -> Attempt {
+    /// One attempt: the body signed and sent through `agent`, the answer awaited
+    /// ([`TIMEOUT`] at most).
+    fn send(&self, agent: &ureq::Agent, webhook: &Webhook, message_id: &str, body: &[u8]) -> Attempt {
         let timestamp = worker::now();
         let started = Instant::now();
-        let answer = self
-            .agent
+        let answer = agent
             .post(&webhook.url)
             .header("content-type", "application/json")
             .header("webhook-id", message_id)

@@ -163,6 +163,7 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
     let backlog_gauge = shared.metrics.webhook_backlog.with_label_values(&labels);
     let age_gauge = shared.metrics.webhook_oldest_seconds.with_label_values(&labels);
     let mut last_look: Option<Instant> = None;
+    let agent = super::new_agent();
     while let Some(mut webhook) = slot.wait(saver.due_in().unwrap_or(POLL).min(POLL)) {
         // Commits that come in a stream are taken several at a time: one wake-up and one look
         // at the branch (and at the writer's log of packs) for the publications of [`GATHER`].
@@ -241,6 +242,7 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
             let body = payload::commit_body(&events, &webhook.team, &taken);
             match deliver(
                 &shared,
+                &agent,
                 &slot,
                 &mut cursor,
                 &mut saver,
@@ -295,6 +297,7 @@ fn commits_after(shared: &Shared, cursor: Oid, head: Oid) -> Result<Option<Vec<O
 /// Delivers one commit's body until the receiver acknowledges it.
 fn deliver(
     shared: &Shared,
+    agent: &ureq::Agent,
     slot: &Slot,
     cursor: &mut Cursor,
     saver: &mut Saver,
@@ -314,7 +317,7 @@ fn deliver(
             state.webhook.clone()
         };
         let message_id = payload::message_id(commit, &webhook.id);
-        let mut attempt = shared.send(&webhook, &message_id, body);
+        let mut attempt = shared.send(agent, &webhook, &message_id, body);
         attempt.commit = Some(commit.to_owned());
         attempt.attempt = number;
         let ok = attempt.ok;
