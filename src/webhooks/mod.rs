@@ -100,8 +100,6 @@ pub struct Shared {
     /// The packs the writer writes, which the feed adds from here.
     pack_log: Arc<PackLog>,
     metrics: Arc<Metrics>,
-    /// For test deliveries (each delivery thread has an agent of its own).
-    agent: ureq::Agent,
     /// How long a webhook may fail before it is turned off and marked failing.
     failing_after: Duration,
     /// The file's webhooks and their threads; the file is written under this lock.
@@ -139,13 +137,11 @@ impl Webhooks {
         metrics: Arc<Metrics>,
         failing_after: Duration,
     ) -> anyhow::Result<Self> {
-        let agent = new_agent();
         let shared = Arc::new(Shared {
             data_dir: data_dir.to_path_buf(),
             root: store.root().to_path_buf(),
             pack_log: store.pack_log(),
             metrics,
-            agent,
             failing_after,
             slots: Mutex::new(Vec::new()),
             reader: Mutex::default(),
@@ -301,7 +297,7 @@ impl Webhooks {
         let webhook = slot.state().webhook.clone();
         let message_id = format!("test_{}", registry::new_id().map_err(WebhookError::Internal)?);
         let body = payload::test_body(&webhook.id, &webhook.team, worker::now());
-        let attempt = self.shared.send(&self.shared.agent, &webhook, &message_id, &body);
+        let attempt = self.shared.send(&slot.agent, &webhook, &message_id, &body);
         slot.record(attempt.clone());
         slot.attempts
             .lock()
@@ -334,8 +330,7 @@ impl Webhooks {
     }
 }
 
-/// An HTTP client for deliveries: its own pool of kept connections (a pool shared by the
-/// delivery threads had them wait for each other's looks at their connections).
+/// An HTTP client for a webhook's deliveries.
 fn new_agent() -> ureq::Agent {
     let config = ureq::Agent::config_builder()
         .http_status_as_error(false)

@@ -41,6 +41,10 @@ pub struct Slot {
     state: Mutex<SlotState>,
     changed: Condvar,
     pub attempts: Mutex<Attempts>,
+    /// The webhook's HTTP client, with its kept connections to the receiver: one per webhook,
+    /// as a pool shared by the delivery threads had them wait on its lock while another
+    /// looked at a connection.
+    pub agent: ureq::Agent,
 }
 
 /// The webhook's settings as last changed, and where its deliveries stand.
@@ -74,6 +78,7 @@ impl Slot {
             }),
             changed: Condvar::new(),
             attempts: Mutex::new(attempts),
+            agent: super::new_agent(),
         })
     }
 
@@ -163,7 +168,6 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
     let backlog_gauge = shared.metrics.webhook_backlog.with_label_values(&labels);
     let age_gauge = shared.metrics.webhook_oldest_seconds.with_label_values(&labels);
     let mut last_look: Option<Instant> = None;
-    let agent = super::new_agent();
     while let Some(mut webhook) = slot.wait(saver.due_in().unwrap_or(POLL).min(POLL)) {
         // Commits that come in a stream are taken several at a time: one wake-up and one look
         // at the branch (and at the writer's log of packs) for the publications of [`GATHER`].
@@ -242,7 +246,6 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
             let body = payload::commit_body(&events, &webhook.team, &taken);
             match deliver(
                 &shared,
-                &agent,
                 &slot,
                 &mut cursor,
                 &mut saver,
@@ -297,7 +300,6 @@ fn commits_after(shared: &Shared, cursor: Oid, head: Oid) -> Result<Option<Vec<O
 /// Delivers one commit's body until the receiver acknowledges it.
 fn deliver(
     shared: &Shared,
-    agent: &ureq::Agent,
     slot: &Slot,
     cursor: &mut Cursor,
     saver: &mut Saver,
@@ -317,7 +319,7 @@ fn deliver(
             state.webhook.clone()
         };
         let message_id = payload::message_id(commit, &webhook.id);
-        let mut attempt = shared.send(agent, &webhook, &message_id, body);
+        let mut attempt = shared.send(&slot.agent, &webhook, &message_id, body);
         attempt.commit = Some(commit.to_owned());
         attempt.attempt = number;
         let ok = attempt.ok;
