@@ -3,7 +3,9 @@
 
 use base64::Engine;
 use hmac::{Hmac, Mac};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::json;
 use sha2::Sha256;
 
 use crate::history::events::{CommitEvents, Event};
@@ -17,42 +19,76 @@ pub fn commit_body(commit: &CommitEvents, team: &str, events: &[&Event]) -> Vec<
     let mut projects = events.iter().filter_map(|event| event.project.as_deref());
     let first = projects.next();
     let project = first.filter(|first| projects.all(|other| other == *first));
-    let listed: Vec<Value> = events.iter().take(MOST_EVENTS).map(|event| event_json(event)).collect();
-    let mut data = json!({
-        "commit": commit.commit.to_string(),
-        "parent": commit.parent.map(|parent| parent.to_string()),
-        "subject": commit.subject,
-        "author": commit.author,
-        "team": team,
-        "project": project,
-        "events": listed,
-    });
-    if events.len() > MOST_EVENTS {
-        data["eventsOmitted"] = json!(events.len() - MOST_EVENTS);
-    }
-    let body = json!({
-        "type": "locstore.commit",
-        "timestamp": rfc3339(commit.time),
-        "data": data,
-    });
+    let body = Body {
+        kind: "locstore.commit",
+        timestamp: rfc3339(commit.time),
+        data: Data {
+            commit: commit.commit.to_string(),
+            parent: commit.parent.map(|parent| parent.to_string()),
+            subject: &commit.subject,
+            author: &commit.author,
+            team,
+            project,
+            events: events.iter().take(MOST_EVENTS).map(|event| EventJson(event)).collect(),
+            events_omitted: events.len().checked_sub(MOST_EVENTS).filter(|omitted| *omitted > 0),
+        },
+    };
     serde_json::to_vec(&body).unwrap_or_default()
 }
 
-fn event_json(event: &Event) -> Value {
-    let mut value = json!({"type": event.kind.name()});
-    if let Some(project) = &event.project {
-        value["project"] = json!(project);
+/// A commit's delivery as it is written (straight to bytes: a delivery's body had been a
+/// tree of JSON values first, each of its strings copied, for every webhook).
+#[derive(Serialize)]
+struct Body<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    timestamp: String,
+    data: Data<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Data<'a> {
+    commit: String,
+    parent: Option<String>,
+    subject: &'a str,
+    author: &'a str,
+    team: &'a str,
+    project: Option<&'a str>,
+    events: Vec<EventJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    events_omitted: Option<usize>,
+}
+
+/// An event: its type, its project, key and former name when it has them, and its
+/// languages for a key's event or when there are some.
+struct EventJson<'a>(&'a Event);
+
+impl Serialize for EventJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let event = self.0;
+        let languages = event.key.is_some() || !event.languages.is_empty();
+        let fields = 1
+            + usize::from(event.project.is_some())
+            + usize::from(event.key.is_some())
+            + usize::from(event.from.is_some())
+            + usize::from(languages);
+        let mut map = serializer.serialize_map(Some(fields))?;
+        map.serialize_entry("type", event.kind.name())?;
+        if let Some(project) = &event.project {
+            map.serialize_entry("project", project)?;
+        }
+        if let Some(key) = &event.key {
+            map.serialize_entry("key", key)?;
+        }
+        if let Some(from) = &event.from {
+            map.serialize_entry("from", from)?;
+        }
+        if languages {
+            map.serialize_entry("languages", &event.languages)?;
+        }
+        map.end()
     }
-    if let Some(key) = &event.key {
-        value["key"] = json!(key);
-    }
-    if let Some(from) = &event.from {
-        value["from"] = json!(from);
-    }
-    if event.key.is_some() || !event.languages.is_empty() {
-        value["languages"] = json!(event.languages);
-    }
-    value
 }
 
 /// The body of a test delivery.
@@ -139,6 +175,32 @@ mod tests {
         let body: serde_json::Value = serde_json::from_slice(&commit_body(&commit, "acme", &mixed)).unwrap();
         assert_eq!(body["data"]["project"], serde_json::Value::Null);
         assert!(body["data"].get("eventsOmitted").is_none());
+
+        // A rename names the former name and no languages; a key's event lists its
+        // languages even when there are none.
+        let renamed = Event {
+            kind: EventKind::ProjectRenamed,
+            team: "acme".into(),
+            project: Some("app".into()),
+            key: None,
+            from: Some("mobile".into()),
+            languages: Vec::new(),
+        };
+        let mut tagged = event(1);
+        tagged.languages.clear();
+        let body: serde_json::Value =
+            serde_json::from_slice(&commit_body(&commit, "acme", &[&renamed, &tagged])).unwrap();
+        assert_eq!(
+            body["data"]["events"],
+            json!([
+                {"type": "project.renamed", "project": "app", "from": "mobile"},
+                {"type": "key.created", "project": "mobile", "key": "k1", "languages": []},
+            ])
+        );
+        assert_eq!(
+            body["data"].as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["author", "commit", "events", "parent", "project", "subject", "team"]
+        );
     }
 
     /// The example of the Standard Webhooks specification's reference libraries: this
