@@ -1,7 +1,7 @@
 //! Webhook deliveries with the release binary and receivers on loopback.
 //!
-//!     cargo bench --bench webhooks      # LOCSTORE_BENCH_SECONDS=10 LOCSTORE_BENCH_BACKLOG=10000
-//!                                       # LOCSTORE_BENCH_ROUNDS=4 LOCSTORE_BENCH_CONNECTIONS=8
+//!     cargo bench --bench webhooks      # LOCSTORE_BENCH_SECONDS=5 LOCSTORE_BENCH_BACKLOG=10000
+//!                                       # LOCSTORE_BENCH_ROUNDS=10 LOCSTORE_BENCH_CONNECTIONS=8
 //!                                       # LOCSTORE_BENCH_DIR=/mnt/fresh (where the data goes)
 //!                                       # LOCSTORE_BENCH_RECEIVER_NICE=19
 //!                                       # LOCSTORE_BENCH_BINARY=/tmp/old/locstore
@@ -11,8 +11,10 @@
 //!
 //! Measures, on a project of 1,000 keys:
 //! - writes per second (creates on 8 connections, or `LOCSTORE_BENCH_CONNECTIONS`, durability
-//!   fsync) with no webhook and with three, each with a healthy receiver, in turns (four
-//!   rounds by default, the order of the two phases swapped every round);
+//!   fsync) with no webhook and with three, each with a healthy receiver, in turns (ten
+//!   rounds of two 5-second phases by default, the order of the two swapped every round: on
+//!   this 2-core virtual machine two phases of the same code differ by up to ten points, so
+//!   many short pairs say more than a few long ones);
 //!   `LOCSTORE_BENCH_RECEIVER_NICE` lowers the receivers' priority, to stand for receivers on
 //!   other machines; with `LOCSTORE_BENCH_FILTERED=1` the three webhooks take only a project
 //!   that does not exist, so they follow the branch and deliver nothing (what following costs
@@ -228,9 +230,9 @@ fn percentile(sorted: &[f64], fraction: f64) -> f64 {
 }
 
 fn main() {
-    let seconds = env_number("LOCSTORE_BENCH_SECONDS", 10) as u64;
+    let seconds = env_number("LOCSTORE_BENCH_SECONDS", 5) as u64;
     let backlog = env_number("LOCSTORE_BENCH_BACKLOG", 10_000);
-    let rounds = env_number("LOCSTORE_BENCH_ROUNDS", 4);
+    let rounds = env_number("LOCSTORE_BENCH_ROUNDS", 10);
     let connections = env_number("LOCSTORE_BENCH_CONNECTIONS", 8);
     let filtered = env_number("LOCSTORE_BENCH_FILTERED", 0) != 0;
     let dir = support::data_dir();
@@ -317,6 +319,11 @@ fn main() {
         println!(
             "| change of creates/s with 3 webhooks, all rounds together | {:+.1}% |",
             (totals.1 / totals.0 - 1.0) * 100.0
+        );
+        println!(
+            "| change of creates/s with 3 webhooks, the rounds from / to | {:+.1}% / {:+.1}% |",
+            (ratios[0] - 1.0) * 100.0,
+            (ratios[ratios.len() - 1] - 1.0) * 100.0
         );
     }
     if filtered {
