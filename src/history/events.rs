@@ -584,6 +584,63 @@ mod tests {
             .collect()
     }
 
+    /// The feed reads the trees and files of the writer's newest commits from what the writer
+    /// handed over (kept through its start-overs), and the rest from packs: for every kind of
+    /// change, before and after maintenance merged the packs, its events are those read from
+    /// the repository on disk.
+    #[test]
+    fn the_feeds_events_are_those_of_the_repository_on_disk() {
+        use crate::gitdb::{GitRepo, TreeEdit};
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let (mut repo, _) = GitRepo::open_or_init(root, &[("README.md", b"hello\n")]).unwrap();
+        let mut feed = Feed::open(root, repo.pack_log()).unwrap();
+        let write = |path: &str, text: &str| TreeEdit::Write {
+            path: path.to_owned(),
+            contents: text.as_bytes().to_vec().into(),
+        };
+        let app = "teams/acme/projects/app";
+        let steps = vec![
+            vec![
+                write("teams/acme/team.toml", "display_name = \"Acme\"\n"),
+                write(&format!("{app}/project.toml"), &project("\"en\"")),
+                write(&format!("{app}/keys/a/b/c/hello.toml"), &key("hello", "Hi")),
+                write(&format!("{app}/keys/d/e/f/bye.toml"), &key("bye", "Bye")),
+            ],
+            vec![write(&format!("{app}/keys/a/b/c/hello.toml"), &key("hello", "Hello"))],
+            vec![
+                TreeEdit::Remove {
+                    path: format!("{app}/keys/d/e/f/bye.toml"),
+                },
+                write(&format!("{app}/keys/0/1/2/farewell.toml"), &key("farewell", "Bye")),
+            ],
+            vec![write(&format!("{app}/project.toml"), &project("\"en\", \"fr\""))],
+            vec![TreeEdit::Move {
+                from: app.to_owned(),
+                to: "teams/acme/projects/mobile".to_owned(),
+            }],
+            vec![write("teams/acme/team.toml", "display_name = \"Acme Inc\"\n")],
+            vec![TreeEdit::Remove {
+                path: "teams/acme".to_owned(),
+            }],
+        ];
+        for (number, edits) in steps.iter().enumerate() {
+            if number == 3 {
+                // Maintenance merges every pack, those the feed reads among them.
+                git(root, &["repack", "-q", "-a", "-d"]);
+                repo.reopen().unwrap();
+            }
+            let commit = repo.build_commit(edits, "Step", "test").unwrap().unwrap();
+            repo.stage(commit);
+            repo.publish("Step").unwrap();
+            let from_feed = feed.events(commit).unwrap().events;
+            let on_disk = Repository::open(root).unwrap();
+            let from_disk = commit_events(&on_disk, &on_disk, commit).unwrap().events;
+            assert!(!from_feed.is_empty(), "step {number}");
+            assert_eq!(from_feed, from_disk, "step {number}");
+        }
+    }
+
     #[test]
     fn a_commits_tree_difference_reads_as_events() {
         let dir = tempfile::tempdir().unwrap();
