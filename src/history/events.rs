@@ -600,7 +600,7 @@ mod tests {
             contents: text.as_bytes().to_vec().into(),
         };
         let app = "teams/acme/projects/app";
-        let steps = vec![
+        let steps = [
             vec![
                 write("teams/acme/team.toml", "display_name = \"Acme\"\n"),
                 write(&format!("{app}/project.toml"), &project("\"en\"")),
