@@ -230,17 +230,24 @@ fn join_as_the_writer(dir: &Path, log: &PackLog, packs: Vec<OsString>) -> OsStri
     joined
 }
 
+/// Two commits, each in a pack of its own that the writer logs with its objects, found by
+/// `follower`; the commits and their packs.
+fn hand_over_two(dir: &Path, log: &PackLog, follower: &mut Follower) -> Vec<(Oid, OsString)> {
+    let mut written = Vec::new();
+    for name in ["b", "c"] {
+        let (commit, pack) = commit_and_pack(dir, name);
+        log.push_with(pack.clone(), Some(objects_of(dir, &pack)));
+        assert!(follower.find(commit).unwrap());
+        written.push((commit, pack));
+    }
+    written
+}
+
 #[test]
 fn packs_held_in_memory_and_joined_by_the_writer_keep_the_follower_as_it_is() {
     let (dir, first, log) = repository_with_a_commit();
     let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
-    let mut written = Vec::new();
-    for name in ["b", "c"] {
-        let (commit, pack) = commit_and_pack(dir.path(), name);
-        log.push_with(pack.clone(), Some(objects_of(dir.path(), &pack)));
-        assert!(follower.find(commit).unwrap());
-        written.push((commit, pack));
-    }
+    let written = hand_over_two(dir.path(), &log, &mut follower);
     let in_memory = follower.in_memory;
     assert!(in_memory > 0 && follower.added == 0);
 
@@ -307,13 +314,10 @@ fn a_pack_the_writer_holds_for_joining_may_go_without_a_start_over() {
 fn a_start_over_keeps_the_newest_handed_over_trees_and_files_only() {
     let (dir, _, log) = repository_with_a_commit();
     let mut follower = Follower::open(dir.path(), log.clone()).unwrap();
-    let mut trees = Vec::new();
-    for name in ["b", "c"] {
-        let (commit, pack) = commit_and_pack(dir.path(), name);
-        log.push_with(pack.clone(), Some(objects_of(dir.path(), &pack)));
-        assert!(follower.find(commit).unwrap());
-        trees.push(follower.repo().find_commit(commit).unwrap().tree_id());
-    }
+    let trees: Vec<Oid> = hand_over_two(dir.path(), &log, &mut follower)
+        .into_iter()
+        .map(|(commit, _)| follower.repo().find_commit(commit).unwrap().tree_id())
+        .collect();
     assert!(trees.iter().all(|tree| follower.fresh.contains_key(tree)));
     let newest = follower.held.back().unwrap().1;
 
