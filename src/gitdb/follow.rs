@@ -456,7 +456,9 @@ impl Follower {
         Ok(())
     }
 
-    /// Lets go of the oldest handed-over trees and files until at most `bytes` are held.
+    /// Lets go of the oldest handed-over trees and files until at most `bytes` are held. An
+    /// object two packs brought (the same file written twice) goes with the older one and is
+    /// read from its pack after that.
     fn keep_newest(&mut self, bytes: usize) {
         while self.in_memory > bytes
             && let Some((ids, size)) = self.held.pop_front()
