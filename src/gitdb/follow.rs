@@ -63,8 +63,8 @@ const LOGGED: usize = 1024;
 const FRESH_KEPT: usize = 64;
 /// Why a follower starts over when a pack whose file it reads was merged away.
 const GONE: &str = "a pack it reads is gone";
-/// The bytes of handed-over objects a follower holds before it starts over (which empties
-/// its memory; the objects are in the packs on disk).
+/// The bytes of handed-over objects a follower holds before it starts over (which keeps the
+/// newest half of them; all are in the packs on disk).
 const MOST_IN_MEMORY: usize = 32 << 20;
 
 /// A logged pack.

@@ -23,7 +23,7 @@ impl Objects for Repository {
 }
 
 /// A tree's mode for a folder.
-pub const FOLDER: u32 = 0o040000;
+const FOLDER: u32 = 0o040000;
 /// The mode bits that say what an entry is.
 const KIND: u32 = 0o170000;
 const FILE: u32 = 0o100000;
@@ -58,7 +58,16 @@ impl RawTree {
         self.iter().find(|entry| entry.name == name.as_bytes())
     }
 
-    /// The entry at `path` (`/`-separated) under this tree, reading the folders on the way.
+    /// The folder at `path` (`/`-separated) under this tree, if there is one.
+    pub fn folder_at(&self, objects: &(impl Objects + ?Sized), path: &str) -> Result<Option<Self>, git2::Error> {
+        match self.get_path(objects, path)? {
+            Some((FOLDER, id)) => Self::read(objects, id).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// The entry at `path` (`/`-separated) under this tree, reading the folders on the way:
+    /// its mode and id.
     pub fn get_path(&self, objects: &(impl Objects + ?Sized), path: &str) -> Result<Option<(u32, Oid)>, git2::Error> {
         let mut parts = path.split('/');
         let Some(first) = parts.next() else { return Ok(None) };

@@ -297,7 +297,7 @@ impl Webhooks {
         let webhook = slot.state().webhook.clone();
         let message_id = format!("test_{}", registry::new_id().map_err(WebhookError::Internal)?);
         let body = payload::test_body(&webhook.id, &webhook.team, worker::now());
-        let attempt = self.shared.send(&slot.agent, &webhook, &message_id, &body);
+        let attempt = self.shared.send(&slot, &webhook, &message_id, &body);
         slot.record(attempt.clone());
         slot.attempts
             .lock()
@@ -466,12 +466,13 @@ impl Shared {
         Ok(events)
     }
 
-    /// One attempt: the body signed and sent through `agent`, the answer awaited
-    /// ([`TIMEOUT`] at most).
-    fn send(&self, agent: &ureq::Agent, webhook: &Webhook, message_id: &str, body: &[u8]) -> Attempt {
+    /// One attempt: the body signed and sent to `webhook` (the settings of `slot`, as its
+    /// caller read them) through the slot's client, the answer awaited ([`TIMEOUT`] at most).
+    fn send(&self, slot: &Slot, webhook: &Webhook, message_id: &str, body: &[u8]) -> Attempt {
         let timestamp = worker::now();
         let started = Instant::now();
-        let answer = agent
+        let answer = slot
+            .agent
             .post(&webhook.url)
             .header("content-type", "application/json")
             .header("webhook-id", message_id)

@@ -319,7 +319,7 @@ fn deliver(
             state.webhook.clone()
         };
         let message_id = payload::message_id(commit, &webhook.id);
-        let mut attempt = shared.send(&slot.agent, &webhook, &message_id, body);
+        let mut attempt = shared.send(slot, &webhook, &message_id, body);
         attempt.commit = Some(commit.to_owned());
         attempt.attempt = number;
         let ok = attempt.ok;

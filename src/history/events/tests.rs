@@ -1,0 +1,183 @@
+use std::path::Path;
+
+use super::*;
+
+use crate::gitdb::run_git as git;
+
+fn write(dir: &Path, path: &str, text: &str) {
+    let path = dir.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn key(name: &str, en: &str) -> String {
+    format!("name = \"{name}\"\ntags = []\n\n[translations]\nen = \"{en}\"\n")
+}
+
+fn project(languages: &str) -> String {
+    format!("display_name = \"P\"\nbase_language = \"en\"\nlanguages = [{languages}]\n")
+}
+
+/// Commits all and answers the events of the new commit, as `type team/project/key from
+/// [languages]` lines.
+fn commit(dir: &Path, message: &str) -> Vec<String> {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", message]);
+    events_of_head(dir)
+}
+
+fn events_of_head(dir: &Path) -> Vec<String> {
+    let repo = Repository::open(dir).unwrap();
+    let head = repo.head().unwrap().peel_to_commit().unwrap().id();
+    let found = commit_events(&repo, &repo, head).unwrap();
+    found
+        .events
+        .iter()
+        .map(|event| {
+            let mut line = format!("{} {}", event.kind.name(), event.team);
+            for part in [&event.project, &event.key] {
+                line.push('/');
+                line.push_str(part.as_deref().unwrap_or("-"));
+            }
+            if let Some(from) = &event.from {
+                line.push_str(&format!(" from {from}"));
+            }
+            line.push_str(&format!(" {:?}", event.languages));
+            line
+        })
+        .collect()
+}
+
+/// The feed reads the trees and files of the writer's newest commits from what the writer
+/// handed over (kept through its start-overs), and the rest from packs: for every kind of
+/// change, before and after maintenance merged the packs, its events are those read from
+/// the repository on disk.
+#[test]
+fn the_feeds_events_are_those_of_the_repository_on_disk() {
+    use crate::gitdb::{GitRepo, TreeEdit};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (mut repo, _) = GitRepo::open_or_init(root, &[("README.md", b"hello\n")]).unwrap();
+    let mut feed = Feed::open(root, repo.pack_log()).unwrap();
+    let write = |path: &str, text: &str| TreeEdit::Write {
+        path: path.to_owned(),
+        contents: text.as_bytes().to_vec().into(),
+    };
+    let app = "teams/acme/projects/app";
+    let steps = [
+        vec![
+            write("teams/acme/team.toml", "display_name = \"Acme\"\n"),
+            write(&format!("{app}/project.toml"), &project("\"en\"")),
+            write(&format!("{app}/keys/a/b/c/hello.toml"), &key("hello", "Hi")),
+            write(&format!("{app}/keys/d/e/f/bye.toml"), &key("bye", "Bye")),
+        ],
+        vec![write(&format!("{app}/keys/a/b/c/hello.toml"), &key("hello", "Hello"))],
+        vec![
+            TreeEdit::Remove {
+                path: format!("{app}/keys/d/e/f/bye.toml"),
+            },
+            write(&format!("{app}/keys/0/1/2/farewell.toml"), &key("farewell", "Bye")),
+        ],
+        vec![write(&format!("{app}/project.toml"), &project("\"en\", \"fr\""))],
+        vec![TreeEdit::Move {
+            from: app.to_owned(),
+            to: "teams/acme/projects/mobile".to_owned(),
+        }],
+        vec![write("teams/acme/team.toml", "display_name = \"Acme Inc\"\n")],
+        vec![TreeEdit::Remove {
+            path: "teams/acme".to_owned(),
+        }],
+    ];
+    for (number, edits) in steps.iter().enumerate() {
+        if number == 3 {
+            // Maintenance merges every pack, those the feed reads among them.
+            git(root, &["repack", "-q", "-a", "-d"]);
+            repo.reopen().unwrap();
+        }
+        let commit = repo.build_commit(edits, "Step", "test").unwrap().unwrap();
+        repo.stage(commit);
+        repo.publish("Step").unwrap();
+        let from_feed = feed.events(commit).unwrap().events;
+        let on_disk = Repository::open(root).unwrap();
+        let from_disk = commit_events(&on_disk, &on_disk, commit).unwrap().events;
+        assert!(!from_feed.is_empty(), "step {number}");
+        assert_eq!(from_feed, from_disk, "step {number}");
+    }
+}
+
+#[test]
+fn a_commits_tree_difference_reads_as_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "README.md", "not ours");
+    write(root, "teams/acme/team.toml", "display_name = \"Acme\"\n");
+    write(root, "teams/acme/projects/mobile/project.toml", &project("\"en\""));
+    write(
+        root,
+        "teams/acme/projects/mobile/keys/a/b/c/hello.toml",
+        &key("hello", "Hi"),
+    );
+    assert_eq!(
+        commit(root, "one"),
+        [
+            "team.created acme/-/- []",
+            "project.created acme/mobile/- []",
+            "key.created acme/mobile/hello [\"en\"]",
+        ]
+    );
+
+    // A project moved with a key changed on the way: one rename, one update.
+    git(root, &["mv", "teams/acme/projects/mobile", "teams/acme/projects/app"]);
+    write(
+        root,
+        "teams/acme/projects/app/keys/a/b/c/hello.toml",
+        &key("hello", "Hello"),
+    );
+    assert_eq!(
+        commit(root, "rename"),
+        [
+            "project.renamed acme/app/- from mobile []",
+            "key.updated acme/app/hello [\"en\"]",
+        ]
+    );
+
+    // A key file moved with the same texts under a new name: renamed.
+    std::fs::remove_file(root.join("teams/acme/projects/app/keys/a/b/c/hello.toml")).unwrap();
+    write(
+        root,
+        "teams/acme/projects/app/keys/d/e/f/greeting.toml",
+        &key("greeting", "Hello"),
+    );
+    assert_eq!(
+        commit(root, "key rename"),
+        ["key.renamed acme/app/greeting from hello []"]
+    );
+
+    // A language added to the project; a file that is not ours changes nothing.
+    write(root, "teams/acme/projects/app/project.toml", &project("\"en\", \"fr\""));
+    write(root, "README.md", "still not ours");
+    assert_eq!(commit(root, "languages"), ["project.updated acme/app/- [\"fr\"]"]);
+
+    // A merge: its events are what it brings to the first parent.
+    git(root, &["checkout", "-q", "-b", "side"]);
+    write(
+        root,
+        "teams/acme/projects/app/keys/0/0/0/side.toml",
+        &key("side", "Side"),
+    );
+    commit(root, "side");
+    git(root, &["checkout", "-q", "main"]);
+    write(
+        root,
+        "teams/acme/projects/app/keys/1/1/1/main.toml",
+        &key("main", "Main"),
+    );
+    commit(root, "main");
+    git(root, &["merge", "-q", "--no-edit", "side"]);
+    assert_eq!(events_of_head(root), ["key.created acme/app/side [\"en\"]"]);
+
+    // A team deleted is one event, not one per key.
+    git(root, &["rm", "-rq", "teams/acme"]);
+    assert_eq!(commit(root, "delete"), ["team.deleted acme/-/- []"]);
+}
