@@ -232,6 +232,14 @@ impl Webhooks {
         let projects = patch.projects.map(checked_projects).transpose()?;
         let description = patch.description;
         let slot = self.shared.find(team, id)?;
+        // The head when the webhook is turned on is where a failing one resumes.
+        let head = match patch.enabled {
+            Some(true) => self
+                .shared
+                .read(|feed| Ok(feed.head()))
+                .map_err(|err| WebhookError::Internal(err.into()))?,
+            _ => None,
+        };
         let slots = self.shared.slots();
         slot.change(|state| {
             let webhook = &mut state.webhook;
@@ -249,7 +257,7 @@ impl Webhooks {
             }
             match patch.enabled {
                 Some(true) if !webhook.enabled => {
-                    state.skip_to_head = webhook.failing;
+                    state.skip_to = head.filter(|_| webhook.failing);
                     webhook.enabled = true;
                     webhook.failing = false;
                     state.failing_since = None;

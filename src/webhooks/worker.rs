@@ -54,8 +54,10 @@ pub struct SlotState {
     pub stop: bool,
     /// Set by a publication; taken by the thread.
     nudged: bool,
-    /// Set when the webhook is turned on again after failing: the cursor skips to the head.
-    pub skip_to_head: bool,
+    /// Set when the webhook is turned on again after failing: the cursor skips to this
+    /// commit, the branch's head then (not the head when the thread next looks, which may
+    /// have moved on to a commit made after).
+    pub skip_to: Option<Oid>,
     /// The last commit dealt with.
     pub cursor: String,
     /// Commits after the cursor, as last counted.
@@ -71,7 +73,7 @@ impl Slot {
                 webhook,
                 stop: false,
                 nudged: true,
-                skip_to_head: false,
+                skip_to: None,
                 cursor: cursor.commit.clone(),
                 backlog: 0,
                 failing_since: cursor.failing_since,
@@ -184,9 +186,10 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
                 continue;
             }
         };
-        if std::mem::take(&mut slot.state().skip_to_head) || cursor.commit.is_empty() {
+        let skip_to = slot.state().skip_to.take();
+        if let Some(to) = skip_to.or(cursor.commit.is_empty().then_some(head)) {
             cursor = Cursor {
-                commit: head.to_string(),
+                commit: to.to_string(),
                 failing_since: None,
             };
             saver.save(&cursor, &slot);
