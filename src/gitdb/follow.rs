@@ -31,6 +31,7 @@
 //! (the newest of them), since the folders a commit changes were mostly changed by one of the
 //! commits before it.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::{OsString, c_int};
 use std::path::{Path, PathBuf};
@@ -360,8 +361,12 @@ impl Follower {
                 let mut ids = Vec::new();
                 for (id, kind, data) in fresh.shared() {
                     if matches!(kind, ObjectType::Tree | ObjectType::Blob) {
-                        self.fresh.insert(id, data);
-                        ids.push(id);
+                        // The older versions of the trees a commit rewrote come along
+                        // ([`super::objects::Staging::write_pack`]), mostly held already.
+                        if let Entry::Vacant(vacant) = self.fresh.entry(id) {
+                            vacant.insert(data);
+                            ids.push(id);
+                        }
                     } else {
                         // SAFETY: `memory` is the in-memory backend of the object database
                         // `self.repo` holds (set by `start_over`).

@@ -23,6 +23,7 @@ pub mod raw_tree;
 pub mod repo;
 mod runs;
 mod settings;
+mod tree_cache;
 pub mod tree_diff;
 pub mod worktree;
 

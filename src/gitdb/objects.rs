@@ -18,8 +18,10 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::{CString, c_int};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use bytes::Bytes;
 use flate2::{Compress, Compression};
 use git2::{Binding, Mempack, ObjectType, Odb, Oid, Repository};
 use libgit2_sys as raw;
@@ -29,6 +31,7 @@ use super::delta;
 use super::edit::TreeEdit;
 use super::fresh::{FreshObjects, mempack_put};
 use super::pack_writer::PackWriter;
+use super::tree_cache::{self, TreeCache};
 
 /// New objects go to memory first, ahead of every on-disk backend.
 const MEMORY_PRIORITY: c_int = c_int::MAX;
@@ -71,6 +74,12 @@ pub struct Staging {
     plain_written: bool,
     /// The pack files written since [`Self::take_unsynced`], for the sync before an answer.
     unsynced: Vec<PathBuf>,
+    /// The trees written, the newest version of each ([`tree_cache`]).
+    trees: RefCell<TreeCache>,
+    /// The older versions of the trees staged since the last pack, which the staged ones
+    /// were edited from: handed over with the pack to those who follow the writer, who
+    /// compare each commit's trees with its parent's.
+    bases: RefCell<Vec<(Oid, Bytes)>>,
 }
 
 // SAFETY: a `Staging` is used by one thread at a time (it moves to the writer thread once and
@@ -97,7 +106,14 @@ impl Staging {
             staged: RefCell::default(),
             plain_written: false,
             unsynced: Vec::new(),
+            trees: RefCell::default(),
+            bases: RefCell::default(),
         })
+    }
+
+    /// Takes over the trees `older` (the object database this one replaces) kept.
+    pub fn keep_trees_of(&mut self, older: &mut Staging) {
+        self.trees = std::mem::take(&mut older.trees);
     }
 
     /// The repository to build objects in (it has an object database and nothing else).
@@ -142,10 +158,19 @@ impl Staging {
             fresh = None;
             Some(self.write_plain_pack(&staged)?)
         } else {
-            Some(self.write_batch_pack(&staged, fresh.as_mut())?)
+            let name = self.write_batch_pack(&staged, fresh.as_mut())?;
+            if let Some(fresh) = fresh.as_mut() {
+                for (base, data) in self.bases.borrow().iter() {
+                    if seen.insert(*base) {
+                        fresh.add(*base, ObjectType::Tree, data);
+                    }
+                }
+            }
+            Some(name)
         };
         if let Some(name) = &name {
             self.add_written_pack(name)?;
+            self.trees.borrow_mut().pack_written();
         }
         self.discard().map(|()| name.map(|name| (name, fresh)))
     }
@@ -320,23 +345,31 @@ impl Staging {
         }
     }
 
+    /// Opens the tree `id` for editing: from the trees written, else from the object
+    /// database.
     fn open_tree(&self, id: Oid) -> Result<OpenTree, GitError> {
-        let tree = self
-            .repo
-            .find_tree(id)
-            .map_err(|err| git_error("cannot read a tree", err))?;
-        let entries = tree
-            .iter()
-            .map(|entry| {
-                let stored = Entry::Stored {
-                    id: entry.id(),
-                    mode: entry.filemode(),
-                };
-                (entry.name_bytes().to_vec(), stored)
-            })
+        let cached = self.trees.borrow().get(id);
+        let (data, handed_over) = match cached {
+            Some(cached) => (cached.data, cached.in_last_pack),
+            None => {
+                let odb = self.odb()?;
+                let object = odb.read(id).map_err(|err| git_error("cannot read a tree", err))?;
+                if object.kind() != ObjectType::Tree {
+                    return Err(GitError::internal(
+                        "cannot read a tree",
+                        format!("{id} is a {}", object.kind()),
+                    ));
+                }
+                (Bytes::copy_from_slice(object.data()), false)
+            }
+        };
+        let entries = tree_cache::entries(id, data.clone())
+            .ok_or_else(|| GitError::internal("cannot read a tree", format!("the tree {id} is malformed")))?
+            .into_iter()
+            .map(|(name, mode, id)| (name, Entry::Stored { id, mode }))
             .collect();
         Ok(OpenTree {
-            base: Some(id),
+            base: Some((id, (!handed_over).then_some(data))),
             entries,
             changed: false,
         })
@@ -398,7 +431,7 @@ impl Staging {
     /// keeps no empty folders).
     fn write_tree(&self, tree: OpenTree) -> Result<Option<Oid>, GitError> {
         if !tree.changed
-            && let Some(base) = tree.base
+            && let Some((base, _)) = tree.base
         {
             return Ok(Some(base));
         }
@@ -418,20 +451,30 @@ impl Staging {
         }
         // git orders entries by name, a folder's name read as if it ended in `/`.
         entries.sort_by(|a, b| git_order(&a.0, a.2, &b.0, b.2));
-        let mut data = Vec::with_capacity(entries.len() * 64);
+        let mut data = Vec::with_capacity(entries.iter().map(|(name, ..)| name.len() + 28).sum());
         for (name, id, mode) in &entries {
-            data.extend_from_slice(format!("{mode:o} ").as_bytes());
+            // An octal mode, a space, the name, a NUL and the id.
+            write!(data, "{mode:o} ").map_err(|err| GitError::internal("cannot write a tree", err))?;
             data.extend_from_slice(name);
             data.push(0);
             data.extend_from_slice(id.as_bytes());
         }
         let id = Oid::hash_object(ObjectType::Tree, &data).map_err(|err| git_error("cannot hash an object", err))?;
-        self.write_as(id, ObjectType::Tree, &data, tree.base).map(Some)
+        let base = tree.base.map(|(base, base_data)| {
+            if let Some(data) = base_data {
+                self.bases.borrow_mut().push((base, data));
+            }
+            base
+        });
+        self.write_as(id, ObjectType::Tree, &data, base)?;
+        self.trees.borrow_mut().replace(base, id, Bytes::from(data));
+        Ok(Some(id))
     }
 
     /// Drops the objects staged in memory.
     pub fn discard(&self) -> Result<(), GitError> {
         self.staged.borrow_mut().clear();
+        self.bases.borrow_mut().clear();
         // SAFETY: the mempack belongs to `self.repo`'s object database, which is alive.
         unsafe { Mempack::from_raw(self.mempack) }
             .reset()
@@ -491,8 +534,9 @@ struct Staged {
 /// A tree being edited: its entries, with the subtrees on edited paths opened in turn.
 #[derive(Default)]
 struct OpenTree {
-    /// The tree it was opened from; `None` for a new folder.
-    base: Option<Oid>,
+    /// The tree it was opened from; `None` for a new folder. With its bytes, unless it went
+    /// into the last pack (which those who follow the writer got or read).
+    base: Option<(Oid, Option<Bytes>)>,
     entries: BTreeMap<Vec<u8>, Entry>,
     changed: bool,
 }

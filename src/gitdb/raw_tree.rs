@@ -37,6 +37,11 @@ pub struct RawTree {
 }
 
 impl RawTree {
+    /// The tree `id` whose bytes are `data`.
+    pub fn new(id: Oid, data: Bytes) -> Self {
+        Self { id, data }
+    }
+
     pub fn read(objects: &(impl Objects + ?Sized), id: Oid) -> Result<Self, git2::Error> {
         Ok(Self {
             id,
@@ -112,6 +117,14 @@ impl<'t> Entry<'t> {
 /// The entries of a [`RawTree`].
 pub struct Entries<'t> {
     rest: &'t [u8],
+}
+
+impl Entries<'_> {
+    /// Whether the tree's data was read to its end (not stopped early by data that is no
+    /// tree's).
+    pub fn is_done(&self) -> bool {
+        self.rest.is_empty()
+    }
 }
 
 impl<'t> Iterator for Entries<'t> {

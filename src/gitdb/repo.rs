@@ -160,7 +160,8 @@ impl GitRepo {
         // carry over (no index opened, mapped and unmapped again: a sixth of the writer's
         // time without webhooks) and only the deleted ones are let go.
         let repo = Repository::open(&self.root).map_err(|err| git_error("cannot open the repository again", err))?;
-        let staging = Staging::open(&git_dir)?;
+        let mut staging = Staging::open(&git_dir)?;
+        staging.keep_trees_of(&mut self.staging);
         self.repo = repo;
         self.staging = staging;
         self.pack_log.reopened();

@@ -226,6 +226,72 @@ fn every_pack_written_is_logged_for_the_followers_and_a_follower_finds_its_commi
     assert!(tree.get_name("b.txt").is_some());
 }
 
+/// The tree at `path` in the commit `commit`, as git has it: its id and bytes.
+fn tree_at(dir: &Path, commit: Oid, path: &str) -> (Oid, Vec<u8>) {
+    let repo = Repository::open(dir).unwrap();
+    let root = repo.find_commit(commit).unwrap().tree().unwrap();
+    let id = if path.is_empty() {
+        root.id()
+    } else {
+        root.get_path(Path::new(path)).unwrap().id()
+    };
+    let data = repo.odb().unwrap().read(id).unwrap().data().to_vec();
+    (id, data)
+}
+
+/// Those who follow the writer compare each commit with its parent: a commit's pack comes
+/// with the older versions of the folders it rewrote (as git has them), except those the
+/// pack before brought, also after the writer reopened the repository in between.
+#[test]
+fn a_pack_hands_over_the_older_versions_of_the_folders_its_commit_rewrote_unless_the_last_pack_had_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
+    let log = repo.pack_log();
+    let edits = ["one/a.txt", "two/deep/a.txt"].map(|path| TreeEdit::Write {
+        path: path.to_owned(),
+        contents: b"x".to_vec().into(),
+    });
+    let first = repo.build_commit(&edits, "Add files", "test").unwrap().unwrap();
+    repo.stage(first);
+    repo.publish("Add files").unwrap();
+    let _follower = super::super::follow::Follower::open(dir.path(), log.clone()).unwrap();
+    publish_one(&mut repo, "one/b.txt");
+    let second = repo.head();
+    repo.reopen().unwrap();
+    publish_one(&mut repo, "two/deep/b.txt");
+
+    let packs = log.since(0).unwrap().0;
+    let handed: std::collections::HashMap<Oid, (ObjectType, Vec<u8>)> = packs
+        .last()
+        .unwrap()
+        .fresh
+        .as_ref()
+        .expect("the objects handed over")
+        .iter()
+        .map(|(id, kind, data)| (id, (kind, data.to_vec())))
+        .collect();
+    for path in ["two", "two/deep"] {
+        let (id, data) = tree_at(dir.path(), second, path);
+        assert_eq!(
+            handed.get(&id),
+            Some(&(ObjectType::Tree, data)),
+            "{path} before the commit"
+        );
+        let (now, _) = tree_at(dir.path(), repo.head(), path);
+        assert!(handed.contains_key(&now), "{path} after the commit");
+    }
+    let (root_before, _) = tree_at(dir.path(), second, "");
+    assert!(
+        !handed.contains_key(&root_before),
+        "the root's older version came with the last pack"
+    );
+    assert_eq!(
+        handed.len(),
+        7,
+        "the commit, three trees, their older versions but the root's, the file"
+    );
+}
+
 /// A batch of commits that each add a file to the same folders: its pack holds the older
 /// versions of those folders' trees as deltas of the newer ones, the newest whole, and git
 /// reads every object of every commit back.
