@@ -336,8 +336,10 @@ impl WebhooksApi {
             enabled: body.enabled,
         };
         let id = webhook_id.0;
+        // Where a webhook marked failing resumes when this turns it on.
+        let head = self.state.store.head();
         let view = self
-            .blocking(move |webhooks| webhooks.update(team.as_str(), &id, patch))
+            .blocking(move |webhooks| webhooks.update(team.as_str(), &id, patch, &head))
             .await?;
         Ok(Json(WebhookData { data: view.into() }))
     }

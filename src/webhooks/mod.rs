@@ -225,21 +225,15 @@ impl Webhooks {
 
     /// Changes a webhook's settings. Turning a webhook marked failing on again moves its
     /// cursor to the branch's head: the commits it missed are not delivered (read them with
-    /// `/changes?since=` and the cursor it showed).
-    pub fn update(&self, team: &str, id: &str, patch: WebhookPatch) -> Result<WebhookView, WebhookError> {
+    /// `/changes?since=` and the cursor it showed). `head` is the branch's head now (a commit
+    /// answered after this call is delivered).
+    pub fn update(&self, team: &str, id: &str, patch: WebhookPatch, head: &str) -> Result<WebhookView, WebhookError> {
         let url = patch.url.as_deref().map(checked_url).transpose()?;
         let events = patch.events.map(checked_events).transpose()?;
         let projects = patch.projects.map(checked_projects).transpose()?;
         let description = patch.description;
         let slot = self.shared.find(team, id)?;
-        // The head when the webhook is turned on is where a failing one resumes.
-        let head = match patch.enabled {
-            Some(true) => self
-                .shared
-                .read(|feed| Ok(feed.head()))
-                .map_err(|err| WebhookError::Internal(err.into()))?,
-            _ => None,
-        };
+        let head = Oid::from_str(head).ok();
         let slots = self.shared.slots();
         slot.change(|state| {
             let webhook = &mut state.webhook;
