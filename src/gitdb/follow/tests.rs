@@ -334,17 +334,39 @@ fn a_start_over_keeps_the_newest_handed_over_trees_and_files_only() {
 #[test]
 fn the_log_keeps_the_objects_of_its_newest_packs_only() {
     let log = PackLog::default();
-    for number in 0..FRESH_KEPT + 3 {
+    let size = FRESH_KEPT_BYTES / 100;
+    let data = vec![b'x'; size];
+    for number in 0..103 {
         let mut fresh = FreshObjects::default();
         fresh.add(
-            Oid::hash_object(ObjectType::Blob, b"x").unwrap(),
+            Oid::hash_object(ObjectType::Blob, &data).unwrap(),
             ObjectType::Blob,
-            b"x",
+            &data,
         );
         log.push_with(format!("pack-{number}.idx").into(), Some(fresh));
     }
-    let (packs, _) = log.since(0).unwrap();
-    let kept: Vec<bool> = packs.iter().map(|pack| pack.fresh.is_some()).collect();
-    assert_eq!(kept.iter().filter(|kept| **kept).count(), FRESH_KEPT);
-    assert!(!kept[2] && kept[3], "the oldest three let go");
+    // A pack without objects in between, and one larger than all the log keeps.
+    log.push("pack-103.idx".into());
+    let mut large = FreshObjects::default();
+    let data = vec![b'y'; FRESH_KEPT_BYTES + 1];
+    large.add(
+        Oid::hash_object(ObjectType::Blob, &data).unwrap(),
+        ObjectType::Blob,
+        &data,
+    );
+    let kept = |log: &PackLog| -> Vec<bool> {
+        let (packs, _) = log.since(0).unwrap();
+        packs.iter().map(|pack| pack.fresh.is_some()).collect()
+    };
+    let before = kept(&log);
+    assert_eq!(before.iter().filter(|kept| **kept).count(), 100);
+    assert!(!before[2] && before[3], "the oldest three let go");
+    log.push_with("pack-104.idx".into(), Some(large));
+    let after = kept(&log);
+    assert_eq!(
+        after.iter().filter(|kept| **kept).count(),
+        1,
+        "the newest pack's are kept"
+    );
+    assert!(after[104]);
 }
