@@ -564,3 +564,87 @@ fn the_small_packs_written_are_joined_at_a_reopen_and_a_large_one_is_left_alone(
     let mut follower = super::super::follow::Follower::open(dir.path(), log).unwrap();
     assert!(follower.find(repo.head()).unwrap());
 }
+
+/// The files of the commit `commit` (paths and contents), as git reads them.
+fn files_at(dir: &Path, commit: Oid) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let repo = Repository::open(dir).unwrap();
+    let tree = repo.find_commit(commit).unwrap().tree().unwrap();
+    let mut files = std::collections::BTreeMap::new();
+    tree.walk(TreeWalkMode::PreOrder, |folder, entry| {
+        if entry.kind() == Some(ObjectType::Blob) {
+            let blob = repo.find_blob(entry.id()).unwrap();
+            files.insert(format!("{folder}{}", entry.name().unwrap()), blob.content().to_vec());
+        }
+        TreeWalkResult::Ok
+    })
+    .unwrap();
+    files
+}
+
+/// Commits of random edits (files written, rewritten, removed and moved between folders, so
+/// that folders empty and come back), one to three a batch, with the repository reopened now
+/// and then: every published commit holds the files expected and git finds nothing wrong.
+/// The writer opens the trees it wrote from memory; this checks they are git's.
+#[test]
+fn random_edits_over_many_batches_and_reopens_commit_the_files_expected() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut repo, _) = GitRepo::open_or_init(dir.path(), &[("README.md", b"hello\n")]).unwrap();
+    let mut expected = files_at(dir.path(), repo.head());
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = |bound: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) as usize) % bound
+    };
+    let folders = ["a", "a/b", "a/b/c", "d", "d/e", "f"];
+    for round in 0..80 {
+        for commit in 0..=next(3) {
+            let mut edits = Vec::new();
+            let mut after = expected.clone();
+            for _ in 0..=next(3) {
+                let path = format!("{}/f{}.txt", folders[next(folders.len())], next(6));
+                let existing: Vec<String> = after.keys().cloned().collect();
+                let picked = existing.get(next(existing.len().max(1))).cloned();
+                match picked.as_ref().map_or(0, |_| next(4)) {
+                    0 | 1 => {
+                        let contents = format!("{round}.{commit}.{}", next(1000)).into_bytes();
+                        after.insert(path.clone(), contents.clone());
+                        edits.push(TreeEdit::Write {
+                            path,
+                            contents: contents.into(),
+                        });
+                    }
+                    2 => {
+                        let picked = picked.unwrap();
+                        after.remove(&picked);
+                        edits.push(TreeEdit::Remove { path: picked });
+                    }
+                    _ => {
+                        let picked = picked.unwrap();
+                        let moved = after.remove(&picked).unwrap();
+                        after.insert(path.clone(), moved);
+                        edits.push(TreeEdit::Move { from: picked, to: path });
+                    }
+                }
+            }
+            if let Some(built) = repo.build_commit(&edits, "Change files", "test").unwrap() {
+                repo.stage(built);
+                expected = after;
+            } else {
+                assert_eq!(after, expected, "a commit that changes nothing is none");
+            }
+        }
+        repo.publish("Change files").unwrap();
+        if next(4) == 0 {
+            repo.reopen().unwrap();
+        }
+        assert_eq!(files_at(dir.path(), repo.head()), expected, "round {round}");
+    }
+    let fsck = std::process::Command::new("git")
+        .args(["fsck", "--strict", "--no-dangling"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+}
