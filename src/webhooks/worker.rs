@@ -54,6 +54,8 @@ pub struct SlotState {
     pub stop: bool,
     /// Set by a publication; taken by the thread.
     nudged: bool,
+    /// Whether the thread waits for a nudge (else it looks at the branch soon anyway).
+    waiting: bool,
     /// Set when the webhook is turned on again after failing: the cursor skips to this
     /// commit, the branch's head then (not the head when the thread next looks, which may
     /// have moved on to a commit made after).
@@ -73,6 +75,7 @@ impl Slot {
                 webhook,
                 stop: false,
                 nudged: true,
+                waiting: false,
                 skip_to: None,
                 cursor: cursor.commit.clone(),
                 backlog: 0,
@@ -101,8 +104,16 @@ impl Slot {
         change(&mut self.state());
     }
 
+    /// Tells the thread of a publication (on the writer's thread, after every publication):
+    /// it is woken only when it waits for one, as a wake-up is a system call even when
+    /// nobody waits, and the thread mostly sleeps out [`GATHER`] or delivers.
     pub fn nudge(&self) {
-        self.change(|state| state.nudged = true);
+        let mut state = self.state();
+        state.nudged = true;
+        if state.waiting {
+            drop(state);
+            self.changed.notify_all();
+        }
     }
 
     /// Waits for a nudge or a change, `timeout` at most; the settings then, or `None` when
@@ -110,11 +121,13 @@ impl Slot {
     fn wait(&self, timeout: Duration) -> Option<Webhook> {
         let mut state = self.state();
         if !state.nudged && !state.stop {
+            state.waiting = true;
             state = self
                 .changed
                 .wait_timeout(state, timeout)
                 .unwrap_or_else(|poison| poison.into_inner())
                 .0;
+            state.waiting = false;
         }
         state.nudged = false;
         (!state.stop).then(|| state.webhook.clone())
