@@ -12,7 +12,8 @@
 //! known; libgit2 then rescans the pack folder (through the backend of the packs found at
 //! opening) and reads again. The writer reopens after each maintenance run and once
 //! [`Staging::written_packs`] grows, which drops deleted packs and keeps the number of
-//! backends a miss goes through small.
+//! backends a miss goes through small. The trees the writer edits are opened from the ones
+//! it wrote, kept as bytes ([`super::tree_cache`]), and only otherwise read from there.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
