@@ -380,8 +380,9 @@ impl Follower {
                 let mut ids = Vec::new();
                 for (id, kind, data) in fresh.shared() {
                     if matches!(kind, ObjectType::Tree | ObjectType::Blob) {
-                        // The older versions of the trees a commit rewrote come along
-                        // ([`super::objects::Staging::write_pack`]), mostly held already.
+                        // A tree may come again: the older versions of the trees a batch
+                        // rewrote come along ([`super::objects::Staging::write_pack`]), and
+                        // one may still be held from a pack before the last.
                         if let Entry::Vacant(vacant) = self.fresh.entry(id) {
                             vacant.insert(data);
                             ids.push(id);

@@ -138,7 +138,9 @@ impl Staging {
     /// background. Other packs (a batch of ordinary changes) are written with the deltas the
     /// writer knows of, those between the versions of a tree it rewrote within the batch
     /// ([`Self::write_batch_pack`]); with `hand_over`, their objects come back too, as they
-    /// were before compression, for the followers ([`FreshObjects`]).
+    /// were before compression, for the followers ([`FreshObjects`]), with the older versions
+    /// of the trees the batch rewrote that the pack before did not bring (the parent's side
+    /// of each commit's comparison).
     pub fn write_pack(&mut self, hand_over: bool) -> Result<Option<(String, Option<FreshObjects>)>, GitError> {
         let mut staged = std::mem::take(&mut *self.staged.borrow_mut());
         let mut seen = HashSet::with_capacity(staged.len());
