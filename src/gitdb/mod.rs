@@ -19,6 +19,7 @@ pub mod lock;
 pub mod maintenance;
 mod objects;
 mod pack_writer;
+pub mod raw_commit;
 pub mod raw_tree;
 pub mod repo;
 mod runs;

@@ -17,6 +17,7 @@ use git2::{Oid, Repository};
 
 use crate::domain::model::Key;
 use crate::gitdb::follow::{Follower, PackLog};
+use crate::gitdb::raw_commit::first_parent;
 use crate::gitdb::raw_tree::{Objects, RawTree};
 use crate::gitdb::tree_diff::{self, FileDiff};
 use crate::store::{StoreError, layout};
@@ -511,6 +512,9 @@ impl Feed {
             return Ok(None);
         }
         self.follower.find(head)?;
+        if let Some(line) = self.line_down_to(cursor, head)? {
+            return Ok(Some(line));
+        }
         let repo = self.follower.repo();
         if repo.find_commit(cursor).is_err() {
             return Ok(None);
@@ -523,6 +527,25 @@ impl Feed {
         let mut commits = walk.collect::<Result<Vec<Oid>, _>>().map_err(fail)?;
         commits.reverse();
         Ok(Some(commits))
+    }
+
+    /// The first-parent line from `head` down to `cursor` (left out), oldest first, from
+    /// the commits' own bytes: the newest commits are held in memory (handed over by the
+    /// writer), where a walk of the branch looked each up in the packs. `None` when the line
+    /// does not pass `cursor`.
+    fn line_down_to(&self, cursor: Oid, head: Oid) -> Result<Option<Vec<Oid>>, StoreError> {
+        let fail = |err| StoreError::internal("cannot walk the branch", err);
+        let mut line = Vec::new();
+        let mut at = head;
+        while at != cursor {
+            line.push(at);
+            match first_parent(&self.follower.read(at).map_err(fail)?).map_err(fail)? {
+                Some(parent) => at = parent,
+                None => return Ok(None),
+            }
+        }
+        line.reverse();
+        Ok(Some(line))
     }
 
     pub fn events(&mut self, commit: Oid) -> Result<CommitEvents, StoreError> {

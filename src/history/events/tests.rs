@@ -181,3 +181,56 @@ fn a_commits_tree_difference_reads_as_events() {
     git(root, &["rm", "-rq", "teams/acme"]);
     assert_eq!(commit(root, "delete"), ["team.deleted acme/-/- []"]);
 }
+
+/// The commits after a cursor are those a first-parent walk of the branch gives, whether the
+/// cursor is on the first-parent line (read from the commits' bytes) or on a branch merged
+/// into it (the walk of the branch, as before): here `main` has a merge of `side`.
+#[test]
+fn the_commits_after_a_cursor_are_those_a_first_parent_walk_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Ann"]);
+    git(root, &["config", "user.email", "ann@example.com"]);
+    let mut step = 0;
+    let mut commit_file = |name: &str| {
+        step += 1;
+        write(root, name, &format!("{step}\n"));
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-qm", &format!("step {step}")]);
+    };
+    commit_file("a");
+    commit_file("a");
+    git(root, &["checkout", "-qb", "side"]);
+    commit_file("b");
+    commit_file("b");
+    git(root, &["checkout", "-q", "main"]);
+    commit_file("a");
+    git(root, &["merge", "-q", "--no-ff", "-m", "merge side", "side"]);
+    commit_file("a");
+    let repo = Repository::open(root).unwrap();
+    let head = repo.refname_to_id("refs/heads/main").unwrap();
+    let walked = |cursor: Oid| {
+        let mut walk = repo.revwalk().unwrap();
+        walk.simplify_first_parent().unwrap();
+        walk.push(head).unwrap();
+        walk.hide(cursor).unwrap();
+        let mut commits: Vec<Oid> = walk.map(Result::unwrap).collect();
+        commits.reverse();
+        commits
+    };
+    let mut all = repo.revwalk().unwrap();
+    all.push(head).unwrap();
+    let all: Vec<Oid> = all.map(Result::unwrap).collect();
+    assert_eq!(all.len(), 7);
+    let mut feed = Feed::open(root, Arc::new(PackLog::default())).unwrap();
+    for cursor in all {
+        let expected = walked(cursor);
+        assert_eq!(feed.after(cursor, head).unwrap(), Some(expected), "cursor {cursor}");
+    }
+    let side = repo.refname_to_id("refs/heads/side").unwrap();
+    // From where the line left the cursor: the commit on main meanwhile, the merge, the last.
+    assert_eq!(feed.after(side, head).unwrap().unwrap().len(), 3);
+    let unknown = Oid::from_str("0123456789012345678901234567890123456789").unwrap();
+    assert_eq!(feed.after(unknown, head).unwrap(), None);
+}
