@@ -512,7 +512,7 @@ impl Feed {
             return Ok(None);
         }
         self.follower.find(head)?;
-        if let Some(line) = self.line_down_to(cursor, head)? {
+        if let Some(line) = self.line_down_to(cursor, head) {
             return Ok(Some(line));
         }
         let repo = self.follower.repo();
@@ -532,20 +532,17 @@ impl Feed {
     /// The first-parent line from `head` down to `cursor` (left out), oldest first, from
     /// the commits' own bytes: the newest commits are held in memory (handed over by the
     /// writer), where a walk of the branch looked each up in the packs. `None` when the line
-    /// does not pass `cursor`.
-    fn line_down_to(&self, cursor: Oid, head: Oid) -> Result<Option<Vec<Oid>>, StoreError> {
-        let fail = |err| StoreError::internal("cannot walk the branch", err);
+    /// does not pass `cursor`, or a commit on it cannot be read (the walk of the branch then
+    /// has the last word, as it knows a shallow clone's boundary).
+    fn line_down_to(&self, cursor: Oid, head: Oid) -> Option<Vec<Oid>> {
         let mut line = Vec::new();
         let mut at = head;
         while at != cursor {
             line.push(at);
-            match first_parent(&self.follower.read(at).map_err(fail)?).map_err(fail)? {
-                Some(parent) => at = parent,
-                None => return Ok(None),
-            }
+            at = first_parent(&self.follower.read(at).ok()?).ok()??;
         }
         line.reverse();
-        Ok(Some(line))
+        Some(line)
     }
 
     pub fn events(&mut self, commit: Oid) -> Result<CommitEvents, StoreError> {
