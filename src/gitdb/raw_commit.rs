@@ -5,7 +5,8 @@
 use git2::Oid;
 
 /// The first parent of the commit whose data (without git's object header) is `data`:
-/// `Ok(None)` for a root commit, `Err` when the data is no commit git would accept.
+/// `Ok(None)` for a root commit, `Err` when the data does not start as a commit's does (a
+/// `tree` line, then a well-formed `parent` line if any). The rest is not checked.
 pub fn first_parent(data: &[u8]) -> Result<Option<Oid>, git2::Error> {
     let malformed = || git2::Error::from_str("malformed commit object");
     let mut lines = data.split(|&byte| byte == b'\n');

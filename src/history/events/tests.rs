@@ -224,8 +224,16 @@ fn the_commits_after_a_cursor_are_those_a_first_parent_walk_gives() {
     let all: Vec<Oid> = all.map(Result::unwrap).collect();
     assert_eq!(all.len(), 7);
     let mut feed = Feed::open(root, Arc::new(PackLog::default())).unwrap();
+    let mut line = repo.revwalk().unwrap();
+    line.simplify_first_parent().unwrap();
+    line.push(head).unwrap();
+    let line: Vec<Oid> = line.map(Result::unwrap).collect();
+    assert_eq!(line.len(), 5, "the two side commits are off the line");
     for cursor in all {
         let expected = walked(cursor);
+        // The line from the commits' bytes answers for the cursors on it, the walk for the others.
+        let from_line = line.contains(&cursor).then(|| expected.clone());
+        assert_eq!(feed.line_down_to(cursor, head), from_line, "cursor {cursor}");
         assert_eq!(feed.after(cursor, head).unwrap(), Some(expected), "cursor {cursor}");
     }
     let side = repo.refname_to_id("refs/heads/side").unwrap();
