@@ -566,14 +566,16 @@ def self_test(binary):
         print('self-test: README.md needs two runnable blocks, one with "# =>" lines')
         return 1
     lines = read(source).split('\n')
-    # An expected line of the last block that shows output.
-    broken_output = with_output[-1]
+    # An expected line of the first block that shows output (the state stays as it was).
+    broken_output = with_output[0]
     command = [c for c in split_commands(broken_output) if c.expected][0]
     number = command.expected[0][0]
     lines[number - 1] = lines[number - 1] + ' (broken on purpose)'
-    # The first command of another block: a program that does not exist.
-    broken_command = next(b for b in blocks if b is not broken_output)
-    first = split_commands(broken_command)[0].lines[0][0]
+    # The first command of the last other block: a program that does not exist.
+    broken_command = [b for b in blocks if b is not broken_output][-1]
+    # (not one of a `&&` or `||` list, where bash -e would let a failure pass).
+    first = next(c.lines[0][0] for c in split_commands(broken_command)
+                 if '&&' not in c.lines[0][1] and '||' not in c.lines[0][1])
     lines[first - 1] = re.sub(r'^(\s*)(\S+)', r'\1no-such-program-\2', lines[first - 1], count=1)
     folder = tempfile.mkdtemp(prefix='locstore-docs-self-test-')
     try:
@@ -587,9 +589,11 @@ def self_test(binary):
     problems = dict(results)
     want_output = 'README.md:%d' % broken_output.line
     want_command = 'README.md:%d' % broken_command.line
-    ok_output = problems.get(want_output) and ('line %d' % command.expected[0][0]) in problems[want_output] \
-        and 'does not match' in problems[want_output]
+    ok_output = problems.get(want_output) and ('does not match the "# =>" lines %d-' % number) in problems[want_output]
     ok_command = problems.get(want_command) and ('line %d: the command exited with status 127' % first) in problems[want_command]
+    others = [where for where, problem in results if problem and where not in (want_output, want_command)]
+    if others:
+        print('self-test: note: %s failed as well' % ', '.join(others))
     if ok_output and ok_command:
         print('self-test: passed (the broken expected line and the broken command were both reported)')
         return 0

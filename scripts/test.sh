@@ -3,6 +3,11 @@
 #
 #   bash scripts/test.sh
 #
+# After cargo test it runs the docs' examples: scripts/docs_examples.py starts the binary cargo
+# test built and runs every `sh run` block of README.md and docs/ against it, checking their
+# `# =>` lines and relative links, then its self-test proves that a broken example fails
+# (docs/testing.md). It needs only python3, curl and git.
+#
 # What it installs, and why:
 # - pkg-config and libssl-dev, if missing: the build links the system's OpenSSL (https remotes).
 # - git: the tests read repositories back with the git CLI (rev-list, status, fsck).
@@ -92,7 +97,10 @@ if [ ! -d tests/tools/node_modules/@formatjs/icu-messageformat-parser ] || [ ! -
 fi
 
 cargo test --locked "$@"
-# The benchmarks must keep building; they are run by hand (see README), never here.
+# The examples of README.md and docs/, against the binary cargo test built (docs/testing.md).
+python3 scripts/docs_examples.py --bin target/debug/locstore
+python3 scripts/docs_examples.py --self-test --bin target/debug/locstore
+# The benchmarks must keep building; they are run by hand (see docs/performance.md), never here.
 cargo bench --locked --no-run
 bash scripts/fuzz.sh
 bash scripts/client.sh
