@@ -16,6 +16,7 @@ use super::auth::TokenAuth;
 use super::error::{ApiError, error_chain};
 use super::keys::{KeysApi, reserved_key_name};
 use super::params::LanguageListParam;
+use super::params::NamespaceParam;
 use super::schema::{Conditional, ExportResult, ProjectNameParam, TeamNameParam, UpdateKeyRequest};
 use super::teams::Done;
 use super::{ApiTags, AppState};
@@ -359,13 +360,15 @@ impl ExportApi {
         /// `precondition_failed`); from a `GET` of it.
         #[oai(name = "If-Match")]
         if_match: Header<Option<String>>,
+        /// The key's namespace (default: the default namespace, `""`).
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<Done, ApiError> {
         self.keys()
             .update(
                 auth,
                 team_name.0.0,
                 project_name.0.0,
-                reserved_key_name("export"),
+                super::keys::in_namespace(reserved_key_name("export"), namespace.0),
                 body.0,
                 if_match.0,
             )
@@ -389,13 +392,15 @@ impl ExportApi {
         /// `precondition_failed`); from a `GET` of it.
         #[oai(name = "If-Match")]
         if_match: Header<Option<String>>,
+        /// The key's namespace (default: the default namespace, `""`).
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<Done, ApiError> {
         self.keys()
             .delete(
                 auth,
                 team_name.0.0,
                 project_name.0.0,
-                reserved_key_name("export"),
+                super::keys::in_namespace(reserved_key_name("export"), namespace.0),
                 if_match.0,
             )
             .await

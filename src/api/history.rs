@@ -8,6 +8,7 @@ use poem_openapi::{ApiResponse, Object, OpenApi};
 
 use super::auth::TokenAuth;
 use super::error::ApiError;
+use super::params::NamespaceParam;
 use super::schema::{KeyItem, KeyNameParam, ProjectNameParam, TeamNameParam};
 use super::{ApiTags, AppState};
 use crate::domain::query::KeyQuery;
@@ -22,11 +23,16 @@ pub struct HistoryApi {
 pub struct ChangeItem {
     /// The key's name (in the later state; for a deleted key, its last name).
     pub name: String,
+    /// The key's namespace (`""`: the default one), in the later state.
+    pub namespace: String,
     /// `created`, `updated`, `deleted` or `renamed`.
     pub change: String,
     /// For a renamed key, its name in the earlier state.
     #[oai(skip_serializing_if_is_none)]
     pub from: Option<String>,
+    /// For a renamed key, its namespace in the earlier state.
+    #[oai(rename = "fromNamespace", skip_serializing_if_is_none)]
+    pub from_namespace: Option<String>,
 }
 
 /// One page of changed keys.
@@ -135,13 +141,20 @@ impl HistoryApi {
         /// Commits per page, 1 to 1000 (default 20).
         #[oai(validator(minimum(value = "1"), maximum(value = "1000")))]
         limit: Query<Option<i64>>,
+        /// The key's namespace (default: the default namespace, `""`).
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<Page<KeyHistoryList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
         let (events, info) = self
             .state
             .history
-            .key_history(&team, &project_name.0.0, &key_name.0.0, &query)
+            .key_history(
+                &team,
+                &project_name.0.0,
+                &super::keys::in_namespace(key_name.0.0, namespace.0),
+                &query,
+            )
             .await?;
         // Each state's outdated translations are told against today's base language.
         let base = self.state.store.project(&team, &project_name.0.0)?.base_language;
@@ -256,13 +269,15 @@ impl HistoryApi {
             .into_iter()
             .map(|(name, change)| {
                 let from = match change {
-                    KeyChange::Renamed(from) => Some(from.clone()),
+                    KeyChange::Renamed(from) => Some(from),
                     _ => None,
                 };
                 ChangeItem {
-                    name: name.clone(),
+                    name: name.as_str().to_owned(),
+                    namespace: name.namespace().to_owned(),
                     change: change_name(change).to_owned(),
-                    from,
+                    from: from.map(|from| from.as_str().to_owned()),
+                    from_namespace: from.map(|from| from.namespace().to_owned()),
                 }
             })
             .collect();

@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::keys::{KeysApi, reserved_key_name};
+use super::params::NamespaceParam;
 use super::schema::{
     Conditional, KeyData, KeyFilesInput, KeyNameParam, PluralFormsItem, ProjectNameParam, TeamNameParam, Text,
     UpdateKeyRequest, check_translation_shape,
@@ -22,7 +23,7 @@ use super::schema::{
 use super::teams::Done;
 use super::warnings::{MOST_WARNINGS, WarningItem, parse_checks};
 use super::{ApiTags, AppState};
-use crate::domain::names::{Description, KeyName, LanguageCode, Tag, quote_for_message};
+use crate::domain::names::{Description, KeyName, LanguageCode, Namespace, Tag, quote_for_message};
 use crate::store::{Import, ImportEntry, ImportMode, TextInput, TranslationInput};
 use crate::tokens::Access;
 
@@ -102,7 +103,7 @@ pub struct ImportRequest {
     /// `create` (the default) or `upsert`.
     #[oai(nullable)]
     pub mode: Option<ImportModeParam>,
-    /// The keys, in the shape of a key creation. Names may not repeat.
+    /// The keys, in the shape of a key creation. A name may not repeat in one namespace.
     pub keys: Vec<ImportKeyItem>,
     /// Base-language texts the import changes leave the other languages' translations that
     /// were current current (typo fixes) instead of marking them outdated.
@@ -118,6 +119,9 @@ pub struct ImportRequest {
 pub struct ImportKeyItem {
     /// The key name (the rules of createKey).
     pub name: ImportKeyName,
+    /// The key's namespace (default `""`); a name may repeat in different namespaces.
+    #[oai(nullable)]
+    pub namespace: Option<Text>,
     /// Tags; for an existing key in `upsert` mode they replace the old ones when given.
     #[oai(nullable)]
     pub tags: Option<Vec<Text>>,
@@ -363,13 +367,15 @@ impl ImportApi {
         /// `precondition_failed`); from a `GET` of it.
         #[oai(name = "If-Match")]
         if_match: Header<Option<String>>,
+        /// The key's namespace (default: the default namespace, `""`).
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<Done, ApiError> {
         self.keys()
             .update(
                 auth,
                 team_name.0.0,
                 project_name.0.0,
-                reserved_key_name("import"),
+                super::keys::in_namespace(reserved_key_name("import"), namespace.0),
                 body.0,
                 if_match.0,
             )
@@ -393,13 +399,15 @@ impl ImportApi {
         /// `precondition_failed`); from a `GET` of it.
         #[oai(name = "If-Match")]
         if_match: Header<Option<String>>,
+        /// The key's namespace (default: the default namespace, `""`).
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<Done, ApiError> {
         self.keys()
             .delete(
                 auth,
                 team_name.0.0,
                 project_name.0.0,
-                reserved_key_name("import"),
+                super::keys::in_namespace(reserved_key_name("import"), namespace.0),
                 if_match.0,
             )
             .await
@@ -425,13 +433,15 @@ impl ImportApi {
         /// Read the state at this commit id (7 or more hex digits), snapshot name or RFC 3339
         /// time (the last commit at or before it) rather than the newest.
         at: Query<Option<String>>,
+        /// The key's namespace (default: the default namespace, `""`).
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<Conditional<KeyData>, ApiError> {
         self.keys()
             .get(
                 auth,
                 team_name.0.0,
                 project_name.0.0,
-                reserved_key_name("import"),
+                super::keys::in_namespace(reserved_key_name("import"), namespace.0),
                 if_none_match.0,
                 at.0,
             )
@@ -456,7 +466,8 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
             quote_for_message(&item.name.0)
         ))
     };
-    let name = KeyName::parse(&item.name.0).map_err(|err| at(err.0))?;
+    let namespace = Namespace::parse(item.namespace.as_deref().unwrap_or_default()).map_err(|err| at(err.0))?;
+    let name = KeyName::parse_in(&namespace, &item.name.0).map_err(|err| at(err.0))?;
     let description = item
         .description
         .map(|text| Description::parse(&text).map(Description::into_string))
@@ -602,7 +613,7 @@ mod tests {
         assert!(text.contains("trailing characters"), "{text}");
         let text = message(read_import(b"").unwrap_err());
         assert!(text.contains("EOF"), "{text}");
-        let text = message(read_import(br#"{"keys": [{"name": " a"}]}"#).unwrap_err());
+        let text = message(read_import(br#"{"keys": [{"name": "a\u0000"}]}"#).unwrap_err());
         assert!(text.starts_with("keys[0] "), "{text}");
         let text = message(
             read_import(br#"{"keys": [{"name": "a"}, {"name": "b", "translations": [{"language": "en"}]}]}"#)

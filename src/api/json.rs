@@ -67,7 +67,7 @@ pub fn key_list(project: &Project, keys: &[&Key]) -> Vec<u8> {
     body
 }
 
-/// A key as `KeyItem` (`{"name", "tags", "translation": {language: text or forms},
+/// A key as `KeyItem` (`{"name", "namespace", "tags", "translation": {language: text or forms},
 /// "description", "plural", "markup", "translatable", "files", "outdated"}`), its outdated
 /// translations told against the base language.
 struct KeyItem<'a>(&'a Key, &'a LanguageCode);
@@ -77,6 +77,7 @@ impl Serialize for KeyItem<'_> {
         #[derive(Serialize)]
         struct Item<'a> {
             name: &'a str,
+            namespace: &'a str,
             tags: &'a [String],
             translation: Translations<'a>,
             description: &'a str,
@@ -92,6 +93,7 @@ impl Serialize for KeyItem<'_> {
         }
         Item {
             name: self.0.name.as_str(),
+            namespace: self.0.name.namespace(),
             tags: &self.0.tags,
             translation: Translations(self.0),
             description: &self.0.description,

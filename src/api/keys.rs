@@ -15,8 +15,8 @@ use super::json::{self, JsonBytes};
 use super::params::LanguageListParam;
 use super::quality;
 use super::schema::{
-    Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyItem, KeyList, KeyNameParam, ProjectNameParam, Success,
-    TagParam, TeamNameParam, TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
+    Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyItem, KeyList, KeyNameParam, NamespaceParam,
+    ProjectNameParam, Success, TagParam, TeamNameParam, TranslationItem, UpdateKeyByBodyRequest, UpdateKeyRequest,
 };
 use super::teams::{Created, Done};
 use super::warnings::{MOST_WARNINGS, WarningItem, parse_checks};
@@ -72,7 +72,8 @@ pub enum KeyPage {
 impl KeysApi {
     /// Query keys
     ///
-    /// A page of the project's keys, sorted by name in code point order. `keyword` matches,
+    /// A page of the project's keys, sorted by namespace, then by name in code point order
+    /// (`namespace` limits it to one namespace). `keyword` matches,
     /// without regard to case, part of the key name, its description or any translation (each
     /// plural form). The totals are in
     /// the `X-Pagination-Total-Count`, `-Page`, `-Limit` and `-Page-Count` headers.
@@ -113,10 +114,15 @@ impl KeysApi {
         failing: Query<Option<Vec<LanguageListParam>>>,
         /// Only keys that fail one of these checks (in any language).
         check: Query<Option<Vec<String>>>,
+        /// Only the keys of this namespace (`namespace=` with no value: the default one);
+        /// absent: the keys of every namespace.
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<KeyPage, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let sort = sort.0.map(|sort| if sort == SortParam::Desc { "desc" } else { "asc" });
-        let query = KeyQuery::new(keyword.0.as_deref(), page.0, limit.0, sort).map_err(ApiError::invalid)?;
+        let query = KeyQuery::new(keyword.0.as_deref(), page.0, limit.0, sort)
+            .map_err(ApiError::invalid)?
+            .in_namespace(namespace.0.map(|namespace| namespace.0.as_str().to_owned()));
         let work = WorkFilter {
             tags: quality::listed(tags.0),
             missing: quality::languages(missing.0),
@@ -186,7 +192,7 @@ impl KeysApi {
         let (team, project) = writable_project(&auth, team_name.0.0, project_name.0.0)?;
         let body = body.0;
         let key = KeyDraft {
-            name: body.name.0,
+            name: in_namespace(body.name.0, body.namespace),
             tags: tags(body.tags.unwrap_or_default()),
             description: body.description.map(|param| param.0.into_string()).unwrap_or_default(),
             plural: body.plural.unwrap_or(false),
@@ -234,12 +240,14 @@ impl KeysApi {
         /// Read the state at this commit id (7 or more hex digits), snapshot name or RFC 3339
         /// time (the last commit at or before it) rather than the newest.
         at: Query<Option<String>>,
+        /// The key's namespace (default: the default namespace, `""`).
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<Conditional<KeyData>, ApiError> {
         self.get(
             auth,
             team_name.0.0,
             project_name.0.0,
-            key_name.0.0,
+            in_namespace(key_name.0.0, namespace.0),
             if_none_match.0,
             at.0,
         )
@@ -248,7 +256,8 @@ impl KeysApi {
 
     /// Update a key
     ///
-    /// Needs write access. `name` renames the key, `tags` replaces the tag list, `description`
+    /// Needs write access. `name` renames the key and `namespace` moves it to another
+    /// namespace (both in one commit, as a rename), `tags` replaces the tag list, `description`
     /// replaces the description (`""` clears it), `plural` switches the key to or from plural
     /// forms (a text becomes the `other` form, and back), and `translations` sets each language
     /// given (an empty `content` or `forms` removes it) and leaves the others as they are.
@@ -272,12 +281,15 @@ impl KeysApi {
         /// As the body's `keepCurrent` (either sets it).
         #[oai(name = "keepCurrent")]
         keep_current: Query<Option<bool>>,
+        /// The key's namespace (default: the default namespace, `""`).
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<Done, ApiError> {
         let mut body = body.0;
         if keep_current.0 == Some(true) {
             body.keep_current = Some(true);
         }
-        self.update(auth, team_name.0.0, project_name.0.0, key_name.0.0, body, if_match.0)
+        let name = in_namespace(key_name.0.0, namespace.0);
+        self.update(auth, team_name.0.0, project_name.0.0, name, body, if_match.0)
             .await
     }
 
@@ -301,9 +313,11 @@ impl KeysApi {
         #[oai(name = "keyName")] key_name: Path<KeyNameParam>,
         /// A language to confirm (repeat the parameter, or separate with commas).
         language: Query<Option<Vec<LanguageListParam>>>,
+        /// The key's namespace (default: the default namespace, `""`).
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<Conditional<KeyData>, ApiError> {
         let (team, project) = writable_project(&auth, team_name.0.0, project_name.0.0)?;
-        let name = key_name.0.0;
+        let name = in_namespace(key_name.0.0, namespace.0);
         let languages = quality::languages(language.0);
         self.state
             .store
@@ -351,6 +365,7 @@ impl KeysApi {
         let body = body.0;
         let update = UpdateKeyRequest {
             name: None,
+            namespace: None,
             tags: body.tags,
             description: body.description,
             plural: body.plural,
@@ -362,7 +377,8 @@ impl KeysApi {
             max_length: body.max_length,
             ignore_checks: body.ignore_checks,
         };
-        self.update(auth, team_name.0.0, project_name.0.0, body.name.0, update, if_match.0)
+        let name = in_namespace(body.name.0, body.namespace);
+        self.update(auth, team_name.0.0, project_name.0.0, name, update, if_match.0)
             .await
     }
 
@@ -384,8 +400,11 @@ impl KeysApi {
         /// `precondition_failed`); from a `GET` of it.
         #[oai(name = "If-Match")]
         if_match: Header<Option<String>>,
+        /// The key's namespace (default: the default namespace, `""`).
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<Done, ApiError> {
-        self.delete(auth, team_name.0.0, project_name.0.0, key_name.0.0, if_match.0)
+        let name = in_namespace(key_name.0.0, namespace.0);
+        self.delete(auth, team_name.0.0, project_name.0.0, name, if_match.0)
             .await
     }
 }
@@ -428,8 +447,17 @@ impl KeysApi {
         if_match: Option<String>,
     ) -> Result<Done, ApiError> {
         let (team, project) = writable_project(&auth, team, project)?;
+        // A new name, a new namespace or both: one rename, the part not given kept.
+        let renamed = match (body.name, body.namespace) {
+            (None, None) => None,
+            (new_name, new_namespace) => {
+                let new_name = new_name.map_or_else(|| name.clone(), |param| param.0);
+                let namespace = new_namespace.map_or_else(|| name.namespace_name(), |param| param.0);
+                Some(new_name.in_namespace(&namespace))
+            }
+        };
         let patch = KeyPatch {
-            name: body.name.map(|param| param.0),
+            name: renamed,
             tags: body.tags.map(tags),
             description: body.description.map(|param| param.0.into_string()),
             plural: body.plural,
@@ -508,6 +536,15 @@ fn writable_project(
     let team = auth.team(team)?;
     auth.require(Access::Write)?;
     Ok((team, project))
+}
+
+/// A key name from a path or body, in the namespace a parameter or field names (the default
+/// one when none does).
+pub(super) fn in_namespace(name: KeyName, namespace: Option<NamespaceParam>) -> KeyName {
+    match namespace {
+        Some(namespace) if !namespace.0.is_default() => name.in_namespace(&namespace.0),
+        _ => name,
+    }
 }
 
 /// A key name that is also a fixed path segment (`export`, `import`).

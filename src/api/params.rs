@@ -8,20 +8,21 @@ use poem_openapi::registry::{MetaSchema, MetaSchemaRef};
 use poem_openapi::types::{ParseError, ParseFromJSON, ParseFromParameter, ParseResult, ToJSON, Type};
 use serde_json::Value;
 
-use crate::domain::names::{Description, DisplayName, KeyName, LanguageCode, ProjectName, Tag, TeamName};
+use crate::domain::names::{Description, DisplayName, KeyName, LanguageCode, Namespace, ProjectName, Tag, TeamName};
 
 /// The rules as JSON Schema patterns. They are written so that Rust's, Python's and
 /// JavaScript's regular expressions read them the same way.
 pub const SLUG_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
 pub const LANGUAGE_PATTERN: &str = r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$";
-pub const KEY_PATTERN: &str =
-    r"^[^\s\u0000-\u001f\u007f-\u009f](?:[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f])?$";
+pub const KEY_PATTERN: &str = r"^[^\u0000]+$";
+pub const NAMESPACE_PATTERN: &str =
+    r"^(?:[^\s/\u0000-\u001f\u007f-\u009f](?:[^\u0000-\u001f\u007f-\u009f]*[^\s/\u0000-\u001f\u007f-\u009f])?)?$";
 pub const DISPLAY_NAME_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
 pub const TAG_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]+$";
 pub const DESCRIPTION_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
-/// Key names may be up to 1024 bytes of UTF-8, a bound JSON Schema cannot state; 1024
+/// Key names may be up to 16,384 bytes of UTF-8, a bound JSON Schema cannot state; 16,384
 /// characters is that bound for ASCII names, and the description says the rest.
-const KEY_SCHEMA_MAX_CHARS: usize = 1024;
+const KEY_SCHEMA_MAX_CHARS: usize = 16 * 1024;
 
 macro_rules! name_param {
     ($(#[$doc:meta])* $param:ident, $domain:ty, $type_name:literal, $pattern:expr, $max:expr, $example:literal, $description:literal) => {
@@ -97,7 +98,12 @@ name_param!(
 name_param!(
     /// A key name in a path or body.
     KeyNameParam, KeyName, "key_name", KEY_PATTERN, Some(KEY_SCHEMA_MAX_CHARS), "home.title",
-    "A key identifier: any text of 1 to 1024 bytes of UTF-8 without control characters and without leading or trailing white space; case-sensitive. Percent-encode it in paths (errors%2Fnetwork)."
+    "A key identifier: any text of 1 to 16,384 bytes of UTF-8 but NUL (spaces at the ends, line breaks and '%' included); case-sensitive. Percent-encode it in paths (errors%2Fnetwork, %20(%25%40))."
+);
+name_param!(
+    /// A key namespace in a query or body.
+    NamespaceParam, Namespace, "namespace", NAMESPACE_PATTERN, Some(0), Some(Namespace::MAX_BYTES), "common",
+    "A key space of the project: empty for the default one, else up to 255 bytes without control characters, white space or '/' at either end (common, InfoPlist, django, settings/profile)."
 );
 name_param!(
     /// A language code in a body.

@@ -88,6 +88,8 @@ impl From<Stats> for StatsItem {
 #[derive(Debug, Object)]
 pub struct CheckItem {
     pub key: String,
+    /// The key's namespace (`""`: the default one).
+    pub namespace: String,
     pub language: String,
     /// The check's name.
     pub check: String,
@@ -203,6 +205,7 @@ impl QualityApi {
             .into_iter()
             .map(|found| CheckItem {
                 key: found.key.to_string(),
+                namespace: found.key.namespace().to_owned(),
                 language: found.failure.language.to_string(),
                 check: found.failure.check.name().to_owned(),
                 severity: found.failure.severity.name().to_owned(),

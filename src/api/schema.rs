@@ -11,7 +11,8 @@ use poem_openapi::{ApiResponse, Object, Union};
 use serde_json::Value;
 
 pub use super::params::{
-    DescriptionParam, DisplayNameParam, KeyNameParam, LanguageParam, ProjectNameParam, TagParam, TeamNameParam,
+    DescriptionParam, DisplayNameParam, KeyNameParam, LanguageParam, NamespaceParam, ProjectNameParam, TagParam,
+    TeamNameParam,
 };
 pub use super::text::Text;
 use super::warnings::WarningItem;
@@ -230,6 +231,9 @@ impl From<Project> for ProjectItem {
 pub struct KeyItem {
     /// The key identifier (any text; percent-encode it in paths).
     pub name: String,
+    /// The key's namespace: `""` for the default one, else the key space the app's files
+    /// give it (an i18next namespace, an Apple table, a gettext domain, a module).
+    pub namespace: String,
     /// The key's tags, in the order given.
     pub tags: Vec<String>,
     /// The translations: language code to text, or, for a plural key, to its plural forms.
@@ -393,9 +397,12 @@ pub struct FormsTranslation {
 /// A new key.
 #[derive(Debug, Object)]
 pub struct CreateKeyRequest {
-    /// The key identifier: 1 to 1024 bytes, no control characters, no leading or trailing
-    /// white space; unique in the project (case-sensitive).
+    /// The key identifier: 1 to 16,384 bytes of any text but NUL; unique in its namespace
+    /// (case-sensitive).
     pub name: KeyNameParam,
+    /// The key's namespace (default `""`); the same name may be a key in several namespaces.
+    #[oai(nullable)]
+    pub namespace: Option<NamespaceParam>,
     /// Tags; repeated tags are dropped.
     #[oai(nullable)]
     pub tags: Option<Vec<TagParam>>,
@@ -433,6 +440,9 @@ pub struct UpdateKeyRequest {
     /// A new key identifier (renames the key).
     #[oai(nullable)]
     pub name: Option<KeyNameParam>,
+    /// A new namespace (moves the key there, with `name` or its own name).
+    #[oai(nullable)]
+    pub namespace: Option<NamespaceParam>,
     /// The new tag list (replaces the old one).
     #[oai(nullable)]
     pub tags: Option<Vec<TagParam>>,
@@ -475,6 +485,9 @@ pub struct UpdateKeyRequest {
 pub struct UpdateKeyByBodyRequest {
     /// The key to change.
     pub name: KeyNameParam,
+    /// The namespace of the key to change (default `""`).
+    #[oai(nullable)]
+    pub namespace: Option<NamespaceParam>,
     /// The new tag list (replaces the old one).
     #[oai(nullable)]
     pub tags: Option<Vec<TagParam>>,
@@ -514,6 +527,7 @@ impl KeyItem {
         let outdated = key.outdated(base).map(ToString::to_string).collect();
         Self {
             name: key.name.to_string(),
+            namespace: key.name.namespace().to_owned(),
             tags: key.tags,
             translation: key
                 .translations

@@ -15,6 +15,9 @@ pub struct WarningItem {
     /// The key's name.
     #[oai(skip_serializing_if_is_none)]
     pub key: Option<String>,
+    /// The key's namespace, when it is not the default one.
+    #[oai(skip_serializing_if_is_none)]
+    pub namespace: Option<String>,
     /// The language of the text concerned.
     #[oai(skip_serializing_if_is_none)]
     pub language: Option<String>,
@@ -48,6 +51,7 @@ impl WarningItem {
             .map(|found| Self {
                 message: found.failure.message,
                 key: Some(found.key.to_string()),
+                namespace: Some(found.key.namespace().to_owned()).filter(|namespace| !namespace.is_empty()),
                 language: Some(found.failure.language.to_string()),
                 path: None,
                 line: None,
@@ -63,6 +67,7 @@ impl WarningItem {
                     total - shown
                 ),
                 key: None,
+                namespace: None,
                 language: None,
                 path: None,
                 line: None,

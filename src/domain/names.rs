@@ -13,7 +13,7 @@ pub struct NameError(pub String);
 /// Longest team or project name, in characters (all ASCII).
 pub const MAX_SLUG_LEN: usize = 64;
 /// Longest key name, in bytes of UTF-8.
-pub const MAX_KEY_BYTES: usize = 1024;
+pub const MAX_KEY_BYTES: usize = 16 * 1024;
 
 macro_rules! slug_name {
     ($(#[$doc:meta])* $name:ident, $what:literal) => {
@@ -70,27 +70,139 @@ fn parse_slug(raw: &str, what: &str) -> Result<String, NameError> {
     Ok(raw.to_owned())
 }
 
-/// A key identifier: 1 to 1024 bytes of UTF-8 without control characters and without leading
-/// or trailing white space. Compared exactly (case-sensitive, no normalisation).
+/// A key's identity: its namespace and its name.
+///
+/// The name is 1 to 16,384 bytes of UTF-8, any text but NUL: real apps key their texts by the
+/// source text, with spaces at the ends, line breaks and control characters. The namespace is
+/// the key space the app's platform keeps apart (an i18next namespace, an Apple table, a
+/// gettext domain, a module); `""` is the default one (see [`Namespace`]). Both are compared
+/// exactly (case-sensitive, no normalisation).
+///
+/// Both are kept in one string, `namespace NUL name`: neither may hold a NUL, so the string
+/// orders keys by namespace first (the default one before all others), then by name in code
+/// point order, which is the order of every listing; and the maps and indexes keyed by it need
+/// no second field (a key costs one byte more, not a second `String`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KeyName(String);
 
 impl KeyName {
+    /// A name in the default namespace.
     pub fn parse(raw: &str) -> Result<Self, NameError> {
+        Self::parse_in(&Namespace::default(), raw)
+    }
+
+    /// A name in `namespace`.
+    pub fn parse_in(namespace: &Namespace, raw: &str) -> Result<Self, NameError> {
         let problem = if raw.is_empty() {
             Some("it is empty")
         } else if raw.len() > MAX_KEY_BYTES {
-            Some("it is longer than 1024 bytes")
-        } else if raw.chars().any(char::is_control) {
-            Some("it contains a control character")
-        } else if raw.starts_with(char::is_whitespace) || raw.ends_with(char::is_whitespace) {
-            Some("it starts or ends with white space")
+            Some("it is longer than 16,384 bytes")
+        } else if raw.contains('\0') {
+            Some("it contains a NUL character")
         } else {
             None
         };
         match problem {
             Some(problem) => Err(NameError(format!(
                 "Invalid key name {}: {problem}.",
+                quote_for_message(raw)
+            ))),
+            None => Ok(Self::joined(namespace.as_str(), raw)),
+        }
+    }
+
+    /// Reads back what [`identity`](Self::identity) gave.
+    pub fn from_identity(raw: &str) -> Result<Self, NameError> {
+        let (namespace, name) = raw
+            .split_once('\0')
+            .ok_or_else(|| NameError(format!("Invalid key identity {}.", quote_for_message(raw))))?;
+        Self::parse_in(&Namespace::parse(namespace)?, name)
+    }
+
+    fn joined(namespace: &str, name: &str) -> Self {
+        let mut joined = String::with_capacity(namespace.len() + 1 + name.len());
+        joined.push_str(namespace);
+        joined.push('\0');
+        joined.push_str(name);
+        Self(joined)
+    }
+
+    /// The name alone, as the app writes it.
+    pub fn as_str(&self) -> &str {
+        &self.0[self.separator() + 1..]
+    }
+
+    /// The namespace, `""` for the default one.
+    pub fn namespace(&self) -> &str {
+        &self.0[..self.separator()]
+    }
+
+    /// The namespace as its type.
+    pub fn namespace_name(&self) -> Namespace {
+        Namespace(self.namespace().to_owned())
+    }
+
+    /// The same name in another namespace.
+    pub fn in_namespace(&self, namespace: &Namespace) -> Self {
+        Self::joined(namespace.as_str(), self.as_str())
+    }
+
+    /// Namespace and name in one string (`namespace NUL name`), for records that keep a key's
+    /// identity whole; [`from_identity`](Self::from_identity) reads it back.
+    pub fn identity(&self) -> &str {
+        &self.0
+    }
+
+    /// The name quoted for a message, with its namespace when it has one:
+    /// `"title"`, or `"title" in namespace "settings"`.
+    pub fn described(&self) -> String {
+        match self.namespace() {
+            "" => quote_for_message(self.as_str()),
+            namespace => format!(
+                "{} in namespace {}",
+                quote_for_message(self.as_str()),
+                quote_for_message(namespace)
+            ),
+        }
+    }
+
+    fn separator(&self) -> usize {
+        // Every constructor puts one NUL between the two parts, and neither part holds one.
+        memchr::memchr(0, self.0.as_bytes()).expect("a key identity holds its separator")
+    }
+}
+
+impl fmt::Display for KeyName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A key space of a project: `""` (the default) or a name such as `common`, `InfoPlist`,
+/// `django`, `settings/profile` or `feature-login`, up to 255 bytes of UTF-8 without control
+/// characters, white space at either end, or `/` at either end.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Namespace(String);
+
+impl Namespace {
+    /// Longest namespace, in bytes of UTF-8.
+    pub const MAX_BYTES: usize = 255;
+
+    pub fn parse(raw: &str) -> Result<Self, NameError> {
+        let problem = if raw.len() > Self::MAX_BYTES {
+            Some("it is longer than 255 bytes")
+        } else if raw.chars().any(char::is_control) {
+            Some("it contains a control character")
+        } else if raw.starts_with(char::is_whitespace) || raw.ends_with(char::is_whitespace) {
+            Some("it starts or ends with white space")
+        } else if raw.starts_with('/') || raw.ends_with('/') || raw.contains("//") {
+            Some("it starts or ends with '/' or has an empty part")
+        } else {
+            None
+        };
+        match problem {
+            Some(problem) => Err(NameError(format!(
+                "Invalid namespace {}: {problem}.",
                 quote_for_message(raw)
             ))),
             None => Ok(Self(raw.to_owned())),
@@ -100,9 +212,23 @@ impl KeyName {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    pub fn is_default(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `prefix/self`, the namespace of a file set with a namespace of its own; either part
+    /// may be the default one.
+    pub fn under(&self, prefix: &Namespace) -> Result<Namespace, NameError> {
+        match (prefix.is_default(), self.is_default()) {
+            (true, _) => Ok(self.clone()),
+            (false, true) => Ok(prefix.clone()),
+            (false, false) => Namespace::parse(&format!("{}/{}", prefix.0, self.0)),
+        }
+    }
 }
 
-impl fmt::Display for KeyName {
+impl fmt::Display for Namespace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
@@ -305,29 +431,80 @@ mod tests {
     }
 
     #[test]
-    fn key_names_allow_any_text_but_control_characters_and_outer_white_space() {
+    fn key_names_are_any_text_but_nul() {
         for good in [
             "errors/network",
             "Hello, %@!",
             "..",
             "a b",
-            "🎉",
-            "\"q\"",
-            &"é".repeat(512),
-        ] {
-            assert!(KeyName::parse(good).is_ok(), "{good} should be valid");
-        }
-        for bad in [
-            "",
             " lead",
             "trail ",
             "tab\tinside",
-            "nul\0",
+            "Failed to connect…\r\n",
             "\u{3000}ideographic",
-            &"x".repeat(1025),
+            "\u{4}",
+            "🎉",
+            "\"q\"",
+            &"é".repeat(8192),
         ] {
+            let name = KeyName::parse(good).unwrap_or_else(|err| panic!("{good:?} should be valid: {err}"));
+            assert_eq!(name.as_str(), good);
+            assert_eq!(name.namespace(), "");
+        }
+        for bad in ["", "nul\0", &"x".repeat(16 * 1024 + 1)] {
             assert!(KeyName::parse(bad).is_err(), "{bad:?} should be invalid");
         }
+    }
+
+    #[test]
+    fn keys_order_by_namespace_then_name() {
+        let namespace = |raw: &str| Namespace::parse(raw).unwrap();
+        let key = |ns: &str, name: &str| KeyName::parse_in(&namespace(ns), name).unwrap();
+        let mut keys = vec![
+            key("common", "a"),
+            key("", "zeta"),
+            key("ab", "a"),
+            key("a", "zz"),
+            key("", "Alpha"),
+            key("a", " "),
+        ];
+        keys.sort();
+        let listed: Vec<(&str, &str)> = keys.iter().map(|key| (key.namespace(), key.as_str())).collect();
+        assert_eq!(
+            listed,
+            [
+                ("", "Alpha"),
+                ("", "zeta"),
+                ("a", " "),
+                ("a", "zz"),
+                ("ab", "a"),
+                ("common", "a")
+            ]
+        );
+        assert_ne!(key("common", "title"), key("", "title"));
+        assert_eq!(
+            key("common", "title").in_namespace(&Namespace::default()),
+            key("", "title")
+        );
+        let again = KeyName::from_identity(key("settings/profile", "t\nx").identity()).unwrap();
+        assert_eq!((again.namespace(), again.as_str()), ("settings/profile", "t\nx"));
+        assert_eq!(key("common", "title").described(), "\"title\" in namespace \"common\"");
+    }
+
+    #[test]
+    fn namespaces_are_names_without_control_characters_or_outer_slashes() {
+        for good in ["", "common", "InfoPlist", "settings/profile", "feature-login", "a b"] {
+            assert!(Namespace::parse(good).is_ok(), "{good:?} should be valid");
+        }
+        for bad in [" x", "x ", "/x", "x/", "a//b", "a\nb", "a\0b", &"n".repeat(256)] {
+            assert!(Namespace::parse(bad).is_err(), "{bad:?} should be invalid");
+        }
+        let module = Namespace::parse("core").unwrap();
+        assert_eq!(
+            Namespace::parse("common").unwrap().under(&module).unwrap().as_str(),
+            "core/common"
+        );
+        assert_eq!(Namespace::default().under(&module).unwrap().as_str(), "core");
     }
 
     #[test]

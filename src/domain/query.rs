@@ -19,6 +19,8 @@ pub struct KeyQuery {
     pub page: u64,
     pub limit: u64,
     pub sort: SortOrder,
+    /// Only the keys of this namespace (`Some("")`: the default one); `None`: every key.
+    pub namespace: Option<String>,
 }
 
 /// The totals that travel in the `X-Pagination-*` headers.
@@ -62,7 +64,19 @@ impl KeyQuery {
             page: page as u64,
             limit: limit as u64,
             sort,
+            namespace: None,
         })
+    }
+
+    /// The same query limited to one namespace (`None`: all of them).
+    pub fn in_namespace(mut self, namespace: Option<String>) -> Self {
+        self.namespace = namespace;
+        self
+    }
+
+    /// Whether a key of `namespace` is within the query's namespace.
+    pub fn takes_namespace(&self, namespace: &str) -> bool {
+        self.namespace.as_deref().is_none_or(|wanted| wanted == namespace)
     }
 
     /// Index range of the requested page within `total` matches.

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use git2::{Oid, Repository};
 
 use crate::domain::model::Key;
+use crate::domain::names::KeyName;
 use crate::gitdb::follow::{Follower, PackLog};
 use crate::gitdb::raw_commit::first_parent;
 use crate::gitdb::raw_tree::{Objects, RawTree};
@@ -87,8 +88,12 @@ pub struct Event {
     pub project: Option<String>,
     /// For key events: the key's name after the commit.
     pub key: Option<String>,
+    /// For key events: the key's namespace after the commit (`""`: the default one).
+    pub namespace: Option<String>,
     /// For renames: the name before.
     pub from: Option<String>,
+    /// For renames: the namespace before.
+    pub from_namespace: Option<String>,
     /// The languages whose text (or whose being current) changed; for a key created or
     /// deleted, those it has or had; for a project updated, the languages added or removed.
     pub languages: Vec<String>,
@@ -237,7 +242,9 @@ impl Event {
             team: team.to_owned(),
             project: project.map(str::to_owned),
             key: None,
+            namespace: None,
             from: from.map(str::to_owned),
+            from_namespace: None,
             languages: Vec::new(),
         }
     }
@@ -305,8 +312,10 @@ fn project_contents(
             kind,
             team: team.to_owned(),
             project: Some(project.to_owned()),
-            key: Some(delta.name),
-            from,
+            key: Some(delta.name.as_str().to_owned()),
+            namespace: Some(delta.name.namespace().to_owned()),
+            from: from.as_ref().map(|from| from.as_str().to_owned()),
+            from_namespace: from.as_ref().map(|from| from.namespace().to_owned()),
             languages: delta.languages,
         });
     }
@@ -396,14 +405,15 @@ pub enum KeyChange {
     Created,
     Updated,
     Deleted,
-    /// Renamed from the name given (its texts may have changed too).
-    Renamed(String),
+    /// Renamed from the name given, which may be in another namespace (its texts may have
+    /// changed too).
+    Renamed(KeyName),
 }
 
 /// A key that differs, with the languages that differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyDelta {
-    pub name: String,
+    pub name: KeyName,
     pub change: KeyChange,
     pub languages: Vec<String>,
 }
@@ -451,7 +461,7 @@ pub fn key_changes(objects: &(impl Objects + ?Sized), files: &[FileDiff]) -> Vec
         match unmatched_deleted.iter().position(|old| same_content(old, &new)) {
             Some(position) => {
                 let old = unmatched_deleted.remove(position);
-                result.push(delta(&new, KeyChange::Renamed(old.name.to_string()), Some(&old)));
+                result.push(delta(&new, KeyChange::Renamed(old.name.clone()), Some(&old)));
             }
             None => result.push(delta(&new, KeyChange::Created, None)),
         }
@@ -478,7 +488,7 @@ fn delta(key: &Key, change: KeyChange, before: Option<&Key>) -> KeyDelta {
         }
     };
     KeyDelta {
-        name: key.name.to_string(),
+        name: key.name.clone(),
         change,
         languages,
     }

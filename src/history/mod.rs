@@ -348,7 +348,7 @@ impl History {
         project: &ProjectName,
         since: &str,
         until: Option<&str>,
-    ) -> Result<(git2::Oid, Vec<(String, KeyChange)>), StoreError> {
+    ) -> Result<(git2::Oid, Vec<(KeyName, KeyChange)>), StoreError> {
         self.store.project(team, project)?;
         let head = self.store.head();
         let root = self.store.root().to_path_buf();

@@ -104,7 +104,7 @@ fn last_commit_at_or_before(repo: &Repository, seconds: i64) -> Result<Option<Oi
 /// The keys that differ between the project at `since` and at `until`, sorted by name, from a
 /// diff of the two commits' key folders (its cost follows the files that differ, not the
 /// keys); renames as [`events::key_changes`] finds them.
-pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<Vec<(String, KeyChange)>, StoreError> {
+pub fn changes(repo: &Repository, since: &Resolved, until: &Resolved) -> Result<Vec<(KeyName, KeyChange)>, StoreError> {
     let fail = |err| StoreError::internal("cannot compare two commits", err);
     let keys_tree = |resolved: &Resolved| -> Result<Option<git2::Tree<'_>>, StoreError> {
         let tree = repo
@@ -331,7 +331,7 @@ pub fn key_history(
                         Some((old_path, old_name)) => {
                             events.push(KeyEvent {
                                 position,
-                                change: KeyChange::Renamed(old_name.to_string()),
+                                change: KeyChange::Renamed(old_name),
                                 blob: change.new,
                             });
                             // Older commits are the history of the old name.
@@ -361,7 +361,7 @@ pub fn key_history(
                     events.push(match to {
                         Some(blob) => KeyEvent {
                             position,
-                            change: KeyChange::Renamed(name.to_string()),
+                            change: KeyChange::Renamed(name.clone()),
                             blob,
                         },
                         None => KeyEvent {

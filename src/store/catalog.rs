@@ -437,14 +437,23 @@ impl KeyIndex {
     pub fn query<T>(&self, query: &KeyQuery, render: impl FnOnce(&[&Key]) -> T) -> (T, PageInfo) {
         let Some(keyword) = &query.keyword else {
             // Without a keyword the page is a slice of the sorted entries: no pass over all keys.
-            let page: Vec<&Key> = query
-                .select(&self.entries)
-                .into_iter()
-                .map(|entry| &entry.key)
-                .collect();
-            return (render(&page), query.page_info(self.entries.len()));
+            let entries = self.of_namespace(query.namespace.as_deref());
+            let page: Vec<&Key> = query.select(entries).into_iter().map(|entry| &entry.key).collect();
+            return (render(&page), query.page_info(entries.len()));
         };
-        let matches = self.matching(keyword);
+        let mut matches = self.matching(keyword);
+        if query.namespace.is_some() {
+            matches = matches
+                .iter()
+                .copied()
+                .filter(|&id| {
+                    self.slots[id as usize]
+                        .entry
+                        .as_ref()
+                        .is_some_and(|entry| query.takes_namespace(entry.key.name.namespace()))
+                })
+                .collect();
+        }
         let page: Vec<&Key> = query
             .select(&matches)
             .into_iter()
@@ -452,6 +461,19 @@ impl KeyIndex {
             .map(|entry| &entry.key)
             .collect();
         (render(&page), query.page_info(matches.len()))
+    }
+
+    /// The entries of one namespace (`None`: all), a slice of the sorted list: keys are sorted
+    /// by namespace first, so each namespace's keys are together.
+    fn of_namespace(&self, namespace: Option<&str>) -> &[Arc<KeyEntry>] {
+        let Some(namespace) = namespace else {
+            return &self.entries;
+        };
+        let start = self
+            .entries
+            .partition_point(|entry| entry.key.name.namespace() < namespace);
+        let end = start + self.entries[start..].partition_point(|entry| entry.key.name.namespace() == namespace);
+        &self.entries[start..end]
     }
 
     /// The ids of the entries that `keyword` (lower-cased) matches, in name order.

@@ -12,7 +12,7 @@ use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{
     Check, Key, PluralCategory, PluralForms, Project, Team, Text, TextRef, XcodeEntry, normalize_languages,
 };
-use crate::domain::names::{Description, KeyName, LanguageCode, ProjectName, TeamName};
+use crate::domain::names::{Description, KeyName, LanguageCode, Namespace, ProjectName, TeamName};
 
 /// Why a file in the repository could not be read as a team, project or key.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +44,9 @@ struct ProjectFile {
 #[derive(Deserialize)]
 struct KeyFile {
     name: String,
+    /// The key's namespace; left out for the default one.
+    #[serde(default)]
+    namespace: String,
     #[serde(default)]
     tags: Vec<String>,
     #[serde(default)]
@@ -264,6 +267,7 @@ pub fn write_key(key: &Key) -> Vec<u8> {
     let ignore_checks: Vec<&str> = key.ignore_checks.iter().map(|check| check.name()).collect();
     to_toml(&KeyFileRef {
         name: key.name.as_str(),
+        namespace: key.name.namespace(),
         tags: &key.tags,
         description: &key.description,
         plural: key.plural,
@@ -288,6 +292,8 @@ pub fn write_key(key: &Key) -> Vec<u8> {
 #[derive(Serialize)]
 struct KeyFileRef<'a> {
     name: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    namespace: &'a str,
     tags: &'a [String],
     #[serde(skip_serializing_if = "str::is_empty")]
     description: &'a str,
@@ -385,7 +391,8 @@ struct FormsFileRef<'a> {
 
 pub fn read_key(bytes: &[u8]) -> Result<Key, FileError> {
     let file: KeyFile = from_toml(bytes)?;
-    let name = KeyName::parse(&file.name).map_err(|err| FileError::Invalid(err.0))?;
+    let namespace = Namespace::parse(&file.namespace).map_err(|err| FileError::Invalid(err.0))?;
+    let name = KeyName::parse_in(&namespace, &file.name).map_err(|err| FileError::Invalid(err.0))?;
     let description = Description::parse(&file.description)
         .map_err(|err| FileError::Invalid(err.0))?
         .into_string();
@@ -671,5 +678,30 @@ mod tests {
         assert!(read_key(b"name = \"\"\n").is_err());
         assert!(read_key(b"name = 3\n").is_err());
         assert!(read_key(b"name = \"ok\"\n[translations]\n\"not a code\" = \"x\"\n").is_err());
+    }
+
+    #[test]
+    fn a_namespaced_key_and_names_real_apps_write_round_trip_through_the_file() {
+        let common = Namespace::parse("settings/profile").unwrap();
+        for name in [
+            "title",
+            " (%@)",
+            "Failed to connect…\r\n",
+            "line one\nline two",
+            "\u{4}x",
+            "tab\there",
+        ] {
+            let mut key = key(name, &[], &[("en", "Text")]);
+            key.name = key.name.in_namespace(&common);
+            let written = write_key(&key);
+            let text = String::from_utf8(written.clone()).unwrap();
+            assert!(text.contains("namespace = \"settings/profile\"\n"), "{text}");
+            let read = read_key(&written).unwrap_or_else(|err| panic!("{name:?}: {err}\n{text}"));
+            assert_eq!(read, key, "{text}");
+        }
+        let plain = key("title", &[], &[("en", "Text")]);
+        let text = String::from_utf8(write_key(&plain)).unwrap();
+        assert!(!text.contains("namespace"), "the default namespace is left out: {text}");
+        assert!(read_key(b"name = \"k\"\nnamespace = \"/bad\"\n").is_err());
     }
 }

@@ -9,6 +9,7 @@
 //! teams/{team}/team.toml
 //! teams/{team}/projects/{project}/project.toml
 //! teams/{team}/projects/{project}/keys/{h}/{h}/{h}/{key file}.toml
+//! teams/{team}/projects/{project}/keys/@{namespace}/{h}/{h}/{h}/{key file}.toml
 //! teams/{team}/projects/{project}/files/{format}/{path}
 //! ```
 //!
@@ -25,8 +26,6 @@ pub const MAX_PATH_LEN: usize = 200;
 /// Longest key file stem: what is left of [`MAX_PATH_LEN`] once the longest team and project
 /// folders (64 characters plus two `~` markers each), the fixed parts and `.toml` are counted.
 pub const MAX_KEY_STEM_LEN: usize = 35;
-/// Characters of the readable prefix in a hashed key file name.
-const HASHED_PREFIX_LEN: usize = MAX_KEY_STEM_LEN - 1 - HASH_HEX_LEN;
 /// Hex digits of the key-name hash in a hashed file name (64 bits).
 const HASH_HEX_LEN: usize = 16;
 
@@ -79,23 +78,66 @@ pub fn is_kept_path(path: &str) -> bool {
         })
 }
 
-/// Where a new key's file goes, relative to [`keys_dir`]: `{h}/{h}/{h}/{stem}.toml`.
+/// Where a new key's file goes, relative to [`keys_dir`]: `{h}/{h}/{h}/{stem}.toml` for a key
+/// of the default namespace, `@{namespace}/{h}/{h}/{h}/{stem}.toml` for any other.
 ///
 /// The first three hex digits of the name's SHA-256 spread keys over 16 × 16 × 16 folders, so
 /// that every git tree a commit rewrites stays small: at 100,000 keys the trees on a key's
 /// path hold 16, 16, 16 and about 24 entries (about 3 KB together). One level of 256 folders
 /// would put about 400 entries in the key's folder plus 256 in `keys/` (about 30 KB), which
 /// each commit would hash, compress and repack.
+///
+/// A namespace's folder starts with `@`, which no hex folder does, so the default namespace's
+/// keys stay where earlier versions put them. Its length is taken from the key's stem, so that
+/// the whole path keeps within [`MAX_PATH_LEN`].
 pub fn key_file(key: &KeyName) -> String {
     let digest = Sha256::digest(key.as_str().as_bytes());
     let hex = hex::encode(&digest[..HASH_HEX_LEN / 2]);
+    let (folder, stem_len) = match key.namespace() {
+        "" => (String::new(), MAX_KEY_STEM_LEN),
+        namespace => {
+            let folder = namespace_folder(namespace);
+            let stem_len = MAX_KEY_STEM_LEN - folder.len();
+            (folder, stem_len)
+        }
+    };
     format!(
-        "{}/{}/{}/{}.toml",
+        "{folder}{}/{}/{}/{}.toml",
         &hex[..1],
         &hex[1..2],
         &hex[2..3],
-        key_stem(key.as_str(), &hex)
+        key_stem(key.as_str(), &hex, stem_len)
     )
+}
+
+/// Longest namespace folder, `/` included: `@`, a readable prefix of three, `~`, eight hex
+/// digits and `/`. What is left of the stem keeps a readable prefix of four characters.
+const MAX_NAMESPACE_FOLDER_LEN: usize = 14;
+
+/// A namespace's folder under `keys/`, with its `/`: `@common/` for a short, lower-case, plain
+/// namespace; otherwise `@`, a readable prefix, `~` and 32 bits of the namespace's SHA-256
+/// (`@inf~1b4d95c3/` for `InfoPlist`), so that no two namespaces' folders differ only by case.
+fn namespace_folder(namespace: &str) -> String {
+    const PLAIN_LEN: usize = MAX_NAMESPACE_FOLDER_LEN - 2;
+    let plain = namespace.len() <= PLAIN_LEN
+        && namespace
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_'))
+        && !namespace.ends_with('.');
+    if plain {
+        return format!("@{namespace}/");
+    }
+    let digest = Sha256::digest(namespace.as_bytes());
+    let prefix: String = namespace
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | '0'..='9' | '-' | '_' => c,
+            'A'..='Z' => c.to_ascii_lowercase(),
+            _ => '_',
+        })
+        .take(MAX_NAMESPACE_FOLDER_LEN - 2 - 1 - 8)
+        .collect();
+    format!("@{prefix}~{}/", hex::encode(&digest[..4]))
 }
 
 /// Reads a team or project name back from its folder name; `None` for folders that are not
@@ -125,8 +167,8 @@ fn slug_component(name: &str) -> String {
 /// readable lower-case prefix, `~` and a hash of the exact name. Plain names never contain
 /// `~`, so the two kinds cannot collide, and plain names are all lower case, so no two stems
 /// differ only by case.
-fn key_stem(name: &str, hash_hex: &str) -> String {
-    let plain = name.len() <= MAX_KEY_STEM_LEN
+fn key_stem(name: &str, hash_hex: &str, stem_len: usize) -> String {
+    let plain = name.len() <= stem_len
         && name
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_'))
@@ -144,11 +186,11 @@ fn key_stem(name: &str, hash_hex: &str) -> String {
             _ => '_',
         })
         .skip_while(|c| *c == '.')
-        .take(HASHED_PREFIX_LEN)
+        .take(stem_len - 1 - HASH_HEX_LEN)
         .collect();
     if is_windows_device_name(&prefix) {
         prefix.insert(0, '_');
-        prefix.truncate(HASHED_PREFIX_LEN);
+        prefix.truncate(stem_len - 1 - HASH_HEX_LEN);
     }
     format!("{prefix}~{}", &hash_hex[..HASH_HEX_LEN])
 }
@@ -256,6 +298,42 @@ mod tests {
         for name in &names {
             let folded = key_file(&key(name)).to_lowercase();
             assert!(seen.insert(folded), "collision for {name}");
+        }
+    }
+
+    #[test]
+    fn a_namespaced_key_lives_in_its_namespace_folder_within_the_path_bound() {
+        let in_namespace = |namespace: &str, name: &str| {
+            KeyName::parse_in(&crate::domain::names::Namespace::parse(namespace).unwrap(), name).unwrap()
+        };
+        assert_eq!(
+            key_file(&in_namespace("common", "home.title")),
+            "@common/d/c/f/home.title.toml"
+        );
+        let table = key_file(&in_namespace("InfoPlist", "CFBundleDisplayName"));
+        assert!(table.starts_with("@inf~"), "{table}");
+        assert_ne!(
+            key_file(&in_namespace("InfoPlist", "x")).to_lowercase(),
+            key_file(&in_namespace("infoplist", "x")).to_lowercase()
+        );
+        let team = longest_team();
+        let project = ProjectName::parse(&format!("lpt1.{}.", "y".repeat(58))).unwrap();
+        for (namespace, name) in [
+            (
+                "settings/profile/ünïcode/and a very long namespace indeed",
+                "é".repeat(8000),
+            ),
+            ("abcdefghijkl", "a".repeat(40)),
+            ("abcdefghijkl", "con".to_owned()),
+            ("x", " \r\n".to_owned()),
+        ] {
+            let file = key_file(&in_namespace(namespace, &name));
+            let path = format!("{}/{file}", keys_dir(&team, &project));
+            assert!(path.len() <= MAX_PATH_LEN, "{} characters: {path}", path.len());
+            assert!(path.bytes().all(|b| b.is_ascii_graphic()), "{path}");
+            assert_eq!(file.matches('/').count(), 4, "{file}");
+            let stem = file.rsplit('/').next().unwrap();
+            assert!(!is_windows_device_name(stem), "{stem}");
         }
     }
 

@@ -146,6 +146,7 @@ pub fn every_match(query: &KeyQuery) -> KeyQuery {
         page: 1,
         limit: u64::MAX,
         sort: crate::domain::query::SortOrder::Asc,
+        namespace: query.namespace.clone(),
     }
 }
 

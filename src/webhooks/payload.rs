@@ -71,7 +71,9 @@ impl Serialize for EventJson<'_> {
         let fields = 1
             + usize::from(event.project.is_some())
             + usize::from(event.key.is_some())
+            + usize::from(event.namespace.is_some())
             + usize::from(event.from.is_some())
+            + usize::from(event.from_namespace.is_some())
             + usize::from(languages);
         let mut map = serializer.serialize_map(Some(fields))?;
         map.serialize_entry("type", event.kind.name())?;
@@ -81,8 +83,14 @@ impl Serialize for EventJson<'_> {
         if let Some(key) = &event.key {
             map.serialize_entry("key", key)?;
         }
+        if let Some(namespace) = &event.namespace {
+            map.serialize_entry("namespace", namespace)?;
+        }
         if let Some(from) = &event.from {
             map.serialize_entry("from", from)?;
+        }
+        if let Some(from_namespace) = &event.from_namespace {
+            map.serialize_entry("fromNamespace", from_namespace)?;
         }
         if languages {
             map.serialize_entry("languages", &event.languages)?;
@@ -145,7 +153,9 @@ mod tests {
             team: "acme".into(),
             project: Some("mobile".into()),
             key: Some(format!("k{index}")),
+            namespace: Some(if index == 2 { "common".into() } else { String::new() }),
             from: None,
+            from_namespace: None,
             languages: vec!["en".into()],
         };
         let events: Vec<Event> = (0..MOST_EVENTS + 5).map(event).collect();
@@ -167,7 +177,7 @@ mod tests {
         assert_eq!(body["data"]["eventsOmitted"], 5);
         assert_eq!(
             body["data"]["events"][0],
-            json!({"type": "key.created", "project": "mobile", "key": "k0", "languages": ["en"]})
+            json!({"type": "key.created", "project": "mobile", "key": "k0", "namespace": "", "languages": ["en"]})
         );
         let mut other = event(0);
         other.project = Some("web".into());
@@ -177,24 +187,40 @@ mod tests {
         assert!(body["data"].get("eventsOmitted").is_none());
 
         // A rename names the former name and no languages; a key's event lists its
-        // languages even when there are none.
+        // namespace, and its languages even when there are none; a key moved to another
+        // namespace names the one it left.
         let renamed = Event {
             kind: EventKind::ProjectRenamed,
             team: "acme".into(),
             project: Some("app".into()),
             key: None,
+            namespace: None,
             from: Some("mobile".into()),
+            from_namespace: None,
+            languages: Vec::new(),
+        };
+        let moved = Event {
+            kind: EventKind::KeyRenamed,
+            team: "acme".into(),
+            project: Some("mobile".into()),
+            key: Some("title".into()),
+            namespace: Some("settings".into()),
+            from: Some("title".into()),
+            from_namespace: Some(String::new()),
             languages: Vec::new(),
         };
         let mut tagged = event(1);
         tagged.languages.clear();
         let body: serde_json::Value =
-            serde_json::from_slice(&commit_body(&commit, "acme", &[&renamed, &tagged])).unwrap();
+            serde_json::from_slice(&commit_body(&commit, "acme", &[&renamed, &tagged, &events[2], &moved])).unwrap();
         assert_eq!(
             body["data"]["events"],
             json!([
                 {"type": "project.renamed", "project": "app", "from": "mobile"},
-                {"type": "key.created", "project": "mobile", "key": "k1", "languages": []},
+                {"type": "key.created", "project": "mobile", "key": "k1", "namespace": "", "languages": []},
+                {"type": "key.created", "project": "mobile", "key": "k2", "namespace": "common", "languages": ["en"]},
+                {"type": "key.renamed", "project": "mobile", "key": "title", "namespace": "settings",
+                 "from": "title", "fromNamespace": "", "languages": []},
             ])
         );
         assert_eq!(

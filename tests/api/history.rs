@@ -505,10 +505,10 @@ async fn changes_list_the_keys_created_updated_deleted_and_renamed_between_two_s
     assert_eq!(
         page["data"],
         json!([
-            {"name": "added", "change": "created"},
-            {"name": "edited", "change": "updated"},
-            {"name": "new.name", "change": "renamed", "from": "old.name"},
-            {"name": "removed", "change": "deleted"},
+            {"name": "added", "namespace": "", "change": "created"},
+            {"name": "edited", "namespace": "", "change": "updated"},
+            {"name": "new.name", "namespace": "", "change": "renamed", "from": "old.name", "fromNamespace": ""},
+            {"name": "removed", "namespace": "", "change": "deleted"},
         ])
     );
     // Paged, and the other way round.
@@ -518,7 +518,7 @@ async fn changes_list_the_keys_created_updated_deleted_and_renamed_between_two_s
         ))
         .await
         .assert_ok(StatusCode::OK);
-    assert_eq!(second["data"], json!([{"name": "removed", "change": "deleted"}]));
+    assert_eq!(second["data"], json!([{"name": "removed", "namespace": "", "change": "deleted"}]));
     let back = app
         .get(&format!(
             "/teams/acme/projects/mobile/changes?since={until}&until={}",
@@ -529,10 +529,10 @@ async fn changes_list_the_keys_created_updated_deleted_and_renamed_between_two_s
     assert_eq!(
         back["data"],
         json!([
-            {"name": "added", "change": "deleted"},
-            {"name": "edited", "change": "updated"},
-            {"name": "old.name", "change": "renamed", "from": "new.name"},
-            {"name": "removed", "change": "created"},
+            {"name": "added", "namespace": "", "change": "deleted"},
+            {"name": "edited", "namespace": "", "change": "updated"},
+            {"name": "old.name", "namespace": "", "change": "renamed", "from": "new.name", "fromNamespace": ""},
+            {"name": "removed", "namespace": "", "change": "created"},
         ])
     );
     // Nothing changed since now; unknown and malformed states.

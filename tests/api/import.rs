@@ -118,7 +118,7 @@ async fn create_mode_refuses_existing_names_and_upsert_merges() {
     let key = app.get("/teams/acme/projects/mobile/keys/home.title").await.json();
     assert_eq!(
         key["data"],
-        json!({"name": "home.title", "tags": ["old"], "translation": {"en": "Home", "fr": "Maison"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": [], "ignoreChecks": []})
+        json!({"name": "home.title", "namespace": "", "tags": ["old"], "translation": {"en": "Home", "fr": "Maison"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": [], "ignoreChecks": []})
     );
     assert_eq!(app.commit_count(), before + 1);
 
@@ -140,7 +140,7 @@ async fn a_bad_entry_is_named_by_position_and_nothing_is_applied() {
     app.seed_project().await;
     let before = app.commit_count();
     let cases = [
-        (json!({"name": " padded"}), StatusCode::BAD_REQUEST),
+        (json!({"name": "nul\u{0}"}), StatusCode::BAD_REQUEST),
         (
             json!({"name": "x", "translations": [{"language": "de", "content": "nein"}]}),
             StatusCode::BAD_REQUEST,

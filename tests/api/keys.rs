@@ -41,7 +41,7 @@ async fn a_key_is_created_read_updated_and_deleted() {
     let key = app.get(&format!("{KEYS}/home.title")).await.assert_ok(StatusCode::OK);
     assert_eq!(
         key,
-        json!({"data": {"name": "home.title", "tags": ["ui", "home"], "translation": {"en": "Home", "fr": "Accueil"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": [], "ignoreChecks": []}})
+        json!({"data": {"name": "home.title", "namespace": "", "tags": ["ui", "home"], "translation": {"en": "Home", "fr": "Accueil"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": [], "ignoreChecks": []}})
     );
 
     let update = json!({"tags": ["b", "a"], "translations": [{"language": "fr", "content": ""}, {"language": "pt-BR", "content": "Início"}]});
@@ -176,7 +176,7 @@ async fn bad_keys_are_refused_with_reasons() {
     );
     let reply = app.create_key("x", &[], &[("en", "a"), ("en", "b")]).await;
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
-    for name in ["", " lead", "trail ", "tab\there", &"x".repeat(1025)] {
+    for name in ["", "nul\0", &"x".repeat(16 * 1024 + 1)] {
         assert_eq!(
             app.create_key(name, &[], &[]).await.error_code(StatusCode::BAD_REQUEST),
             "invalid_request",

@@ -9,6 +9,7 @@ mod helpers;
 mod history;
 mod import;
 mod keys;
+mod namespaces;
 mod observability;
 mod openapi;
 mod platforms;

@@ -41,6 +41,7 @@ async fn a_plural_key_keeps_its_forms_and_description_through_create_patch_and_q
         key(&app, "episodes.count").await,
         json!({
             "name": "episodes.count",
+            "namespace": "",
             "tags": [],
             "translation": {
                 "en": {"one": "%d episode", "other": "%d episodes"},

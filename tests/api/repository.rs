@@ -162,7 +162,7 @@ async fn a_repository_edited_and_committed_by_hand_is_served_as_edited() {
         .assert_ok(StatusCode::OK);
     assert_eq!(
         key["data"],
-        json!({"name": "k", "tags": ["edited"], "translation": {"en": "Hi by hand"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": [], "ignoreChecks": []})
+        json!({"name": "k", "namespace": "", "tags": ["edited"], "translation": {"en": "Hi by hand"}, "description": "", "plural": false, "markup": false, "translatable": true, "files": {}, "outdated": [], "ignoreChecks": []})
     );
     let teams = app.get("/teams").await.json();
     assert_eq!(teams["data"][1], json!({"name": "beta", "displayName": "Beta by hand"}));

@@ -263,6 +263,7 @@ impl UploadPlan {
         self.warnings.push(WarningItem {
             message,
             key: Some(key.to_owned()),
+            namespace: None,
             language: Some(language.to_string()),
             path: Some(path.to_owned()),
             line: Some(line as u64),

@@ -27,7 +27,7 @@ use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{Check, Key, Translations, XcodeEntry};
 use crate::domain::names::{KeyName, LanguageCode};
 
-const MAGIC: &[u8] = b"locstore saved keys v5\n";
+const MAGIC: &[u8] = b"locstore saved keys v6\n";
 const KEYS_A_FRAME: usize = 512;
 const GRAMS_A_FRAME: usize = 8192;
 /// No frame written is near this; a larger length read back is damage.
@@ -203,7 +203,7 @@ fn record<'a>(entry: &'a KeyEntry, positions: &FxHashMap<*const LanguageCode, u1
     let (slots, texts, form_ends, bases) = key.translations.packed();
     KeyRecord {
         id: entry.id,
-        name: key.name.as_str(),
+        name: key.name.identity(),
         tags: key.tags.iter().map(String::as_str).collect(),
         description: &key.description,
         plural: key.plural,
@@ -228,7 +228,7 @@ fn record<'a>(entry: &'a KeyEntry, positions: &FxHashMap<*const LanguageCode, u1
 }
 
 fn entry(record: KeyRecord<'_>, languages: &[&'static LanguageCode]) -> io::Result<KeyEntry> {
-    let name = KeyName::parse(record.name).map_err(|err| damaged(err.to_string()))?;
+    let name = KeyName::from_identity(record.name).map_err(|err| damaged(err.to_string()))?;
     let slots = record
         .languages
         .iter()
