@@ -42,7 +42,7 @@ import time
 
 SHOW = False
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BLOCK_TIMEOUT = 120
+BLOCK_TIMEOUT = 60
 FENCE = re.compile(r'^(\s*)(```+|~~~+)\s*(.*)$')
 
 
@@ -329,8 +329,14 @@ __save() {
   __s=$?
   echo "$__n $__s" > %(status)s
   pwd > %(pwd)s
-  { export -p; declare -p | grep -E '^declare -[-aA]+ [a-z][a-z0-9_]*=' || true; } \
-    | grep -vE '^declare -[-a-zA-Z]+ (_|SHLVL|PWD|OLDPWD|BASHOPTS|SHELLOPTS|BASH_[A-Z_]*)=' > %(env)s
+  {
+    export -p | grep -vE '^declare -[-a-zA-Z]+ (_|SHLVL|PWD|OLDPWD)=' || true
+    for __v in $(compgen -v); do
+      case "$__base" in *" $__v "*) continue ;; esac
+      case "$__v" in __*|FUNCNAME|BASH_*|PIPESTATUS|COLUMNS|LINES|COMP_*|READLINE_*|EPOCH*|RANDOM|SRANDOM|SECONDS|LINENO|BASHPID|GROUPS|DIRSTACK|HIST*|OPTARG|OPTIND|OPTERR|REPLY|_) continue ;; esac
+      declare -p "$__v" 2>/dev/null | grep -E '^declare -[-aA]+ ' || true
+    done
+  } > %(env)s
 }
 trap __save EXIT
 """
@@ -341,7 +347,7 @@ def build_script(commands, outdir, session):
 
     It starts from the session the block before left (its folder and variables) and saves
     the session it leaves, as a reader's terminal would carry them from block to block."""
-    out = ['set -e -o pipefail']
+    out = ['set -e -o pipefail', '__base=" $(compgen -v | tr \'\\n\' \' \') "']
     if session:
         out.append('cd %s' % shell_quote(session[0]))
         out.append('. %s' % shell_quote(session[1]))
