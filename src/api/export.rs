@@ -165,9 +165,17 @@ impl ExportApi {
         /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
+        /// Export one namespace: its keys and those of the namespaces under it
+        /// (`namespace=core` takes `core` and `core/common`), written as if it were the default
+        /// namespace; `namespace=` with no value takes the default namespace's keys only. All
+        /// keys when left out: a format without namespaces (Android, ARB, CSV, PO, XLIFF,
+        /// YAML, flat JSON without namespaces) then writes a key of another namespace as
+        /// `{namespace}:{name}`.
+        namespace: Query<Option<NamespaceParam>>,
     ) -> Result<Conditional<ExportResult>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let project_name = project_name.0.0;
+        let within = namespace.0.map(|namespace| namespace.0);
         let format = match (format.0, version.0) {
             (ExportType::Xliff, Some(XliffVersion::V2)) => ExportFormat::Xliff2,
             (ExportType::Xliff, _) => ExportFormat::Xliff,
@@ -194,10 +202,12 @@ impl ExportApi {
             .collect();
         let languages = chosen_languages(&project, requested)?;
         // The files are a function of the commit they were read at and the parameters.
-        let own_layout = layout.0 == Some(ExportLayout::Export);
+        // The app's files an upload kept are the whole project's: an export of one namespace
+        // is written in the export's own layout.
+        let own_layout = layout.0 == Some(ExportLayout::Export) || within.is_some();
         let commit = seen::current_commit().unwrap_or_default();
         let parameters = format!(
-            "{commit} {team}/{project_name} {} {tags:?} {languages:?} {own_layout}",
+            "{commit} {team}/{project_name} {} {tags:?} {languages:?} {own_layout} {within:?}",
             format.name()
         );
         let tag = etag::tag(parameters.as_bytes());
@@ -265,6 +275,8 @@ impl ExportApi {
                 return Ok(download);
             }
             let keys: Vec<&Key> = keys.iter().map(|entry| &entry.key).collect();
+            let written = formats::namespaces::exported(&keys, format, within.as_ref());
+            let keys: Vec<&Key> = written.iter().map(|key| key.as_ref()).collect();
             let export = formats::Export::new(format, &project, &keys, &languages)?;
             let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
             // One language of one file is that file itself; anything else a zip.

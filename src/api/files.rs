@@ -13,6 +13,7 @@ use poem_openapi::{ApiExtractor, ApiExtractorType, Enum, ExtractParamOptions, Ob
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::export::ExportType;
+use super::params::NamespaceParam;
 use super::schema::{LanguageParam, ProjectNameParam, TeamNameParam};
 use super::warnings::{MOST_WARNINGS, WarningItem};
 use super::{ApiTags, AppState};
@@ -241,8 +242,13 @@ impl FilesApi {
         /// outdated.
         #[oai(name = "keepCurrent")]
         keep_current: Query<Option<bool>>,
+        /// The namespace of the upload's keys, under which each file's own namespace (an
+        /// i18next namespace, an Apple table, a gettext domain) goes: `core` and a file
+        /// `fr/common.json` give `core/common`. `locstore push` sends a file set's `namespace`.
+        namespace: Query<Option<NamespaceParam>>,
         body: UploadBody,
     ) -> Result<Json<UploadResult>, ApiError> {
+        let namespace = namespace.0.map(|namespace| namespace.0).unwrap_or_default();
         let team = auth.team(team_name.0.0)?;
         auth.require(Access::Write)?;
         let project_name = project_name.0.0;
@@ -285,10 +291,10 @@ impl FilesApi {
                         translatable: entry.key.translatable,
                         has_base: entry.key.translations.get(&project.base_language).is_some(),
                     };
-                    (entry.key.name.as_str(), known)
+                    (entry.key.name.identity(), known)
                 })
                 .collect();
-            UploadPlan::new(&project, &existing, upload, add_languages, &tags)
+            UploadPlan::new(&project, &existing, upload, add_languages, &tags, &namespace)
         })
         .await
         .map_err(|join_error| {

@@ -15,8 +15,7 @@ use crate::domain::names::{Description, DisplayName, KeyName, LanguageCode, Name
 pub const SLUG_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
 pub const LANGUAGE_PATTERN: &str = r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$";
 pub const KEY_PATTERN: &str = r"^[^\u0000]+$";
-pub const NAMESPACE_PATTERN: &str =
-    r"^(?:[^\s/\u0000-\u001f\u007f-\u009f](?:[^\u0000-\u001f\u007f-\u009f]*[^\s/\u0000-\u001f\u007f-\u009f])?)?$";
+pub const NAMESPACE_PATTERN: &str = r#"^(?!.*//)(?!(?:.*/)?\.\.?(?:/|$))(?:[^\s/\u0000-\u001f\u007f-\u009f\\:*?"<>|](?:[^\u0000-\u001f\u007f-\u009f\\:*?"<>|]*[^\s/\u0000-\u001f\u007f-\u009f\\:*?"<>|])?)?$"#;
 pub const DISPLAY_NAME_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
 pub const TAG_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]+$";
 pub const DESCRIPTION_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
@@ -103,7 +102,7 @@ name_param!(
 name_param!(
     /// A key namespace in a query or body.
     NamespaceParam, Namespace, "namespace", NAMESPACE_PATTERN, Some(0), Some(Namespace::MAX_BYTES), "common",
-    "A key space of the project: empty for the default one, else up to 255 bytes without control characters, white space or '/' at either end (common, InfoPlist, django, settings/profile)."
+    "A key space of the project: empty for the default one, else up to 255 bytes without control characters, white space or '/' at either end, '.' or '..' parts, or any of \\ : * ? \" < > | (common, InfoPlist, django, settings/profile)."
 );
 name_param!(
     /// A language code in a body.

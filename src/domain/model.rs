@@ -120,6 +120,16 @@ impl XcodeEntry {
 }
 
 impl Key {
+    /// The app file the key goes to for `platform`: for Apple and the web, whose files are
+    /// the key spaces (tables, i18next namespaces), the key's namespace when it has one; else
+    /// its `files` entry or the family's default.
+    pub fn file_for(&self, platform: Platform) -> Option<&str> {
+        match (platform, self.name.namespace()) {
+            (Platform::Apple | Platform::Web, namespace) if !namespace.is_empty() => Some(namespace),
+            _ => self.files.file_or_default(platform),
+        }
+    }
+
     /// A plain key with no tags, description or texts.
     pub fn named(name: KeyName) -> Self {
         Self {

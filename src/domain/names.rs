@@ -180,7 +180,9 @@ impl fmt::Display for KeyName {
 
 /// A key space of a project: `""` (the default) or a name such as `common`, `InfoPlist`,
 /// `django`, `settings/profile` or `feature-login`, up to 255 bytes of UTF-8 without control
-/// characters, white space at either end, or `/` at either end.
+/// characters, white space at either end, `/` at either end, an empty, `.` or `..` part
+/// between slashes, or a character file names cannot hold (`\ : * ? " < > |`): formats with
+/// namespaces write each namespace to a file named by it (`fr/settings/profile.json`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Namespace(String);
 
@@ -197,6 +199,10 @@ impl Namespace {
             Some("it starts or ends with white space")
         } else if raw.starts_with('/') || raw.ends_with('/') || raw.contains("//") {
             Some("it starts or ends with '/' or has an empty part")
+        } else if raw.split('/').any(|part| part == "." || part == "..") {
+            Some("it has a '.' or '..' part")
+        } else if raw.contains(['\\', ':', '*', '?', '"', '<', '>', '|']) {
+            Some("it holds one of \\ : * ? \" < > |, which file names cannot")
         } else {
             None
         };
@@ -496,7 +502,7 @@ mod tests {
         for good in ["", "common", "InfoPlist", "settings/profile", "feature-login", "a b"] {
             assert!(Namespace::parse(good).is_ok(), "{good:?} should be valid");
         }
-        for bad in [" x", "x ", "/x", "x/", "a//b", "a\nb", "a\0b", &"n".repeat(256)] {
+        for bad in [" x", "x ", "/x", "x/", "a//b", "a\nb", "a\0b", "..", "a/../b", "./a", "a:b", "a\\b", &"n".repeat(256)] {
             assert!(Namespace::parse(bad).is_err(), "{bad:?} should be invalid");
         }
         let module = Namespace::parse("core").unwrap();

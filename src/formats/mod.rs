@@ -19,6 +19,7 @@ pub mod icu;
 pub mod in_order;
 pub mod json;
 pub mod kept;
+pub mod namespaces;
 pub mod patch;
 pub mod po;
 pub mod upload;
@@ -501,7 +502,7 @@ fn groups<'a, K: Borrow<Key>>(format: ExportFormat, keys: &'a [K]) -> Vec<Group<
     let default = platform.default_file();
     if keys
         .iter()
-        .all(|key| key.borrow().files.file_or_default(platform) == default)
+        .all(|key| key.borrow().file_for(platform) == default)
     {
         return vec![Group {
             file: default,
@@ -512,7 +513,7 @@ fn groups<'a, K: Borrow<Key>>(format: ExportFormat, keys: &'a [K]) -> Vec<Group<
     by_file.insert(default, Vec::new());
     for key in keys.iter().map(Borrow::borrow) {
         by_file
-            .entry(key.files.file_or_default(platform))
+            .entry(key.file_for(platform))
             .or_default()
             .push(key);
     }

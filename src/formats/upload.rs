@@ -58,6 +58,10 @@ pub struct UploadedFile {
     /// the namespace `common`), for the format's platform family; `None` for a web app's
     /// one file per language and for CSV.
     pub file: Option<(Platform, String)>,
+    /// The key space the file's path gives its entries ([`namespace_of`]): `""`, or an
+    /// i18next namespace, an Apple table other than `Localizable`, a gettext or XLIFF domain
+    /// other than `messages`.
+    pub namespace: String,
     pub entries: Vec<ParsedEntry>,
     /// Entries of the file that were passed over, with why.
     pub warnings: Vec<ReadWarning>,
@@ -211,6 +215,12 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
             if folder_is_language {
                 return Some((folder.to_owned(), Some(named(Platform::Web, stem)?)));
             }
+            if primary(stem).is_none() && format == ExportFormat::I18next {
+                // A nested namespace, `fr/settings/profile.json`: the nearest folder above
+                // that is a language code is the language.
+                let language = path.split('/').rev().skip(2).find(|part| primary(part).is_some())?;
+                return Some((language.to_owned(), Some(named(Platform::Web, stem)?)));
+            }
             Some((stem.to_owned(), None))
         }
         ExportFormat::Csv => file.strip_suffix(".csv").map(|stem| (stem.to_owned(), None)),
@@ -250,6 +260,56 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
         }
         _ => None,
     }
+}
+
+/// The namespace a file's path gives its entries: the i18next namespace of `{lang}/{ns}.json`
+/// (nested folders included: `fr/settings/profile.json` is `settings/profile`), the Apple
+/// table (`InfoPlist.strings`, `Shortcuts.xcstrings`) other than `Localizable`, the gettext or
+/// XLIFF domain of `{domain}.{lang}.po`, `{domain}.{lang}.xlf` and Django's
+/// `LC_MESSAGES/{domain}.po` other than `messages` (the default domain of Symfony and Angular,
+/// whose `messages.xlf` source file names none); `""` for every other file. A name that is
+/// not a valid namespace gives `""`.
+pub fn namespace_of(format: ExportFormat, path: &str, file: Option<&(Platform, String)>) -> String {
+    let valid = |name: &str| crate::domain::names::Namespace::parse(name).is_ok();
+    let mut parts = path.rsplit('/');
+    let file_name = parts.next().unwrap_or_default();
+    let folder = parts.next().unwrap_or_default();
+    let namespace = match (format, file) {
+        (_, Some((Platform::Web, namespace))) => namespace_path(path, namespace),
+        (_, Some((Platform::Apple, table))) if table != "Localizable" => table.clone(),
+        (ExportFormat::Po, _) if folder == "LC_MESSAGES" => file_name.strip_suffix(".po").unwrap_or_default().to_owned(),
+        (ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2, _) => {
+            let stem = file_name.rsplit_once('.').map_or(file_name, |(stem, _)| stem);
+            match stem.rsplit_once('.') {
+                Some((domain, language)) if LanguageCode::parse(language).is_ok() => domain.to_owned(),
+                _ => String::new(),
+            }
+        }
+        _ => String::new(),
+    };
+    if namespace == "messages" || !valid(&namespace) {
+        return String::new();
+    }
+    namespace
+}
+
+/// An i18next namespace with the folders between the language's folder and the file:
+/// `locales/fr/settings/profile.json` is `settings/profile` when `fr` is the language's
+/// folder. Only the file's own name when no folder above names a language.
+fn namespace_path(path: &str, namespace: &str) -> String {
+    let parts: Vec<&str> = path.split('/').collect();
+    let Some(file_at) = parts.len().checked_sub(1) else {
+        return namespace.to_owned();
+    };
+    // The nearest folder above the file that is a language code.
+    for at in (0..file_at).rev() {
+        if LanguageCode::parse(parts[at]).is_ok() {
+            let mut nested: Vec<&str> = parts[at + 1..file_at].to_vec();
+            nested.push(namespace);
+            return nested.join("/");
+        }
+    }
+    namespace.to_owned()
 }
 
 /// The language a file name's last dotted part names (`fr` of `messages.fr`), for formats
@@ -343,11 +403,13 @@ fn read_file(
         .then(|| (format, place.to_owned()));
     let mut prepared = None;
     let mut warnings = Vec::new();
+    let namespace = namespace_of(format, path, file.as_ref());
     let mut push = |language: String, entries: Vec<ParsedEntry>, warnings: &mut Vec<ReadWarning>| {
         upload.files.push(UploadedFile {
             path: path.to_owned(),
             language,
             file: file.clone(),
+            namespace: namespace.clone(),
             entries,
             warnings: std::mem::take(warnings),
             fills_gaps: false,
@@ -425,7 +487,7 @@ fn read_file(
                 &mut warnings,
             );
             if let Some(language) = read.source_language.filter(|_| !read.sources.is_empty()) {
-                add_sources(upload, path, language, read.sources);
+                add_sources(upload, path, language, namespace, read.sources);
             }
             prepared = Some(Arc::new(patch::Prepared::Xliff(patch::xliff::Local::of(read.document))));
         }
@@ -462,11 +524,12 @@ fn read_file(
 
 /// Adds an XLIFF translation file's sources to the upload's base texts of `language` (one
 /// file of them, each key's first source kept).
-fn add_sources(upload: &mut Upload, path: &str, language: String, sources: Vec<ParsedEntry>) {
+fn add_sources(upload: &mut Upload, path: &str, language: String, namespace: String, sources: Vec<ParsedEntry>) {
     let sources = UploadedFile {
         path: format!("{path} (sources)"),
         language,
         file: None,
+        namespace,
         entries: sources,
         warnings: Vec::new(),
         fills_gaps: true,
@@ -481,7 +544,7 @@ fn join_sources(upload: &mut Upload, mut sources: UploadedFile) {
     let gathered = match upload
         .files
         .iter_mut()
-        .position(|file| file.fills_gaps && file.language == sources.language)
+        .position(|file| file.fills_gaps && file.language == sources.language && file.namespace == sources.namespace)
     {
         Some(at) => &mut upload.files[at],
         None => {

@@ -324,8 +324,8 @@ const IOS: &str = "ios/Supporting Files";
 fn an_ios_apps_tables_and_stringsdict_go_through_push_and_pull_unchanged() {
     let repo = AppRepo::new("nextcloud-ios", IOS, false);
     repo.ok(&["push"]);
-    let info = repo.get("/teams/acme/projects/app/keys/NSCameraUsageDescription");
-    assert_eq!(info["data"]["files"], json!({"apple": "InfoPlist"}));
+    let info = repo.get("/teams/acme/projects/app/keys/NSCameraUsageDescription?namespace=InfoPlist");
+    assert_eq!(info["data"]["namespace"], "InfoPlist");
     let plural = repo.get("/teams/acme/projects/app/keys/_remaining_share_downloads_");
     assert_eq!(
         plural["data"]["translation"]["en"]["zero"],
@@ -342,7 +342,7 @@ fn an_ios_apps_tables_and_stringsdict_go_through_push_and_pull_unchanged() {
     );
     repo.call(
         "PATCH",
-        "/teams/acme/projects/app/keys/NSMicrophoneUsageDescription",
+        "/teams/acme/projects/app/keys/NSMicrophoneUsageDescription?namespace=InfoPlist",
         json!({"translations": [{"language": "en", "content": "The microphone records voice notes."}]}),
     );
     repo.ok(&["pull"]);
@@ -507,19 +507,19 @@ fn a_web_app_with_i18next_namespaces_goes_through_push_and_pull_unchanged() {
 
     let pushed = repo.ok(&["push"]);
     assert!(pushed.contains("added languages: fr"), "{pushed}");
-    let key = repo.get("/teams/acme/projects/app/keys/privacy.title");
-    assert_eq!(key["data"]["files"], json!({"web": "settings"}));
+    let key = repo.get("/teams/acme/projects/app/keys/privacy.title?namespace=settings");
+    assert_eq!(key["data"]["namespace"], "settings");
     repo.ok(&["pull"]);
     assert_eq!(repo.porcelain(), "", "namespaced files pulled into themselves");
 
     repo.call(
         "PATCH",
-        "/teams/acme/projects/app/keys/privacy.title",
+        "/teams/acme/projects/app/keys/privacy.title?namespace=settings",
         json!({"translations": [{"language": "fr", "content": "Confidentialité"}]}),
     );
     repo.call(
         "PATCH",
-        "/teams/acme/projects/app/keys/save",
+        "/teams/acme/projects/app/keys/save?namespace=common",
         json!({"translations": [{"language": "fr", "content": "Sauvegarder"}]}),
     );
     repo.ok(&["pull"]);
@@ -751,7 +751,7 @@ fn an_i18next_web_app_goes_through_push_and_pull_unchanged_and_i18next_reads_the
     // after its predecessor, and i18next picks each form by count.
     repo.call(
         "PATCH",
-        "/teams/acme/projects/app/keys/account",
+        "/teams/acme/projects/app/keys/account?namespace=app",
         json!({"translations": [{"language": "pl", "content": "Twoje konto"}]}),
     );
     repo.ok(&["pull"]);
@@ -760,7 +760,7 @@ fn an_i18next_web_app_goes_through_push_and_pull_unchanged_and_i18next_reads_the
     repo.call(
         "POST",
         "/teams/acme/projects/app/keys",
-        json!({"name": "accountVotes", "plural": true, "files": {"web": "app"}, "translations": [
+        json!({"name": "accountVotes", "plural": true, "namespace": "app", "translations": [
             {"language": "en", "forms": {"one": "{{count}} vote", "other": "{{count}} votes"}},
             {"language": "pl", "forms": {"one": "{{count}} głos", "few": "{{count}} głosy", "many": "{{count}} głosów", "other": "{{count}} głosu"}}]}),
     );

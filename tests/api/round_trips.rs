@@ -489,10 +489,13 @@ async fn patching_with_the_keys_changed_since_gives_what_patching_with_the_whole
             .map(|key| key["name"].as_str().unwrap().to_owned())
             .collect();
         assert!(names.len() > 10, "{}: {names:?}", real.fixture);
+        // The fixtures' keys are of one namespace each (Rallly's i18next files: `app`).
+        let namespace = keys["data"][0]["namespace"].as_str().unwrap().to_owned();
         let key_path = |name: &str| {
             format!(
-                "/teams/acme/projects/{project}/keys/{}",
-                crate::app_files::urlencode(name)
+                "/teams/acme/projects/{project}/keys/{}?namespace={}",
+                crate::app_files::urlencode(name),
+                crate::app_files::urlencode(&namespace)
             )
         };
         let kept_files = real.files.len() as u64;
@@ -573,7 +576,7 @@ async fn patching_with_the_keys_changed_since_gives_what_patching_with_the_whole
         for name in [format!("{}_added", names[7]), "zzz_added_last".to_owned()] {
             app.post(
                 &format!("/teams/acme/projects/{project}/keys"),
-                json!({"name": name, "tags": ["app"], "description": "Added since",
+                json!({"name": name, "namespace": namespace, "tags": ["app"], "description": "Added since",
                        "translations": [{"language": "en", "content": "Added"}, {"language": "de", "content": "Hinzugefügt"}]}),
             )
             .await
@@ -685,20 +688,20 @@ async fn a_server_holding_no_kept_files_in_memory_exports_the_same_files() {
         let first = held
             .get(&format!("/teams/acme/projects/{project}/keys?limit=1"))
             .await
-            .json()["data"][0]["name"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+            .json()["data"][0]
+            .clone();
+        let (first, namespace) = (first["name"].as_str().unwrap(), first["namespace"].as_str().unwrap());
         for app in [&held, &none] {
             app.post(
                 &format!("/teams/acme/projects/{project}/keys"),
-                json!({"name": "zzz_new", "translations": [{"language": "en", "content": "New \"one\""}]}),
+                json!({"name": "zzz_new", "namespace": namespace, "translations": [{"language": "en", "content": "New \"one\""}]}),
             )
             .await
             .assert_ok(StatusCode::CREATED);
             app.delete(&format!(
-                "/teams/acme/projects/{project}/keys/{}",
-                crate::app_files::urlencode(&first)
+                "/teams/acme/projects/{project}/keys/{}?namespace={}",
+                crate::app_files::urlencode(first),
+                crate::app_files::urlencode(namespace)
             ))
             .await
             .assert_ok(StatusCode::OK);

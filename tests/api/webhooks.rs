@@ -248,15 +248,15 @@ async fn every_commit_is_delivered_once_signed_in_order_with_its_events() {
     let event = |index: usize| events_of(&got, &expected[index]);
     assert_eq!(
         event(0),
-        [json!({"type": "key.created", "project": "mobile", "key": "greeting", "languages": ["en", "fr"]})]
+        [json!({"type": "key.created", "project": "mobile", "key": "greeting", "namespace": "", "languages": ["en", "fr"]})]
     );
     assert_eq!(
         event(1),
-        [json!({"type": "key.updated", "project": "mobile", "key": "greeting", "languages": ["pt-BR"]})]
+        [json!({"type": "key.updated", "project": "mobile", "key": "greeting", "namespace": "", "languages": ["pt-BR"]})]
     );
     assert_eq!(
         event(2),
-        [json!({"type": "key.renamed", "project": "mobile", "key": "welcome", "from": "greeting", "languages": []})]
+        [json!({"type": "key.renamed", "project": "mobile", "key": "welcome", "namespace": "", "from": "greeting", "fromNamespace": "", "languages": []})]
     );
     assert_eq!(event(4)[0]["type"], "key.deleted");
     assert_eq!(event(4)[0]["key"], "doomed");
@@ -268,10 +268,10 @@ async fn every_commit_is_delivered_once_signed_in_order_with_its_events() {
     let upload = event(6);
     assert_eq!(upload.len(), 2, "{upload:?}");
     assert!(
-        upload.contains(&json!({"type": "key.created", "project": "mobile", "key": "uploaded", "languages": ["fr"]}))
+        upload.contains(&json!({"type": "key.created", "project": "mobile", "key": "uploaded", "namespace": "", "languages": ["fr"]}))
     );
     assert!(
-        upload.contains(&json!({"type": "key.updated", "project": "mobile", "key": "welcome", "languages": ["fr"]}))
+        upload.contains(&json!({"type": "key.updated", "project": "mobile", "key": "welcome", "namespace": "", "languages": ["fr"]}))
     );
     assert_eq!(event(7), [json!({"type": "project.created", "project": "web"})]);
     assert_eq!(event(8), [json!({"type": "team.updated"})]);
@@ -430,7 +430,7 @@ async fn event_and_project_filters_choose_and_a_renamed_team_is_followed() {
     let got = deleted_only.wait_for(WAIT, |got| !got.is_empty());
     assert_eq!(
         got[0].json()["data"]["events"],
-        json!([{"type": "key.deleted", "project": "mobile", "key": "a", "languages": ["en"]}])
+        json!([{"type": "key.deleted", "project": "mobile", "key": "a", "namespace": "", "languages": ["en"]}])
     );
     let got = web_only.wait_for(WAIT, |got| got.len() >= 3);
     let keys: Vec<Value> = got
@@ -487,7 +487,7 @@ async fn hand_commits_and_pulled_commits_are_delivered() {
     assert_eq!(got[0].json()["data"]["subject"], "Edit by hand");
     assert_eq!(
         got[0].json()["data"]["events"],
-        json!([{"type": "key.updated", "project": "mobile", "key": "edited", "languages": ["fr"]}])
+        json!([{"type": "key.updated", "project": "mobile", "key": "edited", "namespace": "", "languages": ["fr"]}])
     );
 
     // In a clone, pushed to the remote, pulled by the server.
@@ -507,7 +507,7 @@ async fn hand_commits_and_pulled_commits_are_delivered() {
     assert_eq!(got[1].json()["data"]["subject"], "Added in a clone");
     assert_eq!(
         got[1].json()["data"]["events"],
-        json!([{"type": "key.created", "project": "mobile", "key": "from-clone", "languages": ["en"]}])
+        json!([{"type": "key.created", "project": "mobile", "key": "from-clone", "namespace": "", "languages": ["en"]}])
     );
     assert_eq!(receiver.verify_with_reference_library(&secret), 2);
 }

@@ -6,7 +6,8 @@ use super::UploadedFileItem;
 use crate::api::error::ApiError;
 use crate::api::warnings::WarningItem;
 use crate::domain::model::{Project, Text};
-use crate::domain::names::{Description, KeyName, LanguageCode, quote_for_message};
+use crate::domain::key_files::Platform;
+use crate::domain::names::{Description, KeyName, LanguageCode, Namespace, quote_for_message};
 use crate::formats::upload::{BASE_LANGUAGE, Original, Upload, UploadedFile};
 use crate::store::{ImportEntry, TextInput, TranslationInput};
 
@@ -63,6 +64,7 @@ impl UploadPlan {
         upload: Upload,
         add_languages: bool,
         tags: &[String],
+        namespace: &Namespace,
     ) -> Result<Self, ApiError> {
         let mut plan = UploadPlan {
             entries: Vec::new(),
@@ -108,52 +110,70 @@ impl UploadPlan {
             files.push((language, file));
         }
         files.sort_by_key(|(language, _)| *language != project.base_language);
-        // Key name → position in `entries`; (key, language) → where it was defined (the file's
+        // Key → position in `entries`; (key, language) → where it was defined (the file's
         // place in `paths`, and the line). Fast hashes: an upload of 100,000 keys in five
         // languages goes through half a million entries.
         let paths: Vec<String> = files.iter().map(|(_, file)| file.path.clone()).collect();
-        let mut positions: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
-        let mut defined: rustc_hash::FxHashMap<(String, LanguageCode), (usize, usize)> =
+        let mut positions: rustc_hash::FxHashMap<KeyName, usize> = rustc_hash::FxHashMap::default();
+        let mut defined: rustc_hash::FxHashMap<(KeyName, LanguageCode), (usize, usize)> =
             rustc_hash::FxHashMap::default();
         for (file_index, (language, file)) in files.into_iter().enumerate() {
             let is_base = language == project.base_language;
+            // The file's key space: its own (a namespace, table or domain), under the one
+            // the upload names (a module's file set).
+            let file_namespace = match Namespace::parse(&file.namespace).and_then(|own| own.under(namespace)) {
+                Ok(file_namespace) => file_namespace,
+                Err(err) => return Err(ApiError::invalid(format!("{}: {}", file.path, err.0))),
+            };
             for warning in file.warnings {
-                plan.warn(&file.path, warning.line, &warning.key, &language, warning.message);
+                plan.warn(&file.path, warning.line, &warning.key, file_namespace.as_str(), &language, warning.message);
             }
+            // Apple tables and i18next namespaces are key spaces: a key of one is in its
+            // namespace, and its `files` entry for that family says nothing more.
+            let file_entry = file
+                .file
+                .clone()
+                .filter(|(platform, _)| file.namespace.is_empty() || *platform == Platform::Android);
             for parsed in file.entries {
+                let name = match KeyName::parse_in(&file_namespace, &parsed.name) {
+                    Ok(name) => name,
+                    Err(err) => {
+                        plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, err.0);
+                        continue;
+                    }
+                };
                 // Sources give base texts only to keys without one.
-                if file.fills_gaps && existing.get(parsed.name.as_str()).is_some_and(|known| known.has_base) {
+                if file.fills_gaps && existing.get(name.identity()).is_some_and(|known| known.has_base) {
                     continue;
                 }
                 let place = (file_index, parsed.line);
-                if let Some((other_file, other_line)) = defined.insert((parsed.name.clone(), language.clone()), place) {
+                if let Some((other_file, other_line)) = defined.insert((name.clone(), language.clone()), place) {
+                    // As the platforms do, the last definition wins.
                     let other_path = &paths[other_file];
-                    return Err(ApiError::invalid(format!(
-                        "{}: {} is defined twice for language {} (also in {other_path}{}).",
-                        file.path,
-                        quote_for_message(&parsed.name),
+                    let message = format!(
+                        "{} is defined twice for language {}: the definition in {other_path}{} is replaced by this one.",
+                        name.described(),
                         language,
                         if other_line > 0 {
                             format!(" line {other_line}")
                         } else {
                             String::new()
                         }
-                    )));
-                }
-                let name = match KeyName::parse(&parsed.name) {
-                    Ok(name) => name,
-                    Err(err) => {
-                        plan.warn(&file.path, parsed.line, &parsed.name, &language, err.0);
-                        continue;
+                    );
+                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
+                    if let Some(position) = positions.get(&name) {
+                        plan.entries[*position]
+                            .translations
+                            .retain(|translation| translation.language != language);
                     }
-                };
+                }
                 let plural = matches!(parsed.text, Text::Plural(_));
-                let position = match positions.get(&parsed.name) {
+                let position = match positions.get(&name) {
                     Some(position) => *position,
                     None => {
                         // The kind is the base language's; for a key the upload has no base
                         // text of, the server's key's; for a new one, the first file's.
-                        let known = existing.get(parsed.name.as_str()).copied();
+                        let known = existing.get(name.identity()).copied();
                         let decided = if is_base {
                             Decided::Base
                         } else if known.is_some() {
@@ -166,14 +186,13 @@ impl UploadPlan {
                             _ => (plural, !is_base || parsed.translatable),
                         };
                         plan.entries.push(ImportEntry {
-                            name,
+                            name: name.clone(),
                             tags: None,
                             description: None,
                             plural: (decided != Decided::Server).then_some(kind),
                             markup: None,
                             translatable: is_base.then_some(parsed.translatable),
-                            files: file
-                                .file
+                            files: file_entry
                                 .iter()
                                 .map(|(platform, name)| (*platform, Some(name.clone())))
                                 .collect(),
@@ -189,7 +208,7 @@ impl UploadPlan {
                             translatable,
                             decided,
                         });
-                        positions.insert(parsed.name.clone(), plan.entries.len() - 1);
+                        positions.insert(name.clone(), plan.entries.len() - 1);
                         plan.entries.len() - 1
                     }
                 };
@@ -207,7 +226,7 @@ impl UploadPlan {
                         if plural { "plural" } else { "plain string" },
                         if plural { "a plain string" } else { "a plural" },
                     );
-                    plan.warn(&file.path, parsed.line, &parsed.name, &language, message);
+                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
                     continue;
                 }
                 if !kind.translatable && !is_base {
@@ -215,7 +234,7 @@ impl UploadPlan {
                         "{} is not translatable (translatable=\"false\" in the base language); this translation is passed over.",
                         quote_for_message(&parsed.name)
                     );
-                    plan.warn(&file.path, parsed.line, &parsed.name, &language, message);
+                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
                     continue;
                 }
                 let entry = &mut plan.entries[position];
@@ -259,11 +278,11 @@ impl UploadPlan {
         Ok(plan)
     }
 
-    fn warn(&mut self, path: &str, line: usize, key: &str, language: &LanguageCode, message: String) {
+    fn warn(&mut self, path: &str, line: usize, key: &str, namespace: &str, language: &LanguageCode, message: String) {
         self.warnings.push(WarningItem {
             message,
             key: Some(key.to_owned()),
-            namespace: None,
+            namespace: (!namespace.is_empty()).then(|| namespace.to_owned()),
             language: Some(language.to_string()),
             path: Some(path.to_owned()),
             line: Some(line as u64),

@@ -1,0 +1,124 @@
+//! The names an export writes keys under, namespace by namespace.
+//!
+//! A format whose files are key spaces (i18next and JSON namespaces, Apple tables and
+//! catalogs) writes each namespace to its own file ([`crate::domain::model::Key::file_for`]).
+//! A format without them (Android, ARB, flat files, CSV, PO, XLIFF, YAML) writes every key of
+//! the export into the same files, so that two keys of one name in two namespaces cannot
+//! collide there: a key of a namespace other than the default one is written as
+//! `{namespace}:{name}` (i18next's own notation for a key of another namespace), and Android's
+//! resource names map the `:` like any other character they cannot hold.
+//!
+//! An export may also be of one namespace (`namespace=core`, what `locstore pull` asks for a
+//! module's file set): it takes that namespace's keys and those of the namespaces under it
+//! (`core/common`), written as if `core` were the default namespace (`common` then).
+//! `namespace=` with no value takes the default namespace's keys only.
+
+use std::borrow::Cow;
+
+use super::ExportFormat;
+use crate::domain::model::Key;
+use crate::domain::names::{KeyName, Namespace};
+
+/// Whether a format writes each namespace to a file of its own.
+pub fn has_namespaces(format: ExportFormat) -> bool {
+    matches!(
+        format,
+        ExportFormat::Json | ExportFormat::I18next | ExportFormat::AppleStrings | ExportFormat::Xcstrings
+    )
+}
+
+/// The keys an export of `format` writes, each under the name and namespace it is written
+/// with: those of `within` and the namespaces under it when it is given, renamed as this
+/// module says. Keys written as they are stay borrowed.
+pub fn exported<'a>(keys: &[&'a Key], format: ExportFormat, within: Option<&Namespace>) -> Vec<Cow<'a, Key>> {
+    let namespaces = has_namespaces(format);
+    let mut written: Vec<Cow<'a, Key>> = keys
+        .iter()
+        .filter_map(|key| {
+            let namespace = match within {
+                Some(within) => relative(key.name.namespace(), within.as_str())?,
+                None => key.name.namespace(),
+            };
+            let written = match (namespace, namespaces) {
+                (namespace, true) if namespace == key.name.namespace() => return Some(Cow::Borrowed(*key)),
+                ("", _) => KeyName::parse(key.name.as_str()),
+                (namespace, true) => Namespace::parse(namespace).and_then(|namespace| KeyName::parse_in(&namespace, key.name.as_str())),
+                (namespace, false) => KeyName::parse(&format!("{namespace}:{}", key.name.as_str())),
+            };
+            // The parts are a key's own, so they parse again; a name made too long by its
+            // namespace keeps its own.
+            let written = written.unwrap_or_else(|_| key.name.clone());
+            if written == key.name {
+                return Some(Cow::Borrowed(*key));
+            }
+            let mut renamed = (*key).clone();
+            renamed.name = written;
+            Some(Cow::Owned(renamed))
+        })
+        .collect();
+    // The writers take keys in the order of their names, which the new names may change.
+    if written.iter().any(|key| matches!(key, Cow::Owned(_))) {
+        written.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    written
+}
+
+/// `namespace` relative to `within`: `""` for `within` itself, the rest for one under it,
+/// `None` for any other. Every namespace is under the default one, so an export of the default
+/// namespace takes its own keys only.
+fn relative<'a>(namespace: &'a str, within: &str) -> Option<&'a str> {
+    if within.is_empty() {
+        return namespace.is_empty().then_some("");
+    }
+    match namespace.strip_prefix(within)? {
+        "" => Some(""),
+        rest => rest.strip_prefix('/'),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(namespace: &str, name: &str) -> Key {
+        Key::named(KeyName::parse_in(&Namespace::parse(namespace).unwrap(), name).unwrap())
+    }
+
+    fn written(keys: &[Cow<'_, Key>]) -> Vec<(String, String)> {
+        keys.iter()
+            .map(|key| (key.name.namespace().to_owned(), key.name.as_str().to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn formats_without_namespaces_prefix_the_keys_of_other_namespaces() {
+        let keys = [key("", "No"), key("glossary", "No"), key("core/common", "OK")];
+        let refs: Vec<&Key> = keys.iter().collect();
+        let android = exported(&refs, ExportFormat::AndroidXml, None);
+        // In the order of the names written.
+        assert_eq!(
+            written(&android),
+            [("".into(), "No".into()), ("".into(), "core/common:OK".into()), ("".into(), "glossary:No".into())]
+        );
+        assert!(matches!(android[0], Cow::Borrowed(_)));
+        let i18next = exported(&refs, ExportFormat::I18next, None);
+        assert!(i18next.iter().all(|key| matches!(key, Cow::Borrowed(_))));
+    }
+
+    #[test]
+    fn an_export_of_one_namespace_takes_it_and_those_under_it_as_its_own() {
+        let keys = [key("", "a"), key("core", "b"), key("core/common", "c"), key("corejs", "d")];
+        let refs: Vec<&Key> = keys.iter().collect();
+        let core = Namespace::parse("core").unwrap();
+        assert_eq!(
+            written(&exported(&refs, ExportFormat::I18next, Some(&core))),
+            [("".into(), "b".into()), ("common".into(), "c".into())]
+        );
+        assert_eq!(
+            written(&exported(&refs, ExportFormat::AndroidXml, Some(&core))),
+            [("".into(), "b".into()), ("".into(), "common:c".into())]
+        );
+        let default = Namespace::default();
+        assert_eq!(written(&exported(&refs, ExportFormat::Po, Some(&default))), [("".into(), "a".into())]);
+    }
+}
