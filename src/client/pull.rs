@@ -23,12 +23,26 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
         .unwrap_or_default();
     let mut reports = Vec::new();
     let mut differs = false;
-    // Key name → what the server knows of it (deleted, never had, or its files), asked once
-    // per pull.
-    let key_states: Mutex<HashMap<String, KeyState>> = Mutex::default();
+    // Key (namespace and name) → what the server knows of it (deleted, never had, or its
+    // files), asked once per pull.
+    let key_states: Mutex<HashMap<(String, String), KeyState>> = Mutex::default();
+    // The languages the app has files of, in any set (an app's bundles or modules need not
+    // all have every language).
+    let mut local_languages = HashSet::new();
+    for set in &settings.file_sets {
+        for file in files::collect(set)? {
+            local_languages.extend(language_of(set, &base_language, &file.layout));
+        }
+    }
     for set in &settings.file_sets {
         let exported = server
-            .export(set.format, &set.languages, &set.tags, options.at.as_deref())
+            .export(
+                set.format,
+                &set.languages,
+                &set.tags,
+                set.namespace.as_deref(),
+                options.at.as_deref(),
+            )
             .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
         let entries = exported.entries()?;
         let puller = Puller {
@@ -44,6 +58,7 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
                 .map(|entry| (entry.layout.clone(), entry.clone()))
                 .collect(),
             exported_names: Mutex::default(),
+            local_languages: &local_languages,
         };
         // The base language's files first: the entries new to a translation's file follow
         // the order of the base file of the same name, as patched. The others then on every
@@ -96,13 +111,16 @@ struct Puller<'a> {
     base_language: &'a str,
     check: bool,
     exported: &'a Exported,
-    key_states: &'a Mutex<HashMap<String, KeyState>>,
+    key_states: &'a Mutex<HashMap<(String, String), KeyState>>,
     /// The entry names of each base language file (by file name), as patched.
     base_orders: Mutex<HashMap<String, BaseOrder>>,
     /// The export's files by layout path.
     layouts: HashMap<String, ExportedEntry>,
     /// The entry names of exported files read so far (for keys that moved between files).
     exported_names: Mutex<HashMap<String, HashSet<String>>>,
+    /// The languages the app has files of ([`language_of`]): a file the app lacks is written
+    /// only for a language it has none of (one new on the server).
+    local_languages: &'a HashSet<String>,
 }
 
 /// The order of a base language's file: its names, or (for a file the pull left as it was)
@@ -138,10 +156,12 @@ impl Puller<'_> {
         }
     }
 
+    fn language_of(&self, layout: &str) -> Option<String> {
+        language_of(self.set, self.base_language, layout)
+    }
+
     fn is_base(&self, layout: &str) -> bool {
-        upload::place(self.set.format, layout).is_some_and(|language| {
-            language == upload::BASE_LANGUAGE || settings::folded(&language) == settings::folded(self.base_language)
-        })
+        is_base(self.set, self.base_language, layout)
     }
 
     /// Brings one file in step; answers its path and change when it changed (or, with
@@ -171,6 +191,16 @@ impl Puller<'_> {
         ) && self.is_base(&entry.layout)
             && !target.exists()
             && files::collect(self.set).is_ok_and(|found| !found.is_empty())
+        {
+            return Ok(None);
+        }
+        // A file the app lacks, of a language it has files of (a namespace, table, template or
+        // catalog it does not keep), is not added: only a language new on the server brings
+        // new files.
+        if !target.exists()
+            && self
+                .language_of(&entry.layout)
+                .is_some_and(|language| self.local_languages.contains(&language))
         {
             return Ok(None);
         }
@@ -254,20 +284,29 @@ impl Puller<'_> {
     /// this language's export writes it into (a `files` entry changed on the server). The server is asked
     /// once per key per pull.
     fn goes(&self, name: &str, layout: &str) -> Result<bool, Failure> {
+        // The key of the entry: its file's namespace, under the set's.
+        let located = upload::locate(self.set.format, layout).and_then(|(_, file)| file);
+        let own = upload::namespace_of(self.set.format, layout, located.as_ref());
+        let namespace = match (self.set.namespace.as_deref(), own.as_str()) {
+            (None | Some(""), own) => own.to_owned(),
+            (Some(set), "") => set.to_owned(),
+            (Some(set), own) => format!("{set}/{own}"),
+        };
+        let id = (namespace, name.to_owned());
         let known = self
             .key_states
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(name)
+            .get(&id)
             .cloned();
         let state = match known {
             Some(state) => state,
             None => {
-                let state = self.server.key_state(name)?;
+                let state = self.server.key_state(&id.0, name)?;
                 self.key_states
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
-                    .insert(name.to_owned(), state.clone());
+                    .insert(id, state.clone());
                 state
             }
         };
@@ -335,6 +374,21 @@ impl Puller<'_> {
     }
 }
 
+/// The language a layout path of `set` names, folded, with the base language's places as one
+/// (`""`).
+fn language_of(set: &settings::FileSet, base_language: &str, layout: &str) -> Option<String> {
+    if is_base(set, base_language, layout) {
+        return Some(String::new());
+    }
+    upload::place(set.format, layout).map(|language| settings::folded(&language))
+}
+
+fn is_base(set: &settings::FileSet, base_language: &str, layout: &str) -> bool {
+    upload::place(set.format, layout).is_some_and(|language| {
+        language == upload::BASE_LANGUAGE || settings::folded(&language) == settings::folded(base_language)
+    })
+}
+
 /// Runs `work` on every item, on up to four threads; answers the results in item order, or
 /// the first failure.
 fn in_parallel<T: Sync, R: Send>(
@@ -370,7 +424,11 @@ fn write_file(target: &Path, bytes: &[u8]) -> Result<(), Failure> {
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent).map_err(fail)?;
     }
-    let temporary = target.with_extension("locstore-tmp");
+    // The whole name and a suffix: `Localizable.strings` and `Localizable.stringsdict`,
+    // written at once by two threads, must not share a temporary.
+    let mut temporary = target.as_os_str().to_owned();
+    temporary.push(".locstore-tmp");
+    let temporary = PathBuf::from(temporary);
     std::fs::write(&temporary, bytes).map_err(fail)?;
     std::fs::rename(&temporary, target).map_err(fail)
 }

@@ -74,6 +74,9 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
         }
         let zip = archive::zip(&contents).map_err(|err| Failure::new(format!("cannot zip {}: {err}", set.path)))?;
         let mut set_query = query.clone();
+        if let Some(namespace) = &set.namespace {
+            set_query.push_str(&format!("&namespace={}", server::encode(namespace)));
+        }
         for tag in &set.tags {
             set_query.push_str(&format!("&tags={}", server::encode(tag)));
         }
@@ -162,7 +165,7 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
 /// had, none: everything is sent, and the upload says what is wrong.
 fn server_files(server: &Server, set: &settings::FileSet, base_language: &str) -> HashMap<PathBuf, (u64, u32)> {
     let Ok(entries) = server
-        .export(set.format, &set.languages, &set.tags, None)
+        .export(set.format, &set.languages, &set.tags, set.namespace.as_deref(), None)
         .and_then(|exported| exported.entries())
     else {
         return HashMap::new();

@@ -89,9 +89,13 @@ impl Server {
         format: ExportFormat,
         languages: &[String],
         tags: &[String],
+        namespace: Option<&str>,
         at: Option<&str>,
     ) -> Result<Exported, Failure> {
         let mut query = format.api_query();
+        if let Some(namespace) = namespace {
+            query.push_str(&format!("&namespace={}", encode(namespace)));
+        }
         for language in languages {
             query.push_str(&format!("&languages={}", encode(language)));
         }
@@ -137,14 +141,18 @@ impl Server {
     /// What the server knows of a key an app's file has and the export lacks: its `files`
     /// when it has the key, else whether its history shows one (it deleted it) or not (it
     /// never had it: a string added in the app and not pushed yet).
-    pub fn key_state(&self, name: &str) -> Result<KeyState, Failure> {
+    pub fn key_state(&self, namespace: &str, name: &str) -> Result<KeyState, Failure> {
         let key = format!(
             "/teams/{}/projects/{}/keys/{}",
             encode(&self.team),
             encode(&self.project),
             encode(name)
         );
-        match self.send(&key, None)? {
+        let namespaced = |path: &str| match namespace {
+            "" => path.to_owned(),
+            namespace => format!("{path}?namespace={}", encode(namespace)),
+        };
+        match self.send(&namespaced(&key), None)? {
             (status, body) if (200..300).contains(&status) => {
                 let answer: Value = serde_json::from_slice(&body)
                     .map_err(|err| Failure::new(format!("the server's answer is not JSON: {err}")))?;
@@ -155,7 +163,11 @@ impl Server {
             (404, _) => {}
             (status, body) => return Err(self.refused(status, &body, "read")),
         }
-        match self.send(&format!("{key}/history?limit=1"), None)? {
+        let history = match namespace {
+            "" => format!("{key}/history?limit=1"),
+            namespace => format!("{key}/history?limit=1&namespace={}", encode(namespace)),
+        };
+        match self.send(&history, None)? {
             (status, _) if (200..300).contains(&status) => Ok(KeyState::Deleted),
             (404, _) => Ok(KeyState::NeverHad),
             (status, body) => Err(self.refused(status, &body, "read")),

@@ -33,6 +33,7 @@ struct RawFileSet {
     path: String,
     languages: Option<Vec<String>>,
     tags: Option<Vec<String>>,
+    namespace: Option<String>,
 }
 
 /// The settings of one app repository.
@@ -59,6 +60,9 @@ pub struct FileSet {
     pub languages: Vec<String>,
     /// Pull only keys with one of these tags (all keys when empty).
     pub tags: Vec<String>,
+    /// The namespace of the set's keys (a module's, a bundle's), under which each file's own
+    /// namespace goes; `None`: the set shares the project's key spaces.
+    pub namespace: Option<String>,
 }
 
 impl Settings {
@@ -133,12 +137,17 @@ impl Settings {
                         ));
                     }
                 }
+                if let Some(namespace) = &set.namespace {
+                    crate::domain::names::Namespace::parse(namespace)
+                        .map_err(|err| format!("the {} set {:?}: {}", set.format, set.path, err.0))?;
+                }
                 Ok(FileSet {
                     format,
                     root: base.join(&set.path),
                     path: set.path,
                     languages: set.languages.unwrap_or_default(),
                     tags: set.tags.unwrap_or_default(),
+                    namespace: set.namespace,
                 })
             })
             .collect::<Result<_, String>>()?;
@@ -183,6 +192,10 @@ tags = ["web"]
         assert_eq!(settings.file_sets[1].languages, ["en", "fr"]);
         let namespaced = text.replace("{lang}.json", "{lang}/{ns}.json");
         assert!(Settings::parse(&namespaced, Path::new("/repo")).is_ok());
+        let module = text.replace("tags = [\"web\"]", "namespace = \"web/shell\"");
+        let module = Settings::parse(&module, Path::new("/repo")).unwrap();
+        assert_eq!(module.file_sets[1].namespace.as_deref(), Some("web/shell"));
+        assert_eq!(module.file_sets[0].namespace, None);
 
         for (bad, says) in [
             (text.replace("acme/mobile", "acme"), "TEAM/PROJECT"),
@@ -193,6 +206,7 @@ tags = ["web"]
             (text.replace("app/src/main/res", "res/{lang}"), "without {lang}"),
             (text.replace("{lang}.json", "{ns}/{lang}.json"), "{ns}"),
             (text.replace("{lang}.json", "{lang}-{ns}.json"), "{ns}"),
+            (text.replace("tags = [\"web\"]", "namespace = \"/web\""), "Invalid namespace"),
         ] {
             let err = Settings::parse(&bad, Path::new("/repo")).unwrap_err();
             assert!(err.contains(says), "{err}");

@@ -10,6 +10,7 @@ mod history;
 mod import;
 mod keys;
 mod namespaces;
+mod real_apps;
 mod observability;
 mod openapi;
 mod platforms;

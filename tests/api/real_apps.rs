@@ -1,0 +1,197 @@
+//! Whole real apps (tests/fixtures/apps/{format}/{app}, each with its source and licence)
+//! through the real binary, as a new user would take them: `locstore init --create` finds
+//! their file sets, `push` takes every file, `pull` right after leaves the app's git working
+//! tree clean, and a second `push` makes no commit.
+//!
+//! Where an app does not get through yet, `tests/fixtures/apps/STATUS` names the first step it
+//! stops at; the test fails when an app does better or worse than written there, so that the
+//! file is always the true state (a step passed is written down with the fix that passes it).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::json;
+
+use crate::helpers::git_in;
+use crate::server::Server;
+
+const TOKEN: &str = "real-apps-token";
+
+/// The steps an app goes through, in order.
+const STEPS: [&str; 5] = ["init", "push", "pull", "clean", "repush"];
+
+fn apps_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/apps")
+}
+
+/// `format/app` of every app of the corpus.
+fn corpus() -> Vec<String> {
+    let mut apps = Vec::new();
+    for format in std::fs::read_dir(apps_root()).unwrap() {
+        let format = format.unwrap().path();
+        if !format.is_dir() {
+            continue;
+        }
+        for app in std::fs::read_dir(&format).unwrap() {
+            let app = app.unwrap().path();
+            if app.join("SOURCE.md").is_file() {
+                apps.push(format!(
+                    "{}/{}",
+                    format.file_name().unwrap().to_str().unwrap(),
+                    app.file_name().unwrap().to_str().unwrap()
+                ));
+            }
+        }
+    }
+    apps.sort();
+    apps
+}
+
+/// What `STATUS` says of each app: the step it stops at, or `passes`.
+fn expected() -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(apps_root().join("STATUS")).unwrap_or_default();
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let mut words = line.split_whitespace();
+            let app = words.next().unwrap().to_owned();
+            let step = words.next().unwrap_or("passes").to_owned();
+            (app, step)
+        })
+        .collect()
+}
+
+/// The first step `app` stops at (`passes` when none), with what it said there.
+fn take_through(app: &str) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("data"), &[("LOCSTORE_API_TOKEN", TOKEN)]);
+    let (status, answer) = server.request(
+        "POST",
+        "/teams",
+        Some(TOKEN),
+        Some(&json!({"name": "acme", "displayName": "Acme"}).to_string()),
+    );
+    assert_eq!(status, 201, "{answer}");
+    let work = dir.path().join("app");
+    copy_app(&apps_root().join(app), &work);
+    git_in(&work, &["init", "-q"]);
+    let run = |args: &[&str]| -> Output {
+        Command::new(env!("CARGO_BIN_EXE_locstore"))
+            .args(args)
+            .current_dir(&work)
+            .env("LOCSTORE_TOKEN", TOKEN)
+            .output()
+            .unwrap()
+    };
+    let said = |output: &Output| {
+        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&output.stderr));
+        text.chars().take(2000).collect::<String>()
+    };
+    let head = || {
+        let (_, answer) = server.request("GET", "/teams/acme/projects/app/history?limit=1", Some(TOKEN), None);
+        answer
+    };
+
+    let init = run(&["init", "--project", "acme/app", "--server", &server.base, "--create"]);
+    let settings = std::fs::read_to_string(work.join(".locstore.toml")).unwrap_or_default();
+    if !init.status.success() || !settings.contains("[[files]]") {
+        return ("init".into(), said(&init));
+    }
+    git_in(&work, &["add", "-A"]);
+    git_in(&work, &["commit", "-qm", "the app as it is"]);
+    let push = run(&["push"]);
+    if !push.status.success() {
+        return ("push".into(), said(&push));
+    }
+    let pull = run(&["pull"]);
+    if !pull.status.success() {
+        return ("pull".into(), said(&pull));
+    }
+    let changed = git_in(&work, &["status", "--porcelain", "--untracked-files=all"]);
+    if !changed.is_empty() {
+        let diff = git_in(&work, &["diff", "--stat"]);
+        return ("clean".into(), format!("{changed}\n{diff}").chars().take(2000).collect());
+    }
+    let before = head();
+    let again = run(&["push"]);
+    if !again.status.success() || head() != before {
+        return ("repush".into(), said(&again));
+    }
+    ("passes".into(), String::new())
+}
+
+/// Copies an app's files, without the corpus's own `SOURCE.md` and licence.
+fn copy_app(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap().path();
+        let name = entry.file_name().unwrap().to_str().unwrap().to_owned();
+        if from.join("SOURCE.md").is_file() && (name == "SOURCE.md" || name == "LICENSE") {
+            continue;
+        }
+        let target = to.join(&name);
+        if entry.is_dir() {
+            copy_tree(&entry, &target);
+        } else {
+            std::fs::copy(&entry, &target).unwrap();
+        }
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap().path();
+        let target = to.join(entry.file_name().unwrap());
+        if entry.is_dir() {
+            copy_tree(&entry, &target);
+        } else {
+            std::fs::copy(&entry, &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn every_real_app_of_the_corpus_gets_as_far_as_its_status_says() {
+    let apps = corpus();
+    assert!(apps.len() >= 10, "the corpus is in tests/fixtures/apps: {apps:?}");
+    let expected = expected();
+    // Two apps at a time: each has a server and a client of its own.
+    let queue = std::sync::Mutex::new(apps.clone());
+    let results = std::sync::Mutex::new(BTreeMap::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let Some(app) = queue.lock().unwrap().pop() else { break };
+                    let outcome = take_through(&app);
+                    results.lock().unwrap().insert(app, outcome);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap();
+    let mut report = String::new();
+    let mut wrong = Vec::new();
+    for (app, (step, said)) in &results {
+        let want = expected.get(app).map(String::as_str).unwrap_or("passes");
+        assert!(
+            want == "passes" || STEPS.contains(&want),
+            "STATUS names an unknown step {want:?} for {app}"
+        );
+        report.push_str(&format!("{app}: {step} (STATUS: {want})\n"));
+        if step != want {
+            wrong.push(format!("{app}: stops at {step}, STATUS says {want}\n{said}\n"));
+        }
+    }
+    let passing = results.values().filter(|(step, _)| step == "passes").count();
+    println!("real apps: {passing} of {} pass\n{report}", results.len());
+    assert!(
+        wrong.is_empty(),
+        "apps whose state differs from tests/fixtures/apps/STATUS:\n{}\n{report}",
+        wrong.join("\n")
+    );
+}
