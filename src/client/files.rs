@@ -345,6 +345,7 @@ mod tests {
             root: root.to_path_buf(),
             languages: languages.iter().map(|code| code.to_string()).collect(),
             tags: Vec::new(),
+            namespace: None,
         }
     }
 

@@ -51,8 +51,10 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
     }
     // With several kinds of files, each set tags the keys it pushes and pulls only those, so
     // that the web app's keys do not land in the Android app's strings.xml.
-    let tagged = found.len() > 1;
-    for (format, path) in &found {
+    let kinds: std::collections::BTreeSet<&str> = found.iter().map(|(format, _)| format.as_str()).collect();
+    let tagged = kinds.len() > 1;
+    let namespaces = module_namespaces(&found);
+    for ((format, path), namespace) in found.iter().zip(&namespaces) {
         let tag = match format.as_str() {
             "android-xml" => "android",
             "apple-strings" | "xcstrings" => "ios",
@@ -60,9 +62,15 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
             _ => "web",
         };
         text.push_str(&format!(
-            "\n[[files]]\nformat = {format:?}\npath = {path:?}\n\
+            "\n[[files]]\nformat = {format:?}\npath = {path:?}\n{}\
              # languages = [\"en\", \"fr\"]   # only these (default: every language)\n\
              {}tags = [\"{tag}\"]   # push tags its keys with these; pull takes only keys with one\n",
+            match namespace {
+                Some(namespace) => format!(
+                    "namespace = {namespace:?}   # this module's own key space: its keys never mix with another's\n"
+                ),
+                None => String::new(),
+            },
             if tagged { "" } else { "# " }
         ));
     }
@@ -78,6 +86,91 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
             .map(|(format, path)| format!("{format}: {path}"))
             .collect(),
     ))
+}
+
+/// The namespace of each set: where one format has several sets (an app's modules, bundles,
+/// packages), each its own, named by its module's path (`feature/account/common` for
+/// `feature/account/common/src/main/res`), so that the same name in two modules is two keys
+/// and a module's pull writes only its own keys; `None` for a format with one set.
+fn module_namespaces(found: &[(String, String)]) -> Vec<Option<String>> {
+    let mut names: Vec<Option<String>> = found
+        .iter()
+        .map(|(format, path)| {
+            let shared = found.iter().filter(|(other, _)| other == format).count() > 1;
+            shared.then(|| module_of(path))
+        })
+        .collect();
+    // Two sets whose modules read alike (`app/res` and `app/src/main/res`) keep their whole
+    // paths apart.
+    for at in 0..names.len() {
+        let clash = names[at].is_some()
+            && (0..names.len()).any(|other| other != at && found[other].0 == found[at].0 && names[other] == names[at]);
+        if clash {
+            names[at] = Some(namespace_text(&found[at].1));
+        }
+    }
+    names
+}
+
+/// A module's name from a resource folder's path: the folders above the platform's own
+/// (`src/main/res`, `src/debug/res` as `…/debug`, `Resources`, `Localization`, `l10n`, ...).
+fn module_of(path: &str) -> String {
+    const PLATFORM_FOLDERS: &[&str] = &[
+        "res",
+        "src",
+        "main",
+        "Resources",
+        "resources",
+        "Localization",
+        "Localizations",
+        "Localized",
+        "l10n",
+        "locales",
+        "locale",
+        "i18n",
+        "lang",
+        "Sources",
+    ];
+    let mut parts: Vec<&str> = path.split('/').filter(|part| !part.contains('{')).collect();
+    // `src/debug/res`: the source set stays, after its module.
+    while parts.last().is_some_and(|part| PLATFORM_FOLDERS.contains(part)) {
+        parts.pop();
+    }
+    if parts.len() >= 2 && parts[parts.len() - 2] == "src" {
+        let source_set = parts.pop().unwrap_or_default();
+        parts.pop();
+        parts.push(source_set);
+    }
+    let parts: Vec<&str> = parts
+        .into_iter()
+        .filter(|part| *part != "src" && *part != ".")
+        .collect();
+    namespace_text(&parts.join("/"))
+}
+
+/// `text` as a namespace: the characters a namespace cannot hold as `_`, empty parts dropped.
+fn namespace_text(text: &str) -> String {
+    let cleaned: String = text
+        .chars()
+        .map(|c| {
+            if c.is_control() || "\\:*?\"<>|{}".contains(c) {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let parts: Vec<&str> = cleaned
+        .split('/')
+        .map(str::trim)
+        .filter(|part| !part.is_empty() && *part != "." && *part != "..")
+        .collect();
+    let joined = parts.join("/");
+    if crate::domain::names::Namespace::parse(&joined).is_ok() && !joined.is_empty() {
+        joined
+    } else {
+        "module".to_owned()
+    }
 }
 
 /// The file sets under `root`: (format, path relative to `root`), in path order.
@@ -388,6 +481,43 @@ mod tests {
                 "xliff: Localizations/{lang}.xcloc/Localized Contents/{lang}.xliff",
                 "yaml: config/locales/{lang}.yml",
                 "xliff2: vendor/{lang}.xliff"
+            ]
+        );
+    }
+
+    #[test]
+    fn modules_of_one_format_get_a_namespace_each() {
+        let dir = tempfile::tempdir().unwrap();
+        for file in [
+            "app/src/main/res/values/strings.xml",
+            "app/src/debug/res/values/strings.xml",
+            "feature/account/common/src/main/res/values/strings.xml",
+            "core/ui/res/values/strings.xml",
+            "ios/App/Resources/en.lproj/Localizable.strings",
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "<resources/>").unwrap();
+        }
+        let (path, _) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
+        let settings = Settings::find(Some(&path), dir.path()).unwrap();
+        let sets: Vec<(String, Option<String>)> = settings
+            .file_sets
+            .iter()
+            .map(|set| (set.path.clone(), set.namespace.clone()))
+            .collect();
+        assert_eq!(
+            sets,
+            [
+                ("app/src/debug/res".to_owned(), Some("app/debug".to_owned())),
+                ("app/src/main/res".to_owned(), Some("app".to_owned())),
+                ("core/ui/res".to_owned(), Some("core/ui".to_owned())),
+                (
+                    "feature/account/common/src/main/res".to_owned(),
+                    Some("feature/account/common".to_owned())
+                ),
+                // The only set of its format shares the project's key spaces.
+                ("ios/App/Resources".to_owned(), None),
             ]
         );
     }

@@ -206,7 +206,10 @@ tags = ["web"]
             (text.replace("app/src/main/res", "res/{lang}"), "without {lang}"),
             (text.replace("{lang}.json", "{ns}/{lang}.json"), "{ns}"),
             (text.replace("{lang}.json", "{lang}-{ns}.json"), "{ns}"),
-            (text.replace("tags = [\"web\"]", "namespace = \"/web\""), "Invalid namespace"),
+            (
+                text.replace("tags = [\"web\"]", "namespace = \"/web\""),
+                "Invalid namespace",
+            ),
         ] {
             let err = Settings::parse(&bad, Path::new("/repo")).unwrap_err();
             assert!(err.contains(says), "{err}");
