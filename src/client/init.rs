@@ -89,9 +89,13 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
 }
 
 /// The namespace of each set: where one format has several sets (an app's modules, bundles,
-/// packages), each its own, named by its module's path (`feature/account/common` for
-/// `feature/account/common/src/main/res`), so that the same name in two modules is two keys
-/// and a module's pull writes only its own keys; `None` for a format with one set.
+/// packages), each its own, named by its module's path with dots (`feature.account.common`
+/// for `feature/account/common/src/main/res`), so that the same name in two modules is two
+/// keys and a module's pull writes only its own keys; `None` for a format with one set.
+///
+/// A module's namespace holds no `/`: the namespaces a set's files give (i18next namespaces,
+/// Apple tables) go under it after a `/` (`web.admin/common`), and an export of one module
+/// takes the namespaces under it, which must never be another module's.
 fn module_namespaces(found: &[(String, String)]) -> Vec<Option<String>> {
     let mut names: Vec<Option<String>> = found
         .iter()
@@ -148,7 +152,8 @@ fn module_of(path: &str) -> String {
     namespace_text(&parts.join("/"))
 }
 
-/// `text` as a namespace: the characters a namespace cannot hold as `_`, empty parts dropped.
+/// `text` (a path) as a module's namespace: its folders joined with `.`, the characters a
+/// namespace cannot hold as `_`, empty parts dropped.
 fn namespace_text(text: &str) -> String {
     let cleaned: String = text
         .chars()
@@ -165,7 +170,7 @@ fn namespace_text(text: &str) -> String {
         .map(str::trim)
         .filter(|part| !part.is_empty() && *part != "." && *part != "..")
         .collect();
-    let joined = parts.join("/");
+    let joined = parts.join(".");
     if crate::domain::names::Namespace::parse(&joined).is_ok() && !joined.is_empty() {
         joined
     } else {
@@ -509,12 +514,12 @@ mod tests {
         assert_eq!(
             sets,
             [
-                ("app/src/debug/res".to_owned(), Some("app/debug".to_owned())),
+                ("app/src/debug/res".to_owned(), Some("app.debug".to_owned())),
                 ("app/src/main/res".to_owned(), Some("app".to_owned())),
-                ("core/ui/res".to_owned(), Some("core/ui".to_owned())),
+                ("core/ui/res".to_owned(), Some("core.ui".to_owned())),
                 (
                     "feature/account/common/src/main/res".to_owned(),
-                    Some("feature/account/common".to_owned())
+                    Some("feature.account.common".to_owned())
                 ),
                 // The only set of its format shares the project's key spaces.
                 ("ios/App/Resources".to_owned(), None),
