@@ -277,7 +277,9 @@ pub fn namespace_of(format: ExportFormat, path: &str, file: Option<&(Platform, S
     let namespace = match (format, file) {
         (_, Some((Platform::Web, namespace))) => namespace_path(path, namespace),
         (_, Some((Platform::Apple, table))) if table != "Localizable" => table.clone(),
-        (ExportFormat::Po, _) if folder == "LC_MESSAGES" => file_name.strip_suffix(".po").unwrap_or_default().to_owned(),
+        (ExportFormat::Po, _) if folder == "LC_MESSAGES" => {
+            file_name.strip_suffix(".po").unwrap_or_default().to_owned()
+        }
         (ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2, _) => {
             let stem = file_name.rsplit_once('.').map_or(file_name, |(stem, _)| stem);
             match stem.rsplit_once('.') {
@@ -541,17 +543,16 @@ fn add_sources(upload: &mut Upload, path: &str, language: String, namespace: Str
 /// or adds it when there is none yet; each key's first source is kept.
 fn join_sources(upload: &mut Upload, mut sources: UploadedFile) {
     let entries = std::mem::take(&mut sources.entries);
-    let gathered = match upload
-        .files
-        .iter_mut()
-        .position(|file| file.fills_gaps && file.language == sources.language && file.namespace == sources.namespace)
-    {
-        Some(at) => &mut upload.files[at],
-        None => {
-            upload.files.push(sources);
-            upload.files.last_mut().expect("just pushed")
-        }
-    };
+    let gathered =
+        match upload.files.iter_mut().position(|file| {
+            file.fills_gaps && file.language == sources.language && file.namespace == sources.namespace
+        }) {
+            Some(at) => &mut upload.files[at],
+            None => {
+                upload.files.push(sources);
+                upload.files.last_mut().expect("just pushed")
+            }
+        };
     // Which entries are new, found by borrowed names (a fast hash: every translation file of
     // an XLIFF upload brings its 100,000 sources again, nearly all of them known).
     let new: Vec<bool> = {

@@ -5,8 +5,8 @@
 use super::UploadedFileItem;
 use crate::api::error::ApiError;
 use crate::api::warnings::WarningItem;
-use crate::domain::model::{Project, Text};
 use crate::domain::key_files::Platform;
+use crate::domain::model::{Project, Text};
 use crate::domain::names::{Description, KeyName, LanguageCode, Namespace, quote_for_message};
 use crate::formats::upload::{BASE_LANGUAGE, Original, Upload, UploadedFile};
 use crate::store::{ImportEntry, TextInput, TranslationInput};
@@ -126,7 +126,14 @@ impl UploadPlan {
                 Err(err) => return Err(ApiError::invalid(format!("{}: {}", file.path, err.0))),
             };
             for warning in file.warnings {
-                plan.warn(&file.path, warning.line, &warning.key, file_namespace.as_str(), &language, warning.message);
+                plan.warn(
+                    &file.path,
+                    warning.line,
+                    &warning.key,
+                    file_namespace.as_str(),
+                    &language,
+                    warning.message,
+                );
             }
             // Apple tables and i18next namespaces are key spaces: a key of one is in its
             // namespace, and its `files` entry for that family says nothing more.
@@ -138,7 +145,14 @@ impl UploadPlan {
                 let name = match KeyName::parse_in(&file_namespace, &parsed.name) {
                     Ok(name) => name,
                     Err(err) => {
-                        plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, err.0);
+                        plan.warn(
+                            &file.path,
+                            parsed.line,
+                            &parsed.name,
+                            file_namespace.as_str(),
+                            &language,
+                            err.0,
+                        );
                         continue;
                     }
                 };
@@ -160,7 +174,14 @@ impl UploadPlan {
                             String::new()
                         }
                     );
-                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
+                    plan.warn(
+                        &file.path,
+                        parsed.line,
+                        &parsed.name,
+                        file_namespace.as_str(),
+                        &language,
+                        message,
+                    );
                     if let Some(position) = positions.get(&name) {
                         plan.entries[*position]
                             .translations
@@ -226,7 +247,14 @@ impl UploadPlan {
                         if plural { "plural" } else { "plain string" },
                         if plural { "a plain string" } else { "a plural" },
                     );
-                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
+                    plan.warn(
+                        &file.path,
+                        parsed.line,
+                        &parsed.name,
+                        file_namespace.as_str(),
+                        &language,
+                        message,
+                    );
                     continue;
                 }
                 if !kind.translatable && !is_base {
@@ -234,7 +262,14 @@ impl UploadPlan {
                         "{} is not translatable (translatable=\"false\" in the base language); this translation is passed over.",
                         quote_for_message(&parsed.name)
                     );
-                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
+                    plan.warn(
+                        &file.path,
+                        parsed.line,
+                        &parsed.name,
+                        file_namespace.as_str(),
+                        &language,
+                        message,
+                    );
                     continue;
                 }
                 let entry = &mut plan.entries[position];
