@@ -129,6 +129,7 @@ impl HistoryApi {
         method = "get",
         operation_id = "keyHistory"
     )]
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented parameter")]
     async fn key_history(
         &self,
         auth: TokenAuth,

@@ -228,6 +228,7 @@ impl KeysApi {
         method = "get",
         operation_id = "getKey"
     )]
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented parameter")]
     async fn get_key(
         &self,
         auth: TokenAuth,

@@ -466,7 +466,7 @@ mod tests {
     fn keys_order_by_namespace_then_name() {
         let namespace = |raw: &str| Namespace::parse(raw).unwrap();
         let key = |ns: &str, name: &str| KeyName::parse_in(&namespace(ns), name).unwrap();
-        let mut keys = vec![
+        let mut keys = [
             key("common", "a"),
             key("", "zeta"),
             key("ab", "a"),
