@@ -1,7 +1,8 @@
 //! Whole real apps (tests/fixtures/apps/{format}/{app}, each with its source and licence)
 //! through the real binary, as a new user would take them: `locstore init --create` finds
 //! their file sets, `push` takes every file, `pull` right after leaves the app's git working
-//! tree clean, and a second `push` makes no commit.
+//! tree clean, a second `push` makes no commit, and a translation edited on the server comes
+//! back by `pull` as a change of a few lines in one file.
 //!
 //! Where an app does not get through yet, `tests/fixtures/apps/STATUS` names the first step it
 //! stops at; the test fails when an app does better or worse than written there, so that the
@@ -19,7 +20,7 @@ use crate::server::Server;
 const TOKEN: &str = "real-apps-token";
 
 /// The steps an app goes through, in order.
-const STEPS: [&str; 5] = ["init", "push", "pull", "clean", "repush"];
+const STEPS: [&str; 6] = ["init", "push", "pull", "clean", "repush", "edit"];
 
 fn apps_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/apps")
@@ -123,7 +124,64 @@ fn take_through(app: &str) -> (String, String) {
     if !again.status.success() || head() != before {
         return ("repush".into(), said(&again));
     }
-    ("passes".into(), String::new())
+    match edit_one_translation(&server, &work, &run) {
+        Ok(()) => ("passes".into(), String::new()),
+        Err(why) => ("edit".into(), why.chars().take(2000).collect()),
+    }
+}
+
+/// Edits one plain translation (not the base language's) on the server and pulls: the app's
+/// files must change by that entry's lines only.
+fn edit_one_translation(server: &Server, work: &Path, run: &dyn Fn(&[&str]) -> Output) -> Result<(), String> {
+    let (_, project) = server.request("GET", "/teams/acme/projects/app", Some(TOKEN), None);
+    let project: serde_json::Value = serde_json::from_str(&project).map_err(|err| err.to_string())?;
+    let base = project["data"]["baseLanguageISO"].as_str().unwrap_or("en").to_owned();
+    let (_, page) = server.request("GET", "/teams/acme/projects/app/keys?limit=200", Some(TOKEN), None);
+    let page: serde_json::Value = serde_json::from_str(&page).map_err(|err| err.to_string())?;
+    let chosen = page["data"].as_array().into_iter().flatten().find_map(|key| {
+        let translation = key["translation"].as_object()?;
+        let (language, _) = translation
+            .iter()
+            .find(|(language, text)| **language != base && text.as_str().is_some_and(|text| !text.contains('\n')))?;
+        (key["plural"] == false).then(|| (key.clone(), language.clone()))
+    });
+    let Some((key, language)) = chosen else {
+        return Err("no plain translation to edit among the first 200 keys".into());
+    };
+    let name = key["name"].as_str().unwrap_or_default();
+    let path = format!(
+        "/teams/acme/projects/app/keys/{}?namespace={}",
+        crate::app_files::urlencode(name),
+        crate::app_files::urlencode(key["namespace"].as_str().unwrap_or_default())
+    );
+    let body = json!({"translations": [{"language": language, "content": "Edited on the server"}]}).to_string();
+    let (status, answer) = server.request("PATCH", &path, Some(TOKEN), Some(&body));
+    if status != 200 {
+        return Err(format!("PATCH {path}: {status} {answer}"));
+    }
+    let pull = run(&["pull"]);
+    if !pull.status.success() {
+        return Err(format!(
+            "pull after the edit: {}",
+            String::from_utf8_lossy(&pull.stderr)
+        ));
+    }
+    let numstat = git_in(work, &["diff", "--numstat"]);
+    let changed: Vec<&str> = numstat.lines().collect();
+    let small = changed.len() == 1
+        && changed[0]
+            .split('\t')
+            .take(2)
+            .all(|count| count.parse::<u32>().is_ok_and(|count| (1..=3).contains(&count)));
+    let untracked = git_in(work, &["status", "--porcelain", "--untracked-files=all"]);
+    let diff = git_in(work, &["diff"]);
+    if !small || !diff.contains("Edited on the server") || untracked.lines().count() != 1 {
+        return Err(format!(
+            "the edit of {name:?} ({language}) changed:\n{numstat}\n{untracked}\n{}",
+            diff.chars().take(1500).collect::<String>()
+        ));
+    }
+    Ok(())
 }
 
 /// Copies an app's files, without the corpus's own `SOURCE.md` and licence.
