@@ -97,37 +97,7 @@ pub fn read(
 ) -> Result<Upload, UploadError> {
     let mut upload = Upload::default();
     if zip || body.starts_with(b"PK\x03\x04") {
-        // Each file read on a core of its own (an XLIFF or PO file of 100,000 entries takes a
-        // while), then gathered in the zip's order as if read one after the other.
-        let files: Vec<std::sync::Mutex<Option<Unzipped>>> = unzip(body, max_unpacked)?
-            .into_iter()
-            .map(|file| std::sync::Mutex::new(Some(file)))
-            .collect();
-        let read_one = |index: usize| {
-            let taken = files[index]
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .take();
-            let (path, bytes) = taken.expect("each file is read once");
-            let mut part = Upload::default();
-            match locate(format, &path) {
-                Some((place, file)) => read_file(format, &path, &place, file, bytes, &mut part)?,
-                None => part.ignored.push(path),
-            }
-            Ok(part)
-        };
-        let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
-        make_in_order(
-            files.len(),
-            threads,
-            2 * threads,
-            read_one,
-            |part: Result<Upload, UploadError>| {
-                upload.gather(part?);
-                Ok::<(), UploadError>(())
-            },
-        )?;
-        return Ok(upload);
+        return read_unzipped(format, unzip(body, max_unpacked)?);
     }
     let (path, place) = match (format, language) {
         (ExportFormat::Csv, language) => (SINGLE_CSV.to_owned(), language.unwrap_or_default().to_owned()),
@@ -161,6 +131,41 @@ pub fn read(
     };
     let file = locate(format, &path).and_then(|(_, file)| file);
     read_file(format, &path, &place, file, body.to_vec(), &mut upload)?;
+    Ok(upload)
+}
+
+/// Reads the files of an unpacked zip (path, bytes) laid out as `format`'s export lays them
+/// out; files of other names are listed as ignored.
+pub fn read_unzipped(format: ExportFormat, files: Vec<Unzipped>) -> Result<Upload, UploadError> {
+    let mut upload = Upload::default();
+    // Each file read on a core of its own (an XLIFF or PO file of 100,000 entries takes a
+    // while), then gathered in the zip's order as if read one after the other.
+    let files: Vec<std::sync::Mutex<Option<Unzipped>>> =
+        files.into_iter().map(|file| std::sync::Mutex::new(Some(file))).collect();
+    let read_one = |index: usize| {
+        let taken = files[index]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        let (path, bytes) = taken.expect("each file is read once");
+        let mut part = Upload::default();
+        match locate(format, &path) {
+            Some((place, file)) => read_file(format, &path, &place, file, bytes, &mut part)?,
+            None => part.ignored.push(path),
+        }
+        Ok(part)
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
+    make_in_order(
+        files.len(),
+        threads,
+        2 * threads,
+        read_one,
+        |part: Result<Upload, UploadError>| {
+            upload.gather(part?);
+            Ok::<(), UploadError>(())
+        },
+    )?;
     Ok(upload)
 }
 
@@ -573,10 +578,10 @@ fn join_sources(upload: &mut Upload, mut sources: UploadedFile) {
 const MAX_ZIP_ENTRIES: usize = 100_000;
 
 /// A file of a zip: its path and bytes.
-type Unzipped = (String, Vec<u8>);
+pub type Unzipped = (String, Vec<u8>);
 
 /// The files of a zip with their paths, refusing climbing paths, links and too many bytes.
-fn unzip(body: &[u8], max_unpacked: usize) -> Result<Vec<Unzipped>, UploadError> {
+pub fn unzip(body: &[u8], max_unpacked: usize) -> Result<Vec<Unzipped>, UploadError> {
     let not_zip =
         |err: zip::result::ZipError| UploadError::Invalid(format!("The body is not a readable zip archive: {err}."));
     let mut archive = zip::ZipArchive::new(Cursor::new(body)).map_err(not_zip)?;
