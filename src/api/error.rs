@@ -50,6 +50,18 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// The error of one file set of an upload of several (`set`, its place in the upload's
+    /// `sets.json`), its message saying which.
+    pub fn in_set(self, set: usize) -> Self {
+        match self {
+            Self::InvalidRequest(Json(mut body)) => {
+                body.error.message = format!("file set {set}: {}", body.error.message);
+                Self::InvalidRequest(Json(body))
+            }
+            other => other,
+        }
+    }
+
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::InvalidRequest(body("invalid_request", message))
     }

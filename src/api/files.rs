@@ -19,13 +19,14 @@ use super::warnings::{MOST_WARNINGS, WarningItem};
 use super::{ApiTags, AppState};
 use crate::domain::model::{Key, Project};
 use crate::domain::names::Tag;
-use crate::domain::names::{ProjectName, TeamName};
+use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::formats;
 use crate::formats::upload::{self, UploadError};
 use crate::store::{Beside, Import, ImportMode, Outcome};
 use crate::tokens::Access;
 
 mod plan;
+mod sets;
 
 use plan::{KnownKey, UploadPlan};
 
@@ -78,6 +79,22 @@ pub struct UploadResult {
     /// would write otherwise), by the format's folder and the path the export gives them
     /// (`po/pl.po`): that format's export gives them back with the texts patched in.
     pub kept: Vec<String>,
+    /// For an upload of several file sets, what it did per set, in the order of the
+    /// manifest's `sets`; their files' and warnings' paths begin with the set's place
+    /// (`0/values/strings.xml`).
+    #[oai(skip_serializing_if_is_none)]
+    pub sets: Option<Vec<SetResult>>,
+}
+
+/// What an upload of several file sets did to one set's keys.
+#[derive(Debug, Object)]
+pub struct SetResult {
+    /// Keys of the set created.
+    pub created: u64,
+    /// Existing keys of the set changed.
+    pub updated: u64,
+    /// Existing keys of the set left as they were.
+    pub unchanged: u64,
 }
 
 /// What an upload did to the texts of one language.
@@ -301,18 +318,169 @@ impl FilesApi {
             tracing::error!(error = %join_error, "the upload planning task failed");
             ApiError::internal()
         })??;
+        let applying = Applying {
+            mode: match mode.0.unwrap_or(UploadMode::Upsert) {
+                UploadMode::Create => ImportMode::Create,
+                UploadMode::Upsert => ImportMode::Upsert,
+            },
+            dry_run: dry_run.0.unwrap_or(false),
+            keep_current: keep_current.0.unwrap_or(false),
+        };
+        let (result, _) = self.apply(&auth, team, project_name, plan, applying).await?;
+        Ok(Json(result))
+    }
+
+    /// Upload several file sets
+    ///
+    /// Needs write access. The files of several file sets of one app (its modules, bundles,
+    /// catalogs folders, or its Android and iOS apps) applied as ONE commit, as `locstore push`
+    /// sends them: a zip holding `sets.json`, `{"sets": [{"type", "namespace"?, "tags"?,
+    /// "language"?}, ...]}`, and each set's files under a folder named by its place in that
+    /// list (`0/values/strings.xml`, `1/en.lproj/Localizable.strings`), laid out as an upload
+    /// of its `type` lays them out. Each set is read as `uploadFiles` reads one upload with
+    /// that `type`, `namespace`, `tags` and `language`; then the sets are joined in order (a
+    /// key two sets hold takes the later set's texts of the languages it has) and applied as
+    /// one import. The answer is `uploadFiles`'s, with the files' and warnings' paths beginning
+    /// with their set's place, and `sets`: what the push did to each set's keys.
+    #[oai(
+        path = "/teams/:teamName/projects/:projectName/files/sets",
+        method = "post",
+        operation_id = "uploadFileSets"
+    )]
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented query parameter")]
+    async fn upload_file_sets(
+        &self,
+        auth: TokenAuth,
+        #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
+        #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
+        /// `upsert` (default) or `create`.
+        mode: Query<Option<UploadMode>>,
+        /// `true`: answer the counts and commit nothing.
+        #[oai(name = "dryRun")]
+        dry_run: Query<Option<bool>>,
+        /// `true`: languages the project lacks are added to it in the same commit, rather
+        /// than refused.
+        #[oai(name = "addLanguages")]
+        add_languages: Query<Option<bool>>,
+        /// As for `uploadFiles`.
+        #[oai(name = "keepCurrent")]
+        keep_current: Query<Option<bool>>,
+        body: UploadBody,
+    ) -> Result<Json<UploadResult>, ApiError> {
+        let team = auth.team(team_name.0.0)?;
+        auth.require(Access::Write)?;
+        let project_name = project_name.0.0;
+        let project = self.state.store.project(&team, &project_name)?;
+        let max_unpacked = self.state.max_unpacked_bytes;
+        let (read, strays) = tokio::task::spawn_blocking(move || sets::read(&body.0, max_unpacked))
+            .await
+            .map_err(|join_error| {
+                tracing::error!(error = %join_error, "the upload task failed");
+                ApiError::internal()
+            })??;
+        let (_, keys) = self.state.store.keys_for_export(&team, &project_name, &[]).await?;
+        let add_languages = add_languages.0.unwrap_or(false);
+        let (plan, set_keys, existing) = tokio::task::spawn_blocking(move || {
+            let existing: rustc_hash::FxHashMap<&str, KnownKey> = keys
+                .iter()
+                .map(|entry| {
+                    let known = KnownKey {
+                        plural: entry.key.plural,
+                        translatable: entry.key.translatable,
+                        has_base: entry.key.translations.get(&project.base_language).is_some(),
+                    };
+                    (entry.key.name.identity(), known)
+                })
+                .collect();
+            let mut joined: Option<UploadPlan> = None;
+            // The error of one set of several says which.
+            let several = read.len() > 1;
+            let mut set_keys = Vec::with_capacity(read.len());
+            for (place, set) in read.into_iter().enumerate() {
+                let plan = UploadPlan::new(
+                    &project,
+                    &existing,
+                    set.upload,
+                    add_languages,
+                    &set.tags,
+                    &set.namespace,
+                )
+                .map_err(|err| if several { err.in_set(place) } else { err })?;
+                set_keys.push(plan.names().cloned().collect::<Vec<KeyName>>());
+                match &mut joined {
+                    None => joined = Some(plan.into_set(place)),
+                    Some(joined) => joined.absorb(plan, place),
+                }
+            }
+            let existing: rustc_hash::FxHashSet<KeyName> = keys.iter().map(|entry| entry.key.name.clone()).collect();
+            let mut plan = joined.ok_or_else(|| ApiError::invalid("sets.json lists no file set."))?;
+            plan.ignored.extend(strays);
+            Ok::<_, ApiError>((plan, set_keys, existing))
+        })
+        .await
+        .map_err(|join_error| {
+            tracing::error!(error = %join_error, "the upload planning task failed");
+            ApiError::internal()
+        })??;
+        let applying = Applying {
+            mode: match mode.0.unwrap_or(UploadMode::Upsert) {
+                UploadMode::Create => ImportMode::Create,
+                UploadMode::Upsert => ImportMode::Upsert,
+            },
+            dry_run: dry_run.0.unwrap_or(false),
+            keep_current: keep_current.0.unwrap_or(false),
+        };
+        let (mut result, written) = self.apply(&auth, team, project_name, plan, applying).await?;
+        let written: rustc_hash::FxHashSet<KeyName> = written.into_iter().collect();
+        result.sets = Some(
+            set_keys
+                .iter()
+                .map(|names| {
+                    let count = |wanted: fn(bool, bool) -> bool| {
+                        names
+                            .iter()
+                            .filter(|name| wanted(existing.contains(*name), written.contains(*name)))
+                            .count() as u64
+                    };
+                    SetResult {
+                        created: count(|existed, _| !existed),
+                        updated: count(|existed, written| existed && written),
+                        unchanged: count(|existed, written| existed && !written),
+                    }
+                })
+                .collect(),
+        );
+        Ok(Json(result))
+    }
+}
+
+/// What applies to every file of an upload.
+struct Applying {
+    mode: ImportMode,
+    dry_run: bool,
+    keep_current: bool,
+}
+
+impl FilesApi {
+    /// Applies an upload's plan as one import (one commit, none when nothing changes, or a
+    /// dry run) and answers what it did, with the keys it wrote.
+    async fn apply(
+        &self,
+        auth: &TokenAuth,
+        team: TeamName,
+        project_name: ProjectName,
+        plan: UploadPlan,
+        applying: Applying,
+    ) -> Result<(UploadResult, Vec<KeyName>), ApiError> {
         // The kept files as the upload read them, for exports (held once their blobs are known).
         let read_ahead: Arc<std::sync::Mutex<formats::kept::ReadAhead>> = Arc::default();
         let import = Import {
             team,
             project: project_name,
-            mode: match mode.0.unwrap_or(UploadMode::Upsert) {
-                UploadMode::Create => ImportMode::Create,
-                UploadMode::Upsert => ImportMode::Upsert,
-            },
+            mode: applying.mode,
             keys: plan.entries,
             add_languages: plan.add_languages.clone(),
-            keep_current: keep_current.0.unwrap_or(false),
+            keep_current: applying.keep_current,
             beside: (!plan.originals.is_empty()).then(|| {
                 let (originals, read) = (plan.originals, read_ahead.clone());
                 Beside(Arc::new(move |project: &Project, keys: &[&Key]| {
@@ -323,7 +491,7 @@ impl FilesApi {
             }),
         };
         let added_languages = plan.add_languages;
-        let dry_run = dry_run.0.unwrap_or(false);
+        let dry_run = applying.dry_run;
         let (team, project) = (import.team.clone(), import.project.clone());
         let counts = if dry_run {
             self.state.store.plan_import(import).await?
@@ -360,20 +528,25 @@ impl FilesApi {
                 }
             })
             .collect();
-        Ok(Json(UploadResult {
-            success: true,
-            texts,
-            created: counts.created as u64,
-            updated: counts.updated as u64,
-            unchanged: counts.unchanged as u64,
-            files: plan.files,
-            ignored: plan.ignored,
-            skipped: plan.skipped as u64,
-            dry_run,
-            warnings,
-            added_languages: added_languages.iter().map(ToString::to_string).collect(),
-            kept: counts.kept,
-        }))
+        let written = counts.written.clone();
+        Ok((
+            UploadResult {
+                success: true,
+                texts,
+                created: counts.created as u64,
+                updated: counts.updated as u64,
+                unchanged: counts.unchanged as u64,
+                files: plan.files,
+                ignored: plan.ignored,
+                skipped: plan.skipped as u64,
+                dry_run,
+                warnings,
+                added_languages: added_languages.iter().map(ToString::to_string).collect(),
+                kept: counts.kept,
+                sets: None,
+            },
+            written,
+        ))
     }
 }
 

@@ -345,6 +345,17 @@ impl Puller<'_> {
             let Some(entry) = self.layouts.get(&target) else {
                 continue;
             };
+            // A file the app lacks and the pull does not write (a language the app has) is no
+            // place to move an entry to: the entry stays where the app has it.
+            let kept = files::destination(self.set, &target, self.base_language).is_some_and(|disk| {
+                disk.exists()
+                    || self
+                        .language_of(&target)
+                        .is_some_and(|language| !self.local_languages.contains(&language))
+            });
+            if !kept {
+                continue;
+            }
             let known = self
                 .exported_names
                 .lock()

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::server::{self, Server};
+use super::server::Server;
 use super::settings;
 use super::{Common, Ending, Failure, PushOptions, connect, display, files, print_json};
 use crate::formats::archive;
 
-/// Uploads every file set; prints what changed per language.
+/// Uploads every file set in one request, so that a push is one commit however many sets
+/// it sends (none when nothing changed); prints what changed per set and per language.
 pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
     let (settings, server) = connect(common)?;
     let mut query = String::new();
@@ -24,12 +25,12 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
     if options.add_languages {
         query.push_str("&addLanguages=true");
     }
-    let mut reports = Vec::new();
-    let mut changed = false;
     let base_language = server
         .project()?
         .and_then(|project| project["baseLanguageISO"].as_str().map(str::to_owned))
         .unwrap_or_default();
+    // Each set's files that differ from what the server's export of the set writes.
+    let mut sending: Vec<Sending> = Vec::new();
     for set in &settings.file_sets {
         let local = files::collect(set)?;
         // A file that is byte for byte what the server's export of the set writes holds
@@ -54,110 +55,155 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
                 });
             }
         }
-        if contents.is_empty() {
-            if !common.json {
-                println!(
-                    "{} ({}): {} files, all as on the server",
-                    set.path,
-                    set.format.name(),
-                    local.len()
-                );
-            }
-            reports.push(json!({
-                "path": set.path,
-                "format": set.format.name(),
-                "files": [],
-                "unchangedFiles": local.len(),
-                "answer": null,
-            }));
-            continue;
-        }
-        let zip = archive::zip(&contents).map_err(|err| Failure::new(format!("cannot zip {}: {err}", set.path)))?;
-        let mut set_query = query.clone();
-        if let Some(namespace) = &set.namespace {
-            set_query.push_str(&format!("&namespace={}", server::encode(namespace)));
-        }
-        for tag in &set.tags {
-            set_query.push_str(&format!("&tags={}", server::encode(tag)));
-        }
-        let upload = |query: &str| {
-            server
-                .upload(set.format, query, &zip)
-                .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))
-        };
+        sending.push(Sending {
+            set,
+            local: local.len(),
+            contents,
+        });
+    }
+    let sent: Vec<&Sending> = sending.iter().filter(|sending| !sending.contents.is_empty()).collect();
+    let answer = if sent.is_empty() {
+        None
+    } else {
+        let zip = sets_zip(&sent)?;
         // `--strict`: a dry run first, so that a push with warnings commits nothing.
         if options.strict && !options.dry_run {
-            let trial = upload(&format!("{set_query}&dryRun=true"))?;
-            let warnings = warning_lines(set, &trial);
+            let trial = server.upload_sets(&format!("{query}&dryRun=true"), &zip)?;
+            let warnings = warning_lines(&sent, &trial);
             if !warnings.is_empty() {
                 for line in &warnings {
                     eprintln!("{line}");
                 }
                 return Err(Failure::new(format!(
-                    "{}: {} entries would be passed over (--strict); nothing was pushed",
-                    set.path,
+                    "{} entries would be passed over (--strict); nothing was pushed",
                     warnings.len()
                 )));
             }
         }
-        let answer = upload(&set_query)?;
-        let count = |field: &str| answer[field].as_u64().unwrap_or(0);
-        changed |= count("created") + count("updated") > 0;
+        // A failure names the set when one set was sent, as the app's paths name it.
+        let named = |failure: Failure| match sent.as_slice() {
+            [only] => Failure::new(format!("{}: {}", only.set.path, failure.0)),
+            _ => failure,
+        };
+        Some(server.upload_sets(&query, &zip).map_err(named)?)
+    };
+    let count = |value: &Value, field: &str| value[field].as_u64().unwrap_or(0);
+    let changed = answer
+        .as_ref()
+        .is_some_and(|answer| count(answer, "created") + count(answer, "updated") > 0);
+    let mut reports = Vec::new();
+    let mut place = 0;
+    for sending in &sending {
+        let set = sending.set;
+        let set_answer = if sending.contents.is_empty() {
+            None
+        } else {
+            place += 1;
+            answer.as_ref().map(|answer| answer["sets"][place - 1].clone())
+        };
         if !common.json {
-            println!(
-                "{} ({}): {} files, {} keys new, {} changed, {} unchanged{}",
-                set.path,
-                set.format.name(),
-                local.len(),
-                count("created"),
-                count("updated"),
-                count("unchanged"),
-                if options.dry_run {
-                    " (dry run, nothing committed)"
-                } else {
-                    ""
-                }
-            );
-            let added: Vec<&str> = answer["addedLanguages"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            if !added.is_empty() {
-                println!("  added languages: {}", added.join(", "));
-            }
-            for line in warning_lines(set, &answer).into_iter().chain(check_lines(&answer)) {
-                eprintln!("{line}");
-            }
-            for texts in answer["texts"].as_array().into_iter().flatten() {
-                let number = |field: &str| texts[field].as_u64().unwrap_or(0);
-                let mut parts = vec![
-                    format!("{} new", number("created")),
-                    format!("{} changed", number("updated")),
-                ];
-                if number("removed") > 0 {
-                    parts.push(format!("{} removed", number("removed")));
-                }
-                println!("  {}: {}", texts["language"].as_str().unwrap_or("?"), parts.join(", "));
+            match &set_answer {
+                None => println!(
+                    "{} ({}): {} files, all as on the server",
+                    set.path,
+                    set.format.name(),
+                    sending.local
+                ),
+                Some(counts) => println!(
+                    "{} ({}): {} files, {} keys new, {} changed, {} unchanged{}",
+                    set.path,
+                    set.format.name(),
+                    sending.local,
+                    count(counts, "created"),
+                    count(counts, "updated"),
+                    count(counts, "unchanged"),
+                    if options.dry_run {
+                        " (dry run, nothing committed)"
+                    } else {
+                        ""
+                    }
+                ),
             }
         }
         reports.push(json!({
             "path": set.path,
             "format": set.format.name(),
-            "files": contents.iter().map(|file| file.path.clone()).collect::<Vec<_>>(),
-            "unchangedFiles": local.len() - contents.len(),
-            "answer": answer,
+            "files": sending.contents.iter().map(|file| file.path.clone()).collect::<Vec<_>>(),
+            "unchangedFiles": sending.local - sending.contents.len(),
+            "answer": set_answer,
         }));
     }
+    if let (Some(answer), false) = (&answer, common.json) {
+        let added: Vec<&str> = answer["addedLanguages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        if !added.is_empty() {
+            println!("  added languages: {}", added.join(", "));
+        }
+        for line in warning_lines(&sent, answer).into_iter().chain(check_lines(answer)) {
+            eprintln!("{line}");
+        }
+        for texts in answer["texts"].as_array().into_iter().flatten() {
+            let number = |field: &str| texts[field].as_u64().unwrap_or(0);
+            let mut parts = vec![
+                format!("{} new", number("created")),
+                format!("{} changed", number("updated")),
+            ];
+            if number("removed") > 0 {
+                parts.push(format!("{} removed", number("removed")));
+            }
+            println!("  {}: {}", texts["language"].as_str().unwrap_or("?"), parts.join(", "));
+        }
+    }
     if common.json {
-        print_json(&json!({"dryRun": options.dry_run, "changed": changed, "sets": reports}));
+        print_json(&json!({"dryRun": options.dry_run, "changed": changed, "sets": reports, "answer": answer}));
     }
     Ok(if changed && options.fail_on_change {
         Ending::Flagged
     } else {
         Ending::Done
     })
+}
+
+/// A file set's files that a push sends.
+struct Sending<'a> {
+    set: &'a settings::FileSet,
+    /// How many files the set has in the app.
+    local: usize,
+    /// Those that differ from the server's export, with their layout paths.
+    contents: Vec<crate::formats::ExportFile>,
+}
+
+/// The zip of an upload of several sets: `sets.json`, and each set's files under its place.
+fn sets_zip(sent: &[&Sending]) -> Result<Vec<u8>, Failure> {
+    let manifest = json!({
+        "sets": sent
+            .iter()
+            .map(|sending| {
+                let mut set = json!({"type": sending.set.format.name(), "tags": sending.set.tags});
+                if let Some(namespace) = &sending.set.namespace {
+                    set["namespace"] = json!(namespace);
+                }
+                set
+            })
+            .collect::<Vec<_>>(),
+    });
+    let mut files = vec![crate::formats::ExportFile {
+        path: "sets.json".to_owned(),
+        bytes: manifest.to_string().into_bytes(),
+    }];
+    for (place, sending) in sent.iter().enumerate() {
+        for file in &sending.contents {
+            files.push(crate::formats::ExportFile {
+                path: format!("{place}/{}", file.path),
+                bytes: file.bytes.clone(),
+            });
+        }
+    }
+    archive::zip(&files).map_err(|err| Failure::new(format!("cannot zip the file sets: {err}")))
 }
 
 /// The size and CRC-32 of each file the server's export of the set writes, by where it goes
@@ -252,8 +298,9 @@ fn check_lines(answer: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The warnings of an upload's answer as lines naming the app's file and line.
-fn warning_lines(set: &settings::FileSet, answer: &Value) -> Vec<String> {
+/// The warnings of an upload's answer as lines naming the app's file and line (a warning's
+/// path begins with its set's place among those sent).
+fn warning_lines(sent: &[&Sending], answer: &Value) -> Vec<String> {
     answer["warnings"]
         .as_array()
         .into_iter()
@@ -262,11 +309,16 @@ fn warning_lines(set: &settings::FileSet, answer: &Value) -> Vec<String> {
         .map(|warning| {
             let path = warning["path"].as_str().unwrap_or("?");
             let line = warning["line"].as_u64().unwrap_or(0);
-            let place = files::disk_path(set, path);
+            let place = path
+                .split_once('/')
+                .and_then(|(place, rest)| Some((sent.get(place.parse::<usize>().ok()?)?, rest)));
+            let shown = match place {
+                Some((sending, rest)) => display(&files::disk_path(sending.set, rest)),
+                None => path.to_owned(),
+            };
             let at = if line > 0 { format!(":{line}") } else { String::new() };
             format!(
-                "warning: {}{at}: {}",
-                display(&place),
+                "warning: {shown}{at}: {}",
                 warning["message"].as_str().unwrap_or_default()
             )
         })

@@ -67,13 +67,14 @@ impl Server {
         })
     }
 
-    /// Uploads a zip of one file set; answers the server's counts.
-    pub fn upload(&self, format: ExportFormat, query: &str, zip: &[u8]) -> Result<Value, Failure> {
+    /// Uploads several file sets as one commit: `zip` holds `sets.json` and each set's files
+    /// under its place (see the API's `uploadFileSets`).
+    pub fn upload_sets(&self, query: &str, zip: &[u8]) -> Result<Value, Failure> {
         let path = format!(
-            "/teams/{}/projects/{}/files?{}{query}",
+            "/teams/{}/projects/{}/files/sets?{}",
             encode(&self.team),
             encode(&self.project),
-            format.api_query()
+            query.trim_start_matches('&')
         );
         let body = self.call(Call {
             path,

@@ -140,8 +140,10 @@ pub fn read_unzipped(format: ExportFormat, files: Vec<Unzipped>) -> Result<Uploa
     let mut upload = Upload::default();
     // Each file read on a core of its own (an XLIFF or PO file of 100,000 entries takes a
     // while), then gathered in the zip's order as if read one after the other.
-    let files: Vec<std::sync::Mutex<Option<Unzipped>>> =
-        files.into_iter().map(|file| std::sync::Mutex::new(Some(file))).collect();
+    let files: Vec<std::sync::Mutex<Option<Unzipped>>> = files
+        .into_iter()
+        .map(|file| std::sync::Mutex::new(Some(file)))
+        .collect();
     let read_one = |index: usize| {
         let taken = files[index]
             .lock()

@@ -265,8 +265,26 @@ fn an_android_app_with_plurals_in_their_own_file_goes_through_push_and_pull_unch
     assert_eq!(repo.aapt2(LIBRA, "values")["not_pushed_yet"], "Mine");
     repo.commit("pulled");
 
-    // A key moved to another file on the server leaves its old file in every language and
-    // lands in the new one: the folder never defines it twice.
+    // A key moved on the server to a file the app lacks stays where the app has it (pull
+    // creates no file for a language the app has)...
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/just_now",
+        json!({"files": {"android": "time.xml"}}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+    // ... and to a file the app has, it leaves its old file in every language and lands in
+    // the new one: the folder never defines it twice.
+    for folder in ["values", "values-de", "values-pt-rBR", "values-ru"] {
+        let path = repo.app.join(format!("{LIBRA}/{folder}/time.xml"));
+        std::fs::write(
+            path,
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<resources>\n</resources>\n",
+        )
+        .unwrap();
+    }
+    repo.commit("time.xml");
     repo.call(
         "PATCH",
         "/teams/acme/projects/app/keys/just_now",
@@ -524,10 +542,9 @@ fn a_web_app_with_i18next_namespaces_goes_through_push_and_pull_unchanged() {
     );
     repo.ok(&["pull"]);
     assert_eq!(repo.numstat(), [(1, 1, "public/locales/fr/common.json".to_owned())]);
-    assert_eq!(
-        repo.read("public/locales/fr/settings.json"),
-        "{\n  \"privacy.title\": \"Confidentialité\"\n}\n",
-        "a namespace the language lacked is written as the export writes it"
+    assert!(
+        !repo.app.join("public/locales/fr/settings.json").exists(),
+        "pull adds no namespace file the app lacks for a language it has"
     );
 }
 

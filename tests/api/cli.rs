@@ -211,8 +211,12 @@ fn push_then_pull_leaves_the_apps_files_as_they_were_and_writes_the_ones_it_lack
         printed.contains("app/src/main/res (android-xml): 3 files, 3 keys new"),
         "{printed}"
     );
-    assert!(printed.contains("  fr: 1 new, 0 changed"), "{printed}");
-    assert_eq!(setup.commits(), commits + 3, "one commit per file set");
+    assert!(printed.contains("  fr: 3 new, 0 changed"), "{printed}");
+    assert_eq!(
+        setup.commits(),
+        commits + 1,
+        "one commit for the push, whatever its sets"
+    );
 
     // The app's files are a git working tree: push then pull leaves it clean, since every
     // file the app has already holds the server's values, whatever its own formatting.
@@ -227,14 +231,42 @@ fn push_then_pull_leaves_the_apps_files_as_they_were_and_writes_the_ones_it_lack
         "{}",
         text(&pull.stdout)
     );
-    // A file the app lacks is written as the export writes it.
+    // A file the app lacks, of a language it has, is not written: pull adds nothing the
+    // app lacks.
     let french = "ios/App/Resources/fr.lproj/Localizable.strings";
     std::fs::remove_file(setup.app.join(french)).unwrap();
     assert_eq!(status(&setup.run(&["pull"])), 0);
-    assert_eq!(
-        setup.read(french),
-        setup.export("apple-strings", "ios")["fr.lproj/Localizable.strings"]
+    assert!(!setup.app.join(french).exists());
+    git_in(&setup.app, &["checkout", "--", french]);
+    // A language new on the server brings its files, written as the export writes them.
+    let (status_code, body) = setup.server.request(
+        "PATCH",
+        "/teams/acme/projects/mobile",
+        Some(TOKEN),
+        Some(r#"{"languagesISO":["en","fr","de"]}"#),
     );
+    assert_eq!(status_code, 200, "{body}");
+    assert_eq!(status(&setup.run(&["pull"])), 0);
+    let german = "ios/App/Resources/de.lproj/Localizable.strings";
+    assert_eq!(
+        setup.read(german),
+        setup.export("apple-strings", "ios")["de.lproj/Localizable.strings"]
+    );
+    for path in ["app/src/main/res/values-de/strings.xml", "web/locales/de.json"] {
+        assert!(setup.app.join(path).exists(), "{path}");
+    }
+    let (status_code, body) = setup.server.request(
+        "PATCH",
+        "/teams/acme/projects/mobile",
+        Some(TOKEN),
+        Some(r#"{"languagesISO":["en","fr"]}"#),
+    );
+    assert_eq!(status_code, 200, "{body}");
+    for path in [german, "app/src/main/res/values-de/strings.xml", "web/locales/de.json"] {
+        std::fs::remove_file(setup.app.join(path)).unwrap();
+    }
+    std::fs::remove_dir_all(setup.app.join("ios/App/Resources/de.lproj")).unwrap();
+    std::fs::remove_dir_all(setup.app.join("app/src/main/res/values-de")).unwrap();
     let after: Vec<Vec<u8>> = UNRELATED.iter().map(|path| setup.read(path)).collect();
     assert_eq!(after, before, "the app's own files are untouched");
 

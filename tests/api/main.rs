@@ -4,6 +4,7 @@ mod app_files;
 mod cli;
 mod errors;
 mod export;
+mod file_sets;
 mod formats;
 mod helpers;
 mod history;

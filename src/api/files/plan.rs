@@ -327,6 +327,107 @@ impl UploadPlan {
         });
     }
 
+    /// Joins the plan of another file set of the same push (`set`, its place in the push, as
+    /// the prefix of its files' paths), as if its files had been read after this plan's: a key
+    /// both sets hold (an Android and an iOS app of one project) takes the later set's texts
+    /// of the languages it has and keeps the others, and the later set's tags and files too;
+    /// a key of another kind there (plural in one set, plain in the other) keeps the first
+    /// set's and the later set's texts of it are passed over with a warning.
+    pub(super) fn absorb(&mut self, other: UploadPlan, set: usize) {
+        let mut positions: rustc_hash::FxHashMap<KeyName, usize> = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(position, entry)| (entry.name.clone(), position))
+            .collect();
+        let prefixed = |path: &str| format!("{set}/{path}");
+        for (entry, kind) in other.entries.into_iter().zip(other.kinds) {
+            let Some(&position) = positions.get(&entry.name) else {
+                positions.insert(entry.name.clone(), self.entries.len());
+                self.entries.push(entry);
+                self.kinds.push(kind);
+                continue;
+            };
+            if self.kinds[position].plural != kind.plural {
+                self.warnings.push(WarningItem {
+                    message: format!(
+                        "{} is {} in an earlier file set of this push, and this set's texts of it are passed over.",
+                        entry.name.described(),
+                        if kind.plural { "a plain string" } else { "a plural" },
+                    ),
+                    key: Some(entry.name.as_str().to_owned()),
+                    namespace: Some(entry.name.namespace().to_owned()).filter(|namespace| !namespace.is_empty()),
+                    language: None,
+                    path: Some(prefixed("")),
+                    line: None,
+                    check: None,
+                    severity: None,
+                    form: None,
+                });
+                continue;
+            }
+            let into = &mut self.entries[position];
+            for translation in entry.translations {
+                into.translations.retain(|known| known.language != translation.language);
+                into.translations.push(translation);
+            }
+            for tag in entry.add_tags {
+                if !into.add_tags.contains(&tag) {
+                    into.add_tags.push(tag);
+                }
+            }
+            for (platform, file) in entry.files {
+                into.files.retain(|(known, _)| *known != platform);
+                into.files.push((platform, file));
+            }
+            into.description = into.description.take().or(entry.description);
+            into.markup = into.markup.or(entry.markup);
+            into.translatable = into.translatable.or(entry.translatable);
+            into.xcode = into.xcode.take().or(entry.xcode);
+            for language in entry.outdated {
+                if !into.outdated.contains(&language) {
+                    into.outdated.push(language);
+                }
+            }
+        }
+        for language in other.add_languages {
+            if !self.add_languages.iter().any(|known| known.same_as(&language)) {
+                self.add_languages.push(language);
+            }
+        }
+        self.files.extend(other.files.into_iter().map(|mut file| {
+            file.path = prefixed(&file.path);
+            file
+        }));
+        self.ignored.extend(other.ignored.iter().map(|path| prefixed(path)));
+        self.skipped += other.skipped;
+        self.warnings.extend(other.warnings.into_iter().map(|mut warning| {
+            warning.path = warning.path.map(|path| prefixed(&path));
+            warning
+        }));
+        self.originals.extend(other.originals);
+    }
+
+    /// Prefixes this plan's paths with its set's place in a push (see [`Self::absorb`]).
+    pub(super) fn into_set(mut self, set: usize) -> Self {
+        let prefixed = |path: &str| format!("{set}/{path}");
+        for file in &mut self.files {
+            file.path = prefixed(&file.path);
+        }
+        for path in &mut self.ignored {
+            *path = prefixed(path);
+        }
+        for warning in &mut self.warnings {
+            warning.path = warning.path.as_deref().map(prefixed);
+        }
+        self
+    }
+
+    /// The keys of the plan.
+    pub(super) fn names(&self) -> impl Iterator<Item = &KeyName> {
+        self.entries.iter().map(|entry| &entry.name)
+    }
+
     /// The project language a file's place names; one the project lacks is added (with
     /// `addLanguages`) or refused.
     fn language(&mut self, project: &Project, path: &str, raw: &str, add: bool) -> Result<LanguageCode, ApiError> {

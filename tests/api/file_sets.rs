@@ -1,0 +1,137 @@
+//! The upload of several file sets in one request (`POST .../files/sets`, what `locstore push`
+//! sends): one commit for all of them, each set under its namespace and tags.
+
+use poem::http::StatusCode;
+use serde_json::json;
+
+use crate::helpers::TestApp;
+use crate::upload::zip_of;
+
+const SETS: &str = "/teams/acme/projects/mobile/files/sets";
+
+#[tokio::test]
+async fn several_file_sets_are_one_commit_each_set_in_its_namespace() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let manifest = json!({"sets": [
+        {"type": "android-xml", "namespace": "app", "tags": ["android"]},
+        {"type": "android-xml", "namespace": "feature.login", "tags": ["android"]},
+        {"type": "apple-strings", "tags": ["ios"]},
+        {"type": "android-xml"},
+    ]})
+    .to_string();
+    let zip = zip_of(&[
+        ("sets.json", manifest.as_bytes()),
+        (
+            "0/values/strings.xml",
+            b"<resources><string name=\"app_name\">Acme</string></resources>",
+        ),
+        (
+            "0/values-fr/strings.xml",
+            b"<resources><string name=\"app_name\">Acme FR</string></resources>",
+        ),
+        (
+            "1/values/strings.xml",
+            b"<resources><string name=\"app_name\">Log in</string></resources>",
+        ),
+        (
+            "2/en.lproj/Localizable.strings",
+            b"\"title\" = \"Title\";\n\"ok\" = \"OK\";\n",
+        ),
+        (
+            "3/values/strings.xml",
+            b"<resources><string name=\"title\">Title (Android)</string></resources>",
+        ),
+        (
+            "3/values-fr/strings.xml",
+            b"<resources><string name=\"title\">Titre</string></resources>",
+        ),
+        ("elsewhere/readme.txt", b"not a set's"),
+    ]);
+    let before = app.commit_count();
+    let answer = app
+        .post_bytes(SETS, "application/zip", zip.clone())
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), before + 1, "one commit for every set: {answer}");
+    assert_eq!(answer["created"], 4, "{answer}");
+    assert_eq!(
+        answer["sets"],
+        json!([
+            {"created": 1, "updated": 0, "unchanged": 0},
+            {"created": 1, "updated": 0, "unchanged": 0},
+            {"created": 2, "updated": 0, "unchanged": 0},
+            {"created": 1, "updated": 0, "unchanged": 0},
+        ])
+    );
+    let paths: Vec<&str> = answer["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths.contains(&"1/values/strings.xml") && paths.contains(&"2/en.lproj/Localizable.strings"),
+        "{paths:?}"
+    );
+    assert_eq!(answer["ignored"], json!(["elsewhere/readme.txt"]));
+
+    // The modules' `app_name`s are two keys; the Android and iOS `title` one, the later set's
+    // English text and the earlier's other texts kept.
+    let key = |path: &str| {
+        let app = &app;
+        let path = path.to_owned();
+        async move {
+            app.get(&format!("/teams/acme/projects/mobile/keys/{path}"))
+                .await
+                .assert_ok(StatusCode::OK)
+        }
+    };
+    assert_eq!(
+        key("app_name?namespace=app").await["data"]["translation"],
+        json!({"en": "Acme", "fr": "Acme FR"})
+    );
+    let login = key("app_name?namespace=feature.login").await;
+    assert_eq!(login["data"]["translation"], json!({"en": "Log in"}));
+    assert_eq!(login["data"]["tags"], json!(["android"]));
+    let title = key("title").await;
+    assert_eq!(
+        title["data"]["translation"],
+        json!({"en": "Title (Android)", "fr": "Titre"})
+    );
+    assert_eq!(title["data"]["tags"], json!(["ios"]));
+
+    // The same push again changes nothing: no commit, every key unchanged.
+    let again = app
+        .post_bytes(SETS, "application/zip", zip)
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), before + 1);
+    assert_eq!(again["sets"][2], json!({"created": 0, "updated": 0, "unchanged": 2}));
+}
+
+#[tokio::test]
+async fn a_bad_manifest_is_refused_and_changes_nothing() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let before = app.commit_count();
+    for (manifest, says) in [
+        (None, "sets.json"),
+        (Some("{\"sets\": [{\"type\": \"toml\"}]}"), "unknown type"),
+        (
+            Some("{\"sets\": [{\"type\": \"json\", \"namespace\": \"/x\"}]}"),
+            "namespace",
+        ),
+        (Some("[1, 2]"), "not a list of file sets"),
+    ] {
+        let mut files: Vec<(&str, &[u8])> = vec![("0/en.json", b"{\"a\": \"b\"}")];
+        if let Some(manifest) = manifest {
+            files.push(("sets.json", manifest.as_bytes()));
+        }
+        let reply = app.post_bytes(SETS, "application/zip", zip_of(&files)).await;
+        assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+        let message = reply.json()["error"]["message"].as_str().unwrap().to_owned();
+        assert!(message.contains(says), "{message}");
+    }
+    assert_eq!(app.commit_count(), before);
+}
