@@ -17,6 +17,7 @@ use super::{
 };
 use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::LanguageCode;
+pub use crate::formats::android::android_language;
 
 /// What an upload holds.
 #[derive(Debug, Default)]
@@ -277,7 +278,9 @@ pub fn namespace_of(format: ExportFormat, path: &str, file: Option<&(Platform, S
     let namespace = match (format, file) {
         (_, Some((Platform::Web, namespace))) => namespace_path(path, namespace),
         (_, Some((Platform::Apple, table))) if table != "Localizable" => table.clone(),
-        (ExportFormat::Po, _) if folder == "LC_MESSAGES" => file_name.strip_suffix(".po").unwrap_or_default().to_owned(),
+        (ExportFormat::Po, _) if folder == "LC_MESSAGES" => {
+            file_name.strip_suffix(".po").unwrap_or_default().to_owned()
+        }
         (ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2, _) => {
             let stem = file_name.rsplit_once('.').map_or(file_name, |(stem, _)| stem);
             match stem.rsplit_once('.') {
@@ -357,35 +360,6 @@ fn apple_legacy_language(name: &str) -> Option<&'static str> {
         .iter()
         .find(|(english, _)| *english == name)
         .map(|(_, code)| *code)
-}
-
-/// The language of an Android `values*` folder: `values` is the base language, `values-fr`
-/// is `fr`, `values-pt-rBR` is `pt-BR`, `values-b+zh+Hans` is `zh-Hans`. Folders with other
-/// qualifiers (`values-night`, `values-v21`, `values-fr-land`) name no language.
-pub fn android_language(folder: &str) -> Option<String> {
-    if folder == "values" {
-        return Some(BASE_LANGUAGE.to_owned());
-    }
-    let qualifier = folder.strip_prefix("values-")?;
-    if let Some(tags) = qualifier.strip_prefix("b+") {
-        return Some(tags.replace('+', "-"));
-    }
-    let mut parts = qualifier.split('-');
-    let language = parts.next()?;
-    let is_language = (2..=3).contains(&language.len()) && language.bytes().all(|b| b.is_ascii_lowercase());
-    if !is_language {
-        return None;
-    }
-    match (parts.next(), parts.next()) {
-        (None, _) => Some(language.to_owned()),
-        (Some(region), None) => {
-            let region = region.strip_prefix('r')?;
-            let is_region = (region.len() == 2 && region.bytes().all(|b| b.is_ascii_uppercase()))
-                || (region.len() == 3 && region.bytes().all(|b| b.is_ascii_digit()));
-            is_region.then(|| format!("{language}-{region}"))
-        }
-        _ => None,
-    }
 }
 
 fn read_file(
@@ -541,17 +515,16 @@ fn add_sources(upload: &mut Upload, path: &str, language: String, namespace: Str
 /// or adds it when there is none yet; each key's first source is kept.
 fn join_sources(upload: &mut Upload, mut sources: UploadedFile) {
     let entries = std::mem::take(&mut sources.entries);
-    let gathered = match upload
-        .files
-        .iter_mut()
-        .position(|file| file.fills_gaps && file.language == sources.language && file.namespace == sources.namespace)
-    {
-        Some(at) => &mut upload.files[at],
-        None => {
-            upload.files.push(sources);
-            upload.files.last_mut().expect("just pushed")
-        }
-    };
+    let gathered =
+        match upload.files.iter_mut().position(|file| {
+            file.fills_gaps && file.language == sources.language && file.namespace == sources.namespace
+        }) {
+            Some(at) => &mut upload.files[at],
+            None => {
+                upload.files.push(sources);
+                upload.files.last_mut().expect("just pushed")
+            }
+        };
     // Which entries are new, found by borrowed names (a fast hash: every translation file of
     // an XLIFF upload brings its 100,000 sources again, nearly all of them known).
     let new: Vec<bool> = {
@@ -627,26 +600,6 @@ fn unzip(body: &[u8], max_unpacked: usize) -> Result<Vec<Unzipped>, UploadError>
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn android_folders_map_to_languages_as_the_export_names_them() {
-        assert_eq!(android_language("values").as_deref(), Some(BASE_LANGUAGE));
-        assert_eq!(android_language("values-fr").as_deref(), Some("fr"));
-        assert_eq!(android_language("values-pt-rBR").as_deref(), Some("pt-BR"));
-        assert_eq!(android_language("values-es-r419").as_deref(), Some("es-419"));
-        assert_eq!(android_language("values-b+zh+Hans").as_deref(), Some("zh-Hans"));
-        assert_eq!(android_language("values-b+sr+Latn+RS").as_deref(), Some("sr-Latn-RS"));
-        for other in [
-            "values-night",
-            "values-v21",
-            "values-fr-land",
-            "values-sw600dp",
-            "drawable",
-            "values-fr-rCA-night",
-        ] {
-            assert_eq!(android_language(other), None, "{other}");
-        }
-    }
 
     #[test]
     fn apple_and_json_paths_map_to_languages() {
