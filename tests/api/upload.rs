@@ -444,7 +444,6 @@ async fn bad_uploads_are_refused_with_a_clear_error_and_change_nothing() {
         message(&reply)
     );
 
-
     let reply = upload("type=json", "application/json", b"{\"a\": \"b\"}".to_vec()).await;
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
 
@@ -713,13 +712,21 @@ async fn one_stale_translation_never_keeps_an_app_out_and_each_entry_passed_over
 
     // A name defined twice takes the last definition, as the platforms do, with a warning
     // naming both places.
-    let twice = b"<resources>\n<string name=\"twice\">x</string>\n<string name=\"twice\">y</string>\n</resources>".to_vec();
+    let twice =
+        b"<resources>\n<string name=\"twice\">x</string>\n<string name=\"twice\">y</string>\n</resources>".to_vec();
     let answer = app
-        .post_bytes("/teams/acme/projects/mobile/files?type=android-xml&language=en", "text/xml", twice)
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=android-xml&language=en",
+            "text/xml",
+            twice,
+        )
         .await
         .assert_ok(StatusCode::OK);
     let warning = answer["warnings"][0]["message"].as_str().unwrap();
-    assert!(warning.contains("defined twice") && warning.contains("line 2"), "{answer}");
+    assert!(
+        warning.contains("defined twice") && warning.contains("line 2"),
+        "{answer}"
+    );
     assert_eq!(answer["warnings"][0]["line"], 3, "{answer}");
     let twice = app
         .get("/teams/acme/projects/mobile/keys/twice")
@@ -742,10 +749,7 @@ async fn one_stale_translation_never_keeps_an_app_out_and_each_entry_passed_over
     assert_eq!(answer["created"], 1, "{answer}");
     assert_eq!(answer["warnings"][0]["line"], 3, "{answer}");
     assert!(
-        answer["warnings"][0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("empty"),
+        answer["warnings"][0]["message"].as_str().unwrap().contains("empty"),
         "{answer}"
     );
 }
@@ -844,4 +848,33 @@ async fn a_translations_file_uploaded_alone_never_changes_a_keys_kind() {
         .assert_ok(StatusCode::OK);
     assert_eq!(key["data"]["plural"], true);
     assert_eq!(key["data"]["translation"]["fr"], Value::Null);
+}
+
+#[tokio::test]
+async fn a_translations_copy_of_a_group_comment_is_no_description_when_the_base_file_has_none() {
+    // AntennaPod: the group comment stands above a `translatable="false"` entry in the base
+    // file, and above the group's first translated entry in a translation's file.
+    let app = app_with_languages().await;
+    let base = b"<resources>\n    <!-- Activity titles -->\n    <string name=\"authority\" translatable=\"false\">a.b</string>\n    <string name=\"update\">Update</string>\n</resources>\n";
+    let french =
+        b"<resources>\n    <!--Activity titles-->\n  <string name=\"update\">Actualiser</string>\n</resources>\n";
+    let zip = zip_of(&[("res/values-fr/strings.xml", french), ("res/values/strings.xml", base)]);
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=android-xml",
+        "application/zip",
+        zip,
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let update = app
+        .get("/teams/acme/projects/mobile/keys/update")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(update["data"]["translation"]["fr"], "Actualiser");
+    assert_eq!(update["data"]["description"], "", "{update}");
+    let authority = app
+        .get("/teams/acme/projects/mobile/keys/authority")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(authority["data"]["description"], "Activity titles");
 }

@@ -5,8 +5,8 @@
 use super::UploadedFileItem;
 use crate::api::error::ApiError;
 use crate::api::warnings::WarningItem;
-use crate::domain::model::{Project, Text};
 use crate::domain::key_files::Platform;
+use crate::domain::model::{Project, Text};
 use crate::domain::names::{Description, KeyName, LanguageCode, Namespace, quote_for_message};
 use crate::formats::upload::{BASE_LANGUAGE, Original, Upload, UploadedFile};
 use crate::store::{ImportEntry, TextInput, TranslationInput};
@@ -115,6 +115,8 @@ impl UploadPlan {
         // languages goes through half a million entries.
         let paths: Vec<String> = files.iter().map(|(_, file)| file.path.clone()).collect();
         let mut positions: rustc_hash::FxHashMap<KeyName, usize> = rustc_hash::FxHashMap::default();
+        // The entries whose description the upload's base-language file gave (or gave none).
+        let mut described_by_base: rustc_hash::FxHashSet<usize> = rustc_hash::FxHashSet::default();
         let mut defined: rustc_hash::FxHashMap<(KeyName, LanguageCode), (usize, usize)> =
             rustc_hash::FxHashMap::default();
         for (file_index, (language, file)) in files.into_iter().enumerate() {
@@ -126,7 +128,14 @@ impl UploadPlan {
                 Err(err) => return Err(ApiError::invalid(format!("{}: {}", file.path, err.0))),
             };
             for warning in file.warnings {
-                plan.warn(&file.path, warning.line, &warning.key, file_namespace.as_str(), &language, warning.message);
+                plan.warn(
+                    &file.path,
+                    warning.line,
+                    &warning.key,
+                    file_namespace.as_str(),
+                    &language,
+                    warning.message,
+                );
             }
             // Apple tables and i18next namespaces are key spaces: a key of one is in its
             // namespace, and its `files` entry for that family says nothing more.
@@ -138,7 +147,14 @@ impl UploadPlan {
                 let name = match KeyName::parse_in(&file_namespace, &parsed.name) {
                     Ok(name) => name,
                     Err(err) => {
-                        plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, err.0);
+                        plan.warn(
+                            &file.path,
+                            parsed.line,
+                            &parsed.name,
+                            file_namespace.as_str(),
+                            &language,
+                            err.0,
+                        );
                         continue;
                     }
                 };
@@ -160,7 +176,14 @@ impl UploadPlan {
                             String::new()
                         }
                     );
-                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
+                    plan.warn(
+                        &file.path,
+                        parsed.line,
+                        &parsed.name,
+                        file_namespace.as_str(),
+                        &language,
+                        message,
+                    );
                     if let Some(position) = positions.get(&name) {
                         plan.entries[*position]
                             .translations
@@ -226,7 +249,14 @@ impl UploadPlan {
                         if plural { "plural" } else { "plain string" },
                         if plural { "a plain string" } else { "a plural" },
                     );
-                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
+                    plan.warn(
+                        &file.path,
+                        parsed.line,
+                        &parsed.name,
+                        file_namespace.as_str(),
+                        &language,
+                        message,
+                    );
                     continue;
                 }
                 if !kind.translatable && !is_base {
@@ -234,21 +264,34 @@ impl UploadPlan {
                         "{} is not translatable (translatable=\"false\" in the base language); this translation is passed over.",
                         quote_for_message(&parsed.name)
                     );
-                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
+                    plan.warn(
+                        &file.path,
+                        parsed.line,
+                        &parsed.name,
+                        file_namespace.as_str(),
+                        &language,
+                        message,
+                    );
                     continue;
                 }
                 let entry = &mut plan.entries[position];
-                // The base language's comment wins; otherwise the first one found.
-                if let Some(description) = parsed.description.filter(|text| !text.is_empty())
-                    && (entry.description.is_none() || is_base)
-                {
-                    entry.description = Some(
-                        description
-                            .chars()
-                            .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
-                            .take(Description::MAX_CHARS)
-                            .collect(),
-                    );
+                // The base language's file has the last word, even when it has no comment
+                // there: a translation's comments are often a tool's copies of the base file's
+                // group comments, standing above whichever entry of the group the translation
+                // has first, and taken as descriptions they would move into the base file on
+                // pull. Without the base file, the first comment found is the description.
+                let description = parsed.description.filter(|text| !text.is_empty()).map(|description| {
+                    description
+                        .chars()
+                        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+                        .take(Description::MAX_CHARS)
+                        .collect()
+                });
+                if is_base {
+                    entry.description = description;
+                    described_by_base.insert(position);
+                } else if entry.description.is_none() && !described_by_base.contains(&position) {
+                    entry.description = description;
                 }
                 if parsed.markup {
                     entry.markup = Some(true);
