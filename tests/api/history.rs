@@ -518,7 +518,10 @@ async fn changes_list_the_keys_created_updated_deleted_and_renamed_between_two_s
         ))
         .await
         .assert_ok(StatusCode::OK);
-    assert_eq!(second["data"], json!([{"name": "removed", "namespace": "", "change": "deleted"}]));
+    assert_eq!(
+        second["data"],
+        json!([{"name": "removed", "namespace": "", "change": "deleted"}])
+    );
     let back = app
         .get(&format!(
             "/teams/acme/projects/mobile/changes?since={until}&until={}",

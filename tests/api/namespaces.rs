@@ -32,7 +32,10 @@ async fn create_in(app: &TestApp, namespace: &str, name: &str, english: &str) {
 
 /// `(namespace, name)` of every key a query answers, in its order.
 async fn listed(app: &TestApp, query: &str) -> Vec<(String, String)> {
-    let reply = app.get(&format!("{KEYS}?limit=1000&{query}")).await.assert_ok(StatusCode::OK);
+    let reply = app
+        .get(&format!("{KEYS}?limit=1000&{query}"))
+        .await
+        .assert_ok(StatusCode::OK);
     reply["data"]
         .as_array()
         .unwrap()
@@ -58,21 +61,30 @@ async fn the_same_name_in_two_namespaces_is_two_keys_each_in_its_own_file() {
     create_in(&app, "glossary", "No", "No (the word)").await;
     create_in(&app, "app", "No", "Nope").await;
     // The same name in the same namespace is still a conflict.
-    let again = app
-        .post(KEYS, json!({"name": "No", "namespace": "glossary"}))
-        .await;
+    let again = app.post(KEYS, json!({"name": "No", "namespace": "glossary"})).await;
     assert_eq!(again.error_code(StatusCode::CONFLICT), "conflict");
 
     let default = app.get(&format!("{KEYS}/No")).await.assert_ok(StatusCode::OK);
     assert_eq!(default["data"]["namespace"], "");
     assert_eq!(default["data"]["translation"]["en"], "No");
-    let glossary = app.get(&format!("{KEYS}/No?namespace=glossary")).await.assert_ok(StatusCode::OK);
+    let glossary = app
+        .get(&format!("{KEYS}/No?namespace=glossary"))
+        .await
+        .assert_ok(StatusCode::OK);
     assert_eq!(glossary["data"]["namespace"], "glossary");
     assert_eq!(glossary["data"]["translation"]["en"], "No (the word)");
-    app.get(&format!("{KEYS}/No?namespace=missing")).await.error_code(StatusCode::NOT_FOUND);
+    app.get(&format!("{KEYS}/No?namespace=missing"))
+        .await
+        .error_code(StatusCode::NOT_FOUND);
 
     // Each key is a file under its namespace's folder, and the TOML names the namespace.
-    let files = app.git(&["ls-tree", "-r", "--name-only", "HEAD", "teams/acme/projects/mobile/keys"]);
+    let files = app.git(&[
+        "ls-tree",
+        "-r",
+        "--name-only",
+        "HEAD",
+        "teams/acme/projects/mobile/keys",
+    ]);
     let files: Vec<&str> = files.lines().collect();
     assert_eq!(files.len(), 3, "{files:?}");
     assert!(files.iter().any(|file| file.contains("/keys/@glossary/")), "{files:?}");
@@ -81,7 +93,10 @@ async fn the_same_name_in_two_namespaces_is_two_keys_each_in_its_own_file() {
     let text = app.git(&["show", &format!("HEAD:{glossary_file}")]);
     assert!(text.starts_with("name = \"No\"\nnamespace = \"glossary\"\n"), "{text}");
     let default_file = files.iter().find(|file| !file.contains('@')).unwrap();
-    assert!(!app.git(&["show", &format!("HEAD:{default_file}")]).contains("namespace"));
+    assert!(
+        !app.git(&["show", &format!("HEAD:{default_file}")])
+            .contains("namespace")
+    );
 
     // A change to one leaves the others; a delete takes only the one named.
     app.patch(
@@ -90,13 +105,15 @@ async fn the_same_name_in_two_namespaces_is_two_keys_each_in_its_own_file() {
     )
     .await
     .assert_ok(StatusCode::OK);
-    let app_key = app.get(&format!("{KEYS}/No?namespace=app")).await.assert_ok(StatusCode::OK);
+    let app_key = app
+        .get(&format!("{KEYS}/No?namespace=app"))
+        .await
+        .assert_ok(StatusCode::OK);
     assert!(app_key["data"]["translation"].get("fr").is_none());
-    app.delete(&format!("{KEYS}/No?namespace=app")).await.assert_ok(StatusCode::OK);
-    assert_eq!(
-        listed(&app, "").await,
-        pairs(&[("", "No"), ("glossary", "No")])
-    );
+    app.delete(&format!("{KEYS}/No?namespace=app"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(listed(&app, "").await, pairs(&[("", "No"), ("glossary", "No")]));
     assert_eq!(app.clean_status().await, "");
     app.git(&["fsck", "--strict"]);
 }
@@ -143,9 +160,7 @@ async fn the_query_sorts_by_namespace_then_name_and_filters_by_namespace() {
         listed(&app, "namespace=common&keyword=TITLE").await,
         pairs(&[("common", "title")])
     );
-    let page = app
-        .get(&format!("{KEYS}?namespace=common&limit=1&page=2"))
-        .await;
+    let page = app.get(&format!("{KEYS}?namespace=common&limit=1&page=2")).await;
     assert_eq!(page.header("x-pagination-total-count"), "2");
     assert_eq!(page.json()["data"][0]["name"], "title");
     // A malformed namespace is refused.
@@ -166,7 +181,10 @@ async fn a_key_moves_to_another_namespace_as_a_rename_with_its_history() {
     assert_eq!(clash.error_code(StatusCode::CONFLICT), "conflict");
     let before = app.commit_count();
     let moved = app
-        .patch(&format!("{KEYS}/title"), json!({"namespace": "common", "name": "heading"}))
+        .patch(
+            &format!("{KEYS}/title"),
+            json!({"namespace": "common", "name": "heading"}),
+        )
         .await;
     moved.assert_ok(StatusCode::OK);
     let since = moved.header("x-locstore-commit").to_owned();
@@ -175,7 +193,10 @@ async fn a_key_moves_to_another_namespace_as_a_rename_with_its_history() {
         listed(&app, "").await,
         pairs(&[("common", "heading"), ("settings", "title")])
     );
-    let key = app.get(&format!("{KEYS}/heading?namespace=common")).await.assert_ok(StatusCode::OK);
+    let key = app
+        .get(&format!("{KEYS}/heading?namespace=common"))
+        .await
+        .assert_ok(StatusCode::OK);
     assert_eq!(key["data"]["translation"]["en"], "Title");
 
     // The key's history follows it back across the move.
@@ -219,10 +240,7 @@ async fn a_key_moves_to_another_namespace_as_a_rename_with_its_history() {
     app.patch(&format!("{KEYS}/heading?namespace=common"), json!({"namespace": ""}))
         .await
         .assert_ok(StatusCode::OK);
-    assert_eq!(
-        listed(&app, "").await,
-        pairs(&[("", "heading"), ("settings", "title")])
-    );
+    assert_eq!(listed(&app, "").await, pairs(&[("", "heading"), ("settings", "title")]));
 }
 
 #[tokio::test]
@@ -244,9 +262,15 @@ async fn names_with_outer_spaces_line_breaks_and_percent_signs_are_keys_like_any
         create_in(&app, "Localizable", name, "in a table").await;
     }
     for name in names {
-        let reply = app.get(&format!("{KEYS}/{}", encode(name))).await.assert_ok(StatusCode::OK);
+        let reply = app
+            .get(&format!("{KEYS}/{}", encode(name)))
+            .await
+            .assert_ok(StatusCode::OK);
         assert_eq!(reply["data"]["name"], name);
-        assert_eq!(reply["data"]["translation"]["en"], Value::from(format!("text of {name}")));
+        assert_eq!(
+            reply["data"]["translation"]["en"],
+            Value::from(format!("text of {name}"))
+        );
         let reply = app
             .get(&format!("{KEYS}/{}?namespace=Localizable", encode(name)))
             .await
@@ -261,7 +285,11 @@ async fn names_with_outer_spaces_line_breaks_and_percent_signs_are_keys_like_any
     }
     let mut expected: Vec<String> = names.iter().map(|name| name.to_string()).collect();
     expected.sort();
-    let default: Vec<String> = listed(&app, "namespace=").await.into_iter().map(|(_, name)| name).collect();
+    let default: Vec<String> = listed(&app, "namespace=")
+        .await
+        .into_iter()
+        .map(|(_, name)| name)
+        .collect();
     assert_eq!(default, expected);
     // The keyword finds a name by a part with a line break or a percent sign.
     assert_eq!(app.key_names("namespace=&keyword=o%0Al").await, ["two\nlines"]);
@@ -271,7 +299,10 @@ async fn names_with_outer_spaces_line_breaks_and_percent_signs_are_keys_like_any
     let dir = app.stop().await;
     let app = TestApp::spawn_in(dir).await;
     for name in names {
-        let reply = app.get(&format!("{KEYS}/{}", encode(name))).await.assert_ok(StatusCode::OK);
+        let reply = app
+            .get(&format!("{KEYS}/{}", encode(name)))
+            .await
+            .assert_ok(StatusCode::OK);
         assert_eq!(reply["data"]["translation"]["fr"], "fr", "{name:?}");
     }
     assert_eq!(listed(&app, "namespace=Localizable").await.len(), names.len());
@@ -286,7 +317,10 @@ async fn an_import_takes_the_same_name_in_several_namespaces() {
         {"name": "OK", "namespace": "alerts", "translations": [{"language": "en", "content": "Got it"}]},
         {"name": "OK", "namespace": "InfoPlist", "translations": [{"language": "en", "content": "Fine"}]},
     ]});
-    let reply = app.post(&format!("{KEYS}/import"), body).await.assert_ok(StatusCode::OK);
+    let reply = app
+        .post(&format!("{KEYS}/import"), body)
+        .await
+        .assert_ok(StatusCode::OK);
     assert_eq!(reply["created"], 3);
     assert_eq!(
         listed(&app, "").await,

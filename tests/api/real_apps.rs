@@ -113,7 +113,10 @@ fn take_through(app: &str) -> (String, String) {
     let changed = git_in(&work, &["status", "--porcelain", "--untracked-files=all"]);
     if !changed.is_empty() {
         let diff = git_in(&work, &["diff", "--stat"]);
-        return ("clean".into(), format!("{changed}\n{diff}").chars().take(2000).collect());
+        return (
+            "clean".into(),
+            format!("{changed}\n{diff}").chars().take(2000).collect(),
+        );
     }
     let before = head();
     let again = run(&["push"]);

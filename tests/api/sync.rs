@@ -603,7 +603,10 @@ async fn a_conflicting_change_merges_with_the_remote_side_winning() {
         .get(&format!("/teams/acme/projects/mobile/changes?since={theirs}"))
         .await
         .assert_ok(StatusCode::OK);
-    assert_eq!(since_theirs["data"], json!([{"name": "other", "namespace": "", "change": "updated"}]));
+    assert_eq!(
+        since_theirs["data"],
+        json!([{"name": "other", "namespace": "", "change": "updated"}])
+    );
 }
 
 /// A remote commit with a key file that does not parse is not served; `/sync` says why; a

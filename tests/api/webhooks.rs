@@ -248,15 +248,21 @@ async fn every_commit_is_delivered_once_signed_in_order_with_its_events() {
     let event = |index: usize| events_of(&got, &expected[index]);
     assert_eq!(
         event(0),
-        [json!({"type": "key.created", "project": "mobile", "key": "greeting", "namespace": "", "languages": ["en", "fr"]})]
+        [
+            json!({"type": "key.created", "project": "mobile", "key": "greeting", "namespace": "", "languages": ["en", "fr"]})
+        ]
     );
     assert_eq!(
         event(1),
-        [json!({"type": "key.updated", "project": "mobile", "key": "greeting", "namespace": "", "languages": ["pt-BR"]})]
+        [
+            json!({"type": "key.updated", "project": "mobile", "key": "greeting", "namespace": "", "languages": ["pt-BR"]})
+        ]
     );
     assert_eq!(
         event(2),
-        [json!({"type": "key.renamed", "project": "mobile", "key": "welcome", "namespace": "", "from": "greeting", "fromNamespace": "", "languages": []})]
+        [
+            json!({"type": "key.renamed", "project": "mobile", "key": "welcome", "namespace": "", "from": "greeting", "fromNamespace": "", "languages": []})
+        ]
     );
     assert_eq!(event(4)[0]["type"], "key.deleted");
     assert_eq!(event(4)[0]["key"], "doomed");
@@ -267,12 +273,12 @@ async fn every_commit_is_delivered_once_signed_in_order_with_its_events() {
     // The upload: one commit, a key updated in French and a key created.
     let upload = event(6);
     assert_eq!(upload.len(), 2, "{upload:?}");
-    assert!(
-        upload.contains(&json!({"type": "key.created", "project": "mobile", "key": "uploaded", "namespace": "", "languages": ["fr"]}))
-    );
-    assert!(
-        upload.contains(&json!({"type": "key.updated", "project": "mobile", "key": "welcome", "namespace": "", "languages": ["fr"]}))
-    );
+    assert!(upload.contains(
+        &json!({"type": "key.created", "project": "mobile", "key": "uploaded", "namespace": "", "languages": ["fr"]})
+    ));
+    assert!(upload.contains(
+        &json!({"type": "key.updated", "project": "mobile", "key": "welcome", "namespace": "", "languages": ["fr"]})
+    ));
     assert_eq!(event(7), [json!({"type": "project.created", "project": "web"})]);
     assert_eq!(event(8), [json!({"type": "team.updated"})]);
     let team_delivery = got.iter().find(|received| received.commit() == expected[8]).unwrap();
