@@ -404,8 +404,10 @@ const JAVA_KEYWORDS: &[&str] = &[
     "_",
 ];
 
+mod folders;
 mod read;
 
+pub use folders::{ANDROID_ALIASES, android_language};
 pub use read::{ReadFile, read};
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use super::{
 };
 use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::LanguageCode;
+pub use crate::formats::android::android_language;
 
 /// What an upload holds.
 #[derive(Debug, Default)]
@@ -368,35 +369,6 @@ fn apple_legacy_language(name: &str) -> Option<&'static str> {
         .map(|(_, code)| *code)
 }
 
-/// The language of an Android `values*` folder: `values` is the base language, `values-fr`
-/// is `fr`, `values-pt-rBR` is `pt-BR`, `values-b+zh+Hans` is `zh-Hans`. Folders with other
-/// qualifiers (`values-night`, `values-v21`, `values-fr-land`) name no language.
-pub fn android_language(folder: &str) -> Option<String> {
-    if folder == "values" {
-        return Some(BASE_LANGUAGE.to_owned());
-    }
-    let qualifier = folder.strip_prefix("values-")?;
-    if let Some(tags) = qualifier.strip_prefix("b+") {
-        return Some(tags.replace('+', "-"));
-    }
-    let mut parts = qualifier.split('-');
-    let language = parts.next()?;
-    let is_language = (2..=3).contains(&language.len()) && language.bytes().all(|b| b.is_ascii_lowercase());
-    if !is_language {
-        return None;
-    }
-    match (parts.next(), parts.next()) {
-        (None, _) => Some(language.to_owned()),
-        (Some(region), None) => {
-            let region = region.strip_prefix('r')?;
-            let is_region = (region.len() == 2 && region.bytes().all(|b| b.is_ascii_uppercase()))
-                || (region.len() == 3 && region.bytes().all(|b| b.is_ascii_digit()));
-            is_region.then(|| format!("{language}-{region}"))
-        }
-        _ => None,
-    }
-}
-
 fn read_file(
     format: ExportFormat,
     path: &str,
@@ -635,26 +607,6 @@ pub fn unzip(body: &[u8], max_unpacked: usize) -> Result<Vec<Unzipped>, UploadEr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn android_folders_map_to_languages_as_the_export_names_them() {
-        assert_eq!(android_language("values").as_deref(), Some(BASE_LANGUAGE));
-        assert_eq!(android_language("values-fr").as_deref(), Some("fr"));
-        assert_eq!(android_language("values-pt-rBR").as_deref(), Some("pt-BR"));
-        assert_eq!(android_language("values-es-r419").as_deref(), Some("es-419"));
-        assert_eq!(android_language("values-b+zh+Hans").as_deref(), Some("zh-Hans"));
-        assert_eq!(android_language("values-b+sr+Latn+RS").as_deref(), Some("sr-Latn-RS"));
-        for other in [
-            "values-night",
-            "values-v21",
-            "values-fr-land",
-            "values-sw600dp",
-            "drawable",
-            "values-fr-rCA-night",
-        ] {
-            assert_eq!(android_language(other), None, "{other}");
-        }
-    }
 
     #[test]
     fn apple_and_json_paths_map_to_languages() {

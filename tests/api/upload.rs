@@ -849,3 +849,32 @@ async fn a_translations_file_uploaded_alone_never_changes_a_keys_kind() {
     assert_eq!(key["data"]["plural"], true);
     assert_eq!(key["data"]["translation"]["fr"], Value::Null);
 }
+
+#[tokio::test]
+async fn a_translations_copy_of_a_group_comment_is_no_description_when_the_base_file_has_none() {
+    // AntennaPod: the group comment stands above a `translatable="false"` entry in the base
+    // file, and above the group's first translated entry in a translation's file.
+    let app = app_with_languages().await;
+    let base = b"<resources>\n    <!-- Activity titles -->\n    <string name=\"authority\" translatable=\"false\">a.b</string>\n    <string name=\"update\">Update</string>\n</resources>\n";
+    let french =
+        b"<resources>\n    <!--Activity titles-->\n  <string name=\"update\">Actualiser</string>\n</resources>\n";
+    let zip = zip_of(&[("res/values-fr/strings.xml", french), ("res/values/strings.xml", base)]);
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=android-xml",
+        "application/zip",
+        zip,
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let update = app
+        .get("/teams/acme/projects/mobile/keys/update")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(update["data"]["translation"]["fr"], "Actualiser");
+    assert_eq!(update["data"]["description"], "", "{update}");
+    let authority = app
+        .get("/teams/acme/projects/mobile/keys/authority")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(authority["data"]["description"], "Activity titles");
+}

@@ -115,6 +115,8 @@ impl UploadPlan {
         // languages goes through half a million entries.
         let paths: Vec<String> = files.iter().map(|(_, file)| file.path.clone()).collect();
         let mut positions: rustc_hash::FxHashMap<KeyName, usize> = rustc_hash::FxHashMap::default();
+        // The entries whose description the upload's base-language file gave (or gave none).
+        let mut described_by_base: rustc_hash::FxHashSet<usize> = rustc_hash::FxHashSet::default();
         let mut defined: rustc_hash::FxHashMap<(KeyName, LanguageCode), (usize, usize)> =
             rustc_hash::FxHashMap::default();
         for (file_index, (language, file)) in files.into_iter().enumerate() {
@@ -273,17 +275,23 @@ impl UploadPlan {
                     continue;
                 }
                 let entry = &mut plan.entries[position];
-                // The base language's comment wins; otherwise the first one found.
-                if let Some(description) = parsed.description.filter(|text| !text.is_empty())
-                    && (entry.description.is_none() || is_base)
-                {
-                    entry.description = Some(
-                        description
-                            .chars()
-                            .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
-                            .take(Description::MAX_CHARS)
-                            .collect(),
-                    );
+                // The base language's file has the last word, even when it has no comment
+                // there: a translation's comments are often a tool's copies of the base file's
+                // group comments, standing above whichever entry of the group the translation
+                // has first, and taken as descriptions they would move into the base file on
+                // pull. Without the base file, the first comment found is the description.
+                let description = parsed.description.filter(|text| !text.is_empty()).map(|description| {
+                    description
+                        .chars()
+                        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+                        .take(Description::MAX_CHARS)
+                        .collect()
+                });
+                if is_base {
+                    entry.description = description;
+                    described_by_base.insert(position);
+                } else if entry.description.is_none() && !described_by_base.contains(&position) {
+                    entry.description = description;
                 }
                 if parsed.markup {
                     entry.markup = Some(true);

@@ -301,6 +301,21 @@ fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded,
     })
 }
 
+/// The value of up to four hex digits after `\u`, taken from `chars`.
+fn hex_unit(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> u32 {
+    let mut code = 0u32;
+    for _ in 0..4 {
+        match chars.peek().and_then(|c| c.to_digit(16)) {
+            Some(digit) => {
+                code = code * 16 + digit;
+                chars.next();
+            }
+            None => break,
+        }
+    }
+    code
+}
+
 /// aapt2's string builder: the quote and escape state runs across the pieces of one string.
 #[derive(Default)]
 struct StringBuilder {
@@ -326,17 +341,20 @@ impl StringBuilder {
                     Some('t') => out.push(('\t', false)),
                     Some('n') => out.push(('\n', false)),
                     Some('u') => {
-                        let mut code = 0u32;
-                        for _ in 0..4 {
-                            match chars.peek().and_then(|c| c.to_digit(16)) {
-                                Some(digit) => {
-                                    code = code * 16 + digit;
-                                    chars.next();
-                                }
-                                None => break,
-                            }
-                        }
-                        out.push((char::from_u32(code).unwrap_or('\u{fffd}'), false));
+                        let code = hex_unit(&mut chars);
+                        // A character outside the Basic Multilingual Plane (an emoji) is
+                        // written as its UTF-16 surrogate pair, two escapes: `\uD83C\uDFC3`.
+                        let mut ahead = chars.clone();
+                        let pair =
+                            (0xD800..0xDC00).contains(&code) && ahead.next() == Some('\\') && ahead.next() == Some('u');
+                        let low = if pair { hex_unit(&mut ahead) } else { 0 };
+                        let decoded = if (0xDC00..0xE000).contains(&low) {
+                            chars = ahead;
+                            char::from_u32(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00))
+                        } else {
+                            char::from_u32(code)
+                        };
+                        out.push((decoded.unwrap_or('\u{fffd}'), false));
                     }
                     Some(other) => out.push((other, false)),
                     None => {}

@@ -74,6 +74,22 @@ fn strings_are_read_with_aapt2_rules() {
 }
 
 #[test]
+fn an_emoji_written_as_a_surrogate_pair_of_escapes_is_one_character() {
+    // AntennaPod's `echo_listened_after_emoji_run`, and a lone surrogate beside it.
+    let plain = |xml: &str| {
+        read_one(&format!("<string name=\"k\">{xml}</string>"))
+            .text
+            .as_plain()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(plain("\\uD83C\\uDFC3"), "\u{1F3C3}");
+    assert_eq!(plain("\\uD83D\\uDDC4\\uFE0F"), "\u{1F5C4}\u{FE0F}");
+    assert_eq!(plain("a\\uD83Cb"), "a\u{FFFD}b");
+    assert_eq!(plain("\\uD83C\\u0041"), "\u{FFFD}A");
+}
+
+#[test]
 fn inline_markup_is_kept_as_a_markup_text_and_written_back() {
     let entry = read_one("<string name=\"k\">Hi <b>you</b> &amp; <xliff:g id=\"n\">%1$s</xliff:g>\\'s</string>");
     assert!(entry.markup);
