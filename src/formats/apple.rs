@@ -155,9 +155,30 @@ fn comment(description: &str) -> String {
 /// `//` comments, and the escapes `\n \t \r \" \\ \a \b \f \v`, `\Uhhhh` (with surrogate
 /// pairs) and octal `\ooo`. The comment directly above an entry is its description.
 pub fn read_strings(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
+    if is_property_list(bytes) {
+        return read_strings_plist(bytes);
+    }
     let text = decode(bytes)?;
     let (_, entries) = scan_strings(&text)?;
     Ok(entries.into_iter().map(|scanned| scanned.entry).collect())
+}
+
+/// Reads a `.strings` file written as a property list (XML or binary): CoreFoundation reads
+/// a table's file as a property list first, so `<dict><key>k</key><string>v</string>` is a
+/// table as `"k" = "v";` is. Values that are not strings are not texts and are passed over.
+fn read_strings_plist(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
+    let value = Value::from_reader(std::io::Cursor::new(bytes))
+        .map_err(|err| ReadError::unplaced(format!("not a property list: {err}")))?;
+    let Value::Dictionary(root) = value else {
+        return Err(ReadError::unplaced("the property list is not a dictionary of keys"));
+    };
+    Ok(root
+        .into_iter()
+        .filter_map(|(name, value)| match value {
+            Value::String(text) => Some(ParsedEntry::plain(name, text)),
+            _ => None,
+        })
+        .collect())
 }
 
 /// An entry of a `.strings` file with where it is, in characters of the decoded text (for
