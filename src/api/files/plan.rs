@@ -162,9 +162,13 @@ impl UploadPlan {
                     );
                     plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
                     if let Some(position) = positions.get(&name) {
-                        plan.entries[*position]
-                            .translations
-                            .retain(|translation| translation.language != language);
+                        let entry = &mut plan.entries[*position];
+                        entry.translations.retain(|translation| translation.language != language);
+                        // The comment goes with its definition: the last one's (none, when it
+                        // has none) is the key's, as for `Base.lproj` and `en.lproj` both.
+                        if is_base {
+                            entry.description = None;
+                        }
                     }
                 }
                 let plural = matches!(parsed.text, Text::Plural(_));
@@ -238,9 +242,12 @@ impl UploadPlan {
                     continue;
                 }
                 let entry = &mut plan.entries[position];
-                // The base language's comment wins; otherwise the first one found.
+                // The base language's comment wins; otherwise the first one found. A key the
+                // base file has takes its description from there only: a translator's comment
+                // above it in another language's file is not the key's (pull would write it
+                // into the base file, which lacks it).
                 if let Some(description) = parsed.description.filter(|text| !text.is_empty())
-                    && (entry.description.is_none() || is_base)
+                    && (is_base || (entry.description.is_none() && kind.decided != Decided::Base))
                 {
                     entry.description = Some(
                         description
