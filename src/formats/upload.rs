@@ -506,6 +506,7 @@ fn read_file(
         ExportFormat::Xcstrings => {
             let catalog = xcstrings::read(bytes).map_err(invalid)?;
             upload.skipped += catalog.skipped;
+            warnings = catalog.warnings;
             for (language, entries) in catalog.languages {
                 push(language, entries, &mut warnings);
             }
