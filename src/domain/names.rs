@@ -502,7 +502,21 @@ mod tests {
         for good in ["", "common", "InfoPlist", "settings/profile", "feature-login", "a b"] {
             assert!(Namespace::parse(good).is_ok(), "{good:?} should be valid");
         }
-        for bad in [" x", "x ", "/x", "x/", "a//b", "a\nb", "a\0b", "..", "a/../b", "./a", "a:b", "a\\b", &"n".repeat(256)] {
+        for bad in [
+            " x",
+            "x ",
+            "/x",
+            "x/",
+            "a//b",
+            "a\nb",
+            "a\0b",
+            "..",
+            "a/../b",
+            "./a",
+            "a:b",
+            "a\\b",
+            &"n".repeat(256),
+        ] {
             assert!(Namespace::parse(bad).is_err(), "{bad:?} should be invalid");
         }
         let module = Namespace::parse("core").unwrap();

@@ -500,10 +500,7 @@ fn groups<'a, K: Borrow<Key>>(format: ExportFormat, keys: &'a [K]) -> Vec<Group<
         return vec![Group { file: None, keys: None }];
     };
     let default = platform.default_file();
-    if keys
-        .iter()
-        .all(|key| key.borrow().file_for(platform) == default)
-    {
+    if keys.iter().all(|key| key.borrow().file_for(platform) == default) {
         return vec![Group {
             file: default,
             keys: None,
@@ -512,10 +509,7 @@ fn groups<'a, K: Borrow<Key>>(format: ExportFormat, keys: &'a [K]) -> Vec<Group<
     let mut by_file: std::collections::BTreeMap<Option<&'a str>, Vec<&'a Key>> = std::collections::BTreeMap::new();
     by_file.insert(default, Vec::new());
     for key in keys.iter().map(Borrow::borrow) {
-        by_file
-            .entry(key.file_for(platform))
-            .or_default()
-            .push(key);
+        by_file.entry(key.file_for(platform)).or_default().push(key);
     }
     // In name order, which is their paths' order (`fr.json`, the web's default, sorts
     // before `fr/common.json`).

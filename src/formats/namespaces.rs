@@ -32,30 +32,31 @@ pub fn has_namespaces(format: ExportFormat) -> bool {
 /// module says. Keys written as they are stay borrowed.
 pub fn exported<'a>(keys: &[&'a Key], format: ExportFormat, within: Option<&Namespace>) -> Vec<Cow<'a, Key>> {
     let namespaces = has_namespaces(format);
-    let mut written: Vec<Cow<'a, Key>> = keys
-        .iter()
-        .filter_map(|key| {
-            let namespace = match within {
-                Some(within) => relative(key.name.namespace(), within.as_str())?,
-                None => key.name.namespace(),
-            };
-            let written = match (namespace, namespaces) {
-                (namespace, true) if namespace == key.name.namespace() => return Some(Cow::Borrowed(*key)),
-                ("", _) => KeyName::parse(key.name.as_str()),
-                (namespace, true) => Namespace::parse(namespace).and_then(|namespace| KeyName::parse_in(&namespace, key.name.as_str())),
-                (namespace, false) => KeyName::parse(&format!("{namespace}:{}", key.name.as_str())),
-            };
-            // The parts are a key's own, so they parse again; a name made too long by its
-            // namespace keeps its own.
-            let written = written.unwrap_or_else(|_| key.name.clone());
-            if written == key.name {
-                return Some(Cow::Borrowed(*key));
-            }
-            let mut renamed = (*key).clone();
-            renamed.name = written;
-            Some(Cow::Owned(renamed))
-        })
-        .collect();
+    let mut written: Vec<Cow<'a, Key>> =
+        keys.iter()
+            .filter_map(|key| {
+                let namespace = match within {
+                    Some(within) => relative(key.name.namespace(), within.as_str())?,
+                    None => key.name.namespace(),
+                };
+                let written = match (namespace, namespaces) {
+                    (namespace, true) if namespace == key.name.namespace() => return Some(Cow::Borrowed(*key)),
+                    ("", _) => KeyName::parse(key.name.as_str()),
+                    (namespace, true) => Namespace::parse(namespace)
+                        .and_then(|namespace| KeyName::parse_in(&namespace, key.name.as_str())),
+                    (namespace, false) => KeyName::parse(&format!("{namespace}:{}", key.name.as_str())),
+                };
+                // The parts are a key's own, so they parse again; a name made too long by its
+                // namespace keeps its own.
+                let written = written.unwrap_or_else(|_| key.name.clone());
+                if written == key.name {
+                    return Some(Cow::Borrowed(*key));
+                }
+                let mut renamed = (*key).clone();
+                renamed.name = written;
+                Some(Cow::Owned(renamed))
+            })
+            .collect();
     // The writers take keys in the order of their names, which the new names may change.
     if written.iter().any(|key| matches!(key, Cow::Owned(_))) {
         written.sort_by(|a, b| a.name.cmp(&b.name));
@@ -98,7 +99,11 @@ mod tests {
         // In the order of the names written.
         assert_eq!(
             written(&android),
-            [("".into(), "No".into()), ("".into(), "core/common:OK".into()), ("".into(), "glossary:No".into())]
+            [
+                ("".into(), "No".into()),
+                ("".into(), "core/common:OK".into()),
+                ("".into(), "glossary:No".into())
+            ]
         );
         assert!(matches!(android[0], Cow::Borrowed(_)));
         let i18next = exported(&refs, ExportFormat::I18next, None);
@@ -107,7 +112,12 @@ mod tests {
 
     #[test]
     fn an_export_of_one_namespace_takes_it_and_those_under_it_as_its_own() {
-        let keys = [key("", "a"), key("core", "b"), key("core/common", "c"), key("corejs", "d")];
+        let keys = [
+            key("", "a"),
+            key("core", "b"),
+            key("core/common", "c"),
+            key("corejs", "d"),
+        ];
         let refs: Vec<&Key> = keys.iter().collect();
         let core = Namespace::parse("core").unwrap();
         assert_eq!(
@@ -119,6 +129,9 @@ mod tests {
             [("".into(), "b".into()), ("".into(), "common:c".into())]
         );
         let default = Namespace::default();
-        assert_eq!(written(&exported(&refs, ExportFormat::Po, Some(&default))), [("".into(), "a".into())]);
+        assert_eq!(
+            written(&exported(&refs, ExportFormat::Po, Some(&default))),
+            [("".into(), "a".into())]
+        );
     }
 }

@@ -5,8 +5,8 @@
 use super::UploadedFileItem;
 use crate::api::error::ApiError;
 use crate::api::warnings::WarningItem;
-use crate::domain::model::{Project, Text};
 use crate::domain::key_files::Platform;
+use crate::domain::model::{Project, Text};
 use crate::domain::names::{Description, KeyName, LanguageCode, Namespace, quote_for_message};
 use crate::formats::upload::{BASE_LANGUAGE, Original, Upload, UploadedFile};
 use crate::store::{ImportEntry, TextInput, TranslationInput};
@@ -96,6 +96,7 @@ impl UploadPlan {
         }
         let mut upload_files = upload.files;
         upload_files.retain(|file| !(file.fills_gaps && own_languages.contains(&file.language.to_ascii_lowercase())));
+        crate::formats::upload::set_aside_shadowed_base(&mut upload_files, &project.base_language);
         let (templates, upload_files): (Vec<UploadedFile>, Vec<UploadedFile>) = upload_files
             .into_iter()
             .partition(|file| base_po && file.path.ends_with(".pot"));
@@ -126,7 +127,14 @@ impl UploadPlan {
                 Err(err) => return Err(ApiError::invalid(format!("{}: {}", file.path, err.0))),
             };
             for warning in file.warnings {
-                plan.warn(&file.path, warning.line, &warning.key, file_namespace.as_str(), &language, warning.message);
+                plan.warn(
+                    &file.path,
+                    warning.line,
+                    &warning.key,
+                    file_namespace.as_str(),
+                    &language,
+                    warning.message,
+                );
             }
             // Apple tables and i18next namespaces are key spaces: a key of one is in its
             // namespace, and its `files` entry for that family says nothing more.
@@ -138,7 +146,14 @@ impl UploadPlan {
                 let name = match KeyName::parse_in(&file_namespace, &parsed.name) {
                     Ok(name) => name,
                     Err(err) => {
-                        plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, err.0);
+                        plan.warn(
+                            &file.path,
+                            parsed.line,
+                            &parsed.name,
+                            file_namespace.as_str(),
+                            &language,
+                            err.0,
+                        );
                         continue;
                     }
                 };
@@ -160,10 +175,19 @@ impl UploadPlan {
                             String::new()
                         }
                     );
-                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
+                    plan.warn(
+                        &file.path,
+                        parsed.line,
+                        &parsed.name,
+                        file_namespace.as_str(),
+                        &language,
+                        message,
+                    );
                     if let Some(position) = positions.get(&name) {
                         let entry = &mut plan.entries[*position];
-                        entry.translations.retain(|translation| translation.language != language);
+                        entry
+                            .translations
+                            .retain(|translation| translation.language != language);
                         // The comment goes with its definition: the last one's (none, when it
                         // has none) is the key's, as for `Base.lproj` and `en.lproj` both.
                         if is_base {
@@ -230,7 +254,14 @@ impl UploadPlan {
                         if plural { "plural" } else { "plain string" },
                         if plural { "a plain string" } else { "a plural" },
                     );
-                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
+                    plan.warn(
+                        &file.path,
+                        parsed.line,
+                        &parsed.name,
+                        file_namespace.as_str(),
+                        &language,
+                        message,
+                    );
                     continue;
                 }
                 if !kind.translatable && !is_base {
@@ -238,7 +269,14 @@ impl UploadPlan {
                         "{} is not translatable (translatable=\"false\" in the base language); this translation is passed over.",
                         quote_for_message(&parsed.name)
                     );
-                    plan.warn(&file.path, parsed.line, &parsed.name, file_namespace.as_str(), &language, message);
+                    plan.warn(
+                        &file.path,
+                        parsed.line,
+                        &parsed.name,
+                        file_namespace.as_str(),
+                        &language,
+                        message,
+                    );
                     continue;
                 }
                 let entry = &mut plan.entries[position];

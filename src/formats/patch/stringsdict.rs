@@ -138,9 +138,12 @@ pub fn patch_strings_table(input: &PatchInput<'_>) -> Result<Patched, ReadError>
         // A binary property list: kept when it holds the export's values, else the export.
         let ours = crate::formats::apple::read_strings(input.local)?;
         let same = ours.len() == exported.len()
-            && ours
-                .iter()
-                .all(|entry| entry.text.as_plain().is_some_and(|text| theirs.get(entry.name.as_str()) == Some(&text)));
+            && ours.iter().all(|entry| {
+                entry
+                    .text
+                    .as_plain()
+                    .is_some_and(|text| theirs.get(entry.name.as_str()) == Some(&text))
+            });
         let body = if same {
             super::Body::Edited(super::Edited::default())
         } else {
@@ -184,12 +187,18 @@ pub fn patch_strings_table(input: &PatchInput<'_>) -> Result<Patched, ReadError>
                     names.push(entry.name.clone());
                 }
                 let value = &local_text[entry.value.clone()];
-                let Some(content) = value.strip_prefix("<string>").and_then(|rest| rest.strip_suffix("</string>")) else {
+                let Some(content) = value
+                    .strip_prefix("<string>")
+                    .and_then(|rest| rest.strip_suffix("</string>"))
+                else {
                     continue;
                 };
                 let old = quick_xml::escape::unescape(content).map_err(|err| ReadError::unplaced(err.to_string()))?;
                 if old != *new {
-                    edits.replace(entry.value.clone(), format!("<string>{}</string>", quick_xml::escape::escape(*new)));
+                    edits.replace(
+                        entry.value.clone(),
+                        format!("<string>{}</string>", quick_xml::escape::escape(*new)),
+                    );
                 }
             }
             None if (input.deleted)(&entry.name) => {

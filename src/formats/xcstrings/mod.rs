@@ -286,8 +286,8 @@ fn read_entry(name: &str, entry: &Node, source: &str, catalog: &mut Catalog) -> 
     // `other` form of a language whose only category is `other`: Xcode reads it so.
     if texts.iter().any(|(_, (text, _))| matches!(text, Text::Plural(_))) {
         for (language, (text, _)) in &mut texts {
-            let only_other = LanguageCode::parse(language)
-                .is_ok_and(|code| plural_categories(&code) == [PluralCategory::Other]);
+            let only_other =
+                LanguageCode::parse(language).is_ok_and(|code| plural_categories(&code) == [PluralCategory::Other]);
             if let (true, Text::Plain(plain)) = (only_other, &*text) {
                 *text = Text::Plural(PluralForms::other(plain.clone()));
             }
@@ -372,16 +372,20 @@ fn unheld(localization: &Node) -> Option<&'static str> {
         return Some("a \"stringSet\"");
     }
     if localization.get("stringUnit").is_some() {
-        return localization.get("variations").is_some().then_some("variations beside its \"stringUnit\"");
+        return localization
+            .get("variations")
+            .is_some()
+            .then_some("variations beside its \"stringUnit\"");
     }
     let Some(variations) = localization.get("variations") else {
         return Some("neither a \"stringUnit\" nor \"variations\"");
     };
     match variations.members() {
         [(kind, plural)] if kind == "plural" => {
-            let nested = plural.members().iter().any(|(_, form)| {
-                form.get("variations").is_some() || form.get("substitutions").is_some()
-            });
+            let nested = plural
+                .members()
+                .iter()
+                .any(|(_, form)| form.get("variations").is_some() || form.get("substitutions").is_some());
             nested.then_some("variations inside its plural forms")
         }
         _ => Some("device variations"),
