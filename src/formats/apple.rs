@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use plist::{Dictionary, Value};
 
-use super::{ExportFile, ParsedEntry, ReadError, texts};
+use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
 use crate::domain::model::{FormsRef, Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::LanguageCode;
 
@@ -155,9 +155,30 @@ fn comment(description: &str) -> String {
 /// `//` comments, and the escapes `\n \t \r \" \\ \a \b \f \v`, `\Uhhhh` (with surrogate
 /// pairs) and octal `\ooo`. The comment directly above an entry is its description.
 pub fn read_strings(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
+    if is_property_list(bytes) {
+        return read_strings_plist(bytes);
+    }
     let text = decode(bytes)?;
     let (_, entries) = scan_strings(&text)?;
     Ok(entries.into_iter().map(|scanned| scanned.entry).collect())
+}
+
+/// Reads a `.strings` file written as a property list (XML or binary): CoreFoundation reads
+/// a table's file as a property list first, so `<dict><key>k</key><string>v</string>` is a
+/// table as `"k" = "v";` is. Values that are not strings are not texts and are passed over.
+fn read_strings_plist(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
+    let value = Value::from_reader(std::io::Cursor::new(bytes))
+        .map_err(|err| ReadError::unplaced(format!("not a property list: {err}")))?;
+    let Value::Dictionary(root) = value else {
+        return Err(ReadError::unplaced("the property list is not a dictionary of keys"));
+    };
+    Ok(root
+        .into_iter()
+        .filter_map(|(name, value)| match value {
+            Value::String(text) => Some(ParsedEntry::plain(name, text)),
+            _ => None,
+        })
+        .collect())
 }
 
 /// An entry of a `.strings` file with where it is, in characters of the decoded text (for
@@ -476,45 +497,60 @@ fn is_unquoted(c: char) -> bool {
 
 /// Reads a `.stringsdict` (XML or binary property list): each key whose format holds exactly
 /// one plural variable (`%#@name@`) becomes a plural key; text around the variable is added
-/// to every form. Keys with several variables are counted in `skipped`.
-pub fn read_stringsdict(bytes: &[u8]) -> Result<(Vec<ParsedEntry>, usize), ReadError> {
+/// to every form. A key the server cannot hold (several variables, no `other` form once empty
+/// forms are left out, a shape that is no plural rule) is passed over with a warning naming
+/// it: it stays in the app's file, and the rest of the file is read.
+pub fn read_stringsdict(bytes: &[u8]) -> Result<(Vec<ParsedEntry>, Vec<ReadWarning>), ReadError> {
     let value = Value::from_reader(std::io::Cursor::new(bytes))
         .map_err(|err| ReadError::unplaced(format!("not a property list: {err}")))?;
     let Value::Dictionary(root) = value else {
         return Err(ReadError::unplaced("the property list is not a dictionary of keys"));
     };
     let mut entries = Vec::new();
-    let mut skipped = 0;
+    let mut warnings = Vec::new();
     for (name, entry) in root {
-        let problem = |what: &str| ReadError::unplaced(format!("key {name:?}: {what}"));
-        let entry = entry.as_dictionary().ok_or_else(|| problem("is not a dictionary"))?;
-        let format = entry
-            .get("NSStringLocalizedFormatKey")
-            .and_then(Value::as_string)
-            .ok_or_else(|| problem("has no NSStringLocalizedFormatKey string"))?;
-        let variables: Vec<&str> = format
-            .split("%#@")
-            .skip(1)
-            .filter_map(|rest| rest.split('@').next())
-            .collect();
-        let [variable] = variables[..] else {
-            skipped += 1;
-            continue;
-        };
-        let token = format!("%#@{variable}@");
-        let (prefix, suffix) = format.split_once(&token).expect("the variable was found in the format");
-        let rules = entry
-            .get(variable)
-            .and_then(Value::as_dictionary)
-            .ok_or_else(|| problem(&format!("has no dictionary for its variable {variable:?}")))?;
-        let forms = PluralCategory::ALL.into_iter().filter_map(|category| {
-            let text = rules.get(category.name())?.as_string()?;
-            Some((category, format!("{prefix}{text}{suffix}")))
-        });
-        let forms = PluralForms::new(forms).map_err(|err| problem(&err))?;
-        entries.push(ParsedEntry::plural(name, forms));
+        match plural_of(&entry) {
+            Ok(forms) => entries.push(ParsedEntry::plural(name, forms)),
+            Err(why) => warnings.push(ReadWarning {
+                line: 0,
+                message: format!("{name:?} {why}; it stays in the file as it is."),
+                key: name,
+            }),
+        }
     }
-    Ok((entries, skipped))
+    Ok((entries, warnings))
+}
+
+/// The plural forms of one `.stringsdict` entry, or why the server cannot hold it.
+fn plural_of(entry: &Value) -> Result<PluralForms, String> {
+    let entry = entry.as_dictionary().ok_or("is not a dictionary")?;
+    let format = entry
+        .get("NSStringLocalizedFormatKey")
+        .and_then(Value::as_string)
+        .ok_or("has no NSStringLocalizedFormatKey string")?;
+    let variables: Vec<&str> = format
+        .split("%#@")
+        .skip(1)
+        .filter_map(|rest| rest.split('@').next())
+        .collect();
+    let [variable] = variables[..] else {
+        return Err(format!(
+            "has {} plural variables, where the server holds one",
+            variables.len()
+        ));
+    };
+    let token = format!("%#@{variable}@");
+    let (prefix, suffix) = format.split_once(&token).ok_or("has no plural variable")?;
+    let rules = entry
+        .get(variable)
+        .and_then(Value::as_dictionary)
+        .ok_or_else(|| format!("has no dictionary for its variable {variable:?}"))?;
+    let forms = PluralCategory::ALL.into_iter().filter_map(|category| {
+        let text = rules.get(category.name())?.as_string()?;
+        // An empty form is one the app leaves out (Foundation falls back to `other`).
+        (!text.is_empty()).then(|| (category, format!("{prefix}{text}{suffix}")))
+    });
+    PluralForms::new(forms)
 }
 
 #[cfg(test)]

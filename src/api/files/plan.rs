@@ -96,6 +96,7 @@ impl UploadPlan {
         }
         let mut upload_files = upload.files;
         upload_files.retain(|file| !(file.fills_gaps && own_languages.contains(&file.language.to_ascii_lowercase())));
+        crate::formats::upload::set_aside_shadowed_base(&mut upload_files, &project.base_language);
         let (templates, upload_files): (Vec<UploadedFile>, Vec<UploadedFile>) = upload_files
             .into_iter()
             .partition(|file| base_po && file.path.ends_with(".pot"));
@@ -185,9 +186,15 @@ impl UploadPlan {
                         message,
                     );
                     if let Some(position) = positions.get(&name) {
-                        plan.entries[*position]
+                        let entry = &mut plan.entries[*position];
+                        entry
                             .translations
                             .retain(|translation| translation.language != language);
+                        // The comment goes with its definition: the last one's (none, when it
+                        // has none) is the key's, as for `Base.lproj` and `en.lproj` both.
+                        if is_base {
+                            entry.description = None;
+                        }
                     }
                 }
                 let plural = matches!(parsed.text, Text::Plural(_));

@@ -7,10 +7,16 @@ use std::collections::{HashMap, HashSet};
 use super::{Edits, PatchInput, Patched, anchors, end_of_line, line_ending, start_of_line};
 use crate::domain::model::Text;
 use crate::formats::ReadError;
-use crate::formats::apple::{ScannedEntry, decode_strings, escape, scan_strings};
+use crate::formats::apple::{ScannedEntry, decode_strings, escape, is_property_list, scan_strings};
 
 /// The names of a file's entries, in file order.
 pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
+    if is_property_list(bytes) {
+        return Ok(crate::formats::apple::read_strings(bytes)?
+            .into_iter()
+            .map(|entry| entry.name)
+            .collect());
+    }
     let (text, _) = decode_strings(bytes)?;
     let (_, entries) = scan_strings(&text)?;
     Ok(entries.into_iter().map(|scanned| scanned.entry.name).collect())
@@ -18,6 +24,9 @@ pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
 
 /// Patches the app's `.strings` file with the export's values (see [`super`]).
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
+    if is_property_list(input.local) {
+        return super::stringsdict::patch_strings_table(input);
+    }
     let (local_text, encoding) = decode_strings(input.local)?;
     let (exported_text, _) = decode_strings(input.exported)?;
     let (chars, local) = scan_strings(&local_text)?;
@@ -39,12 +48,24 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let mut edits = Edits::default();
     let mut present: HashSet<&str> = HashSet::new();
     let mut names = Vec::new();
-    for scanned in &local {
+    // A key written twice reads as its last definition (CoreFoundation's table keeps the
+    // last), so only that one is compared; the earlier ones stay as they are.
+    let last: HashMap<&str, usize> = local
+        .iter()
+        .enumerate()
+        .map(|(index, scanned)| (scanned.entry.name.as_str(), index))
+        .collect();
+    for (index, scanned) in local.iter().enumerate() {
         let name = scanned.entry.name.as_str();
-        present.insert(name);
         let kept = server.contains_key(name) || !(input.deleted)(name);
+        if !present.insert(name) && kept {
+            continue;
+        }
         if input.is_base && kept {
             names.push(name.to_owned());
+        }
+        if kept && last[name] != index {
+            continue;
         }
         match server.get(name) {
             Some(theirs) => {

@@ -281,6 +281,13 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
 
 /// The patched file.
 pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, ReadError> {
+    // The empty name is no key's (none can be named so): an entry keyed `""` is the app's
+    // own and stays, and the server is never asked about it.
+    let deleted = |name: &str| !name.is_empty() && (input.deleted)(name);
+    let input = &PatchInput {
+        deleted: &deleted,
+        ..*input
+    };
     match format {
         ExportFormat::AndroidXml => android::patch(input),
         ExportFormat::AppleStrings if super::apple::is_property_list(input.exported) => {

@@ -124,6 +124,114 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     Ok(Patched::of(input, edits, local_text, names))
 }
 
+/// Patches a `.strings` table written as an XML property list (Quicksilver's plug-ins keep
+/// `<key>AppHideAction</key><string>Hide</string>`) with the export's `.strings` values: a
+/// `<string>` whose text differs gets the export's text, a deleted key's entry goes, a key new
+/// to the file goes before the dictionary's end, and everything else keeps its bytes.
+pub fn patch_strings_table(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
+    let exported = crate::formats::apple::read_strings(input.exported)?;
+    let theirs: HashMap<&str, &str> = exported
+        .iter()
+        .filter_map(|entry| Some((entry.name.as_str(), entry.text.as_plain()?)))
+        .collect();
+    let Ok(local_text) = utf8(input.local) else {
+        // A binary property list: kept when it holds the export's values, else the export.
+        let ours = crate::formats::apple::read_strings(input.local)?;
+        let same = ours.len() == exported.len()
+            && ours.iter().all(|entry| {
+                entry
+                    .text
+                    .as_plain()
+                    .is_some_and(|text| theirs.get(entry.name.as_str()) == Some(&text))
+            });
+        let body = if same {
+            super::Body::Edited(super::Edited::default())
+        } else {
+            super::Body::Bytes(input.exported.to_vec())
+        };
+        let names = exported.iter().map(|entry| entry.name.clone()).collect();
+        return Ok(Patched {
+            body,
+            names: input.is_base.then_some(names),
+            whole: !same,
+        });
+    };
+    let local = scan(local_text)?;
+    let newline = line_ending(local_text);
+    let indent = local
+        .entries
+        .first()
+        .and_then(|entry| indentation_at(local_text, entry.key.start))
+        .unwrap_or("\t")
+        .to_owned();
+    let mut edits = Edits::default();
+    let mut present = HashSet::new();
+    let mut names = Vec::new();
+    // A key written twice reads as its last definition; only that one is compared.
+    let last: HashMap<&str, usize> = local
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| (entry.name.as_str(), index))
+        .collect();
+    for (index, entry) in local.entries.iter().enumerate() {
+        let first = present.insert(entry.name.as_str());
+        match theirs.get(entry.name.as_str()) {
+            Some(_) if last[entry.name.as_str()] != index => {
+                if first {
+                    names.push(entry.name.clone());
+                }
+            }
+            Some(new) => {
+                if first {
+                    names.push(entry.name.clone());
+                }
+                let value = &local_text[entry.value.clone()];
+                let Some(content) = value
+                    .strip_prefix("<string>")
+                    .and_then(|rest| rest.strip_suffix("</string>"))
+                else {
+                    continue;
+                };
+                let old = quick_xml::escape::unescape(content).map_err(|err| ReadError::unplaced(err.to_string()))?;
+                if old != *new {
+                    edits.replace(
+                        entry.value.clone(),
+                        format!("<string>{}</string>", quick_xml::escape::escape(*new)),
+                    );
+                }
+            }
+            None if (input.deleted)(&entry.name) => {
+                edits.replace(
+                    start_of_line(local_text, entry.key.start)..end_of_line(local_text, entry.value.end),
+                    "",
+                );
+            }
+            None if first => names.push(entry.name.clone()),
+            None => {}
+        }
+    }
+    let Some(close) = local.dict_end else {
+        return Ok(Patched::of(input, edits, local_text, names));
+    };
+    for entry in exported.iter().filter(|entry| !present.contains(entry.name.as_str())) {
+        let Some(text) = entry.text.as_plain() else { continue };
+        names.push(entry.name.clone());
+        let snippet = format!(
+            "<key>{}</key>{newline}{indent}<string>{}</string>",
+            quick_xml::escape::escape(entry.name.as_str()),
+            quick_xml::escape::escape(text)
+        );
+        let line_start = start_of_line(local_text, close);
+        if line_start < close || local_text[..close].ends_with('\n') {
+            edits.insert(line_start, format!("{indent}{snippet}{newline}"));
+        } else {
+            edits.insert(close, format!("{newline}{indent}{snippet}{newline}"));
+        }
+    }
+    Ok(Patched::of(input, edits, local_text, names))
+}
+
 fn utf8(bytes: &[u8]) -> Result<&str, ReadError> {
     std::str::from_utf8(bytes).map_err(|_| ReadError::unplaced("the property list is not UTF-8"))
 }

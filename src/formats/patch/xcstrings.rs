@@ -71,12 +71,9 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
 /// is not the server's to delete.
 fn holds_only_what_the_server_reads(entry: &Node) -> bool {
     let localizations = entry.get("localizations").map(Node::members).unwrap_or_default();
-    localizations.iter().all(|(_, localization)| {
-        localization.get("substitutions").is_none()
-            && localization
-                .get("variations")
-                .is_none_or(|variations| variations.members().iter().all(|(kind, _)| kind == "plural"))
-    })
+    localizations
+        .iter()
+        .all(|(_, localization)| xcstrings::is_held(localization))
 }
 
 /// The app's entry with the server's comment, `shouldTranslate` and localizations.
@@ -99,6 +96,7 @@ fn merge_entry(own: &Node, theirs: &Node) -> Node {
             .find(|(own_language, _)| own_language == language)
         {
             Some((_, own_localization)) => {
+                let localization = &as_plain_where_it_was(own_localization, localization);
                 if meaning(own_localization) != meaning(localization) {
                     *own_localization = localization.clone();
                 }
@@ -111,31 +109,54 @@ fn merge_entry(own: &Node, theirs: &Node) -> Node {
     Node::Object(members)
 }
 
-/// What a localization says: each text with whether it needs review (its other members,
-/// and the exact state name of a reviewed text, are the app's own).
-fn meaning(localization: &Node) -> Vec<(String, String, bool)> {
-    let unit = |prefix: &str, unit: &Node| {
+/// The server's localization as the app writes it: plural forms of `other` alone (a
+/// language whose only category it is) where the app has a plain `stringUnit` are that
+/// `stringUnit` (see [`xcstrings::read`]); anything else as it is.
+fn as_plain_where_it_was(own: &Node, theirs: &Node) -> Node {
+    let forms = theirs
+        .get("variations")
+        .and_then(|variations| variations.get("plural"))
+        .map(Node::members)
+        .unwrap_or_default();
+    match forms {
+        [(category, form)] if category == "other" && own.get("stringUnit").is_some() => match form.get("stringUnit") {
+            Some(unit) => Node::Object(vec![("stringUnit".to_owned(), unit.clone())]),
+            None => theirs.clone(),
+        },
+        _ => theirs.clone(),
+    }
+}
+
+/// What a localization says as the server holds it: each text, and whether the translation
+/// needs review. The server keeps one review flag per translation, so a catalog whose plural
+/// forms have states of their own (`one` `needs_review`, `other` `translated`) says the same
+/// as the export's (every form `needs_review`) and keeps its per-form states; the exact state
+/// name of a reviewed text (`new`, `translated`) is the app's own too.
+fn meaning(localization: &Node) -> (Vec<(String, String)>, bool) {
+    let mut review = false;
+    let mut unit = |prefix: &str, unit: &Node| {
         let value = unit.get("value").and_then(|value| match value {
             Node::String(text) => Some(text.clone()),
             _ => None,
         });
-        let review = matches!(unit.get("state"), Some(Node::String(state)) if state == "needs_review");
-        (prefix.to_owned(), value.unwrap_or_default(), review)
+        review |= matches!(unit.get("state"), Some(Node::String(state)) if state == "needs_review");
+        (prefix.to_owned(), value.unwrap_or_default())
     };
     if let Some(string_unit) = localization.get("stringUnit") {
-        return vec![unit("", string_unit)];
+        let texts = vec![unit("", string_unit)];
+        return (texts, review);
     }
     let plural = localization
         .get("variations")
         .and_then(|variations| variations.get("plural"))
         .map(Node::members)
         .unwrap_or_default();
-    let mut forms: Vec<(String, String, bool)> = plural
+    let mut forms: Vec<(String, String)> = plural
         .iter()
         .filter_map(|(category, form)| Some(unit(category, form.get("stringUnit")?)))
         .collect();
     forms.sort();
-    forms
+    (forms, review)
 }
 
 /// Sets (`Some`) or removes (`None`) a member; a new one goes at its place in Xcode's order.

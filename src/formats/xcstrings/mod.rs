@@ -18,8 +18,10 @@
 
 use serde::Deserialize;
 
-use super::{ParsedEntry, ReadError};
+use super::{ParsedEntry, ReadError, ReadWarning};
+use crate::domain::checks::plural_categories;
 use crate::domain::model::{PluralCategory, PluralForms, Text, XcodeEntry};
+use crate::domain::names::LanguageCode;
 
 mod order;
 mod write;
@@ -175,8 +177,11 @@ pub struct Catalog {
     /// Per language (source language first, then in the file's order of first use), its
     /// entries in the file's order of keys.
     pub languages: Vec<(String, Vec<ParsedEntry>)>,
-    /// Keys passed over: with `substitutions` or device variations.
+    /// Keys passed over: with `substitutions`, device variations, a `stringSet`, or the
+    /// empty name.
     pub skipped: usize,
+    /// Each key passed over, named with why (it stays in the app's catalog as it is).
+    pub warnings: Vec<ReadWarning>,
 }
 
 impl Catalog {
@@ -254,14 +259,37 @@ fn read_entry(name: &str, entry: &Node, source: &str, catalog: &mut Catalog) -> 
         Some(Node::Bool(value)) => *value,
         Some(other) => return Err(invalid(format!("\"shouldTranslate\" is a {}", other.kind()))),
     };
+    let mut pass_over = |why: String| {
+        catalog.skipped += 1;
+        catalog.warnings.push(ReadWarning {
+            line: 0,
+            key: name.to_owned(),
+            message: format!("{name:?} {why}; it stays in the catalog as it is."),
+        });
+    };
+    if name.is_empty() {
+        pass_over("is the empty key, which no key can be named".into());
+        return Ok(());
+    }
     let localizations = entry.get("localizations").map(Node::members).unwrap_or_default();
     let mut texts = Vec::with_capacity(localizations.len());
     for (language, localization) in localizations {
         match read_localization(localization).map_err(|why| invalid(format!("{language}: {why}")))? {
-            Some(text) => texts.push((language.as_str(), text)),
-            None => {
-                catalog.skipped += 1;
+            Ok(text) => texts.push((language.as_str(), text)),
+            Err(construct) => {
+                pass_over(format!("has {construct} in {language}, which the server does not hold"));
                 return Ok(());
+            }
+        }
+    }
+    // A plain `stringUnit` where other languages have plural forms (Ice Cubes' Korean) is the
+    // `other` form of a language whose only category is `other`: Xcode reads it so.
+    if texts.iter().any(|(_, (text, _))| matches!(text, Text::Plural(_))) {
+        for (language, (text, _)) in &mut texts {
+            let only_other =
+                LanguageCode::parse(language).is_ok_and(|code| plural_categories(&code) == [PluralCategory::Other]);
+            if let (true, Text::Plain(plain)) = (only_other, &*text) {
+                *text = Text::Plural(PluralForms::other(plain.clone()));
             }
         }
     }
@@ -295,28 +323,27 @@ fn read_entry(name: &str, entry: &Node, source: &str, catalog: &mut Catalog) -> 
     Ok(())
 }
 
-/// A localization's text and whether it needs review; `None` for one this reader passes
-/// over (substitutions, device variations).
-fn read_localization(localization: &Node) -> Result<Option<(Text, bool)>, String> {
-    if localization.get("substitutions").is_some() {
-        return Ok(None);
+/// A localization's text and whether it needs review; `Err` naming the construct for one
+/// this reader passes over (substitutions, device or nested variations, an App Shortcut's
+/// `stringSet`, a shape Xcode may add later), which the patcher keeps as it is
+/// ([`is_held`]).
+#[allow(clippy::type_complexity)]
+fn read_localization(localization: &Node) -> Result<Result<(Text, bool), &'static str>, String> {
+    if let Some(construct) = unheld(localization) {
+        return Ok(Err(construct));
     }
     if let Some(unit) = localization.get("stringUnit") {
         let (value, outdated) = read_unit(unit)?;
-        return Ok(Some((Text::Plain(value), outdated)));
+        return Ok(Ok((Text::Plain(value), outdated)));
     }
-    let Some(variations) = localization.get("variations") else {
-        return Err("has neither a \"stringUnit\" nor \"variations\"".into());
-    };
-    let Some(plural) = variations.get("plural") else {
-        return Ok(None);
-    };
-    if variations.members().len() > 1 {
-        return Ok(None);
-    }
+    let plural = localization
+        .get("variations")
+        .and_then(|variations| variations.get("plural"))
+        .map(Node::members)
+        .unwrap_or_default();
     let mut forms = Vec::new();
     let mut any_outdated = false;
-    for (category, form) in plural.members() {
+    for (category, form) in plural {
         let category =
             PluralCategory::parse(category).ok_or_else(|| format!("{category:?} is not a CLDR plural category"))?;
         let unit = form
@@ -327,7 +354,42 @@ fn read_localization(localization: &Node) -> Result<Option<(Text, bool)>, String
         forms.push((category, value));
     }
     let forms = PluralForms::new(forms)?;
-    Ok(Some((Text::Plural(forms), any_outdated)))
+    Ok(Ok((Text::Plural(forms), any_outdated)))
+}
+
+/// Whether the server holds what a localization says: a `stringUnit`, or plural variations
+/// whose forms are each a `stringUnit`.
+pub fn is_held(localization: &Node) -> bool {
+    unheld(localization).is_none()
+}
+
+/// What of a localization the server does not hold, named; `None` when it holds it all.
+fn unheld(localization: &Node) -> Option<&'static str> {
+    if localization.get("substitutions").is_some() {
+        return Some("substitutions");
+    }
+    if localization.get("stringSet").is_some() {
+        return Some("a \"stringSet\"");
+    }
+    if localization.get("stringUnit").is_some() {
+        return localization
+            .get("variations")
+            .is_some()
+            .then_some("variations beside its \"stringUnit\"");
+    }
+    let Some(variations) = localization.get("variations") else {
+        return Some("neither a \"stringUnit\" nor \"variations\"");
+    };
+    match variations.members() {
+        [(kind, plural)] if kind == "plural" => {
+            let nested = plural
+                .members()
+                .iter()
+                .any(|(_, form)| form.get("variations").is_some() || form.get("substitutions").is_some());
+            nested.then_some("variations inside its plural forms")
+        }
+        _ => Some("device variations"),
+    }
 }
 
 fn read_unit(unit: &Node) -> Result<(String, bool), String> {
