@@ -105,18 +105,23 @@ fn patch_members(input: &PatchInput<'_>, arb: bool) -> Result<Patched, ReadError
                     edits.replace(member.value.clone(), style.render(new, &member.indent, newline));
                 }
             }
-            // An ARB file's own members (`@@locale`) stay; a key's `@key` metadata goes
-            // with the key.
-            None if (if arb { arb_key_of(name) } else { Some(name.as_str()) })
-                .is_some_and(|key| (input.deleted)(key)) =>
-            {
-                removed.push(*member_index)
-            }
+            // An ARB file's metadata (`@key`, `@@locale`) is its own; a deleted key's `@key`
+            // goes whole below.
+            None if arb && name.starts_with('@') => {}
+            None if (input.deleted)(name) => removed.push(*member_index),
             None if input.is_base => names.push(name.clone()),
             None => {}
         }
     }
 
+    if arb && let Some(top) = local.objects.first() {
+        for &member in &top.members {
+            let name = &local.members[member].name;
+            if name.starts_with('@') && arb_key_of(name).is_some_and(|key| (input.deleted)(key)) {
+                removed.push(member);
+            }
+        }
+    }
     let removed = with_emptied_objects(local, removed);
     remove(text, local, &removed, &mut edits);
 
