@@ -213,11 +213,11 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
         if has_catalogs(dir) {
             found.push(("xcstrings".to_owned(), relative.clone()));
         }
-        if has_arb_files(dir) {
+        if let Some(prefix) = arb_prefix(root, dir) {
             let pattern = if relative == "." {
-                "app_{lang}.arb".to_owned()
+                format!("{prefix}{{lang}}.arb")
             } else {
-                format!("{relative}/app_{{lang}}.arb")
+                format!("{relative}/{prefix}{{lang}}.arb")
             };
             found.push(("arb".to_owned(), pattern));
         }
@@ -372,13 +372,48 @@ fn has_lproj(dir: &Path) -> bool {
     })
 }
 
-/// Whether the folder holds Flutter's `app_{lang}.arb` files.
-fn has_arb_files(dir: &Path) -> bool {
-    holds(dir, |path| {
+/// What comes before the language in the names of the folder's Flutter ARB files (`app_` of
+/// `app_{lang}.arb`, `intl_` of `intl_{lang}.arb`), when it holds some: the folder that the
+/// app's `l10n.yaml` names (`arb-dir`, default `lib/l10n`) with the prefix of its
+/// `template-arb-file`, or else `app_` files anywhere.
+fn arb_prefix(root: &Path, dir: &Path) -> Option<String> {
+    let template = flutter_template(root, dir);
+    let prefix = match &template {
+        Some(template) => crate::formats::arb::language_of(template)
+            .and_then(|language| template.strip_suffix(&format!("{}.arb", language.replace('-', "_"))))
+            .map(str::to_owned)?,
+        None => "app_".to_owned(),
+    };
+    let holds_files = holds(dir, |path| {
         path.file_name()
             .and_then(|name| name.to_str())
-            .is_some_and(|name| name.starts_with("app_") && crate::formats::arb::language_of(name).is_some())
-    })
+            .is_some_and(|name| name.starts_with(&prefix) && crate::formats::arb::language_of(name).is_some())
+    });
+    holds_files.then_some(prefix)
+}
+
+/// The template file (`template-arb-file`) of the `l10n.yaml` that names `dir` as its ARB
+/// folder (`arb-dir`, relative to the `l10n.yaml`'s folder; `lib/l10n` when not given).
+fn flutter_template(root: &Path, dir: &Path) -> Option<String> {
+    // `l10n.yaml` sits in the Flutter package's root, some folders above `arb-dir`.
+    for package in dir.ancestors().take_while(|folder| folder.starts_with(root)) {
+        let Ok(text) = std::fs::read_to_string(package.join("l10n.yaml")) else {
+            continue;
+        };
+        let setting = |name: &str| {
+            text.lines().find_map(|line| {
+                let value = line.strip_prefix(name)?.trim_start().strip_prefix(':')?;
+                let value = value.split(" #").next().unwrap_or_default().trim();
+                Some(value.trim_matches(['"', '\'']).to_owned())
+            })
+        };
+        let arb_dir = setting("arb-dir").unwrap_or_else(|| "lib/l10n".to_owned());
+        if package.join(arb_dir.trim_end_matches('/')) != dir {
+            continue;
+        }
+        return Some(setting("template-arb-file").unwrap_or_else(|| "app_en.arb".to_owned()));
+    }
+    None
 }
 
 /// Whether the folder holds an Xcode String Catalog (`*.xcstrings`).
@@ -452,6 +487,40 @@ mod tests {
         let again = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap_err();
         assert!(again.0.contains("--force"), "{}", again.0);
     }
+    #[test]
+    fn init_finds_flutters_arb_files_where_l10n_yaml_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |file: &str, text: &str| {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        // FluffyChat: `intl_{lang}.arb` in the `arb-dir`; Flutter Gallery: no `arb-dir`, so
+        // `lib/l10n`; a plain package: `app_{lang}.arb` anywhere.
+        write(
+            "chat/l10n.yaml",
+            "# SPDX\narb-dir: lib/l10n\ntemplate-arb-file: intl_en.arb\n",
+        );
+        write("chat/lib/l10n/intl_en.arb", "{}");
+        write("chat/lib/l10n/intl_pt_BR.arb", "{}");
+        write(
+            "gallery/l10n.yaml",
+            "template-arb-file: intl_en.arb\nuse-deferred-loading: true",
+        );
+        write("gallery/lib/l10n/intl_en.arb", "{}");
+        write("gallery/lib/l10n/intl_es_419.arb", "{}");
+        write("plain/l10n/app_en.arb", "{}");
+        let (_, found) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
+        assert_eq!(
+            found,
+            [
+                "arb: chat/lib/l10n/intl_{lang}.arb",
+                "arb: gallery/lib/l10n/intl_{lang}.arb",
+                "arb: plain/l10n/app_{lang}.arb"
+            ]
+        );
+    }
+
     #[test]
     fn init_finds_xliff_catalogs_rails_locales_and_not_workflow_files() {
         let dir = tempfile::tempdir().unwrap();

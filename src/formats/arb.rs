@@ -94,17 +94,13 @@ pub fn read(bytes: &[u8]) -> Result<(Vec<ParsedEntry>, Vec<ReadWarning>), ReadEr
             });
             continue;
         };
+        // A plural message whose cases a key's CLDR forms cannot hold (ICU's exact values
+        // `=0`, an argument or `#` inside a case, `offset:`), a `select` and a message nested
+        // in another are held whole as one text, as the file writes it: Flutter reads each
+        // language's file on its own, and the text goes back byte for byte.
         let text = match icu::read_plural(text) {
-            None => Text::Plain(text.clone()),
             Some(Ok(forms)) => Text::Plural(forms),
-            Some(Err(why)) => {
-                warnings.push(ReadWarning {
-                    line: 0,
-                    key: name.clone(),
-                    message: format!("{name:?} is a plural message this server cannot hold ({why}); it is passed over"),
-                });
-                continue;
-            }
+            None | Some(Err(_)) => Text::Plain(text.clone()),
         };
         let mut entry = ParsedEntry::plain(name.clone(), String::new());
         entry.text = text;
@@ -133,12 +129,31 @@ mod tests {
 
     #[test]
     fn plural_messages_are_plural_keys_and_descriptions_are_read() {
-        let file = br#"{"@@locale": "pl", "files": "{n, plural, one{plik} few{pliki} many{plikow} other{pliku}}", "@files": {"description": "Files", "placeholders": {"n": {}}}, "hello": "Hi {name}", "bad": "{n, plural, =0{none} other{x}}", "list": ["a"]}"#;
+        let file = br#"{"@@locale": "pl", "files": "{n, plural, one{plik} few{pliki} many{plikow} other{pliku}}", "@files": {"description": "Files", "placeholders": {"n": {}}}, "hello": "Hi {name}", "list": ["a"]}"#;
         let (entries, warnings) = read(file).unwrap();
         assert_eq!(entries.len(), 2);
         assert!(matches!(entries[0].text, Text::Plural(_)));
         assert_eq!(entries[0].description.as_deref(), Some("Files"));
         assert_eq!(entries[1].text, Text::Plain("Hi {name}".into()));
-        assert_eq!(warnings.len(), 2);
+        assert_eq!(warnings.len(), 1, "the list is passed over");
+    }
+
+    #[test]
+    fn exact_values_selects_and_nested_messages_are_held_whole_as_one_text() {
+        // Finamp's and Flutter Gallery's plurals, and Finamp's select with an empty branch.
+        let messages = [
+            "{count,plural, =0{No missing images found} =1{Downloaded {count} missing image} other{Downloaded {count} missing images}}",
+            "{count,plural,=1{{count} item} other{{count} items}}",
+            "{quantity, plural, =0{NO ITEMS} =1{1 ITEM} other{{quantity} ITEMS}}",
+            "Delete the {itemType, select, album{album} track{song} other{}} '{itemName}'?",
+            "{gender, select, female{{n, plural, one{her file} other{her files}}} other{their files}}",
+        ];
+        for message in messages {
+            let file = serde_json::to_vec(&json!({ "k": message, "@k": {"placeholders": {"count": {"type": "int"}}} }))
+                .unwrap();
+            let (entries, warnings) = read(&file).unwrap();
+            assert!(warnings.is_empty(), "{message}: {warnings:?}");
+            assert_eq!(entries[0].text, Text::Plain(message.into()), "{message}");
+        }
     }
 }

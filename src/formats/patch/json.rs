@@ -48,14 +48,45 @@ impl Local {
 
 /// Patches the app's JSON file with the export's values (see [`super`]).
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
+    patch_members(input, false)
+}
+
+/// Patches an app's ARB file: as JSON, but its `@@` members (`@@locale`, `@@last_modified`)
+/// and its `@key` metadata are the app's. Of the metadata only a description the file has is
+/// compared; the server's `@@locale` and metadata are added only with a key new to the file,
+/// since a pull never adds what the file lacks.
+pub fn patch_arb(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
+    patch_members(input, true)
+}
+
+/// The key an ARB member's name belongs to: `count` for `@count.description`; `None` for
+/// `@@locale` and the like, which belong to the file.
+fn arb_key_of(name: &str) -> Option<&str> {
+    match name.strip_prefix('@') {
+        Some(meta) if meta.starts_with('@') => None,
+        Some(meta) => Some(meta.split('.').next().unwrap_or(meta)),
+        None => Some(name),
+    }
+}
+
+fn patch_members(input: &PatchInput<'_>, arb: bool) -> Result<Patched, ReadError> {
     let text = utf8(input.local)?;
     let mut read: Option<Local> = None;
     let prepared = super::read_ahead(input.prepared, text, &mut read)?;
     let local = &prepared.document;
-    let server: Vec<(String, Text)> = json_format::read_texts(input.exported)?
+    let mut server: Vec<(String, Text)> = json_format::read_texts(input.exported)?
         .into_iter()
         .map(|entry| (entry.name, entry.text))
         .collect();
+    if arb {
+        server.retain(|(name, _)| {
+            if !name.starts_with('@') || prepared.by_name.contains_key(name) {
+                return !name.starts_with("@@") && (!name.starts_with('@') || name.ends_with(".description"));
+            }
+            // Metadata the file lacks comes only with its key, new to the file.
+            arb_key_of(name).is_some_and(|key| !prepared.by_name.contains_key(key))
+        });
+    }
     let theirs: HashMap<&str, &Text> = server.iter().map(|(name, text)| (name.as_str(), text)).collect();
     let newline = line_ending(text);
     let style = Style::of(text, local);
@@ -74,12 +105,23 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                     edits.replace(member.value.clone(), style.render(new, &member.indent, newline));
                 }
             }
+            // An ARB file's metadata (`@key`, `@@locale`) is its own; a deleted key's `@key`
+            // goes whole below.
+            None if arb && name.starts_with('@') => {}
             None if (input.deleted)(name) => removed.push(*member_index),
             None if input.is_base => names.push(name.clone()),
             None => {}
         }
     }
 
+    if arb && let Some(top) = local.objects.first() {
+        for &member in &top.members {
+            let name = &local.members[member].name;
+            if name.starts_with('@') && arb_key_of(name).is_some_and(|key| (input.deleted)(key)) {
+                removed.push(member);
+            }
+        }
+    }
     let removed = with_emptied_objects(local, removed);
     remove(text, local, &removed, &mut edits);
 
@@ -418,6 +460,47 @@ mod tests {
         assert_eq!(
             patched(flat, export, None, &[], true),
             "{\n  \"a.b\": \"1\",\n  \"a.c\": \"2\"\n}\n"
+        );
+    }
+
+    fn patched_arb(local: &str, exported: &str, removed: &[&str], is_base: bool) -> String {
+        String::from_utf8(super::super::patched_with(
+            patch_arb,
+            local.as_bytes(),
+            exported,
+            None,
+            removed,
+            is_base,
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn an_arb_pull_adds_no_locale_and_leaves_the_apps_metadata_and_locale_as_they_are() {
+        // Finamp's translations have no `@@locale`; FluffyChat's `yue_Hant` says `yue`;
+        // the template's placeholder types are the app's (the export writes `num`).
+        let local = "{\n    \"count\": \"{count, plural, one{# item} other{# items}}\",\n    \"@count\": {\"description\": \"Items\", \"placeholders\": {\"count\": {\"type\": \"int\", \"example\": \"3\"}}, \"examples\": [\"a\"]},\n    \"hello\": \"Hi\",\n    \"@hello\": {}\n}";
+        let export = "{\n  \"@@locale\": \"en\",\n  \"count\": \"{count, plural, one{# item} other{# items}}\",\n  \"@count\": {\n    \"description\": \"Items\",\n    \"placeholders\": {\"count\": {\"type\": \"num\"}}\n  },\n  \"hello\": \"Hi\"\n}\n";
+        assert_eq!(patched_arb(local, export, &[], true), local);
+        let yue = "{\"@@locale\": \"yue\", \"hello\": \"Hi\"}";
+        let export = "{\"@@locale\": \"yue_Hant\", \"hello\": \"Hi\"}";
+        assert_eq!(patched_arb(yue, export, &[], false), yue);
+        // A changed description is written; a new key comes with its metadata.
+        let export = "{\"@@locale\": \"en\", \"count\": \"{count, plural, one{# item} other{# items}}\", \"@count\": {\"description\": \"Things\"}, \"hello\": \"Hi\", \"new\": \"New\", \"@new\": {\"description\": \"D\"}}";
+        let patched = patched_arb(local, export, &[], true);
+        assert!(
+            patched.contains("\"description\": \"Things\", \"placeholders\": {\"count\": {\"type\": \"int\""),
+            "{patched}"
+        );
+        assert!(
+            patched.contains("\"@new\": {") && !patched.contains("@@locale"),
+            "{patched}"
+        );
+        // A deleted key's metadata goes with it.
+        let export = "{\"hello\": \"Hi\"}";
+        assert_eq!(
+            patched_arb(local, export, &["count"], true),
+            "{\n    \"hello\": \"Hi\",\n    \"@hello\": {}\n}"
         );
     }
 

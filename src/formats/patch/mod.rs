@@ -302,16 +302,7 @@ pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, Re
         // An ARB file is a JSON object of texts and `@key` objects of metadata: an `@key`
         // object's members go when the server deleted the key (Flutter's keys are Dart
         // identifiers, so the key is what comes before the first `.`).
-        ExportFormat::Arb => {
-            let deleted = |name: &str| match name.strip_prefix('@') {
-                Some(meta) => (input.deleted)(meta.split('.').next().unwrap_or(meta)),
-                None => (input.deleted)(name),
-            };
-            json::patch(&PatchInput {
-                deleted: &deleted,
-                ..*input
-            })
-        }
+        ExportFormat::Arb => json::patch_arb(input),
         // i18next's plural forms are members of their own (`files_one`): patched as JSON's
         // texts, and a form goes when the server deleted its key.
         ExportFormat::I18next => {
