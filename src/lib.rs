@@ -11,7 +11,8 @@
 //!   error rendering, request logs, listener and shutdown.
 //! - [`api`]: poem-openapi handlers, wire types ([`api::schema`]), answers written straight
 //!   from the store's data ([`api::json`]), the API error, auth.
-//! - [`domain`]: validated names, the model (a key's files, a translation's text and the base
+//! - [`domain`]: validated names (a key's identity is its namespace and its name, kept in
+//!   one string so that keys order by namespace, then name), the model (a key's files, a translation's text and the base
 //!   text it was written against), the pure key query, the quality checks (`domain/checks`).
 //! - [`gitdb`]: the git engine below the store: repository open and init, object staging and
 //!   commit, packs written by hand (`gitdb/pack_writer.rs`, `gitdb/delta.rs`) and joined
@@ -51,8 +52,9 @@
 //!   in-place patchers `locstore pull` uses ([`formats::patch`]), the app's own files an
 //!   upload keeps and the export patches with them, or with the keys changed since only
 //!   ([`formats::kept`]; held in memory between exports, read ahead for patching:
-//!   `formats/kept/cache.rs`, [`formats::patch::Prepared`]), zip in and out,
-//!   downloads.
+//!   `formats/kept/cache.rs`, [`formats::patch::Prepared`]), the names keys of other
+//!   namespaces are written under in formats without namespaces ([`formats::namespaces`]),
+//!   zip in and out, downloads.
 //!
 //! # Invariants
 //!
