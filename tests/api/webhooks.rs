@@ -714,3 +714,44 @@ fn a_kill_9_in_the_middle_of_a_backlog_loses_no_delivery() {
         receiver.acknowledged().len()
     );
 }
+
+/// A key's events name its namespace, and a key moved to another namespace names the one it
+/// left.
+#[tokio::test]
+async fn events_carry_the_keys_namespace() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let receiver = Receiver::start();
+    create_webhook(&app, &receiver, json!({})).await;
+    let start = head(&app);
+    app.post(
+        KEYS,
+        json!({"name": "title", "namespace": "settings", "translations": [{"language": "en", "content": "Settings"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    app.patch(
+        &format!("{KEYS}/title?namespace=settings"),
+        json!({"namespace": "common"}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let expected = commits_after(&app, &start);
+    assert_eq!(expected.len(), 2);
+    let got = receiver.wait_for_commits(expected.len(), WAIT);
+    assert_eq!(got, expected);
+    let got = receiver.acknowledged();
+    assert_eq!(
+        events_of(&got, &expected[0]),
+        [
+            json!({"type": "key.created", "project": "mobile", "key": "title", "namespace": "settings", "languages": ["en"]})
+        ]
+    );
+    assert_eq!(
+        events_of(&got, &expected[1]),
+        [
+            json!({"type": "key.renamed", "project": "mobile", "key": "title", "namespace": "common",
+                "from": "title", "fromNamespace": "settings", "languages": []})
+        ]
+    );
+}
