@@ -199,7 +199,7 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
             .to_string_lossy()
             .replace('\\', "/");
         let relative = if relative.is_empty() { ".".to_owned() } else { relative };
-        if dir.join("values").join("strings.xml").is_file() {
+        if has_android_strings(dir) {
             found.push(("android-xml".to_owned(), relative.clone()));
         }
         if has_lproj(dir) {
@@ -361,6 +361,26 @@ fn holds(dir: &Path, wanted: impl Fn(&Path) -> bool) -> bool {
         .any(|entry| wanted(&entry.path()))
 }
 
+/// Whether `dir` is an Android `res` folder with strings: `values/strings.xml`, or another
+/// XML file of `values/` holding strings or plurals (a flavour's `strings_no_translate.xml`).
+fn has_android_strings(dir: &Path) -> bool {
+    let values = dir.join("values");
+    if values.join("strings.xml").is_file() {
+        return true;
+    }
+    let Ok(files) = std::fs::read_dir(&values) else {
+        return false;
+    };
+    files.filter_map(Result::ok).any(|file| {
+        let path = file.path();
+        path.extension().is_some_and(|extension| extension == "xml")
+            && std::fs::read(&path).is_ok_and(|bytes| {
+                memchr::memmem::find(&bytes, b"<string ").is_some()
+                    || memchr::memmem::find(&bytes, b"<plurals ").is_some()
+            })
+    })
+}
+
 fn has_lproj(dir: &Path) -> bool {
     holds(dir, |path| {
         path.extension().is_some_and(|extension| extension == "lproj") && path.join("Localizable.strings").is_file()
@@ -519,6 +539,29 @@ mod tests {
                 // The only set of its format shares the project's key spaces.
                 ("ios/App/Resources".to_owned(), None),
             ]
+        );
+    }
+
+    #[test]
+    fn an_android_flavour_with_strings_in_another_file_of_values_is_a_module() {
+        // Wikipedia's `alpha` flavour keeps its `app_name` in `strings_no_translate.xml`.
+        let dir = tempfile::tempdir().unwrap();
+        for (file, text) in [
+            ("app/src/main/res/values/strings.xml", "<resources/>"),
+            (
+                "app/src/alpha/res/values/strings_no_translate.xml",
+                "<resources>\n    <string name=\"app_name\" translatable=\"false\">W</string>\n</resources>\n",
+            ),
+            ("app/src/beta/res/values/colors.xml", "<resources/>"),
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let (_, found) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
+        assert_eq!(
+            found,
+            ["android-xml: app/src/alpha/res", "android-xml: app/src/main/res"]
         );
     }
 }
