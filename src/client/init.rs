@@ -202,6 +202,14 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
         if has_android_strings(dir) {
             found.push(("android-xml".to_owned(), relative.clone()));
         }
+        for table in csv_tables(dir) {
+            let path = if relative == "." {
+                table
+            } else {
+                format!("{relative}/{table}")
+            };
+            found.push(("csv-table".to_owned(), path));
+        }
         if has_lproj(dir) {
             found.push(("apple-strings".to_owned(), relative.clone()));
         }
@@ -359,6 +367,33 @@ fn holds(dir: &Path, wanted: impl Fn(&Path) -> bool) -> bool {
         .flatten()
         .filter_map(Result::ok)
         .any(|entry| wanted(&entry.path()))
+}
+
+/// The CSV translation tables in `dir` (by file name, in name order): files whose first rows
+/// hold a header of language codes (`keys,en,de`, `,en,de`, `name,en_US,ja_JP`). A file named
+/// by a language (`fr.csv`) is one of a `{lang}.csv` set instead.
+fn csv_tables(dir: &Path) -> Vec<String> {
+    let mut tables: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_owned();
+            let stem = name.strip_suffix(".csv")?;
+            if LanguageCode::parse(stem).is_ok() || !entry.path().is_file() {
+                return None;
+            }
+            let mut head = Vec::with_capacity(64 * 1024);
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(std::fs::File::open(entry.path()).ok()?, 64 * 1024),
+                &mut head,
+            )
+            .ok()?;
+            crate::formats::csv_table::is_table(&head).then_some(name)
+        })
+        .collect();
+    tables.sort();
+    tables
 }
 
 /// Whether `dir` is an Android `res` folder with strings: `values/strings.xml`, or another
