@@ -38,6 +38,11 @@ pub enum ExportType {
     /// `{lang}.csv`: RFC 4180 with the header `key,{lang}`.
     #[oai(rename = "csv")]
     Csv,
+    /// `table.csv`: one CSV table with every exported language as a column, the header
+    /// `key,{base},{lang},...` (Godot's translation tables). An upload reads a table's header
+    /// of language codes, which may follow a row of language names.
+    #[oai(rename = "csv-table")]
+    CsvTable,
     /// Android `values*/strings.xml`.
     #[oai(rename = "android-xml")]
     AndroidXml,
@@ -93,6 +98,7 @@ impl ExportType {
         match self {
             Self::Json => ExportFormat::Json,
             Self::Csv => ExportFormat::Csv,
+            Self::CsvTable => ExportFormat::CsvTable,
             Self::AndroidXml => ExportFormat::AndroidXml,
             Self::AppleStrings => ExportFormat::AppleStrings,
             Self::Xcstrings => ExportFormat::Xcstrings,

@@ -21,6 +21,19 @@ pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
     let mut files = match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => folder_files(set)?,
         ExportFormat::Xcstrings => catalog_files(set)?,
+        // A table's set names the file itself.
+        ExportFormat::CsvTable => vec![LocalFile {
+            disk: set.root.clone(),
+            layout: set
+                .root
+                .file_name()
+                .and_then(|name| name.to_str())
+                .unwrap_or(crate::formats::csv_table::PATH)
+                .to_owned(),
+        }]
+        .into_iter()
+        .filter(|file| file.disk.is_file())
+        .collect(),
         _ => pattern_files(set)?
             .into_iter()
             .map(|found| LocalFile {
@@ -71,6 +84,11 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
         // `Localizable.xcstrings`: a catalog in the set's folder.
         ExportFormat::Xcstrings => match parts.as_slice() {
             [file] => Some(set.root.join(file)),
+            _ => None,
+        },
+        // The one table of the export is the set's file.
+        ExportFormat::CsvTable => match parts.as_slice() {
+            [_] => Some(set.root.clone()),
             _ => None,
         },
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => {
@@ -125,6 +143,7 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
 pub fn disk_path(set: &FileSet, layout: &str) -> PathBuf {
     match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings | ExportFormat::Xcstrings => set.root.join(layout),
+        ExportFormat::CsvTable => set.root.clone(),
         // The formats found by a pattern (`ExportFormat::uses_pattern`).
         _ => destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout)),
     }
@@ -173,7 +192,7 @@ fn wanted(set: &FileSet, layout: &str) -> bool {
 
 fn extension(format: ExportFormat) -> &'static str {
     match format {
-        ExportFormat::Csv => "csv",
+        ExportFormat::Csv | ExportFormat::CsvTable => "csv",
         ExportFormat::Po => "po",
         ExportFormat::Arb => "arb",
         ExportFormat::Xliff | ExportFormat::Xliff2 => "xliff",

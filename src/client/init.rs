@@ -204,8 +204,16 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
             .to_string_lossy()
             .replace('\\', "/");
         let relative = if relative.is_empty() { ".".to_owned() } else { relative };
-        if dir.join("values").join("strings.xml").is_file() {
+        if has_android_strings(dir) {
             found.push(("android-xml".to_owned(), relative.clone()));
+        }
+        for table in csv_tables(dir) {
+            let path = if relative == "." {
+                table
+            } else {
+                format!("{relative}/{table}")
+            };
+            found.push(("csv-table".to_owned(), path));
         }
         if has_lproj(dir) {
             found.push(("apple-strings".to_owned(), relative.clone()));
@@ -364,6 +372,53 @@ fn holds(dir: &Path, wanted: impl Fn(&Path) -> bool) -> bool {
         .flatten()
         .filter_map(Result::ok)
         .any(|entry| wanted(&entry.path()))
+}
+
+/// The CSV translation tables in `dir` (by file name, in name order): files whose first rows
+/// hold a header of language codes (`keys,en,de`, `,en,de`, `name,en_US,ja_JP`). A file named
+/// by a language (`fr.csv`) is one of a `{lang}.csv` set instead.
+fn csv_tables(dir: &Path) -> Vec<String> {
+    let mut tables: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_owned();
+            let stem = name.strip_suffix(".csv")?;
+            if LanguageCode::parse(stem).is_ok() || !entry.path().is_file() {
+                return None;
+            }
+            let mut head = Vec::with_capacity(64 * 1024);
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(std::fs::File::open(entry.path()).ok()?, 64 * 1024),
+                &mut head,
+            )
+            .ok()?;
+            crate::formats::csv_table::is_table(&head).then_some(name)
+        })
+        .collect();
+    tables.sort();
+    tables
+}
+
+/// Whether `dir` is an Android `res` folder with strings: `values/strings.xml`, or another
+/// XML file of `values/` holding strings or plurals (a flavour's `strings_no_translate.xml`).
+fn has_android_strings(dir: &Path) -> bool {
+    let values = dir.join("values");
+    if values.join("strings.xml").is_file() {
+        return true;
+    }
+    let Ok(files) = std::fs::read_dir(&values) else {
+        return false;
+    };
+    files.filter_map(Result::ok).any(|file| {
+        let path = file.path();
+        path.extension().is_some_and(|extension| extension == "xml")
+            && std::fs::read(&path).is_ok_and(|bytes| {
+                memchr::memmem::find(&bytes, b"<string ").is_some()
+                    || memchr::memmem::find(&bytes, b"<plurals ").is_some()
+            })
+    })
 }
 
 fn has_lproj(dir: &Path) -> bool {
@@ -593,6 +648,29 @@ mod tests {
                 // The only set of its format shares the project's key spaces.
                 ("ios/App/Resources".to_owned(), None),
             ]
+        );
+    }
+
+    #[test]
+    fn an_android_flavour_with_strings_in_another_file_of_values_is_a_module() {
+        // Wikipedia's `alpha` flavour keeps its `app_name` in `strings_no_translate.xml`.
+        let dir = tempfile::tempdir().unwrap();
+        for (file, text) in [
+            ("app/src/main/res/values/strings.xml", "<resources/>"),
+            (
+                "app/src/alpha/res/values/strings_no_translate.xml",
+                "<resources>\n    <string name=\"app_name\" translatable=\"false\">W</string>\n</resources>\n",
+            ),
+            ("app/src/beta/res/values/colors.xml", "<resources/>"),
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let (_, found) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
+        assert_eq!(
+            found,
+            ["android-xml: app/src/alpha/res", "android-xml: app/src/main/res"]
         );
     }
 }

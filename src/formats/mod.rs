@@ -11,6 +11,7 @@ pub mod arb;
 pub mod archive;
 pub mod chunked;
 pub mod csv;
+pub mod csv_table;
 pub mod downloads;
 pub mod escape;
 pub mod gzip;
@@ -39,6 +40,8 @@ use crate::domain::names::{KeyName, LanguageCode};
 pub enum ExportFormat {
     Json,
     Csv,
+    /// One CSV file with every language as a column (Godot's translation tables).
+    CsvTable,
     AndroidXml,
     AppleStrings,
     /// Xcode String Catalogs: one file per table for every language.
@@ -59,12 +62,13 @@ pub enum ExportFormat {
 
 impl ExportFormat {
     pub const NAMES: &'static str =
-        "json, csv, android-xml, apple-strings, xcstrings, i18next, po, arb, xliff, xliff2, yaml";
+        "json, csv, csv-table, android-xml, apple-strings, xcstrings, i18next, po, arb, xliff, xliff2, yaml";
 
     pub fn parse(raw: &str) -> Option<Self> {
         match raw {
             "json" => Some(Self::Json),
             "csv" => Some(Self::Csv),
+            "csv-table" => Some(Self::CsvTable),
             "android-xml" => Some(Self::AndroidXml),
             "apple-strings" => Some(Self::AppleStrings),
             "xcstrings" => Some(Self::Xcstrings),
@@ -82,6 +86,7 @@ impl ExportFormat {
         match self {
             Self::Json => "json",
             Self::Csv => "csv",
+            Self::CsvTable => "csv-table",
             Self::AndroidXml => "android-xml",
             Self::AppleStrings => "apple-strings",
             Self::Xcstrings => "xcstrings",
@@ -106,13 +111,16 @@ impl ExportFormat {
     /// Whether an app's files of the format are found by a pattern with `{lang}` (one file per
     /// language), rather than by the platform's folders (Android, Apple) or as catalogs.
     pub fn uses_pattern(self) -> bool {
-        !matches!(self, Self::AndroidXml | Self::AppleStrings | Self::Xcstrings)
+        !matches!(
+            self,
+            Self::AndroidXml | Self::AppleStrings | Self::Xcstrings | Self::CsvTable
+        )
     }
 
-    /// Whether one file holds every language (String Catalogs): such an export is made by
-    /// [`Export::render_all`], not language by language.
+    /// Whether one file holds every language (String Catalogs, CSV tables): such an export is
+    /// made by [`Export::render_all`], not language by language.
     pub fn is_multilingual(self) -> bool {
-        self == Self::Xcstrings
+        matches!(self, Self::Xcstrings | Self::CsvTable)
     }
 }
 
@@ -273,12 +281,24 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
                 apple::paths(language, table, strings, plurals)
             }
             ExportFormat::Xcstrings => vec![xcstrings::path(group_file(group))],
+            ExportFormat::CsvTable => vec![csv_table::PATH.to_owned()],
         }
     }
 
     /// The files of a format that holds every language in one file ([`ExportFormat::
     /// is_multilingual`]): one String Catalog per table, in path order.
     pub fn render_all(&self, languages: &[LanguageCode]) -> Vec<ExportFile> {
+        if self.format == ExportFormat::CsvTable {
+            // One table, the base language's column first.
+            let mut columns: Vec<LanguageCode> = vec![self.base_language.clone()];
+            columns.extend(
+                languages
+                    .iter()
+                    .filter(|language| *language != self.base_language)
+                    .cloned(),
+            );
+            return vec![csv_table::render(self.keys, &columns, csv_table::PATH)];
+        }
         self.groups
             .iter()
             .map(|group| match &group.keys {
@@ -292,6 +312,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
     /// keys all go to one table: [`Export::write_single_gzip`] writes it.
     pub fn single_file(&self) -> Option<String> {
         match self.groups.as_slice() {
+            _ if self.format == ExportFormat::CsvTable => Some(csv_table::PATH.to_owned()),
             [group] if self.format.is_multilingual() => Some(xcstrings::path(group_file(group))),
             _ => None,
         }
@@ -365,7 +386,17 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
     /// Writes the file [`Export::single_file`] names into `out` as it is made, gzip-compressed
     /// (see [`xcstrings::write_gzip`]): what [`Export::render_all`] gives as that file, never
     /// whole in memory.
-    pub fn write_single_gzip(&self, languages: &[LanguageCode], out: impl std::io::Write) -> std::io::Result<()> {
+    pub fn write_single_gzip(&self, languages: &[LanguageCode], mut out: impl std::io::Write) -> std::io::Result<()> {
+        if self.format == ExportFormat::CsvTable {
+            // A table is small beside a catalog: made whole, then compressed.
+            use std::io::Write as _;
+            let mut encoder = flate2::write::GzEncoder::new(&mut out, flate2::Compression::fast());
+            for file in self.render_all(languages) {
+                encoder.write_all(&file.bytes)?;
+            }
+            encoder.finish()?;
+            return Ok(());
+        }
         match self.groups.as_slice() {
             [Group { keys: Some(keys), .. }] => xcstrings::write_gzip(keys, self.base_language, languages, out),
             _ => xcstrings::write_gzip(self.keys, self.base_language, languages, out),
@@ -426,6 +457,8 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             ExportFormat::Json => vec![json::render(keys, language, group.file)],
             ExportFormat::I18next => vec![i18next::render(keys, language, group.file)],
             ExportFormat::Csv => vec![csv::render(keys, language)],
+            // A table holds every language: [`Export::render_all`] writes it.
+            ExportFormat::CsvTable => vec![csv_table::render(keys, std::slice::from_ref(language), csv_table::PATH)],
             ExportFormat::Arb => vec![arb::render(keys, language, language == self.base_language)],
             ExportFormat::Yaml => vec![yaml::render(keys, language)],
             ExportFormat::Xliff | ExportFormat::Xliff2 => vec![xliff::render(
@@ -478,6 +511,7 @@ pub fn platform(format: ExportFormat) -> Option<Platform> {
         ExportFormat::AppleStrings | ExportFormat::Xcstrings => Some(Platform::Apple),
         ExportFormat::Json | ExportFormat::I18next => Some(Platform::Web),
         ExportFormat::Csv
+        | ExportFormat::CsvTable
         | ExportFormat::Po
         | ExportFormat::Arb
         | ExportFormat::Xliff

@@ -36,7 +36,11 @@ pub fn exported<'a>(keys: &[&'a Key], format: ExportFormat, within: Option<&Name
         keys.iter()
             .filter_map(|key| {
                 let namespace = match within {
-                    Some(within) => relative(key.name.namespace(), within.as_str())?,
+                    Some(within) if files_name_namespaces(format) => relative(key.name.namespace(), within.as_str())?,
+                    // A module's Android files never give a namespace of their own, so a
+                    // namespace under the module's is another module's (a flavour's
+                    // `app/beta` beside `app`), never this one's.
+                    Some(within) => (key.name.namespace() == within.as_str()).then_some("")?,
                     None => key.name.namespace(),
                 };
                 let written = match (namespace, namespaces) {
@@ -62,6 +66,13 @@ pub fn exported<'a>(keys: &[&'a Key], format: ExportFormat, within: Option<&Name
         written.sort_by(|a, b| a.name.cmp(&b.name));
     }
     written
+}
+
+/// Whether a file's path names a namespace within its file set
+/// ([`super::upload::namespace_of`]): an i18next namespace, an Apple table, a gettext or
+/// XLIFF domain. Android, ARB, CSV and Rails files do not.
+fn files_name_namespaces(format: ExportFormat) -> bool {
+    has_namespaces(format) || matches!(format, ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2)
 }
 
 /// `namespace` relative to `within`: `""` for `within` itself, the rest for one under it,
@@ -124,14 +135,35 @@ mod tests {
             written(&exported(&refs, ExportFormat::I18next, Some(&core))),
             [("".into(), "b".into()), ("common".into(), "c".into())]
         );
+        // Android's files name no namespace, so one under a module's is another module's.
         assert_eq!(
             written(&exported(&refs, ExportFormat::AndroidXml, Some(&core))),
-            [("".into(), "b".into()), ("".into(), "common:c".into())]
+            [("".into(), "b".into())]
         );
         let default = Namespace::default();
         assert_eq!(
             written(&exported(&refs, ExportFormat::Po, Some(&default))),
             [("".into(), "a".into())]
+        );
+    }
+
+    #[test]
+    fn an_android_export_of_one_modules_namespace_leaves_out_the_modules_named_under_it() {
+        // Thunderbird: `app-thunderbird/src/main/res` and its `beta` flavour's own res folder.
+        let keys = [
+            key("app-thunderbird", "app_name"),
+            key("app-thunderbird/beta", "app_name"),
+        ];
+        let refs: Vec<&Key> = keys.iter().collect();
+        let main = Namespace::parse("app-thunderbird").unwrap();
+        assert_eq!(
+            written(&exported(&refs, ExportFormat::AndroidXml, Some(&main))),
+            [("".into(), "app_name".into())]
+        );
+        let beta = Namespace::parse("app-thunderbird/beta").unwrap();
+        assert_eq!(
+            written(&exported(&refs, ExportFormat::AndroidXml, Some(&beta))),
+            [("".into(), "app_name".into())]
         );
     }
 }

@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use super::in_order::make_in_order;
 use super::{
-    ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, arb, csv, i18next, json, patch, po, xcstrings,
-    xliff, yaml,
+    ExportFormat, ParsedEntry, ReadError, ReadWarning, android, apple, arb, csv, csv_table, i18next, json, patch, po,
+    xcstrings, xliff, yaml,
 };
 use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::LanguageCode;
@@ -102,6 +102,8 @@ pub fn read(
     }
     let (path, place) = match (format, language) {
         (ExportFormat::Csv, language) => (SINGLE_CSV.to_owned(), language.unwrap_or_default().to_owned()),
+        // A table names its languages in its header.
+        (ExportFormat::CsvTable, _) => (csv_table::PATH.to_owned(), BASE_LANGUAGE.to_owned()),
         // A catalog names its languages itself.
         (ExportFormat::Xcstrings, _) => (xcstrings::path("Localizable"), BASE_LANGUAGE.to_owned()),
         // An XLIFF file names its language itself (`target-language`, `trgLang`).
@@ -308,6 +310,8 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
             Some((stem.to_owned(), None))
         }
         ExportFormat::Csv => file.strip_suffix(".csv").map(|stem| (stem.to_owned(), None)),
+        // A table holds every language; its place is the base language's.
+        ExportFormat::CsvTable => file.ends_with(".csv").then(|| (BASE_LANGUAGE.to_owned(), None)),
         // `fr.xliff`, `Localized Contents/fr.xliff`, `messages.fr.xlf`: the file's own
         // `target-language` names its language; the name is the fallback.
         ExportFormat::Xliff | ExportFormat::Xliff2 if xliff::is_xliff(file) => Some((
@@ -479,6 +483,13 @@ fn read_file(
             upload.skipped += passed_over.len();
             warnings = passed_over;
             push(place.to_owned(), entries, &mut warnings);
+        }
+        ExportFormat::CsvTable => {
+            let read = csv_table::read(bytes).map_err(invalid)?;
+            warnings = read.warnings;
+            for (language, entries) in read.columns {
+                push(language, entries, &mut warnings);
+            }
         }
         ExportFormat::Csv => {
             let columns = csv::read(bytes).map_err(invalid)?;

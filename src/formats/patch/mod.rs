@@ -12,6 +12,7 @@
 
 pub mod android;
 pub mod apple;
+pub mod csv;
 mod edits;
 pub mod json;
 pub mod po;
@@ -242,7 +243,7 @@ fn with_bom(local: &[u8], patched: String) -> Vec<u8> {
 }
 
 /// Whether a file of a format's layout goes through [`patch`]: Android XML, `.strings`,
-/// XML `.stringsdict` and JSON files are patched in place; CSV files (and binary property
+/// XML `.stringsdict`, JSON files and CSV tables are patched in place; `{lang}.csv` files (and binary property
 /// lists) are kept when they hold the export's values and written as the export writes them
 /// otherwise.
 pub fn can_patch(format: ExportFormat, path: &str) -> bool {
@@ -250,6 +251,7 @@ pub fn can_patch(format: ExportFormat, path: &str) -> bool {
         ExportFormat::AndroidXml => path.ends_with(".xml"),
         ExportFormat::AppleStrings => path.ends_with(".strings") || path.ends_with(".stringsdict"),
         ExportFormat::Json | ExportFormat::I18next | ExportFormat::Csv => true,
+        ExportFormat::CsvTable => path.ends_with(".csv"),
         ExportFormat::Xcstrings => path.ends_with(".xcstrings"),
         ExportFormat::Po => path.ends_with(".po") || path.ends_with(".pot"),
         ExportFormat::Arb => path.ends_with(".arb"),
@@ -275,7 +277,7 @@ pub fn names(format: ExportFormat, bytes: &[u8]) -> Result<Vec<String>, ReadErro
         ExportFormat::Po => po::names(bytes),
         ExportFormat::Xliff | ExportFormat::Xliff2 => xliff::names(bytes),
         ExportFormat::Yaml => yaml::names(bytes),
-        ExportFormat::Csv => Ok(Vec::new()),
+        ExportFormat::Csv | ExportFormat::CsvTable => Ok(Vec::new()),
     }
 }
 
@@ -320,6 +322,7 @@ pub fn patch(format: ExportFormat, input: &PatchInput<'_>) -> Result<Patched, Re
         ExportFormat::Xliff | ExportFormat::Xliff2 => xliff::patch(input),
         ExportFormat::Yaml => yaml::patch(input),
         ExportFormat::Csv => same_values_or_export(format, input),
+        ExportFormat::CsvTable => csv::patch(input),
     }
 }
 

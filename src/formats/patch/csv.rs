@@ -1,0 +1,232 @@
+//! Patching a translation table ([`crate::formats::csv_table`]) cell by cell: a cell whose
+//! text is the server's keeps its bytes; a changed one gets the new text, quoted as the file
+//! quotes (every cell, or only where a cell needs it); a key the server deleted loses its row;
+//! a key new to the table gets a row at the end. Columns that name no language, or a language
+//! the export lacks, the rows above the header, cells past the header's last column and the
+//! line ends stay as they are.
+
+use std::collections::HashMap;
+
+use super::{Edits, PatchInput, Patched, utf8};
+use crate::formats::ReadError;
+use crate::formats::csv_table::{self, Table};
+
+/// The patched table.
+pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
+    let text = utf8(input.local)?;
+    let local = csv_table::table(text)?;
+    let exported_text = utf8(input.exported)?;
+    let exported = csv_table::table(exported_text)?;
+    // The export's texts: key → (language → cell text).
+    let mut server: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut order = Vec::new();
+    for row in &exported.rows[exported.header + 1..] {
+        let name = row.cells[0].text.as_str();
+        let cells = (0..exported.languages.len())
+            .map(|index| row.cells.get(index + 1).map_or("", |cell| cell.text.as_str()))
+            .collect();
+        if server.insert(name, cells).is_none() {
+            order.push(name);
+        }
+    }
+    // Each local column's column in the export, for the columns of a language it has.
+    let columns: Vec<Option<usize>> = local
+        .languages
+        .iter()
+        .map(|language| {
+            let language = language.as_deref()?;
+            exported
+                .languages
+                .iter()
+                .position(|known| known.as_deref().is_some_and(|known| same_language(known, language)))
+        })
+        .collect();
+    let style = Style::of(&local, text);
+    let mut edits = Edits::default();
+    // A key given twice is read from its last row (as Godot reads it): the rows before it
+    // are not the key's text and stay as they are.
+    let rows = &local.rows[local.header + 1..];
+    let mut last: HashMap<&str, usize> = HashMap::new();
+    for (index, row) in rows.iter().enumerate() {
+        last.insert(row.cells[0].text.as_str(), index);
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (index, row) in rows.iter().enumerate() {
+        let name = row.cells[0].text.as_str();
+        if name.is_empty() || last.get(name) != Some(&index) {
+            continue;
+        }
+        seen.insert(name);
+        let Some(texts) = server.get(name) else {
+            if (input.deleted)(name) {
+                // The row and its line end.
+                let end = line_end_after(text, row.span.end);
+                edits.replace(row.span.start..end, "");
+            }
+            continue;
+        };
+        for (index, column) in columns.iter().enumerate() {
+            let Some(column) = column else { continue };
+            let wanted = texts[*column];
+            match row.cells.get(index + 1) {
+                Some(cell) if cell.text == wanted => {}
+                Some(cell) => edits.replace(cell.span.clone(), style.cell(wanted, cell.quoted)),
+                None if wanted.is_empty() => {}
+                // A short row gains the cells up to this one.
+                None => {
+                    let missing = index + 1 - row.cells.len();
+                    let mut added = ",".repeat(missing);
+                    added.push_str(&style.cell(wanted, style.quote_all));
+                    edits.insert(row.span.end, added);
+                }
+            }
+        }
+    }
+    // Keys new to the table, at its end, in the export's order.
+    let mut added = String::new();
+    for name in order.iter().filter(|name| !seen.contains(**name)) {
+        let texts = &server[name];
+        let mut cells = vec![style.cell(name, style.quote_all)];
+        for column in &columns {
+            cells.push(match column {
+                Some(column) => style.cell(texts[*column], style.quote_all),
+                None => style.cell("", style.quote_all),
+            });
+        }
+        added.push_str(&cells.join(","));
+        added.push_str(style.line_end);
+    }
+    if !added.is_empty() {
+        let end = text.len();
+        if !text.is_empty() && !text.ends_with('\n') {
+            added.insert_str(0, style.line_end);
+        }
+        edits.insert(end, added);
+    }
+    Ok(Patched::of(input, edits, text, Vec::new()))
+}
+
+/// Two language codes the same but for case and `-`/`_`.
+fn same_language(a: &str, b: &str) -> bool {
+    let fold = |code: &str| code.to_ascii_lowercase().replace('_', "-");
+    fold(a) == fold(b)
+}
+
+/// The end of the line end after `at` (CRLF or LF), or `at` at the end of the text.
+fn line_end_after(text: &str, at: usize) -> usize {
+    let rest = &text.as_bytes()[at..];
+    match rest {
+        [b'\r', b'\n', ..] => at + 2,
+        [b'\n', ..] | [b'\r', ..] => at + 1,
+        _ => at,
+    }
+}
+
+/// How a file writes its cells: whether it quotes every cell, and its line end.
+struct Style {
+    quote_all: bool,
+    line_end: &'static str,
+}
+
+impl Style {
+    fn of(table: &Table, text: &str) -> Self {
+        let cells = table.rows[table.header + 1..].iter().flat_map(|row| &row.cells);
+        let (quoted, bare) = cells.fold((0, 0), |(quoted, bare), cell| {
+            if cell.quoted {
+                (quoted + 1, bare)
+            } else {
+                (quoted, bare + 1)
+            }
+        });
+        Self {
+            quote_all: quoted > 0 && bare == 0,
+            line_end: super::line_ending(text),
+        }
+    }
+
+    /// `text` as a cell: in double quotes (quotes doubled) when asked or when it needs them.
+    fn cell(&self, text: &str, quote: bool) -> String {
+        let needs = text.contains([',', '"', '\n', '\r']) || text.starts_with(' ') || text.ends_with(' ');
+        if quote || needs {
+            format!("\"{}\"", text.replace('"', "\"\""))
+        } else {
+            text.to_owned()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patched(local: &str, exported: &str, deleted: &[&str]) -> String {
+        let deleted = |name: &str| deleted.contains(&name);
+        let input = PatchInput {
+            local: local.as_bytes(),
+            exported: exported.as_bytes(),
+            order: None,
+            deleted: &deleted,
+            is_base: true,
+            prepared: None,
+        };
+        let patched = patch(&input).unwrap();
+        String::from_utf8(patched.body.into_bytes(local.as_bytes())).unwrap()
+    }
+
+    #[test]
+    fn a_table_with_the_servers_texts_keeps_every_byte() {
+        // Tanks of Freedom's quoted table with CRLF, Twill's two header rows with a BOM.
+        for local in [
+            "\"\",\"en\",\"de\"\r\n\"LABEL_YES\",\"YES\",\"JA\"\r\n\"TIP\",\"say \"\"hi\"\"\",\"\"\r\n",
+            "\u{feff}Language,English,German\nISO639-1Code,en,de\nauth.back,Back,Zurück\n",
+            ",en,de\nKEY_A,\"two\nlines  \",zwei\nKEY_B,b,B,an extra cell\n",
+        ] {
+            let exported = match local.contains("auth.back") {
+                true => "key,en,de\r\nauth.back,Back,Zurück\r\n",
+                false if local.contains("KEY_A") => "key,en,de\r\nKEY_A,\"two\nlines  \",zwei\r\nKEY_B,b,B\r\n",
+                false => "key,en,de\r\nLABEL_YES,YES,JA\r\nTIP,\"say \"\"hi\"\"\",\r\n",
+            };
+            assert_eq!(patched(local, exported, &[]), local);
+        }
+    }
+
+    #[test]
+    fn a_changed_cell_changes_alone_in_the_files_quoting() {
+        let local = "\"\",\"en\",\"de\"\r\n\"A\",\"Yes\",\"Ja\"\r\n\"B\",\"No\",\"Nein\"\r\n";
+        let exported = "key,en,de\r\nA,Yes,Jawohl\r\nB,No,Nein\r\nC,New,Neu\r\n";
+        assert_eq!(
+            patched(local, exported, &[]),
+            "\"\",\"en\",\"de\"\r\n\"A\",\"Yes\",\"Jawohl\"\r\n\"B\",\"No\",\"Nein\"\r\n\"C\",\"New\",\"Neu\"\r\n"
+        );
+        let bare = "keys,en,de\nA,Yes,Ja\nB,No,Nein\nX,kept,behalten\n";
+        let exported = "key,en,de\r\nA,\"Yes, sir\",Ja\r\n";
+        assert_eq!(
+            patched(bare, exported, &["B"]),
+            "keys,en,de\nA,\"Yes, sir\",Ja\nX,kept,behalten\n"
+        );
+    }
+
+    #[test]
+    fn a_key_given_twice_is_patched_in_its_last_row_only() {
+        // Tanks of Freedom's `translations_de.csv` gives `LABEL_BACK` twice.
+        let local = ",de\nLABEL_BACK,> ZURÜCK\nLABEL_PLAY,SPIELEN\nLABEL_BACK,ZURÜCK\n";
+        assert_eq!(
+            patched(local, "key,de\r\nLABEL_BACK,ZURÜCK\r\nLABEL_PLAY,SPIELEN\r\n", &[]),
+            local
+        );
+        assert_eq!(
+            patched(local, "key,de\r\nLABEL_BACK,Zurück\r\nLABEL_PLAY,SPIELEN\r\n", &[]),
+            ",de\nLABEL_BACK,> ZURÜCK\nLABEL_PLAY,SPIELEN\nLABEL_BACK,Zurück\n"
+        );
+    }
+
+    #[test]
+    fn columns_the_export_lacks_and_blender_locale_names_are_matched_or_kept() {
+        let local = "name,en_US,ja_JP,notes\nA,Hello,,for testers\n";
+        let exported = "key,en_US,ja_JP\r\nA,Hello,こんにちは\r\n";
+        assert_eq!(
+            patched(local, exported, &[]),
+            "name,en_US,ja_JP,notes\nA,Hello,こんにちは,for testers\n"
+        );
+    }
+}
