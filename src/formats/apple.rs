@@ -3,6 +3,8 @@
 //! keys, an XML property list), written with the escapes of CoreFoundation's parsers and read
 //! by the same rules.
 
+pub mod tables;
+
 use std::borrow::Borrow;
 use std::fmt::Write;
 
@@ -608,5 +610,55 @@ mod tests {
         assert_eq!(escapes[0].text.as_plain(), Some("u203A \u{203a} q áÆ A"));
         let err = read_strings(b"\"a\" = \"b\";\n\"c\" = \"d\"\n\"e\" = \"f\";").unwrap_err();
         assert_eq!(err.line, Some(3), "{err:?}");
+    }
+
+    #[test]
+    fn a_strings_table_written_as_a_property_list_reads_as_its_string_values() {
+        // Quicksilver's Finder plug-in: `Localizable.strings` as an XML property list.
+        let file = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n<plist version=\"1.0\">\n<dict>\n\t<key>AppHideAction</key>\n\t<string>Hide &amp; seek</string>\n\t<key>Count</key>\n\t<integer>3</integer>\n\t<key>Open</key>\n\t<string>Open</string>\n</dict>\n</plist>\n";
+        let entries = read_strings(file.as_bytes()).unwrap();
+        let seen: Vec<(&str, &str)> = entries
+            .iter()
+            .map(|entry| (entry.name.as_str(), entry.text.as_plain().unwrap()))
+            .collect();
+        assert_eq!(seen, [("AppHideAction", "Hide & seek"), ("Open", "Open")]);
+    }
+
+    fn stringsdict(entries: &str) -> String {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n{entries}</dict>\n</plist>\n"
+        )
+    }
+
+    fn plural_entry_xml(name: &str, format: &str, forms: &[(&str, &str)]) -> String {
+        let forms: String = forms
+            .iter()
+            .map(|(category, text)| format!("<key>{category}</key><string>{text}</string>"))
+            .collect();
+        format!(
+            "<key>{name}</key><dict><key>NSStringLocalizedFormatKey</key><string>{format}</string><key>v</key><dict><key>NSStringFormatSpecTypeKey</key><string>NSStringPluralRuleType</string><key>NSStringFormatValueTypeKey</key><string>d</string>{forms}</dict></dict>\n"
+        )
+    }
+
+    #[test]
+    fn a_stringsdict_entry_the_server_cannot_hold_is_a_warning_and_the_rest_is_read() {
+        // An empty Belarusian `other`, an empty `one` (left out), and two variables.
+        let file = stringsdict(
+            &[
+                plural_entry_xml("empty_other", "%#@v@", &[("one", "%d файл"), ("other", "")]),
+                plural_entry_xml("delete_title", "%#@v@", &[("one", ""), ("other", "Delete %d items?")]),
+                plural_entry_xml("two", "%#@v@ %#@w@", &[("other", "%d")]),
+            ]
+            .concat(),
+        );
+        let (entries, warnings) = read_stringsdict(file.as_bytes()).unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].name, "delete_title");
+        let forms = entries[0].text.as_plural().unwrap();
+        assert_eq!(forms.get(PluralCategory::One), None);
+        assert_eq!(forms.other_form(), "Delete %d items?");
+        let named: Vec<&str> = warnings.iter().map(|warning| warning.key.as_str()).collect();
+        assert_eq!(named, ["empty_other", "two"]);
+        assert!(warnings[0].message.contains("stays in the file"), "{warnings:?}");
     }
 }

@@ -172,7 +172,7 @@ pub fn read_unzipped(format: ExportFormat, files: Vec<Unzipped>) -> Result<Uploa
         },
     )?;
     if format == ExportFormat::AppleStrings {
-        drop_stand_ins(&mut upload.files);
+        apple::tables::drop_stand_ins(&mut upload.files);
     }
     Ok(upload)
 }
@@ -193,79 +193,6 @@ impl Upload {
         self.skipped += part.skipped;
         self.originals.extend(part.originals);
     }
-}
-
-/// Takes out of each `X.strings` the entries its table's `X.stringsdict` (the same folder)
-/// has as plural keys: Apple reads the `.stringsdict` entry first, and the `.strings` one is
-/// its stand-in (for systems without plural rules), so the key is one plural key. The
-/// `.strings` entry stays in the app's file (a pull keeps what the export lacks).
-fn drop_stand_ins(files: &mut [UploadedFile]) {
-    let plurals: std::collections::HashMap<String, std::collections::HashSet<String>> = files
-        .iter()
-        .filter_map(|file| {
-            let table = file.path.strip_suffix(".stringsdict")?;
-            let names = file.entries.iter().map(|entry| entry.name.clone()).collect();
-            Some((table.to_owned(), names))
-        })
-        .collect();
-    if plurals.is_empty() {
-        return;
-    }
-    for file in files.iter_mut() {
-        let Some(names) = file.path.strip_suffix(".strings").and_then(|table| plurals.get(table)) else {
-            continue;
-        };
-        file.entries.retain(|entry| !names.contains(&entry.name));
-    }
-}
-
-/// Sets aside the `Base.lproj` tables that the base language's own folder has too (an app
-/// with `Base.lproj/Localizable.strings` and `en.lproj/Localizable.strings`): Apple shows
-/// the `en.lproj` table to the base language's users, so its texts are the key's, and a pull
-/// writes them there. The `Base.lproj` file stays as the app has it; its keys that the base
-/// language's table lacks are named in warnings (the server would otherwise hold them and a
-/// pull would add them to the base language's table, which lacks them).
-pub fn set_aside_shadowed_base(files: &mut [UploadedFile], base_language: &LanguageCode) {
-    let shadowing: Vec<(String, std::collections::HashSet<String>)> = files
-        .iter()
-        .filter(|file| {
-            file.language != BASE_LANGUAGE
-                && LanguageCode::parse(&file.language).is_ok_and(|code| code.same_as(base_language))
-        })
-        .filter_map(|file| {
-            let (folder, name) = lproj_parts(&file.path)?;
-            let names = file.entries.iter().map(|entry| entry.name.clone()).collect();
-            Some((format!("{folder}\0{name}"), names))
-        })
-        .collect();
-    for file in files.iter_mut() {
-        let Some((folder, name)) = lproj_parts(&file.path).filter(|_| file.path.contains("Base.lproj/")) else {
-            continue;
-        };
-        let place = format!("{folder}\0{name}");
-        let Some((_, names)) = shadowing.iter().find(|(other, _)| *other == place) else {
-            continue;
-        };
-        for entry in std::mem::take(&mut file.entries) {
-            if !names.contains(&entry.name) {
-                file.warnings.push(ReadWarning {
-                    line: entry.line,
-                    message: format!(
-                        "{:?} is only in Base.lproj, which the app does not show where the base language's own folder has the same table; it stays in the file as it is.",
-                        entry.name
-                    ),
-                    key: entry.name,
-                });
-            }
-        }
-    }
-}
-
-/// The folder holding an Apple file's `.lproj` folder, and the file's name.
-fn lproj_parts(path: &str) -> Option<(&str, &str)> {
-    let (folders, name) = path.rsplit_once('/')?;
-    let (parent, lproj) = folders.rsplit_once('/').unwrap_or(("", folders));
-    lproj.ends_with(".lproj").then_some((parent, name))
 }
 
 /// The language a path names for `format`, or `None` when the file is not of its layout.

@@ -297,7 +297,7 @@ async fn a_catalog_this_server_cannot_read_is_a_400_that_names_why_and_writes_no
             "version",
         ),
         (
-            r#"{"sourceLanguage": "en", "version": "1.0", "strings": {"a": {"localizations": {"en": {}}}}}"#,
+            r#"{"sourceLanguage": "en", "version": "1.0", "strings": {"a": 1}}"#,
             "key \"a\"",
         ),
         ("not json", "Localizable.xcstrings"),

@@ -96,7 +96,7 @@ impl UploadPlan {
         }
         let mut upload_files = upload.files;
         upload_files.retain(|file| !(file.fills_gaps && own_languages.contains(&file.language.to_ascii_lowercase())));
-        crate::formats::upload::set_aside_shadowed_base(&mut upload_files, &project.base_language);
+        crate::formats::apple::tables::set_aside_shadowed_base(&mut upload_files, &project.base_language);
         let (templates, upload_files): (Vec<UploadedFile>, Vec<UploadedFile>) = upload_files
             .into_iter()
             .partition(|file| base_po && file.path.ends_with(".pot"));

@@ -58,10 +58,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     for (index, scanned) in local.iter().enumerate() {
         let name = scanned.entry.name.as_str();
         let kept = server.contains_key(name) || !(input.deleted)(name);
-        if !present.insert(name) && kept {
-            continue;
-        }
-        if input.is_base && kept {
+        let first = present.insert(name);
+        if input.is_base && kept && first {
             names.push(name.to_owned());
         }
         if kept && last[name] != index {
@@ -176,5 +174,39 @@ mod tests {
                 "/* Greeting */\n\"hello\" = \"Hi\";\n/* Farewell */\n\"bye\" = \"Bye\";\n\n\"mine\" = \"Added in the app\";"
             )
         );
+    }
+
+    #[test]
+    fn a_key_written_twice_is_compared_at_its_last_definition_and_the_first_stays() {
+        // Quicksilver's `de.lproj/Localizable.strings` has "Choose Location..." twice.
+        let local =
+            "\"Choose Location...\" = \"Ort wählen\";\n\"OK\" = \"OK\";\n\"Choose Location...\" = \"Ort wählen...\";\n";
+        let export = "\"Choose Location...\" = \"Ort wählen...\";\n\"OK\" = \"OK\";\n";
+        assert_eq!(patched(local.as_bytes(), export, None, &[], true), local.as_bytes());
+        let export = "\"Choose Location...\" = \"Ort auswählen...\";\n\"OK\" = \"OK\";\n";
+        assert_eq!(
+            String::from_utf8(patched(local.as_bytes(), export, None, &[], true)).unwrap(),
+            "\"Choose Location...\" = \"Ort wählen\";\n\"OK\" = \"OK\";\n\"Choose Location...\" = \"Ort auswählen...\";\n"
+        );
+    }
+
+    #[test]
+    fn a_table_written_as_a_property_list_is_patched_in_its_own_xml() {
+        let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n";
+        let local = format!(
+            "{head}    <key>AppHideAction</key>\n    <string>Hide</string>\n    <key>Gone</key>\n    <string>G</string>\n    <key>Mine</key>\n    <string>Kept</string>\n</dict>\n</plist>\n"
+        );
+        // The same values: the file keeps its bytes.
+        let same = "\"AppHideAction\" = \"Hide\";\n\"Gone\" = \"G\";\n\"Mine\" = \"Kept\";\n";
+        assert_eq!(patched(local.as_bytes(), same, None, &[], true), local.as_bytes());
+        // A change, a deleted key, a key the server never had and a new key.
+        let export = "\"AppHideAction\" = \"Hide & seek\";\n\"New\" = \"N\";\n";
+        assert_eq!(
+            String::from_utf8(patched(local.as_bytes(), export, None, &["Gone"], true)).unwrap(),
+            format!(
+                "{head}    <key>AppHideAction</key>\n    <string>Hide &amp; seek</string>\n    <key>Mine</key>\n    <string>Kept</string>\n    <key>New</key>\n    <string>N</string>\n</dict>\n</plist>\n"
+            )
+        );
+        assert_eq!(names(local.as_bytes()).unwrap(), ["AppHideAction", "Gone", "Mine"]);
     }
 }

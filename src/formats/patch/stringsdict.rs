@@ -177,11 +177,8 @@ pub fn patch_strings_table(input: &PatchInput<'_>) -> Result<Patched, ReadError>
     for (index, entry) in local.entries.iter().enumerate() {
         let first = present.insert(entry.name.as_str());
         match theirs.get(entry.name.as_str()) {
-            Some(_) if last[entry.name.as_str()] != index => {
-                if first {
-                    names.push(entry.name.clone());
-                }
-            }
+            Some(_) if last[entry.name.as_str()] != index && first => names.push(entry.name.clone()),
+            Some(_) if last[entry.name.as_str()] != index => {}
             Some(new) => {
                 if first {
                     names.push(entry.name.clone());

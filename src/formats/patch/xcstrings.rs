@@ -268,4 +268,110 @@ mod tests {
         let patched = patch(&input(local, &exported, &never)).unwrap();
         assert!(patched.body.keeps(local.as_bytes()));
     }
+
+    fn plural(language: &str, forms: &[(&str, &str, &str)]) -> String {
+        let forms: Vec<String> = forms
+            .iter()
+            .map(|(category, state, value)| {
+                format!(
+                    "              \"{category}\" : {{\n                \"stringUnit\" : {{\n                  \"state\" : \"{state}\",\n                  \"value\" : \"{value}\"\n                }}\n              }}"
+                )
+            })
+            .collect();
+        format!(
+            "        \"{language}\" : {{\n          \"variations\" : {{\n            \"plural\" : {{\n{}\n            }}\n          }}\n        }}",
+            forms.join(",\n")
+        )
+    }
+
+    fn patched_text(local: &str, exported: &str) -> String {
+        let asked = |name: &str| panic!("the server is asked about {name:?}");
+        let patched =
+            super::super::patch(crate::formats::ExportFormat::Xcstrings, &input(local, exported, &asked)).unwrap();
+        String::from_utf8(patched.body.into_bytes(local.as_bytes())).unwrap()
+    }
+
+    #[test]
+    fn per_form_states_stay_while_the_texts_and_the_review_flag_are_the_servers() {
+        // Ice Cubes' `be`: `one` needs review, `other` is translated; the server keeps one flag.
+        let local = catalog(&key(
+            "%lld posts",
+            "",
+            &[plural(
+                "be",
+                &[
+                    ("one", "needs_review", "%lld допіс"),
+                    ("other", "translated", "%lld допісаў"),
+                ],
+            )],
+        ));
+        let exported = catalog(&key(
+            "%lld posts",
+            "",
+            &[plural(
+                "be",
+                &[
+                    ("one", "needs_review", "%lld допіс"),
+                    ("other", "needs_review", "%lld допісаў"),
+                ],
+            )],
+        ));
+        assert_eq!(patched_text(&local, &exported), local);
+    }
+
+    #[test]
+    fn a_plain_unit_held_as_the_other_form_is_written_back_plain() {
+        let local = catalog(&key(
+            "n %lld",
+            "",
+            &[
+                plural(
+                    "en",
+                    &[
+                        ("one", "translated", "%lld other"),
+                        ("other", "translated", "%lld others"),
+                    ],
+                ),
+                unit("ko", "translated", "님 외 %lld명이 "),
+            ],
+        ));
+        let same = catalog(&key(
+            "n %lld",
+            "",
+            &[
+                plural(
+                    "en",
+                    &[
+                        ("one", "translated", "%lld other"),
+                        ("other", "translated", "%lld others"),
+                    ],
+                ),
+                plural("ko", &[("other", "translated", "님 외 %lld명이 ")]),
+            ],
+        ));
+        assert_eq!(patched_text(&local, &same), local);
+        let changed = same.replace("님 외 %lld명이 ", "외 %lld명");
+        assert_eq!(
+            patched_text(&local, &changed),
+            local.replace("님 외 %lld명이 ", "외 %lld명")
+        );
+    }
+
+    #[test]
+    fn string_sets_and_the_empty_key_stay_as_they_are_and_the_server_is_not_asked() {
+        let string_set = "    \"Create a document in ${applicationName}\" : {\n      \"localizations\" : {\n        \"de\" : {\n          \"stringSet\" : {\n            \"state\" : \"translated\",\n            \"values\" : [\n              \"Ein Dokument in ${applicationName} erstellen\"\n            ]\n          }\n        }\n      }\n    }";
+        let local = catalog(&[key("", "", &[unit("de", "translated", "")]), string_set.to_owned()].join(",\n"));
+        let exported = catalog("");
+        // The server is asked only about the string set's key, which it never had.
+        let asked = |name: &str| {
+            assert!(!name.is_empty(), "the server is asked about the empty key");
+            false
+        };
+        let patched = super::super::patch(
+            crate::formats::ExportFormat::Xcstrings,
+            &input(&local, &exported, &asked),
+        )
+        .unwrap();
+        assert!(patched.body.keeps(local.as_bytes()));
+    }
 }

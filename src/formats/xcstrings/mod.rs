@@ -448,6 +448,31 @@ mod tests {
     }
 
     #[test]
+    fn a_string_set_and_the_empty_key_are_passed_over_with_a_warning_naming_them() {
+        // CotEditor's App Shortcuts and DuckDuckGo's empty key.
+        let read = read(catalog(r#""" : {"localizations": {"de": {"stringUnit": {"state": "translated", "value": ""}}}}, "Create a document in ${applicationName}" : {"extractionState": "extracted_with_value", "localizations": {"bg": {"stringSet": {"state": "translated", "values": ["Създай документ в ${applicationName}"]}}, "en": {"stringSet": {"state": "new", "values": ["Create a document in ${applicationName}"]}}}}, "Kept" : {}"#).as_bytes()).unwrap();
+        assert_eq!(read.skipped, 2);
+        let named: Vec<&str> = read.warnings.iter().map(|warning| warning.key.as_str()).collect();
+        assert_eq!(named, ["", "Create a document in ${applicationName}"]);
+        assert!(read.warnings[1].message.contains("stringSet"), "{:?}", read.warnings);
+        let en = entries(&read, "en");
+        assert_eq!(en.len(), 1);
+        assert_eq!(en[0].name, "Kept");
+    }
+
+    #[test]
+    fn a_plain_unit_beside_plural_forms_is_the_other_form_of_a_language_with_only_other() {
+        // Ice Cubes' Korean `notifications-others-count %lld`.
+        let read = read(catalog(r#""n %lld" : {"localizations": {"en": {"variations": {"plural": {"one": {"stringUnit": {"state": "translated", "value": "%lld other"}}, "other": {"stringUnit": {"state": "translated", "value": "%lld others"}}}}}, "ko": {"stringUnit": {"state": "translated", "value": "님 외 %lld명이 "}}, "de": {"stringUnit": {"state": "translated", "value": "%lld andere"}}}}"#).as_bytes()).unwrap();
+        assert_eq!(
+            entries(&read, "ko")[0].text,
+            Text::Plural(PluralForms::other("님 외 %lld명이 ".into()))
+        );
+        // German has `one` too: its plain text stays plain (the upload passes it over).
+        assert_eq!(entries(&read, "de")[0].text, Text::Plain("%lld andere".into()));
+    }
+
+    #[test]
     fn what_is_not_a_catalog_is_refused_with_why() {
         for (text, why) in [
             ("[]", "one JSON object"),
