@@ -103,8 +103,24 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
         // pattern with the language (and namespace) filled in.
         // A gettext template: the app's own (`gradia.pot`), else `template.pot` beside the
         // language files.
-        ExportFormat::Po if layout == crate::formats::po::TEMPLATE => {
-            Some(template_file(set).unwrap_or_else(|| pattern_folder(set).join(crate::formats::po::TEMPLATE)))
+        // A pull never adds a template or a base language's `.po` to an app that keeps files
+        // without them (GNOME's apps keep neither, their msgids are the source texts): they
+        // are written only into a set that has no file yet.
+        ExportFormat::Po if layout == crate::formats::po::TEMPLATE => match template_file(set) {
+            Some(template) => Some(template),
+            None if has_no_files(set) => Some(pattern_folder(set).join(crate::formats::po::TEMPLATE)),
+            None => None,
+        },
+        ExportFormat::Po
+            if !base_language.is_empty()
+                && folded(&language) == folded(base_language)
+                && !has_no_files(set)
+                && !pattern_files(set)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|found| folded(&found.code()) == folded(&language)) =>
+        {
+            None
         }
         // The formats found by a pattern (`ExportFormat::uses_pattern`).
         _ => {
@@ -120,7 +136,7 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
             let of_language: Vec<PatternFile> = pattern_files(set)
                 .unwrap_or_default()
                 .into_iter()
-                .filter(|found| folded(&found.language) == folded(&language))
+                .filter(|found| folded(&found.code()) == folded(&language))
                 .collect();
             let existing = of_language
                 .iter()
@@ -267,6 +283,18 @@ struct PatternFile {
     disk: PathBuf,
 }
 
+impl PatternFile {
+    /// The project's code of the file's language: gettext's `sr@latin` is `sr-Latn`.
+    fn code(&self) -> String {
+        crate::formats::po::locale_language(&self.language).unwrap_or_else(|| self.language.clone())
+    }
+}
+
+/// Whether a set has no file of its own yet (a pull then writes the export's every file).
+fn has_no_files(set: &FileSet) -> bool {
+    template_file(set).is_none() && pattern_files(set).unwrap_or_default().is_empty()
+}
+
 /// The files that match a `{lang}` pattern (and `{ns}`, in a language folder's file names).
 fn pattern_files(set: &FileSet) -> Result<Vec<PatternFile>, Failure> {
     let pattern = set.root.to_string_lossy().into_owned();
@@ -288,7 +316,7 @@ fn pattern_files(set: &FileSet) -> Result<Vec<PatternFile>, Failure> {
         let Some(language) = name.strip_prefix(prefix).and_then(|name| name.strip_suffix(suffix)) else {
             continue;
         };
-        if crate::domain::names::LanguageCode::parse(language).is_err() {
+        if crate::formats::po::locale_language(language).is_none() {
             continue;
         }
         match rest {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Failure;
+use super::domains::xliff_format;
 use super::settings::{FILE_NAME, Settings};
 use crate::domain::names::LanguageCode;
 
@@ -31,6 +32,8 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
         )));
     }
     let found = find_sets(dir);
+    // Catalogues named by domain, each a set with a namespace of its own.
+    let domain_sets = super::domains::find(dir, SKIPPED, MAX_DEPTH);
     let mut text = format!(
         "# locstore: where this app's text lives. `locstore push` uploads these files,\n\
          # `locstore pull` writes the server's exports back. The API token comes from the\n\
@@ -41,7 +44,7 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
          # The project, as TEAM/PROJECT.\n\
          project = {project:?}\n"
     );
-    if found.is_empty() {
+    if found.is_empty() && domain_sets.is_empty() {
         text.push_str(
             "\n# No resource files were found; add a file set, for example:\n\
              # [[files]]\n\
@@ -74,7 +77,14 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
             if tagged { "" } else { "# " }
         ));
     }
-    if !found.is_empty() {
+    for set in &domain_sets {
+        text.push_str(&format!(
+            "\n[[files]]\nformat = {:?}\npath = {:?}\nnamespace = {:?}   # the domain's own key space\n\
+             # languages = [\"en\", \"fr\"]   # only these (default: every language)\n",
+            set.format, set.path, set.namespace
+        ));
+    }
+    if !found.is_empty() || !domain_sets.is_empty() {
         // What is written must read back; a project name with quotes would not, say.
         Settings::parse(&text, dir).map_err(|message| Failure::new(format!("cannot write settings: {message}")))?;
     }
@@ -84,6 +94,7 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
         found
             .into_iter()
             .map(|(format, path)| format!("{format}: {path}"))
+            .chain(domain_sets.iter().map(|set| format!("{}: {}", set.format, set.path)))
             .collect(),
     ))
 }
@@ -339,17 +350,6 @@ fn xcloc_format(dir: &Path) -> Option<&'static str> {
         })
 }
 
-/// `xliff2` for an XLIFF 2.0 file, else `xliff`.
-fn xliff_format(file: &Path) -> &'static str {
-    let head = std::fs::read(file).unwrap_or_default();
-    let head = String::from_utf8_lossy(&head[..head.len().min(4096)]).into_owned();
-    if head.contains("urn:oasis:names:tc:xliff:document:2") {
-        "xliff2"
-    } else {
-        "xliff"
-    }
-}
-
 /// A language of the folder's `{lang}.EXTENSION` files.
 fn language_example(dir: &Path, extension: &str) -> String {
     std::fs::read_dir(dir)
@@ -489,7 +489,11 @@ fn language_files(dir: &Path) -> Option<&'static str> {
             .filter_map(|entry| {
                 let name = entry.file_name().to_str()?.to_owned();
                 let stem = name.strip_suffix(&format!(".{extension}"))?.to_owned();
-                let looks_like_language = stem.len() <= 10 && LanguageCode::parse(&stem).is_ok();
+                // gettext's locales may carry a modifier: `sr_RS@latin.po`.
+                let looks_like_language = match extension {
+                    "po" => stem.len() <= 16 && crate::formats::po::locale_language(&stem).is_some(),
+                    _ => stem.len() <= 10 && LanguageCode::parse(&stem).is_ok(),
+                };
                 // A Rails locale file's root key is its language (a workflow's `ci.yml` is not).
                 let rails_root =
                     extension != "yml" || rails_locale_root(&entry.path()).as_deref() == Some(stem.as_str());

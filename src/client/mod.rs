@@ -5,6 +5,7 @@
 //! Exit statuses: 0 when it worked; 1 when `push --fail-on-change` changed something or
 //! `pull --check` found files that differ; 2 on an error, with the server's message.
 
+mod domains;
 mod files;
 mod init;
 mod pull;

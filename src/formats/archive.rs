@@ -366,8 +366,9 @@ mod tests {
                 };
                 assert!(text("de.po").contains("#, fuzzy"));
                 let untranslatable = keys.iter().find(|key| !key.translatable).unwrap();
-                let context = format!("msgctxt \"{}\"", untranslatable.name);
-                assert!(text("fr.po").contains(&context) && !text("de.po").contains(&context));
+                // The key's name is its msgid (gettext's identity of an entry).
+                let id = format!("msgid \"{}\"", untranslatable.name);
+                assert!(text("fr.po").contains(&id) && !text("de.po").contains(&id));
             }
             seen.push(format!("{}: {}", format.name(), hex(&paths_and_bytes(&files))));
         }
@@ -376,7 +377,7 @@ mod tests {
             [
                 "xcstrings: e3a0e7bac51f4be9",
                 "i18next: fb78e843a1f61c31",
-                "po: 4d2efdcbff020ee8",
+                "po: a50b305e13239fe3",
                 "xliff: 97ddccf899d6cc22",
                 // Changed on purpose: 2.0 unit ids are given over all keys, so a key has the
                 // same id in every file (the base language's file, which also holds base-only

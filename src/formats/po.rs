@@ -1,20 +1,24 @@
 //! gettext PO files: `{lang}.po` for each language and `template.pot` (the base texts with
 //! empty translations), as Django, WordPress and Lingui keep them.
 //!
-//! The mapping (contract, "More formats"): `msgctxt` is the key name, `msgid` the base text,
-//! `msgstr` the file's language's text (a key whose name is its `msgid` is written without
-//! `msgctxt`, as such an entry is read); `#.` lines are the description; `#, fuzzy` marks an
-//! outdated translation. A plural key is `msgid` (the base's `one` form) and `msgid_plural`
-//! (its `other` form) with `msgstr[n]` in the order of the language's `Plural-Forms` formula,
+//! The mapping (contract, "More formats" and "Real apps, whole"): an entry is identified as
+//! gettext identifies it, by its `msgctxt` and `msgid` together. A key's name is the `msgid`
+//! alone when there is no context, else `msgctxt` U+0004 `msgid` (gettext's own joining in
+//! `.mo` files, [`CONTEXT_SEPARATOR`]): one context used by many entries (`msgctxt
+//! "unit-symbols"`) and one msgid under many contexts (`"&Cancel"` under 21) are as many
+//! keys as entries. The `msgid` is the source text, so it is also the base language's text
+//! when the upload has no file of the base language (apps without a template). `msgstr` is
+//! the file's language's text; `#.` lines are the description; `#, fuzzy` marks an outdated
+//! translation. A plural key is `msgid` (the base's `one` form) and `msgid_plural` (its
+//! `other` form) with `msgstr[n]` in the order of the language's `Plural-Forms` formula,
 //! which the header states; categories go to indexes through the formula (each index is the
 //! category of the counts the formula sends there), never by position.
 //!
 //! Reading follows GNU gettext's reader: strings are concatenated across lines, the C escapes
-//! it knows are read (`\n \t \r \\ \" \a \b \f \v`, octal and `\x` hex), an entry without
-//! `msgctxt` is named by its `msgid` (the usual layout of apps that key by English text),
-//! obsolete `#~` entries and empty translations are not texts, and a plural file's indexes are
-//! mapped through its own header's formula. CLDR's `other` form, which gettext has no index
-//! for in some languages (Polish fractions), is read as the formula's last index when absent.
+//! it knows are read (`\n \t \r \\ \" \a \b \f \v`, octal and `\x` hex), obsolete `#~` entries
+//! and empty translations are not texts, and a plural file's indexes are mapped through its
+//! own header's formula. CLDR's `other` form, which gettext has no index for in some
+//! languages (Polish fractions), is read as the formula's last index when absent.
 
 use super::{ParsedEntry, ReadError, ReadWarning};
 use crate::domain::model::{PluralCategory, PluralForms, Text};
@@ -24,6 +28,7 @@ mod plural;
 mod write;
 
 pub use plural::PluralRule;
+pub(crate) use write::push_string;
 pub use write::{FileOf, files_of, render_each, render_files, write_each};
 
 /// The template's file name.
@@ -32,6 +37,40 @@ pub const TEMPLATE: &str = "template.pot";
 /// A language's file: `fr.po`.
 pub fn path(language: &LanguageCode) -> String {
     format!("{language}.po")
+}
+
+/// The project's code of a gettext locale name (`sr@latin` is `sr-Latn`, `sr_RS@latin` is
+/// `sr-Latn-RS`, `ca@valencia` is `ca-valencia`); a name without a modifier (`pt_BR`,
+/// Django's `zh_Hans`) is its own code. The app's file keeps its own name: this is only how
+/// the name is read.
+pub fn locale_language(name: &str) -> Option<String> {
+    let (locale, modifier) = match name.split_once('@') {
+        Some((locale, modifier)) => (locale, Some(modifier)),
+        None => (name, None),
+    };
+    LanguageCode::parse(locale).ok()?;
+    let Some(modifier) = modifier else {
+        return Some(locale.to_owned());
+    };
+    let script = match modifier.to_ascii_lowercase().as_str() {
+        "latin" | "latn" => Some("Latn"),
+        "cyrillic" | "cyrl" => Some("Cyrl"),
+        "arabic" | "arab" => Some("Arab"),
+        "devanagari" | "deva" => Some("Deva"),
+        _ => None,
+    };
+    let mut parts = locale.split(['_', '-']);
+    let language = parts.next()?;
+    let rest: Vec<&str> = parts.collect();
+    let code = match script {
+        Some(script) => std::iter::once(language)
+            .chain(std::iter::once(script))
+            .chain(rest)
+            .collect::<Vec<_>>()
+            .join("-"),
+        None => format!("{}-{modifier}", locale.replace('_', "-")),
+    };
+    LanguageCode::parse(&code).ok().map(|_| code)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -49,11 +88,11 @@ pub(crate) struct RawEntry {
     context: Option<String>,
     id: Option<String>,
     plural_id: Option<String>,
-    strings: Vec<(Option<usize>, String)>,
+    pub(crate) strings: Vec<(Option<usize>, String)>,
 }
 
 /// What an entry says (see [`RawEntry::meaning`]).
-pub(crate) type Meaning = (Vec<(Option<usize>, String)>, bool, Vec<String>);
+pub(crate) type Meaning = (Option<Text>, bool, Option<String>);
 
 impl RawEntry {
     /// The header entry (`msgid ""` without a context).
@@ -61,27 +100,24 @@ impl RawEntry {
         self.context.is_none() && self.id.as_deref() == Some("")
     }
 
-    /// The key the entry stands for: its context, else its `msgid`.
-    pub(crate) fn name(&self) -> Option<&str> {
-        self.context.as_deref().or(self.id.as_deref())
+    /// The key the entry stands for: its `msgid`, after its context and U+0004 when it has one.
+    pub(crate) fn name(&self) -> Option<String> {
+        let id = self.id.as_deref()?;
+        Some(match &self.context {
+            Some(context) => join_name(context, id),
+            None => id.to_owned(),
+        })
     }
 
-    /// What the entry says: its translations, whether it is fuzzy, and (when `descriptions`)
-    /// its extracted comments.
-    pub(crate) fn meaning(&self, descriptions: bool) -> Meaning {
-        let mut strings = self.strings.clone();
-        strings.sort();
-        let extracted = if descriptions {
-            self.extracted.clone()
-        } else {
-            Vec::new()
-        };
-        (strings, self.fuzzy, extracted)
-    }
-
-    /// Whether the entry has a `msgctxt`.
-    pub(crate) fn has_context(&self) -> bool {
-        self.context.is_some()
+    /// What the entry says: its text as [`read`] reads it through `rule` (the file's
+    /// formula), whether it is fuzzy, and (when `descriptions`) its extracted comments.
+    pub(crate) fn meaning(&self, rule: &PluralRule, descriptions: bool) -> Meaning {
+        // The description as an upload keeps it and an export writes it back: a lone `#.`
+        // (quodlibet's) is no description, and one ending in an empty line loses that line.
+        let extracted = descriptions
+            .then(|| self.extracted.join("\n").trim_end_matches('\n').to_owned())
+            .filter(|description| !description.is_empty());
+        (text_of(self, rule, "", &mut Vec::new()), self.fuzzy, extracted)
     }
 
     /// The header's `Language` value, for the header entry.
@@ -104,99 +140,137 @@ impl RawEntry {
     }
 }
 
+/// What separates a context from its msgid in a key's name: gettext's own joining (`.mo`
+/// files store `msgctxt "\x04" msgid`), a character no text of an app holds.
+pub const CONTEXT_SEPARATOR: char = '\u{4}';
+
+/// The name of the entry with `context` and `id`.
+pub fn join_name(context: &str, id: &str) -> String {
+    let mut name = String::with_capacity(context.len() + 1 + id.len());
+    name.push_str(context);
+    name.push(CONTEXT_SEPARATOR);
+    name.push_str(id);
+    name
+}
+
+/// A key's name as an entry's context (when it has one) and msgid.
+pub fn split_name(name: &str) -> (Option<&str>, &str) {
+    match name.split_once(CONTEXT_SEPARATOR) {
+        Some((context, id)) => (Some(context), id),
+        None => (None, name),
+    }
+}
+
+/// The rule of a file's header (`Plural-Forms`), else the usual one of `language`.
+pub(crate) fn rule_of(entries: &[RawEntry], language: &LanguageCode) -> Result<PluralRule, ReadError> {
+    let header = entries.iter().find(|entry| entry.is_header());
+    match header.and_then(RawEntry::plural_forms) {
+        Some(forms) => {
+            PluralRule::parse(&forms, language).map_err(|why| ReadError::at(header.map_or(0, |h| h.line), why))
+        }
+        None => Ok(PluralRule::of(language)),
+    }
+}
+
+/// An entry's text as the file's language reads it (through `rule`, the file's formula), or
+/// `None` for an untranslated one; forms the formula never picks are passed over in `warnings`.
+fn text_of(entry: &RawEntry, rule: &PluralRule, name: &str, warnings: &mut Vec<ReadWarning>) -> Option<Text> {
+    if entry.plural_id.is_none() {
+        let value = entry
+            .strings
+            .iter()
+            .find(|(index, _)| index.is_none())
+            .map(|(_, value)| value.clone())
+            .unwrap_or_default();
+        return (!value.is_empty()).then_some(Text::Plain(value));
+    }
+    let mut forms = Vec::new();
+    for (index, value) in &entry.strings {
+        let Some(index) = index else { continue };
+        if value.is_empty() {
+            continue;
+        }
+        match rule.categories.get(*index).copied().flatten() {
+            Some(category) if !forms.iter().any(|(own, _)| *own == category) => forms.push((category, value.clone())),
+            _ => warnings.push(ReadWarning {
+                line: entry.line,
+                key: name.to_owned(),
+                message: format!("msgstr[{index}] is a form the Plural-Forms formula never picks; it is passed over"),
+            }),
+        }
+    }
+    if forms.is_empty() {
+        return None;
+    }
+    if !forms.iter().any(|(category, _)| *category == PluralCategory::Other) {
+        // gettext has no index for CLDR's `other` here (fractions): the last form.
+        let last = rule
+            .categories
+            .iter()
+            .rev()
+            .flatten()
+            .find_map(|category| forms.iter().find(|(own, _)| own == category))
+            .map(|(_, text)| text.clone())
+            .unwrap_or_default();
+        forms.push((PluralCategory::Other, last));
+    }
+    match PluralForms::new(forms) {
+        Ok(forms) => Some(Text::Plural(forms)),
+        Err(why) => {
+            warnings.push(ReadWarning {
+                line: entry.line,
+                key: name.to_owned(),
+                message: format!("{why}; the entry is passed over"),
+            });
+            None
+        }
+    }
+}
+
+/// A `.po` file read: its translations, what was passed over, and the base texts its
+/// msgids give ([`read_template`]'s reading of the same entries).
+pub struct Read {
+    pub entries: Vec<ParsedEntry>,
+    pub warnings: Vec<ReadWarning>,
+    pub sources: Vec<ParsedEntry>,
+}
+
 /// Reads a `.po` file of `language` (the file's place; its header's `Language` is not needed).
 pub fn read(bytes: &[u8], language: &LanguageCode) -> Result<(Vec<ParsedEntry>, Vec<ReadWarning>), ReadError> {
+    read_with_sources(bytes, language).map(|read| (read.entries, read.warnings))
+}
+
+/// Reads a `.po` file of `language` with the base texts of its msgids.
+pub fn read_with_sources(bytes: &[u8], language: &LanguageCode) -> Result<Read, ReadError> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let text = std::str::from_utf8(bytes)
         .map_err(|err| ReadError::unplaced(format!("the file is not UTF-8 ({err}); save it as UTF-8")))?;
     let raw = parse(text)?;
-    let mut rule = None;
+    let rule = rule_of(&raw, language)?;
     let mut entries = Vec::new();
     let mut warnings = Vec::new();
-    for entry in raw {
-        let Some(id) = entry.id.clone() else {
-            return Err(ReadError::at(entry.line, "an entry without msgid"));
-        };
-        if id.is_empty() && entry.context.is_none() {
-            // The header.
-            let value = entry
-                .strings
-                .first()
-                .map(|(_, value)| value.as_str())
-                .unwrap_or_default();
-            if let Some(forms) = value.lines().find_map(|line| line.strip_prefix("Plural-Forms:")) {
-                rule = Some(PluralRule::parse(forms.trim(), language).map_err(|why| ReadError::at(entry.line, why))?);
-            }
+    for entry in &raw {
+        if entry.is_header() {
             continue;
         }
-        let name = entry.context.clone().unwrap_or(id);
-        let description = (!entry.extracted.is_empty()).then(|| entry.extracted.join("\n"));
-        let text = if entry.plural_id.is_some() {
-            let rule = rule.get_or_insert_with(|| PluralRule::of(language));
-            let mut forms = Vec::new();
-            for (index, value) in &entry.strings {
-                let Some(index) = index else { continue };
-                if value.is_empty() {
-                    continue;
-                }
-                match rule.categories.get(*index).copied().flatten() {
-                    Some(category) if !forms.iter().any(|(own, _)| *own == category) => {
-                        forms.push((category, value.clone()))
-                    }
-                    _ => warnings.push(ReadWarning {
-                        line: entry.line,
-                        key: name.clone(),
-                        message: format!(
-                            "msgstr[{index}] is a form the Plural-Forms formula never picks; it is passed over"
-                        ),
-                    }),
-                }
-            }
-            if forms.is_empty() {
-                continue;
-            }
-            if !forms.iter().any(|(category, _)| *category == PluralCategory::Other) {
-                // gettext has no index for CLDR's `other` here (fractions): the last form.
-                let last = rule
-                    .categories
-                    .iter()
-                    .rev()
-                    .flatten()
-                    .find_map(|category| forms.iter().find(|(own, _)| own == category))
-                    .map(|(_, text)| text.clone())
-                    .unwrap_or_default();
-                forms.push((PluralCategory::Other, last));
-            }
-            match PluralForms::new(forms) {
-                Ok(forms) => Text::Plural(forms),
-                Err(why) => {
-                    warnings.push(ReadWarning {
-                        line: entry.line,
-                        key: name,
-                        message: format!("{why}; the entry is passed over"),
-                    });
-                    continue;
-                }
-            }
-        } else {
-            let value = entry
-                .strings
-                .iter()
-                .find(|(index, _)| index.is_none())
-                .map(|(_, value)| value.clone())
-                .unwrap_or_default();
-            if value.is_empty() {
-                continue;
-            }
-            Text::Plain(value)
+        let Some(name) = entry.name() else {
+            return Err(ReadError::at(entry.line, "an entry without msgid"));
+        };
+        let Some(text) = text_of(entry, &rule, &name, &mut warnings) else {
+            continue;
         };
         let mut parsed = ParsedEntry::plain(name, String::new()).at_line(entry.line);
         parsed.text = text;
-        parsed.description = description;
+        parsed.description = (!entry.extracted.is_empty()).then(|| entry.extracted.join("\n"));
         parsed.outdated = entry.fuzzy;
         entries.push(parsed);
     }
-    Ok((entries, warnings))
+    let sources = sources_of(&raw)?;
+    Ok(Read {
+        entries,
+        warnings,
+        sources,
+    })
 }
 
 /// Reads a template (`.pot`): each entry's `msgid` (and `msgid_plural`, the `other` form of a
@@ -205,8 +279,13 @@ pub fn read_template(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let text = std::str::from_utf8(bytes)
         .map_err(|err| ReadError::unplaced(format!("the file is not UTF-8 ({err}); save it as UTF-8")))?;
+    sources_of(&parse(text)?)
+}
+
+/// The base texts entries' msgids give (see [`read_template`]).
+fn sources_of(raw: &[RawEntry]) -> Result<Vec<ParsedEntry>, ReadError> {
     let mut entries = Vec::new();
-    for entry in parse(text)? {
+    for entry in raw {
         if entry.is_header() {
             continue;
         }
@@ -226,7 +305,7 @@ pub fn read_template(bytes: &[u8]) -> Result<Vec<ParsedEntry>, ReadError> {
             }
             _ => Text::Plain(id.to_owned()),
         };
-        let mut parsed = ParsedEntry::plain(name.to_owned(), String::new()).at_line(entry.line);
+        let mut parsed = ParsedEntry::plain(name, String::new()).at_line(entry.line);
         parsed.text = text;
         parsed.description = (!entry.extracted.is_empty()).then(|| entry.extracted.join("\n"));
         entries.push(parsed);
@@ -265,6 +344,13 @@ pub(crate) fn parse(text: &str) -> Result<Vec<RawEntry>, ReadError> {
             continue;
         }
         if line.starts_with("#~") {
+            // An obsolete entry ends the one before it, and its own comments (`#, fuzzy`
+            // above `#~ msgid`) are not the next entry's.
+            if started && field != Field::None {
+                finish(&mut current, &mut entries, &mut started);
+                field = Field::None;
+            }
+            current = RawEntry::default();
             continue;
         }
         if let Some(comment) = line.strip_prefix('#') {
@@ -420,7 +506,7 @@ mod tests {
     }
 
     #[test]
-    fn keys_named_by_their_base_text_are_written_without_msgctxt_and_read_back_by_name() {
+    fn a_keys_name_is_its_msgid_after_its_context_and_round_trips_through_the_writer() {
         let (en, pl) = (code("en"), code("pl"));
         let key = |name: &str, base: Text, translation: Text| {
             let mut key = Key::named(crate::domain::names::KeyName::parse(name).unwrap());
@@ -434,9 +520,16 @@ mod tests {
                 PluralForms::new([(PluralCategory::One, one.into()), (PluralCategory::Other, other.into())]).unwrap(),
             )
         };
+        let symbols = join_name("unit-symbols", "degree,degrees,deg");
         let keys = [
             key("%d file", forms("%d file", "%d files"), forms("%d plik", "%d plików")),
             key("Open", Text::Plain("Open".into()), Text::Plain("Otwórz".into())),
+            key(
+                &symbols,
+                Text::Plain("degree,degrees,deg".into()),
+                Text::Plain("stopień,st".into()),
+            ),
+            // A key made on the server with an identifier for a name: the name is the msgid.
             key("home.title", Text::Plain("Welcome".into()), Text::Plain("Witaj".into())),
         ];
         let [file] = render_each(&keys, &en, &[&pl], "app").try_into().ok().unwrap();
@@ -446,10 +539,67 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\n\nmsgid \"Open\"\nmsgstr \"Otwórz\"\n"), "{text}");
-        assert!(text.contains("msgctxt \"home.title\"\nmsgid \"Welcome\"\n"), "{text}");
+        assert!(
+            text.contains("\n\nmsgctxt \"unit-symbols\"\nmsgid \"degree,degrees,deg\"\nmsgstr \"stopień,st\"\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n\nmsgid \"home.title\"\nmsgstr \"Witaj\"\n"), "{text}");
         let (entries, _) = read(text.as_bytes(), &pl).unwrap();
         let names: Vec<&str> = entries.iter().map(|entry| entry.name.as_str()).collect();
-        assert_eq!(names, ["%d file", "Open", "home.title"]);
+        assert_eq!(names, ["%d file", "Open", symbols.as_str(), "home.title"]);
+    }
+
+    #[test]
+    fn one_context_on_many_entries_and_one_msgid_under_many_contexts_are_as_many_keys() {
+        // GNOME Calculator's `unit-symbols`, Double Commander's `&Cancel` under 21 contexts,
+        // Quod Libet's `Search` with and without `heading`.
+        let text = "msgctxt \"unit-symbols\"\nmsgid \"degree,degrees,deg\"\nmsgstr \"степен\"\n\nmsgctxt \"unit-symbols\"\nmsgid \"radian,radians,rad\"\nmsgstr \"радијан\"\n\nmsgctxt \"tfrmmain.btncancel.caption\"\nmsgid \"&Cancel\"\nmsgstr \"Otkaži\"\n\nmsgctxt \"tfrmfind.btncancel.caption\"\nmsgid \"&Cancel\"\nmsgstr \"Prekini\"\n\nmsgid \"Search\"\nmsgstr \"Traži\"\n\nmsgctxt \"heading\"\nmsgid \"Search\"\nmsgstr \"Pretraga\"\n";
+        let read = read_with_sources(text.as_bytes(), &code("sr")).unwrap();
+        let names: Vec<String> = read
+            .entries
+            .iter()
+            .map(|entry| entry.name.replace('\u{4}', "|"))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "unit-symbols|degree,degrees,deg",
+                "unit-symbols|radian,radians,rad",
+                "tfrmmain.btncancel.caption|&Cancel",
+                "tfrmfind.btncancel.caption|&Cancel",
+                "Search",
+                "heading|Search"
+            ]
+        );
+        // The msgids are the base texts, without their contexts.
+        let sources: Vec<&Text> = read.sources.iter().map(|entry| &entry.text).collect();
+        assert_eq!(sources[0], &Text::Plain("degree,degrees,deg".into()));
+        assert_eq!(sources[5], &Text::Plain("Search".into()));
+        assert_eq!(split_name(&read.entries[5].name), (Some("heading"), "Search"));
+        assert_eq!(split_name("Search"), (None, "Search"));
+    }
+
+    #[test]
+    fn an_obsolete_entrys_flags_are_not_the_next_entrys() {
+        // kk.po: `#, fuzzy` above `#~ msgid`, then a live entry.
+        let text = "msgid \"a\"\nmsgstr \"A\"\n\n#, fuzzy\n#~ msgid \"Root must be non-zero\"\n#~ msgstr \"x\"\n\nmsgid \"b\"\nmsgstr \"B\"\n";
+        let (entries, _) = read(text.as_bytes(), &code("kk")).unwrap();
+        assert_eq!(entries.len(), 2);
+        assert!(!entries[1].outdated, "the obsolete entry's fuzzy flag stays with it");
+    }
+
+    #[test]
+    fn gettext_locale_names_map_to_the_projects_codes() {
+        assert_eq!(locale_language("sr@latin").as_deref(), Some("sr-Latn"));
+        assert_eq!(locale_language("sr_RS@latin").as_deref(), Some("sr-Latn-RS"));
+        assert_eq!(locale_language("ca@valencia").as_deref(), Some("ca-valencia"));
+        assert_eq!(locale_language("pt_BR").as_deref(), Some("pt_BR"));
+        assert_eq!(locale_language("zh_Hans").as_deref(), Some("zh_Hans"));
+        assert_eq!(locale_language("quodlibet"), None);
+        // Serbian in Latin script has Serbian's plural categories (CLDR's parent of
+        // `sr-Latn` is the root locale, whose only category is `other`).
+        let rule = PluralRule::of(&code("sr-Latn"));
+        assert!(rule.categories.contains(&Some(PluralCategory::Few)), "{rule:?}");
     }
 
     #[test]
@@ -458,7 +608,7 @@ mod tests {
         let (entries, warnings) = read(text.as_bytes(), &code("pl")).unwrap();
         assert!(warnings.is_empty());
         assert_eq!(entries.len(), 2);
-        assert_eq!(entries[0].name, "home.title");
+        assert_eq!(entries[0].name, "home.title\u{4}Welcome");
         assert_eq!(entries[0].text, Text::Plain("Witaj\n\"tu\"\tAB".into()));
         assert_eq!(entries[0].description.as_deref(), Some("Shown on the start page."));
         assert!(entries[0].outdated);

@@ -254,7 +254,19 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
         ExportFormat::Arb => arb::language_of(file).map(|language| (language, None)),
         // `fr.po`; a template (`template.pot`, `django.pot`) holds the base texts as msgids.
         ExportFormat::Po if file.ends_with(".pot") => Some((BASE_LANGUAGE.to_owned(), None)),
-        ExportFormat::Po => file.strip_suffix(".po").map(|stem| (stem.to_owned(), None)),
+        // `fr.po`, `sr@latin.po`, Django's `fr/LC_MESSAGES/django.po`, `doublecmd.fr.po`.
+        ExportFormat::Po => {
+            let stem = file.strip_suffix(".po")?;
+            let named = if folder == "LC_MESSAGES" {
+                path.rsplit('/').nth(2).unwrap_or_default()
+            } else {
+                stem.rsplit_once('.')
+                    .map(|(_, last)| last)
+                    .filter(|last| po::locale_language(last).is_some())
+                    .unwrap_or(stem)
+            };
+            Some((po::locale_language(named).unwrap_or_else(|| named.to_owned()), None))
+        }
         ExportFormat::AndroidXml if file.ends_with(".xml") => {
             Some((android_language(folder)?, Some(named(Platform::Android, file)?)))
         }
@@ -464,24 +476,28 @@ fn read_file(
                     "{path}: {place:?} is not a language code, so the file's plural forms are unknown."
                 ))
             })?;
-            let (entries, passed_over) = po::read(bytes, &language).map_err(invalid)?;
-            warnings = passed_over;
-            push(place.to_owned(), entries, &mut warnings);
+            let read = po::read_with_sources(bytes, &language).map_err(invalid)?;
+            warnings = read.warnings;
+            push(place.to_owned(), read.entries, &mut warnings);
+            // The msgids are the source texts: the base texts of an app without a template.
+            add_sources(upload, path, BASE_LANGUAGE.to_owned(), namespace, read.sources);
         }
         ExportFormat::Xliff | ExportFormat::Xliff2 => {
-            let read = xliff::read(bytes).map_err(invalid)?;
+            let path_language = (place != BASE_LANGUAGE).then_some(place);
+            let read = xliff::read_in(bytes, path_language).map_err(invalid)?;
             let written_as = match read.version {
                 xliff::Version::V1 => ExportFormat::Xliff,
                 xliff::Version::V2 => ExportFormat::Xliff2,
             };
-            kept = Some((written_as, read.language.clone().unwrap_or_else(|| place.to_owned())));
+            // The path's language wins (`validators.no.xlf` saying `target-language="nb"`,
+            // Angular's `messages.es.xlf` saying none): it is the one the app's build reads.
+            // A path that names none (`upload.xliff`, Angular's source `messages.xlf`) leaves
+            // it to the file.
+            let language = read.language.unwrap_or_else(|| place.to_owned());
+            kept = Some((written_as, language.clone()));
             upload.skipped += read.warnings.len();
             warnings = read.warnings;
-            push(
-                read.language.unwrap_or_else(|| place.to_owned()),
-                read.entries,
-                &mut warnings,
-            );
+            push(language, read.entries, &mut warnings);
             if let Some(language) = read.source_language.filter(|_| !read.sources.is_empty()) {
                 add_sources(upload, path, language, namespace, read.sources);
             }

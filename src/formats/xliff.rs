@@ -31,7 +31,7 @@ use crate::domain::text::BaseText;
 
 mod read;
 
-pub use read::{Document, ReadFile, Unit, parse, read};
+pub use read::{Document, ReadFile, Unit, parse, read, read_in};
 
 /// The XLIFF versions written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

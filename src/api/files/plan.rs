@@ -95,7 +95,35 @@ impl UploadPlan {
             plan.originals.push((language, original));
         }
         let mut upload_files = upload.files;
-        upload_files.retain(|file| !(file.fills_gaps && own_languages.contains(&file.language.to_ascii_lowercase())));
+        upload_files.retain(|file| {
+            !(file.fills_gaps
+                && file.language != BASE_LANGUAGE
+                && own_languages.contains(&file.language.to_ascii_lowercase()))
+        });
+        // A gettext app's msgids (sources of the base language's place) fill only what its
+        // template or base language's `.po` lacks: a translation's entries the template no
+        // longer has (so that their fuzzy marks have a base text to be outdated against).
+        let base_names: rustc_hash::FxHashSet<(String, String)> = upload_files
+            .iter()
+            .filter(|file| !file.fills_gaps && (file.path.ends_with(".pot") || file.path.ends_with(".po")))
+            .filter(|file| {
+                file.language == BASE_LANGUAGE
+                    || LanguageCode::parse(&file.language).is_ok_and(|code| code.same_as(&project.base_language))
+            })
+            .filter(|file| !base_po || file.path.ends_with(".po"))
+            .flat_map(|file| {
+                file.entries
+                    .iter()
+                    .map(|entry| (file.namespace.clone(), entry.name.clone()))
+            })
+            .collect();
+        for file in upload_files
+            .iter_mut()
+            .filter(|file| file.fills_gaps && file.language == BASE_LANGUAGE)
+        {
+            file.entries
+                .retain(|entry| !base_names.contains(&(file.namespace.clone(), entry.name.clone())));
+        }
         crate::formats::apple::tables::set_aside_shadowed_base(&mut upload_files, &project.base_language);
         let (templates, upload_files): (Vec<UploadedFile>, Vec<UploadedFile>) = upload_files
             .into_iter()

@@ -5,12 +5,14 @@
 //! deleted loses its entry; a key the server never had stays; a new key is added at the end.
 //! The header, obsolete `#~` entries, blank lines and line endings stay.
 //!
-//! A file whose `Plural-Forms` formula is not the export's has its plural forms in another
-//! order: such a file is written as the export writes it when anything in it changes.
+//! Entries are compared as gettext reads them, each file's plural forms through its own
+//! `Plural-Forms` formula; a changed plural entry gets its forms in the file's own order.
 
 use super::{Body, Edited, Edits, PatchInput, Patched, line_ending, utf8, with_bom};
+use crate::domain::model::Text;
+use crate::domain::names::LanguageCode;
 use crate::formats::ReadError;
-use crate::formats::po::{self, RawEntry};
+use crate::formats::po::{self, PluralRule, RawEntry};
 
 /// The names of a file's entries, in file order.
 pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
@@ -22,7 +24,7 @@ fn names_of(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
     Ok(entries
         .iter()
         .filter(|entry| !entry.is_header())
-        .filter_map(|entry| entry.name().map(str::to_owned))
+        .filter_map(RawEntry::name)
         .collect())
 }
 
@@ -62,28 +64,20 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let exported_lines: Vec<&str> = exported_text.lines().collect();
     let header = |entries: &[RawEntry]| entries.iter().find(|entry| entry.is_header()).cloned();
     let (local_header, exported_header) = (header(local), header(&exported));
-    // Two formulas are the same when they send every count to the same category's index
-    // (`n%100<10 || n%100>=20` and `n%100<12 || n%100>14` are, for Polish).
     let language = local_header
         .as_ref()
         .and_then(RawEntry::language)
         .or_else(|| exported_header.as_ref().and_then(RawEntry::language))
-        .and_then(|code| crate::domain::names::LanguageCode::parse(&code).ok())
-        .unwrap_or_else(|| crate::domain::names::LanguageCode::parse("en").expect("a language code"));
-    let rule = |header: &Option<RawEntry>| {
-        header
-            .as_ref()
-            .and_then(RawEntry::plural_forms)
-            .and_then(|forms| po::PluralRule::parse(&forms, &language).ok())
-            .map(|rule| rule.categories)
-    };
-    let same_formula = match (rule(&local_header), rule(&exported_header)) {
-        (None, _) => true,
-        (Some(own), Some(theirs)) => own == theirs,
-        (Some(_), None) => false,
-    };
+        .and_then(|code| LanguageCode::parse(&code).ok())
+        .unwrap_or_else(|| LanguageCode::parse("en").expect("a language code"));
+    // Each file's forms are read through its own formula: two files with different formulas
+    // (the app's `n==1 ? 3 : ...` for Serbian, the export's usual one) say the same when
+    // their forms are the same categories' texts, and a changed plural entry gets its forms
+    // in the app's own order.
+    let own_rule = po::rule_of(local, &language).unwrap_or_else(|_| PluralRule::of(&language));
+    let their_rule = po::rule_of(&exported, &language).unwrap_or_else(|_| PluralRule::of(&language));
 
-    let theirs: rustc_hash::FxHashMap<&str, &RawEntry> = exported
+    let theirs: rustc_hash::FxHashMap<String, &RawEntry> = exported
         .iter()
         .filter(|entry| !entry.is_header())
         .filter_map(|entry| Some((entry.name()?, entry)))
@@ -92,30 +86,21 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let mut edits = Edits::default();
     // The export's entries the file has (the export's are the fewer, when it holds only the
     // keys changed), and the file's names in order for the base language's.
-    let mut present: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    let mut present: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
     let mut names = Vec::new();
     let is_base = input.is_base;
     for entry in local.iter().filter(|entry| !entry.is_header()) {
         let Some(name) = entry.name() else { continue };
-        match theirs.get_key_value(name) {
-            Some((&their_name, their)) => {
-                present.insert(their_name);
+        match theirs.get(&name) {
+            Some(their) => {
+                let theirs_meaning = their.meaning(&their_rule, is_base);
+                let own_meaning = entry.meaning(&own_rule, is_base);
+                present.insert(name.clone());
                 if is_base {
-                    names.push(name.to_owned());
+                    names.push(name);
                 }
-                if entry.meaning(input.is_base) == their.meaning(input.is_base) {
+                if own_meaning == theirs_meaning {
                     continue;
-                }
-                if !same_formula {
-                    return Ok(Patched {
-                        body: Body::Bytes(input.exported.to_vec()),
-                        names: if input.is_base {
-                            Some(names_of(input.exported)?)
-                        } else {
-                            None
-                        },
-                        whole: true,
-                    });
                 }
                 let range = prepared.lines(text, entry.first_line, entry.last_line);
                 let own: Vec<&str> = text[range.clone()]
@@ -123,21 +108,42 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                     .map(|line| line.trim_end_matches('\r'))
                     .collect();
                 let new: Vec<&str> = exported_lines[their.first_line - 1..their.last_line].to_vec();
-                // An entry named by its msgid keeps it (its msgid is its name), and takes no
-                // msgctxt: only its translations change.
-                let new: Vec<&str> = if entry.has_context() {
-                    new
-                } else {
-                    let own_ids = strings_of(&own, |keyword| keyword.starts_with("msgid"));
-                    let mut lines: Vec<&str> = new.iter().copied().filter(|line| line.starts_with('#')).collect();
-                    lines.extend(own_ids);
-                    lines.extend(strings_of(&new, |keyword| keyword.starts_with("msgstr")));
-                    lines
-                };
-                let merged = merge(&own, &new, input.is_base);
+                // The entry keeps its own msgctxt and msgid lines (its identity, as wrapped):
+                // only its comments and translations change.
+                let mut lines: Vec<String> = new
+                    .iter()
+                    .filter(|line| line.starts_with('#'))
+                    .map(|line| line.to_string())
+                    .collect();
+                lines.extend(
+                    strings_of(&own, |keyword| {
+                        keyword.starts_with("msgctxt") || keyword.starts_with("msgid")
+                    })
+                    .into_iter()
+                    .map(str::to_owned),
+                );
+                match &theirs_meaning.0 {
+                    Some(Text::Plural(forms)) => {
+                        for (index, category) in own_rule.categories.iter().enumerate() {
+                            let value = category
+                                .and_then(|category| forms.get(category))
+                                .unwrap_or(forms.other_form());
+                            let mut line = format!("msgstr[{index}] ");
+                            po::push_string(&mut line, value);
+                            lines.extend(line.lines().map(str::to_owned));
+                        }
+                    }
+                    _ => lines.extend(
+                        strings_of(&new, |keyword| keyword.starts_with("msgstr"))
+                            .into_iter()
+                            .map(str::to_owned),
+                    ),
+                }
+                let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+                let merged = merge(&own, &lines, is_base);
                 edits.replace(range, merged.join(newline) + newline);
             }
-            None if (input.deleted)(name) => {
+            None if (input.deleted)(&name) => {
                 let mut range = prepared.lines(text, entry.first_line, entry.last_line);
                 // The blank line before the entry goes with it.
                 if entry.first_line >= 2 {
@@ -148,18 +154,24 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                 }
                 edits.replace(range, "");
             }
-            None if is_base => names.push(name.to_owned()),
+            None if is_base => names.push(name),
             None => {}
         }
     }
+    // A template (every msgstr empty: `.pot`, Lazarus' `zip.po`) is what the app's extraction
+    // tool writes from its code: keys known only from translations' msgids are not added.
+    let is_template = local
+        .iter()
+        .filter(|entry| !entry.is_header())
+        .all(|entry| entry.strings.iter().all(|(_, value)| value.is_empty()));
     let mut added = String::new();
-    for entry in exported.iter().filter(|entry| !entry.is_header()) {
+    for entry in exported.iter().filter(|entry| !entry.is_header() && !is_template) {
         let Some(name) = entry.name() else { continue };
-        if present.contains(name) {
+        if present.contains(&name) {
             continue;
         }
         if is_base {
-            names.push(name.to_owned());
+            names.push(name);
         }
         added.push_str(newline);
         for line in &exported_lines[entry.first_line - 1..entry.last_line] {
@@ -170,7 +182,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     if edits.is_empty() && added.is_empty() {
         return Ok(Patched {
             body: Body::Edited(Edited::default()),
-            names: input.is_base.then_some(names),
+            names: is_base.then_some(names),
             whole: false,
         });
     }
@@ -183,7 +195,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     }
     Ok(Patched {
         body: Body::Bytes(with_bom(input.local, out)),
-        names: input.is_base.then_some(names),
+        names: is_base.then_some(names),
         whole: false,
     })
 }
@@ -263,7 +275,7 @@ mod tests {
             "{}\n#, fuzzy\nmsgctxt \"greeting\"\nmsgid \"Hello\"\nmsgstr \"Witaj\"\n\nmsgctxt \"kept\"\nmsgid \"Same\"\nmsgstr \"Tak samo\"\n\nmsgctxt \"new\"\nmsgid \"New\"\nmsgstr \"Nowy\"\n",
             header()
         );
-        let deleted = |name: &str| name == "gone";
+        let deleted = |name: &str| name == po::join_name("gone", "Gone");
         let patched = patch(&PatchInput {
             local: local.as_bytes(),
             exported: exported.as_bytes(),
@@ -298,5 +310,46 @@ mod tests {
         })
         .unwrap();
         assert!(patched.body.keeps(local.as_bytes()));
+    }
+
+    fn patched(local: &str, exported: &str, is_base: bool) -> String {
+        let never = |_: &str| false;
+        let patched = patch(&PatchInput {
+            local: local.as_bytes(),
+            exported: exported.as_bytes(),
+            order: None,
+            deleted: &never,
+            is_base,
+            prepared: None,
+        })
+        .unwrap();
+        String::from_utf8(patched.body.into_bytes(local.as_bytes())).unwrap()
+    }
+
+    #[test]
+    fn plural_forms_are_compared_and_written_through_each_files_own_formula() {
+        // GNOME Calculator's Serbian formula sends 1 to index 3; the export's usual one to 0.
+        let own = "msgid \"\"\nmsgstr \"\"\r\n\"Language: sr\\n\"\r\n\"Plural-Forms: nplurals=4; plural=n==1? 3 : n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2;\\n\"\r\n\r\n#, c-format\r\nmsgid \"%d-bit\"\r\nmsgid_plural \"%d-bit\"\r\nmsgstr[0] \"%d-bit\"\r\nmsgstr[1] \"%d-bita\"\r\nmsgstr[2] \"%d-bitova\"\r\nmsgstr[3] \"%d-bit\"\r\n";
+        let usual = "msgid \"\"\nmsgstr \"\"\n\"Language: sr\\n\"\n\"Plural-Forms: nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);\\n\"\n\n";
+        let same = format!(
+            "{usual}msgid \"%d-bit\"\nmsgid_plural \"%d-bit\"\nmsgstr[0] \"%d-bit\"\nmsgstr[1] \"%d-bita\"\nmsgstr[2] \"%d-bitova\"\n"
+        );
+        assert_eq!(patched(own, &same, false), own, "the same forms keep the file's bytes");
+        let changed = same.replace("%d-bitova", "%d-bitova!");
+        let expected = own.replace("msgstr[2] \"%d-bitova\"", "msgstr[2] \"%d-bitova!\"");
+        assert_eq!(
+            patched(own, &changed, false),
+            expected,
+            "one form changes, in the file's order"
+        );
+    }
+
+    #[test]
+    fn a_template_gains_no_entries_and_a_lone_extracted_mark_is_no_description() {
+        // Quod Libet's template: `#.` alone above an entry; keys known only from a
+        // translation's msgids are not the extraction tool's.
+        let template = "msgid \"\"\nmsgstr \"\"\n\"Plural-Forms: nplurals=INTEGER; plural=EXPRESSION;\\n\"\n\n#.\n#: a.py:1\nmsgid \"Disc\"\nmsgstr \"\"\n";
+        let exported = "msgid \"\"\nmsgstr \"\"\n\nmsgid \"Disc\"\nmsgstr \"\"\n\nmsgid \"Stale\"\nmsgstr \"\"\n";
+        assert_eq!(patched(template, exported, true), template);
     }
 }

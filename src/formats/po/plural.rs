@@ -74,7 +74,13 @@ impl PluralRule {
 }
 
 fn cldr_rules(language: &LanguageCode) -> Option<icu_plurals::PluralRules> {
-    let code = language.as_str().replace('_', "-");
+    // Plural rules follow the language (and region: `pt-PT` is not `pt`), never the script:
+    // CLDR's parent of `sr-Latn` is the root locale, whose only category is `other`.
+    let code = language
+        .subtags()
+        .filter(|subtag| subtag.len() != 4 || subtag.bytes().any(|byte| byte.is_ascii_digit()))
+        .collect::<Vec<_>>()
+        .join("-");
     let rules_of = |code: &str| {
         let locale = code.parse::<icu_locale_core::Locale>().ok()?;
         icu_plurals::PluralRules::try_new_cardinal((&locale).into()).ok()

@@ -4,7 +4,7 @@ use std::borrow::Borrow;
 use std::io::Write;
 
 use super::{PluralRule, TEMPLATE, path};
-use crate::domain::model::{Key, PluralCategory, TextRef};
+use crate::domain::model::{Key, TextRef};
 use crate::domain::names::LanguageCode;
 use crate::domain::text::BaseText;
 use crate::formats::ExportFile;
@@ -150,11 +150,7 @@ pub fn write_each<W: Write>(
                 TextRef::Plain(value) => {
                     if !built_plain {
                         plain_ids.clear();
-                        let base_id = base_text.text().and_then(TextRef::as_plain);
-                        push_context(&mut plain_ids, key.name.as_str(), base_id);
-                        let id = base_id.unwrap_or(key.name.as_str());
-                        plain_ids.push_str("msgid ");
-                        push_string(&mut plain_ids, id);
+                        push_ids(&mut plain_ids, key.name.as_str());
                         built_plain = true;
                     }
                     out.push_str(&plain_ids);
@@ -164,16 +160,10 @@ pub fn write_each<W: Write>(
                 TextRef::Plural(forms) => {
                     if !built_plural {
                         plural_ids.clear();
+                        let id = push_ids(&mut plural_ids, key.name.as_str());
                         let base_forms = base_text.text().and_then(TextRef::as_plural);
-                        let other = base_forms.map_or(key.name.as_str(), |forms| forms.other_form());
-                        let one = base_forms
-                            .and_then(|forms| forms.get(PluralCategory::One))
-                            .unwrap_or(other);
-                        push_context(&mut plural_ids, key.name.as_str(), base_forms.map(|_| one));
-                        plural_ids.push_str("msgid ");
-                        push_string(&mut plural_ids, one);
                         plural_ids.push_str("msgid_plural ");
-                        push_string(&mut plural_ids, other);
+                        push_string(&mut plural_ids, base_forms.map_or(id, |forms| forms.other_form()));
                         built_plural = true;
                     }
                     out.push_str(&plural_ids);
@@ -196,16 +186,17 @@ pub fn write_each<W: Write>(
     writing.into_iter().map(|writing| writing.out.finish()).collect()
 }
 
-/// The `msgctxt` line of a key named `name` whose base text gives the `msgid` `base_id`; none
-/// when the key is named by its base text. Such a key is what an upload of a file keyed by
-/// msgid makes (the usual layout of gettext apps: an entry without `msgctxt` is named by its
-/// `msgid`), and the app looks it up by its msgid alone: `gettext("Open")` does not find an
-/// entry with a context.
-fn push_context(out: &mut String, name: &str, base_id: Option<&str>) {
-    if base_id != Some(name) {
+/// The `msgctxt` (when the name has a context) and `msgid` lines of the key named `name`
+/// (see the module's notes: the name is the entry's identity); answers the msgid.
+fn push_ids<'n>(out: &mut String, name: &'n str) -> &'n str {
+    let (context, id) = super::split_name(name);
+    if let Some(context) = context {
         out.push_str("msgctxt ");
-        push_string(out, name);
+        push_string(out, context);
     }
+    out.push_str("msgid ");
+    push_string(out, id);
+    id
 }
 
 /// The header entry of `file`.
@@ -241,7 +232,7 @@ fn push_header(out: &mut String, project: &str, file: &FileOf<'_>, rule: &Plural
 
 /// A string and its line end: one line, or for a text with line breaks inside, `""` and then
 /// a line per line of the text (each ending in its `\n`), as gettext's tools write them.
-fn push_string(out: &mut String, text: &str) {
+pub(crate) fn push_string(out: &mut String, text: &str) {
     let inner_break = text.trim_end_matches('\n').contains('\n');
     if !inner_break {
         push_string_line(out, text);

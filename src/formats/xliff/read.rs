@@ -401,11 +401,23 @@ pub struct ReadFile {
 
 /// Reads a file's texts in its language (see the module's notes).
 pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
+    read_in(bytes, None)
+}
+
+/// Reads a file's texts in the language its path names (`messages.es.xlf`), whatever it says
+/// inside: the path's language wins (contract, "Real apps, whole"). A file whose path names
+/// a language other than its `source-language` is a translation file even without a
+/// `target-language` (Angular's); `None` leaves the language to the file.
+pub fn read_in(bytes: &[u8], path_language: Option<&str>) -> Result<ReadFile, ReadError> {
     let text = std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
         .map_err(|_| ReadError::unplaced("the file is not UTF-8"))?;
     let document = parse(text)?;
-    let is_source = document.is_source_file();
-    let language = document.language().map(str::to_owned);
+    let same = |a: &str, b: &str| a.replace('_', "-").eq_ignore_ascii_case(&b.replace('_', "-"));
+    let (is_source, language) = match (path_language, document.source_language.as_deref()) {
+        (Some(path), Some(source)) => (same(path, source), Some(path.to_owned())),
+        (Some(path), None) => (document.is_source_file(), Some(path.to_owned())),
+        (None, _) => (document.is_source_file(), document.language().map(str::to_owned)),
+    };
     let source_language = document.source_language.clone().filter(|_| !is_source);
     // Sized once: fresh memory is what a large file's read mostly pays for.
     let count = document.units.len();

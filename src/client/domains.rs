@@ -1,0 +1,235 @@
+//! `locstore init`'s search for catalogues named by their domain: gettext's
+//! `{domain}.{lang}.po` beside `{domain}.pot` (Lazarus, many C apps), Django's
+//! `locale/{lang}/LC_MESSAGES/{domain}.po`, and Symfony's and Angular's
+//! `{domain}.{lang}.xlf`. A domain is a key space of its own (contract, "Real apps, whole"):
+//! each is a file set with its own `namespace`, so that a pull of one domain never brings
+//! another's keys into its files. The default domains (`messages`, the one Symfony and
+//! Angular load without naming it) are the default namespace.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::formats::po::locale_language;
+
+/// A file set of one domain: its format, its path pattern and its namespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DomainSet {
+    pub format: &'static str,
+    pub path: String,
+    pub namespace: String,
+}
+
+/// The domain file sets under `root`, in path order, each named apart (see [`name_apart`]).
+pub fn find(root: &Path, skipped: &[&str], max_depth: usize) -> Vec<DomainSet> {
+    let mut found = Vec::new();
+    let walker = walkdir::WalkDir::new(root)
+        .max_depth(max_depth)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| {
+            !(entry.file_type().is_dir() && entry.file_name().to_str().is_some_and(|name| skipped.contains(&name)))
+        });
+    // Django's locale folders, each with its domains: (folder relative to root, domain).
+    let mut django: Vec<(String, String)> = Vec::new();
+    for entry in walker.filter_map(Result::ok) {
+        if !entry.file_type().is_dir() {
+            continue;
+        }
+        let dir = entry.path();
+        let relative = dir
+            .strip_prefix(root)
+            .unwrap_or(dir)
+            .to_string_lossy()
+            .replace('\\', "/");
+        if dir.file_name().is_some_and(|name| name == "LC_MESSAGES") {
+            let language_folder = dir.parent();
+            let is_language = language_folder
+                .and_then(Path::file_name)
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| locale_language(name).is_some());
+            let locale = relative.rsplitn(3, '/').nth(2).unwrap_or_default().to_owned();
+            if is_language {
+                for domain in file_stems(dir, ".po") {
+                    if !django.contains(&(locale.clone(), domain.clone())) {
+                        django.push((locale.clone(), domain));
+                    }
+                }
+            }
+            continue;
+        }
+        let prefix = if relative.is_empty() {
+            String::new()
+        } else {
+            format!("{relative}/")
+        };
+        found.extend(po_domains(dir).into_iter().map(|domain| DomainSet {
+            format: "po",
+            path: format!("{prefix}{domain}.{{lang}}.po"),
+            namespace: domain,
+        }));
+        found.extend(
+            xliff_domains(dir)
+                .into_iter()
+                .map(|(domain, extension, format)| DomainSet {
+                    format,
+                    path: format!("{prefix}{domain}.{{lang}}.{extension}"),
+                    namespace: if domain == "messages" { String::new() } else { domain },
+                }),
+        );
+    }
+    found.extend(django.into_iter().map(|(locale, domain)| DomainSet {
+        format: "po",
+        path: if locale.is_empty() {
+            format!("{{lang}}/LC_MESSAGES/{domain}.po")
+        } else {
+            format!("{locale}/{{lang}}/LC_MESSAGES/{domain}.po")
+        },
+        namespace: domain,
+    }));
+    name_apart(&mut found);
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    found
+}
+
+/// Sets that would share a namespace (the `django` domain of three Django apps) are named by
+/// their folder too (`horizon/django`): each set's pull takes only its own keys.
+fn name_apart(sets: &mut [DomainSet]) {
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for set in sets.iter() {
+        *count.entry(set.namespace.clone()).or_default() += 1;
+    }
+    for set in sets.iter_mut() {
+        if count[&set.namespace] < 2 {
+            continue;
+        }
+        // The folder before the language: `horizon/locale/{lang}/...` gives `horizon`.
+        let before = set.path.split("{lang}").next().unwrap_or_default();
+        let folder = before.trim_end_matches(|c| c != '/').trim_end_matches('/');
+        let folder = folder.strip_suffix("/locale").unwrap_or(folder);
+        let folder = if folder == "locale" { "" } else { folder };
+        set.namespace = match (folder.is_empty(), set.namespace.is_empty()) {
+            (true, _) => set.namespace.clone(),
+            (false, true) => folder.to_owned(),
+            (false, false) => format!("{folder}/{}", set.namespace),
+        };
+    }
+}
+
+/// The names of a folder's files that end in `suffix`, without it, in name order.
+fn file_stems(dir: &Path, suffix: &str) -> Vec<String> {
+    let mut stems: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().is_file())
+        .filter_map(|entry| Some(entry.file_name().to_str()?.strip_suffix(suffix)?.to_owned()))
+        .collect();
+    stems.sort();
+    stems
+}
+
+/// The gettext domains of a folder of `{domain}.{lang}.po` files, and of `{domain}.pot`
+/// templates in a folder without `{lang}.po` files (a domain not translated yet).
+fn po_domains(dir: &Path) -> Vec<String> {
+    let stems = file_stems(dir, ".po");
+    let mut domains: Vec<String> = stems
+        .iter()
+        .filter_map(|stem| {
+            let (domain, language) = stem.rsplit_once('.')?;
+            (!domain.is_empty() && locale_language(language).is_some()).then(|| domain.to_owned())
+        })
+        .collect();
+    let plain_languages = stems.iter().any(|stem| locale_language(stem).is_some());
+    if !plain_languages {
+        domains.extend(file_stems(dir, ".pot"));
+    }
+    domains.sort();
+    domains.dedup();
+    domains
+}
+
+/// The XLIFF domains of a folder of `{domain}.{lang}.xlf` (or `.xliff`) files: each domain
+/// with its extension and format (`xliff2` for XLIFF 2.0).
+fn xliff_domains(dir: &Path) -> Vec<(String, &'static str, &'static str)> {
+    let mut found = Vec::new();
+    for extension in ["xlf", "xliff"] {
+        let mut domains: Vec<(String, String)> = file_stems(dir, &format!(".{extension}"))
+            .into_iter()
+            .filter_map(|stem| {
+                let (domain, language) = stem.rsplit_once('.')?;
+                let named = !domain.is_empty() && crate::domain::names::LanguageCode::parse(language).is_ok();
+                named.then(|| (domain.to_owned(), stem.clone()))
+            })
+            .collect();
+        domains.dedup_by(|a, b| a.0 == b.0);
+        for (domain, example) in domains {
+            let format = xliff_format(&dir.join(format!("{example}.{extension}")));
+            found.push((domain, extension, format));
+        }
+    }
+    found
+}
+
+/// `xliff2` for an XLIFF 2.0 file, else `xliff`.
+pub(super) fn xliff_format(file: &Path) -> &'static str {
+    let head = std::fs::read(file).unwrap_or_default();
+    let head = String::from_utf8_lossy(&head[..head.len().min(4096)]).into_owned();
+    if head.contains("urn:oasis:names:tc:xliff:document:2") {
+        "xliff2"
+    } else {
+        "xliff"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domains_of_gettext_django_and_symfony_are_sets_of_their_own() {
+        let dir = tempfile::tempdir().unwrap();
+        for file in [
+            "language/doublecmd.pot",
+            "language/doublecmd.be.po",
+            "language/doublecmd.da.po",
+            "plugins/sevenzip/language/sevenzip.pot",
+            "po/quodlibet.pot",
+            "po/sr_RS@latin.po",
+            "horizon/locale/pt_BR/LC_MESSAGES/django.po",
+            "horizon/locale/pt_BR/LC_MESSAGES/djangojs.po",
+            "openstack_auth/locale/zh_Hans/LC_MESSAGES/django.po",
+            "translations/messages.de_CH.xlf",
+            "translations/validators.no.xlf",
+            "translations/SchebTwoFactorBundle+intl-icu.en.xlf",
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        let found: Vec<(String, String)> = find(dir.path(), &[], 8)
+            .into_iter()
+            .map(|set| (set.path, set.namespace))
+            .collect();
+        let expected = [
+            ("horizon/locale/{lang}/LC_MESSAGES/django.po", "horizon/django"),
+            ("horizon/locale/{lang}/LC_MESSAGES/djangojs.po", "djangojs"),
+            ("language/doublecmd.{lang}.po", "doublecmd"),
+            (
+                "openstack_auth/locale/{lang}/LC_MESSAGES/django.po",
+                "openstack_auth/django",
+            ),
+            ("plugins/sevenzip/language/sevenzip.{lang}.po", "sevenzip"),
+            (
+                "translations/SchebTwoFactorBundle+intl-icu.{lang}.xlf",
+                "SchebTwoFactorBundle+intl-icu",
+            ),
+            ("translations/messages.{lang}.xlf", ""),
+            ("translations/validators.{lang}.xlf", "validators"),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(path, namespace)| (path.to_string(), namespace.to_string()))
+            .collect();
+        assert_eq!(found, expected);
+    }
+}
