@@ -133,8 +133,18 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
             if language == BASE_LANGUAGE || language.contains(['/', '\\']) {
                 return None;
             }
-            let of_language: Vec<PatternFile> = pattern_files(set)
-                .unwrap_or_default()
+            let all = pattern_files(set).unwrap_or_default();
+            // An app whose files do not include the project's base language (Jellyfin keeps
+            // its English in `en-us.json` of a project whose base is `en`) does not get one:
+            // a pull adds only the files of languages new on the server.
+            if !base_language.is_empty()
+                && folded(&language) == folded(base_language)
+                && !all.is_empty()
+                && !all.iter().any(|found| folded(&found.language) == folded(&language))
+            {
+                return None;
+            }
+            let of_language: Vec<PatternFile> = all
                 .into_iter()
                 .filter(|found| folded(&found.code()) == folded(&language))
                 .collect();
@@ -450,6 +460,9 @@ mod tests {
         assert_eq!(destination(&json, "pt-BR.json", "en"), Some(locales.join("pt_BR.json")));
         assert_eq!(destination(&json, "fr.json", "en"), Some(locales.join("fr.json")));
         assert_eq!(destination(&json, "../fr.json", "en"), None);
+        // Jellyfin keeps English in `en-us.json` of a project whose base is `en`: no `en.json`
+        // is added for the base language the app has no file of.
+        assert_eq!(destination(&json, "en-US.json", "en-US"), None);
 
         let nested = set(ExportFormat::Json, &locales.join("{lang}/app.json"), &[]);
         touch(&locales.join("de/app.json"));
