@@ -477,7 +477,9 @@ impl UploadPlan {
         if raw == BASE_LANGUAGE {
             return Ok(project.base_language.clone());
         }
-        let code = LanguageCode::parse(raw).map_err(|_| {
+        // An ecosystem's locale name (`ca@valencia.json`, `sr@latin`) is its project code.
+        let mapped = crate::formats::po::locale_language(raw);
+        let code = LanguageCode::parse(mapped.as_deref().unwrap_or(raw)).map_err(|_| {
             ApiError::invalid(format!(
                 "{path}: {} is not a language code, so the file's language is unknown.",
                 quote_for_message(raw)
