@@ -120,7 +120,8 @@ impl ExportApi {
     /// archive of all files otherwise. The address needs no token and expires after the
     /// server's export TTL (1 hour by default).
     ///
-    /// Paths: `json` `{lang}.json`; `csv` `{lang}.csv`; `android-xml` `values/strings.xml` for
+    /// Paths: `json` `{lang}.json`; `csv` `{lang}.csv`; `csv-table` `table.csv`, every exported
+    /// language a column; `android-xml` `values/strings.xml` for
     /// the base language and `values-{qualifier}/strings.xml` for the others;
     /// `apple-strings` `{lang}.lproj/Localizable.strings`; `xcstrings` `Localizable.xcstrings`,
     /// one Xcode String Catalog holding every exported language (and one per table that keys
@@ -149,7 +150,7 @@ impl ExportApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-        /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings`, `i18next`, `po`,
+        /// The format: `json`, `csv`, `csv-table`, `android-xml`, `apple-strings`, `xcstrings`, `i18next`, `po`,
         /// `arb`, `xliff` or `yaml`.
         #[oai(name = "type")]
         format: Query<ExportType>,

@@ -205,7 +205,8 @@ impl FilesApi {
     /// zip laid out as the export lays it out: `values*/*.xml` (every `<string>` and
     /// `<plurals>` of every file; `values/` is the base language, `values-pt-rBR/` is `pt-BR`,
     /// `values-b+zh+Hans/` is `zh-Hans`), `{lang}.lproj/Localizable.strings` and
-    /// `.stringsdict`, `{lang}.json`, `{lang}.csv`, `{table}.xcstrings` (an Xcode String
+    /// `.stringsdict`, `{lang}.json`, `{lang}.csv`, a CSV table of every language (`csv-table`:
+    /// its header of language codes names the columns), `{table}.xcstrings` (an Xcode String
     /// Catalog names its own languages: `language` is not needed; `needs_review` marks the
     /// translation outdated), i18next's `{lang}.json` (`key_one`, `key_other` members are a
     /// plural key's forms), gettext's `{lang}.po` (`msgctxt` or else `msgid` names the key,
@@ -236,7 +237,7 @@ impl FilesApi {
         auth: TokenAuth,
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
-        /// The format: `json`, `csv`, `android-xml`, `apple-strings`, `xcstrings`, `i18next`, `po`,
+        /// The format: `json`, `csv`, `csv-table`, `android-xml`, `apple-strings`, `xcstrings`, `i18next`, `po`,
         /// `arb`, `xliff` (1.2 and 2.0 alike) or `yaml`.
         #[oai(name = "type")]
         format: Query<ExportType>,

@@ -677,4 +677,30 @@ mod tests {
             ["android-xml: app/src/alpha/res", "android-xml: app/src/main/res"]
         );
     }
+
+    #[test]
+    fn csv_translation_tables_are_found_file_by_file() {
+        // Godot's table, Blender's, and a CSV that is no translation table.
+        let dir = tempfile::tempdir().unwrap();
+        for (file, text) in [
+            (
+                "translations/translations.csv",
+                "\"\",\"en\",\"de\"\r\n\"YES\",\"YES\",\"JA\"\r\n",
+            ),
+            ("resources/translations.csv", "name,en_US,ja_JP\nA,a,\n"),
+            ("data/prices.csv", "id,name,price\n1,apple,3\n"),
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let (_, found) = init(dir.path(), "http://localhost:8080", "acme/game", false).unwrap();
+        assert_eq!(
+            found,
+            [
+                "csv-table: resources/translations.csv",
+                "csv-table: translations/translations.csv"
+            ]
+        );
+    }
 }

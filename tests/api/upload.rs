@@ -878,3 +878,55 @@ async fn a_translations_copy_of_a_group_comment_is_no_description_when_the_base_
         .assert_ok(StatusCode::OK);
     assert_eq!(authority["data"]["description"], "Activity titles");
 }
+
+#[tokio::test]
+async fn a_csv_table_uploads_every_language_column_and_exports_as_one_table_pythons_csv_reads() {
+    // Twill's layout: a byte order mark, a row of language names above the row of codes.
+    let app = app_with_languages().await;
+    let table = "\u{feff}Language,English,French\nISO639-1Code,en,fr\nhome.title,Welcome,\"Bienvenue, \"\"ami\"\"\"\nbye,\"two\nlines\",\n";
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=csv-table",
+            "text/csv",
+            table.as_bytes().to_vec(),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(answer["created"], 2, "{answer}");
+    let key = app
+        .get("/teams/acme/projects/mobile/keys/home.title")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["translation"]["fr"], "Bienvenue, \"ami\"");
+    let (_, bytes) = crate::platforms::download_export(
+        &app,
+        "/teams/acme/projects/mobile/keys/export?type=csv-table&languages=en,fr",
+    )
+    .await;
+    let exported = String::from_utf8(bytes).unwrap();
+    assert_eq!(
+        exported,
+        "key,en,fr\r\nbye,\"two\nlines\",\r\nhome.title,Welcome,\"Bienvenue, \"\"ami\"\"\"\r\n"
+    );
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("table.csv");
+    std::fs::write(&file, &exported).unwrap();
+    let read = std::process::Command::new(crate::platforms::python())
+        .args([
+            "-c",
+            "import csv, json, sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))))",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stderr));
+    let rows: Value = serde_json::from_slice(&read.stdout).unwrap();
+    assert_eq!(
+        rows,
+        json!([
+            ["key", "en", "fr"],
+            ["bye", "two\nlines", ""],
+            ["home.title", "Welcome", "Bienvenue, \"ami\""]
+        ])
+    );
+}
