@@ -253,6 +253,14 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
             let format = if has_i18next_plurals(dir) { "i18next" } else { "json" };
             found.push((format.to_owned(), pattern));
         }
+        for pattern in json_families(dir) {
+            let pattern = if relative == "." {
+                pattern
+            } else {
+                format!("{relative}/{pattern}")
+            };
+            found.push(("json".to_owned(), pattern));
+        }
         // Rails: families of `{family}.{lang}.yml` (`devise.fr.yml`) beside or instead of
         // `{lang}.yml`, and folders per language of files (`config/locales/fr/**/*.yml`),
         // one set per family or file name.
@@ -319,6 +327,32 @@ fn rails_locale_root(file: &Path) -> Option<String> {
         .find(|line| !line.is_empty() && !line.starts_with('#') && *line != "---")?;
     let key = line.strip_suffix(':')?;
     Some(key.trim_matches(['"', '\'']).to_owned())
+}
+
+/// VS Code's families of JSON files: `package.nls.json` (the base language's) beside
+/// `package.nls.{lang}.json`, `bundle.l10n.json` beside `bundle.l10n.{lang}.json`; as
+/// patterns (`package.nls.{lang}.json`), for families of two or more languages.
+fn json_families(dir: &Path) -> Vec<String> {
+    let mut families: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().filter_map(Result::ok) {
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let Some((family, language)) = name.strip_suffix(".json").and_then(|stem| stem.rsplit_once('.')) else {
+            continue;
+        };
+        if family.is_empty() || LanguageCode::parse(language).is_err() || language.len() > 10 {
+            continue;
+        }
+        if dir.join(format!("{family}.json")).is_file() {
+            *families.entry(family.to_owned()).or_default() += 1;
+        }
+    }
+    families
+        .into_iter()
+        .filter(|(_, languages)| *languages >= 2)
+        .map(|(family, _)| format!("{family}.{{lang}}.json"))
+        .collect()
 }
 
 /// The Rails families of a folder's `{family}.{lang}.yml` files whose root key is their
@@ -567,13 +601,19 @@ mod tests {
         assert!(again.0.contains("--force"), "{}", again.0);
     }
     #[test]
-    fn init_finds_rails_families_and_folders_per_language() {
+    fn init_finds_rails_families_folders_per_language_and_vs_codes_families() {
         let dir = tempfile::tempdir().unwrap();
         let write = |file: &str, text: &str| {
             let path = dir.path().join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         };
+        // VS Code: `package.nls.json` beside `package.nls.{lang}.json`.
+        write("c/package.nls.json", "{}");
+        write("c/package.nls.de.json", "{}");
+        write("c/package.nls.pt-br.json", "{}");
+        write("c/tsconfig.json", "{}");
+        write("c/tsconfig.app.json", "{}");
         // diaspora: `{lang}.yml` and `devise.{lang}.yml`; CodeOcean: `{lang}/**/{name}.yml`.
         write("a/config/locales/en.yml", "en:\n  x: X\n");
         write("a/config/locales/fr.yml", "fr:\n  x: X\n");
@@ -589,7 +629,8 @@ mod tests {
                 "yaml: a/config/locales/{lang}.yml",
                 "yaml: a/config/locales/devise.{lang}.yml",
                 "yaml: b/config/locales/{lang}/exercise.yml",
-                "yaml: b/config/locales/{lang}/mailers/user_mailer.yml"
+                "yaml: b/config/locales/{lang}/mailers/user_mailer.yml",
+                "json: c/package.nls.{lang}.json"
             ]
         );
     }
