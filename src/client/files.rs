@@ -46,6 +46,12 @@ pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
             })
             .collect(),
     };
+    if let Some(base) = base_file(set) {
+        files.push(LocalFile {
+            disk: base,
+            layout: format!("{BASE_LANGUAGE}.json"),
+        });
+    }
     if set.format == ExportFormat::Po
         && let Some(template) = template_file(set)
     {
@@ -130,10 +136,20 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
                 (true, [_, file]) => Some(file.strip_suffix(".json")?.to_owned()),
                 _ => return None,
             };
+            let all = pattern_files(set).unwrap_or_default();
+            // VS Code's `package.nls.json` beside `package.nls.{lang}.json`: the base
+            // language's file when the app has none named by its code.
+            let is_base =
+                language == BASE_LANGUAGE || (!base_language.is_empty() && folded(&language) == folded(base_language));
+            if is_base
+                && !all.iter().any(|found| folded(&found.language) == folded(&language))
+                && let Some(base) = base_file(set)
+            {
+                return Some(base);
+            }
             if language == BASE_LANGUAGE || language.contains(['/', '\\']) {
                 return None;
             }
-            let all = pattern_files(set).unwrap_or_default();
             // An app whose files do not include the project's base language (Jellyfin keeps
             // its English in `en-us.json` of a project whose base is `en`) does not get one:
             // a pull adds only the files of languages new on the server.
@@ -162,6 +178,23 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
             }))
         }
     }
+}
+
+/// A JSON set's file of the base language that names no language, when the app has one:
+/// the pattern without `{lang}` and the dot before it (`package.nls.json` for
+/// `package.nls.{lang}.json`, VS Code's layout).
+fn base_file(set: &FileSet) -> Option<PathBuf> {
+    if set.format != ExportFormat::Json || set.path.contains(NAMESPACE_PLACEHOLDER) {
+        return None;
+    }
+    let pattern = set.root.to_string_lossy().into_owned();
+    let (before, after) = pattern.split_once(LANGUAGE_PLACEHOLDER)?;
+    let before = before.strip_suffix('.')?;
+    if after.contains('/') || before.ends_with('/') || before.is_empty() {
+        return None;
+    }
+    let base = PathBuf::from(format!("{before}{after}"));
+    base.is_file().then_some(base)
 }
 
 /// Where a pushed file's layout path is on disk (for messages): under the set's folder, or
@@ -445,6 +478,25 @@ mod tests {
         ] {
             assert_eq!(destination(&android, hostile, "en"), None, "{hostile}");
         }
+    }
+
+    #[test]
+    fn a_json_familys_file_without_a_language_is_the_base_languages() {
+        // VS Code: `package.nls.json` (English) beside `package.nls.{lang}.json`.
+        let dir = tempfile::tempdir().unwrap();
+        touch(&dir.path().join("package.nls.json"));
+        touch(&dir.path().join("package.nls.pt-br.json"));
+        touch(&dir.path().join("package.json"));
+        let json = set(ExportFormat::Json, &dir.path().join("package.nls.{lang}.json"), &[]);
+        let layouts: Vec<String> = collect(&json).unwrap().into_iter().map(|file| file.layout).collect();
+        assert_eq!(layouts, [".json", "pt-br.json"]);
+        let base = Some(dir.path().join("package.nls.json"));
+        assert_eq!(destination(&json, "en.json", "en"), base);
+        assert_eq!(destination(&json, ".json", "en"), base);
+        assert_eq!(
+            destination(&json, "pt-BR.json", "en"),
+            Some(dir.path().join("package.nls.pt-br.json"))
+        );
     }
 
     #[test]

@@ -272,6 +272,25 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
             let format = if has_i18next_plurals(dir) { "i18next" } else { "json" };
             found.push((format.to_owned(), pattern));
         }
+        for pattern in json_families(dir) {
+            let pattern = if relative == "." {
+                pattern
+            } else {
+                format!("{relative}/{pattern}")
+            };
+            found.push(("json".to_owned(), pattern));
+        }
+        // Rails: families of `{family}.{lang}.yml` (`devise.fr.yml`) beside or instead of
+        // `{lang}.yml`, and folders per language of files (`config/locales/fr/**/*.yml`),
+        // one set per family or file name.
+        for pattern in rails_families(dir).into_iter().chain(rails_language_folders(dir)) {
+            let pattern = if relative == "." {
+                pattern
+            } else {
+                format!("{relative}/{pattern}")
+            };
+            found.push(("yaml".to_owned(), pattern));
+        }
     }
     found
 }
@@ -327,6 +346,100 @@ fn rails_locale_root(file: &Path) -> Option<String> {
         .find(|line| !line.is_empty() && !line.starts_with('#') && *line != "---")?;
     let key = line.strip_suffix(':')?;
     Some(key.trim_matches(['"', '\'']).to_owned())
+}
+
+/// VS Code's families of JSON files: `package.nls.json` (the base language's) beside
+/// `package.nls.{lang}.json`, `bundle.l10n.json` beside `bundle.l10n.{lang}.json`; as
+/// patterns (`package.nls.{lang}.json`), for families of two or more languages.
+fn json_families(dir: &Path) -> Vec<String> {
+    let mut families: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().filter_map(Result::ok) {
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let Some((family, language)) = name.strip_suffix(".json").and_then(|stem| stem.rsplit_once('.')) else {
+            continue;
+        };
+        if family.is_empty() || LanguageCode::parse(language).is_err() || language.len() > 10 {
+            continue;
+        }
+        if dir.join(format!("{family}.json")).is_file() {
+            *families.entry(family.to_owned()).or_default() += 1;
+        }
+    }
+    families
+        .into_iter()
+        .filter(|(_, languages)| *languages >= 2)
+        .map(|(family, _)| format!("{family}.{{lang}}.json"))
+        .collect()
+}
+
+/// The Rails families of a folder's `{family}.{lang}.yml` files whose root key is their
+/// language (`devise.fr.yml` holds `fr:`), as patterns (`devise.{lang}.yml`): those of two
+/// or more languages, or of English.
+fn rails_families(dir: &Path) -> Vec<String> {
+    let mut families: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().filter_map(Result::ok) {
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let Some((family, language)) = name.strip_suffix(".yml").and_then(|stem| stem.rsplit_once('.')) else {
+            continue;
+        };
+        if family.is_empty() || LanguageCode::parse(language).is_err() {
+            continue;
+        }
+        if rails_locale_root(&entry.path()).as_deref() == Some(language) {
+            families.entry(family.to_owned()).or_default().push(language.to_owned());
+        }
+    }
+    families
+        .into_iter()
+        .filter(|(_, languages)| languages.len() >= 2 || languages.iter().any(|language| language == "en"))
+        .map(|(family, _)| format!("{family}.{{lang}}.yml"))
+        .collect()
+}
+
+/// The Rails locale files kept in a folder per language (CodeOcean's
+/// `config/locales/de/mailers/user_mailer.yml`), as one pattern per file name
+/// (`{lang}/mailers/user_mailer.yml`): the files under folders named by a language whose root
+/// key is that language, when two or more languages (or English) have such folders.
+fn rails_language_folders(dir: &Path) -> Vec<String> {
+    let mut languages = 0;
+    let mut english = false;
+    let mut files = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().filter_map(Result::ok) {
+        let Some(language) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if !entry.path().is_dir() || language.len() > 10 || LanguageCode::parse(&language).is_err() {
+            continue;
+        }
+        let mut found = false;
+        for file in walkdir::WalkDir::new(entry.path())
+            .max_depth(4)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|file| file.file_type().is_file())
+        {
+            let Ok(inner) = file.path().strip_prefix(entry.path()) else {
+                continue;
+            };
+            let inner = inner.to_string_lossy().replace('\\', "/");
+            if inner.ends_with(".yml") && rails_locale_root(file.path()).as_deref() == Some(language.as_str()) {
+                files.insert(inner);
+                found = true;
+            }
+        }
+        if found {
+            languages += 1;
+            english |= language.eq_ignore_ascii_case("en");
+        }
+    }
+    if languages < 2 && !english {
+        return Vec::new();
+    }
+    files.into_iter().map(|file| format!("{{lang}}/{file}")).collect()
 }
 
 /// Where Xcode's "Export Localizations" puts each language's XLIFF file.
@@ -546,6 +659,41 @@ mod tests {
         let again = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap_err();
         assert!(again.0.contains("--force"), "{}", again.0);
     }
+    #[test]
+    fn init_finds_rails_families_folders_per_language_and_vs_codes_families() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |file: &str, text: &str| {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        // VS Code: `package.nls.json` beside `package.nls.{lang}.json`.
+        write("c/package.nls.json", "{}");
+        write("c/package.nls.de.json", "{}");
+        write("c/package.nls.pt-br.json", "{}");
+        write("c/tsconfig.json", "{}");
+        write("c/tsconfig.app.json", "{}");
+        // diaspora: `{lang}.yml` and `devise.{lang}.yml`; CodeOcean: `{lang}/**/{name}.yml`.
+        write("a/config/locales/en.yml", "en:\n  x: X\n");
+        write("a/config/locales/fr.yml", "fr:\n  x: X\n");
+        write("a/config/locales/devise.en.yml", "en:\n  x: X\n");
+        write("a/config/locales/devise.fr.yml", "---\nfr:\n  x: X\n");
+        write("b/config/locales/de/exercise.yml", "---\nde:\n  x: X\n");
+        write("b/config/locales/de/mailers/user_mailer.yml", "de:\n  x: X\n");
+        write("b/config/locales/en/exercise.yml", "en:\n  x: X\n");
+        let (_, found) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
+        assert_eq!(
+            found,
+            [
+                "yaml: a/config/locales/{lang}.yml",
+                "yaml: a/config/locales/devise.{lang}.yml",
+                "yaml: b/config/locales/{lang}/exercise.yml",
+                "yaml: b/config/locales/{lang}/mailers/user_mailer.yml",
+                "json: c/package.nls.{lang}.json"
+            ]
+        );
+    }
+
     #[test]
     fn init_finds_flutters_arb_files_where_l10n_yaml_says() {
         let dir = tempfile::tempdir().unwrap();

@@ -263,23 +263,25 @@ impl Node {
         }
     }
 
-    /// A plural key's forms, when this is a mapping of CLDR categories with `other`.
+    /// A plural key's forms, when this is a mapping of CLDR categories with `other`. A form
+    /// with no value (`zero:`, as GOV.UK's files leave the categories a language does not
+    /// use) is no form: Ruby's i18n finds nothing there either.
     pub fn forms(&self) -> Option<Vec<(PluralCategory, &str)>> {
         let Node::Mapping { entries, .. } = self else {
             return None;
         };
         let mut forms = Vec::with_capacity(entries.len());
+        let mut has_other = false;
         for (entry, node) in entries {
             let category = PluralCategory::parse(&entry.name)?;
-            let Node::Scalar { value, null: false, .. } = node else {
-                return None;
-            };
-            forms.push((category, value.as_str()));
+            has_other |= category == PluralCategory::Other;
+            match node {
+                Node::Scalar { null: true, .. } => {}
+                Node::Scalar { value, .. } => forms.push((category, value.as_str())),
+                _ => return None,
+            }
         }
-        forms
-            .iter()
-            .any(|(category, _)| *category == PluralCategory::Other)
-            .then_some(forms)
+        has_other.then_some(forms)
     }
 }
 
@@ -609,5 +611,19 @@ mod tests {
             read.languages[0].1[0].text,
             Text::Plain("tab\t\"q\" \\ \u{1} \u{2028} 😀 \u{85}\u{feff}é".into())
         );
+    }
+
+    #[test]
+    fn a_plural_mapping_with_forms_left_empty_is_a_plural_key_of_the_forms_it_has() {
+        let file =
+            b"cy:\n  documents:\n    few:\n    many: ~\n    one: Dogfen\n    other: Dogfennau\n    two:\n    zero:\n";
+        let read = read(file).unwrap();
+        let (_, entries) = &read.languages[0];
+        assert_eq!(entries.len(), 1, "{entries:?}");
+        let Text::Plural(forms) = &entries[0].text else {
+            panic!("{entries:?}");
+        };
+        assert_eq!(forms.iter().count(), 2);
+        assert!(read.warnings.is_empty(), "{:?}", read.warnings);
     }
 }

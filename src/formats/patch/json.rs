@@ -95,6 +95,11 @@ fn patch_members(input: &PatchInput<'_>, arb: bool) -> Result<Patched, ReadError
     let mut names = Vec::new();
     let mut removed = Vec::new();
     for (name, member_index) in &prepared.leaves {
+        // Of a name given twice the last is the one the app reads (and the one uploaded):
+        // an earlier one stays as written.
+        if prepared.by_name.get(name) != Some(member_index) {
+            continue;
+        }
         let member = &local.members[*member_index];
         match theirs.get(name.as_str()) {
             Some(new) => {
@@ -417,6 +422,17 @@ mod tests {
         assert_eq!(
             patched(local, export, None, &[], false),
             "{\r\n    \"home\": {\r\n        \"title\": \"Home \\u00e9\"\r\n    },\r\n    \"bye\": \"See \\\"you\\\"\"\r\n}"
+        );
+    }
+
+    #[test]
+    fn a_name_given_twice_is_compared_at_its_last_definition() {
+        // Flutter Gallery's template defines `shrineProductChambrayShirt` twice.
+        let local = "{\n  \"a\": \"First\",\n  \"a\": \"Last\"\n}\n";
+        assert_eq!(patched(local, "{\"a\": \"Last\"}", None, &[], true), local);
+        assert_eq!(
+            patched(local, "{\"a\": \"New\"}", None, &[], true),
+            "{\n  \"a\": \"First\",\n  \"a\": \"New\"\n}\n"
         );
     }
 

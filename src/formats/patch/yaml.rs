@@ -127,8 +127,9 @@ impl Local {
     }
 }
 
-/// The keys of a language's mapping, each once (the first of a name given twice): its dotted
-/// name and the way to it from the mapping, an entry's index at each level.
+/// The keys of a language's mapping, each once: its dotted name and the way to it from the
+/// mapping, an entry's index at each level. Of a name given twice the last is the one Ruby
+/// reads, so it is the one compared; the earlier stays as written.
 #[derive(Default)]
 struct Keys {
     ways: Vec<(String, Vec<usize>)>,
@@ -142,6 +143,8 @@ impl Keys {
             let name = leaf.segments.join(".");
             if keys.names.insert(name.clone()) {
                 keys.ways.push((name, leaf.way));
+            } else if let Some((_, way)) = keys.ways.iter_mut().find(|(known, _)| *known == name) {
+                *way = leaf.way;
             }
         }
         keys
@@ -210,10 +213,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                     match (&own, node, their.node) {
                         (Meaning::Text(_), _, Node::Scalar { .. })
                         | (Meaning::Other, Node::Scalar { .. }, Node::Scalar { .. }) => {
-                            let span = node.span();
-                            // A null value (`key:`) has no text to replace: one goes after a space.
-                            let space = if text[..span.start].ends_with(':') { " " } else { "" };
-                            edits.replace(span, format!("{space}{}", &exported_text[their.node.span()]));
+                            replace_value(&mut edits, text, entry, node, &exported_text[their.node.span()]);
                         }
                         (
                             Meaning::Forms(_),
@@ -360,9 +360,16 @@ fn patch_forms(
     let theirs: HashMap<&str, &Node> = new.iter().map(|(entry, node)| (entry.name.as_str(), node)).collect();
     let ours: HashSet<&str> = own.iter().map(|(entry, _)| entry.name.as_str()).collect();
     for (entry, node) in own {
+        // A form without a text (`zero:`) or with an empty one (`zero: ""`) is not the
+        // server's to remove: the file keeps it.
+        let holds_nothing = matches!(node, Node::Scalar { null: true, .. })
+            || matches!(node, Node::Scalar { value, .. } if value.is_empty());
         match theirs.get(entry.name.as_str()) {
-            Some(their) if meaning(node) != meaning(their) => edits.replace(node.span(), &exported_text[their.span()]),
+            Some(their) if meaning(node) != meaning(their) => {
+                replace_value(edits, text, entry, node, &exported_text[their.span()]);
+            }
             Some(_) => {}
+            None if holds_nothing => {}
             None => {
                 let line = start_of_line(text, entry.span.start);
                 edits.replace(line..end_of_line(text, value_end(node)), "");
@@ -386,6 +393,20 @@ fn patch_forms(
         inserted.push_str(&exported_text[node.span()]);
         inserted.push_str(newline);
         edits.insert(at, inserted);
+    }
+}
+
+/// Puts `value` in place of a key's scalar. A null value (`zero:`) has no text to replace
+/// (its span may sit before the colon): the value goes after the key's colon and a space.
+fn replace_value(edits: &mut Edits, text: &str, entry: &Entry, node: &Node, value: &str) {
+    let span = node.span();
+    if !matches!(node, Node::Scalar { null: true, .. }) || !span.is_empty() {
+        edits.replace(span, value);
+        return;
+    }
+    match text[entry.span.end..].find(':') {
+        Some(colon) => edits.insert(entry.span.end + colon + 1, format!(" {value}")),
+        None => edits.replace(span, value),
     }
 }
 
@@ -424,5 +445,22 @@ mod tests {
         let patched = patched_with(patch, LOCAL.as_bytes(), exported, None, &["home.old", "files"], true);
         let expected = "# French texts of the app\nfr:\n  home:\n    # The page's title\n    title: \"Bienvenue\" # shown first\n  files:\n    other: '%{count} fichiers'\n    few: \"quelques fichiers\"\n  list: [a, b]\n  new:\n    deep:\n      a: \"A\"\n      b: \"B\"\n  top: \"Haut\"\n";
         assert_eq!(String::from_utf8(patched).unwrap(), expected);
+    }
+
+    #[test]
+    fn forms_without_a_text_stay_and_a_name_given_twice_is_compared_at_its_last_definition() {
+        // GOV.UK's `few:`/`zero:` left empty, an empty `zero: ""`, and Redmine's
+        // `two_words_connector` given twice in one mapping (Ruby reads the last).
+        let local = "az:\n  documents:\n    few:\n    one: sened\n    other: senedler\n    zero: \"\"\n  array:\n    two: \" ve \"\n    two: \" ve\"\n";
+        let exported = "az:\n  array:\n    two: \" ve\"\n  documents:\n    one: \"sened\"\n    other: \"senedler\"\n";
+        let patched = patched_with(patch, local.as_bytes(), exported, None, &[], false);
+        assert_eq!(String::from_utf8(patched).unwrap(), local);
+        // A form given a text on the server gets it after a space.
+        let exported = "az:\n  documents:\n    few: \"bir nece\"\n    one: \"sened\"\n    other: \"senedler\"\n";
+        let patched = String::from_utf8(patched_with(patch, local.as_bytes(), exported, None, &[], false)).unwrap();
+        assert!(
+            patched.starts_with("az:\n  documents:\n    few: \"bir nece\"\n    one: sened\n"),
+            "{patched}"
+        );
     }
 }
