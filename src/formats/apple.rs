@@ -207,15 +207,9 @@ pub fn scan_strings(text: &str) -> Result<(Vec<char>, Vec<ScannedEntry>), ReadEr
 }
 
 /// A `.strings` file's text and how it was stored: UTF-8 (with or without a BOM) or UTF-16
-/// (little or big endian, with its BOM).
+/// (little or big endian, with or without its BOM).
 pub fn decode_strings(bytes: &[u8]) -> Result<(String, StringsEncoding), ReadError> {
-    let encoding = match bytes {
-        [0xff, 0xfe, ..] => StringsEncoding::Utf16 { big_endian: false },
-        [0xfe, 0xff, ..] => StringsEncoding::Utf16 { big_endian: true },
-        _ => StringsEncoding::Utf8 {
-            bom: bytes.starts_with(b"\xef\xbb\xbf"),
-        },
-    };
+    let encoding = encoding_of(bytes);
     Ok((decode(bytes)?, encoding))
 }
 
@@ -223,7 +217,7 @@ pub fn decode_strings(bytes: &[u8]) -> Result<(String, StringsEncoding), ReadErr
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StringsEncoding {
     Utf8 { bom: bool },
-    Utf16 { big_endian: bool },
+    Utf16 { big_endian: bool, bom: bool },
 }
 
 impl StringsEncoding {
@@ -234,8 +228,12 @@ impl StringsEncoding {
                 bytes.extend_from_slice(text.as_bytes());
                 bytes
             }
-            StringsEncoding::Utf16 { big_endian } => {
-                let mut bytes = if big_endian { vec![0xfe, 0xff] } else { vec![0xff, 0xfe] };
+            StringsEncoding::Utf16 { big_endian, bom } => {
+                let mut bytes = match (bom, big_endian) {
+                    (false, _) => Vec::new(),
+                    (true, true) => vec![0xfe, 0xff],
+                    (true, false) => vec![0xff, 0xfe],
+                };
                 for unit in text.encode_utf16() {
                     bytes.extend_from_slice(&if big_endian {
                         unit.to_be_bytes()
@@ -246,6 +244,33 @@ impl StringsEncoding {
                 bytes
             }
         }
+    }
+}
+
+/// The encoding of a `.strings` file: its byte order mark says; without one, UTF-16 shows
+/// itself by a zero byte beside its first character (a `"`, `/` or space, which UTF-8 never
+/// writes with a zero), as Foundation's guess finds it.
+fn encoding_of(bytes: &[u8]) -> StringsEncoding {
+    match bytes {
+        [0xff, 0xfe, ..] => StringsEncoding::Utf16 {
+            big_endian: false,
+            bom: true,
+        },
+        [0xfe, 0xff, ..] => StringsEncoding::Utf16 {
+            big_endian: true,
+            bom: true,
+        },
+        [first, 0, ..] if *first != 0 && bytes.len() % 2 == 0 => StringsEncoding::Utf16 {
+            big_endian: false,
+            bom: false,
+        },
+        [0, second, ..] if *second != 0 && bytes.len() % 2 == 0 => StringsEncoding::Utf16 {
+            big_endian: true,
+            bom: false,
+        },
+        _ => StringsEncoding::Utf8 {
+            bom: bytes.starts_with(b"\xef\xbb\xbf"),
+        },
     }
 }
 
@@ -263,13 +288,11 @@ fn decode(bytes: &[u8]) -> Result<String, ReadError> {
             .collect();
         String::from_utf16(&units).map_err(|_| ReadError::unplaced("the file is not valid UTF-16"))
     };
-    match bytes {
-        [0xff, 0xfe, rest @ ..] => utf16(rest, false),
-        [0xfe, 0xff, rest @ ..] => utf16(rest, true),
-        _ => {
+    match encoding_of(bytes) {
+        StringsEncoding::Utf16 { big_endian, bom } => utf16(if bom { &bytes[2..] } else { bytes }, big_endian),
+        StringsEncoding::Utf8 { .. } => {
             let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-            String::from_utf8(bytes.to_vec())
-                .map_err(|_| ReadError::unplaced("the file is neither UTF-8 nor UTF-16 with a byte order mark"))
+            String::from_utf8(bytes.to_vec()).map_err(|_| ReadError::unplaced("the file is neither UTF-8 nor UTF-16"))
         }
     }
 }
@@ -604,6 +627,12 @@ mod tests {
             .chain("\"a\" = \"b\";".encode_utf16().flat_map(u16::to_le_bytes))
             .collect();
         assert_eq!(read_strings(&utf16).unwrap()[0].text.as_plain(), Some("b"));
+        // UTF-16 without a byte order mark, either way round, reads and is stored as it was.
+        for big_endian in [false, true] {
+            let encoding = StringsEncoding::Utf16 { big_endian, bom: false };
+            let bytes = encoding.encode("\"a\" = \"é\";");
+            assert_eq!(decode_strings(&bytes).unwrap(), ("\"a\" = \"é\";".to_owned(), encoding));
+        }
         // Only `\U` takes hex digits; an escape CoreFoundation does not know keeps its
         // character, and octal escapes are NeXTSTEP bytes.
         let escapes = read_strings(b"\"a\" = \"\\u203A \\U203A \\q \\326\\341 \\101\";").unwrap();
