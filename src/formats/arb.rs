@@ -38,6 +38,9 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, is_template: b
     for (key, text) in texts(keys, language) {
         let name = key.name.as_str();
         let value = match text {
+            // A text that is no ICU message (literal braces, from another format) is quoted
+            // as ICU and Flutter's `use-escaping: true` read it; a message stays as it is.
+            TextRef::Plain(value) if !icu::is_message(value) => icu::quote_literal(value),
             TextRef::Plain(value) => value.to_owned(),
             TextRef::Plural(forms) => icu::write_plural(forms),
         };
@@ -100,7 +103,7 @@ pub fn read(bytes: &[u8]) -> Result<(Vec<ParsedEntry>, Vec<ReadWarning>), ReadEr
         // language's file on its own, and the text goes back byte for byte.
         let text = match icu::read_plural(text) {
             Some(Ok(forms)) => Text::Plural(forms),
-            None | Some(Err(_)) => Text::Plain(text.clone()),
+            None | Some(Err(_)) => Text::Plain(icu::unquote_literal(text).unwrap_or_else(|| text.clone())),
         };
         let mut entry = ParsedEntry::plain(name.clone(), String::new());
         entry.text = text;

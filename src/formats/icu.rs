@@ -51,6 +51,77 @@ fn quote_into(text: &str, out: &mut String) {
     }
 }
 
+/// Whether `text` reads as an ICU message whose braces are all arguments (`{name}`,
+/// `{count, plural, ...}`), as Flutter's ARB texts are; a text with literal braces
+/// (`{"a": 1}`, an unmatched `}`) is not one. Apostrophes quote as ICU's do.
+pub fn is_message(text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    let mut depth = 0usize;
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if chars.peek() == Some(&'\'') => {
+                chars.next();
+            }
+            '\'' if quoted => quoted = false,
+            '\'' if matches!(chars.peek(), Some('{' | '}' | '#' | '|')) => quoted = true,
+            _ if quoted => {}
+            // Inside an argument's format (`plural, one {...}`) braces only nest.
+            '{' if depth > 0 => depth += 1,
+            '{' => {
+                // An argument starts with its name (letters, digits, `_`), then `}` or `,`.
+                while chars.next_if(|c| c.is_whitespace()).is_some() {}
+                let mut name = 0;
+                while chars.next_if(|c| c.is_alphanumeric() || *c == '_').is_some() {
+                    name += 1;
+                }
+                while chars.next_if(|c| c.is_whitespace()).is_some() {}
+                match chars.next() {
+                    Some('}') if name > 0 => {}
+                    Some(',') if name > 0 => depth += 1,
+                    _ => return false,
+                }
+            }
+            '}' if depth > 0 => depth -= 1,
+            '}' => return false,
+            _ => {}
+        }
+    }
+    depth == 0 && !quoted
+}
+
+/// `text` as literal ICU message text: apostrophes doubled, braces and `#` quoted, so that
+/// an ICU parser (and Flutter's with `use-escaping: true`) reads back exactly `text`.
+pub fn quote_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    quote_into(text, &mut out);
+    out
+}
+
+/// The literal text an ARB export quoted with [`quote_literal`], when `text` is exactly such
+/// a quoting of a text that is no ICU message; `None` for any other text, which is held as
+/// written.
+pub fn unquote_literal(text: &str) -> Option<String> {
+    if !text.contains('\'') {
+        return None;
+    }
+    let mut chars = text.chars().peekable();
+    let mut literal = String::with_capacity(text.len());
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if chars.peek() == Some(&'\'') => {
+                chars.next();
+                literal.push('\'');
+            }
+            '\'' if quoted => quoted = false,
+            '\'' if matches!(chars.peek(), Some('{' | '}' | '#' | '|')) => quoted = true,
+            c => literal.push(c),
+        }
+    }
+    (!is_message(&literal) && quote_literal(&literal) == text).then_some(literal)
+}
+
 /// Reads an ICU plural message (`{arg, plural, one {...} other {...}}`) into its forms.
 /// `None` when the text is not a plural message at all (a plain text); an error when it
 /// starts like one but is malformed. Explicit values (`=0 {...}`), an `offset:` and nested
@@ -160,5 +231,26 @@ mod tests {
         assert!(read_plural("{count, plural, one {x}}").unwrap().is_err());
         assert!(read_plural("{count, plural, one {# x} other {y}}").unwrap().is_err());
         assert!(read_plural("{count, plural, =0 {none} other {y}}").unwrap().is_err());
+    }
+
+    #[test]
+    fn literal_braces_are_quoted_and_only_such_quoting_is_read_back_as_literal() {
+        for message in [
+            "Hi {name}",
+            "{count, plural, one {# x} other {y}}",
+            "it's",
+            "'{itemName}'",
+            "",
+        ] {
+            assert!(is_message(message), "{message}");
+            assert_eq!(unquote_literal(message), None, "{message}");
+        }
+        for literal in ["{\"a\": 1}", "a } b", "{", "{ name}x{", "it's {0 and #"] {
+            assert!(!is_message(literal), "{literal}");
+            let quoted = quote_literal(literal);
+            assert!(is_message(&quoted), "{quoted}");
+            assert_eq!(unquote_literal(&quoted).as_deref(), Some(literal), "{quoted}");
+        }
+        assert_eq!(quote_literal("{\"a\": 1}"), "'{'\"a\": 1'}'");
     }
 }

@@ -106,7 +106,12 @@ fn patch_members(input: &PatchInput<'_>, arb: bool) -> Result<Patched, ReadError
                 if input.is_base {
                     names.push(name.clone());
                 }
-                if !member.holds(new) {
+                // An ARB export quotes a text's literal braces (`'{'`); the app's file may
+                // write the same text unquoted.
+                let same_literal = arb
+                    && matches!(new, Text::Plain(quoted) if crate::formats::icu::unquote_literal(quoted)
+                        .is_some_and(|literal| member.holds(&Text::Plain(literal))));
+                if !member.holds(new) && !same_literal {
                     edits.replace(member.value.clone(), style.render(new, &member.indent, newline));
                 }
             }
