@@ -9,7 +9,9 @@
 //! ICU plural messages (`{count, plural, one {...} other {...}}`) in source and target.
 //!
 //! Reading follows translate-toolkit's XLIFF store (the reference reader Weblate and Pootle
-//! use): a unit's key is its `resname` (1.2) or `name` (2.0), else its `id`; a `<target>` is
+//! use): a unit's key is its `resname` (1.2) or `name` (2.0), else its `id` (in Symfony's
+//! files, `original="file.ext"` or a `.xlf` name, its `<source>`, as Symfony's loader keys
+//! it); a file's language is the one its path names, else its own; a `<target>` is
 //! the file's language's text unless its state says it was never translated (`new`,
 //! `needs-translation`, 2.0's `initial` without a target); the other `needs-*` states (1.2)
 //! and 2.0's `initial` with a target mark it outdated. In a file whose target language is its

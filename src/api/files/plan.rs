@@ -92,7 +92,13 @@ impl UploadPlan {
             .collect();
         for original in upload.originals {
             let language = plan.language(project, &original.path, &original.language, add_languages)?;
-            plan.originals.push((language, original));
+            // The files of a namespace's upload (a file set's: a gettext or Symfony domain, a
+            // module) are not kept: exports of one namespace are written in the export's own
+            // layout (`locstore pull` patches the app's files itself), and the sets of several
+            // domains name their files alike (`de.xliff`), so each would replace the other's.
+            if namespace.is_default() {
+                plan.originals.push((language, original));
+            }
         }
         let mut upload_files = upload.files;
         upload_files.retain(|file| {

@@ -31,9 +31,14 @@ pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
 }
 
 /// What a unit says of its key, as a reader takes it: the source, the text (see
-/// [`Unit::text`]) and whether it is outdated.
-fn meaning<'u>(document: &Document, unit: &'u Unit) -> (&'u str, Option<&'u str>, bool) {
-    let in_source_file = document.is_source_file();
+/// [`Unit::text`]) and whether it is outdated. A file without `target-language` is a source
+/// file only when it is the base language's: Angular's `messages.es.xlf` is its path's
+/// language's, whose `state="new"` targets are not texts.
+fn meaning<'u>(document: &Document, unit: &'u Unit, is_base: bool) -> (&'u str, Option<&'u str>, bool) {
+    let in_source_file = match document.target_language {
+        Some(_) => document.is_source_file(),
+        None => is_base,
+    };
     let text = unit.text(in_source_file);
     let outdated = text.is_some() && unit.data.outdated && !in_source_file;
     (&unit.data.source, text, outdated)
@@ -122,10 +127,16 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             None => {}
         }
     }
+    // A translation's file gains the units the language has a text of, and units without a
+    // target (for a translator to fill) only when it lists units without a `<target>`
+    // already, as Xcode's exports do; Symfony's and Crowdin's files hold translated units
+    // (Kimai's `needs-translation` targets included) only.
+    let lists_untranslated = input.is_base || local.document.units.iter().any(|unit| unit.target.is_none());
     let new: Vec<&Unit> = exported
         .units
         .iter()
         .filter(|unit| !local.first.contains_key(unit.data.name.as_str()))
+        .filter(|unit| lists_untranslated || meaning(&exported, unit, false).1.is_some())
         .collect();
     if !new.is_empty() {
         let Some(end) = local.document.end_of_units else {
@@ -166,8 +177,8 @@ fn patch_unit(
     is_base: bool,
     newline: &str,
 ) {
-    let (own_source, own_target, own_outdated) = meaning(local, unit);
-    let (their_source, their_target, their_outdated) = meaning(exported, their);
+    let (own_source, own_target, own_outdated) = meaning(local, unit, is_base);
+    let (their_source, their_target, their_outdated) = meaning(exported, their, is_base);
     let element = |range: &Option<Range<usize>>| range.as_ref().map(|range| &exported_text[range.clone()]);
     // After which element of the unit an inserted one goes, with that element's indentation.
     let mut last = unit.source.clone();
@@ -177,12 +188,19 @@ fn patch_unit(
             edits.insert(anchor.end, format!("{newline}{indent}{inserted}"));
         }
     };
+    // A source that is the unit's key (Symfony's units keyed by source, Weblate's sources
+    // written as the `resname`) is the unit's identity, not the base text: it stays. Else the
+    // source is the translator's copy, often older than the base text (Kimai's, even in its
+    // English file): it follows the base text when the target or its state changes.
+    let target_changed = own_target != their_target || own_outdated != their_outdated;
     if own_source != their_source
+        && own_source != unit.data.name
+        && target_changed
         && let (Some(own), Some(new)) = (&unit.source, element(&their.source))
     {
         edits.replace(own.clone(), new);
     }
-    if own_target != their_target || own_outdated != their_outdated {
+    if target_changed {
         match (&unit.target, element(&their.target)) {
             (Some(own), Some(new)) => edits.replace(own.clone(), new),
             (None, Some(new)) => after(edits, &unit.source, new),
@@ -199,7 +217,9 @@ fn patch_unit(
     if unit.target.is_some() {
         last = unit.target.clone();
     }
-    if is_base && unit.data.note != their.data.note {
+    // An empty `<note/>` (Xcode's) is no description, as the reader takes it.
+    let note = |data: &xliff::UnitData| data.note.clone().filter(|note| !note.is_empty());
+    if is_base && note(&unit.data) != note(&their.data) {
         match (&unit.note, element(&their.note)) {
             (Some(own), Some(new)) => edits.replace(own.clone(), new),
             (Some(own), None) => edits.replace(lines_of(text, own), ""),
@@ -361,5 +381,139 @@ mod tests {
         );
         let untouched = patched_with(patch, local.as_bytes(), &exported, None, &[], false);
         assert_eq!(String::from_utf8(untouched).unwrap(), local);
+    }
+
+    /// A Symfony translation file as Kimai keeps it: `resname` keys, sources that are the key
+    /// or the translator's older copy of the English text.
+    const KIMAI_DE: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
+<xliff xmlns=\"urn:oasis:names:tc:xliff:document:1.2\" version=\"1.2\">
+  <file source-language=\"en\" target-language=\"de\" datatype=\"plaintext\" original=\"email.en.xlf\">
+    <body>
+      <trans-unit id=\"G2mhn_2\" resname=\"reset.title\" xml:space=\"preserve\" approved=\"yes\">
+        <source>Forgot your password?</source>
+        <target state=\"final\">Bei Ihrem Konto anmelden</target>
+      </trans-unit>
+      <trans-unit id=\"6u6oCwB\" resname=\"The email is already used.\">
+        <source>The email is already used.</source>
+        <target>Diese E-Mail-Adresse wird bereits verwendet.</target>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+";
+
+    #[test]
+    fn a_translators_older_source_and_a_source_that_is_the_key_stay_until_the_target_changes() {
+        let exported = export(&[
+            (
+                "reset.title",
+                "Sign in to your account",
+                Some("Bei Ihrem Konto anmelden"),
+                false,
+            ),
+            (
+                "The email is already used.",
+                "This e-mail address is already in use.",
+                Some("Diese E-Mail-Adresse wird bereits verwendet."),
+                false,
+            ),
+        ]);
+        let patched = patched_with(patch, KIMAI_DE.as_bytes(), &exported, None, &[], false);
+        assert_eq!(String::from_utf8(patched).unwrap(), KIMAI_DE);
+        // A changed target brings the base text along as the source, but never over the key.
+        let changed = exported.replace("Bei Ihrem Konto anmelden", "Anmelden").replace(
+            "Diese E-Mail-Adresse wird bereits verwendet.",
+            "Diese E-Mail-Adresse ist vergeben.",
+        );
+        let patched = String::from_utf8(patched_with(patch, KIMAI_DE.as_bytes(), &changed, None, &[], false)).unwrap();
+        assert!(
+            patched.contains("<source>Sign in to your account</source>"),
+            "{patched}"
+        );
+        assert!(
+            patched.contains("<source>The email is already used.</source>"),
+            "{patched}"
+        );
+        assert!(
+            patched.contains(">Diese E-Mail-Adresse ist vergeben.</target>"),
+            "{patched}"
+        );
+    }
+
+    #[test]
+    fn an_angular_translation_keeps_its_new_targets_and_translated_files_gain_no_empty_units() {
+        // Angular's `messages.es.xlf`: no `target-language`, `state="new"` targets that are
+        // still the English text; the export (of `es`) has no target for them.
+        let local = "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>
+<xliff version=\"1.2\" xmlns=\"urn:oasis:names:tc:xliff:document:1.2\">
+  <file source-language=\"en\" datatype=\"plaintext\" original=\"ng2.template\">
+    <body>
+      <trans-unit id=\"4472298507300372923\" datatype=\"html\">
+        <source>View and manage</source>
+        <target state=\"new\">View and manage</target>
+        <context-group purpose=\"location\">
+          <context context-type=\"linenumber\">23</context>
+        </context-group>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+";
+        let exported = export(&[("4472298507300372923", "View and manage", None, false)]);
+        let patched = patched_with(patch, local.as_bytes(), &exported, None, &[], false);
+        assert_eq!(String::from_utf8(patched).unwrap(), local);
+        // Kimai's German file holds translated units only: a key without German text
+        // (`reset.intro`, untranslated there) gets no unit.
+        let exported = export(&[
+            (
+                "reset.title",
+                "Sign in to your account",
+                Some("Bei Ihrem Konto anmelden"),
+                false,
+            ),
+            (
+                "reset.intro",
+                "This link will only be valid for the next 15 minutes.",
+                None,
+                false,
+            ),
+            (
+                "The email is already used.",
+                "This e-mail address is already in use.",
+                Some("Diese E-Mail-Adresse wird bereits verwendet."),
+                false,
+            ),
+        ]);
+        let patched = patched_with(patch, KIMAI_DE.as_bytes(), &exported, None, &[], false);
+        assert_eq!(String::from_utf8(patched).unwrap(), KIMAI_DE);
+    }
+
+    #[test]
+    fn an_empty_note_is_no_description_and_stays() {
+        // Vienna's `en.xliff` from Xcode 11: `<note/>` on the stringsdict units.
+        let local = "<xliff version=\"1.2\">
+  <file source-language=\"en\" target-language=\"en\">
+    <body>
+      <trans-unit id=\"/%d new articles retrieved:dict/NSStringLocalizedFormatKey:dict/:string\" xml:space=\"preserve\">
+        <source>%#@articles@</source>
+        <target>%#@articles@</target>
+        <note/>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+";
+        let exported = export(&[(
+            "/%d new articles retrieved:dict/NSStringLocalizedFormatKey:dict/:string",
+            "%#@articles@",
+            Some("%#@articles@"),
+            false,
+        )])
+        .replace(
+            "<note>/%d new articles retrieved:dict/NSStringLocalizedFormatKey:dict/:string</note>",
+            "",
+        );
+        let patched = patched_with(patch, local.as_bytes(), &exported, None, &[], true);
+        assert_eq!(String::from_utf8(patched).unwrap(), local);
     }
 }

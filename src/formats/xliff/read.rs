@@ -114,6 +114,10 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
     let mut part: Option<(Part, usize, String, usize)> = None;
     let mut notes_seen = false;
     let mut segments = 0usize;
+    // Symfony's files (`original="file.ext"`, Kimai's `original="messages.en.xlf"`) are
+    // keyed as Symfony's loader keys them: `resname`, else the `<source>` (never the `id`).
+    let mut keyed_by_source = false;
+    let mut named_by_id = false;
     let mut note_depth_v2: Option<usize> = None;
     loop {
         let position = reader.buffer_position() as usize;
@@ -167,6 +171,9 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                 }
                 match (document.version, name, &mut unit) {
                     (Version::V1, b"file", None) => {
+                        keyed_by_source = attribute(start, b"original").is_some_and(|original| {
+                            original == "file.ext" || original.ends_with(".xlf") || original.ends_with(".xliff")
+                        });
                         if document.source_language.is_none() {
                             document.source_language = attribute(start, b"source-language");
                         }
@@ -180,6 +187,8 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                             Version::V2 => b"name",
                         };
                         let [id, label, translate] = attributes(start, [b"id", label, b"translate"]);
+                        let label = label.filter(|label| !label.is_empty());
+                        named_by_id = label.is_none();
                         let new = Unit {
                             data: UnitData {
                                 name: label.or(id).unwrap_or_default(),
@@ -274,6 +283,9 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                     (Version::V1, b"trans-unit") | (Version::V2, b"unit") => {
                         if let Some(mut done) = unit.take() {
                             done.span.end = after;
+                            if keyed_by_source && named_by_id && !done.data.source.is_empty() {
+                                done.data.name = done.data.source.clone();
+                            }
                             if document.version == Version::V2 && done.data.target.is_none() {
                                 done.data.outdated = false;
                             }
@@ -586,5 +598,63 @@ hier &amp; &lt;da&gt; <![CDATA[<b>]]></target>
         assert!(read(b"<xliff version=\"3.0\"/>").is_err());
         let err = read(b"<xliff version=\"1.2\">\n<file><body><trans-unit id=\"a\"><source>x</target>").unwrap_err();
         assert_eq!(err.line, Some(2));
+    }
+
+    #[test]
+    fn symfony_units_are_keyed_by_resname_else_source_and_the_paths_language_wins() {
+        // Symfony Validator's `validators.no.xlf` says `nb`; its unit 37 is keyed by its
+        // `resname`, unit 38 (without one) by its source, as Symfony's loader keys them.
+        let file = "<?xml version=\"1.0\" encoding=\"utf-8\"?>
+<xliff xmlns=\"urn:oasis:names:tc:xliff:document:1.2\" version=\"1.2\">
+    <file source-language=\"en\" target-language=\"nb\" datatype=\"plaintext\" original=\"file.ext\">
+        <body>
+            <trans-unit id=\"37\" resname=\"This is not a valid IP address.\">
+                <source>This value is not a valid IP address.</source>
+                <target state=\"needs-review-translation\">Denne verdien er ikke en gyldig IP-adresse.</target>
+            </trans-unit>
+            <trans-unit id=\"38\">
+                <source>This value is not a valid language.</source>
+                <target>Denne verdien er ikke et gyldig språk.</target>
+            </trans-unit>
+        </body>
+    </file>
+</xliff>
+";
+        let read = read_in(file.as_bytes(), Some("no")).unwrap();
+        assert_eq!(read.language.as_deref(), Some("no"));
+        let names: Vec<&str> = read.entries.iter().map(|entry| entry.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["This is not a valid IP address.", "This value is not a valid language."]
+        );
+        assert!(read.entries[0].outdated);
+        // Without a path's language, the file's own.
+        assert_eq!(super::read(file.as_bytes()).unwrap().language.as_deref(), Some("nb"));
+    }
+
+    #[test]
+    fn an_angular_translation_without_target_language_is_its_paths_language() {
+        let file = "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>
+<xliff version=\"1.2\" xmlns=\"urn:oasis:names:tc:xliff:document:1.2\">
+  <file source-language=\"en\" datatype=\"plaintext\" original=\"ng2.template\">
+    <body>
+      <trans-unit id=\"routes.about\" datatype=\"html\">
+        <source>about</source>
+        <target state=\"translated\">sobre</target>
+      </trans-unit>
+      <trans-unit id=\"4472298507300372923\" datatype=\"html\">
+        <source>View and manage</source>
+        <target state=\"new\">View and manage</target>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+";
+        let read = read_in(file.as_bytes(), Some("es")).unwrap();
+        assert_eq!(read.language.as_deref(), Some("es"));
+        let names: Vec<&str> = read.entries.iter().map(|entry| entry.name.as_str()).collect();
+        assert_eq!(names, ["routes.about"], "a `new` target is not a text");
+        assert_eq!(read.source_language.as_deref(), Some("en"));
+        assert_eq!(read.sources.len(), 2, "its sources are the base texts");
     }
 }
