@@ -685,4 +685,22 @@ mod tests {
         assert_eq!(place(ExportFormat::Json, "locales/fr.json").as_deref(), Some("fr"));
         assert_eq!(place(ExportFormat::Json, "README.md"), None);
     }
+
+    #[test]
+    fn gettext_paths_name_their_language_and_domain_as_the_ecosystems_write_them() {
+        let po = |path: &str| {
+            (
+                place(ExportFormat::Po, path).unwrap(),
+                namespace_of(ExportFormat::Po, path, None),
+            )
+        };
+        assert_eq!(po("po/sr@latin.po"), ("sr-Latn".into(), String::new()));
+        assert_eq!(po("po/sr_RS@latin.po"), ("sr-Latn-RS".into(), String::new()));
+        assert_eq!(
+            po("locale/zh_Hans/LC_MESSAGES/djangojs.po"),
+            ("zh_Hans".into(), "djangojs".into())
+        );
+        assert_eq!(po("language/doublecmd.be.po"), ("be".into(), "doublecmd".into()));
+        assert_eq!(po("po/quodlibet.pot"), (BASE_LANGUAGE.into(), String::new()));
+    }
 }
