@@ -158,6 +158,9 @@ mod tests {
     #[test]
     fn a_surrogate_pair_written_as_two_escapes_is_one_character() {
         let entries = read(br#"{"run": "\uD83C\uDFC3 go"}"#).unwrap();
-        assert_eq!(entries[0].text, crate::domain::model::Text::Plain("\u{1F3C3} go".into()));
+        assert_eq!(
+            entries[0].text,
+            crate::domain::model::Text::Plain("\u{1F3C3} go".into())
+        );
     }
 }
