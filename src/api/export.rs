@@ -172,7 +172,8 @@ impl ExportApi {
         /// Answer `304 Not Modified`, with no body, when this names the current `ETag`.
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
-        /// Export one namespace: its keys and those of the namespaces under it
+        /// Export one namespace: its keys and, for formats whose files name namespaces
+        /// (i18next, JSON, Apple, PO, XLIFF), those of the namespaces under it
         /// (`namespace=core` takes `core` and `core/common`), written as if it were the default
         /// namespace; `namespace=` with no value takes the default namespace's keys only. All
         /// keys when left out: a format without namespaces (Android, ARB, CSV, PO, XLIFF,

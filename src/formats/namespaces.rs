@@ -9,8 +9,9 @@
 //! resource names map the `:` like any other character they cannot hold.
 //!
 //! An export may also be of one namespace (`namespace=core`, what `locstore pull` asks for a
-//! module's file set): it takes that namespace's keys and those of the namespaces under it
-//! (`core/common`), written as if `core` were the default namespace (`common` then).
+//! module's file set): it takes that namespace's keys and, where a format's files name
+//! namespaces, those of the namespaces under it (`core/common`), written as if `core` were the
+//! default namespace (`common` then).
 //! `namespace=` with no value takes the default namespace's keys only.
 
 use std::borrow::Cow;
