@@ -30,6 +30,7 @@ fn translations(index: usize) -> Vec<TranslationInput> {
             language: language(code),
             text: TextInput::Content(format!("{code} text number {index} for screen {}", index % 500)),
             literal: false,
+            keeps_unexpressed_forms: false,
         })
         .collect()
 }

@@ -501,6 +501,7 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
                 language,
                 text,
                 literal: false,
+                keeps_unexpressed_forms: false,
             })
         })
         .collect::<Result<Vec<_>, String>>()

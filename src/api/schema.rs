@@ -593,6 +593,7 @@ impl TranslationItem {
             language,
             text,
             literal: false,
+            keeps_unexpressed_forms: false,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The upload of several file sets in one request (`POST .../files/sets`, what `locstore push`
-//! sends): one commit for all of them, each set under its namespace and tags.
+//! sends): one commit for all of them, each set under its namespace and tags; and what an
+//! upload keeps of what its format cannot say.
 
 use poem::http::StatusCode;
 use serde_json::json;
@@ -134,4 +135,38 @@ async fn a_bad_manifest_is_refused_and_changes_nothing() {
         assert!(message.contains(says), "{message}");
     }
     assert_eq!(app.commit_count(), before);
+}
+
+/// A PO file's `Plural-Forms` formula cannot express every CLDR category (French `many`): an
+/// upload of one never deletes the forms the project holds of the categories it lacks.
+#[tokio::test]
+async fn a_po_upload_keeps_the_plural_forms_its_formula_cannot_express() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "%d file", "plural": true, "translations": [
+            {"language": "en", "forms": {"one": "%d file", "other": "%d files"}},
+            {"language": "fr", "forms": {"one": "%d fichier", "many": "%d de fichiers", "other": "%d fichiers"}}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let french = "msgid \"\"\nmsgstr \"\"\n\"Language: fr\\n\"\n\"Plural-Forms: nplurals=2; plural=(n > 1);\\n\"\n\n\
+        msgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"%d fichier\"\nmsgstr[1] \"%d dossiers\"\n";
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=po&language=fr",
+        "text/x-po",
+        french.as_bytes().to_vec(),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let key = app
+        .get("/teams/acme/projects/mobile/keys/%25d%20file")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        key["data"]["translation"]["fr"],
+        json!({"one": "%d fichier", "many": "%d de fichiers", "other": "%d dossiers"}),
+        "the changed form is taken, the one the file cannot say is kept"
+    );
 }

@@ -356,6 +356,7 @@ impl UploadPlan {
                     language: language.clone(),
                     text,
                     literal: !parsed.markup,
+                    keeps_unexpressed_forms: file.path.ends_with(".po"),
                 });
             }
         }

@@ -158,6 +158,10 @@ pub struct TranslationInput {
     /// The text is literal even if the key holds markup texts (an uploaded string without
     /// tags): it is escaped when stored in a markup key.
     pub literal: bool,
+    /// The text comes from a file whose format cannot express every CLDR category of the
+    /// language (a PO file's `Plural-Forms` formula has no index for French `many`): the
+    /// key's forms of categories the input does not give are kept, never deleted.
+    pub keeps_unexpressed_forms: bool,
 }
 
 /// The text of a translation as sent: `content` for a plain key, `forms` for a plural one.
@@ -408,9 +412,20 @@ pub(crate) fn merge_translations(
         let text = match (input.text, key.plural) {
             (TextInput::Content(content), false) => (!content.is_empty()).then_some(Text::Plain(content)),
             (TextInput::Forms(forms), true) if forms.is_empty() => None,
-            (TextInput::Forms(forms), true) => Some(Text::Plural(PluralForms::new(forms).map_err(|err| {
-                StoreError::Invalid(format!("The forms for language {}: {err}.", quoted(language.as_str())))
-            })?)),
+            (TextInput::Forms(mut forms), true) => {
+                if input.keeps_unexpressed_forms
+                    && let Some(crate::domain::model::TextRef::Plural(held)) = key.translations.get(language)
+                {
+                    for (category, text) in held.iter() {
+                        if !forms.iter().any(|(given, _)| *given == category) {
+                            forms.push((category, text.to_owned()));
+                        }
+                    }
+                }
+                Some(Text::Plural(PluralForms::new(forms).map_err(|err| {
+                    StoreError::Invalid(format!("The forms for language {}: {err}.", quoted(language.as_str())))
+                })?))
+            }
             (TextInput::Content(_), true) => {
                 return Err(StoreError::Invalid(format!(
                     "Key {} is plural: give its translation in {} as `forms` ({}), not `content`.",
