@@ -301,17 +301,7 @@ impl FilesApi {
         let add_languages = add_languages.0.unwrap_or(false);
         // Gathering 100,000 keys' texts across files is CPU work: off the runtime's workers.
         let plan = tokio::task::spawn_blocking(move || {
-            let existing: rustc_hash::FxHashMap<&str, KnownKey> = keys
-                .iter()
-                .map(|entry| {
-                    let known = KnownKey {
-                        plural: entry.key.plural,
-                        translatable: entry.key.translatable,
-                        has_base: entry.key.translations.get(&project.base_language).is_some(),
-                    };
-                    (entry.key.name.identity(), known)
-                })
-                .collect();
+            let existing = KnownKey::of_keys(&keys, &project.base_language);
             UploadPlan::new(&project, &existing, upload, add_languages, &tags, &namespace)
         })
         .await
@@ -319,14 +309,7 @@ impl FilesApi {
             tracing::error!(error = %join_error, "the upload planning task failed");
             ApiError::internal()
         })??;
-        let applying = Applying {
-            mode: match mode.0.unwrap_or(UploadMode::Upsert) {
-                UploadMode::Create => ImportMode::Create,
-                UploadMode::Upsert => ImportMode::Upsert,
-            },
-            dry_run: dry_run.0.unwrap_or(false),
-            keep_current: keep_current.0.unwrap_or(false),
-        };
+        let applying = Applying::new(mode.0, dry_run.0, keep_current.0);
         let (result, _) = self.apply(&auth, team, project_name, plan, applying).await?;
         Ok(Json(result))
     }
@@ -381,18 +364,8 @@ impl FilesApi {
             })??;
         let (_, keys) = self.state.store.keys_for_export(&team, &project_name, &[]).await?;
         let add_languages = add_languages.0.unwrap_or(false);
-        let (plan, set_keys, existing) = tokio::task::spawn_blocking(move || {
-            let existing: rustc_hash::FxHashMap<&str, KnownKey> = keys
-                .iter()
-                .map(|entry| {
-                    let known = KnownKey {
-                        plural: entry.key.plural,
-                        translatable: entry.key.translatable,
-                        has_base: entry.key.translations.get(&project.base_language).is_some(),
-                    };
-                    (entry.key.name.identity(), known)
-                })
-                .collect();
+        let (plan, set_keys) = tokio::task::spawn_blocking(move || {
+            let existing = KnownKey::of_keys(&keys, &project.base_language);
             let mut joined: Option<UploadPlan> = None;
             // The error of one set of several says which.
             let several = read.len() > 1;
@@ -407,30 +380,27 @@ impl FilesApi {
                     &set.namespace,
                 )
                 .map_err(|err| if several { err.in_set(place) } else { err })?;
-                set_keys.push(plan.names().cloned().collect::<Vec<KeyName>>());
+                // Each key of the set, and whether the project had it before the push.
+                set_keys.push(
+                    plan.names()
+                        .map(|name| (name.clone(), existing.contains_key(name.identity())))
+                        .collect::<Vec<(KeyName, bool)>>(),
+                );
                 match &mut joined {
                     None => joined = Some(plan.into_set(place)),
                     Some(joined) => joined.absorb(plan, place),
                 }
             }
-            let existing: rustc_hash::FxHashSet<KeyName> = keys.iter().map(|entry| entry.key.name.clone()).collect();
             let mut plan = joined.ok_or_else(|| ApiError::invalid("sets.json lists no file set."))?;
             plan.ignored.extend(strays);
-            Ok::<_, ApiError>((plan, set_keys, existing))
+            Ok::<_, ApiError>((plan, set_keys))
         })
         .await
         .map_err(|join_error| {
             tracing::error!(error = %join_error, "the upload planning task failed");
             ApiError::internal()
         })??;
-        let applying = Applying {
-            mode: match mode.0.unwrap_or(UploadMode::Upsert) {
-                UploadMode::Create => ImportMode::Create,
-                UploadMode::Upsert => ImportMode::Upsert,
-            },
-            dry_run: dry_run.0.unwrap_or(false),
-            keep_current: keep_current.0.unwrap_or(false),
-        };
+        let applying = Applying::new(mode.0, dry_run.0, keep_current.0);
         let (mut result, written) = self.apply(&auth, team, project_name, plan, applying).await?;
         let written: rustc_hash::FxHashSet<KeyName> = written.into_iter().collect();
         result.sets = Some(
@@ -440,7 +410,7 @@ impl FilesApi {
                     let count = |wanted: fn(bool, bool) -> bool| {
                         names
                             .iter()
-                            .filter(|name| wanted(existing.contains(*name), written.contains(*name)))
+                            .filter(|(name, existed)| wanted(*existed, written.contains(name)))
                             .count() as u64
                     };
                     SetResult {
@@ -460,6 +430,20 @@ struct Applying {
     mode: ImportMode,
     dry_run: bool,
     keep_current: bool,
+}
+
+impl Applying {
+    /// From the query parameters: `upsert`, no dry run and outdating by default.
+    fn new(mode: Option<UploadMode>, dry_run: Option<bool>, keep_current: Option<bool>) -> Self {
+        Self {
+            mode: match mode.unwrap_or(UploadMode::Upsert) {
+                UploadMode::Create => ImportMode::Create,
+                UploadMode::Upsert => ImportMode::Upsert,
+            },
+            dry_run: dry_run.unwrap_or(false),
+            keep_current: keep_current.unwrap_or(false),
+        }
+    }
 }
 
 impl FilesApi {

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::server::{Exported, ExportedEntry, KeyState, Server};
 use super::settings;
 use super::{Common, Ending, Failure, PullOptions, connect, display, files, print_json};
+use crate::domain::names::Namespace;
 use crate::formats::{patch, upload};
 
 /// Exports every file set and brings the app's files in step: a file the app has is
@@ -287,11 +288,11 @@ impl Puller<'_> {
         // The key of the entry: its file's namespace, under the set's.
         let located = upload::locate(self.set.format, layout).and_then(|(_, file)| file);
         let own = upload::namespace_of(self.set.format, layout, located.as_ref());
-        let namespace = match (self.set.namespace.as_deref(), own.as_str()) {
-            (None | Some(""), own) => own.to_owned(),
-            (Some(set), "") => set.to_owned(),
-            (Some(set), own) => format!("{set}/{own}"),
-        };
+        // As the upload names it: the file's own namespace under the set's.
+        let set_namespace = self.set.namespace.as_deref().unwrap_or_default();
+        let namespace = Namespace::parse(&own)
+            .and_then(|file| file.under(&Namespace::parse(set_namespace)?))
+            .map_or(own, |namespace| namespace.as_str().to_owned());
         let id = (namespace, name.to_owned());
         let known = self
             .key_states

@@ -8,19 +8,6 @@ use crate::helpers::TestApp;
 
 const KEYS: &str = "/teams/acme/projects/mobile/keys";
 
-/// Percent-encodes text for one path segment or query value.
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
-
 async fn create_in(app: &TestApp, namespace: &str, name: &str, english: &str) {
     app.post(
         KEYS,
@@ -151,7 +138,11 @@ async fn the_query_sorts_by_namespace_then_name_and_filters_by_namespace() {
         pairs(&[("common", "cancel"), ("common", "title")])
     );
     assert_eq!(
-        listed(&app, &format!("namespace={}", encode("settings/profile"))).await,
+        listed(
+            &app,
+            &format!("namespace={}", crate::app_files::urlencode("settings/profile"))
+        )
+        .await,
         pairs(&[("settings/profile", "title")])
     );
     assert_eq!(listed(&app, "namespace=none").await, pairs(&[]));
@@ -164,7 +155,9 @@ async fn the_query_sorts_by_namespace_then_name_and_filters_by_namespace() {
     assert_eq!(page.header("x-pagination-total-count"), "2");
     assert_eq!(page.json()["data"][0]["name"], "title");
     // A malformed namespace is refused.
-    let bad = app.get(&format!("{KEYS}?namespace={}", encode("/lead"))).await;
+    let bad = app
+        .get(&format!("{KEYS}?namespace={}", crate::app_files::urlencode("/lead")))
+        .await;
     assert_eq!(bad.error_code(StatusCode::BAD_REQUEST), "invalid_request");
 }
 
@@ -263,7 +256,7 @@ async fn names_with_outer_spaces_line_breaks_and_percent_signs_are_keys_like_any
     }
     for name in names {
         let reply = app
-            .get(&format!("{KEYS}/{}", encode(name)))
+            .get(&format!("{KEYS}/{}", crate::app_files::urlencode(name)))
             .await
             .assert_ok(StatusCode::OK);
         assert_eq!(reply["data"]["name"], name);
@@ -272,12 +265,15 @@ async fn names_with_outer_spaces_line_breaks_and_percent_signs_are_keys_like_any
             Value::from(format!("text of {name}"))
         );
         let reply = app
-            .get(&format!("{KEYS}/{}?namespace=Localizable", encode(name)))
+            .get(&format!(
+                "{KEYS}/{}?namespace=Localizable",
+                crate::app_files::urlencode(name)
+            ))
             .await
             .assert_ok(StatusCode::OK);
         assert_eq!(reply["data"]["translation"]["en"], "in a table");
         app.patch(
-            &format!("{KEYS}/{}", encode(name)),
+            &format!("{KEYS}/{}", crate::app_files::urlencode(name)),
             json!({"translations": [{"language": "fr", "content": "fr"}]}),
         )
         .await
@@ -300,7 +296,7 @@ async fn names_with_outer_spaces_line_breaks_and_percent_signs_are_keys_like_any
     let app = TestApp::spawn_in(dir).await;
     for name in names {
         let reply = app
-            .get(&format!("{KEYS}/{}", encode(name)))
+            .get(&format!("{KEYS}/{}", crate::app_files::urlencode(name)))
             .await
             .assert_ok(StatusCode::OK);
         assert_eq!(reply["data"]["translation"]["fr"], "fr", "{name:?}");

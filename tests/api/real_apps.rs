@@ -195,20 +195,7 @@ fn copy_app(from: &Path, to: &Path) {
         }
         let target = to.join(&name);
         if entry.is_dir() {
-            copy_tree(&entry, &target);
-        } else {
-            std::fs::copy(&entry, &target).unwrap();
-        }
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap().path();
-        let target = to.join(entry.file_name().unwrap());
-        if entry.is_dir() {
-            copy_tree(&entry, &target);
+            crate::app_files::copy_tree(&entry, &target);
         } else {
             std::fs::copy(&entry, &target).unwrap();
         }

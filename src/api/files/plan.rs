@@ -39,6 +39,25 @@ pub(super) struct KnownKey {
     pub(super) has_base: bool,
 }
 
+impl KnownKey {
+    /// What the server knows of each of a project's keys, by the key's identity.
+    pub(super) fn of_keys<'a>(
+        keys: &'a [std::sync::Arc<crate::store::KeyEntry>],
+        base_language: &LanguageCode,
+    ) -> rustc_hash::FxHashMap<&'a str, KnownKey> {
+        keys.iter()
+            .map(|entry| {
+                let known = KnownKey {
+                    plural: entry.key.plural,
+                    translatable: entry.key.translatable,
+                    has_base: entry.key.translations.get(base_language).is_some(),
+                };
+                (entry.key.name.identity(), known)
+            })
+            .collect()
+    }
+}
+
 /// An upload turned into import entries: the files' languages resolved against the project,
 /// each key's texts gathered across languages, and the entries passed over as warnings.
 pub(super) struct UploadPlan {
