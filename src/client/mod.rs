@@ -8,6 +8,7 @@
 mod domains;
 mod files;
 mod init;
+mod modules;
 mod pull;
 mod push;
 mod server;

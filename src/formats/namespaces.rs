@@ -17,8 +17,9 @@
 use std::borrow::Cow;
 
 use super::ExportFormat;
+use crate::domain::key_files::Platform;
 use crate::domain::model::Key;
-use crate::domain::names::{KeyName, Namespace};
+use crate::domain::names::{KeyName, LanguageCode, Namespace};
 
 /// Whether a format writes each namespace to a file of its own.
 pub fn has_namespaces(format: ExportFormat) -> bool {
@@ -70,7 +71,7 @@ pub fn exported<'a>(keys: &[&'a Key], format: ExportFormat, within: Option<&Name
 }
 
 /// Whether a file's path names a namespace within its file set
-/// ([`super::upload::namespace_of`]): an i18next namespace, an Apple table, a gettext or
+/// ([`namespace_of`]): an i18next namespace, an Apple table, a gettext or
 /// XLIFF domain. Android, ARB, CSV and Rails files do not.
 fn files_name_namespaces(format: ExportFormat) -> bool {
     has_namespaces(format) || matches!(format, ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2)
@@ -87,6 +88,58 @@ fn relative<'a>(namespace: &'a str, within: &str) -> Option<&'a str> {
         "" => Some(""),
         rest => rest.strip_prefix('/'),
     }
+}
+
+/// The namespace a file's path gives its entries: the i18next namespace of `{lang}/{ns}.json`
+/// (nested folders included: `fr/settings/profile.json` is `settings/profile`), the Apple
+/// table (`InfoPlist.strings`, `Shortcuts.xcstrings`) other than `Localizable`, the gettext or
+/// XLIFF domain of `{domain}.{lang}.po`, `{domain}.{lang}.xlf` and Django's
+/// `LC_MESSAGES/{domain}.po` other than `messages` (the default domain of Symfony and Angular,
+/// whose `messages.xlf` source file names none); `""` for every other file. A name that is
+/// not a valid namespace gives `""`.
+pub fn namespace_of(format: ExportFormat, path: &str, file: Option<&(Platform, String)>) -> String {
+    let valid = |name: &str| crate::domain::names::Namespace::parse(name).is_ok();
+    let mut parts = path.rsplit('/');
+    let file_name = parts.next().unwrap_or_default();
+    let folder = parts.next().unwrap_or_default();
+    let namespace = match (format, file) {
+        (_, Some((Platform::Web, namespace))) => namespace_path(path, namespace),
+        (_, Some((Platform::Apple, table))) if table != "Localizable" => table.clone(),
+        (ExportFormat::Po, _) if folder == "LC_MESSAGES" => {
+            file_name.strip_suffix(".po").unwrap_or_default().to_owned()
+        }
+        (ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2, _) => {
+            let stem = file_name.rsplit_once('.').map_or(file_name, |(stem, _)| stem);
+            match stem.rsplit_once('.') {
+                Some((domain, language)) if LanguageCode::parse(language).is_ok() => domain.to_owned(),
+                _ => String::new(),
+            }
+        }
+        _ => String::new(),
+    };
+    if namespace == "messages" || !valid(&namespace) {
+        return String::new();
+    }
+    namespace
+}
+
+/// An i18next namespace with the folders between the language's folder and the file:
+/// `locales/fr/settings/profile.json` is `settings/profile` when `fr` is the language's
+/// folder. Only the file's own name when no folder above names a language.
+fn namespace_path(path: &str, namespace: &str) -> String {
+    let parts: Vec<&str> = path.split('/').collect();
+    let Some(file_at) = parts.len().checked_sub(1) else {
+        return namespace.to_owned();
+    };
+    // The nearest folder above the file that is a language code.
+    for at in (0..file_at).rev() {
+        if LanguageCode::parse(parts[at]).is_ok() {
+            let mut nested: Vec<&str> = parts[at + 1..file_at].to_vec();
+            nested.push(namespace);
+            return nested.join("/");
+        }
+    }
+    namespace.to_owned()
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@ use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::LanguageCode;
 pub use crate::formats::android::android_language;
 
+pub use super::namespaces::namespace_of;
+
 /// What an upload holds.
 #[derive(Debug, Default)]
 pub struct Upload {
@@ -287,58 +289,6 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
         }
         _ => None,
     }
-}
-
-/// The namespace a file's path gives its entries: the i18next namespace of `{lang}/{ns}.json`
-/// (nested folders included: `fr/settings/profile.json` is `settings/profile`), the Apple
-/// table (`InfoPlist.strings`, `Shortcuts.xcstrings`) other than `Localizable`, the gettext or
-/// XLIFF domain of `{domain}.{lang}.po`, `{domain}.{lang}.xlf` and Django's
-/// `LC_MESSAGES/{domain}.po` other than `messages` (the default domain of Symfony and Angular,
-/// whose `messages.xlf` source file names none); `""` for every other file. A name that is
-/// not a valid namespace gives `""`.
-pub fn namespace_of(format: ExportFormat, path: &str, file: Option<&(Platform, String)>) -> String {
-    let valid = |name: &str| crate::domain::names::Namespace::parse(name).is_ok();
-    let mut parts = path.rsplit('/');
-    let file_name = parts.next().unwrap_or_default();
-    let folder = parts.next().unwrap_or_default();
-    let namespace = match (format, file) {
-        (_, Some((Platform::Web, namespace))) => namespace_path(path, namespace),
-        (_, Some((Platform::Apple, table))) if table != "Localizable" => table.clone(),
-        (ExportFormat::Po, _) if folder == "LC_MESSAGES" => {
-            file_name.strip_suffix(".po").unwrap_or_default().to_owned()
-        }
-        (ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2, _) => {
-            let stem = file_name.rsplit_once('.').map_or(file_name, |(stem, _)| stem);
-            match stem.rsplit_once('.') {
-                Some((domain, language)) if LanguageCode::parse(language).is_ok() => domain.to_owned(),
-                _ => String::new(),
-            }
-        }
-        _ => String::new(),
-    };
-    if namespace == "messages" || !valid(&namespace) {
-        return String::new();
-    }
-    namespace
-}
-
-/// An i18next namespace with the folders between the language's folder and the file:
-/// `locales/fr/settings/profile.json` is `settings/profile` when `fr` is the language's
-/// folder. Only the file's own name when no folder above names a language.
-fn namespace_path(path: &str, namespace: &str) -> String {
-    let parts: Vec<&str> = path.split('/').collect();
-    let Some(file_at) = parts.len().checked_sub(1) else {
-        return namespace.to_owned();
-    };
-    // The nearest folder above the file that is a language code.
-    for at in (0..file_at).rev() {
-        if LanguageCode::parse(parts[at]).is_ok() {
-            let mut nested: Vec<&str> = parts[at + 1..file_at].to_vec();
-            nested.push(namespace);
-            return nested.join("/");
-        }
-    }
-    namespace.to_owned()
 }
 
 /// The language a file name's last dotted part names (`fr` of `messages.fr`), for formats
