@@ -2,7 +2,10 @@
 //! through the real binary, as a new user would take them: `locstore init --create` finds
 //! their file sets, `push` takes every file, `pull` right after leaves the app's git working
 //! tree clean, a second `push` makes no commit, and a translation edited on the server comes
-//! back by `pull` as a change of a few lines in one file.
+//! back by `pull` as a change of a few lines in one file. Right after the push, every text an
+//! independent reader finds in the app's files must be on the server (`readers`, checked in
+//! [`crate::real_app_readers`]; it is the last step written in `STATUS`, since an app's other
+//! steps are worth knowing whatever the readers find).
 //!
 //! Where an app does not get through yet, `tests/fixtures/apps/STATUS` names the first step it
 //! stops at; the test fails when an app does better or worse than written there, so that the
@@ -20,7 +23,7 @@ use crate::server::Server;
 const TOKEN: &str = "real-apps-token";
 
 /// The steps an app goes through, in order.
-const STEPS: [&str; 6] = ["init", "push", "pull", "clean", "repush", "edit"];
+const STEPS: [&str; 7] = ["init", "push", "pull", "clean", "repush", "edit", "readers"];
 
 fn apps_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/apps")
@@ -64,8 +67,9 @@ fn expected() -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The first step `app` stops at (`passes` when none), with what it said there.
-fn take_through(app: &str) -> (String, String) {
+/// The first step `app` stops at (`passes` when none), with what it said there, and the
+/// readers' counts (texts compared, passed over with a warning).
+fn take_through(app: &str) -> (String, String, (usize, usize)) {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&dir.path().join("data"), &[("LOCSTORE_API_TOKEN", TOKEN)]);
     let (status, answer) = server.request(
@@ -99,17 +103,33 @@ fn take_through(app: &str) -> (String, String) {
     let init = run(&["init", "--project", "acme/app", "--server", &server.base, "--create"]);
     let settings = std::fs::read_to_string(work.join(".locstore.toml")).unwrap_or_default();
     if !init.status.success() || !settings.contains("[[files]]") {
-        return ("init".into(), said(&init));
+        return ("init".into(), said(&init), (0, 0));
     }
     git_in(&work, &["add", "-A"]);
     git_in(&work, &["commit", "-qm", "the app as it is"]);
-    let push = run(&["push"]);
+    let push = run(&["push", "--json"]);
     if !push.status.success() {
-        return ("push".into(), said(&push));
+        return ("push".into(), said(&push), (0, 0));
     }
+    let pushed: serde_json::Value = serde_json::from_slice(&push.stdout).unwrap_or_default();
+    let warnings: Vec<serde_json::Value> = pushed["answer"]["warnings"]
+        .as_array()
+        .into_iter()
+        .chain(pushed["answer"]["sets"].as_array().into_iter().flatten().filter_map(|set| set["warnings"].as_array()))
+        .flatten()
+        .cloned()
+        .collect();
+    let readers = crate::real_app_readers::check(&server, TOKEN, &work, &warnings);
+    let counts = (readers.compared, readers.warned);
+    let readers_said = format!(
+        "{} of {} texts the readers found are not on the server as found:\n{}",
+        readers.problems.len(),
+        readers.compared,
+        readers.problems.iter().take(25).cloned().collect::<Vec<_>>().join("\n")
+    );
     let pull = run(&["pull"]);
     if !pull.status.success() {
-        return ("pull".into(), said(&pull));
+        return ("pull".into(), said(&pull), counts);
     }
     let changed = git_in(&work, &["status", "--porcelain", "--untracked-files=all"]);
     if !changed.is_empty() {
@@ -117,16 +137,18 @@ fn take_through(app: &str) -> (String, String) {
         return (
             "clean".into(),
             format!("{changed}\n{diff}").chars().take(2000).collect(),
+            counts,
         );
     }
     let before = head();
     let again = run(&["push"]);
     if !again.status.success() || head() != before {
-        return ("repush".into(), said(&again));
+        return ("repush".into(), said(&again), counts);
     }
     match edit_one_translation(&server, &work, &run) {
-        Ok(()) => ("passes".into(), String::new()),
-        Err(why) => ("edit".into(), why.chars().take(2000).collect()),
+        Ok(()) if readers.problems.is_empty() => ("passes".into(), String::new(), counts),
+        Ok(()) => ("readers".into(), readers_said.chars().take(6000).collect(), counts),
+        Err(why) => ("edit".into(), why.chars().take(2000).collect(), counts),
     }
 }
 
@@ -224,18 +246,20 @@ fn every_real_app_of_the_corpus_gets_as_far_as_its_status_says() {
     let results = results.into_inner().unwrap();
     let mut report = String::new();
     let mut wrong = Vec::new();
-    for (app, (step, said)) in &results {
+    for (app, (step, said, (compared, warned))) in &results {
         let want = expected.get(app).map(String::as_str).unwrap_or("passes");
         assert!(
             want == "passes" || STEPS.contains(&want),
             "STATUS names an unknown step {want:?} for {app}"
         );
-        report.push_str(&format!("{app}: {step} (STATUS: {want})\n"));
+        report.push_str(&format!(
+            "{app}: {step} (STATUS: {want}); readers: {compared} texts compared, {warned} passed over with a warning\n"
+        ));
         if step != want {
             wrong.push(format!("{app}: stops at {step}, STATUS says {want}\n{said}\n"));
         }
     }
-    let passing = results.values().filter(|(step, _)| step == "passes").count();
+    let passing = results.values().filter(|(step, _, _)| step == "passes").count();
     println!("real apps: {passing} of {} pass\n{report}", results.len());
     assert!(
         wrong.is_empty(),
