@@ -39,6 +39,9 @@ struct FileSet {
     format: String,
     path: String,
     namespace: String,
+    /// Whether `.locstore.toml` gives the set a namespace (`init` gives a PO or XLIFF set of
+    /// `{domain}.{lang}.po` its domain's).
+    named: bool,
 }
 
 /// A file of the app, with the language its path names (`None` where the file names its own
@@ -70,6 +73,7 @@ fn sets(work: &Path) -> Vec<FileSet> {
             format: set.get("format").and_then(|v| v.as_str()).unwrap_or_default().to_owned(),
             path: set.get("path").and_then(|v| v.as_str()).unwrap_or_default().to_owned(),
             namespace: set.get("namespace").and_then(|v| v.as_str()).unwrap_or_default().to_owned(),
+            named: set.get("namespace").is_some(),
         })
         .collect()
 }
@@ -184,7 +188,7 @@ fn app_files(work: &Path) -> Vec<AppFile> {
                         let table = if table == "Localizable" { "" } else { table };
                         (Some(folder.to_owned()), table.to_owned())
                     }
-                    "xcstrings" if file_name.ends_with(".xcstrings") => {
+                    "xcstrings" if parts.len() == 1 && file_name.ends_with(".xcstrings") => {
                         let table = file_name.strip_suffix(".xcstrings").unwrap();
                         let table = if table == "Localizable" { "" } else { table };
                         (None, table.to_owned())
@@ -215,7 +219,8 @@ fn app_files(work: &Path) -> Vec<AppFile> {
                 };
                 let file_namespace = match format {
                     "json" | "i18next" => ns,
-                    "po" | "xliff" | "xliff2" => domain_of(&path),
+                    // A set named by its domain has it already; otherwise the file's.
+                    "po" | "xliff" | "xliff2" if !set.named => domain_of(&path),
                     _ => String::new(),
                 };
                 let language = (!language.is_empty()).then_some(language);
@@ -300,9 +305,11 @@ fn server_keys(server: &Server, token: &str) -> BTreeMap<(String, String), Value
     keys
 }
 
-/// The ways the ecosystems write a language, brought to one form: lower case, `-`, Android's
-/// `values-pt-rBR` and `values-b+sr+Latn`, Apple's `pt_BR.lproj` and old names, gettext's
-/// `@latin`.
+/// The ways the ecosystems write a language, brought to one form (lower case, `-`) as the
+/// docs map them: Android's `values-pt-rBR`, `values-b+sr+Latn` and its old codes (`iw` is
+/// `he`, `in` is `id`, `ji` is `yi`, Wikimedia's `be-x-old` is `be-tarask`), Apple's
+/// `pt_BR.lproj`, `Base.lproj` and old names (`English.lproj`), gettext's modifiers
+/// (`sr@latin` is `sr-Latn`, `sr_RS@latin` is `sr-Latn-RS`, `ca@valencia` is `ca-valencia`).
 fn normal_language(written: &str, base: &str) -> String {
     let mut code = written.trim_end_matches(".lproj").to_owned();
     if let Some(qualifier) = code.strip_prefix("values") {
@@ -314,6 +321,11 @@ fn normal_language(written: &str, base: &str) -> String {
         } else {
             qualifier.replacen("-r", "-", 1)
         };
+        for (old, new) in [("iw", "he"), ("in", "id"), ("ji", "yi"), ("be-x-old", "be-tarask")] {
+            if code == old || code.starts_with(&format!("{old}-")) && old.len() == 2 {
+                code = format!("{new}{}", &code[old.len()..]);
+            }
+        }
     }
     let old_names = [
         ("Base", base),
@@ -328,7 +340,17 @@ fn normal_language(written: &str, base: &str) -> String {
     if let Some((_, code_of)) = old_names.iter().find(|(name, _)| *name == code) {
         code = (*code_of).to_owned();
     }
-    code = code.replace("@latin", "-latn").replace("@Latn", "-latn").replace("@cyrillic", "-cyrl");
+    if let Some((locale, modifier)) = code.clone().split_once('@') {
+        let script = match modifier.to_ascii_lowercase().as_str() {
+            "latin" | "latn" => "Latn".to_owned(),
+            "cyrillic" | "cyrl" => "Cyrl".to_owned(),
+            other => other.to_owned(),
+        };
+        code = match locale.split_once(['_', '-']) {
+            Some((language, region)) => format!("{language}-{script}-{region}"),
+            None => format!("{locale}-{script}"),
+        };
+    }
     code.replace('_', "-").to_lowercase()
 }
 
@@ -340,6 +362,11 @@ fn holds(entry: &Value, held: &Value) -> bool {
             Some(Ok(value)) => &value == whole,
             _ => held.to_string().contains(&whole.to_string()),
         };
+    }
+    // An ICU plural the forms cannot hold (`=0`, an argument inside a case) is held whole as
+    // the message (docs/formats/arb.md).
+    if let (Some(message), Some(server)) = (entry["message"].as_str(), held.as_str()) {
+        return message == server;
     }
     let markup = entry["markup"] == true;
     let same = |file: &str, server: &str| file == server || (markup && without_tags(server) == file);
@@ -385,7 +412,7 @@ fn without_tags(fragment: &str) -> String {
 
 /// The readers' check of one app whose files were pushed to `acme/app`; `warnings` is the
 /// push's answer's warnings (`[{path, key, language, ...}]`).
-pub fn check(server: &Server, token: &str, work: &Path, warnings: &[Value]) -> Findings {
+pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[Value]) -> Findings {
     let mut findings = Findings { problems: Vec::new(), compared: 0, warned: 0 };
     let files = app_files(work);
     if files.is_empty() {
@@ -430,6 +457,9 @@ pub fn check(server: &Server, token: &str, work: &Path, warnings: &[Value]) -> F
         })
         .map(|file| file.namespace.as_str())
         .collect();
+    // Entries of one key and language in several files (`Base.lproj` and `en.lproj`, a name
+    // defined twice): the server holds one of them, so one that it holds is enough.
+    let mut places: BTreeMap<(String, String, String), Vec<(&Value, &str)>> = BTreeMap::new();
     for entry in &entries {
         let path = entry["file"].as_str().unwrap_or_default();
         if let Some(error) = entry.get("error") {
@@ -455,13 +485,19 @@ pub fn check(server: &Server, token: &str, work: &Path, warnings: &[Value]) -> F
             findings.problems.push(format!("{path}: {key:?}: the language {written} is not the project's"));
             continue;
         };
+        places
+            .entry((file.namespace.clone(), key.to_owned(), language.clone()))
+            .or_default()
+            .push((entry, path));
+    }
+    for ((namespace, key, language), found) in &places {
         findings.compared += 1;
-        let held = keys
-            .get(&(file.namespace.clone(), key.to_owned()))
-            .map(|found| &found["translation"][language]);
+        let held = keys.get(&(namespace.clone(), key.clone())).map(|found| &found["translation"][language]);
+        let (entry, path) = found[found.len() - 1];
         match held {
-            Some(held) if holds(entry, held) => {}
-            _ if warned.contains(&(key.to_owned(), language.clone())) => findings.warned += 1,
+            Some(held) if found.iter().any(|(entry, _)| holds(entry, held)) => {}
+            _ if warned.contains(&(key.clone(), language.clone())) => findings.warned += 1,
+            // The empty name cannot be addressed: its entry stays in the app's file.
             None if key.is_empty() => findings.warned += 1,
             None => {
                 let elsewhere: Vec<&str> = keys
@@ -470,8 +506,7 @@ pub fn check(server: &Server, token: &str, work: &Path, warnings: &[Value]) -> F
                     .map(|(namespace, _)| namespace.as_str())
                     .collect();
                 findings.problems.push(format!(
-                    "{path}: {key:?} ({language}): no key in namespace {:?}{}",
-                    file.namespace,
+                    "{path}: {key:?} ({language}): no key in namespace {namespace:?}{}",
                     if elsewhere.is_empty() { String::new() } else { format!(" (it is in {elsewhere:?})") }
                 ));
             }
@@ -482,11 +517,18 @@ pub fn check(server: &Server, token: &str, work: &Path, warnings: &[Value]) -> F
                     said.remove("key");
                 }
                 findings.problems.push(format!(
-                    "{path}: {key:?} ({language}) in {:?}: the server holds {held}, the reader found {said}",
-                    file.namespace
+                    "{path}: {key:?} ({language}) in {namespace:?}: the server holds {held}, the reader found {said}"
                 ));
             }
         }
+    }
+    // `LOCSTORE_REAL_APPS_DUMP=DIR` writes every finding and the server's key names there.
+    if let Ok(dump) = std::env::var("LOCSTORE_REAL_APPS_DUMP") {
+        let name = app.replace('/', "_");
+        let _ = std::fs::create_dir_all(&dump);
+        let _ = std::fs::write(Path::new(&dump).join(format!("{name}.problems")), findings.problems.join("\n"));
+        let names: Vec<String> = keys.keys().map(|(namespace, name)| format!("{namespace:?} {name:?}")).collect();
+        let _ = std::fs::write(Path::new(&dump).join(format!("{name}.keys")), names.join("\n"));
     }
     findings
 }

@@ -57,6 +57,8 @@ def android_value(element):
         pieces.append("".join(child.itertext()))
         pieces.append(child.tail or "")
     raw = "".join(pieces)
+    # Each character with whether it is kept whatever the white space rules say (escaped or
+    # in quotes).
     out = []
     quoted = False
     space = False
@@ -68,16 +70,16 @@ def android_value(element):
             at += 2
             space = False
             if escaped == "n":
-                out.append("\n")
+                out.append(("\n", True))
             elif escaped == "t":
-                out.append("\t")
+                out.append(("\t", True))
             elif escaped == "u":
                 digits = raw[at : at + 4]
                 if re.fullmatch(r"[0-9A-Fa-f]{4}", digits):
-                    out.append(chr(int(digits, 16)))
+                    out.append((chr(int(digits, 16)), True))
                     at += 4
             else:
-                out.append(escaped)
+                out.append((escaped, True))
             continue
         at += 1
         if char == '"':
@@ -86,26 +88,20 @@ def android_value(element):
             continue
         if not quoted and char in " \t\n\r":
             if not space:
-                out.append(" ")
+                out.append((" ", False))
                 space = True
             continue
         space = False
-        out.append(char)
-    text = "".join(out)
-    # aapt2 trims the white space outside quotes at both ends.
-    text = trim_unquoted(raw, text)
+        out.append((char, quoted))
+    # aapt2 trims the white space outside quotes and escapes at both ends.
+    while out and out[0] == (" ", False):
+        out.pop(0)
+    while out and out[-1] == (" ", False):
+        out.pop()
+    text = "".join(char for char, _ in out)
     # Two \u escapes of one UTF-16 surrogate pair are one character.
     text = text.encode("utf-16", "surrogatepass").decode("utf-16")
     return text, markup
-
-
-def trim_unquoted(raw, text):
-    stripped = raw.strip(" \t\n\r")
-    if not stripped.startswith('"'):
-        text = text.lstrip(" ")
-    if not (stripped.endswith('"') and not stripped.endswith('\\"')):
-        text = text.rstrip(" ")
-    return text
 
 
 def read_android(file):
@@ -206,6 +202,9 @@ def read_xcstrings(file):
                 }
                 if forms:
                     found.append(entry(file, key, forms=forms, language=language))
+            elif "stringSet" in localization:
+                # App Shortcuts phrases: kept in the catalog, not held (the contract's "kept").
+                found.append(entry(file, key, None, language=language, skipped="stringSet"))
             else:
                 # substitutions, device variations: held whole (see the test).
                 found.append(entry(file, key, None, language=language, whole=localization))
@@ -427,6 +426,13 @@ def main():
             found.extend(read(format, file))
         except Exception as error:  # noqa: BLE001 - a file the reader refuses is reported, not fatal
             found.append({"file": file, "error": f"{type(error).__name__}: {error}"})
+    if format == "apple-strings":
+        # A key of X.stringsdict is one plural key; the entry of X.strings stands in for it
+        # where the stringsdict is not read (Apple's convention), so it is not a text of its own.
+        plural = {(item["file"], item["key"]) for item in found if item["file"].endswith(".stringsdict")}
+        for item in found:
+            if item["file"].endswith(".strings") and (item["file"] + "dict", item.get("key")) in plural:
+                item["skipped"] = "stands in for the stringsdict's entry"
     json.dump(found, sys.stdout, ensure_ascii=False)
 
 
