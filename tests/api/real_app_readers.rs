@@ -56,7 +56,8 @@ struct AppFile {
 /// What the readers found that the server lacks or holds otherwise, one line each, and how
 /// many texts were compared and passed over with a warning.
 pub struct Findings {
-    pub problems: Vec<String>,
+    /// Each with the construct the reader named for its entry (`substitutions`), else `other`.
+    pub problems: Vec<(String, String)>,
     pub compared: usize,
     pub warned: usize,
 }
@@ -238,15 +239,38 @@ fn app_files(work: &Path) -> Vec<AppFile> {
     files
 }
 
-/// A PO set's template (`template = "po/app.pot"`), or a set's separate base file
-/// (`base = "messages.xlf"`), as written in `.locstore.toml`.
+/// A PO set's template: the first `.pot` by name in the folder of the pattern's `{lang}`
+/// part (docs/formats/po.md: "the `.pot` file of that folder goes along as the template").
 fn set_template(work: &Path, set: &FileSet) -> Option<String> {
-    let text = std::fs::read_to_string(work.join(".locstore.toml")).ok()?;
-    let settings: toml::Table = toml::from_str(&text).ok()?;
-    settings.get("files")?.as_array()?.iter().find_map(|found| {
-        (found.get("path")?.as_str()? == set.path)
-            .then(|| ["template", "base"].iter().find_map(|field| found.get(*field)?.as_str().map(str::to_owned)))?
-    })
+    if set.format != "po" {
+        return None;
+    }
+    let before = set.path.split("{lang}").next().unwrap_or_default();
+    let folder = before.rsplit_once('/').map_or("", |(folder, _)| folder);
+    let mut templates: Vec<String> = std::fs::read_dir(work.join(folder))
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str().map(str::to_owned))
+        .filter(|name| name.ends_with(".pot"))
+        .collect();
+    templates.sort();
+    let first = templates.into_iter().next()?;
+    Some(if folder.is_empty() { first } else { format!("{folder}/{first}") })
+}
+
+/// The app's files of the formats' own extensions that no file set takes (a source
+/// `messages.xlf`, a module init did not find): their texts reach no server.
+fn uncovered(work: &Path, files: &[AppFile]) -> Vec<String> {
+    let taken: BTreeSet<&str> = files.iter().map(|file| file.path.as_str()).collect();
+    walk(work, work)
+        .into_iter()
+        .filter(|path| {
+            [".xlf", ".xliff", ".po", ".pot", ".strings", ".stringsdict", ".xcstrings", ".arb"]
+                .iter()
+                .any(|extension| path.ends_with(extension))
+        })
+        .filter(|path| !taken.contains(path.as_str()))
+        .collect()
 }
 
 /// The readers' entries for every file, one process per format.
@@ -416,13 +440,18 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
     let mut findings = Findings { problems: Vec::new(), compared: 0, warned: 0 };
     let files = app_files(work);
     if files.is_empty() {
-        findings.problems.push("no files found from .locstore.toml".into());
+        findings.problems.push(("other".into(), "no files found from .locstore.toml".into()));
         return findings;
+    }
+    for path in uncovered(work, &files) {
+        findings
+            .problems
+            .push(("uncovered-file".into(), format!("{path}: in no file set of .locstore.toml")));
     }
     let entries = match read_all(work, &files) {
         Ok(entries) => entries,
         Err(why) => {
-            findings.problems.push(why);
+            findings.problems.push(("other".into(), why));
             return findings;
         }
     };
@@ -438,6 +467,7 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
         .collect();
     let keys = server_keys(server, token);
     let by_path: BTreeMap<&str, &AppFile> = files.iter().map(|file| (file.path.as_str(), file)).collect();
+    let warned_keys: BTreeSet<&str> = warnings.iter().filter_map(|warning| warning["key"].as_str()).collect();
     let warned: BTreeSet<(String, String)> = warnings
         .iter()
         .map(|warning| {
@@ -459,18 +489,18 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
         .collect();
     // Entries of one key and language in several files (`Base.lproj` and `en.lproj`, a name
     // defined twice): the server holds one of them, so one that it holds is enough.
-    let mut places: BTreeMap<(String, String, String), Vec<(&Value, &str)>> = BTreeMap::new();
+    let mut places: BTreeMap<(String, String, String), Vec<(&Value, &str, bool)>> = BTreeMap::new();
     for entry in &entries {
         let path = entry["file"].as_str().unwrap_or_default();
         if let Some(error) = entry.get("error") {
-            findings.problems.push(format!("{path}: the reader refused it: {error}"));
+            findings.problems.push(("other".into(), format!("{path}: the reader refused it: {error}")));
             continue;
         }
         if entry.get("skipped").is_some() {
             continue;
         }
         let Some(file) = by_path.get(path) else {
-            findings.problems.push(format!("{path}: read but in no file set"));
+            findings.problems.push(("other".into(), format!("{path}: read but in no file set")));
             continue;
         };
         let written = entry["language"].as_str().map(str::to_owned).or_else(|| file.language.clone());
@@ -482,21 +512,27 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
         let written = if from_source { base.clone() } else { written.unwrap_or_default() };
         let key = entry["key"].as_str().unwrap_or_default();
         let Some(language) = languages.get(&normal_language(&written, &base)) else {
-            findings.problems.push(format!("{path}: {key:?}: the language {written} is not the project's"));
+            findings
+                .problems
+                .push(("other".into(), format!("{path}: {key:?}: the language {written} is not the project's")));
             continue;
         };
         places
             .entry((file.namespace.clone(), key.to_owned(), language.clone()))
             .or_default()
-            .push((entry, path));
+            .push((entry, path, from_source));
     }
     for ((namespace, key, language), found) in &places {
         findings.compared += 1;
         let held = keys.get(&(namespace.clone(), key.clone())).map(|found| &found["translation"][language]);
-        let (entry, path) = found[found.len() - 1];
+        let (entry, path, from_source) = found[found.len() - 1];
+        let construct = entry["construct"].as_str().unwrap_or("other").to_owned();
         match held {
-            Some(held) if found.iter().any(|(entry, _)| holds(entry, held)) => {}
+            Some(held) if found.iter().any(|(entry, _, _)| holds(entry, held)) => {}
             _ if warned.contains(&(key.clone(), language.clone())) => findings.warned += 1,
+            // A translation file's source of a unit passed over is named in the warning of
+            // that file's language.
+            _ if from_source && warned_keys.contains(key.as_str()) => findings.warned += 1,
             // The empty name cannot be addressed: its entry stays in the app's file.
             None if key.is_empty() => findings.warned += 1,
             None => {
@@ -505,9 +541,12 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
                     .filter(|(_, name)| name == key)
                     .map(|(namespace, _)| namespace.as_str())
                     .collect();
-                findings.problems.push(format!(
-                    "{path}: {key:?} ({language}): no key in namespace {namespace:?}{}",
-                    if elsewhere.is_empty() { String::new() } else { format!(" (it is in {elsewhere:?})") }
+                findings.problems.push((
+                    construct,
+                    format!(
+                        "{path}: {key:?} ({language}): no key in namespace {namespace:?}{}",
+                        if elsewhere.is_empty() { String::new() } else { format!(" (it is in {elsewhere:?})") }
+                    ),
                 ));
             }
             Some(held) => {
@@ -516,8 +555,9 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
                     said.remove("file");
                     said.remove("key");
                 }
-                findings.problems.push(format!(
-                    "{path}: {key:?} ({language}) in {namespace:?}: the server holds {held}, the reader found {said}"
+                findings.problems.push((
+                    construct,
+                    format!("{path}: {key:?} ({language}) in {namespace:?}: the server holds {held}, the reader found {said}"),
                 ));
             }
         }
@@ -526,7 +566,8 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
     if let Ok(dump) = std::env::var("LOCSTORE_REAL_APPS_DUMP") {
         let name = app.replace('/', "_");
         let _ = std::fs::create_dir_all(&dump);
-        let _ = std::fs::write(Path::new(&dump).join(format!("{name}.problems")), findings.problems.join("\n"));
+        let lines: Vec<String> = findings.problems.iter().map(|(construct, line)| format!("[{construct}] {line}")).collect();
+        let _ = std::fs::write(Path::new(&dump).join(format!("{name}.problems")), lines.join("\n"));
         let names: Vec<String> = keys.keys().map(|(namespace, name)| format!("{namespace:?} {name:?}")).collect();
         let _ = std::fs::write(Path::new(&dump).join(format!("{name}.keys")), names.join("\n"));
     }

@@ -11,7 +11,7 @@
 //! stops at; the test fails when an app does better or worse than written there, so that the
 //! file is always the true state (a step passed is written down with the fix that passes it).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -61,8 +61,9 @@ fn expected() -> BTreeMap<String, String> {
         .map(|line| {
             let mut words = line.split_whitespace();
             let app = words.next().unwrap().to_owned();
-            let step = words.next().unwrap_or("passes").to_owned();
-            (app, step)
+            // `readers` names the constructs whose texts the server lacks: `readers substitutions`.
+            let step = words.collect::<Vec<_>>().join(" ");
+            (app, if step.is_empty() { "passes".to_owned() } else { step })
         })
         .collect()
 }
@@ -125,7 +126,13 @@ fn take_through(app: &str) -> (String, String, (usize, usize)) {
         "{} of {} texts the readers found are not on the server as found:\n{}",
         readers.problems.len(),
         readers.compared,
-        readers.problems.iter().take(25).cloned().collect::<Vec<_>>().join("\n")
+        readers
+            .problems
+            .iter()
+            .take(25)
+            .map(|(construct, line)| format!("[{construct}] {line}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     let pull = run(&["pull"]);
     if !pull.status.success() {
@@ -147,7 +154,11 @@ fn take_through(app: &str) -> (String, String, (usize, usize)) {
     }
     match edit_one_translation(&server, &work, &run) {
         Ok(()) if readers.problems.is_empty() => ("passes".into(), String::new(), counts),
-        Ok(()) => ("readers".into(), readers_said.chars().take(6000).collect(), counts),
+        Ok(()) => {
+            let constructs: BTreeSet<&str> = readers.problems.iter().map(|(construct, _)| construct.as_str()).collect();
+            let step = format!("readers {}", constructs.into_iter().collect::<Vec<_>>().join(" "));
+            (step, readers_said.chars().take(6000).collect(), counts)
+        }
         Err(why) => ("edit".into(), why.chars().take(2000).collect(), counts),
     }
 }
@@ -253,7 +264,7 @@ fn every_real_app_of_the_corpus_gets_as_far_as_its_status_says() {
     for (app, (step, said, (compared, warned))) in &results {
         let want = expected.get(app).map(String::as_str).unwrap_or("passes");
         assert!(
-            want == "passes" || STEPS.contains(&want),
+            want == "passes" || want.split(' ').next().is_some_and(|step| STEPS.contains(&step)),
             "STATUS names an unknown step {want:?} for {app}"
         );
         report.push_str(&format!(

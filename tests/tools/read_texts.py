@@ -5,6 +5,8 @@ Usage: python read_texts.py FORMAT FILE...   (FORMAT: android-xml, apple-strings
 arb, json, i18next, po, xliff, xliff2, csv, csv-table)
 
 Prints JSON: [{"file", "key", "language"?, "text"} or {"file", "key", "language"?, "forms"}],
+with "construct" naming what an entry is made of where the server is known to handle it
+apart (tests/fixtures/apps/STATUS lists the constructs an app's server lacks),
 in the files' order. `language` is given where the file itself names languages (a String
 Catalog, a CSV table, the sources of PO and XLIFF files as "@source"); otherwise the file's
 path names it and the caller maps it. `forms` is an object of plural categories (CLDR names;
@@ -186,6 +188,15 @@ def read_xcstrings(file):
     for key, string in catalog.get("strings", {}).items():
         localizations = string.get("localizations", {})
         translatable = string.get("shouldTranslate", True)
+        # A key one of whose localizations has substitutions or device variations is one
+        # construct: every language's entry of it is named so.
+        key_construct = None
+        for localization in localizations.values():
+            if "substitutions" in localization:
+                key_construct = "substitutions"
+            elif "device" in localization.get("variations", {}) and key_construct is None:
+                key_construct = "device-variations"
+        count = len(found)
         if source not in localizations and key:
             # A key without a value in the source language is its own source text.
             found.append(entry(file, key, key, language=source, implicit=True))
@@ -206,8 +217,14 @@ def read_xcstrings(file):
                 # App Shortcuts phrases: kept in the catalog, not held (the contract's "kept").
                 found.append(entry(file, key, None, language=language, skipped="stringSet"))
             else:
-                # substitutions, device variations: held whole (see the test).
-                found.append(entry(file, key, None, language=language, whole=localization))
+                # substitutions, device variations: the contract holds them whole, as one text.
+                construct = "substitutions" if "substitutions" in localization else "device-variations"
+                if "variations" in localization and "device" not in localization["variations"]:
+                    construct = "substitutions" if "substitutions" in localization else "variations"
+                found.append(entry(file, key, None, language=language, whole=localization, construct=construct))
+        if key_construct:
+            for item in found[count:]:
+                item.setdefault("construct", key_construct)
     return found
 
 
@@ -336,37 +353,59 @@ def read_po(file):
 # ---------------------------------------------------------------- XLIFF
 
 
+INLINE = {"g", "ph", "x", "bx", "ex", "bpt", "ept", "it", "pc", "sc", "ec", "mrk", "sm", "em", "cp"}
+
+
 def read_xliff(file):
+    """Units as translate-toolkit finds them; each unit's key as the app's loader keys it (the
+    `resname` or 2.0 `name`, else the `id`; in Symfony's files, whose `<file original>` is
+    `file.ext` or a `.xlf` name, the `<source>` instead of the `id`, as Symfony's
+    XliffFileLoader does), and its texts as the element's character data, white space as
+    written (translate-toolkit's `unit.target` folds it where `xml:space` is not `preserve`;
+    the apps' loaders do not)."""
     from translate.storage import xliff, xliff2
 
     data = open(file, "rb").read()
     version_2 = b"urn:oasis:names:tc:xliff:document:2.0" in data
     store = (xliff2.Xliff2File if version_2 else xliff.xlifffile).parsestring(data)
     found = []
+
+    def local(element):
+        return element.tag.split("}")[-1] if isinstance(element.tag, str) else ""
+
+    def child(element, name):
+        for inner in element.iter():
+            if inner is not element and local(inner) == name:
+                return inner
+        return None
+
     for unit in store.units:
         element = unit.getunitelement() if version_2 else unit.xmlelement
-        key = element.get("name" if version_2 else "resname") or element.get("id")
-        if key is None:
+        symfony = False
+        if not version_2:
+            parent = element.getparent()
+            while parent is not None and local(parent) != "file":
+                parent = parent.getparent()
+            original = parent.get("original", "") if parent is not None else ""
+            symfony = original == "file.ext" or original.endswith(".xlf")
+        source = child(element, "source")
+        target = child(element, "target")
+        source_text = "".join(source.itertext()) if source is not None else ""
+        key = element.get("name" if version_2 else "resname") or (source_text if symfony else element.get("id"))
+        if not key:
             continue
-        inline = any(
-            child.tag.split("}")[-1] in ("g", "ph", "x", "bx", "ex", "bpt", "ept", "it", "pc", "sc", "ec", "mrk", "sm", "em")
-            for tag in ("source", "target")
-            for part in element.iter()
-            if part.tag.split("}")[-1] == tag
-            for child in part.iter()
-            if child is not part
-        )
-        state = None
+        inline = any(local(inner) in INLINE for part in (source, target) if part is not None for inner in part.iter() if inner is not part)
         if version_2:
-            segment = element.find("{urn:oasis:names:tc:xliff:document:2.0}segment")
+            segment = child(element, "segment")
             state = segment.get("state") if segment is not None else None
         else:
-            target = element.find("{urn:oasis:names:tc:xliff:document:1.2}target")
             state = target.get("state") if target is not None else None
-        if unit.source:
-            found.append(entry(file, key, unit.source, language="@source", inline=inline or None))
-        if unit.target and state not in ("new", "needs-translation"):
-            found.append(entry(file, key, unit.target, state=state, inline=inline or None))
+        construct = "inline" if inline else None
+        if source_text:
+            found.append(entry(file, key, source_text, language="@source", construct=construct))
+        target_text = "".join(target.itertext()) if target is not None else ""
+        if target_text and state not in ("new", "needs-translation"):
+            found.append(entry(file, key, target_text, state=state, construct=construct))
     return found
 
 
