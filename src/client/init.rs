@@ -444,9 +444,18 @@ fn has_android_strings(dir: &Path) -> bool {
     })
 }
 
+/// Whether `dir` holds a `*.lproj` folder with a table: any `.strings` or `.stringsdict` file
+/// (an app extension's `InfoPlist.strings` alone, a framework's own table), not only
+/// `Localizable.strings`.
 fn has_lproj(dir: &Path) -> bool {
     holds(dir, |path| {
-        path.extension().is_some_and(|extension| extension == "lproj") && path.join("Localizable.strings").is_file()
+        path.extension().is_some_and(|extension| extension == "lproj")
+            && holds(path, |file| {
+                file.is_file()
+                    && file
+                        .extension()
+                        .is_some_and(|extension| extension == "strings" || extension == "stringsdict")
+            })
     })
 }
 
