@@ -307,7 +307,8 @@ fn pattern_folder(set: &FileSet) -> PathBuf {
     PathBuf::from(before.rsplit_once('/').map_or(".", |(folder, _)| folder))
 }
 
-/// The gettext template (`*.pot`) in a PO set's folder, the first by name.
+/// The gettext template (`*.pot`) in a PO set's folder, the first by name; else Lazarus'
+/// template, the pattern's file without its language (`zip.po` beside `zip.{lang}.po`).
 fn template_file(set: &FileSet) -> Option<PathBuf> {
     let mut templates: Vec<PathBuf> = read_dir(&pattern_folder(set))
         .ok()?
@@ -315,7 +316,13 @@ fn template_file(set: &FileSet) -> Option<PathBuf> {
         .filter(|path| path.is_file() && path.extension().is_some_and(|extension| extension == "pot"))
         .collect();
     templates.sort();
-    templates.into_iter().next()
+    templates.into_iter().next().or_else(|| {
+        let pattern = set.root.to_string_lossy().into_owned();
+        let lazarus = pattern.replacen(&format!(".{LANGUAGE_PLACEHOLDER}.po"), ".po", 1);
+        (lazarus != pattern && !lazarus.contains(LANGUAGE_PLACEHOLDER))
+            .then(|| PathBuf::from(lazarus))
+            .filter(|path| path.is_file())
+    })
 }
 
 /// A file that matches a set's pattern: the language it names (as the app spells it), its

@@ -128,6 +128,22 @@ fn pattern_match(pattern: &str, path: &str) -> Option<(String, String)> {
     go(pattern, path, None, None)
 }
 
+fn android_language_folder(folder: &str) -> bool {
+    let Some(qualifier) = folder.strip_prefix("values") else {
+        return false;
+    };
+    let Some(qualifier) = qualifier.strip_prefix('-') else {
+        return qualifier.is_empty();
+    };
+    if qualifier.starts_with("b+") {
+        return true;
+    }
+    let (language, region) = qualifier.split_once("-r").unwrap_or((qualifier, ""));
+    (2..=3).contains(&language.len())
+        && language.chars().all(|c| c.is_ascii_lowercase())
+        && (region.is_empty() || (region.len() == 2 && region.chars().all(|c| c.is_ascii_uppercase())))
+}
+
 /// The domain of `{domain}.{lang}.po` / `.xlf` and Django's `LC_MESSAGES/{domain}.po`,
 /// `""` for `messages` and files without one (docs/formats/README.md, "Namespaces").
 fn domain_of(path: &str) -> String {
@@ -177,7 +193,10 @@ fn app_files(work: &Path) -> Vec<AppFile> {
                 let file_name = *parts.last().unwrap();
                 let folder = if parts.len() >= 2 { parts[parts.len() - 2] } else { "" };
                 let (language, namespace) = match format {
-                    "android-xml" if parts.len() == 2 && folder.starts_with("values") && file_name.ends_with(".xml") => {
+                    // `values/`, `values-fr/`, `values-pt-rBR/`, `values-b+sr+Latn/`; folders of
+                    // other qualifiers (`values-sw600dp/`, `values-night/`) are no language's
+                    // and the docs say they are ignored.
+                    "android-xml" if parts.len() == 2 && android_language_folder(folder) && file_name.ends_with(".xml") => {
                         (Some(folder.to_owned()), String::new())
                     }
                     "apple-strings"
@@ -240,7 +259,8 @@ fn app_files(work: &Path) -> Vec<AppFile> {
 }
 
 /// A PO set's template: the first `.pot` by name in the folder of the pattern's `{lang}`
-/// part (docs/formats/po.md: "the `.pot` file of that folder goes along as the template").
+/// part (docs/formats/po.md: "the `.pot` file of that folder goes along as the template"),
+/// else Lazarus' `{domain}.po` beside `{domain}.{lang}.po`.
 fn set_template(work: &Path, set: &FileSet) -> Option<String> {
     if set.format != "po" {
         return None;
@@ -254,8 +274,14 @@ fn set_template(work: &Path, set: &FileSet) -> Option<String> {
         .filter(|name| name.ends_with(".pot"))
         .collect();
     templates.sort();
-    let first = templates.into_iter().next()?;
-    Some(if folder.is_empty() { first } else { format!("{folder}/{first}") })
+    match templates.into_iter().next() {
+        Some(first) => Some(if folder.is_empty() { first } else { format!("{folder}/{first}") }),
+        // Lazarus names its template as the pattern's file without the language: `zip.po`.
+        None => {
+            let lazarus = set.path.replacen(".{lang}.po", ".po", 1);
+            (lazarus != set.path && work.join(&lazarus).is_file()).then_some(lazarus)
+        }
+    }
 }
 
 /// The app's files of the formats' own extensions that no file set takes (a source

@@ -169,17 +169,34 @@ fn edit_one_translation(server: &Server, work: &Path, run: &dyn Fn(&[&str]) -> O
     let (_, project) = server.request("GET", "/teams/acme/projects/app", Some(TOKEN), None);
     let project: serde_json::Value = serde_json::from_str(&project).map_err(|err| err.to_string())?;
     let base = project["data"]["baseLanguageISO"].as_str().unwrap_or("en").to_owned();
-    let (_, page) = server.request("GET", "/teams/acme/projects/app/keys?limit=200", Some(TOKEN), None);
-    let page: serde_json::Value = serde_json::from_str(&page).map_err(|err| err.to_string())?;
-    let chosen = page["data"].as_array().into_iter().flatten().find_map(|key| {
-        let translation = key["translation"].as_object()?;
-        let (language, _) = translation
-            .iter()
-            .find(|(language, text)| **language != base && text.as_str().is_some_and(|text| !text.contains('\n')))?;
-        (key["plural"] == false).then(|| (key.clone(), language.clone()))
-    });
+    // The first plain translation in the keys' order, page after page (an app translated in
+    // part may have none among its first keys).
+    let mut chosen = None;
+    for number in 1.. {
+        let (_, page) = server.request(
+            "GET",
+            &format!("/teams/acme/projects/app/keys?limit=1000&page={number}"),
+            Some(TOKEN),
+            None,
+        );
+        let page: serde_json::Value = serde_json::from_str(&page).map_err(|err| err.to_string())?;
+        let keys = page["data"].as_array().cloned().unwrap_or_default();
+        if keys.is_empty() {
+            break;
+        }
+        chosen = keys.iter().find_map(|key| {
+            let translation = key["translation"].as_object()?;
+            let (language, _) = translation
+                .iter()
+                .find(|(language, text)| **language != base && text.as_str().is_some_and(|text| !text.contains('\n')))?;
+            (key["plural"] == false).then(|| (key.clone(), language.clone()))
+        });
+        if chosen.is_some() {
+            break;
+        }
+    }
     let Some((key, language)) = chosen else {
-        return Err("no plain translation to edit among the first 200 keys".into());
+        return Err("no plain translation to edit".into());
     };
     let name = key["name"].as_str().unwrap_or_default();
     let path = format!(
