@@ -25,7 +25,10 @@
 #   php-symfony-translation, unpacked into target/xliff-schemas without installing PHP): every
 #   XLIFF export is validated against its version's schema; translate-toolkit (in the venv)
 #   reads the values back.
-# - ruby and ruby-i18n: Ruby's i18n gem answers I18n.t(key, count:) from the Rails YAML export.
+# - ruby and ruby-i18n: Ruby's i18n gem answers I18n.t(key, count:) from the Rails YAML export;
+#   Psych (Ruby's YAML reader) reads the real apps' locale files (tests/tools/read_yaml.rb), as
+#   the venv's polib, translate-toolkit and openstep_plist read the other formats'
+#   (tests/tools/read_texts.py) for tests/api/real_apps.rs.
 # - chromium, and playwright-core from npm (tests/browser): scripts/browser.sh drives
 #   Swagger UI at /docs in a real headless browser.
 # - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural

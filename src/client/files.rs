@@ -133,7 +133,9 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
             let namespaced = set.path.contains(NAMESPACE_PLACEHOLDER);
             let namespace = match (namespaced, parts.as_slice()) {
                 (false, [_]) => None,
-                (true, [_, nested @ ..]) if !nested.is_empty() => Some(nested.join("/").strip_suffix(".json")?.to_owned()),
+                (true, [_, nested @ ..]) if !nested.is_empty() => {
+                    Some(nested.join("/").strip_suffix(".json")?.to_owned())
+                }
                 _ => return None,
             };
             let all = pattern_files(set).unwrap_or_default();

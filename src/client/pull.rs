@@ -407,8 +407,16 @@ fn catalog_languages(path: &Path) -> Vec<String> {
     let Ok(catalog) = serde_json::from_slice::<Value>(&bytes) else {
         return Vec::new();
     };
-    let mut languages: HashSet<String> = catalog["sourceLanguage"].as_str().map(str::to_owned).into_iter().collect();
-    for string in catalog["strings"].as_object().into_iter().flat_map(|strings| strings.values()) {
+    let mut languages: HashSet<String> = catalog["sourceLanguage"]
+        .as_str()
+        .map(str::to_owned)
+        .into_iter()
+        .collect();
+    for string in catalog["strings"]
+        .as_object()
+        .into_iter()
+        .flat_map(|strings| strings.values())
+    {
         if let Some(localizations) = string["localizations"].as_object() {
             languages.extend(localizations.keys().cloned());
         }

@@ -233,7 +233,11 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
             // A nested namespace, `fr/settings/profile.json` (i18next's, or plain JSON's in the
             // same layout): the nearest folder above that is a language code is the language,
             // by the same rule against the file's name (`fr/modules/app-shelf.json` is `fr`).
-            let above = path.split('/').rev().skip(2).find_map(|part| primary(part).map(|length| (part, length)));
+            let above = path
+                .split('/')
+                .rev()
+                .skip(2)
+                .find_map(|part| primary(part).map(|length| (part, length)));
             match (above, primary(stem)) {
                 (Some((language, _)), None) => return Some((language.to_owned(), Some(named(Platform::Web, stem)?))),
                 (Some((language, in_folder)), Some(in_stem)) if in_folder < in_stem => {

@@ -71,9 +71,17 @@ fn sets(work: &Path) -> Vec<FileSet> {
         .into_iter()
         .flatten()
         .map(|set| FileSet {
-            format: set.get("format").and_then(|v| v.as_str()).unwrap_or_default().to_owned(),
+            format: set
+                .get("format")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_owned(),
             path: set.get("path").and_then(|v| v.as_str()).unwrap_or_default().to_owned(),
-            namespace: set.get("namespace").and_then(|v| v.as_str()).unwrap_or_default().to_owned(),
+            namespace: set
+                .get("namespace")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_owned(),
             named: set.get("namespace").is_some(),
         })
         .collect()
@@ -100,24 +108,29 @@ fn walk(work: &Path, root: &Path) -> Vec<String> {
 fn pattern_match(pattern: &str, path: &str) -> Option<(String, String)> {
     fn go(pattern: &str, path: &str, lang: Option<&str>, ns: Option<&str>) -> Option<(String, String)> {
         if pattern.is_empty() {
-            return path.is_empty().then(|| (lang.unwrap_or_default().to_owned(), ns.unwrap_or_default().to_owned()));
+            return path
+                .is_empty()
+                .then(|| (lang.unwrap_or_default().to_owned(), ns.unwrap_or_default().to_owned()));
         }
         for marker in ["{lang}", "{ns}"] {
             let Some(rest) = pattern.strip_prefix(marker) else {
                 continue;
             };
             let earlier = if marker == "{lang}" { lang } else { ns };
-            return (1..=path.len()).rev().filter(|end| path.is_char_boundary(*end)).find_map(|end| {
-                let piece = &path[..end];
-                if (marker == "{lang}" && piece.contains('/')) || earlier.is_some_and(|earlier| earlier != piece) {
-                    return None;
-                }
-                if marker == "{lang}" {
-                    go(rest, &path[end..], Some(piece), ns)
-                } else {
-                    go(rest, &path[end..], lang, Some(piece))
-                }
-            });
+            return (1..=path.len())
+                .rev()
+                .filter(|end| path.is_char_boundary(*end))
+                .find_map(|end| {
+                    let piece = &path[..end];
+                    if (marker == "{lang}" && piece.contains('/')) || earlier.is_some_and(|earlier| earlier != piece) {
+                        return None;
+                    }
+                    if marker == "{lang}" {
+                        go(rest, &path[end..], Some(piece), ns)
+                    } else {
+                        go(rest, &path[end..], lang, Some(piece))
+                    }
+                });
         }
         let next = pattern.chars().next()?;
         if !path.starts_with(next) {
@@ -186,7 +199,11 @@ fn app_files(work: &Path) -> Vec<AppFile> {
         let folder_set = matches!(format, "android-xml" | "apple-strings" | "xcstrings") || format == "csv-table";
         if folder_set {
             let root = work.join(&set.path);
-            let candidates = if root.is_file() { vec![set.path.clone()] } else { walk(work, &root) };
+            let candidates = if root.is_file() {
+                vec![set.path.clone()]
+            } else {
+                walk(work, &root)
+            };
             for path in candidates {
                 let relative = path.strip_prefix(&format!("{}/", set.path)).unwrap_or(&path);
                 let parts: Vec<&str> = relative.split('/').collect();
@@ -196,7 +213,9 @@ fn app_files(work: &Path) -> Vec<AppFile> {
                     // `values/`, `values-fr/`, `values-pt-rBR/`, `values-b+sr+Latn/`; folders of
                     // other qualifiers (`values-sw600dp/`, `values-night/`) are no language's
                     // and the docs say they are ignored.
-                    "android-xml" if parts.len() == 2 && android_language_folder(folder) && file_name.ends_with(".xml") => {
+                    "android-xml"
+                        if parts.len() == 2 && android_language_folder(folder) && file_name.ends_with(".xml") =>
+                    {
                         (Some(folder.to_owned()), String::new())
                     }
                     "apple-strings"
@@ -248,7 +267,11 @@ fn app_files(work: &Path) -> Vec<AppFile> {
                     format: set.format.clone(),
                     path: path.clone(),
                     // A template (`.pot`) gives the base texts of its msgids only.
-                    language: if pattern == &set.path { language } else { Some("@template".into()) },
+                    language: if pattern == &set.path {
+                        language
+                    } else {
+                        Some("@template".into())
+                    },
                     namespace: under(&set.namespace, &file_namespace),
                 });
                 break;
@@ -275,7 +298,11 @@ fn set_template(work: &Path, set: &FileSet) -> Option<String> {
         .collect();
     templates.sort();
     match templates.into_iter().next() {
-        Some(first) => Some(if folder.is_empty() { first } else { format!("{folder}/{first}") }),
+        Some(first) => Some(if folder.is_empty() {
+            first
+        } else {
+            format!("{folder}/{first}")
+        }),
         // Lazarus names its template as the pattern's file without the language: `zip.po`.
         None => {
             let lazarus = set.path.replacen(".{lang}.po", ".po", 1);
@@ -291,9 +318,18 @@ fn uncovered(work: &Path, files: &[AppFile]) -> Vec<String> {
     walk(work, work)
         .into_iter()
         .filter(|path| {
-            [".xlf", ".xliff", ".po", ".pot", ".strings", ".stringsdict", ".xcstrings", ".arb"]
-                .iter()
-                .any(|extension| path.ends_with(extension))
+            [
+                ".xlf",
+                ".xliff",
+                ".po",
+                ".pot",
+                ".strings",
+                ".stringsdict",
+                ".xcstrings",
+                ".arb",
+            ]
+            .iter()
+            .any(|extension| path.ends_with(extension))
         })
         .filter(|path| !taken.contains(path.as_str()))
         .collect()
@@ -303,13 +339,20 @@ fn uncovered(work: &Path, files: &[AppFile]) -> Vec<String> {
 fn read_all(work: &Path, files: &[AppFile]) -> Result<Vec<Value>, String> {
     let mut by_format: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for file in files {
-        by_format.entry(file.format.as_str()).or_default().push(file.path.as_str());
+        by_format
+            .entry(file.format.as_str())
+            .or_default()
+            .push(file.path.as_str());
     }
     let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools");
     let mut entries = Vec::new();
     for (format, paths) in by_format {
         let output = if format == "yaml" {
-            Command::new("ruby").arg(tools.join("read_yaml.rb")).args(&paths).current_dir(work).output()
+            Command::new("ruby")
+                .arg(tools.join("read_yaml.rb"))
+                .args(&paths)
+                .current_dir(work)
+                .output()
         } else {
             Command::new(crate::platforms::python())
                 .arg(tools.join("read_texts.py"))
@@ -320,7 +363,10 @@ fn read_all(work: &Path, files: &[AppFile]) -> Result<Vec<Value>, String> {
         }
         .map_err(|err| format!("the {format} reader did not start: {err}"))?;
         if !output.status.success() {
-            return Err(format!("the {format} reader failed: {}", String::from_utf8_lossy(&output.stderr)));
+            return Err(format!(
+                "the {format} reader failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            ));
         }
         let found: Vec<Value> = serde_json::from_slice(&output.stdout).map_err(|err| err.to_string())?;
         entries.extend(found);
@@ -423,7 +469,10 @@ fn holds(entry: &Value, held: &Value) -> bool {
     if let Some(text) = entry["text"].as_str() {
         return match held {
             Value::String(server) => same(text, server),
-            Value::Object(forms) => forms.get("other").and_then(Value::as_str).is_some_and(|other| same(text, other)),
+            Value::Object(forms) => forms
+                .get("other")
+                .and_then(Value::as_str)
+                .is_some_and(|other| same(text, other)),
             _ => false,
         };
     }
@@ -434,9 +483,14 @@ fn holds(entry: &Value, held: &Value) -> bool {
     forms.iter().all(|(form, text)| {
         let text = text.as_str().unwrap_or_default();
         if numbered {
-            server.values().any(|value| value.as_str().is_some_and(|server| same(text, server)))
+            server
+                .values()
+                .any(|value| value.as_str().is_some_and(|server| same(text, server)))
         } else {
-            server.get(form).and_then(Value::as_str).is_some_and(|server| same(text, server))
+            server
+                .get(form)
+                .and_then(Value::as_str)
+                .is_some_and(|server| same(text, server))
         }
     })
 }
@@ -463,16 +517,23 @@ fn without_tags(fragment: &str) -> String {
 /// The readers' check of one app whose files were pushed to `acme/app`; `warnings` is the
 /// push's answer's warnings (`[{path, key, language, ...}]`).
 pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[Value]) -> Findings {
-    let mut findings = Findings { problems: Vec::new(), compared: 0, warned: 0 };
+    let mut findings = Findings {
+        problems: Vec::new(),
+        compared: 0,
+        warned: 0,
+    };
     let files = app_files(work);
     if files.is_empty() {
-        findings.problems.push(("other".into(), "no files found from .locstore.toml".into()));
+        findings
+            .problems
+            .push(("other".into(), "no files found from .locstore.toml".into()));
         return findings;
     }
     for path in uncovered(work, &files) {
-        findings
-            .problems
-            .push(("uncovered-file".into(), format!("{path}: in no file set of .locstore.toml")));
+        findings.problems.push((
+            "uncovered-file".into(),
+            format!("{path}: in no file set of .locstore.toml"),
+        ));
     }
     let entries = match read_all(work, &files) {
         Ok(entries) => entries,
@@ -519,28 +580,40 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
     for entry in &entries {
         let path = entry["file"].as_str().unwrap_or_default();
         if let Some(error) = entry.get("error") {
-            findings.problems.push(("other".into(), format!("{path}: the reader refused it: {error}")));
+            findings
+                .problems
+                .push(("other".into(), format!("{path}: the reader refused it: {error}")));
             continue;
         }
         if entry.get("skipped").is_some() {
             continue;
         }
         let Some(file) = by_path.get(path) else {
-            findings.problems.push(("other".into(), format!("{path}: read but in no file set")));
+            findings
+                .problems
+                .push(("other".into(), format!("{path}: read but in no file set")));
             continue;
         };
-        let written = entry["language"].as_str().map(str::to_owned).or_else(|| file.language.clone());
+        let written = entry["language"]
+            .as_str()
+            .map(str::to_owned)
+            .or_else(|| file.language.clone());
         let from_source = matches!(written.as_deref(), Some("@source" | "@template"))
             || file.language.as_deref() == Some("@template");
         if from_source && base_files.contains(file.namespace.as_str()) {
             continue;
         }
-        let written = if from_source { base.clone() } else { written.unwrap_or_default() };
+        let written = if from_source {
+            base.clone()
+        } else {
+            written.unwrap_or_default()
+        };
         let key = entry["key"].as_str().unwrap_or_default();
         let Some(language) = languages.get(&normal_language(&written, &base)) else {
-            findings
-                .problems
-                .push(("other".into(), format!("{path}: {key:?}: the language {written} is not the project's")));
+            findings.problems.push((
+                "other".into(),
+                format!("{path}: {key:?}: the language {written} is not the project's"),
+            ));
             continue;
         };
         places
@@ -550,7 +623,9 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
     }
     for ((namespace, key, language), found) in &places {
         findings.compared += 1;
-        let held = keys.get(&(namespace.clone(), key.clone())).map(|found| &found["translation"][language]);
+        let held = keys
+            .get(&(namespace.clone(), key.clone()))
+            .map(|found| &found["translation"][language]);
         let (entry, path, from_source) = found[found.len() - 1];
         let construct = entry["construct"].as_str().unwrap_or("other").to_owned();
         match held {
@@ -571,7 +646,11 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
                     construct,
                     format!(
                         "{path}: {key:?} ({language}): no key in namespace {namespace:?}{}",
-                        if elsewhere.is_empty() { String::new() } else { format!(" (it is in {elsewhere:?})") }
+                        if elsewhere.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (it is in {elsewhere:?})")
+                        }
                     ),
                 ));
             }
@@ -592,10 +671,45 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
     if let Ok(dump) = std::env::var("LOCSTORE_REAL_APPS_DUMP") {
         let name = app.replace('/', "_");
         let _ = std::fs::create_dir_all(&dump);
-        let lines: Vec<String> = findings.problems.iter().map(|(construct, line)| format!("[{construct}] {line}")).collect();
+        let lines: Vec<String> = findings
+            .problems
+            .iter()
+            .map(|(construct, line)| format!("[{construct}] {line}"))
+            .collect();
         let _ = std::fs::write(Path::new(&dump).join(format!("{name}.problems")), lines.join("\n"));
-        let names: Vec<String> = keys.keys().map(|(namespace, name)| format!("{namespace:?} {name:?}")).collect();
+        let names: Vec<String> = keys
+            .keys()
+            .map(|(namespace, name)| format!("{namespace:?} {name:?}"))
+            .collect();
         let _ = std::fs::write(Path::new(&dump).join(format!("{name}.keys")), names.join("\n"));
     }
     findings
+}
+
+/// After a server edit pulled into `path`: the reader of its format finds `text` under `key`
+/// in it (in `language` where the file names its languages).
+pub fn finds_text(work: &Path, path: &str, key: &str, language: &str, text: &str) -> Result<(), String> {
+    let files = app_files(work);
+    let Some(file) = files.iter().find(|file| file.path == path) else {
+        return Err(format!("{path} is in no file set"));
+    };
+    let entries = read_all(work, std::slice::from_ref(file))?;
+    let found = entries.iter().any(|entry| {
+        entry["key"] == key
+            && entry["language"]
+                .as_str()
+                .is_none_or(|written| normal_language(written, "") == normal_language(language, ""))
+            && (entry["text"] == text
+                || entry["forms"]
+                    .as_object()
+                    .is_some_and(|forms| forms.values().any(|form| form == text)))
+    });
+    if found {
+        Ok(())
+    } else {
+        let near: Vec<&Value> = entries.iter().filter(|entry| entry["key"] == key).collect();
+        Err(format!(
+            "the reader does not find {text:?} for {key:?} ({language}) in {path}: {near:?}"
+        ))
+    }
 }

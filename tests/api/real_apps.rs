@@ -116,7 +116,13 @@ fn take_through(app: &str) -> (String, String, (usize, usize)) {
     let warnings: Vec<serde_json::Value> = pushed["answer"]["warnings"]
         .as_array()
         .into_iter()
-        .chain(pushed["answer"]["sets"].as_array().into_iter().flatten().filter_map(|set| set["warnings"].as_array()))
+        .chain(
+            pushed["answer"]["sets"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|set| set["warnings"].as_array()),
+        )
         .flatten()
         .cloned()
         .collect();
@@ -155,7 +161,11 @@ fn take_through(app: &str) -> (String, String, (usize, usize)) {
     match edit_one_translation(&server, &work, &run) {
         Ok(()) if readers.problems.is_empty() => ("passes".into(), String::new(), counts),
         Ok(()) => {
-            let constructs: BTreeSet<&str> = readers.problems.iter().map(|(construct, _)| construct.as_str()).collect();
+            let constructs: BTreeSet<&str> = readers
+                .problems
+                .iter()
+                .map(|(construct, _)| construct.as_str())
+                .collect();
             let step = format!("readers {}", constructs.into_iter().collect::<Vec<_>>().join(" "));
             (step, readers_said.chars().take(6000).collect(), counts)
         }
@@ -186,9 +196,9 @@ fn edit_one_translation(server: &Server, work: &Path, run: &dyn Fn(&[&str]) -> O
         }
         chosen = keys.iter().find_map(|key| {
             let translation = key["translation"].as_object()?;
-            let (language, _) = translation
-                .iter()
-                .find(|(language, text)| **language != base && text.as_str().is_some_and(|text| !text.contains('\n')))?;
+            let (language, _) = translation.iter().find(|(language, text)| {
+                **language != base && text.as_str().is_some_and(|text| !text.contains('\n'))
+            })?;
             (key["plural"] == false).then(|| (key.clone(), language.clone()))
         });
         if chosen.is_some() {
@@ -231,7 +241,9 @@ fn edit_one_translation(server: &Server, work: &Path, run: &dyn Fn(&[&str]) -> O
             diff.chars().take(1500).collect::<String>()
         ));
     }
-    Ok(())
+    // And the format's own reader finds the new text there.
+    let path = changed[0].split('\t').nth(2).unwrap_or_default();
+    crate::real_app_readers::finds_text(work, path, name, &language, "Edited on the server")
 }
 
 /// Copies an app's files, without the corpus's own `SOURCE.md` and licence.

@@ -26,6 +26,7 @@ The readers, format by format:
   `_ordinal_` forms too).
 - PO: polib. XLIFF 1.2 and 2.0: translate-toolkit. CSV: the csv module.
 """
+
 import codecs
 import csv
 import io
@@ -33,9 +34,14 @@ import json
 import plistlib
 import re
 import sys
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 
 CATEGORIES = ("zero", "one", "two", "few", "many", "other")
+
+
+def read_bytes(path):
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def entry(file, key, text=None, forms=None, **extra):
@@ -117,7 +123,15 @@ def read_android(file):
         if element.tag == "string":
             text, markup = android_value(element)
             if text:
-                found.append(entry(file, name, text, markup=markup or None, translatable=None if translatable else False))
+                found.append(
+                    entry(
+                        file,
+                        name,
+                        text,
+                        markup=markup or None,
+                        translatable=None if translatable else False,
+                    )
+                )
         elif element.tag == "plurals":
             forms = {}
             markup = False
@@ -137,7 +151,7 @@ def read_android(file):
 def decode_apple(data):
     if data.startswith(codecs.BOM_UTF8):
         return data[3:].decode("utf-8")
-    if data.startswith(codecs.BOM_UTF16_LE) or data.startswith(codecs.BOM_UTF16_BE):
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return data.decode("utf-16")
     if len(data) >= 2 and b"\x00" in data[:200]:
         return data.decode("utf-16-le" if data[1] == 0 else "utf-16-be")
@@ -145,7 +159,7 @@ def decode_apple(data):
 
 
 def read_strings(file):
-    data = open(file, "rb").read()
+    data = read_bytes(file)
     text = decode_apple(data)
     if text.lstrip().startswith("<?xml") or text.lstrip().startswith("<plist"):
         table = plistlib.loads(text.encode("utf-8"))
@@ -153,11 +167,15 @@ def read_strings(file):
         import openstep_plist
 
         table = openstep_plist.loads(text) if text.strip() else {}
-    return [entry(file, key, value) for key, value in table.items() if isinstance(value, str) and value]
+    return [
+        entry(file, key, value)
+        for key, value in table.items()
+        if isinstance(value, str) and value
+    ]
 
 
 def read_stringsdict(file):
-    table = plistlib.load(open(file, "rb"))
+    table = plistlib.loads(read_bytes(file))
     found = []
     for key, spec in table.items():
         if not isinstance(spec, dict):
@@ -165,7 +183,9 @@ def read_stringsdict(file):
         format_key = spec.get("NSStringLocalizedFormatKey", "")
         variables = re.findall(r"%#@([^@]*)@", format_key)
         if len(set(variables)) != 1 or not isinstance(spec.get(variables[0]), dict):
-            found.append(entry(file, key, None, skipped="variables: %d" % len(set(variables))))
+            found.append(
+                entry(file, key, None, skipped=f"variables: {len(set(variables))}")
+            )
             continue
         before, _, after = format_key.partition("%#@" + variables[0] + "@")
         forms = {
@@ -182,7 +202,7 @@ def read_stringsdict(file):
 
 
 def read_xcstrings(file):
-    catalog = json.load(open(file, encoding="utf-8"))
+    catalog = json.loads(read_bytes(file))
     source = catalog.get("sourceLanguage", "en")
     found = []
     for key, string in catalog.get("strings", {}).items():
@@ -194,7 +214,9 @@ def read_xcstrings(file):
         for localization in localizations.values():
             if "substitutions" in localization:
                 key_construct = "substitutions"
-            elif "device" in localization.get("variations", {}) and key_construct is None:
+            elif (
+                "device" in localization.get("variations", {}) and key_construct is None
+            ):
                 key_construct = "device-variations"
         count = len(found)
         if source not in localizations and key:
@@ -204,8 +226,18 @@ def read_xcstrings(file):
             if "stringUnit" in localization and len(localization) == 1:
                 value = localization["stringUnit"].get("value", "")
                 if value:
-                    found.append(entry(file, key, value, language=language, translatable=None if translatable else False))
-            elif set(localization) == {"variations"} and set(localization["variations"]) == {"plural"}:
+                    found.append(
+                        entry(
+                            file,
+                            key,
+                            value,
+                            language=language,
+                            translatable=None if translatable else False,
+                        )
+                    )
+            elif set(localization) == {"variations"} and set(
+                localization["variations"]
+            ) == {"plural"}:
                 forms = {
                     category: form["stringUnit"]["value"]
                     for category, form in localization["variations"]["plural"].items()
@@ -215,13 +247,35 @@ def read_xcstrings(file):
                     found.append(entry(file, key, forms=forms, language=language))
             elif "stringSet" in localization:
                 # App Shortcuts phrases: kept in the catalog, not held (the contract's "kept").
-                found.append(entry(file, key, None, language=language, skipped="stringSet"))
+                found.append(
+                    entry(file, key, None, language=language, skipped="stringSet")
+                )
             else:
                 # substitutions, device variations: the contract holds them whole, as one text.
-                construct = "substitutions" if "substitutions" in localization else "device-variations"
-                if "variations" in localization and "device" not in localization["variations"]:
-                    construct = "substitutions" if "substitutions" in localization else "variations"
-                found.append(entry(file, key, None, language=language, whole=localization, construct=construct))
+                construct = (
+                    "substitutions"
+                    if "substitutions" in localization
+                    else "device-variations"
+                )
+                if (
+                    "variations" in localization
+                    and "device" not in localization["variations"]
+                ):
+                    construct = (
+                        "substitutions"
+                        if "substitutions" in localization
+                        else "variations"
+                    )
+                found.append(
+                    entry(
+                        file,
+                        key,
+                        None,
+                        language=language,
+                        whole=localization,
+                        construct=construct,
+                    )
+                )
         if key_construct:
             for item in found[count:]:
                 item.setdefault("construct", key_construct)
@@ -233,14 +287,16 @@ def read_xcstrings(file):
 
 def split_icu_plural(message):
     """The forms of a message that is one ICU plural and nothing else, else None."""
-    match = re.fullmatch(r"\s*\{\s*(\w+)\s*,\s*plural\s*,(.*)\}\s*", message, re.S)
+    match = re.fullmatch(r"\s*\{\s*(\w+)\s*,\s*plural\s*,(.*)\}\s*", message, re.DOTALL)
     if not match:
         return None
     body = match.group(2)
     forms = {}
     at = 0
     while at < len(body):
-        selector = re.match(r"\s*(offset:\d+\s*)?(=\d+|zero|one|two|few|many|other)\s*\{", body[at:])
+        selector = re.match(
+            r"\s*(offset:\d+\s*)?(=\d+|zero|one|two|few|many|other)\s*\{", body[at:]
+        )
         if not selector:
             if body[at:].strip():
                 return None
@@ -267,7 +323,7 @@ def split_icu_plural(message):
 
 
 def read_arb(file):
-    messages = json.load(open(file, encoding="utf-8"))
+    messages = json.loads(read_bytes(file))
     found = []
     for key, value in messages.items():
         if key.startswith("@") or not isinstance(value, str) or not value:
@@ -289,14 +345,19 @@ def flatten(value, prefix=""):
 
 
 def read_json(file, i18next=False):
-    data = json.load(open(file, encoding="utf-8"))
+    data = json.loads(read_bytes(file))
     found = []
     plain = {}
     nested_forms = {}
 
     def walk(value, prefix):
         if isinstance(value, dict):
-            if value and set(value) <= set(CATEGORIES) and "other" in value and all(isinstance(v, str) for v in value.values()):
+            if (
+                value
+                and set(value) <= set(CATEGORIES)
+                and "other" in value
+                and all(isinstance(v, str) for v in value.values())
+            ):
                 nested_forms[prefix] = {c: t for c, t in value.items() if t}
                 return
             for name, inner in value.items():
@@ -308,9 +369,13 @@ def read_json(file, i18next=False):
     if i18next:
         gathered = {}
         for key, text in list(plain.items()):
-            match = re.fullmatch(r"(.*?)_(ordinal_)?(zero|one|two|few|many|other)", key, re.S)
+            match = re.fullmatch(
+                r"(.*?)_(ordinal_)?(zero|one|two|few|many|other)", key, re.DOTALL
+            )
             if match and f"{match.group(1)}_{match.group(2) or ''}other" in plain:
-                gathered.setdefault((match.group(1), bool(match.group(2))), {})[match.group(3)] = text
+                gathered.setdefault((match.group(1), bool(match.group(2))), {})[
+                    match.group(3)
+                ] = text
                 del plain[key]
         for (key, ordinal), forms in gathered.items():
             forms = {c: t for c, t in forms.items() if t}
@@ -339,10 +404,21 @@ def read_po(file):
         key = item.msgid if item.msgctxt is None else f"{item.msgctxt}\x04{item.msgid}"
         fuzzy = "fuzzy" in item.flags or None
         if item.msgid_plural:
-            forms = {str(index): text for index, text in sorted(item.msgstr_plural.items()) if text}
+            forms = {
+                str(index): text
+                for index, text in sorted(item.msgstr_plural.items())
+                if text
+            }
             if forms:
                 found.append(entry(file, key, forms=forms, fuzzy=fuzzy))
-            found.append(entry(file, key, forms={"one": item.msgid, "other": item.msgid_plural}, language="@source"))
+            found.append(
+                entry(
+                    file,
+                    key,
+                    forms={"one": item.msgid, "other": item.msgid_plural},
+                    language="@source",
+                )
+            )
         else:
             if item.msgstr:
                 found.append(entry(file, key, item.msgstr, fuzzy=fuzzy))
@@ -353,7 +429,23 @@ def read_po(file):
 # ---------------------------------------------------------------- XLIFF
 
 
-INLINE = {"g", "ph", "x", "bx", "ex", "bpt", "ept", "it", "pc", "sc", "ec", "mrk", "sm", "em", "cp"}
+INLINE = {
+    "g",
+    "ph",
+    "x",
+    "bx",
+    "ex",
+    "bpt",
+    "ept",
+    "it",
+    "pc",
+    "sc",
+    "ec",
+    "mrk",
+    "sm",
+    "em",
+    "cp",
+}
 
 
 def read_xliff(file):
@@ -365,7 +457,7 @@ def read_xliff(file):
     the apps' loaders do not)."""
     from translate.storage import xliff, xliff2
 
-    data = open(file, "rb").read()
+    data = read_bytes(file)
     version_2 = b"urn:oasis:names:tc:xliff:document:2.0" in data
     store = (xliff2.Xliff2File if version_2 else xliff.xlifffile).parsestring(data)
     found = []
@@ -391,10 +483,18 @@ def read_xliff(file):
         source = child(element, "source")
         target = child(element, "target")
         source_text = "".join(source.itertext()) if source is not None else ""
-        key = element.get("name" if version_2 else "resname") or (source_text if symfony else element.get("id"))
+        key = element.get("name" if version_2 else "resname") or (
+            source_text if symfony else element.get("id")
+        )
         if not key:
             continue
-        inline = any(local(inner) in INLINE for part in (source, target) if part is not None for inner in part.iter() if inner is not part)
+        inline = any(
+            local(inner) in INLINE
+            for part in (source, target)
+            if part is not None
+            for inner in part.iter()
+            if inner is not part
+        )
         if version_2:
             segment = child(element, "segment")
             state = segment.get("state") if segment is not None else None
@@ -402,10 +502,14 @@ def read_xliff(file):
             state = target.get("state") if target is not None else None
         construct = "inline" if inline else None
         if source_text:
-            found.append(entry(file, key, source_text, language="@source", construct=construct))
+            found.append(
+                entry(file, key, source_text, language="@source", construct=construct)
+            )
         target_text = "".join(target.itertext()) if target is not None else ""
         if target_text and state not in ("new", "needs-translation"):
-            found.append(entry(file, key, target_text, state=state, construct=construct))
+            found.append(
+                entry(file, key, target_text, state=state, construct=construct)
+            )
     return found
 
 
@@ -413,7 +517,7 @@ def read_xliff(file):
 
 
 def read_csv(file, table):
-    data = open(file, "rb").read().decode("utf-8-sig")
+    data = read_bytes(file).decode("utf-8-sig")
     rows = list(csv.reader(io.StringIO(data, newline="")))
     found = []
     if not table:
@@ -424,7 +528,12 @@ def read_csv(file, table):
         return found
     code = re.compile(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$")
     header_at = next(
-        (at for at, row in enumerate(rows[:3]) if [cell for cell in row[1:] if cell] and all(code.match(cell) for cell in row[1:] if cell)),
+        (
+            at
+            for at, row in enumerate(rows[:3])
+            if [cell for cell in row[1:] if cell]
+            and all(code.match(cell) for cell in row[1:] if cell)
+        ),
         0,
     )
     header = rows[header_at]
@@ -453,7 +562,11 @@ READERS = {
 
 def read(format, file):
     if format == "apple-strings":
-        return read_stringsdict(file) if file.endswith(".stringsdict") else read_strings(file)
+        return (
+            read_stringsdict(file)
+            if file.endswith(".stringsdict")
+            else read_strings(file)
+        )
     return READERS[format](file)
 
 
@@ -468,9 +581,16 @@ def main():
     if format == "apple-strings":
         # A key of X.stringsdict is one plural key; the entry of X.strings stands in for it
         # where the stringsdict is not read (Apple's convention), so it is not a text of its own.
-        plural = {(item["file"], item["key"]) for item in found if item["file"].endswith(".stringsdict")}
+        plural = {
+            (item["file"], item["key"])
+            for item in found
+            if item["file"].endswith(".stringsdict")
+        }
         for item in found:
-            if item["file"].endswith(".strings") and (item["file"] + "dict", item.get("key")) in plural:
+            if (
+                item["file"].endswith(".strings")
+                and (item["file"] + "dict", item.get("key")) in plural
+            ):
                 item["skipped"] = "stands in for the stringsdict's entry"
     json.dump(found, sys.stdout, ensure_ascii=False)
 
