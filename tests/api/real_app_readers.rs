@@ -34,6 +34,13 @@ use serde_json::Value;
 
 use crate::server::Server;
 
+/// A text's place on the server: namespace, key name, language.
+type Place = (String, String, String);
+
+/// An entry the readers found, the file it is in, and whether it is a source text (a PO
+/// `msgid`, an XLIFF `<source>`) standing for the base language.
+type Found<'a> = (&'a Value, &'a str, bool);
+
 /// One file set of the app's `.locstore.toml`.
 struct FileSet {
     format: String,
@@ -576,7 +583,7 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
         .collect();
     // Entries of one key and language in several files (`Base.lproj` and `en.lproj`, a name
     // defined twice): the server holds one of them, so one that it holds is enough.
-    let mut places: BTreeMap<(String, String, String), Vec<(&Value, &str, bool)>> = BTreeMap::new();
+    let mut places: BTreeMap<Place, Vec<Found>> = BTreeMap::new();
     for entry in &entries {
         let path = entry["file"].as_str().unwrap_or_default();
         if let Some(error) = entry.get("error") {
