@@ -444,9 +444,19 @@ fn has_android_strings(dir: &Path) -> bool {
     })
 }
 
+/// Whether the folder holds `*.lproj` folders with `.strings` or `.stringsdict` tables: an
+/// app's `Localizable`, or an extension's or a settings bundle's own tables (`Intents`,
+/// `InfoPlist`, `Root`) without one.
 fn has_lproj(dir: &Path) -> bool {
     holds(dir, |path| {
-        path.extension().is_some_and(|extension| extension == "lproj") && path.join("Localizable.strings").is_file()
+        path.extension().is_some_and(|extension| extension == "lproj")
+            && std::fs::read_dir(path).is_ok_and(|entries| {
+                entries.filter_map(Result::ok).any(|entry| {
+                    let name = entry.file_name();
+                    let name = name.to_string_lossy();
+                    (name.ends_with(".strings") || name.ends_with(".stringsdict")) && entry.path().is_file()
+                })
+            })
     })
 }
 
@@ -709,6 +719,48 @@ mod tests {
                 ),
                 // The only set of its format shares the project's key spaces.
                 ("ios/App/Resources".to_owned(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_apple_extensions_own_tables_are_a_bundle_apart_from_the_apps_catalogs() {
+        // Ice Cubes: the app's String Catalogs, and an action extension whose `.lproj` folders
+        // hold only `InfoPlist.strings`. Both are found, each a key space of its own, so the
+        // extension's pull never writes the app's `Localizable` keys into new files.
+        let dir = tempfile::tempdir().unwrap();
+        for (file, text) in [
+            ("IceCubesApp/Resources/Localization/Localizable.xcstrings", "{}"),
+            (
+                "IceCubesActionExtension/en.lproj/InfoPlist.strings",
+                "\"CFBundleName\" = \"Ice\";\n",
+            ),
+            ("Widget/de.lproj/Widget.stringsdict", "<plist/>"),
+            ("Docs/en.lproj/notes.txt", "not a table"),
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let (path, _) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
+        let settings = Settings::find(Some(&path), dir.path()).unwrap();
+        let sets: Vec<(String, Option<String>)> = settings
+            .file_sets
+            .iter()
+            .map(|set| (set.path.clone(), set.namespace.clone()))
+            .collect();
+        assert_eq!(
+            sets,
+            [
+                (
+                    "IceCubesActionExtension".to_owned(),
+                    Some("IceCubesActionExtension".to_owned())
+                ),
+                (
+                    "IceCubesApp/Resources/Localization".to_owned(),
+                    Some("IceCubesApp".to_owned())
+                ),
+                ("Widget".to_owned(), Some("Widget".to_owned())),
             ]
         );
     }

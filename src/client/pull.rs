@@ -46,6 +46,19 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
             )
             .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
         let entries = exported.entries()?;
+        // The names of the set's own files in a folder of each language (`strings.xml`,
+        // `InfoPlist.strings`): a language new on the server gets those, never a table the
+        // set keeps in none of its languages.
+        let tables: HashSet<String> = match set.format {
+            crate::formats::ExportFormat::AndroidXml | crate::formats::ExportFormat::AppleStrings => {
+                files::collect(set)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|file| file.layout.rsplit_once('/').map(|(_, name)| name.to_owned()))
+                    .collect()
+            }
+            _ => HashSet::new(),
+        };
         let puller = Puller {
             server: &server,
             set,
@@ -60,6 +73,7 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
                 .collect(),
             exported_names: Mutex::default(),
             local_languages: &local_languages,
+            tables,
         };
         // The base language's files first: the entries new to a translation's file follow
         // the order of the base file of the same name, as patched. The others then on every
@@ -122,6 +136,9 @@ struct Puller<'a> {
     /// The languages the app has files of ([`language_of`]): a file the app lacks is written
     /// only for a language it has none of (one new on the server).
     local_languages: &'a HashSet<String>,
+    /// The names of the set's own files in its language folders (Android and Apple only;
+    /// empty for a set that has none yet, which then takes every file of the export).
+    tables: HashSet<String>,
 }
 
 /// The order of a base language's file: its names, or (for a file the pull left as it was)
@@ -206,6 +223,11 @@ impl Puller<'_> {
             return Ok(None);
         }
         let file_name = entry.layout.rsplit('/').next().unwrap_or_default().to_owned();
+        // A table the set keeps in none of its languages (the empty `Localizable.strings` of
+        // an extension whose texts are all in `InfoPlist.strings`) is not added for a new one.
+        if !target.exists() && !self.tables.is_empty() && !self.tables.contains(&file_name) {
+            return Ok(None);
+        }
         let base = self.is_base(&entry.layout);
         let old = match std::fs::read(&target) {
             Ok(old) => Some(old),
