@@ -133,7 +133,9 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
             let namespaced = set.path.contains(NAMESPACE_PLACEHOLDER);
             let namespace = match (namespaced, parts.as_slice()) {
                 (false, [_]) => None,
-                (true, [_, file]) => Some(file.strip_suffix(".json")?.to_owned()),
+                (true, [_, nested @ ..]) if !nested.is_empty() => {
+                    Some(nested.join("/").strip_suffix(".json")?.to_owned())
+                }
                 _ => return None,
             };
             let all = pattern_files(set).unwrap_or_default();
@@ -321,7 +323,8 @@ fn pattern_folder(set: &FileSet) -> PathBuf {
 }
 
 /// The gettext template of a PO set: the settings' `base`, else the `*.pot` in the set's
-/// folder, the first by name.
+/// folder, the first by name; else Lazarus' template, the pattern's file without its language
+/// (`zip.po` beside `zip.{lang}.po`).
 fn template_file(set: &FileSet) -> Option<PathBuf> {
     if let Some(base) = &set.base {
         return Some(base.clone());
@@ -332,7 +335,13 @@ fn template_file(set: &FileSet) -> Option<PathBuf> {
         .filter(|path| path.is_file() && path.extension().is_some_and(|extension| extension == "pot"))
         .collect();
     templates.sort();
-    templates.into_iter().next()
+    templates.into_iter().next().or_else(|| {
+        let pattern = set.root.to_string_lossy().into_owned();
+        let lazarus = pattern.replacen(&format!(".{LANGUAGE_PLACEHOLDER}.po"), ".po", 1);
+        (lazarus != pattern && !lazarus.contains(LANGUAGE_PLACEHOLDER))
+            .then(|| PathBuf::from(lazarus))
+            .filter(|path| path.is_file())
+    })
 }
 
 /// A file that matches a set's pattern: the language it names (as the app spells it), its
@@ -386,8 +395,15 @@ fn pattern_files(set: &FileSet) -> Result<Vec<PatternFile>, Failure> {
                     None => (entry.clone(), rest),
                 };
                 let (ns_prefix, ns_suffix) = file.split_once(NAMESPACE_PLACEHOLDER).unwrap_or((file, ""));
-                for file in read_dir(&inner_folder)? {
-                    let Some(file_name) = file.file_name().and_then(|name| name.to_str()) else {
+                // `{ns}.json` takes the folders below too: `fr/settings/profile.json` is the
+                // namespace `settings/profile`, as i18next's backends load it.
+                for file in namespace_files(&inner_folder, ns_prefix.is_empty())? {
+                    let Some(file_name) = file
+                        .strip_prefix(&inner_folder)
+                        .ok()
+                        .and_then(|name| name.to_str())
+                        .map(|name| name.replace('\\', "/"))
+                    else {
                         continue;
                     };
                     let namespace = file_name
@@ -422,6 +438,24 @@ fn pattern_files(set: &FileSet) -> Result<Vec<PatternFile>, Failure> {
         }
     }
     Ok(found)
+}
+
+/// The files of a language's folder a `{ns}` pattern may name: its own, and those of the
+/// folders below when `nested` (hidden folders left out).
+fn namespace_files(folder: &Path, nested: bool) -> Result<Vec<PathBuf>, Failure> {
+    let mut files = Vec::new();
+    for entry in read_dir(folder)? {
+        let hidden = entry
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.starts_with('.'));
+        if entry.is_dir() && nested && !hidden {
+            files.extend(namespace_files(&entry, true)?);
+        } else {
+            files.push(entry);
+        }
+    }
+    Ok(files)
 }
 
 fn fill_pattern(pattern: &Path, language: &str, namespace: Option<&str>) -> PathBuf {

@@ -181,6 +181,14 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
             };
             let format = if has_i18next_plurals(dir) { "i18next" } else { "json" };
             found.push((format.to_owned(), pattern));
+        } else if has_po_language_folders(dir) {
+            // GNOME's help: `help/fr/fr.po`, a folder per language holding its one file.
+            let pattern = if relative == "." {
+                "{lang}/{lang}.po".to_owned()
+            } else {
+                format!("{relative}/{{lang}}/{{lang}}.po")
+            };
+            found.push(("po".to_owned(), pattern));
         }
         for pattern in json_families(dir) {
             let pattern = if relative == "." {
@@ -244,6 +252,24 @@ fn has_namespace_folders(dir: &Path) -> bool {
         })
         .collect();
     languages.len() >= 2 || languages.iter().any(|language| language.eq_ignore_ascii_case("en"))
+}
+
+/// Whether a folder holds two or more folders named by a gettext locale (`fr/`, `sr@latin/`)
+/// each with a `.po` file of the same name (`fr/fr.po`), as GNOME's help keeps them.
+fn has_po_language_folders(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().is_dir())
+        .filter(|entry| {
+            entry.file_name().to_str().is_some_and(|name| {
+                crate::formats::po::locale_language(name).is_some() && entry.path().join(format!("{name}.po")).is_file()
+            })
+        })
+        .take(2)
+        .count()
+        == 2
 }
 
 /// The root key of a Rails locale file: its first line that is not blank, a comment or `---`,
@@ -444,18 +470,17 @@ fn has_android_strings(dir: &Path) -> bool {
     })
 }
 
-/// Whether the folder holds `*.lproj` folders with `.strings` or `.stringsdict` tables: an
-/// app's `Localizable`, or an extension's or a settings bundle's own tables (`Intents`,
-/// `InfoPlist`, `Root`) without one.
+/// Whether `dir` holds a `*.lproj` folder with a table: any `.strings` or `.stringsdict` file
+/// (an app extension's `InfoPlist.strings` alone, a framework's own table), not only
+/// `Localizable.strings`.
 fn has_lproj(dir: &Path) -> bool {
     holds(dir, |path| {
         path.extension().is_some_and(|extension| extension == "lproj")
-            && std::fs::read_dir(path).is_ok_and(|entries| {
-                entries.filter_map(Result::ok).any(|entry| {
-                    let name = entry.file_name();
-                    let name = name.to_string_lossy();
-                    (name.ends_with(".strings") || name.ends_with(".stringsdict")) && entry.path().is_file()
-                })
+            && holds(path, |file| {
+                file.is_file()
+                    && file
+                        .extension()
+                        .is_some_and(|extension| extension == "strings" || extension == "stringsdict")
             })
     })
 }

@@ -33,6 +33,17 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
     for set in &settings.file_sets {
         for file in files::collect(set)? {
             local_languages.extend(language_of(set, &base_language, &file.layout));
+            // A String Catalog holds its languages inside: an app extension's `.lproj`
+            // tables beside the app's catalog are not new languages' files.
+            if set.format == crate::formats::ExportFormat::Xcstrings {
+                local_languages.extend(catalog_languages(&file.disk).into_iter().map(|language| {
+                    if settings::folded(&language) == settings::folded(&base_language) {
+                        String::new()
+                    } else {
+                        settings::folded(&language)
+                    }
+                }));
+            }
         }
     }
     for set in &settings.file_sets {
@@ -406,6 +417,31 @@ impl Puller<'_> {
         }
         Ok(false)
     }
+}
+
+/// The languages a String Catalog names: its `sourceLanguage` and every localization's.
+fn catalog_languages(path: &Path) -> Vec<String> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    let Ok(catalog) = serde_json::from_slice::<Value>(&bytes) else {
+        return Vec::new();
+    };
+    let mut languages: HashSet<String> = catalog["sourceLanguage"]
+        .as_str()
+        .map(str::to_owned)
+        .into_iter()
+        .collect();
+    for string in catalog["strings"]
+        .as_object()
+        .into_iter()
+        .flat_map(|strings| strings.values())
+    {
+        if let Some(localizations) = string["localizations"].as_object() {
+            languages.extend(localizations.keys().cloned());
+        }
+    }
+    languages.into_iter().collect()
 }
 
 /// The language a layout path of `set` names, folded, with the base language's places as one

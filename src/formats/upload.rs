@@ -230,11 +230,21 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
             if folder_is_language {
                 return Some((folder.to_owned(), Some(named(Platform::Web, stem)?)));
             }
-            if primary(stem).is_none() && format == ExportFormat::I18next {
-                // A nested namespace, `fr/settings/profile.json`: the nearest folder above
-                // that is a language code is the language.
-                let language = path.split('/').rev().skip(2).find(|part| primary(part).is_some())?;
-                return Some((language.to_owned(), Some(named(Platform::Web, stem)?)));
+            // A nested namespace, `fr/settings/profile.json` (i18next's, or plain JSON's in the
+            // same layout): the nearest folder above that is a language code is the language,
+            // by the same rule against the file's name (`fr/modules/app-shelf.json` is `fr`).
+            let above = path
+                .split('/')
+                .rev()
+                .skip(2)
+                .find_map(|part| primary(part).map(|length| (part, length)));
+            match (above, primary(stem)) {
+                (Some((language, _)), None) => return Some((language.to_owned(), Some(named(Platform::Web, stem)?))),
+                (Some((language, in_folder)), Some(in_stem)) if in_folder < in_stem => {
+                    return Some((language.to_owned(), Some(named(Platform::Web, stem)?)));
+                }
+                (None, None) if format == ExportFormat::I18next => return None,
+                _ => {}
             }
             Some((stem.to_owned(), None))
         }

@@ -17,6 +17,7 @@ mod platforms;
 mod plurals;
 mod projects;
 mod quality;
+mod real_app_readers;
 mod real_apps;
 mod receiver;
 mod reliability;
