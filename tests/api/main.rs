@@ -6,6 +6,7 @@ mod errors;
 mod export;
 mod file_sets;
 mod formats;
+mod formatters;
 mod helpers;
 mod history;
 mod import;
