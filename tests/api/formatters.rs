@@ -103,7 +103,11 @@ impl Answers {
         let answer = &self.0[&ticket.0][ticket.1];
         match answer {
             Value::String(text) => Ok(text.clone()),
-            other => Err(format!("{:?}: {}", ticket.0, other["error"].as_str().unwrap_or("no answer"))),
+            other => Err(format!(
+                "{:?}: {}",
+                ticket.0,
+                other["error"].as_str().unwrap_or("no answer")
+            )),
         }
     }
 }
@@ -162,8 +166,12 @@ pub fn run_driver(platform: Platform, input: &Value) -> Value {
         "{platform:?}'s driver failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|err| panic!("{platform:?} printed no JSON ({err}): {}", String::from_utf8_lossy(&output.stdout)))
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "{platform:?} printed no JSON ({err}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
 }
 
 /// The GNUstep driver (tests/tools/fmt_gnustep.m), compiled once per test run into the
@@ -228,23 +236,119 @@ async fn each_platforms_formatter_formats_as_the_platform_and_reports_what_it_ca
     // (platform, text, arguments, count, the platform's answer: Ok(text) or Err(part of its error))
     type Case = (Platform, Value, Value, Option<i64>, Result<&'static str, &'static str>);
     let cases: Vec<Case> = vec![
-        (Platform::Java, json!("%2$s has %1$d, %3$.2f km, 100%%"), json!([3, "Ana", 2.5]), None, Ok("Ana has 3, 2.50 km, 100%")),
-        (Platform::Java, json!("%d"), json!(["not a number"]), None, Err("IllegalFormatConversion")),
-        (Platform::Java, json!("%1$s and %2$s"), json!(["one"]), None, Err("MissingFormatArgument")),
-        (Platform::Foundation, json!("%2$@ has %1$lld, %3$.2f km, %4$s, %5$d%%"), json!([3, "Ana", 2.5, "C é", 7]), None, Ok("Ana has 3, 2.50 km, C é, 7%")),
-        (Platform::Foundation, json!("%1$d then %1$@"), json!([1]), None, Err("two types")),
-        (Platform::Foundation, json!("%@ and %@"), json!(["one"]), None, Err("2 arguments, 1 given")),
-        (Platform::Icu, json!("{n, plural, one {# file} other {# files}} in '{'{dir}'}', don't <b>{dir}</b>"), json!({"n": 2, "dir": "x"}), None, Ok("2 files in {x}, don't <b>x</b>")),
+        (
+            Platform::Java,
+            json!("%2$s has %1$d, %3$.2f km, 100%%"),
+            json!([3, "Ana", 2.5]),
+            None,
+            Ok("Ana has 3, 2.50 km, 100%"),
+        ),
+        (
+            Platform::Java,
+            json!("%d"),
+            json!(["not a number"]),
+            None,
+            Err("IllegalFormatConversion"),
+        ),
+        (
+            Platform::Java,
+            json!("%1$s and %2$s"),
+            json!(["one"]),
+            None,
+            Err("MissingFormatArgument"),
+        ),
+        (
+            Platform::Foundation,
+            json!("%2$@ has %1$lld, %3$.2f km, %4$s, %5$d%%"),
+            json!([3, "Ana", 2.5, "C é", 7]),
+            None,
+            Ok("Ana has 3, 2.50 km, C é, 7%"),
+        ),
+        (
+            Platform::Foundation,
+            json!("%1$d then %1$@"),
+            json!([1]),
+            None,
+            Err("two types"),
+        ),
+        (
+            Platform::Foundation,
+            json!("%@ and %@"),
+            json!(["one"]),
+            None,
+            Err("2 arguments, 1 given"),
+        ),
+        (
+            Platform::Icu,
+            json!("{n, plural, one {# file} other {# files}} in '{'{dir}'}', don't <b>{dir}</b>"),
+            json!({"n": 2, "dir": "x"}),
+            None,
+            Ok("2 files in {x}, don't <b>x</b>"),
+        ),
         (Platform::Icu, json!("{missing}"), json!({}), None, Err("missing")),
-        (Platform::Icu, json!("{unclosed"), json!({}), None, Err("EXPECT_ARGUMENT_CLOSING_BRACE")),
-        (Platform::I18next, json!({"one": "{{count}} file in {{dir}}", "other": "{{count}} files in {{dir}}"}), json!({"dir": "x"}), Some(1), Ok("1 file in x")),
-        (Platform::I18next, json!("{{name}} {brace} 50%"), json!({}), None, Err("no value for {{name}}")),
-        (Platform::Rails, json!({"one": "%{count} file in %{dir}", "other": "%{count} files in %{dir}"}), json!({"dir": "x"}), Some(5), Ok("5 files in x")),
-        (Platform::Rails, json!("%{name}: 50%% {brace}"), json!({"name": "Ana"}), None, Ok("Ana: 50% {brace}")),
-        (Platform::Rails, json!("%{name}"), json!({}), None, Err("MissingInterpolationArgument")),
-        (Platform::PythonPercent, json!("%(name)s: %(n)d%% %(f).2f"), json!({"name": "Ana", "n": 3, "f": 2.5}), None, Ok("Ana: 3% 2.50")),
-        (Platform::PythonPercent, json!("%(name)s"), json!({}), None, Err("KeyError")),
-        (Platform::PythonBrace, json!("{name} {{braces}} {n:.2f}"), json!({"name": "Ana", "n": 2.5}), None, Ok("Ana {braces} 2.50")),
+        (
+            Platform::Icu,
+            json!("{unclosed"),
+            json!({}),
+            None,
+            Err("EXPECT_ARGUMENT_CLOSING_BRACE"),
+        ),
+        (
+            Platform::I18next,
+            json!({"one": "{{count}} file in {{dir}}", "other": "{{count}} files in {{dir}}"}),
+            json!({"dir": "x"}),
+            Some(1),
+            Ok("1 file in x"),
+        ),
+        (
+            Platform::I18next,
+            json!("{{name}} {brace} 50%"),
+            json!({}),
+            None,
+            Err("no value for {{name}}"),
+        ),
+        (
+            Platform::Rails,
+            json!({"one": "%{count} file in %{dir}", "other": "%{count} files in %{dir}"}),
+            json!({"dir": "x"}),
+            Some(5),
+            Ok("5 files in x"),
+        ),
+        (
+            Platform::Rails,
+            json!("%{name}: 50%% {brace}"),
+            json!({"name": "Ana"}),
+            None,
+            Ok("Ana: 50% {brace}"),
+        ),
+        (
+            Platform::Rails,
+            json!("%{name}"),
+            json!({}),
+            None,
+            Err("MissingInterpolationArgument"),
+        ),
+        (
+            Platform::PythonPercent,
+            json!("%(name)s: %(n)d%% %(f).2f"),
+            json!({"name": "Ana", "n": 3, "f": 2.5}),
+            None,
+            Ok("Ana: 3% 2.50"),
+        ),
+        (
+            Platform::PythonPercent,
+            json!("%(name)s"),
+            json!({}),
+            None,
+            Err("KeyError"),
+        ),
+        (
+            Platform::PythonBrace,
+            json!("{name} {{braces}} {n:.2f}"),
+            json!({"name": "Ana", "n": 2.5}),
+            None,
+            Ok("Ana {braces} 2.50"),
+        ),
         (Platform::PythonBrace, json!("{name}"), json!({}), None, Err("KeyError")),
     ];
     let mut batch = Batch::default();
@@ -269,8 +373,11 @@ async fn each_platforms_formatter_formats_as_the_platform_and_reports_what_it_ca
     let bad = dir.path().join("bad.strings");
     std::fs::write(&bad, "\"a\" = \"unterminated;\n").unwrap();
     let files = gnustep_strings(&[good, bad]);
-    let expected: BTreeMap<String, String> =
-        [("a".to_owned(), "b %@ \"q\"".to_owned()), ("x".to_owned(), "y".to_owned())].into();
+    let expected: BTreeMap<String, String> = [
+        ("a".to_owned(), "b %@ \"q\"".to_owned()),
+        ("x".to_owned(), "y".to_owned()),
+    ]
+    .into();
     assert_eq!(files[0], Ok(expected));
     assert!(files[1].is_err(), "{:?}", files[1]);
 }
