@@ -14,6 +14,7 @@ mod keys;
 mod namespaces;
 mod observability;
 mod openapi;
+mod placeholder_apps;
 mod placeholder_cases;
 mod placeholder_files;
 mod placeholders;

@@ -102,6 +102,8 @@ static id formatted(NSString *format, NSArray *args) {
                                        (unsigned long)[args count]];
   }
   for (int n = 0; n < count && error == nil; n++) {
+    // GNUstep (as Apple's va_list reading) must know every argument's type to reach a later
+    // one: a text that skips an argument crashes the formatter, so it is refused here.
     if (kinds[n] == NONE) error = [NSString stringWithFormat:@"argument %d is never used", n + 1];
   }
   if (error != nil) return failure(error);
