@@ -37,6 +37,8 @@ pub enum Exported {
 pub struct Export {
     pub texts: BTreeMap<String, BTreeMap<String, Exported>>,
     pub flags: BTreeMap<String, Vec<String>>,
+    /// An ARB template's `@key` metadata, by key name.
+    pub arb_metadata: BTreeMap<String, Value>,
 }
 
 /// A key's name as an Android export writes it (contract: "Export"): characters outside
@@ -355,13 +357,21 @@ pub fn read_export(format: &str, dir: &Path, work: &Path) -> Export {
                 flatten(&read_json_file(&dir.join(format!("{language}.json"))), "", &mut texts);
                 group_suffixed_forms(texts)
             }
-            "arb" => read_json_file(&dir.join(format!("app_{language}.arb")))
-                .as_object()
-                .unwrap()
-                .iter()
-                .filter(|(name, _)| !name.starts_with('@'))
-                .map(|(name, value)| (name.clone(), exported_of(value)))
-                .collect(),
+            "arb" => {
+                let file = read_json_file(&dir.join(format!("app_{language}.arb")));
+                let file = file.as_object().unwrap();
+                if language == "en" {
+                    export.arb_metadata = file
+                        .iter()
+                        .filter_map(|(name, value)| Some((name.strip_prefix('@')?.to_owned(), value.clone())))
+                        .filter(|(name, _)| !name.starts_with('@'))
+                        .collect();
+                }
+                file.iter()
+                    .filter(|(name, _)| !name.starts_with('@'))
+                    .map(|(name, value)| (name.clone(), exported_of(value)))
+                    .collect()
+            }
             "yaml" => {
                 let file = read_yaml(&dir.join(format!("{language}.yml")));
                 let mut texts = BTreeMap::new();

@@ -201,6 +201,9 @@ async fn prove(source: Source) {
         for (index, case) in source.cases.iter().enumerate() {
             let name = &names[index];
             let label = format!("{} -> {target}: {}", source.label, case.id);
+            if target == "arb" {
+                check_arb_declarations(&mut outcome, &label, &export, name);
+            }
             if case.markup && target == "apple-strings" && !named_in_warning(name) {
                 outcome
                     .failures
@@ -372,6 +375,68 @@ fn plural_cells(
         .collect()
 }
 
+/// An ARB template declares each argument of a message in `@key.placeholders`, with a type.
+fn check_arb_declarations(outcome: &mut Outcome, label: &str, export: &Export, name: &str) {
+    let Some(Exported::Text(message)) = export.find("en", name) else {
+        return;
+    };
+    let declared = export.arb_metadata.get(name).map(|metadata| &metadata["placeholders"]);
+    for argument in icu_arguments(message) {
+        match declared.map(|declared| &declared[&argument]) {
+            Some(Value::Object(placeholder)) if placeholder.get("type").is_some_and(Value::is_string) => {}
+            _ => outcome.failures.push(format!(
+                "{label}: `{argument}` of {message:?} is not declared with a type: {declared:?}"
+            )),
+        }
+    }
+}
+
+/// The argument names of an ICU message (the plural's own included), read with ICU's quoting:
+/// `''` is an apostrophe, and an apostrophe before `{`, `}` or `#` quotes up to the next one.
+fn icu_arguments(message: &str) -> Vec<String> {
+    let chars: Vec<char> = message.chars().collect();
+    let mut names = Vec::new();
+    let mut i = 0;
+    // What each open brace opened: an argument whose name is being read, the rest of an
+    // argument (`, plural, one {...}`), or a submessage of it.
+    enum Open {
+        Name(String),
+        Style,
+        Message,
+    }
+    let mut stack: Vec<Open> = Vec::new();
+    while i < chars.len() {
+        match (chars[i], stack.last_mut()) {
+            ('\'', _) if chars.get(i + 1) == Some(&'\'') => i += 1,
+            ('\'', _) if matches!(chars.get(i + 1), Some('{' | '}' | '#' | '|')) => {
+                i += 1;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+            }
+            ('{', Some(Open::Style)) => stack.push(Open::Message),
+            ('{', _) => stack.push(Open::Name(String::new())),
+            (',', Some(Open::Name(name))) => {
+                names.push(name.trim().to_owned());
+                *stack.last_mut().unwrap() = Open::Style;
+            }
+            ('}', Some(Open::Name(name))) => {
+                names.push(name.trim().to_owned());
+                stack.pop();
+            }
+            ('}', _) => {
+                stack.pop();
+            }
+            (c, Some(Open::Name(name))) => name.push(c),
+            _ => {}
+        }
+        i += 1;
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// A format that keeps texts as stored must write what the server holds.
 fn check_stored(outcome: &mut Outcome, label: &str, language: &str, exported: &Text, stored: &Value) {
     let same = match (exported, stored) {
@@ -417,6 +482,15 @@ fn uses_c_string(text: &Text, case: &Case) -> bool {
             }
             false
         })
+}
+
+#[test]
+fn icu_arguments_are_read_with_icus_quoting() {
+    assert_eq!(
+        icu_arguments("{count, plural, one {# file in {city}} other {# files in '{'{city}'}'}} for {name}, don't"),
+        ["city", "count", "name"]
+    );
+    assert_eq!(icu_arguments("Use '{braces}' or it''s {n, number}"), ["n"]);
 }
 
 #[tokio::test]
