@@ -93,6 +93,16 @@ fn sample_arguments(conversions: &[(usize, char)]) -> Value {
 /// A text per name, or plural forms, in one language.
 type Texts = BTreeMap<String, Exported>;
 
+/// The comparisons of one app: texts for the formatters, both sides of each comparison,
+/// failures found, and plural forms passed over.
+#[derive(Default)]
+struct Comparison {
+    batch: Batch,
+    compared: Vec<Compared>,
+    failures: Vec<String>,
+    skipped_forms: usize,
+}
+
 /// Both sides of a comparison: the original text's answer and the export's.
 struct Compared {
     label: String,
@@ -107,11 +117,14 @@ fn compare_language(
     (from, original): (Platform, &Texts),
     (to, exported): (Platform, &Texts),
     exported_name: &dyn Fn(&str) -> String,
-    batch: &mut Batch,
-    compared: &mut Vec<Compared>,
-    failures: &mut Vec<String>,
-    skipped_forms: &mut (usize,),
+    comparison: &mut Comparison,
 ) {
+    let Comparison {
+        batch,
+        compared,
+        failures,
+        skipped_forms,
+    } = comparison;
     for (name, text) in original {
         let texts: Vec<(String, String)> = match text {
             Exported::Text(text) | Exported::Styled(text, _) => vec![(String::new(), text.clone())],
@@ -148,7 +161,7 @@ fn compare_language(
                 .collect();
             let highest = conversions.iter().map(|(number, _)| *number).max().unwrap_or(0);
             if [from, to].contains(&Platform::Foundation) && (1..=highest).any(|n| !used.contains(&n)) {
-                skipped_forms.0 += 1;
+                *skipped_forms += 1;
                 continue;
             }
             let exported_text = match (counterpart, category.as_str()) {
@@ -183,7 +196,10 @@ fn uses_c_string(text: &str) -> bool {
 
 /// Runs the batch: texts the original platform refuses are not format strings of the app (and
 /// are skipped); the others must read the same from the export. Answers (compared, skipped).
-fn judge(batch: Batch, compared: Vec<Compared>, failures: &mut Vec<String>) -> (usize, usize) {
+fn judge(comparison: &mut Comparison) -> (usize, usize) {
+    let batch = std::mem::take(&mut comparison.batch);
+    let compared = std::mem::take(&mut comparison.compared);
+    let failures = &mut comparison.failures;
     let answers = batch.run();
     let (mut same, mut skipped) = (0, 0);
     for pair in compared {
@@ -330,10 +346,7 @@ async fn a_real_android_apps_strings_exported_to_apple_are_read_by_gnustep_and_f
     let (exported, _warnings) = export(&app, "apple-strings").await;
 
     let work = tempfile::tempdir().unwrap();
-    let mut batch = Batch::default();
-    let mut compared = Vec::new();
-    let mut failures = Vec::new();
-    let mut skipped_forms = (0,);
+    let mut comparison = Comparison::default();
     let base = android_texts(&aapt2_values(&res.join("values"), work.path(), "values"));
     for (path, language) in &languages {
         let folder = path.split('/').next().unwrap();
@@ -347,7 +360,9 @@ async fn a_real_android_apps_strings_exported_to_apple_are_read_by_gnustep_and_f
         let apple = match apple_texts(&lproj_of(exported.path(), language)) {
             Ok(texts) => texts,
             Err(error) => {
-                failures.push(format!("{language}: GNUstep cannot read the exported strings: {error}"));
+                comparison
+                    .failures
+                    .push(format!("{language}: GNUstep cannot read the exported strings: {error}"));
                 continue;
             }
         };
@@ -356,16 +371,14 @@ async fn a_real_android_apps_strings_exported_to_apple_are_read_by_gnustep_and_f
             (Platform::Java, &original),
             (Platform::Foundation, &apple),
             &|name| name.to_owned(),
-            &mut batch,
-            &mut compared,
-            &mut failures,
-            &mut skipped_forms,
+            &mut comparison,
         );
     }
-    let (same, skipped) = judge(batch, compared, &mut failures);
+    let (same, skipped) = judge(&mut comparison);
+    let failures = comparison.failures;
     eprintln!(
         "AntennaPod -> Apple: {same} texts format the same; {skipped} not format strings in Java; {} plural forms leave out an argument",
-        skipped_forms.0
+        comparison.skipped_forms
     );
     assert!(same > 100, "too few texts with placeholders compared: {same}");
     assert!(
@@ -400,10 +413,7 @@ async fn a_real_ios_apps_strings_exported_to_android_compile_in_aapt2_and_format
     let (exported, _warnings) = export(&app, "android-xml").await;
 
     let work = tempfile::tempdir().unwrap();
-    let mut batch = Batch::default();
-    let mut compared = Vec::new();
-    let mut failures = Vec::new();
-    let mut skipped_forms = (0,);
+    let mut comparison = Comparison::default();
     let mut done = std::collections::BTreeSet::new();
     for language in languages.values() {
         if !done.insert(language.clone()) {
@@ -422,16 +432,14 @@ async fn a_real_ios_apps_strings_exported_to_android_compile_in_aapt2_and_format
             (Platform::Foundation, &original),
             (Platform::Java, &android),
             &|name| android_name(name),
-            &mut batch,
-            &mut compared,
-            &mut failures,
-            &mut skipped_forms,
+            &mut comparison,
         );
     }
-    let (same, skipped) = judge(batch, compared, &mut failures);
+    let (same, skipped) = judge(&mut comparison);
+    let failures = comparison.failures;
     eprintln!(
         "BookPlayer -> Android: {same} texts format the same; {skipped} not format strings in Foundation; {} plural forms leave out an argument",
-        skipped_forms.0
+        comparison.skipped_forms
     );
     assert!(same > 50, "too few texts with placeholders compared: {same}");
     assert!(

@@ -33,6 +33,9 @@ pub struct Case {
     pub markup: bool,
 }
 
+/// Writes an upload's files (path, bytes) from its keys.
+pub type SourceFiles = Box<dyn Fn(&[SourceKey]) -> Vec<(String, Vec<u8>)>>;
+
 /// A source syntax: the upload that brings it and its platform.
 pub struct Source {
     /// The source's name in failures: the upload type, with the PO flag.
@@ -42,7 +45,7 @@ pub struct Source {
     /// Keys named by their English text (gettext), not by the case's id.
     pub keyed_by_text: bool,
     pub cases: Vec<Case>,
-    pub files: Box<dyn Fn(&[SourceKey]) -> Vec<(String, Vec<u8>)>>,
+    pub files: SourceFiles,
 }
 
 fn one(text: &str) -> Text {
