@@ -136,7 +136,9 @@ struct Outcome {
 }
 
 /// Uploads the source's texts, exports them in every format, formats both sides and compares.
-async fn prove(source: Source) {
+/// A project in `en` and `fr` holding the source's cases, uploaded as the source's files:
+/// the app, each case's key name, and each key's translations as the server holds them.
+async fn upload_source(source: &Source) -> (TestApp, Vec<String>, BTreeMap<String, Value>) {
     let app = TestApp::spawn().await;
     app.post("/teams", json!({"name": "acme", "displayName": "Acme"}))
         .await
@@ -186,6 +188,11 @@ async fn prove(source: Source) {
             "the upload made no key {name:?}: {upload}\nkeys: {stored:?}"
         );
     }
+    (app, names, stored)
+}
+
+async fn prove(source: Source) {
+    let (app, names, stored) = upload_source(&source).await;
 
     let mut batch = Batch::default();
     let mut pairs = Vec::new();
@@ -329,7 +336,12 @@ async fn prove(source: Source) {
 
 /// Exports every language in `target`, reads the files back and answers the export's warnings.
 async fn export_of(app: &TestApp, target: &str, work: &std::path::Path) -> (Export, Vec<Value>) {
-    let query = format!("/teams/acme/projects/mobile/keys/export?type={target}");
+    export_with(app, target, "", work).await
+}
+
+/// [`export_of`] with more parameters (`&placeholders=keep`).
+async fn export_with(app: &TestApp, target: &str, parameters: &str, work: &std::path::Path) -> (Export, Vec<Value>) {
+    let query = format!("/teams/acme/projects/mobile/keys/export?type={target}{parameters}");
     let reply = app.get(&query).await.assert_ok(StatusCode::OK);
     let warnings = reply["warnings"].as_array().cloned().unwrap_or_default();
     let (name, bytes) = download_export(app, &query).await;
@@ -482,6 +494,43 @@ fn uses_c_string(text: &Text, case: &Case) -> bool {
             }
             false
         })
+}
+
+#[tokio::test]
+async fn an_export_with_placeholders_keep_writes_every_text_as_stored() {
+    // Android texts, kept as printf in every format: what `placeholders=keep` promises.
+    let source = android();
+    let (app, names, stored) = upload_source(&source).await;
+    let work = tempfile::tempdir().unwrap();
+    let mut outcome = Outcome::default();
+    for target in TARGETS {
+        let (export, _) = export_with(&app, target, "&placeholders=keep", work.path()).await;
+        for (case, name) in source.cases.iter().zip(&names) {
+            // Plural keys are ICU messages in some formats, and markup is Android's own: the
+            // texts compared are the plain ones.
+            if case.plural || case.markup {
+                continue;
+            }
+            for language in ["en", "fr"] {
+                let label = format!("keep -> {target}: {}", case.id);
+                match export.find(language, name) {
+                    Some(Exported::Text(text)) => check_stored(
+                        &mut outcome,
+                        &label,
+                        language,
+                        &Text::One(text.clone()),
+                        &stored[name][language],
+                    ),
+                    other => outcome.failures.push(format!("{label} [{language}]: {other:?}")),
+                }
+            }
+        }
+    }
+    assert!(
+        outcome.failures.is_empty(),
+        "texts not kept as stored:\n  {}",
+        outcome.failures.join("\n  ")
+    );
 }
 
 #[test]
