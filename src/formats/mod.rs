@@ -22,6 +22,7 @@ pub mod json;
 pub mod kept;
 pub mod namespaces;
 pub mod patch;
+pub mod placeholders;
 pub mod po;
 pub mod upload;
 pub mod xcstrings;
