@@ -13,6 +13,7 @@ mod keys;
 mod namespaces;
 mod observability;
 mod openapi;
+mod placeholders;
 mod platforms;
 mod plurals;
 mod projects;

@@ -18,7 +18,7 @@ pub mod render;
 use std::borrow::{Borrow, Cow};
 
 use crate::domain::model::{Key, PluralForms, Text, TextRef};
-use crate::domain::names::LanguageCode;
+use crate::domain::names::{KeyName, LanguageCode};
 use crate::domain::placeholders::{self, Context, Names, Parsed, Syntax};
 
 pub use render::Tags;
@@ -28,9 +28,8 @@ use super::ExportFormat;
 /// Something an export could not convert, or lost converting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
-    /// The key's identity (`namespace:name` outside the default namespace).
-    pub key: String,
-    pub language: String,
+    pub key: KeyName,
+    pub language: LanguageCode,
     pub message: String,
 }
 
@@ -48,6 +47,15 @@ pub fn target(format: ExportFormat) -> Option<Syntax> {
         | ExportFormat::Po
         | ExportFormat::Xliff
         | ExportFormat::Xliff2 => None,
+    }
+}
+
+/// The syntax an uploaded file of `format` is written in; `None` for the formats that carry
+/// any (JSON, CSV, PO by each entry's flag, XLIFF): the texts say, or the project does.
+pub fn source(format: ExportFormat) -> Option<Syntax> {
+    match format {
+        ExportFormat::Json | ExportFormat::Csv | ExportFormat::CsvTable | ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2 => None,
+        format => target(format),
     }
 }
 
@@ -128,11 +136,30 @@ pub fn convert_key(key: &Key, base: &LanguageCode, target: Syntax, tags: Tags, w
         };
         messages.dedup();
         warnings.extend(messages.into_iter().map(|message| Warning {
-            key: key.name.as_str().to_owned(),
-            language: language.as_str().to_owned(),
+            key: key.name.clone(),
+            language: language.clone(),
             message,
         }));
         texts.push((language.clone(), written));
+    }
+    if target == Syntax::Icu && key.plural {
+        // ICU plurals are one message: the forms, already ICU, go into it as they are (the
+        // ARB writer writes a plain text as it is; a plural key's forms it would quote).
+        converted.plural = false;
+        for (_, text) in &mut texts {
+            if let Text::Plural(forms) = text {
+                let mut message = "{count, plural,".to_owned();
+                for (category, form) in forms.iter() {
+                    message.push(' ');
+                    message.push_str(category.name());
+                    message.push_str(" {");
+                    message.push_str(form);
+                    message.push('}');
+                }
+                message.push('}');
+                *text = Text::Plain(message);
+            }
+        }
     }
     let bases: Vec<_> = key
         .translations
@@ -144,6 +171,29 @@ pub fn convert_key(key: &Key, base: &LanguageCode, target: Syntax, tags: Tags, w
         converted.translations.set_base(&language, base);
     }
     Some(converted)
+}
+
+/// One uploaded text, read in `from`, written in `to` (a key's syntax that differs from the
+/// file's): arguments numbered by their first appearance in the text itself, markup kept
+/// as markup. The text and what could not convert.
+pub fn convert_text(text: Text, from: Syntax, to: Syntax, markup: bool) -> (Text, Vec<String>) {
+    let tags = if markup { Tags::Markup } else { Tags::Html };
+    let mut messages = Vec::new();
+    let mut write = |string: &str, plural_form: bool| {
+        let context = Context { plural_form, markup };
+        let parsed = placeholders::parse(string, from, context);
+        let names = Names::new(&[], [&parsed]);
+        render::render(&parsed, to, context, tags, &names, &mut messages)
+    };
+    let converted = match text {
+        Text::Plain(string) => Text::Plain(write(&string, false)),
+        Text::Plural(forms) => {
+            let forms: Vec<_> = forms.iter().map(|(category, string)| (category, write(string, true))).collect();
+            Text::Plural(PluralForms::new(forms).expect("the same categories, with `other`"))
+        }
+    };
+    messages.dedup();
+    (converted, messages)
 }
 
 /// The key's argument names (see [`Names`]): its `placeholderNames`, then the base text's
@@ -181,6 +231,39 @@ pub fn names_of(key: &Key, base: &LanguageCode, source: Syntax) -> Names {
         }
     }
     Names::new(&declared, &parsed)
+}
+
+/// The placeholders an ARB template declares for an ICU text, in first appearance: each
+/// argument's name and Flutter's type for it: `double` for a float with digits, `num` for a
+/// number and a plural's count, `int` for an integer style, else `Object` (any value, written
+/// with `toString()`, as `{name}` prints an integer or a string in FormatJS).
+pub fn arb_declarations(text: &str) -> Vec<(String, &'static str)> {
+    use crate::domain::placeholders::{Kind, icu_plural_cases};
+    let mut declared: Vec<(String, &'static str)> = Vec::new();
+    let add = |declared: &mut Vec<(String, &'static str)>, parsed: &Parsed| {
+        for placeholder in parsed.placeholders() {
+            let name = placeholder.argument.to_string();
+            let kind = match placeholder.kind {
+                Kind::Count | Kind::Number => "num",
+                kind if kind.is_integer() => "int",
+                kind if kind.is_float() => "double",
+                _ => "Object",
+            };
+            if !declared.iter().any(|(known, _)| *known == name) {
+                declared.push((name, kind));
+            }
+        }
+    };
+    match icu_plural_cases(text) {
+        Some((argument, cases)) => {
+            declared.push((argument.to_owned(), "num"));
+            for (_, body) in cases {
+                add(&mut declared, &placeholders::parse(body, Syntax::Icu, Context { plural_form: true, markup: false }));
+            }
+        }
+        None => add(&mut declared, &placeholders::parse(text, Syntax::Icu, Context::default())),
+    }
+    declared
 }
 
 /// Whether `text` may read differently in `target` than as stored: it holds a character that
