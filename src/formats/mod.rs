@@ -571,6 +571,9 @@ pub struct ParsedEntry {
     pub outdated: bool,
     /// For a String Catalog's source-language entry, what Xcode recorded of the key.
     pub xcode: Option<XcodeEntry>,
+    /// The placeholder syntax the entry says it is in (a PO entry's `c-format`,
+    /// `python-format` or `python-brace-format` flag); `None`: the file's format's.
+    pub placeholders: Option<crate::domain::placeholders::Syntax>,
 }
 
 impl ParsedEntry {
@@ -584,6 +587,7 @@ impl ParsedEntry {
             line: 0,
             outdated: false,
             xcode: None,
+            placeholders: None,
         }
     }
 
