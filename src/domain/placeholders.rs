@@ -879,6 +879,60 @@ pub fn is_icu_message(text: &str) -> bool {
     depth == 0 && !quoted
 }
 
+/// The argument name and the cases (selector, message) of an ICU plural message that is the
+/// whole text (`{count, plural, one {# file} other {# files}}`); `None` for any other text.
+pub fn icu_plural_cases(message: &str) -> Option<(&str, Vec<(&str, &str)>)> {
+    let message = message.trim();
+    if !message.starts_with('{') || !message.ends_with('}') {
+        return None;
+    }
+    let inner = &message[1..message.len() - 1];
+    let (name, rest) = inner.split_once(',')?;
+    let (kind, mut rest) = rest.split_once(',')?;
+    if kind.trim() != "plural" {
+        return None;
+    }
+    let mut cases = Vec::new();
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return Some((name.trim(), cases));
+        }
+        let open = rest.find('{')?;
+        let selector = rest[..open].trim();
+        let body_start = open + 1;
+        let mut depth = 1usize;
+        let mut quoted = false;
+        let mut end = None;
+        let mut chars = rest[body_start..].char_indices().peekable();
+        while let Some((offset, c)) = chars.next() {
+            match c {
+                '\'' if chars.peek().map(|(_, c)| *c) == Some('\'') => {
+                    chars.next();
+                }
+                '\'' if quoted => quoted = false,
+                '\'' if matches!(chars.peek().map(|(_, c)| *c), Some('{' | '}' | '#' | '|')) => quoted = true,
+                _ if quoted => {}
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(body_start + offset);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = end?;
+        if selector.is_empty() {
+            return None;
+        }
+        cases.push((selector, &rest[body_start..end]));
+        rest = &rest[end + 1..];
+    }
+}
+
 enum MarkupPiece {
     Text(String),
     Tag(Segment),
@@ -972,6 +1026,64 @@ pub fn signature(parsed: &Parsed, names: &Names) -> std::collections::BTreeMap<S
         *found.entry(token).or_insert(0) += 1;
     }
     found
+}
+
+/// Whether two texts take the same arguments, as often each, with kinds that agree (a
+/// string is a string whether `%s`, `%@` or `{name}` writes it; a value of no stated type
+/// agrees with any kind), and the same pieces no syntax converts.
+pub fn same_placeholders(a: &Parsed, b: &Parsed, names: &Names) -> bool {
+    type Uses = std::collections::BTreeMap<String, (usize, std::collections::BTreeSet<&'static str>)>;
+    let uses = |parsed: &Parsed| {
+        let mut uses: Uses = Uses::new();
+        let mut raw = Vec::new();
+        for segment in &parsed.segments {
+            match segment {
+                Segment::Placeholder(placeholder) => {
+                    let argument = match names.number_of(&placeholder.argument) {
+                        Some(number) => number.to_string(),
+                        None => placeholder.argument.to_string(),
+                    };
+                    let entry = uses.entry(argument).or_default();
+                    entry.0 += 1;
+                    if !matches!(placeholder.kind, Kind::Any | Kind::Number | Kind::Count) {
+                        entry.1.insert(placeholder.kind.name());
+                    }
+                }
+                Segment::Raw(piece) => raw.push(piece.clone()),
+                _ => {}
+            }
+        }
+        raw.sort();
+        (uses, raw)
+    };
+    let ((a_uses, a_raw), (b_uses, b_raw)) = (uses(a), uses(b));
+    a_raw == b_raw
+        && a_uses.len() == b_uses.len()
+        && a_uses.iter().all(|(argument, (count, kinds))| {
+            b_uses.get(argument).is_some_and(|(other_count, other_kinds)| {
+                count == other_count && (kinds.is_empty() || other_kinds.is_empty() || !kinds.is_disjoint(other_kinds))
+            })
+        })
+}
+
+/// The names of a key's arguments ([`Names`]): its `placeholderNames`, then the names of its
+/// base text (each form of a plural) read in `syntax`.
+pub fn key_names(key: &super::model::Key, base: &super::names::LanguageCode, syntax: Option<Syntax>) -> Names {
+    use super::model::TextRef;
+    let context = |plural_form| Context {
+        plural_form,
+        markup: key.markup,
+    };
+    let read = |text: &str, plural_form| {
+        let syntax = syntax.or_else(|| guess(text)).unwrap_or(Syntax::None);
+        parse(text, syntax, context(plural_form))
+    };
+    let parsed: Vec<Parsed> = match key.translations.get(base) {
+        Some(TextRef::Plain(text)) => vec![read(text, false)],
+        Some(TextRef::Plural(forms)) => forms.iter().map(|(_, text)| read(text, true)).collect(),
+        None => Vec::new(),
+    };
+    Names::new(&key.placeholder_names, &parsed)
 }
 
 /// A key's names for numbered arguments and numbers for named ones: `placeholderNames` first
