@@ -31,7 +31,7 @@
 # - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural
 #   cells back; and i18next itself, which answers t(key, {count}) from the i18next export.
 # - The platforms' own formatters, for the proof that a text converted to another platform's
-#   placeholders formats as the original does (tests/api/placeholders.rs, drivers in
+#   placeholders formats as the original does (tests/api/placeholder_pairs.rs, drivers in
 #   tests/tools/): default-jdk-headless (Java's java.util.Formatter, Android's String.format,
 #   run as `java Fmt.java`); gobjc, libgnustep-base-dev and libffi-dev (GNUstep's Foundation:
 #   a driver calling +[NSString stringWithFormat:] through libffi with each argument's C type,

@@ -17,6 +17,7 @@ mod openapi;
 mod placeholder_apps;
 mod placeholder_cases;
 mod placeholder_files;
+mod placeholder_pairs;
 mod placeholders;
 mod platforms;
 mod plurals;

@@ -1,4 +1,4 @@
-//! The hard cases of the placeholder proof (`placeholders.rs`), written in each source syntax
+//! The hard cases of the placeholder proof (`placeholder_pairs.rs`), written in each source syntax
 //! an upload brings: numbered, repeated and reordered arguments in the translation, `%%` (or
 //! the syntax's literal `%`), a literal `{`, an apostrophe, a placeholder in a plural form,
 //! Android markup around a placeholder and `%.2f`, with their sample arguments.

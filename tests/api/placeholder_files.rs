@@ -1,4 +1,4 @@
-//! Files for the placeholder proof (`placeholders.rs`): the source files an app of each
+//! Files for the placeholder proof (`placeholder_pairs.rs`): the source files an app of each
 //! platform would upload, written from a case's texts with the format's own escaping, and the
 //! exported files read back by readers that are not locstore's (aapt2's resource table,
 //! GNUstep's strings parser, plistlib, polib, translate-toolkit, Psych, JSON and CSV readers).

@@ -1,5 +1,5 @@
 // Formats texts with java.util.Formatter, the formatter behind Android's getString(id, args...)
-// and String.format: the Android (printf) side of tests/api/placeholders.rs.
+// and String.format: the Android (printf) side of tests/api/placeholder_pairs.rs.
 //
 //   echo '[{"text": "%2$s has %1$d", "args": [3, "Ana"]}]' | java tests/tools/Fmt.java
 //   -> ["Ana has 3"]

@@ -1,5 +1,5 @@
 // Formats texts with Foundation's +[NSString stringWithFormat:] as GNUstep implements it: the
-// Apple (and C printf) side of tests/api/placeholders.rs.
+// Apple (and C printf) side of tests/api/placeholder_pairs.rs.
 //
 //   gcc -std=gnu11 $(gnustep-config --objc-flags) fmt_gnustep.m -o fmt_gnustep
 //     $(gnustep-config --base-libs) -lffi

@@ -1,5 +1,5 @@
 // Formats texts with i18next's t(), as a web app calls it: the i18next side of
-// tests/api/placeholders.rs.
+// tests/api/placeholder_pairs.rs.
 //
 //   echo '[{"text": {"one": "{{count}} file", "other": "{{count}} files"}, "args": {}, "count": 2}]' \
 //     | node fmt_i18next.mjs

@@ -1,5 +1,5 @@
 // Formats ICU MessageFormat texts with FormatJS's intl-messageformat, what web apps (react-intl)
-// and Flutter's ARB files mean by a message: the ICU side of tests/api/placeholders.rs.
+// and Flutter's ARB files mean by a message: the ICU side of tests/api/placeholder_pairs.rs.
 //
 //   echo '[{"text": "{n, plural, one {# file} other {# files}} in {dir}", "args": {"n": 2, "dir": "x"}}]' \
 //     | node fmt_icu.mjs

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Formats texts with Python's own operators, what a gettext app runs on a translation: `%`
 for python-format (`_("%(name)s has %(n)d") % values`) and str.format for python-brace-format
-(`_("{name} has {n}").format(**values)`): the Python side of tests/api/placeholders.rs.
+(`_("{name} has {n}").format(**values)`): the Python side of tests/api/placeholder_pairs.rs.
 
     echo '[{"text": "%(name)s: %(n)d%%", "args": {"name": "Ana", "n": 3}, "style": "percent"}]' \\
       | python3 fmt_python.py

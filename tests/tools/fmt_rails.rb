@@ -1,5 +1,5 @@
 # Formats texts with Ruby's i18n gem, I18n.interpolate (what I18n.t and Rails' t() run on a
-# found text): the Rails side of tests/api/placeholders.rs.
+# found text): the Rails side of tests/api/placeholder_pairs.rs.
 #
 #   echo '[{"text": "%{name} has %{count}", "args": {"name": "Ana"}, "count": 3}]' \
 #     | ruby fmt_rails.rb
