@@ -71,7 +71,7 @@ pub fn printf_conversions(text: &str) -> Option<Vec<(usize, char)>> {
     Some(conversions)
 }
 
-/// Sample arguments for conversions: a whole number for an integer conversion, 2.5 for a
+/// Sample arguments for conversions: a whole number for an integer conversion, 2.4567 for a
 /// float, a word for a string or object; one per argument number up to the highest.
 fn sample_arguments(conversions: &[(usize, char)]) -> Value {
     let highest = conversions.iter().map(|(number, _)| *number).max().unwrap_or(0);
@@ -83,7 +83,8 @@ fn sample_arguments(conversions: &[(usize, char)]) -> Value {
                 .map(|(_, conversion)| *conversion)
             {
                 Some(c) if "diouxX".contains(c) => json!(6 + number),
-                Some(c) if "fFeEgGaA".contains(c) => json!(2.5),
+                // Not a tie at any precision: C rounds a tie to even, Java's Formatter up.
+                Some(c) if "fFeEgGaA".contains(c) => json!(2.4567),
                 _ => json!(format!("word{number}")),
             }
         })
