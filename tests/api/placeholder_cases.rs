@@ -121,7 +121,8 @@ fn numbered_cases(s: &str, d: &str) -> Vec<Case> {
         case(
             "apostrophe",
             t("Don't forget %1${s}'s file"),
-            t("N'oubliez pas le fichier de l'utilisatrice %1${s}"),
+            // French elides before a placeholder: `d'%1$s` (ICU must double that apostrophe).
+            t("N'oubliez pas le fichier d'%1${s}"),
             &[("arg1", ANA)],
         ),
         case(
@@ -166,7 +167,7 @@ fn named_cases(w: &dyn Fn(&str) -> String, plural: &dyn Fn(&str, &str) -> Text) 
         case(
             "apostrophe",
             t("Don't forget <name>'s file"),
-            t("N'oubliez pas le fichier de l'utilisatrice <name>"),
+            t("N'oubliez pas le fichier d'<name>"),
             &[("name", ANA)],
         ),
         case(
@@ -226,10 +227,12 @@ pub fn apple() -> Source {
 }
 
 pub fn icu() -> Source {
-    // ICU quotes a literal `{` with apostrophes; a lone apostrophe before a letter is literal.
+    // ICU quotes a literal `{` with apostrophes; a lone apostrophe before a letter is literal,
+    // one before an argument's brace is doubled (`d''{name}`).
     let w = |text: &str| {
         fill(
             &text
+                .replace("'<", "''<")
                 .replace("{braces}", "'{braces}'")
                 .replace("{accolades}", "'{accolades}'"),
             "{",
