@@ -942,9 +942,7 @@ enum MarkupPiece {
 /// is not well-formed markup is one literal run, as written.
 fn markup_pieces(text: &str) -> Vec<MarkupPiece> {
     use quick_xml::events::Event;
-    if !super::model::is_markup_fragment(text) {
-        return vec![MarkupPiece::Text(text.to_owned())];
-    }
+    let literal = || vec![MarkupPiece::Text(text.to_owned())];
     let wrapped = format!("<r>{text}</r>");
     let mut reader = quick_xml::Reader::from_str(&wrapped);
     let mut pieces = Vec::new();
@@ -980,7 +978,10 @@ fn markup_pieces(text: &str) -> Vec<MarkupPiece> {
                 pieces.push(MarkupPiece::Tag(Segment::Close { name }));
             }
             Ok(Event::End(end)) => {
-                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return literal();
+                }
+                depth -= 1;
                 if depth == 0 {
                     continue;
                 }
@@ -988,7 +989,10 @@ fn markup_pieces(text: &str) -> Vec<MarkupPiece> {
                 let name = String::from_utf8_lossy(end.name().as_ref()).into_owned();
                 pieces.push(MarkupPiece::Tag(Segment::Close { name }));
             }
-            Ok(Event::Text(text)) => run.push_str(&text.decode().unwrap_or_default()),
+            Ok(Event::Text(piece)) => match piece.decode() {
+                Ok(decoded) => run.push_str(&decoded),
+                Err(_) => return literal(),
+            },
             Ok(Event::CData(data)) => run.push_str(&String::from_utf8_lossy(&data)),
             Ok(Event::GeneralRef(reference)) => {
                 if let Ok(Some(c)) = reference.resolve_char_ref() {
@@ -999,9 +1003,15 @@ fn markup_pieces(text: &str) -> Vec<MarkupPiece> {
                     .and_then(|name| quick_xml::escape::resolve_predefined_entity(&name))
                 {
                     run.push_str(resolved);
+                } else {
+                    return literal();
                 }
             }
-            Ok(Event::Eof) | Err(_) => break,
+            // Not well formed (unclosed tags, a stray `&`): the text is literal, as the
+            // Android export writes it.
+            Err(_) => return literal(),
+            Ok(Event::Eof) if depth != 0 => return literal(),
+            Ok(Event::Eof) => break,
             Ok(_) => {}
         }
     }
@@ -1064,26 +1074,6 @@ pub fn same_placeholders(a: &Parsed, b: &Parsed, names: &Names) -> bool {
                 count == other_count && (kinds.is_empty() || other_kinds.is_empty() || !kinds.is_disjoint(other_kinds))
             })
         })
-}
-
-/// The names of a key's arguments ([`Names`]): its `placeholderNames`, then the names of its
-/// base text (each form of a plural) read in `syntax`.
-pub fn key_names(key: &super::model::Key, base: &super::names::LanguageCode, syntax: Option<Syntax>) -> Names {
-    use super::model::TextRef;
-    let context = |plural_form| Context {
-        plural_form,
-        markup: key.markup,
-    };
-    let read = |text: &str, plural_form| {
-        let syntax = syntax.or_else(|| guess(text)).unwrap_or(Syntax::None);
-        parse(text, syntax, context(plural_form))
-    };
-    let parsed: Vec<Parsed> = match key.translations.get(base) {
-        Some(TextRef::Plain(text)) => vec![read(text, false)],
-        Some(TextRef::Plural(forms)) => forms.iter().map(|(_, text)| read(text, true)).collect(),
-        None => Vec::new(),
-    };
-    Names::new(&key.placeholder_names, &parsed)
 }
 
 /// A key's names for numbered arguments and numbers for named ones: `placeholderNames` first

@@ -47,7 +47,7 @@ fn check_translation(
 ) {
     // The key's argument names, read once and only when a comparison needs them.
     let names_cell = std::cell::OnceCell::new();
-    let argument_names = || names_cell.get_or_init(|| placeholders::key_names(key, base_language, key.placeholders));
+    let argument_names = || names_cell.get_or_init(|| key_names(key, base_language, key.placeholders));
     let mut fail = |check: Check, severity: Severity, form: Option<PluralCategory>, message: String| {
         failures.push(Failure {
             language: language.clone(),
@@ -276,6 +276,25 @@ fn listed(tokens: &BTreeMap<String, usize>) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The names of a key's arguments ([`Names`]): its `placeholderNames`, then the names of its
+/// base text (each form of a plural) read in `syntax`.
+fn key_names(key: &Key, base: &LanguageCode, syntax: Option<Syntax>) -> Names {
+    let context = |plural_form| Context {
+        plural_form,
+        markup: key.markup,
+    };
+    let read = |text: &str, plural_form| {
+        let syntax = syntax.or_else(|| placeholders::guess(text)).unwrap_or(Syntax::None);
+        placeholders::parse(text, syntax, context(plural_form))
+    };
+    let parsed: Vec<placeholders::Parsed> = match key.translations.get(base) {
+        Some(TextRef::Plain(text)) => vec![read(text, false)],
+        Some(TextRef::Plural(forms)) => forms.iter().map(|(_, text)| read(text, true)).collect(),
+        None => Vec::new(),
+    };
+    Names::new(&key.placeholder_names, &parsed)
 }
 
 /// Whether a translation takes the base text's arguments in the normal form, the key's texts
