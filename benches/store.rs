@@ -58,6 +58,7 @@ fn seeded(runtime: &tokio::runtime::Runtime, durability: Durability) -> (tempfil
             description: None,
             base_language: Some(language("en")),
             languages: Some(LANGUAGES.iter().map(|code| language(code)).collect()),
+            placeholder_format: None,
         };
         store
             .apply(
@@ -80,6 +81,8 @@ fn seeded(runtime: &tokio::runtime::Runtime, durability: Durability) -> (tempfil
                 files: Vec::new(),
                 max_length: None,
                 ignore_checks: None,
+                placeholders: None,
+                placeholder_names: None,
                 translations: translations(index),
                 add_tags: Vec::new(),
                 xcode: None,
@@ -156,6 +159,8 @@ fn store_benchmarks(criterion: &mut Criterion) {
                 files: Default::default(),
                 max_length: None,
                 ignore_checks: Vec::new(),
+                placeholders: None,
+                placeholder_names: Vec::new(),
                 translations: translations(index),
             };
             store
@@ -181,6 +186,7 @@ fn export_benchmarks(criterion: &mut Criterion) {
         description: String::new(),
         base_language: language("en"),
         languages: LANGUAGES.iter().map(|code| language(code)).collect(),
+        placeholder_format: None,
     };
     let keys: Vec<Key> = (0..KEYS)
         .map(|index| {

@@ -33,6 +33,14 @@
 #   Swagger UI at /docs in a real headless browser.
 # - FormatJS's ICU MessageFormat parser from npm (tests/tools): reads the CSV export's plural
 #   cells back; and i18next itself, which answers t(key, {count}) from the i18next export.
+# - The platforms' own formatters, for the proof that a text converted to another platform's
+#   placeholders formats as the original does (tests/api/placeholder_pairs.rs, drivers in
+#   tests/tools/): default-jdk-headless (Java's java.util.Formatter, Android's String.format,
+#   run as `java Fmt.java`); gobjc, libgnustep-base-dev and libffi-dev (GNUstep's Foundation:
+#   a driver calling +[NSString stringWithFormat:] through libffi with each argument's C type,
+#   compiled by the test); FormatJS's intl-messageformat from npm (tests/tools, ICU and ARB
+#   texts); i18next's t(), Ruby's I18n.interpolate (ruby-i18n) and Python's % and str.format,
+#   installed for the readers above.
 # - nginx and fcgiwrap: a smart HTTP git remote (git http-backend) with basic auth, started by
 #   tests/api/remote_http.rs on a loopback port, over HTTP and over HTTPS with a certificate
 #   that the openssl tool makes for the test. (git daemon, another remote of the tests, comes
@@ -61,6 +69,11 @@ command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
 ruby -e 'require "i18n"' >/dev/null 2>&1 || need_apt+=(ruby ruby-i18n)
 [ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
 command -v ssh-keygen >/dev/null 2>&1 || need_apt+=(openssh-client)
+command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
+[ -n "$(find /usr/lib/gcc -path '*/include/objc/objc.h' 2>/dev/null | head -1)" ] || need_apt+=(gobjc)
+command -v gnustep-config >/dev/null 2>&1 && [ -f /usr/include/GNUstep/Foundation/Foundation.h ] \
+  || need_apt+=(libgnustep-base-dev)
+[ -n "$(find /usr/include -name ffi.h 2>/dev/null | head -1)" ] || need_apt+=(libffi-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "scripts/test.sh: installing ${need_apt[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -95,7 +108,8 @@ export LOCSTORE_XLIFF_SCHEMAS="$PWD/$schemas"
 if [ ! -d tests/browser/node_modules/playwright-core ]; then
   (cd tests/browser && npm ci --no-audit --no-fund --silent)
 fi
-if [ ! -d tests/tools/node_modules/@formatjs/icu-messageformat-parser ] || [ ! -d tests/tools/node_modules/i18next ]; then
+if [ ! -d tests/tools/node_modules/@formatjs/icu-messageformat-parser ] || [ ! -d tests/tools/node_modules/i18next ] \
+  || [ ! -d tests/tools/node_modules/intl-messageformat ]; then
   (cd tests/tools && npm ci --no-audit --no-fund --silent)
 fi
 

@@ -13,7 +13,8 @@
 //!   from the store's data ([`api::json`]), the API error, auth.
 //! - [`domain`]: validated names (a key's identity is its namespace and its name, kept in
 //!   one string so that keys order by namespace, then name), the model (a key's files, a translation's text and the base
-//!   text it was written against), the pure key query, the quality checks (`domain/checks`).
+//!   text it was written against), placeholder syntaxes read into one normal form
+//!   (`domain/placeholders.rs`), the pure key query, the quality checks (`domain/checks`).
 //! - [`gitdb`]: the git engine below the store: repository open and init, object staging and
 //!   commit, packs written by hand (`gitdb/pack_writer.rs`, `gitdb/delta.rs`) and joined
 //!   four into one (`gitdb/join.rs`), maintenance,
@@ -48,7 +49,8 @@
 //! - [`routes`]: route templates of request paths, for logs, metrics and `Allow`.
 //! - [`formats`]: each file format's reader beside its writer (JSON, CSV, Android XML, Apple
 //!   strings and stringsdict, ICU plurals, Xcode String Catalogs, i18next, gettext PO, Flutter
-//!   ARB, XLIFF 1.2 and 2.0, Rails YAML), the
+//!   ARB, XLIFF 1.2 and 2.0, Rails YAML), placeholders converted from each key's syntax
+//!   into the format's before the writers run ([`formats::placeholders`]), the
 //!   in-place patchers `locstore pull` uses ([`formats::patch`]), the app's own files an
 //!   upload keeps and the export patches with them, or with the keys changed since only
 //!   ([`formats::kept`]; held in memory between exports, read ahead for patching:

@@ -19,6 +19,7 @@ use super::params::LanguageListParam;
 use super::params::NamespaceParam;
 use super::schema::{Conditional, ExportResult, ProjectNameParam, TeamNameParam, UpdateKeyRequest};
 use super::teams::Done;
+use super::warnings::{MOST_WARNINGS, WarningItem};
 use super::{ApiTags, AppState};
 use crate::domain::model::{Key, Project};
 use crate::domain::names::{LanguageCode, quote_for_message};
@@ -80,6 +81,17 @@ pub enum XliffVersion {
     /// XLIFF 2.0.
     #[oai(rename = "2.0")]
     V2,
+}
+
+/// What an export does with placeholders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+pub enum ExportPlaceholders {
+    /// Convert each key's placeholders to the format's syntax (the default).
+    #[oai(rename = "convert")]
+    Convert,
+    /// Write every text as stored.
+    #[oai(rename = "keep")]
+    Keep,
 }
 
 /// Whose layout an export's files have.
@@ -180,6 +192,11 @@ impl ExportApi {
         /// YAML, flat JSON without namespaces) then writes a key of another namespace as
         /// `{namespace}:{name}`.
         namespace: Query<Option<NamespaceParam>>,
+        /// `convert` (the default): each key's placeholders are written in the format's
+        /// syntax (Android `printf`, Apple `apple`, ARB `icu`, i18next `i18next`, Rails YAML
+        /// `rails`; JSON, CSV, PO and XLIFF write texts as stored), from the key's own
+        /// `placeholders` syntax; `keep`: every text as stored.
+        placeholders: Query<Option<ExportPlaceholders>>,
     ) -> Result<Conditional<ExportResult>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let project_name = project_name.0.0;
@@ -214,8 +231,9 @@ impl ExportApi {
         // is written in the export's own layout.
         let own_layout = layout.0 == Some(ExportLayout::Export) || within.is_some();
         let commit = seen::current_commit().unwrap_or_default();
+        let keep = placeholders.0 == Some(ExportPlaceholders::Keep);
         let parameters = format!(
-            "{commit} {team}/{project_name} {} {tags:?} {languages:?} {own_layout} {within:?}",
+            "{commit} {team}/{project_name} {} {tags:?} {languages:?} {own_layout} {within:?} {keep}",
             format.name()
         );
         let tag = etag::tag(parameters.as_bytes());
@@ -278,11 +296,19 @@ impl ExportApi {
         let given = formats::kept::Given::default();
         let bundle_name = format!("{project_name}-{}.zip", format.name());
         let stored = tokio::task::spawn_blocking(move || {
+            let keys: Vec<&Key> = keys.iter().map(|entry| &entry.key).collect();
+            // Placeholders in the format's syntax (its warnings are answered even when the
+            // files are reused).
+            let (converted, warnings) = if keep {
+                (keys.iter().map(|key| std::borrow::Cow::Borrowed(*key)).collect(), Vec::new())
+            } else {
+                formats::placeholders::converted(&keys, format, &project.base_language)
+            };
             // The same export of the same commit is the same bytes: the stored one is reused.
             if let Some(download) = downloads.reusable(&parameters) {
-                return Ok(download);
+                return Ok((download, warnings));
             }
-            let keys: Vec<&Key> = keys.iter().map(|entry| &entry.key).collect();
+            let keys: Vec<&Key> = converted.iter().map(|key| key.as_ref()).collect();
             let written = formats::namespaces::exported(&keys, format, within.as_ref());
             let keys: Vec<&Key> = written.iter().map(|key| key.as_ref()).collect();
             let export = formats::Export::new(format, &project, &keys, &languages)?;
@@ -335,11 +361,11 @@ impl ExportApi {
                 })?
             };
             downloads.remember(parameters, &download);
-            Ok::<_, StoreFailure>(download)
+            Ok::<_, StoreFailure>((download, warnings))
         })
         .await;
-        let download = match stored {
-            Ok(Ok(download)) => download,
+        let (download, warnings) = match stored {
+            Ok(Ok(stored)) => stored,
             Ok(Err(StoreFailure::Export(ExportError::NameClash(message)))) => {
                 return Err(ApiError::conflict(message));
             }
@@ -357,6 +383,7 @@ impl ExportApi {
             Json(ExportResult {
                 success: true,
                 data: format!("{base}/exports/{}/{}", download.id, download.path),
+                warnings: conversion_warnings(warnings),
             }),
             tag,
         ))
@@ -481,6 +508,41 @@ fn store_zip(
         out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
         Ok(())
     })
+}
+
+/// An export's conversion warnings as the API's warnings, at most [`MOST_WARNINGS`] and a
+/// last one counting those left out.
+fn conversion_warnings(warnings: Vec<formats::placeholders::Warning>) -> Vec<WarningItem> {
+    let total = warnings.len();
+    let mut items: Vec<WarningItem> = warnings
+        .into_iter()
+        .take(MOST_WARNINGS)
+        .map(|warning| WarningItem {
+            message: warning.message,
+            key: Some(warning.key.to_string()),
+            namespace: Some(warning.key.namespace().to_owned()).filter(|namespace| !namespace.is_empty()),
+            language: Some(warning.language.to_string()),
+            path: None,
+            line: None,
+            check: None,
+            severity: None,
+            form: None,
+        })
+        .collect();
+    if total > MOST_WARNINGS {
+        items.push(WarningItem {
+            message: format!("{} more conversion warnings are left out.", total - MOST_WARNINGS),
+            key: None,
+            namespace: None,
+            language: None,
+            path: None,
+            line: None,
+            check: None,
+            severity: None,
+            form: None,
+        });
+    }
+    items
 }
 
 /// Accepts both `tags=a&tags=b` and `tags=a,b`.

@@ -151,6 +151,16 @@ pub struct ImportKeyItem {
     #[oai(rename = "ignoreChecks", nullable)]
     #[serde(rename = "ignoreChecks", default)]
     pub ignore_checks: Option<Vec<String>>,
+    /// The placeholder syntax of the texts (see createKey); for an existing key it replaces
+    /// the old one when given; a new key without one takes the project's `placeholderFormat`.
+    #[oai(nullable)]
+    #[serde(default)]
+    pub placeholders: Option<super::placeholders::PlaceholderSyntax>,
+    /// Names of the numbered arguments; for an existing key they replace the old ones when
+    /// given.
+    #[oai(rename = "placeholderNames", nullable)]
+    #[serde(rename = "placeholderNames", default)]
+    pub placeholder_names: Option<Vec<String>>,
     /// Translations: `content` for a plain key, `forms` for a plural one; an empty `content`
     /// or `forms` removes one.
     #[oai(nullable)]
@@ -526,6 +536,12 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
             .ignore_checks
             .as_deref()
             .map(|names| parse_checks("ignoreChecks", names))
+            .transpose()
+            .map_err(at)?,
+        placeholders: item.placeholders.map(Into::into),
+        placeholder_names: item
+            .placeholder_names
+            .map(super::placeholders::checked_names)
             .transpose()
             .map_err(at)?,
         translations,

@@ -90,6 +90,10 @@ impl Serialize for KeyItem<'_> {
             max_length: Option<u32>,
             #[serde(rename = "ignoreChecks")]
             ignore_checks: Vec<&'static str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            placeholders: Option<&'static str>,
+            #[serde(rename = "placeholderNames", skip_serializing_if = "<[String]>::is_empty")]
+            placeholder_names: &'a [String],
         }
         Item {
             name: self.0.name.as_str(),
@@ -104,6 +108,8 @@ impl Serialize for KeyItem<'_> {
             outdated: Outdated(self.0, self.1),
             max_length: self.0.max_length,
             ignore_checks: self.0.ignore_checks.iter().map(|check| check.name()).collect(),
+            placeholders: self.0.placeholders.map(|syntax| syntax.name()),
+            placeholder_names: &self.0.placeholder_names,
         }
         .serialize(serializer)
     }

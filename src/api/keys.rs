@@ -10,6 +10,7 @@ use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Enum, OpenApi};
 
 use super::auth::TokenAuth;
+use super::placeholders::checked_names;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
 use super::params::LanguageListParam;
@@ -202,6 +203,8 @@ impl KeysApi {
             max_length: body.max_length,
             ignore_checks: parse_checks("ignoreChecks", &body.ignore_checks.unwrap_or_default())
                 .map_err(ApiError::invalid)?,
+            placeholders: body.placeholders.map(Into::into),
+            placeholder_names: checked_names(body.placeholder_names.unwrap_or_default()).map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),
         };
         let name = key.name.clone();
@@ -377,6 +380,8 @@ impl KeysApi {
             keep_current: body.keep_current,
             max_length: body.max_length,
             ignore_checks: body.ignore_checks,
+            placeholders: body.placeholders,
+            placeholder_names: body.placeholder_names,
         };
         let name = in_namespace(body.name.0, body.namespace);
         self.update(auth, team_name.0.0, project_name.0.0, name, update, if_match.0)
@@ -479,6 +484,8 @@ impl KeysApi {
                 .map(|names| parse_checks("ignoreChecks", names))
                 .transpose()
                 .map_err(ApiError::invalid)?,
+            placeholders: body.placeholders.map(Into::into),
+            placeholder_names: body.placeholder_names.map(checked_names).transpose().map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),
             keep_current: body.keep_current.unwrap_or(false),
         };

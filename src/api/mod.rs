@@ -12,6 +12,7 @@ pub mod import;
 pub mod json;
 pub mod keys;
 pub mod params;
+pub mod placeholders;
 pub mod projects;
 pub mod quality;
 pub mod schema;

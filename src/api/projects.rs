@@ -59,6 +59,7 @@ impl ProjectsApi {
             description: body.description.map(String::from),
             base_language: body.base_language.map(|param| param.0),
             languages: body.languages.map(languages),
+            placeholder_format: body.placeholder_format.map(Into::into),
         };
         self.state
             .store
@@ -132,6 +133,7 @@ impl ProjectsApi {
             description: body.description.map(String::from),
             base_language: body.base_language.map(|param| param.0),
             languages: body.languages.map(languages),
+            placeholder_format: body.placeholder_format.map(Into::into),
         };
         self.state
             .store

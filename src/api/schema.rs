@@ -15,6 +15,7 @@ pub use super::params::{
     TeamNameParam,
 };
 pub use super::text::Text;
+use super::placeholders::PlaceholderSyntax;
 use super::warnings::WarningItem;
 use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{Key, PluralCategory, Project, Team, Text as DomainText};
@@ -150,6 +151,9 @@ pub struct ProjectItem {
     /// The project's languages, in the order given.
     #[oai(rename = "languagesISO")]
     pub languages: Vec<String>,
+    /// The placeholder syntax new keys take when created without one (absent: none).
+    #[oai(rename = "placeholderFormat", skip_serializing_if_is_none)]
+    pub placeholder_format: Option<PlaceholderSyntax>,
 }
 
 /// A team's projects, sorted by name.
@@ -186,6 +190,11 @@ pub struct CreateProjectRequest {
     #[oai(rename = "languagesISO")]
     #[oai(nullable)]
     pub languages: Option<Vec<LanguageParam>>,
+    /// The placeholder syntax keys created without one take (by the API or an upload whose
+    /// format does not say): `printf`, `apple`, `icu`, `i18next`, `rails`, `python`,
+    /// `python-brace`, `symfony` or `none`.
+    #[oai(rename = "placeholderFormat", nullable)]
+    pub placeholder_format: Option<PlaceholderSyntax>,
 }
 
 /// Changes to a project; every field is optional. Removing a language removes the keys'
@@ -210,6 +219,9 @@ pub struct UpdateProjectRequest {
     #[oai(rename = "languagesISO")]
     #[oai(nullable)]
     pub languages: Option<Vec<LanguageParam>>,
+    /// A new placeholder syntax for keys created from now on (keys already there keep theirs).
+    #[oai(rename = "placeholderFormat", nullable)]
+    pub placeholder_format: Option<PlaceholderSyntax>,
 }
 
 impl From<Project> for ProjectItem {
@@ -220,6 +232,7 @@ impl From<Project> for ProjectItem {
             description: project.description,
             base_language: project.base_language.to_string(),
             languages: project.languages.iter().map(ToString::to_string).collect(),
+            placeholder_format: project.placeholder_format.map(PlaceholderSyntax::from),
         }
     }
 }
@@ -262,6 +275,14 @@ pub struct KeyItem {
     /// Checks not run on this key.
     #[oai(rename = "ignoreChecks")]
     pub ignore_checks: Vec<String>,
+    /// The syntax the texts write placeholders in, which exports convert from; absent for a
+    /// key that has none recorded (its texts are exported as stored).
+    #[oai(skip_serializing_if_is_none)]
+    pub placeholders: Option<PlaceholderSyntax>,
+    /// Names of the numbered arguments, in order, for the syntaxes that name them; absent
+    /// when none are given (`arg1`, `arg2`, ...).
+    #[oai(rename = "placeholderNames", skip_serializing_if_is_empty)]
+    pub placeholder_names: Vec<String>,
 }
 
 /// A key's file per platform family, each a name relative to a language's folder. A family
@@ -429,6 +450,15 @@ pub struct CreateKeyRequest {
     /// Checks not run on this key, by name.
     #[oai(rename = "ignoreChecks", nullable)]
     pub ignore_checks: Option<Vec<String>>,
+    /// The placeholder syntax of the texts (`printf`, `apple`, `icu`, `i18next`, `rails`,
+    /// `python`, `python-brace`, `symfony`, `none`); exports convert from it. Default: the
+    /// project's `placeholderFormat`, else none (texts exported as stored).
+    #[oai(nullable)]
+    pub placeholders: Option<PlaceholderSyntax>,
+    /// Names for the numbered arguments, in order (`%1$s` takes the first), used where a
+    /// syntax names its arguments (`{name}`, `{{name}}`, `%{name}`); default `arg1`, `arg2`...
+    #[oai(rename = "placeholderNames", nullable)]
+    pub placeholder_names: Option<Vec<String>>,
     /// One translation per language at most.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -469,6 +499,12 @@ pub struct UpdateKeyRequest {
     /// Replaces the checks not run on this key.
     #[oai(rename = "ignoreChecks", nullable)]
     pub ignore_checks: Option<Vec<String>>,
+    /// A new placeholder syntax for the texts (they are kept as written).
+    #[oai(nullable)]
+    pub placeholders: Option<PlaceholderSyntax>,
+    /// Replaces the names of the numbered arguments.
+    #[oai(rename = "placeholderNames", nullable)]
+    pub placeholder_names: Option<Vec<String>>,
     /// Translations to set; languages not listed keep their text, an empty `content` (or
     /// `forms` object) removes one.
     #[oai(nullable)]
@@ -513,6 +549,12 @@ pub struct UpdateKeyByBodyRequest {
     /// Replaces the checks not run on this key.
     #[oai(rename = "ignoreChecks", nullable)]
     pub ignore_checks: Option<Vec<String>>,
+    /// A new placeholder syntax for the texts (they are kept as written).
+    #[oai(nullable)]
+    pub placeholders: Option<PlaceholderSyntax>,
+    /// Replaces the names of the numbered arguments.
+    #[oai(rename = "placeholderNames", nullable)]
+    pub placeholder_names: Option<Vec<String>>,
     /// Translations to set.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -542,6 +584,8 @@ impl KeyItem {
             outdated,
             max_length: key.max_length,
             ignore_checks: key.ignore_checks.iter().map(|check| check.name().to_owned()).collect(),
+            placeholders: key.placeholders.map(PlaceholderSyntax::from),
+            placeholder_names: key.placeholder_names,
         }
     }
 }
@@ -690,6 +734,11 @@ pub struct ExportResult {
     /// The download address: the file itself when one language is exported, a zip archive
     /// of one file per language otherwise. It expires after the server's export TTL.
     pub data: String,
+    /// What the export could not convert to the format's placeholder syntax (left as it
+    /// is), or lost converting (a float's precision, markup tags): one per key, language and
+    /// problem; absent when there is none.
+    #[oai(skip_serializing_if_is_empty)]
+    pub warnings: Vec<WarningItem>,
 }
 
 // ----- Conditional reads -----

@@ -46,14 +46,14 @@ pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
             })
             .collect(),
     };
-    if let Some(base) = base_file(set) {
+    if let Some(base) = base_file(set).filter(|base| base.is_file()) {
         files.push(LocalFile {
             disk: base,
-            layout: format!("{BASE_LANGUAGE}.json"),
+            layout: format!("{BASE_LANGUAGE}.{}", extension(set.format)),
         });
     }
     if set.format == ExportFormat::Po
-        && let Some(template) = template_file(set)
+        && let Some(template) = template_file(set).filter(|template| template.is_file())
     {
         files.push(LocalFile {
             disk: template,
@@ -182,17 +182,30 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
     }
 }
 
-/// A JSON set's file of the base language that names no language, when the app has one:
-/// the pattern without `{lang}` and the dot before it (`package.nls.json` for
-/// `package.nls.{lang}.json`, VS Code's layout).
+/// A set's file of the base language that names no language, when the app has one: the
+/// settings' `base`, else the pattern without `{lang}` and the dot before it, for JSON
+/// (`package.nls.json` beside `package.nls.{lang}.json`, VS Code's layout) and XLIFF
+/// (`messages.xlf` beside `messages.{lang}.xlf`, Angular's source file). A PO set's base file
+/// is its template ([`template_file`]).
 fn base_file(set: &FileSet) -> Option<PathBuf> {
-    if set.format != ExportFormat::Json || set.path.contains(NAMESPACE_PLACEHOLDER) {
+    if set.format == ExportFormat::Po {
+        return None;
+    }
+    if let Some(base) = &set.base {
+        return Some(base.clone());
+    }
+    let by_pattern = match set.format {
+        ExportFormat::Json => !set.path.contains(NAMESPACE_PLACEHOLDER),
+        ExportFormat::Xliff | ExportFormat::Xliff2 => true,
+        _ => false,
+    };
+    if !by_pattern {
         return None;
     }
     let pattern = set.root.to_string_lossy().into_owned();
     let (before, after) = pattern.split_once(LANGUAGE_PLACEHOLDER)?;
     let before = before.strip_suffix('.')?;
-    if after.contains('/') || before.ends_with('/') || before.is_empty() {
+    if after.contains('/') || after.contains(LANGUAGE_PLACEHOLDER) || before.ends_with('/') || before.is_empty() {
         return None;
     }
     let base = PathBuf::from(format!("{before}{after}"));
@@ -309,9 +322,13 @@ fn pattern_folder(set: &FileSet) -> PathBuf {
     PathBuf::from(before.rsplit_once('/').map_or(".", |(folder, _)| folder))
 }
 
-/// The gettext template (`*.pot`) in a PO set's folder, the first by name; else Lazarus'
-/// template, the pattern's file without its language (`zip.po` beside `zip.{lang}.po`).
+/// The gettext template of a PO set: the settings' `base`, else the `*.pot` in the set's
+/// folder, the first by name; else Lazarus' template, the pattern's file without its language
+/// (`zip.po` beside `zip.{lang}.po`).
 fn template_file(set: &FileSet) -> Option<PathBuf> {
+    if let Some(base) = &set.base {
+        return Some(base.clone());
+    }
     let mut templates: Vec<PathBuf> = read_dir(&pattern_folder(set))
         .ok()?
         .into_iter()
@@ -344,7 +361,7 @@ impl PatternFile {
 
 /// Whether a set has no file of its own yet (a pull then writes the export's every file).
 fn has_no_files(set: &FileSet) -> bool {
-    template_file(set).is_none() && pattern_files(set).unwrap_or_default().is_empty()
+    template_file(set).is_none_or(|template| !template.is_file()) && pattern_files(set).unwrap_or_default().is_empty()
 }
 
 /// The files that match a `{lang}` pattern (and `{ns}`, in a language folder's file names).
@@ -470,6 +487,7 @@ mod tests {
             languages: languages.iter().map(|code| code.to_string()).collect(),
             tags: Vec::new(),
             namespace: None,
+            base: None,
         }
     }
 
@@ -530,6 +548,53 @@ mod tests {
         assert_eq!(
             destination(&json, "pt-BR.json", "en"),
             Some(dir.path().join("package.nls.pt-br.json"))
+        );
+    }
+
+    #[test]
+    fn angulars_source_file_and_a_named_base_file_are_the_base_languages() {
+        // Angular: `messages.xlf` (the source texts) beside `messages.{lang}.xlf`.
+        let dir = tempfile::tempdir().unwrap();
+        let locales = dir.path().join("src/locale");
+        touch(&locales.join("messages.xlf"));
+        touch(&locales.join("messages.es.xlf"));
+        let xliff = set(ExportFormat::Xliff, &locales.join("messages.{lang}.xlf"), &[]);
+        let layouts: Vec<String> = collect(&xliff).unwrap().into_iter().map(|file| file.layout).collect();
+        assert_eq!(layouts, [".xliff", "es.xliff"]);
+        assert_eq!(
+            destination(&xliff, "en.xliff", "en"),
+            Some(locales.join("messages.xlf"))
+        );
+        assert_eq!(
+            destination(&xliff, "es.xliff", "en"),
+            Some(locales.join("messages.es.xlf"))
+        );
+
+        // `base = "..."` names it where the pattern cannot: a source file kept elsewhere, and a
+        // PO set's template.
+        touch(&dir.path().join("i18n/source.xlf"));
+        let named = FileSet {
+            base: Some(dir.path().join("i18n/source.xlf")),
+            ..set(ExportFormat::Xliff, &locales.join("{lang}.xlf"), &[])
+        };
+        touch(&locales.join("fr.xlf"));
+        let layouts: Vec<String> = collect(&named).unwrap().into_iter().map(|file| file.layout).collect();
+        assert_eq!(layouts, [".xliff", "fr.xliff"]);
+        assert_eq!(
+            destination(&named, "en.xliff", "en"),
+            Some(dir.path().join("i18n/source.xlf"))
+        );
+        touch(&dir.path().join("po/fr.po"));
+        touch(&dir.path().join("templates/app.pot"));
+        let po = FileSet {
+            base: Some(dir.path().join("templates/app.pot")),
+            ..set(ExportFormat::Po, &dir.path().join("po/{lang}.po"), &[])
+        };
+        let layouts: Vec<String> = collect(&po).unwrap().into_iter().map(|file| file.layout).collect();
+        assert_eq!(layouts, ["fr.po", crate::formats::po::TEMPLATE]);
+        assert_eq!(
+            destination(&po, crate::formats::po::TEMPLATE, "en"),
+            Some(dir.path().join("templates/app.pot"))
         );
     }
 

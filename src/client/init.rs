@@ -749,6 +749,48 @@ mod tests {
     }
 
     #[test]
+    fn an_apple_extensions_own_tables_are_a_bundle_apart_from_the_apps_catalogs() {
+        // Ice Cubes: the app's String Catalogs, and an action extension whose `.lproj` folders
+        // hold only `InfoPlist.strings`. Both are found, each a key space of its own, so the
+        // extension's pull never writes the app's `Localizable` keys into new files.
+        let dir = tempfile::tempdir().unwrap();
+        for (file, text) in [
+            ("IceCubesApp/Resources/Localization/Localizable.xcstrings", "{}"),
+            (
+                "IceCubesActionExtension/en.lproj/InfoPlist.strings",
+                "\"CFBundleName\" = \"Ice\";\n",
+            ),
+            ("Widget/de.lproj/Widget.stringsdict", "<plist/>"),
+            ("Docs/en.lproj/notes.txt", "not a table"),
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let (path, _) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
+        let settings = Settings::find(Some(&path), dir.path()).unwrap();
+        let sets: Vec<(String, Option<String>)> = settings
+            .file_sets
+            .iter()
+            .map(|set| (set.path.clone(), set.namespace.clone()))
+            .collect();
+        assert_eq!(
+            sets,
+            [
+                (
+                    "IceCubesActionExtension".to_owned(),
+                    Some("IceCubesActionExtension".to_owned())
+                ),
+                (
+                    "IceCubesApp/Resources/Localization".to_owned(),
+                    Some("IceCubesApp".to_owned())
+                ),
+                ("Widget".to_owned(), Some("Widget".to_owned())),
+            ]
+        );
+    }
+
+    #[test]
     fn an_android_flavour_with_strings_in_another_file_of_values_is_a_module() {
         // Wikipedia's `alpha` flavour keeps its `app_name` in `strings_no_translate.xml`.
         let dir = tempfile::tempdir().unwrap();

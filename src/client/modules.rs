@@ -1,10 +1,12 @@
 //! The namespace `init` gives each module's file set, where an app keeps one format's files in
 //! several modules, bundles or packages.
 
-/// The namespace of each set: where one format has several sets (an app's modules, bundles,
+/// The namespace of each set: where one platform has several sets (an app's modules, bundles,
 /// packages), each its own, named by its module's path with dots (`feature.account.common`
 /// for `feature/account/common/src/main/res`), so that the same name in two modules is two
-/// keys and a module's pull writes only its own keys; `None` for a format with one set.
+/// keys and a module's pull writes only its own keys; `None` for a platform with one set.
+/// Apple's `.lproj` tables and String Catalogs are one platform: an app's catalogs and an
+/// extension's `.lproj` folder are two bundles, whose `Localizable` tables are two.
 ///
 /// A module's namespace holds no `/`: the namespaces a set's files give (i18next namespaces,
 /// Apple tables) go under it after a `/` (`web.admin/common`), and an export of one module
@@ -13,7 +15,11 @@ pub fn namespaces(found: &[(String, String)]) -> Vec<Option<String>> {
     let mut names: Vec<Option<String>> = found
         .iter()
         .map(|(format, path)| {
-            let shared = found.iter().filter(|(other, _)| other == format).count() > 1;
+            let shared = found
+                .iter()
+                .filter(|(other, _)| platform(other) == platform(format))
+                .count()
+                > 1;
             shared.then(|| module_of(path))
         })
         .collect();
@@ -27,6 +33,14 @@ pub fn namespaces(found: &[(String, String)]) -> Vec<Option<String>> {
         }
     }
     names
+}
+
+/// The platform a format's files are read by: Apple's two formats are one.
+fn platform(format: &str) -> &str {
+    match format {
+        "apple-strings" | "xcstrings" => "apple",
+        other => other,
+    }
 }
 
 /// A module's name from a resource folder's path: the folders above the platform's own

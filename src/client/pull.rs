@@ -57,6 +57,19 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
             )
             .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
         let entries = exported.entries()?;
+        // The names of the set's own files in a folder of each language (`strings.xml`,
+        // `InfoPlist.strings`): a language new on the server gets those, never a table the
+        // set keeps in none of its languages.
+        let tables: HashSet<String> = match set.format {
+            crate::formats::ExportFormat::AndroidXml | crate::formats::ExportFormat::AppleStrings => {
+                files::collect(set)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|file| file.layout.rsplit_once('/').map(|(_, name)| name.to_owned()))
+                    .collect()
+            }
+            _ => HashSet::new(),
+        };
         let puller = Puller {
             server: &server,
             set,
@@ -71,6 +84,7 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
                 .collect(),
             exported_names: Mutex::default(),
             local_languages: &local_languages,
+            tables,
         };
         // The base language's files first: the entries new to a translation's file follow
         // the order of the base file of the same name, as patched. The others then on every
@@ -133,6 +147,9 @@ struct Puller<'a> {
     /// The languages the app has files of ([`language_of`]): a file the app lacks is written
     /// only for a language it has none of (one new on the server).
     local_languages: &'a HashSet<String>,
+    /// The names of the set's own files in its language folders (Android and Apple only;
+    /// empty for a set that has none yet, which then takes every file of the export).
+    tables: HashSet<String>,
 }
 
 /// The order of a base language's file: its names, or (for a file the pull left as it was)
@@ -217,6 +234,11 @@ impl Puller<'_> {
             return Ok(None);
         }
         let file_name = entry.layout.rsplit('/').next().unwrap_or_default().to_owned();
+        // A table the set keeps in none of its languages (the empty `Localizable.strings` of
+        // an extension whose texts are all in `InfoPlist.strings`) is not added for a new one.
+        if !target.exists() && !self.tables.is_empty() && !self.tables.contains(&file_name) {
+            return Ok(None);
+        }
         let base = self.is_base(&entry.layout);
         let old = match std::fs::read(&target) {
             Ok(old) => Some(old),
@@ -397,8 +419,6 @@ impl Puller<'_> {
     }
 }
 
-/// The language a layout path of `set` names, folded, with the base language's places as one
-/// (`""`).
 /// The languages a String Catalog names: its `sourceLanguage` and every localization's.
 fn catalog_languages(path: &Path) -> Vec<String> {
     let Ok(bytes) = std::fs::read(path) else {
@@ -424,6 +444,8 @@ fn catalog_languages(path: &Path) -> Vec<String> {
     languages.into_iter().collect()
 }
 
+/// The language a layout path of `set` names, folded, with the base language's places as one
+/// (`""`).
 fn language_of(set: &settings::FileSet, base_language: &str, layout: &str) -> Option<String> {
     if is_base(set, base_language, layout) {
         return Some(String::new());

@@ -34,6 +34,7 @@ struct RawFileSet {
     languages: Option<Vec<String>>,
     tags: Option<Vec<String>>,
     namespace: Option<String>,
+    base: Option<String>,
 }
 
 /// The settings of one app repository.
@@ -63,6 +64,10 @@ pub struct FileSet {
     /// The namespace of the set's keys (a module's, a bundle's), under which each file's own
     /// namespace goes; `None`: the set shares the project's key spaces.
     pub namespace: Option<String>,
+    /// The set's file of the base language where the pattern does not name it (`base =
+    /// "messages.xlf"`, Angular's source file; a PO set's `.pot` template), resolved against
+    /// the settings file's folder; `None`: found by the format's own rule.
+    pub base: Option<PathBuf>,
 }
 
 impl Settings {
@@ -137,6 +142,14 @@ impl Settings {
                         ));
                     }
                 }
+                if let Some(file) = &set.base {
+                    if !needs_pattern || file.contains('{') || file.is_empty() {
+                        return Err(format!(
+                            "the {} set {:?}: `base` names one file of the base language (as `base = \"src/locale/messages.xlf\"` beside `messages.{{lang}}.xlf`), only for a set found by a pattern",
+                            set.format, set.path
+                        ));
+                    }
+                }
                 if let Some(namespace) = &set.namespace {
                     crate::domain::names::Namespace::parse(namespace)
                         .map_err(|err| format!("the {} set {:?}: {}", set.format, set.path, err.0))?;
@@ -148,6 +161,7 @@ impl Settings {
                     languages: set.languages.unwrap_or_default(),
                     tags: set.tags.unwrap_or_default(),
                     namespace: set.namespace,
+                    base: set.base.map(|file| base.join(file)),
                 })
             })
             .collect::<Result<_, String>>()?;
@@ -196,6 +210,13 @@ tags = ["web"]
         let module = Settings::parse(&module, Path::new("/repo")).unwrap();
         assert_eq!(module.file_sets[1].namespace.as_deref(), Some("web/shell"));
         assert_eq!(module.file_sets[0].namespace, None);
+        let angular = text.replace("tags = [\"web\"]", "base = \"web/locales/messages.json\"");
+        let angular = Settings::parse(&angular, Path::new("/repo")).unwrap();
+        assert_eq!(
+            angular.file_sets[1].base.as_deref(),
+            Some(Path::new("/repo/web/locales/messages.json"))
+        );
+        assert_eq!(angular.file_sets[0].base, None);
 
         for (bad, says) in [
             (text.replace("acme/mobile", "acme"), "TEAM/PROJECT"),
@@ -209,6 +230,17 @@ tags = ["web"]
             (
                 text.replace("tags = [\"web\"]", "namespace = \"/web\""),
                 "Invalid namespace",
+            ),
+            (
+                text.replace("tags = [\"web\"]", "base = \"web/locales/{lang}.json\""),
+                "`base` names one file",
+            ),
+            (
+                text.replace(
+                    "path = \"app/src/main/res\"",
+                    "path = \"app/src/main/res\"\nbase = \"a.xml\"",
+                ),
+                "`base` names one file",
             ),
         ] {
             let err = Settings::parse(&bad, Path::new("/repo")).unwrap_err();

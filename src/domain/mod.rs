@@ -7,6 +7,7 @@ pub mod checks;
 pub mod key_files;
 pub mod model;
 pub mod names;
+pub mod placeholders;
 pub mod query;
 pub mod text;
 pub mod translations;

@@ -3,6 +3,7 @@
 pub use super::check::Check;
 pub use super::key_files::{KeyFiles, Platform};
 use super::names::{KeyName, LanguageCode, ProjectName, TeamName, quote_for_message};
+pub use super::placeholders::Syntax;
 pub use super::text::{PluralCategory, PluralForms, Text};
 pub use super::translations::{FormsRef, TextRef, Translations};
 
@@ -23,6 +24,8 @@ pub struct Project {
     pub description: String,
     pub base_language: LanguageCode,
     pub languages: Vec<LanguageCode>,
+    /// The placeholder syntax new keys take when they are created without one.
+    pub placeholder_format: Option<Syntax>,
 }
 
 impl Project {
@@ -88,6 +91,13 @@ pub struct Key {
     pub ignore_checks: Vec<Check>,
     /// What an Xcode String Catalog records of the key beyond its texts.
     pub xcode: XcodeEntry,
+    /// The placeholder syntax the texts are written in (`printf`, `apple`, `icu`, ...), which
+    /// exports convert from. `None` for a key written before keys knew it (or never told):
+    /// its texts are exported as they are stored, in every format.
+    pub placeholders: Option<Syntax>,
+    /// Names for the numbered arguments, in order (`%1$s` is the first name), for syntaxes
+    /// that name their arguments; empty: `arg1`, `arg2`, ...
+    pub placeholder_names: Vec<String>,
     pub translations: Translations,
 }
 
@@ -143,6 +153,8 @@ impl Key {
             max_length: None,
             ignore_checks: Vec::new(),
             xcode: XcodeEntry::default(),
+            placeholders: None,
+            placeholder_names: Vec::new(),
             translations: Translations::default(),
         }
     }

@@ -13,7 +13,7 @@ use std::borrow::Borrow;
 use serde_json::{Map, Value, json};
 
 use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, icu, texts};
-use crate::domain::model::{Key, Text, TextRef};
+use crate::domain::model::{Key, Syntax, Text, TextRef};
 use crate::domain::names::LanguageCode;
 
 /// A language's file: `app_fr.arb`, `app_pt_BR.arb`.
@@ -54,6 +54,16 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, is_template: b
         }
         if text.as_plural().is_some() {
             meta.insert("placeholders".into(), json!({"count": {"type": "num"}}));
+        } else if let (Some(Syntax::Icu), TextRef::Plain(value)) = (key.placeholders, text) {
+            // Flutter's generator needs each placeholder's type.
+            let declared = super::placeholders::arb_declarations(value);
+            if !declared.is_empty() {
+                let mut placeholders = Map::new();
+                for (name, kind) in declared {
+                    placeholders.insert(name, json!({"type": kind}));
+                }
+                meta.insert("placeholders".into(), Value::Object(placeholders));
+            }
         }
         if !meta.is_empty() {
             object.push((format!("@{name}"), Value::Object(meta)));

@@ -239,6 +239,7 @@ mod tests {
             description: String::new(),
             base_language: code("fr"),
             languages: languages.clone(),
+            placeholder_format: None,
         };
         let keys = (0..300)
             .map(|index| {

@@ -279,6 +279,7 @@ mod tests {
             description: String::new(),
             base_language: code("en"),
             languages: vec![code("en"), code("fr")],
+            placeholder_format: None,
         }
     }
 

@@ -22,6 +22,7 @@ pub mod json;
 pub mod kept;
 pub mod namespaces;
 pub mod patch;
+pub mod placeholders;
 pub mod po;
 pub mod upload;
 pub mod xcstrings;
@@ -570,6 +571,9 @@ pub struct ParsedEntry {
     pub outdated: bool,
     /// For a String Catalog's source-language entry, what Xcode recorded of the key.
     pub xcode: Option<XcodeEntry>,
+    /// The placeholder syntax the entry says it is in (a PO entry's `c-format`,
+    /// `python-format` or `python-brace-format` flag); `None`: the file's format's.
+    pub placeholders: Option<crate::domain::placeholders::Syntax>,
 }
 
 impl ParsedEntry {
@@ -583,6 +587,7 @@ impl ParsedEntry {
             line: 0,
             outdated: false,
             xcode: None,
+            placeholders: None,
         }
     }
 

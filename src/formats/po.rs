@@ -85,6 +85,8 @@ pub(crate) struct RawEntry {
     pub(crate) last_line: usize,
     extracted: Vec<String>,
     fuzzy: bool,
+    /// The placeholder syntax its flags name (`c-format`, `python-format`, ...).
+    format: Option<crate::domain::placeholders::Syntax>,
     context: Option<String>,
     id: Option<String>,
     plural_id: Option<String>,
@@ -263,6 +265,7 @@ pub fn read_with_sources(bytes: &[u8], language: &LanguageCode) -> Result<Read, 
         parsed.text = text;
         parsed.description = (!entry.extracted.is_empty()).then(|| entry.extracted.join("\n"));
         parsed.outdated = entry.fuzzy;
+        parsed.placeholders = entry.format;
         entries.push(parsed);
     }
     let sources = sources_of(&raw)?;
@@ -308,9 +311,38 @@ fn sources_of(raw: &[RawEntry]) -> Result<Vec<ParsedEntry>, ReadError> {
         let mut parsed = ParsedEntry::plain(name, String::new()).at_line(entry.line);
         parsed.text = text;
         parsed.description = (!entry.extracted.is_empty()).then(|| entry.extracted.join("\n"));
+        parsed.placeholders = entry.format;
         entries.push(parsed);
     }
     Ok(entries)
+}
+
+/// The placeholder syntax a PO flag names.
+fn syntax_of_flag(flag: &str) -> Option<crate::domain::placeholders::Syntax> {
+    use crate::domain::placeholders::Syntax;
+    match flag {
+        "c-format" | "java-printf-format" => Some(Syntax::Printf),
+        "objc-format" => Some(Syntax::Apple),
+        "python-format" => Some(Syntax::Python),
+        "python-brace-format" => Some(Syntax::PythonBrace),
+        "php-format" => Some(Syntax::Printf),
+        "ruby-format" => Some(Syntax::Rails),
+        "icu-format" | "java-format" => Some(Syntax::Icu),
+        _ => None,
+    }
+}
+
+/// The PO flag a placeholder syntax is written with (none for a syntax gettext has no flag for).
+pub fn flag_of_syntax(syntax: crate::domain::placeholders::Syntax) -> Option<&'static str> {
+    use crate::domain::placeholders::Syntax;
+    match syntax {
+        Syntax::Printf => Some("c-format"),
+        Syntax::Apple => Some("objc-format"),
+        Syntax::Python => Some("python-format"),
+        Syntax::PythonBrace => Some("python-brace-format"),
+        Syntax::Rails => Some("ruby-format"),
+        Syntax::Icu | Syntax::I18next | Syntax::Symfony | Syntax::None => None,
+    }
 }
 
 /// The entries of a PO text, as GNU gettext reads them.
@@ -369,6 +401,9 @@ pub(crate) fn parse(text: &str) -> Result<Vec<RawEntry>, ReadError> {
                     .push(extracted.strip_prefix(' ').unwrap_or(extracted).to_owned());
             } else if let Some(flags) = comment.strip_prefix(',') {
                 current.fuzzy |= flags.split(',').any(|flag| flag.trim() == "fuzzy");
+                if let Some(syntax) = flags.split(',').find_map(|flag| syntax_of_flag(flag.trim())) {
+                    current.format = Some(syntax);
+                }
             }
             continue;
         }

@@ -72,6 +72,9 @@ pub struct UploadedFile {
     /// base text only when the project has none yet and the upload has no file of the base
     /// language itself (a vendor's file never reverts a base text edited since).
     pub fills_gaps: bool,
+    /// The placeholder syntax of the file's format (`printf` for Android, `apple` for Apple's
+    /// files, `icu` for ARB, ...); `None` for formats that carry any (JSON, CSV, PO, XLIFF).
+    pub placeholders: Option<crate::domain::placeholders::Syntax>,
 }
 
 /// The language of Android's `values/` and Apple's `Base.lproj/`: the project's base language.
@@ -373,6 +376,7 @@ fn read_file(
             entries,
             warnings: std::mem::take(warnings),
             fills_gaps: false,
+            placeholders: super::placeholders::source(format),
         })
     };
     match format {
@@ -506,6 +510,7 @@ fn add_sources(upload: &mut Upload, path: &str, language: String, namespace: Str
         entries: sources,
         warnings: Vec::new(),
         fills_gaps: true,
+        placeholders: None,
     };
     join_sources(upload, sources);
 }

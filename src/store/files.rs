@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{
-    Check, Key, PluralCategory, PluralForms, Project, Team, Text, TextRef, XcodeEntry, normalize_languages,
+    Check, Key, PluralCategory, PluralForms, Project, Syntax, Team, Text, TextRef, XcodeEntry, normalize_languages,
 };
 use crate::domain::names::{Description, KeyName, LanguageCode, Namespace, ProjectName, TeamName};
 
@@ -36,6 +36,9 @@ struct ProjectFile {
     base_language: String,
     #[serde(default)]
     languages: Vec<String>,
+    /// The placeholder syntax new keys take; left out when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    placeholder_format: Option<String>,
 }
 
 /// A key file as it is read (written from [`KeyFileRef`]). Fields left out take their
@@ -61,6 +64,11 @@ struct KeyFile {
     max_length: Option<u32>,
     #[serde(default)]
     ignore_checks: Vec<String>,
+    /// The placeholder syntax (`printf`, `apple`, `icu`, ...); left out: none recorded.
+    #[serde(default)]
+    placeholders: Option<String>,
+    #[serde(default)]
+    placeholder_names: Vec<String>,
     #[serde(default)]
     files: FilesFile,
     #[serde(default)]
@@ -242,6 +250,7 @@ pub fn write_project(project: &Project) -> Vec<u8> {
         description: project.description.clone(),
         base_language: project.base_language.to_string(),
         languages: project.languages.iter().map(ToString::to_string).collect(),
+        placeholder_format: project.placeholder_format.map(|syntax| syntax.name().to_owned()),
     })
 }
 
@@ -260,6 +269,12 @@ pub fn read_project(name: ProjectName, bytes: &[u8]) -> Result<Project, FileErro
         description: file.description,
         languages: normalize_languages(&base_language, languages),
         base_language,
+        placeholder_format: match file.placeholder_format.as_deref() {
+            Some(name) => Some(Syntax::parse(name).ok_or_else(|| {
+                FileError::Invalid(format!("placeholder_format: no syntax {name:?}; the syntaxes are {}", Syntax::NAMES))
+            })?),
+            None => None,
+        },
     })
 }
 
@@ -275,6 +290,8 @@ pub fn write_key(key: &Key) -> Vec<u8> {
         translatable: key.translatable,
         max_length: key.max_length,
         ignore_checks: &ignore_checks,
+        placeholders: key.placeholders.map(|syntax| syntax.name()),
+        placeholder_names: &key.placeholder_names,
         files: FilesFile {
             android: key.files.android.clone(),
             apple: key.files.apple.clone(),
@@ -307,6 +324,10 @@ struct KeyFileRef<'a> {
     max_length: Option<u32>,
     #[serde(skip_serializing_if = "<[&str]>::is_empty")]
     ignore_checks: &'a [&'a str],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    placeholders: Option<&'static str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    placeholder_names: &'a [String],
     #[serde(skip_serializing_if = "FilesFile::is_empty")]
     files: FilesFile,
     #[serde(skip_serializing_if = "XcodeFile::is_empty")]
@@ -460,6 +481,13 @@ pub fn read_key(bytes: &[u8]) -> Result<Key, FileError> {
             checks
         },
         xcode: file.xcode.into_entry()?,
+        placeholders: match file.placeholders.as_deref() {
+            Some(name) => Some(Syntax::parse(name).ok_or_else(|| {
+                FileError::Invalid(format!("placeholders: no syntax {name:?}; the syntaxes are {}", Syntax::NAMES))
+            })?),
+            None => None,
+        },
+        placeholder_names: file.placeholder_names,
         translations,
     })
 }
@@ -607,6 +635,22 @@ mod tests {
     }
 
     #[test]
+    fn a_keys_placeholder_syntax_and_names_are_written_only_when_set_and_read_back() {
+        let mut android = key("greeting", &[], &[("en", "Hi %1$s")]);
+        let plain = String::from_utf8(write_key(&android)).unwrap();
+        assert!(!plain.contains("placeholder"), "{plain}");
+        android.placeholders = Some(Syntax::Printf);
+        android.placeholder_names = vec!["name".into()];
+        let text = String::from_utf8(write_key(&android)).unwrap();
+        assert_eq!(
+            text,
+            "name = \"greeting\"\ntags = []\nplaceholders = \"printf\"\nplaceholder_names = [\"name\"]\n\n[translations]\nen = \"Hi %1$s\"\n"
+        );
+        assert_eq!(read_key(text.as_bytes()).unwrap(), android);
+        assert!(read_key(b"name = \"k\"\nplaceholders = \"java\"\n").is_err());
+    }
+
+    #[test]
     fn the_base_each_translation_was_written_against_is_a_line_beside_the_texts() {
         let en = LanguageCode::parse("en").unwrap();
         let mut written = key("greeting", &[], &[("en", "Hello"), ("fr", "Bonjour"), ("de", "Hallo")]);
@@ -668,6 +712,7 @@ mod tests {
                 .iter()
                 .map(|l| LanguageCode::parse(l).unwrap())
                 .collect(),
+            placeholder_format: Some(Syntax::Printf),
         };
         let read = read_project(project.name.clone(), &write_project(&project)).unwrap();
         assert_eq!(read, project);

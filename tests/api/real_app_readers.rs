@@ -288,10 +288,18 @@ fn app_files(work: &Path) -> Vec<AppFile> {
     files
 }
 
-/// A PO set's template: the first `.pot` by name in the folder of the pattern's `{lang}`
+/// A JSON or XLIFF set's base-language file; a PO set's template: the first `.pot` by name in the folder of the pattern's `{lang}`
 /// part (docs/formats/po.md: "the `.pot` file of that folder goes along as the template"),
 /// else Lazarus' `{domain}.po` beside `{domain}.{lang}.po`.
 fn set_template(work: &Path, set: &FileSet) -> Option<String> {
+    // docs/cli.md: a JSON or XLIFF set's base-language file is the pattern without `.{lang}`
+    // (VS Code's `package.nls.json`, Angular's source `messages.xlf`).
+    if matches!(set.format.as_str(), "json" | "xliff" | "xliff2") && !set.path.contains("{ns}") {
+        let (before, after) = set.path.split_once("{lang}")?;
+        let before = before.strip_suffix('.')?;
+        let base = format!("{before}{after}");
+        return (!after.contains('/') && !before.ends_with('/') && work.join(&base).is_file()).then_some(base);
+    }
     if set.format != "po" {
         return None;
     }

@@ -130,7 +130,7 @@ async fn app_with_languages() -> TestApp {
 }
 
 /// What aapt2 makes of one values folder: every string and plurals with its spans.
-fn aapt2_values(folder: &Path, work: &Path, label: &str) -> Value {
+pub fn aapt2_values(folder: &Path, work: &Path, label: &str) -> Value {
     let res = work.join(format!("{label}-res"));
     std::fs::create_dir_all(res.join("values")).unwrap();
     for file in std::fs::read_dir(folder).unwrap() {

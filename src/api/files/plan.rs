@@ -6,7 +6,7 @@ use super::UploadedFileItem;
 use crate::api::error::ApiError;
 use crate::api::warnings::WarningItem;
 use crate::domain::key_files::Platform;
-use crate::domain::model::{Project, Text};
+use crate::domain::model::{Project, Syntax, Text};
 use crate::domain::names::{Description, KeyName, LanguageCode, Namespace, quote_for_message};
 use crate::formats::upload::{BASE_LANGUAGE, Original, Upload, UploadedFile};
 use crate::store::{ImportEntry, TextInput, TranslationInput};
@@ -37,6 +37,8 @@ pub(super) struct KnownKey {
     pub(super) translatable: bool,
     /// Whether the key has a base text.
     pub(super) has_base: bool,
+    /// The key's placeholder syntax, if it has one: uploaded texts of another are converted.
+    pub(super) placeholders: Option<Syntax>,
 }
 
 impl KnownKey {
@@ -51,6 +53,7 @@ impl KnownKey {
                     plural: entry.key.plural,
                     translatable: entry.key.translatable,
                     has_base: entry.key.translations.get(base_language).is_some(),
+                    placeholders: entry.key.placeholders,
                 };
                 (entry.key.name.identity(), known)
             })
@@ -281,6 +284,8 @@ impl UploadPlan {
                                 .collect(),
                             max_length: None,
                             ignore_checks: None,
+                            placeholders: None,
+                            placeholder_names: None,
                             translations: Vec::new(),
                             add_tags: tags.to_vec(),
                             xcode: None,
@@ -362,7 +367,33 @@ impl UploadPlan {
                 if parsed.outdated && !is_base {
                     entry.outdated.push(language.clone());
                 }
-                let text = match parsed.text {
+                // The key's placeholder syntax: the server's, else (for a key the upload
+                // creates) the first file's that says one; a text in another is converted into
+                // it. A key already there without a syntax keeps none: uploading the files an
+                // export wrote changes nothing.
+                let file_syntax = parsed.placeholders.or(file.placeholders).or_else(|| {
+                    parsed.text.strings().find_map(crate::domain::placeholders::guess)
+                });
+                let known = existing.get(name.identity());
+                let known_syntax = known.and_then(|known| known.placeholders);
+                if known.is_none() && entry.placeholders.is_none() {
+                    entry.placeholders = file_syntax;
+                }
+                let mut parsed_text = parsed.text;
+                if let (Some(from), Some(to)) = (file_syntax, known_syntax.or(entry.placeholders))
+                    && from != to
+                {
+                    let (converted, messages) =
+                        crate::formats::placeholders::convert_text(parsed_text, from, to, parsed.markup);
+                    parsed_text = converted;
+                    let line = parsed.line;
+                    for message in messages {
+                        let message = format!("converting from {from} to the key's {to}: {message}");
+                        plan.warn(&file.path, line, &parsed.name, file_namespace.as_str(), &language, message);
+                    }
+                }
+                let entry = &mut plan.entries[position];
+                let text = match parsed_text {
                     Text::Plain(text) => TextInput::Content(text),
                     Text::Plural(forms) => TextInput::Forms(
                         forms
@@ -436,7 +467,18 @@ impl UploadPlan {
                 continue;
             }
             let into = &mut self.entries[position];
-            for translation in entry.translations {
+            // The later set's texts in the earlier set's syntax (an iOS app's `%@` into the
+            // Android app's key).
+            let convert = match (entry.placeholders, into.placeholders) {
+                (Some(from), Some(to)) if from != to => Some((from, to)),
+                _ => None,
+            };
+            into.placeholders = into.placeholders.or(entry.placeholders);
+            let markup = entry.markup == Some(true);
+            for mut translation in entry.translations {
+                if let Some((from, to)) = convert {
+                    translation.text = converted_input(translation.text, from, to, markup);
+                }
                 into.translations.retain(|known| known.language != translation.language);
                 into.translations.push(translation);
             }
@@ -529,5 +571,28 @@ impl UploadPlan {
         }
         self.add_languages.push(code.clone());
         Ok(code)
+    }
+}
+
+/// A text as sent, converted from one placeholder syntax to another (see
+/// [`crate::formats::placeholders::convert_text`]); forms that do not make a set of plural
+/// forms are left as they are (the import refuses them with its own message).
+fn converted_input(text: TextInput, from: Syntax, to: Syntax, markup: bool) -> TextInput {
+    use crate::domain::model::PluralForms;
+    use crate::formats::placeholders::convert_text;
+    match text {
+        TextInput::Content(content) => match convert_text(Text::Plain(content), from, to, markup).0 {
+            Text::Plain(content) => TextInput::Content(content),
+            Text::Plural(forms) => TextInput::Content(forms.into_other()),
+        },
+        TextInput::Forms(forms) => match PluralForms::new(forms.clone()) {
+            Ok(valid) => match convert_text(Text::Plural(valid), from, to, markup).0 {
+                Text::Plural(converted) => {
+                    TextInput::Forms(converted.iter().map(|(category, text)| (category, text.to_owned())).collect())
+                }
+                Text::Plain(_) => TextInput::Forms(forms),
+            },
+            Err(_) => TextInput::Forms(forms),
+        },
     }
 }

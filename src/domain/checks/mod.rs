@@ -11,6 +11,7 @@ use unicode_segmentation::UnicodeSegmentation;
 pub use super::check::{Check, Severity};
 use super::model::{Key, PluralCategory, TextRef, is_markup_fragment};
 use super::names::LanguageCode;
+use super::placeholders::{self, Context, Names, Syntax};
 
 /// One failing check of one translation (and form, for a plural key).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +30,7 @@ pub fn check_key(key: &Key, base: &LanguageCode) -> Vec<Failure> {
     let base_text = key.translations.get(base);
     let mut failures = Vec::new();
     for (language, text) in key.translations.iter() {
-        check_translation(key, language, text, language == base, base_text, &mut failures);
+        check_translation(key, base, language, text, language == base, base_text, &mut failures);
     }
     failures.retain(|failure| !key.ignore_checks.contains(&failure.check));
     failures
@@ -37,12 +38,16 @@ pub fn check_key(key: &Key, base: &LanguageCode) -> Vec<Failure> {
 
 fn check_translation(
     key: &Key,
+    base_language: &LanguageCode,
     language: &LanguageCode,
     text: TextRef<'_>,
     is_base: bool,
     base: Option<TextRef<'_>>,
     failures: &mut Vec<Failure>,
 ) {
+    // The key's argument names, read once and only when a comparison needs them.
+    let names_cell = std::cell::OnceCell::new();
+    let argument_names = || names_cell.get_or_init(|| key_names(key, base_language, key.placeholders));
     let mut fail = |check: Check, severity: Severity, form: Option<PluralCategory>, message: String| {
         failures.push(Failure {
             language: language.clone(),
@@ -143,7 +148,11 @@ fn check_translation(
             continue;
         };
         let (mine, theirs) = (placeholders(string), placeholders(against));
-        if mine != theirs && other.is_none_or(|other| mine != placeholders(other)) {
+        let differ = |against: &str| match key.placeholders {
+            Some(syntax) => !same_in_syntax(key, string, against, syntax, form.is_some(), argument_names()),
+            None => placeholders(string) != placeholders(against) && !same_across_syntaxes(key, string, against, form.is_some(), argument_names()),
+        };
+        if differ(against) && other.is_none_or(|other| differ(other)) {
             fail(
                 Check::Placeholders,
                 Severity::Error,
@@ -267,6 +276,62 @@ fn listed(tokens: &BTreeMap<String, usize>) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The names of a key's arguments ([`Names`]): its `placeholderNames`, then the names of its
+/// base text (each form of a plural) read in `syntax`.
+fn key_names(key: &Key, base: &LanguageCode, syntax: Option<Syntax>) -> Names {
+    let context = |plural_form| Context {
+        plural_form,
+        markup: key.markup,
+    };
+    let read = |text: &str, plural_form| {
+        let syntax = syntax.or_else(|| placeholders::guess(text)).unwrap_or(Syntax::None);
+        placeholders::parse(text, syntax, context(plural_form))
+    };
+    let parsed: Vec<placeholders::Parsed> = match key.translations.get(base) {
+        Some(TextRef::Plain(text)) => vec![read(text, false)],
+        Some(TextRef::Plural(forms)) => forms.iter().map(|(_, text)| read(text, true)).collect(),
+        None => Vec::new(),
+    };
+    Names::new(&key.placeholder_names, &parsed)
+}
+
+/// Whether a translation takes the base text's arguments in the normal form, the key's texts
+/// read in its syntax; a translation written in another platform's syntax (an iOS `%1$@`
+/// under an Android key) is read in that one.
+fn same_in_syntax(key: &Key, string: &str, against: &str, syntax: Syntax, plural_form: bool, names: &Names) -> bool {
+    let context = Context {
+        plural_form,
+        markup: key.markup,
+    };
+    let theirs = placeholders::parse(against, syntax, context);
+    if placeholders::same_placeholders(&placeholders::parse(string, syntax, context), &theirs, names) {
+        return true;
+    }
+    placeholders::guess(string)
+        .filter(|guessed| *guessed != syntax)
+        .is_some_and(|guessed| placeholders::same_placeholders(&placeholders::parse(string, guessed, context), &theirs, names))
+}
+
+/// For a key without a syntax: whether texts written in two different syntaxes (each as its
+/// placeholders say) take the same arguments.
+fn same_across_syntaxes(key: &Key, string: &str, against: &str, plural_form: bool, names: &Names) -> bool {
+    let (Some(mine), Some(theirs)) = (placeholders::guess(string), placeholders::guess(against)) else {
+        return false;
+    };
+    if mine == theirs {
+        return false;
+    }
+    let context = Context {
+        plural_form,
+        markup: key.markup,
+    };
+    placeholders::same_placeholders(
+        &placeholders::parse(string, mine, context),
+        &placeholders::parse(against, theirs, context),
+        names,
+    )
 }
 
 /// The placeholders of a text, as a multiset: printf conversions (`%s`, `%d`, `%1$s`, `%@`,

@@ -327,3 +327,26 @@ fn empty_forms_are_errors_and_ignored_checks_are_silent() {
     assert_eq!(Check::Placeholders.severity(), Severity::Error);
     assert_eq!(Check::SameAsBase.severity(), Severity::Warning);
 }
+
+#[test]
+fn one_argument_written_in_another_platforms_syntax_is_the_same_placeholder() {
+    use crate::domain::placeholders::Syntax;
+    // A key without a syntax: an Android base, translations from iOS, MessageFormat, i18next.
+    for translation in ["Bonjour %1$@", "Bonjour {0}"] {
+        let key = plain("k", &[("en", "Hello %1$s"), ("fr", translation)]);
+        assert!(failing(&key).is_empty(), "{translation}: {:?}", check_key(&key, &code("en")));
+    }
+    // A key in printf: the normal form compares arguments and their kinds.
+    let mut key = plain("k", &[("en", "Hello %1$s, %2$d new"), ("fr", "%2$lld nouveaux pour %1$@")]);
+    key.placeholders = Some(Syntax::Printf);
+    assert!(failing(&key).is_empty(), "{:?}", check_key(&key, &code("en")));
+    let mut named = plain("k", &[("en", "Hello %1$s"), ("fr", "Bonjour {{name}}")]);
+    named.placeholders = Some(Syntax::Printf);
+    named.placeholder_names = vec!["name".into()];
+    assert!(failing(&named).is_empty(), "{:?}", check_key(&named, &code("en")));
+    for wrong in ["%1$d nouveaux", "%1$s %1$s", "%2$s", "rien"] {
+        let mut key = plain("k", &[("en", "Hello %1$s"), ("fr", wrong)]);
+        key.placeholders = Some(Syntax::Printf);
+        assert_eq!(failing(&key), ["fr placeholders"], "{wrong}");
+    }
+}

@@ -102,6 +102,7 @@ mod tests {
                 .collect(),
             warnings: Vec::new(),
             fills_gaps: false,
+            placeholders: None,
         }
     }
 

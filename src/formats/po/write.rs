@@ -143,8 +143,23 @@ pub fn write_each<W: Write>(
             }
             out.push('\n');
             out.push_str(&comments);
-            if !file.template && own && base_text.outdates(recorded) {
-                out.push_str("#, fuzzy\n");
+            // The flags: `fuzzy` for an outdated translation, and the placeholder syntax's
+            // (`c-format`, `python-format`, ...), which gettext's tools check with.
+            let fuzzy = !file.template && own && base_text.outdates(recorded);
+            let format = key.placeholders.and_then(super::flag_of_syntax);
+            match (fuzzy, format) {
+                (true, Some(format)) => {
+                    out.push_str("#, fuzzy, ");
+                    out.push_str(format);
+                    out.push('\n');
+                }
+                (true, None) => out.push_str("#, fuzzy\n"),
+                (false, Some(format)) => {
+                    out.push_str("#, ");
+                    out.push_str(format);
+                    out.push('\n');
+                }
+                (false, None) => {}
             }
             match text {
                 TextRef::Plain(value) => {

@@ -24,10 +24,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{KeyEntry, KeyIndex, Postings, Slot};
 use crate::domain::key_files::{FileName, KeyFiles, Platform};
-use crate::domain::model::{Check, Key, Translations, XcodeEntry};
+use crate::domain::model::{Check, Key, Syntax, Translations, XcodeEntry};
 use crate::domain::names::{KeyName, LanguageCode};
 
-const MAGIC: &[u8] = b"locstore saved keys v6\n";
+const MAGIC: &[u8] = b"locstore saved keys v7\n";
 const KEYS_A_FRAME: usize = 512;
 const GRAMS_A_FRAME: usize = 8192;
 /// No frame written is near this; a larger length read back is damage.
@@ -72,6 +72,10 @@ struct KeyRecord<'a> {
     ignore_checks: Vec<u8>,
     /// Xcode's `extractionState`, and whether the key is its own source text.
     xcode: (Option<&'a str>, bool),
+    /// The placeholder syntax, as its position in [`Syntax::ALL`], and the argument names.
+    placeholders: Option<u8>,
+    #[serde(borrow)]
+    placeholder_names: Vec<&'a str>,
 }
 
 fn damaged(what: impl Into<String>) -> io::Error {
@@ -224,6 +228,11 @@ fn record<'a>(entry: &'a KeyEntry, positions: &FxHashMap<*const LanguageCode, u1
             .map(|check| Check::ALL.iter().position(|known| known == check).unwrap_or(0) as u8)
             .collect(),
         xcode: (key.xcode.extraction_state.as_deref(), key.xcode.source_from_key),
+        placeholders: key
+            .placeholders
+            .and_then(|syntax| Syntax::ALL.iter().position(|known| *known == syntax))
+            .map(|position| position as u8),
+        placeholder_names: key.placeholder_names.iter().map(String::as_str).collect(),
     }
 }
 
@@ -263,6 +272,15 @@ fn entry(record: KeyRecord<'_>, languages: &[&'static LanguageCode]) -> io::Resu
                 extraction_state: record.xcode.0.map(str::to_owned),
                 source_from_key: record.xcode.1,
             },
+            placeholders: match record.placeholders {
+                Some(position) => Some(
+                    *Syntax::ALL
+                        .get(position as usize)
+                        .ok_or_else(|| damaged("a placeholder syntax out of range"))?,
+                ),
+                None => None,
+            },
+            placeholder_names: record.placeholder_names.into_iter().map(str::to_owned).collect(),
             translations,
         },
         id: record.id,

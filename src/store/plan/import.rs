@@ -96,6 +96,12 @@ pub(crate) fn plan_import(
                 if let Some(xcode) = item.xcode {
                     key.xcode = xcode;
                 }
+                if let Some(syntax) = item.placeholders {
+                    key.placeholders = Some(syntax);
+                }
+                if let Some(names) = item.placeholder_names {
+                    key.placeholder_names = names;
+                }
                 merge_translations(project_settings, &mut key, item.translations).map_err(at)?;
                 key.settle_bases(&project_settings.base_language, Some(&existing.key), keep_current);
                 key.mark_outdated(&project_settings.base_language, &item.outdated);
@@ -119,6 +125,8 @@ pub(crate) fn plan_import(
                     max_length: item.max_length.flatten(),
                     ignore_checks: sorted_checks(item.ignore_checks.unwrap_or_default()),
                     xcode: item.xcode.clone().unwrap_or_default(),
+                    placeholders: item.placeholders.or(project_settings.placeholder_format),
+                    placeholder_names: item.placeholder_names.clone().unwrap_or_default(),
                     translations: Translations::default(),
                 };
                 for (platform, file) in item.files {

@@ -33,6 +33,8 @@ pub(super) fn plan_create_key(
         max_length: draft.max_length,
         ignore_checks: sorted_checks(draft.ignore_checks),
         xcode: Default::default(),
+        placeholders: draft.placeholders.or(entry.project.placeholder_format),
+        placeholder_names: draft.placeholder_names,
         translations: Translations::default(),
     };
     merge_translations(&entry.project, &mut key, draft.translations)?;
@@ -102,6 +104,12 @@ pub(super) fn plan_update_key(
     }
     if let Some(checks) = patch.ignore_checks {
         key.ignore_checks = sorted_checks(checks);
+    }
+    if let Some(syntax) = patch.placeholders {
+        key.placeholders = Some(syntax);
+    }
+    if let Some(names) = patch.placeholder_names {
+        key.placeholder_names = names;
     }
     merge_translations(&entry.project, &mut key, patch.translations)?;
     key.settle_bases(&entry.project.base_language, Some(&old.key), patch.keep_current);

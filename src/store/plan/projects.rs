@@ -23,6 +23,7 @@ pub(super) fn plan_create_project(catalog: &Catalog, team: TeamName, new: NewPro
         description: new.description.unwrap_or_default(),
         base_language,
         languages,
+        placeholder_format: new.placeholder_format,
     };
     Ok(Plan {
         import: None,
@@ -61,6 +62,7 @@ pub(super) fn plan_update_project(
         description: patch.description.unwrap_or_else(|| old.description.clone()),
         base_language,
         languages,
+        placeholder_format: patch.placeholder_format.or(old.placeholder_format),
     };
 
     let mut edits = Vec::new();

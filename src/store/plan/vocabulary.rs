@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::domain::key_files::{KeyFiles, Platform};
 use crate::domain::model::{
-    Check, Key, PluralCategory, PluralForms, Project, Team, Text, XcodeEntry, normalize_languages,
+    Check, Key, PluralCategory, PluralForms, Project, Syntax, Team, Text, XcodeEntry, normalize_languages,
 };
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName, quote_for_message};
 use crate::gitdb::TreeEdit;
@@ -139,6 +139,7 @@ pub struct NewProject {
     pub description: Option<String>,
     pub base_language: Option<LanguageCode>,
     pub languages: Option<Vec<LanguageCode>>,
+    pub placeholder_format: Option<Syntax>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -148,6 +149,7 @@ pub struct ProjectPatch {
     pub description: Option<String>,
     pub base_language: Option<LanguageCode>,
     pub languages: Option<Vec<LanguageCode>>,
+    pub placeholder_format: Option<Syntax>,
 }
 
 /// A translation as sent.
@@ -193,6 +195,9 @@ pub struct KeyDraft {
     pub files: KeyFiles,
     pub max_length: Option<u32>,
     pub ignore_checks: Vec<Check>,
+    /// The placeholder syntax; `None`: the project's `placeholderFormat`, if any.
+    pub placeholders: Option<Syntax>,
+    pub placeholder_names: Vec<String>,
     pub translations: Vec<TranslationInput>,
 }
 
@@ -211,6 +216,8 @@ pub struct KeyPatch {
     pub max_length: Option<Option<u32>>,
     /// Replaces the key's list.
     pub ignore_checks: Option<Vec<Check>>,
+    pub placeholders: Option<Syntax>,
+    pub placeholder_names: Option<Vec<String>>,
     pub translations: Vec<TranslationInput>,
     /// A changed base text leaves the translations that were current current (a typo fix)
     /// rather than outdated.
@@ -311,6 +318,10 @@ pub struct ImportEntry {
     pub max_length: Option<Option<u32>>,
     /// Replaces the key's list.
     pub ignore_checks: Option<Vec<Check>>,
+    /// Replaces the key's placeholder syntax; a new key without one takes the project's
+    /// `placeholderFormat`.
+    pub placeholders: Option<Syntax>,
+    pub placeholder_names: Option<Vec<String>>,
     pub translations: Vec<TranslationInput>,
     /// Tags added to the key's own (a file upload's `tags`).
     pub add_tags: Vec<String>,

@@ -1,0 +1,284 @@
+//! Placeholder conversion for exports: each key's texts, written in the key's syntax
+//! (`Key::placeholders`), rewritten in the syntax the export's format reads, with the markup
+//! the target keeps. Pure functions every export runs before its writer.
+//!
+//! The rules (README's table and `docs/placeholders.md` say them for users):
+//! - A format's syntax: Android `printf`; Apple `.strings`/`.stringsdict` and String Catalogs
+//!   `apple`; ARB `icu`; i18next `i18next`; Rails YAML `rails`. JSON, CSV, CSV tables, PO
+//!   and XLIFF write texts as stored (they carry any syntax; PO says which in its flags).
+//! - A key without a syntax, or whose syntax is the target's, is written as stored, byte for
+//!   byte. So is every key with `placeholders=keep`.
+//! - Numbered arguments keep their numbers; named ones take numbers from the key's
+//!   `placeholderNames`, then by first appearance in the base text; numbered ones written in
+//!   a named syntax take those names, else `arg1`, `arg2`...
+//! - What a target cannot write is left as it is and reported as a [`Warning`].
+
+pub mod render;
+
+use std::borrow::{Borrow, Cow};
+
+use crate::domain::model::{Key, PluralForms, Text, TextRef};
+use crate::domain::names::{KeyName, LanguageCode};
+use crate::domain::placeholders::{self, Context, Names, Parsed, Syntax};
+
+pub use render::Tags;
+
+use super::ExportFormat;
+
+/// Something an export could not convert, or lost converting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub key: KeyName,
+    pub language: LanguageCode,
+    pub message: String,
+}
+
+/// The syntax `format`'s files are read in; `None`: the format writes texts as stored.
+pub fn target(format: ExportFormat) -> Option<Syntax> {
+    match format {
+        ExportFormat::AndroidXml => Some(Syntax::Printf),
+        ExportFormat::AppleStrings | ExportFormat::Xcstrings => Some(Syntax::Apple),
+        ExportFormat::Arb => Some(Syntax::Icu),
+        ExportFormat::I18next => Some(Syntax::I18next),
+        ExportFormat::Yaml => Some(Syntax::Rails),
+        ExportFormat::Json
+        | ExportFormat::Csv
+        | ExportFormat::CsvTable
+        | ExportFormat::Po
+        | ExportFormat::Xliff
+        | ExportFormat::Xliff2 => None,
+    }
+}
+
+/// The syntax an uploaded file of `format` is written in; `None` for the formats that carry
+/// any (JSON, CSV, PO by each entry's flag, XLIFF): the texts say, or the project does.
+pub fn source(format: ExportFormat) -> Option<Syntax> {
+    match format {
+        ExportFormat::Json | ExportFormat::Csv | ExportFormat::CsvTable | ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2 => None,
+        format => target(format),
+    }
+}
+
+/// What a format does with markup tags: Android keeps them as markup; Apple has none; the
+/// web's formats (and Rails' HTML keys) keep them as literal tags.
+pub fn tags_of(format: ExportFormat) -> Tags {
+    match format {
+        ExportFormat::AndroidXml => Tags::Markup,
+        ExportFormat::AppleStrings | ExportFormat::Xcstrings => Tags::Strip,
+        _ => Tags::Html,
+    }
+}
+
+/// The keys as `format` writes them: converted where they need it (owned), the rest borrowed;
+/// and the warnings, in key order then language order.
+pub fn converted<'a, K: Borrow<Key>>(keys: &'a [K], format: ExportFormat, base: &LanguageCode) -> (Vec<Cow<'a, Key>>, Vec<Warning>) {
+    let Some(target) = target(format) else {
+        return (keys.iter().map(|key| Cow::Borrowed(key.borrow())).collect(), Vec::new());
+    };
+    let tags = tags_of(format);
+    let mut warnings = Vec::new();
+    let written = keys
+        .iter()
+        .map(|key| {
+            let key = key.borrow();
+            match convert_key(key, base, target, tags, &mut warnings) {
+                Some(converted) => Cow::Owned(converted),
+                None => Cow::Borrowed(key),
+            }
+        })
+        .collect();
+    (written, warnings)
+}
+
+/// `key` with its texts written in `target`, or `None` when they are written as stored.
+pub fn convert_key(key: &Key, base: &LanguageCode, target: Syntax, tags: Tags, warnings: &mut Vec<Warning>) -> Option<Key> {
+    let source = key.placeholders?;
+    let markup_changes = key.markup && tags != Tags::Markup;
+    if source == target && !markup_changes {
+        return None;
+    }
+    if !key
+        .translations
+        .values()
+        .any(|text| text.strings().any(|string| may_change(string, source, target, key.markup)))
+    {
+        // Nothing in any text reads differently in the target (most texts: no `%`, no
+        // braces, no tags); only the markup flag goes.
+        if markup_changes {
+            let mut plain = key.clone();
+            plain.markup = false;
+            plain.placeholders = Some(target);
+            return Some(plain);
+        }
+        return None;
+    }
+    let context = |plural_form| Context {
+        plural_form,
+        markup: key.markup,
+    };
+    let names = names_of(key, base, source);
+    let mut converted = key.clone();
+    converted.placeholders = Some(target);
+    converted.markup = key.markup && tags == Tags::Markup;
+    let mut texts = Vec::with_capacity(key.translations.len());
+    for (language, text) in key.translations.iter() {
+        let mut messages = Vec::new();
+        let mut write = |string: &str, plural_form: bool| {
+            let parsed = placeholders::parse(string, source, context(plural_form));
+            render::render(&parsed, target, context(plural_form), tags, &names, &mut messages)
+        };
+        let written = match text {
+            TextRef::Plain(string) => Text::Plain(write(string, false)),
+            TextRef::Plural(forms) => {
+                let forms: Vec<_> = forms.iter().map(|(category, string)| (category, write(string, true))).collect();
+                Text::Plural(PluralForms::new(forms).expect("the same categories, with `other`"))
+            }
+        };
+        messages.dedup();
+        warnings.extend(messages.into_iter().map(|message| Warning {
+            key: key.name.clone(),
+            language: language.clone(),
+            message,
+        }));
+        texts.push((language.clone(), written));
+    }
+    if target == Syntax::Icu && key.plural {
+        // ICU plurals are one message: the forms, already ICU, go into it as they are (the
+        // ARB writer writes a plain text as it is; a plural key's forms it would quote).
+        converted.plural = false;
+        for (_, text) in &mut texts {
+            if let Text::Plural(forms) = text {
+                let mut message = "{count, plural,".to_owned();
+                for (category, form) in forms.iter() {
+                    message.push(' ');
+                    message.push_str(category.name());
+                    message.push_str(" {");
+                    message.push_str(form);
+                    message.push('}');
+                }
+                message.push('}');
+                *text = Text::Plain(message);
+            }
+        }
+    }
+    let bases: Vec<_> = key
+        .translations
+        .keys()
+        .map(|language| (language.clone(), key.translations.base_of(language)))
+        .collect();
+    converted.translations = texts.into_iter().collect();
+    for (language, base) in bases {
+        converted.translations.set_base(&language, base);
+    }
+    Some(converted)
+}
+
+/// One uploaded text, read in `from`, written in `to` (a key's syntax that differs from the
+/// file's): arguments numbered by their first appearance in the text itself, markup kept
+/// as markup. The text and what could not convert.
+pub fn convert_text(text: Text, from: Syntax, to: Syntax, markup: bool) -> (Text, Vec<String>) {
+    let tags = if markup { Tags::Markup } else { Tags::Html };
+    let mut messages = Vec::new();
+    let mut write = |string: &str, plural_form: bool| {
+        let context = Context { plural_form, markup };
+        let parsed = placeholders::parse(string, from, context);
+        let names = Names::new(&[], [&parsed]);
+        render::render(&parsed, to, context, tags, &names, &mut messages)
+    };
+    let converted = match text {
+        Text::Plain(string) => Text::Plain(write(&string, false)),
+        Text::Plural(forms) => {
+            let forms: Vec<_> = forms.iter().map(|(category, string)| (category, write(string, true))).collect();
+            Text::Plural(PluralForms::new(forms).expect("the same categories, with `other`"))
+        }
+    };
+    messages.dedup();
+    (converted, messages)
+}
+
+/// The key's argument names (see [`Names`]): its `placeholderNames`, then the base text's
+/// names; in a plural key of a numbered syntax the count (the base `other` form's first
+/// integer) is named `count`, as i18next and ICU plurals need it.
+pub fn names_of(key: &Key, base: &LanguageCode, source: Syntax) -> Names {
+    let context = |plural_form| Context {
+        plural_form,
+        markup: key.markup,
+    };
+    let parsed: Vec<Parsed> = match key.translations.get(base) {
+        Some(TextRef::Plain(text)) => vec![placeholders::parse(text, source, context(false))],
+        Some(TextRef::Plural(forms)) => forms
+            .iter()
+            .map(|(_, text)| placeholders::parse(text, source, context(true)))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut declared = key.placeholder_names.clone();
+    if key.plural && declared.is_empty() && source.is_numbered() {
+        let other = match key.translations.get(base) {
+            Some(TextRef::Plural(forms)) => Some(placeholders::parse(forms.other_form(), source, context(true))),
+            _ => None,
+        };
+        let names = Names::default();
+        let count = other.as_ref().and_then(|other| {
+            other
+                .placeholders()
+                .find(|placeholder| placeholder.kind.is_integer())
+                .and_then(|placeholder| names.number_of(&placeholder.argument))
+        });
+        if let Some(count) = count {
+            declared = (1..count).map(|number| format!("arg{number}")).collect();
+            declared.push("count".to_owned());
+        }
+    }
+    Names::new(&declared, &parsed)
+}
+
+/// The placeholders an ARB template declares for an ICU text, in first appearance: each
+/// argument's name and Flutter's type for it: `double` for a float with digits, `num` for a
+/// number and a plural's count, `int` for an integer style, else `Object` (any value, written
+/// with `toString()`, as `{name}` prints an integer or a string in FormatJS).
+pub fn arb_declarations(text: &str) -> Vec<(String, &'static str)> {
+    use crate::domain::placeholders::{Kind, icu_plural_cases};
+    let mut declared: Vec<(String, &'static str)> = Vec::new();
+    let add = |declared: &mut Vec<(String, &'static str)>, parsed: &Parsed| {
+        for placeholder in parsed.placeholders() {
+            let name = placeholder.argument.to_string();
+            let kind = match placeholder.kind {
+                Kind::Count | Kind::Number => "num",
+                kind if kind.is_integer() => "int",
+                kind if kind.is_float() => "double",
+                _ => "Object",
+            };
+            if !declared.iter().any(|(known, _)| *known == name) {
+                declared.push((name, kind));
+            }
+        }
+    };
+    match icu_plural_cases(text) {
+        Some((argument, cases)) => {
+            declared.push((argument.to_owned(), "num"));
+            for (_, body) in cases {
+                add(&mut declared, &placeholders::parse(body, Syntax::Icu, Context { plural_form: true, markup: false }));
+            }
+        }
+        None => add(&mut declared, &placeholders::parse(text, Syntax::Icu, Context::default())),
+    }
+    declared
+}
+
+/// Whether `text` may read differently in `target` than as stored: it holds a character that
+/// starts a placeholder or an escape in either syntax, or markup.
+fn may_change(text: &str, source: Syntax, target: Syntax, markup: bool) -> bool {
+    let special = |syntax: Syntax, byte: u8| match syntax {
+        Syntax::Printf | Syntax::Apple | Syntax::Python | Syntax::Rails | Syntax::Symfony => byte == b'%',
+        Syntax::Icu => matches!(byte, b'{' | b'}' | b'\'' | b'#' | b'<'),
+        Syntax::I18next => matches!(byte, b'{' | b'$'),
+        Syntax::PythonBrace => matches!(byte, b'{' | b'}'),
+        Syntax::None => false,
+    };
+    text.bytes()
+        .any(|byte| special(source, byte) || special(target, byte) || (markup && matches!(byte, b'<' | b'&')))
+}
+
+#[cfg(test)]
+mod tests;
