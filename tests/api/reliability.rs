@@ -108,6 +108,12 @@ fn write_until_killed(dir: &std::path::Path, args: &[&str], before_writes: impl 
         })
         .collect();
     std::thread::sleep(Duration::from_millis(300 + random_below(700)));
+    // On a busy machine the writers may not have got far by then: the kill waits for them
+    // (a minute at most), so that it always falls among acknowledged writes.
+    let waited = std::time::Instant::now();
+    while acknowledged.lock().unwrap().len() <= 10 && waited.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let mut server = server;
     server.child.kill().unwrap(); // SIGKILL
     server.child.wait().unwrap();
