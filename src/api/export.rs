@@ -391,6 +391,7 @@ impl ExportApi {
                 super::keys::in_namespace(reserved_key_name("export"), namespace.0),
                 body.0,
                 if_match.0,
+                None,
             )
             .await
     }
@@ -422,6 +423,7 @@ impl ExportApi {
                 project_name.0.0,
                 super::keys::in_namespace(reserved_key_name("export"), namespace.0),
                 if_match.0,
+                None,
             )
             .await
     }

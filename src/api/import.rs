@@ -378,6 +378,7 @@ impl ImportApi {
                 super::keys::in_namespace(reserved_key_name("import"), namespace.0),
                 body.0,
                 if_match.0,
+                None,
             )
             .await
     }
@@ -409,6 +410,7 @@ impl ImportApi {
                 project_name.0.0,
                 super::keys::in_namespace(reserved_key_name("import"), namespace.0),
                 if_match.0,
+                None,
             )
             .await
     }
