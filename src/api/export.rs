@@ -180,9 +180,12 @@ impl ExportApi {
         /// YAML, flat JSON without namespaces) then writes a key of another namespace as
         /// `{namespace}:{name}`.
         namespace: Query<Option<NamespaceParam>>,
+        /// Export this branch of the project (default: the main line).
+        branch: Query<Option<super::params::BranchNameParam>>,
     ) -> Result<Conditional<ExportResult>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let project_name = project_name.0.0;
+        let at = Query(super::params::read_at(&self.state, &team, &project_name, branch.0, at.0).await?);
         let within = namespace.0.map(|namespace| namespace.0);
         let format = match (format.0, version.0) {
             (ExportType::Xliff, Some(XliffVersion::V2)) => ExportFormat::Xliff2,

@@ -208,6 +208,42 @@ pub async fn read_at(
     Ok(Some(head.to_string()))
 }
 
+/// A project's settings and every key (sorted by name) on the main line or a branch: what
+/// an upload is planned against.
+pub async fn keys_on(
+    state: &super::AppState,
+    team: &crate::domain::names::TeamName,
+    project: &crate::domain::names::ProjectName,
+    branch: Option<&BranchName>,
+) -> Result<
+    (
+        crate::domain::model::Project,
+        Vec<std::sync::Arc<crate::store::KeyEntry>>,
+    ),
+    super::error::ApiError,
+> {
+    Ok(match branch {
+        None => state.store.keys_for_export(team, project, &[]).await?,
+        Some(branch) => {
+            let head = state.store.branch_head(team, project, branch).await?.to_string();
+            state.history.keys_for_export_at(team, project, &[], &head).await?
+        }
+    })
+}
+
+/// Imports keys on the main line, or as one commit on a branch.
+pub async fn import_on(
+    state: &super::AppState,
+    branch: Option<&BranchName>,
+    import: crate::store::Import,
+    author: &str,
+) -> Result<(crate::store::Outcome, crate::store::ImportCounts), super::error::ApiError> {
+    Ok(match branch {
+        None => state.store.import(import, author).await?,
+        Some(branch) => state.store.import_on_branch(branch, import, author).await?,
+    })
+}
+
 /// Applies a change on the main line, or as one commit on a branch; what happened.
 pub async fn apply_on(
     state: &super::AppState,

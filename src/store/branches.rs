@@ -137,6 +137,18 @@ impl Store {
         }
     }
 
+    /// Imports keys as one commit on a branch (none when nothing changes), as
+    /// [`Store::import`] does on the main line.
+    pub async fn import_on_branch(
+        &self,
+        branch: &BranchName,
+        import: super::Import,
+        author: &str,
+    ) -> Result<(super::Outcome, super::ImportCounts), StoreError> {
+        let applied = self.apply_on_branch(branch, import.into_change(), author).await?;
+        Ok((applied.outcome, applied.import.unwrap_or_default()))
+    }
+
     /// Merges a branch into the main line (or `request.into`) as one merge commit.
     pub async fn merge_branch(
         &self,

@@ -1,6 +1,7 @@
 //! Integration tests: the real app on real git repositories in temporary folders.
 
 mod app_files;
+mod branch_routes;
 mod branches;
 mod cli;
 mod errors;
