@@ -392,3 +392,98 @@ async fn a_branch_merges_into_another_branch() {
         Some("Accueil")
     );
 }
+
+/// The real binary is killed (SIGKILL) while it merges a branch that changes 1,000 keys:
+/// after the restart the main line is either before the merge or the whole merge, the
+/// served keys agree with it, and the working tree is HEAD's.
+#[test]
+fn a_kill_9_during_a_merge_leaves_nothing_half_merged() {
+    use crate::server::{Server, try_http};
+    const TOKEN: &str = "merge-crash-token";
+    const COUNT: usize = 1000;
+    let dir = tempfile::tempdir().unwrap();
+    let env = [("LOCSTORE_API_TOKEN", TOKEN)];
+    let server = Server::start_with(dir.path(), &env, &[]);
+    let call = |server: &Server, method: &str, path: &str, body: Value| {
+        let (status, body) = server.request(method, path, Some(TOKEN), Some(&body.to_string()));
+        assert!(status < 300, "{method} {path}: {status} {body}");
+    };
+    call(&server, "POST", "/teams", json!({"name": "acme", "displayName": "A"}));
+    call(
+        &server,
+        "POST",
+        "/teams/acme/projects",
+        json!({"name": "mobile", "displayName": "M", "languagesISO": ["en", "fr"]}),
+    );
+    let keys = |text: &str| -> Value {
+        let keys: Vec<Value> = (0..COUNT)
+            .map(|index| json!({"name": format!("k{index:05}"), "translations": [{"language": "fr", "content": format!("{text} {index}")}]}))
+            .collect();
+        json!({"mode": "upsert", "keys": keys})
+    };
+    call(
+        &server,
+        "POST",
+        "/teams/acme/projects/mobile/keys/import",
+        keys("avant"),
+    );
+    call(&server, "POST", BRANCHES, json!({"name": "big"}));
+    call(
+        &server,
+        "POST",
+        "/teams/acme/projects/mobile/keys/import?branch=big",
+        keys("après"),
+    );
+    let repo = dir.path().join("repo");
+    let before = crate::helpers::git_in(&repo, &["rev-parse", "main"]).trim().to_owned();
+
+    let base = server.base.clone();
+    let merging =
+        std::thread::spawn(move || try_http(&format!("{base}{BRANCHES}/big/merge"), "POST", Some(TOKEN), Some("{}")));
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    std::thread::sleep(std::time::Duration::from_millis(u64::from(nanos % 1200)));
+    let mut server = server;
+    server.child.kill().unwrap(); // SIGKILL
+    server.child.wait().unwrap();
+    let _ = merging.join().unwrap();
+
+    crate::helpers::git_in(&repo, &["fsck", "--strict"]);
+    let server = Server::start_with(dir.path(), &env, &[]);
+    let head = crate::helpers::git_in(&repo, &["rev-parse", "main"]).trim().to_owned();
+    let parents = crate::helpers::git_in(&repo, &["rev-list", "--parents", "-n1", &head]);
+    let merged = head != before;
+    if merged {
+        assert_eq!(parents.split_whitespace().nth(1), Some(before.as_str()), "{parents}");
+    }
+    eprintln!(
+        "killed {} the merge",
+        if merged { "after" } else { "before the end of" }
+    );
+    let expected = if merged { "après" } else { "avant" };
+    let mut seen = 0;
+    for page in 1..=1 {
+        let (status, body) = server.request(
+            "GET",
+            &format!("/teams/acme/projects/mobile/keys?limit=1000&page={page}"),
+            Some(TOKEN),
+            None,
+        );
+        assert_eq!(status, 200, "{body}");
+        let json: Value = serde_json::from_str(&body).unwrap();
+        for key in json["data"].as_array().unwrap() {
+            let text = key["translation"]["fr"].as_str().unwrap();
+            assert!(text.starts_with(expected), "merged: {merged}, {key}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, COUNT);
+    assert_eq!(
+        crate::helpers::git_in(&repo, &["status", "--porcelain"]),
+        "",
+        "the working tree is HEAD's"
+    );
+    server.terminate();
+}
