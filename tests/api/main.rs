@@ -4,6 +4,7 @@ mod app_files;
 mod branch_routes;
 mod branches;
 mod cli;
+mod cli_branches;
 mod errors;
 mod export;
 mod file_sets;
