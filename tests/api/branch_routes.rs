@@ -109,3 +109,88 @@ async fn at_and_branch_together_are_refused() {
     let reply = app.get(&format!("{PROJECT}/keys?branch=feature&at=HEAD")).await;
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
 }
+
+/// A branch is pushed to the remote beside the main line; merged there with `git merge` (a
+/// pull request merged on the git host), it comes back as any commit does.
+#[tokio::test]
+async fn a_branch_pushed_to_the_remote_and_merged_there_comes_back_to_the_main_line() {
+    use crate::helpers::git_in;
+    use crate::sync::{GitDaemon, spawn_replicating};
+    use std::time::Duration;
+
+    let daemon = GitDaemon::start();
+    let app = spawn_replicating(&daemon, Duration::from_millis(300)).await;
+    app.seed_project().await;
+    app.create_key("home.title", &[], &[("en", "Home"), ("fr", "Accueil")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.post(&format!("{PROJECT}/branches"), json!({"name": "feature"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.patch(
+        &format!("{PROJECT}/keys/home.title?branch=feature"),
+        json!({"translations": [{"language": "fr", "content": "Maison"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.post(
+        &format!("{PROJECT}/keys?branch=feature"),
+        json!({"name": "login.title", "translations": [{"language": "en", "content": "Log in"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let reference = "refs/heads/locstore/acme/mobile/feature";
+    let head = app.git(&["rev-parse", reference]);
+    let on_remote = || {
+        let output = crate::helpers::hermetic_git(&daemon.bare())
+            .args(["rev-parse", "--verify", "-q", reference])
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for _ in 0..100 {
+        if on_remote() == head {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(on_remote(), head, "the branch reached the remote");
+
+    let work = tempfile::tempdir().unwrap();
+    let clone = daemon.clone_into(work.path());
+    git_in(
+        &clone,
+        &[
+            "merge",
+            "-q",
+            "--no-ff",
+            "-m",
+            "Merge pull request: feature",
+            "origin/locstore/acme/mobile/feature",
+        ],
+    );
+    git_in(&clone, &["push", "-q", "origin", "main"]);
+    let merged = git_in(&clone, &["rev-parse", "HEAD"]);
+
+    for _ in 0..100 {
+        if app.git(&["rev-parse", "main"]) == merged {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        app.git(&["rev-parse", "main"]),
+        merged,
+        "fetched back as a fast-forward"
+    );
+    let key = app
+        .get(&format!("{PROJECT}/keys/home.title"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["translation"]["fr"], "Maison");
+    app.get(&format!("{PROJECT}/keys/login.title"))
+        .await
+        .assert_ok(StatusCode::OK);
+    let list = app.get(&format!("{PROJECT}/branches")).await.assert_ok(StatusCode::OK);
+    assert_eq!(list["data"][0]["ahead"], 0, "the main line holds the branch");
+}

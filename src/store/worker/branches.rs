@@ -84,6 +84,9 @@ impl Worker {
             }
         };
         self.make_durable();
+        // Refs moved beside the main line: the replicator pushes them. (A merge into the main
+        // line told of its commit as it joined it.)
+        self.listeners.tell(crate::store::Published::Tags);
         Ok(answer)
     }
 
