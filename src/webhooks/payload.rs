@@ -232,7 +232,9 @@ mod tests {
         );
         assert_eq!(
             body["data"].as_object().unwrap().keys().collect::<Vec<_>>(),
-            ["author", "branch", "commit", "events", "parent", "project", "subject", "team"]
+            [
+                "author", "branch", "commit", "events", "parent", "project", "subject", "team"
+            ]
         );
     }
 
