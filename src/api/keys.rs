@@ -316,6 +316,7 @@ impl KeysApi {
         method = "post",
         operation_id = "confirmKey"
     )]
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented parameter")]
     async fn confirm_key(
         &self,
         auth: TokenAuth,
@@ -406,6 +407,7 @@ impl KeysApi {
         method = "delete",
         operation_id = "deleteKey"
     )]
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented parameter")]
     async fn delete_key(
         &self,
         auth: TokenAuth,
@@ -456,6 +458,7 @@ impl KeysApi {
         ))
     }
 
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented parameter")]
     pub(super) async fn update(
         &self,
         auth: TokenAuth,

@@ -125,6 +125,7 @@ pub fn plan_merge(changed: Vec<ThreeVersions>, settle: &Settle, base_language: &
 
 /// A key's merge: the target's version stays, a new version (or none) is written, or
 /// conflicts remain.
+#[allow(clippy::large_enum_variant, reason = "one at a time, consumed at once")]
 enum Merged {
     Keep,
     Take(Option<(String, Key)>),
@@ -345,4 +346,103 @@ fn merge_whole_file(file: ThreeVersions, edits: &mut Vec<TreeEdit>) {
 
 fn is_key_file(path: &str) -> bool {
     path.starts_with("keys/") && path.ends_with(".toml")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PATH: &str = "keys/0/0/0/title.toml";
+
+    fn key_file(texts: &[(&str, &str)]) -> Option<Vec<u8>> {
+        let mut text = String::from("name = \"title\"\ntags = []\n\n[translations]\n");
+        for (language, content) in texts {
+            text.push_str(&format!("{language} = \"{content}\"\n"));
+        }
+        Some(text.into_bytes())
+    }
+
+    fn merged(base: Option<Vec<u8>>, ours: Option<Vec<u8>>, theirs: Option<Vec<u8>>, settle: &Settle) -> MergePlan {
+        let file = ThreeVersions {
+            path: PATH.into(),
+            base,
+            ours,
+            theirs,
+        };
+        plan_merge(vec![file], settle, &LanguageCode::parse("en").unwrap())
+    }
+
+    fn written_fr(plan: &MergePlan) -> Option<String> {
+        plan.edits.iter().find_map(|edit| match edit {
+            TreeEdit::Write { contents, .. } => files::read_key(contents)
+                .ok()?
+                .translations
+                .get(&LanguageCode::parse("fr").unwrap())
+                .map(|text| text.to_owned().as_plain().unwrap_or_default().to_owned()),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn languages_changed_on_different_sides_merge_and_the_same_change_is_no_conflict() {
+        let base = key_file(&[("en", "Home"), ("fr", "Accueil")]);
+        let ours = key_file(&[("en", "Start"), ("fr", "Accueil")]);
+        let theirs = key_file(&[("en", "Home"), ("fr", "Maison")]);
+        let plan = merged(base.clone(), ours, theirs, &Settle::default());
+        assert!(plan.conflicts.is_empty());
+        assert_eq!(plan.keys, [(KeyName::parse("title").unwrap(), KeyMerge::Updated)]);
+        assert_eq!(written_fr(&plan).as_deref(), Some("Maison"));
+
+        let same = key_file(&[("en", "Home"), ("fr", "Maison")]);
+        let plan = merged(base, same.clone(), same, &Settle::default());
+        assert!(plan.conflicts.is_empty() && plan.edits.is_empty());
+    }
+
+    #[test]
+    fn one_text_changed_differently_is_a_conflict_until_settled() {
+        let base = key_file(&[("fr", "Accueil")]);
+        let ours = key_file(&[("fr", "Page")]);
+        let theirs = key_file(&[("fr", "Maison")]);
+        let plan = merged(base.clone(), ours.clone(), theirs.clone(), &Settle::default());
+        assert_eq!(plan.conflicts.len(), 1);
+        let conflict = &plan.conflicts[0];
+        assert_eq!(
+            (&conflict.base, &conflict.ours, &conflict.theirs),
+            (
+                &Some(Text::from("Accueil")),
+                &Some(Text::from("Page")),
+                &Some(Text::from("Maison"))
+            )
+        );
+        assert!(plan.edits.is_empty());
+
+        let theirs_win = Settle {
+            strategy: Some(MergeStrategy::Theirs),
+            resolutions: Vec::new(),
+        };
+        let plan = merged(base.clone(), ours.clone(), theirs.clone(), &theirs_win);
+        assert_eq!(written_fr(&plan).as_deref(), Some("Maison"));
+        let resolved = Settle {
+            strategy: None,
+            resolutions: vec![Resolution {
+                key: KeyName::parse("title").unwrap(),
+                language: LanguageCode::parse("fr").unwrap(),
+                content: Some("Les deux".into()),
+            }],
+        };
+        let plan = merged(base, ours, theirs, &resolved);
+        assert_eq!(written_fr(&plan).as_deref(), Some("Les deux"));
+    }
+
+    #[test]
+    fn a_deletion_against_a_change_is_a_conflict_and_a_plain_deletion_merges() {
+        let base = key_file(&[("fr", "Accueil")]);
+        let changed = key_file(&[("fr", "Maison")]);
+        let plan = merged(base.clone(), None, changed, &Settle::default());
+        assert_eq!(plan.conflicts.len(), 1);
+        assert_eq!(plan.conflicts[0].ours, None);
+        let plan = merged(base.clone(), base, None, &Settle::default());
+        assert_eq!(plan.edits, [TreeEdit::Remove { path: PATH.into() }]);
+        assert_eq!(plan.keys, [(KeyName::parse("title").unwrap(), KeyMerge::Deleted)]);
+    }
 }
