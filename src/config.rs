@@ -49,6 +49,10 @@ pub struct ClientArgs {
     /// Print one JSON document on stdout instead of lines.
     #[arg(long)]
     pub json: bool,
+    /// Push to or pull from this branch of the project (`main`: the main line), rather than
+    /// what `branch` in the settings file says.
+    #[arg(long, value_name = "NAME")]
+    pub branch: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -28,6 +28,8 @@
 //!   commits that arrive from outside (`store/adopt.rs`), snapshot tags written, and a project
 //!   or key as a past commit holds it (`store/at_commit.rs`), completeness and quality reads
 //!   (`store/quality.rs`) from per-entry summaries the catalog keeps (`catalog/summaries.rs`),
+//!   a project's branches (`store/branches.rs`: refs beside the main line, changes committed
+//!   on them without the working tree, merges planned key by key in `store/plan/merge.rs`),
 //!   and the app's files kept beside a project's keys (`store/kept.rs`; an import carries the
 //!   function that decides them, [`store::Beside`], so the store reads no format). The writer
 //!   knows those who follow it only as functions it calls on publishing

@@ -58,6 +58,7 @@ fn client_common(args: ClientArgs) -> client::Common {
     client::Common {
         settings_file: args.settings_file,
         json: args.json,
+        branch: args.branch,
         token: std::env::var(client::TOKEN_VARIABLE).ok(),
     }
 }
@@ -88,6 +89,7 @@ fn init(args: locstore::config::InitArgs) -> ExitCode {
                 let common = client_common(ClientArgs {
                     settings_file: Some(path),
                     json: false,
+                    branch: None,
                 });
                 match client::create_project(&common, &args.base_language) {
                     Ok(Some(languages)) => println!("created project {} ({})", args.project, languages.join(", ")),

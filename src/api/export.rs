@@ -197,9 +197,12 @@ impl ExportApi {
         /// `rails`; JSON, CSV, PO and XLIFF write texts as stored), from the key's own
         /// `placeholders` syntax; `keep`: every text as stored.
         placeholders: Query<Option<ExportPlaceholders>>,
+        /// Export this branch of the project (default: the main line).
+        branch: Query<Option<super::params::BranchNameParam>>,
     ) -> Result<Conditional<ExportResult>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let project_name = project_name.0.0;
+        let at = Query(super::params::read_at(&self.state, &team, &project_name, branch.0, at.0).await?);
         let within = namespace.0.map(|namespace| namespace.0);
         let format = match (format.0, version.0) {
             (ExportType::Xliff, Some(XliffVersion::V2)) => ExportFormat::Xliff2,
@@ -418,6 +421,7 @@ impl ExportApi {
                 super::keys::in_namespace(reserved_key_name("export"), namespace.0),
                 body.0,
                 if_match.0,
+                None,
             )
             .await
     }
@@ -449,6 +453,7 @@ impl ExportApi {
                 project_name.0.0,
                 super::keys::in_namespace(reserved_key_name("export"), namespace.0),
                 if_match.0,
+                None,
             )
             .await
     }

@@ -264,13 +264,17 @@ impl FilesApi {
         /// i18next namespace, an Apple table, a gettext domain) goes: `core` and a file
         /// `fr/common.json` give `core/common`. `locstore push` sends a file set's `namespace`.
         namespace: Query<Option<NamespaceParam>>,
+        /// Upload to this branch of the project (default: the main line).
+        branch: Query<Option<super::params::BranchNameParam>>,
         body: UploadBody,
     ) -> Result<Json<UploadResult>, ApiError> {
+        let branch = super::params::branch_of(branch.0);
         let namespace = namespace.0.map(|namespace| namespace.0).unwrap_or_default();
         let team = auth.team(team_name.0.0)?;
         auth.require(Access::Write)?;
         let project_name = project_name.0.0;
-        let project = self.state.store.project(&team, &project_name)?;
+        // Refuses an unknown project before the body is read.
+        self.state.store.project(&team, &project_name)?;
         let is_zip = request
             .content_type()
             .is_some_and(|content_type| content_type.contains("zip"));
@@ -297,7 +301,7 @@ impl FilesApi {
                     .map_err(|err| ApiError::invalid(err.0))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let (_, keys) = self.state.store.keys_for_export(&team, &project_name, &[]).await?;
+        let (project, keys) = super::params::keys_on(&self.state, &team, &project_name, branch.as_ref()).await?;
         let add_languages = add_languages.0.unwrap_or(false);
         // Gathering 100,000 keys' texts across files is CPU work: off the runtime's workers.
         let plan = tokio::task::spawn_blocking(move || {
@@ -309,7 +313,8 @@ impl FilesApi {
             tracing::error!(error = %join_error, "the upload planning task failed");
             ApiError::internal()
         })??;
-        let applying = Applying::new(mode.0, dry_run.0, keep_current.0);
+        let mut applying = Applying::new(mode.0, dry_run.0, keep_current.0);
+        applying.branch = branch;
         let (result, _) = self.apply(&auth, team, project_name, plan, applying).await?;
         Ok(Json(result))
     }
@@ -349,12 +354,16 @@ impl FilesApi {
         /// As for `uploadFiles`.
         #[oai(name = "keepCurrent")]
         keep_current: Query<Option<bool>>,
+        /// Upload to this branch of the project (default: the main line).
+        branch: Query<Option<super::params::BranchNameParam>>,
         body: UploadBody,
     ) -> Result<Json<UploadResult>, ApiError> {
+        let branch = super::params::branch_of(branch.0);
         let team = auth.team(team_name.0.0)?;
         auth.require(Access::Write)?;
         let project_name = project_name.0.0;
-        let project = self.state.store.project(&team, &project_name)?;
+        // Refuses an unknown project before the body is read.
+        self.state.store.project(&team, &project_name)?;
         let max_unpacked = self.state.max_unpacked_bytes;
         let (read, strays) = tokio::task::spawn_blocking(move || sets::read(&body.0, max_unpacked))
             .await
@@ -362,7 +371,7 @@ impl FilesApi {
                 tracing::error!(error = %join_error, "the upload task failed");
                 ApiError::internal()
             })??;
-        let (_, keys) = self.state.store.keys_for_export(&team, &project_name, &[]).await?;
+        let (project, keys) = super::params::keys_on(&self.state, &team, &project_name, branch.as_ref()).await?;
         let add_languages = add_languages.0.unwrap_or(false);
         let (plan, set_keys) = tokio::task::spawn_blocking(move || {
             let existing = KnownKey::of_keys(&keys, &project.base_language);
@@ -400,7 +409,8 @@ impl FilesApi {
             tracing::error!(error = %join_error, "the upload planning task failed");
             ApiError::internal()
         })??;
-        let applying = Applying::new(mode.0, dry_run.0, keep_current.0);
+        let mut applying = Applying::new(mode.0, dry_run.0, keep_current.0);
+        applying.branch = branch;
         let (mut result, written) = self.apply(&auth, team, project_name, plan, applying).await?;
         let written: rustc_hash::FxHashSet<KeyName> = written.into_iter().collect();
         result.sets = Some(
@@ -430,6 +440,8 @@ struct Applying {
     mode: ImportMode,
     dry_run: bool,
     keep_current: bool,
+    /// The branch written, `None` for the main line.
+    branch: Option<crate::domain::names::BranchName>,
 }
 
 impl Applying {
@@ -442,6 +454,7 @@ impl Applying {
             },
             dry_run: dry_run.unwrap_or(false),
             keep_current: keep_current.unwrap_or(false),
+            branch: None,
         }
     }
 }
@@ -478,10 +491,16 @@ impl FilesApi {
         let added_languages = plan.add_languages;
         let dry_run = applying.dry_run;
         let (team, project) = (import.team.clone(), import.project.clone());
+        let branch = applying.branch.as_ref();
+        if dry_run && branch.is_some() {
+            return Err(ApiError::invalid(
+                "`dryRun` is for uploads to the main line; a branch is itself a try.",
+            ));
+        }
         let counts = if dry_run {
             self.state.store.plan_import(import).await?
         } else {
-            let (outcome, counts) = self.state.store.import(import, auth.author()).await?;
+            let (outcome, counts) = super::params::import_on(&self.state, branch, import, auth.author()).await?;
             if let Outcome::Committed(commit) = outcome {
                 let read = std::mem::take(&mut *read_ahead.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
                 hold_kept_files(&self.state, &team, &project, commit, read).await;
@@ -489,7 +508,8 @@ impl FilesApi {
             counts
         };
         let mut warnings = plan.warnings;
-        if !dry_run {
+        // A branch's keys are checked when it is merged.
+        if !dry_run && branch.is_none() {
             let (failures, total) = self
                 .state
                 .store

@@ -256,13 +256,27 @@ impl HistoryApi {
         /// Keys per page, 1 to 1000 (default 20).
         #[oai(validator(minimum(value = "1"), maximum(value = "1000")))]
         limit: Query<Option<i64>>,
+        /// Compare with this branch's newest state (default: the main line's): `until`
+        /// defaults to the branch's head.
+        branch: Query<Option<super::params::BranchNameParam>>,
     ) -> Result<Page<ChangeList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
+        let until = match (until.0, super::params::branch_of(branch.0)) {
+            (Some(until), _) => Some(until),
+            (None, Some(branch)) => Some(
+                self.state
+                    .store
+                    .branch_head(&team, &project_name.0.0, &branch)
+                    .await?
+                    .to_string(),
+            ),
+            (None, None) => None,
+        };
         let (_, changes) = self
             .state
             .history
-            .changes(&team, &project_name.0.0, &since.0, until.0.as_deref())
+            .changes(&team, &project_name.0.0, &since.0, until.as_deref())
             .await?;
         let info = query.page_info(changes.len());
         let data = query

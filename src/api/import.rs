@@ -324,9 +324,12 @@ impl ImportApi {
         /// As the body's `keepCurrent` (either sets it).
         #[oai(name = "keepCurrent")]
         keep_current: Query<Option<bool>>,
+        /// Import on this branch of the project (default: the main line).
+        branch: Query<Option<super::params::BranchNameParam>>,
     ) -> Result<Json<ImportResult>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         auth.require(Access::Write)?;
+        let branch = super::params::branch_of(branch.0);
         // Up to the import limit of JSON (64 MiB by default): read and checked off the runtime.
         let (mode, keys, keep_body) = tokio::task::spawn_blocking(move || read_import(&body.0))
             .await
@@ -344,12 +347,17 @@ impl ImportApi {
             beside: None,
         };
         let (team, project) = (import.team.clone(), import.project.clone());
-        let (_, counts) = self.state.store.import(import, auth.author()).await?;
-        let (failures, total) = self
-            .state
-            .store
-            .failures_of(&team, &project, &counts.written, MOST_WARNINGS)
-            .await?;
+        let (_, counts) = super::params::import_on(&self.state, branch.as_ref(), import, auth.author()).await?;
+        // A branch's keys are checked when it is merged.
+        let (failures, total) = match branch {
+            None => {
+                self.state
+                    .store
+                    .failures_of(&team, &project, &counts.written, MOST_WARNINGS)
+                    .await?
+            }
+            Some(_) => Default::default(),
+        };
         Ok(Json(ImportResult {
             success: true,
             created: counts.created as u64,
@@ -388,6 +396,7 @@ impl ImportApi {
                 super::keys::in_namespace(reserved_key_name("import"), namespace.0),
                 body.0,
                 if_match.0,
+                None,
             )
             .await
     }
@@ -419,6 +428,7 @@ impl ImportApi {
                 project_name.0.0,
                 super::keys::in_namespace(reserved_key_name("import"), namespace.0),
                 if_match.0,
+                None,
             )
             .await
     }

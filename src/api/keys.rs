@@ -13,7 +13,7 @@ use super::auth::TokenAuth;
 use super::placeholders::checked_names;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
-use super::params::LanguageListParam;
+use super::params::{self, BranchNameParam, LanguageListParam};
 use super::quality;
 use super::schema::{
     Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyItem, KeyList, KeyNameParam, NamespaceParam,
@@ -23,7 +23,7 @@ use super::teams::{Created, Done};
 use super::warnings::{MOST_WARNINGS, WarningItem, parse_checks};
 use super::{ApiTags, AppState};
 use crate::domain::key_files::KeyFiles;
-use crate::domain::names::{KeyName, ProjectName, TeamName};
+use crate::domain::names::{BranchName, KeyName, ProjectName, TeamName};
 use crate::domain::query::KeyQuery;
 use crate::store::quality::WorkFilter;
 use crate::store::{Change, KeyDraft, KeyPatch, TranslationInput};
@@ -118,8 +118,11 @@ impl KeysApi {
         /// Only the keys of this namespace (`namespace=` with no value: the default one);
         /// absent: the keys of every namespace.
         namespace: Query<Option<NamespaceParam>>,
+        /// Read this branch of the project (default: the main line).
+        branch: Query<Option<BranchNameParam>>,
     ) -> Result<KeyPage, ApiError> {
         let team = auth.team(team_name.0.0)?;
+        let at = Query(params::read_at(&self.state, &team, &project_name.0.0, branch.0, at.0).await?);
         let sort = sort.0.map(|sort| if sort == SortParam::Desc { "desc" } else { "asc" });
         let query = KeyQuery::new(keyword.0.as_deref(), page.0, limit.0, sort)
             .map_err(ApiError::invalid)?
@@ -189,8 +192,11 @@ impl KeysApi {
         #[oai(name = "teamName")] team_name: Path<TeamNameParam>,
         #[oai(name = "projectName")] project_name: Path<ProjectNameParam>,
         body: Json<CreateKeyRequest>,
+        /// Create it on this branch of the project (default: the main line).
+        branch: Query<Option<BranchNameParam>>,
     ) -> Result<Created, ApiError> {
         let (team, project) = writable_project(&auth, team_name.0.0, project_name.0.0)?;
+        let branch = params::branch_of(branch.0);
         let body = body.0;
         let key = KeyDraft {
             name: in_namespace(body.name.0, body.namespace),
@@ -208,18 +214,15 @@ impl KeysApi {
             translations: translations(body.translations.unwrap_or_default()),
         };
         let name = key.name.clone();
-        self.state
-            .store
-            .apply(
-                Change::CreateKey {
-                    team: team.clone(),
-                    project: project.clone(),
-                    key,
-                },
-                auth.author(),
-            )
-            .await?;
-        Ok(Created::Created(Json(self.checked(&team, &project, name).await?)))
+        let change = Change::CreateKey {
+            team: team.clone(),
+            project: project.clone(),
+            key,
+        };
+        params::apply_on(&self.state, branch.as_ref(), change, auth.author()).await?;
+        Ok(Created::Created(Json(
+            self.checked(&team, &project, name, branch.as_ref()).await?,
+        )))
     }
 
     /// Get a key
@@ -246,14 +249,18 @@ impl KeysApi {
         at: Query<Option<String>>,
         /// The key's namespace (default: the default namespace, `""`).
         namespace: Query<Option<NamespaceParam>>,
+        /// Read this branch of the project (default: the main line).
+        branch: Query<Option<BranchNameParam>>,
     ) -> Result<Conditional<KeyData>, ApiError> {
+        let team = auth.team(team_name.0.0)?;
+        let at = params::read_at(&self.state, &team, &project_name.0.0, branch.0, at.0).await?;
         self.get(
             auth,
-            team_name.0.0,
+            team,
             project_name.0.0,
             in_namespace(key_name.0.0, namespace.0),
             if_none_match.0,
-            at.0,
+            at,
         )
         .await
     }
@@ -287,13 +294,16 @@ impl KeysApi {
         keep_current: Query<Option<bool>>,
         /// The key's namespace (default: the default namespace, `""`).
         namespace: Query<Option<NamespaceParam>>,
+        /// Change it on this branch of the project (default: the main line).
+        branch: Query<Option<BranchNameParam>>,
     ) -> Result<Done, ApiError> {
         let mut body = body.0;
         if keep_current.0 == Some(true) {
             body.keep_current = Some(true);
         }
         let name = in_namespace(key_name.0.0, namespace.0);
-        self.update(auth, team_name.0.0, project_name.0.0, name, body, if_match.0)
+        let branch = params::branch_of(branch.0);
+        self.update(auth, team_name.0.0, project_name.0.0, name, body, if_match.0, branch)
             .await
     }
 
@@ -309,6 +319,7 @@ impl KeysApi {
         method = "post",
         operation_id = "confirmKey"
     )]
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented parameter")]
     async fn confirm_key(
         &self,
         auth: TokenAuth,
@@ -319,23 +330,28 @@ impl KeysApi {
         language: Query<Option<Vec<LanguageListParam>>>,
         /// The key's namespace (default: the default namespace, `""`).
         namespace: Query<Option<NamespaceParam>>,
+        /// Confirm them on this branch of the project (default: the main line).
+        branch: Query<Option<BranchNameParam>>,
     ) -> Result<Conditional<KeyData>, ApiError> {
         let (team, project) = writable_project(&auth, team_name.0.0, project_name.0.0)?;
         let name = in_namespace(key_name.0.0, namespace.0);
         let languages = quality::languages(language.0);
-        self.state
-            .store
-            .apply(
-                Change::ConfirmKey {
-                    team: team.clone(),
-                    project: project.clone(),
-                    name: name.clone(),
-                    languages,
-                },
-                auth.author(),
-            )
-            .await?;
-        let (key, base) = self.state.store.key(&team, &project, &name).await?;
+        let branch = params::branch_of(branch.0);
+        let change = Change::ConfirmKey {
+            team: team.clone(),
+            project: project.clone(),
+            name: name.clone(),
+            languages,
+        };
+        params::apply_on(&self.state, branch.as_ref(), change, auth.author()).await?;
+        let (key, base) = match &branch {
+            None => self.state.store.key(&team, &project, &name).await?,
+            Some(branch) => {
+                let head = self.state.store.branch_head(&team, &project, branch).await?;
+                let head = head.to_string();
+                self.state.history.key_at(&team, &project, &name, &head).await?
+            }
+        };
         let tag = etag::key(&key);
         Ok(Conditional::Ok(
             Json(KeyData {
@@ -384,7 +400,7 @@ impl KeysApi {
             placeholder_names: body.placeholder_names,
         };
         let name = in_namespace(body.name.0, body.namespace);
-        self.update(auth, team_name.0.0, project_name.0.0, name, update, if_match.0)
+        self.update(auth, team_name.0.0, project_name.0.0, name, update, if_match.0, None)
             .await
     }
 
@@ -396,6 +412,7 @@ impl KeysApi {
         method = "delete",
         operation_id = "deleteKey"
     )]
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented parameter")]
     async fn delete_key(
         &self,
         auth: TokenAuth,
@@ -408,9 +425,12 @@ impl KeysApi {
         if_match: Header<Option<String>>,
         /// The key's namespace (default: the default namespace, `""`).
         namespace: Query<Option<NamespaceParam>>,
+        /// Delete it on this branch of the project (default: the main line).
+        branch: Query<Option<BranchNameParam>>,
     ) -> Result<Done, ApiError> {
         let name = in_namespace(key_name.0.0, namespace.0);
-        self.delete(auth, team_name.0.0, project_name.0.0, name, if_match.0)
+        let branch = params::branch_of(branch.0);
+        self.delete(auth, team_name.0.0, project_name.0.0, name, if_match.0, branch)
             .await
     }
 }
@@ -443,6 +463,7 @@ impl KeysApi {
         ))
     }
 
+    #[allow(clippy::too_many_arguments, reason = "one argument per documented parameter")]
     pub(super) async fn update(
         &self,
         auth: TokenAuth,
@@ -451,6 +472,7 @@ impl KeysApi {
         name: KeyName,
         body: UpdateKeyRequest,
         if_match: Option<String>,
+        branch: Option<BranchName>,
     ) -> Result<Done, ApiError> {
         let (team, project) = writable_project(&auth, team, project)?;
         // A new name, a new namespace or both: one rename, the part not given kept.
@@ -490,24 +512,31 @@ impl KeysApi {
             keep_current: body.keep_current.unwrap_or(false),
         };
         let written = patch.name.clone().unwrap_or_else(|| name.clone());
-        self.state
-            .store
-            .apply(
-                Change::UpdateKey {
-                    team: team.clone(),
-                    project: project.clone(),
-                    name,
-                    patch,
-                }
-                .if_match(if_match),
-                auth.author(),
-            )
-            .await?;
-        Ok(Done::Ok(Json(self.checked(&team, &project, written).await?)))
+        let change = Change::UpdateKey {
+            team: team.clone(),
+            project: project.clone(),
+            name,
+            patch,
+        }
+        .if_match(if_match);
+        params::apply_on(&self.state, branch.as_ref(), change, auth.author()).await?;
+        Ok(Done::Ok(Json(
+            self.checked(&team, &project, written, branch.as_ref()).await?,
+        )))
     }
 
-    /// `{"success": true}` with the failing checks of the key just written.
-    async fn checked(&self, team: &TeamName, project: &ProjectName, name: KeyName) -> Result<Success, ApiError> {
+    /// `{"success": true}` with the failing checks of the key just written (on the main line:
+    /// a branch's keys are checked when it is merged).
+    async fn checked(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        name: KeyName,
+        branch: Option<&BranchName>,
+    ) -> Result<Success, ApiError> {
+        if branch.is_some() {
+            return Ok(Success::ok());
+        }
         let (failures, total) = self
             .state
             .store
@@ -523,15 +552,11 @@ impl KeysApi {
         project: ProjectName,
         name: KeyName,
         if_match: Option<String>,
+        branch: Option<BranchName>,
     ) -> Result<Done, ApiError> {
         let (team, project) = writable_project(&auth, team, project)?;
-        self.state
-            .store
-            .apply(
-                Change::DeleteKey { team, project, name }.if_match(if_match),
-                auth.author(),
-            )
-            .await?;
+        let change = Change::DeleteKey { team, project, name }.if_match(if_match);
+        params::apply_on(&self.state, branch.as_ref(), change, auth.author()).await?;
         Ok(Done::Ok(Json(Success::ok())))
     }
 }

@@ -4,6 +4,7 @@
 //! result; they know nothing of git, files or paths.
 
 pub mod auth;
+pub mod branches;
 pub mod error;
 pub mod export;
 pub mod files;
@@ -78,6 +79,7 @@ pub type Api = (
     files::FilesApi,
     export::ExportApi,
     snapshots::SnapshotsApi,
+    branches::BranchesApi,
     history::HistoryApi,
     quality::QualityApi,
     sync::SyncApi,
@@ -94,6 +96,7 @@ pub fn service(state: Arc<AppState>) -> OpenApiService<Api, ()> {
         files::FilesApi { state: state.clone() },
         export::ExportApi { state: state.clone() },
         snapshots::SnapshotsApi { state: state.clone() },
+        branches::BranchesApi { state: state.clone() },
         history::HistoryApi { state: state.clone() },
         quality::QualityApi { state: state.clone() },
         sync::SyncApi { state: state.clone() },

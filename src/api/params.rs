@@ -8,7 +8,9 @@ use poem_openapi::registry::{MetaSchema, MetaSchemaRef};
 use poem_openapi::types::{ParseError, ParseFromJSON, ParseFromParameter, ParseResult, ToJSON, Type};
 use serde_json::Value;
 
-use crate::domain::names::{Description, DisplayName, KeyName, LanguageCode, Namespace, ProjectName, Tag, TeamName};
+use crate::domain::names::{
+    BranchName, Description, DisplayName, KeyName, LanguageCode, Namespace, ProjectName, Tag, TeamName,
+};
 
 /// The rules as JSON Schema patterns. They are written so that Rust's, Python's and
 /// JavaScript's regular expressions read them the same way.
@@ -17,6 +19,7 @@ pub const LANGUAGE_PATTERN: &str = r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$";
 pub const KEY_PATTERN: &str = r"^[^\u0000]+$";
 pub const NAMESPACE_PATTERN: &str = r#"^(?!.*//)(?!(?:.*/)?\.\.?(?:/|$))(?:[^\s/\u0000-\u001f\u007f-\u009f\\:*?"<>|](?:[^\u0000-\u001f\u007f-\u009f\\:*?"<>|]*[^\s/\u0000-\u001f\u007f-\u009f\\:*?"<>|])?)?$"#;
 pub const DISPLAY_NAME_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
+pub const BRANCH_PATTERN: &str = r"^(?!.*\.\.)(?!.*\.lock(?:/|$))(?!.*\.(?:/|$))[A-Za-z0-9][A-Za-z0-9._-]{0,63}(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,63})*$";
 pub const TAG_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]+$";
 pub const DESCRIPTION_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
 /// Key names may be up to 16,384 bytes of UTF-8, a bound JSON Schema cannot state; 16,384
@@ -115,6 +118,11 @@ name_param!(
     "A human-readable name: 1 to 256 characters, not blank, without control characters other than line breaks and tabs."
 );
 name_param!(
+    /// A project branch's name in a path, query or body.
+    BranchNameParam, BranchName, "branch_name", BRANCH_PATTERN, Some(BranchName::MAX_CHARS), "feature/login",
+    "A branch of the project: parts of 1 to 64 ASCII letters, digits, '-', '_' or '.' joined by '/' (feature/login, release-2.3), each starting with a letter or digit and not ending in '.' or '.lock'; at most 200 characters, no '..'. `main` names the main line. Percent-encode '/' in paths (feature%2Flogin)."
+);
+name_param!(
     /// A tag in a body.
     TagParam, Tag, "tag", TAG_PATTERN, Some(Tag::MAX_CHARS), "onboarding",
     "A tag: 1 to 128 characters without control characters."
@@ -171,4 +179,80 @@ impl ParseFromParameter for LanguageListParam {
             .map(Self)
             .map_err(|err| ParseError::custom(err.0))
     }
+}
+
+/// `?branch=` as the store takes it: `None` for the main line (absent, or `main`).
+pub fn branch_of(param: Option<BranchNameParam>) -> Option<BranchName> {
+    param.map(|param| param.0).filter(|branch| !branch.is_main())
+}
+
+/// What a read of the past or of a branch reads at: `at` as given on the main line, or the
+/// head commit of the branch (`NotFound` for a branch the project does not have). A branch
+/// read is a read of its head commit, so every `at=` read serves branches too.
+pub async fn read_at(
+    state: &super::AppState,
+    team: &crate::domain::names::TeamName,
+    project: &crate::domain::names::ProjectName,
+    branch: Option<BranchNameParam>,
+    at: Option<String>,
+) -> Result<Option<String>, super::error::ApiError> {
+    let Some(branch) = branch_of(branch) else {
+        return Ok(at);
+    };
+    if at.is_some() {
+        return Err(super::error::ApiError::invalid(
+            "Give either `at` or `branch`, not both: a branch is read at its head.",
+        ));
+    }
+    let head = state.store.branch_head(team, project, &branch).await?;
+    Ok(Some(head.to_string()))
+}
+
+/// A project's settings and every key (sorted by name) on the main line or a branch: what
+/// an upload is planned against.
+pub async fn keys_on(
+    state: &super::AppState,
+    team: &crate::domain::names::TeamName,
+    project: &crate::domain::names::ProjectName,
+    branch: Option<&BranchName>,
+) -> Result<
+    (
+        crate::domain::model::Project,
+        Vec<std::sync::Arc<crate::store::KeyEntry>>,
+    ),
+    super::error::ApiError,
+> {
+    Ok(match branch {
+        None => state.store.keys_for_export(team, project, &[]).await?,
+        Some(branch) => {
+            let head = state.store.branch_head(team, project, branch).await?.to_string();
+            state.history.keys_for_export_at(team, project, &[], &head).await?
+        }
+    })
+}
+
+/// Imports keys on the main line, or as one commit on a branch.
+pub async fn import_on(
+    state: &super::AppState,
+    branch: Option<&BranchName>,
+    import: crate::store::Import,
+    author: &str,
+) -> Result<(crate::store::Outcome, crate::store::ImportCounts), super::error::ApiError> {
+    Ok(match branch {
+        None => state.store.import(import, author).await?,
+        Some(branch) => state.store.import_on_branch(branch, import, author).await?,
+    })
+}
+
+/// Applies a change on the main line, or as one commit on a branch; what happened.
+pub async fn apply_on(
+    state: &super::AppState,
+    branch: Option<&BranchName>,
+    change: crate::store::Change,
+    author: &str,
+) -> Result<crate::store::Outcome, super::error::ApiError> {
+    Ok(match branch {
+        None => state.store.apply(change, author).await?,
+        Some(branch) => state.store.apply_on_branch(branch, change, author).await?.outcome,
+    })
 }

@@ -85,9 +85,12 @@ impl ProjectsApi {
         /// Read the state at this commit id (7 or more hex digits), snapshot name or RFC 3339
         /// time (the last commit at or before it) rather than the newest.
         at: Query<Option<String>>,
+        /// Read this branch of the project (default: the main line).
+        branch: Query<Option<super::params::BranchNameParam>>,
     ) -> Result<Conditional<ProjectData>, ApiError> {
         let team = auth.team(team_name.0.0)?;
-        let project = match at.0 {
+        let at = super::params::read_at(&self.state, &team, &project_name.0.0, branch.0, at.0).await?;
+        let project = match at {
             Some(reference) => {
                 self.state
                     .history
@@ -123,9 +126,13 @@ impl ProjectsApi {
         /// `precondition_failed`); from a `GET` of it.
         #[oai(name = "If-Match")]
         if_match: Header<Option<String>>,
+        /// Change the project's settings on this branch (default: the main line); a branch
+        /// does not take a rename.
+        branch: Query<Option<super::params::BranchNameParam>>,
     ) -> Result<Json<ProjectList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         auth.require(Access::Write)?;
+        let branch = super::params::branch_of(branch.0);
         let body = body.0;
         let patch = ProjectPatch {
             name: body.name.map(|param| param.0),
@@ -135,18 +142,13 @@ impl ProjectsApi {
             languages: body.languages.map(languages),
             placeholder_format: body.placeholder_format.map(Into::into),
         };
-        self.state
-            .store
-            .apply(
-                Change::UpdateProject {
-                    team: team.clone(),
-                    name: project_name.0.0,
-                    patch,
-                }
-                .if_match(if_match.0),
-                auth.author(),
-            )
-            .await?;
+        let change = Change::UpdateProject {
+            team: team.clone(),
+            name: project_name.0.0,
+            patch,
+        }
+        .if_match(if_match.0);
+        super::params::apply_on(&self.state, branch.as_ref(), change, auth.author()).await?;
         Ok(Json(self.project_list(&team)?))
     }
 

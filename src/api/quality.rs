@@ -142,11 +142,14 @@ impl QualityApi {
         tags: Query<Option<Vec<String>>>,
         /// Count the state at this commit id, snapshot name or RFC 3339 time.
         at: Query<Option<String>>,
+        /// Count this branch of the project (default: the main line).
+        branch: Query<Option<super::params::BranchNameParam>>,
     ) -> Result<Json<StatsData>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let project = project_name.0.0;
         let tags = listed(tags.0);
-        let stats = match at.0 {
+        let at = super::params::read_at(&self.state, &team, &project, branch.0, at.0).await?;
+        let stats = match at {
             Some(reference) => self.state.history.stats_at(&team, &project, &tags, &reference).await?,
             None => self.state.store.stats(&team, &project, &tags).await?,
         };

@@ -5,6 +5,7 @@
 //! Exit statuses: 0 when it worked; 1 when `push --fail-on-change` changed something or
 //! `pull --check` found files that differ; 2 on an error, with the server's message.
 
+mod branch;
 mod domains;
 mod files;
 mod init;
@@ -53,6 +54,8 @@ pub struct Common {
     pub json: bool,
     /// The token, from `LOCSTORE_TOKEN`.
     pub token: Option<String>,
+    /// `--branch`: the server branch to use, over the settings file's `branch`.
+    pub branch: Option<String>,
 }
 
 pub struct PushOptions {
@@ -76,7 +79,8 @@ fn connect(common: &Common) -> Result<(Settings, Server), Failure> {
     let cwd = std::env::current_dir().map_err(|err| Failure::new(format!("no current folder: {err}")))?;
     let settings = Settings::find(common.settings_file.as_deref(), &cwd)?;
     let bars = !common.json && std::io::stderr().is_terminal();
-    let server = Server::new(&settings, common.token.clone(), bars)?;
+    let mut server = Server::new(&settings, common.token.clone(), bars)?;
+    server.branch = branch::chosen(common.branch.as_deref(), &settings)?;
     Ok((settings, server))
 }
 

@@ -17,7 +17,12 @@ use crate::formats::{patch, upload};
 /// patched in place (see [`crate::formats::patch`]), one it lacks is written as the export
 /// writes it.
 pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
-    let (settings, server) = connect(common)?;
+    let (settings, mut server) = connect(common)?;
+    // A branch followed from the app's git branch that was never pushed: the main line's
+    // text is the app's until it is.
+    if server.branch.as_ref().is_some_and(|branch| branch.followed) && !server.branch_exists()? {
+        server.branch = None;
+    }
     let base_language = server
         .project()?
         .and_then(|project| project["baseLanguageISO"].as_str().map(str::to_owned))

@@ -15,6 +15,21 @@ use crate::formats::archive;
 /// it sends (none when nothing changed); prints what changed per set and per language.
 pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
     let (settings, server) = connect(common)?;
+    if server.branch.is_some() && (options.dry_run || options.strict) {
+        return Err(Failure::new(
+            "--dry-run and --strict push to the main line; a branch is itself a place to try changes",
+        ));
+    }
+    // The branch a push names is made from the main line on the first push.
+    if server.ensure_branch()?
+        && let Some(branch) = &server.branch
+        && !common.json
+    {
+        eprintln!(
+            "created the branch {} of {}/{} from the main line",
+            branch.name, settings.team, settings.project
+        );
+    }
     let mut query = String::new();
     if options.dry_run {
         query.push_str("&dryRun=true");

@@ -26,6 +26,8 @@ pub struct Server {
     token: String,
     /// Whether progress bars may be drawn (stderr is a terminal, and output is not JSON).
     bars: bool,
+    /// The project's branch to read and write; `None`: the main line.
+    pub branch: Option<super::branch::Chosen>,
 }
 
 /// What the server knows of a key (see [`Server::key_state`]).
@@ -64,7 +66,49 @@ impl Server {
             project: settings.project.clone(),
             token,
             bars,
+            branch: None,
         })
+    }
+
+    /// `path` with `branch=` added when a branch is chosen.
+    fn on_branch(&self, path: String) -> String {
+        match &self.branch {
+            None => path,
+            Some(branch) => {
+                let joint = if path.contains('?') { '&' } else { '?' };
+                format!("{path}{joint}branch={}", encode(&branch.name))
+            }
+        }
+    }
+
+    /// Creates the chosen branch from the main line unless the project has it; whether it
+    /// was created.
+    pub fn ensure_branch(&self) -> Result<bool, Failure> {
+        let Some(branch) = &self.branch else { return Ok(false) };
+        let path = format!(
+            "/teams/{}/projects/{}/branches",
+            encode(&self.team),
+            encode(&self.project)
+        );
+        let body = serde_json::json!({ "name": branch.name }).to_string();
+        match self.send(&path, Some(("application/json", body.as_bytes())))? {
+            (status, _) if (200..300).contains(&status) => Ok(true),
+            (409, _) => Ok(false),
+            (status, body) => Err(self.refused(status, &body, "create")),
+        }
+    }
+
+    /// Whether the project has the chosen branch (the main line always is).
+    pub fn branch_exists(&self) -> Result<bool, Failure> {
+        if self.branch.is_none() {
+            return Ok(true);
+        }
+        let path = format!("/teams/{}/projects/{}", encode(&self.team), encode(&self.project));
+        match self.send(&self.on_branch(path), None)? {
+            (status, _) if (200..300).contains(&status) => Ok(true),
+            (404, _) => Ok(false),
+            (status, body) => Err(self.refused(status, &body, "read")),
+        }
     }
 
     /// Uploads several file sets as one commit: `zip` holds `sets.json` and each set's files
@@ -77,7 +121,7 @@ impl Server {
             query.trim_start_matches('&')
         );
         let body = self.call(Call {
-            path,
+            path: self.on_branch(path),
             body: Some(("application/zip", zip)),
             what: "upload",
         })?;
@@ -112,7 +156,7 @@ impl Server {
             encode(&self.project)
         );
         let answer = self.call(Call {
-            path,
+            path: self.on_branch(path),
             body: None,
             what: "export",
         })?;
@@ -153,7 +197,7 @@ impl Server {
             "" => path.to_owned(),
             namespace => format!("{path}?namespace={}", encode(namespace)),
         };
-        match self.send(&namespaced(&key), None)? {
+        match self.send(&self.on_branch(namespaced(&key)), None)? {
             (status, body) if (200..300).contains(&status) => {
                 let answer: Value = serde_json::from_slice(&body)
                     .map_err(|err| Failure::new(format!("the server's answer is not JSON: {err}")))?;

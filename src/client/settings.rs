@@ -22,6 +22,7 @@ pub const NAMESPACE_PLACEHOLDER: &str = "{ns}";
 struct RawSettings {
     server: String,
     project: String,
+    branch: Option<String>,
     #[serde(default)]
     files: Vec<RawFileSet>,
 }
@@ -44,7 +45,32 @@ pub struct Settings {
     pub server: String,
     pub team: String,
     pub project: String,
+    /// The server branch to push and pull (`None`: the main line).
+    pub branch: Option<BranchChoice>,
+    /// The settings file's folder (the app's repository, or a folder in it).
+    pub dir: PathBuf,
     pub file_sets: Vec<FileSet>,
+}
+
+/// Which branch of the project the settings name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BranchChoice {
+    /// `branch = "auto"`: the one named as the app's current git branch.
+    Auto,
+    /// A branch by name.
+    Named(String),
+}
+
+impl BranchChoice {
+    /// `auto`, or a branch name (checked as the server checks it).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        if text == "auto" {
+            return Ok(Self::Auto);
+        }
+        crate::domain::names::BranchName::parse(text)
+            .map(|name| Self::Named(name.as_str().to_owned()))
+            .map_err(|err| err.0)
+    }
 }
 
 /// Files of one format: an Android `res` folder, a folder of `*.lproj` folders, or a path
@@ -165,10 +191,18 @@ impl Settings {
                 })
             })
             .collect::<Result<_, String>>()?;
+        let branch = raw
+            .branch
+            .as_deref()
+            .map(BranchChoice::parse)
+            .transpose()
+            .map_err(|err| format!("`branch`: {err}"))?;
         Ok(Self {
             server,
             team: team.to_owned(),
             project: project.to_owned(),
+            branch,
+            dir: base.to_path_buf(),
             file_sets,
         })
     }
@@ -217,6 +251,12 @@ tags = ["web"]
             Some(Path::new("/repo/web/locales/messages.json"))
         );
         assert_eq!(angular.file_sets[0].base, None);
+        assert_eq!(module.branch, None);
+        let auto = Settings::parse(
+            &text.replace("project = ", "branch = \"auto\"\nproject = "),
+            Path::new("/repo"),
+        );
+        assert_eq!(auto.unwrap().branch, Some(BranchChoice::Auto));
 
         for (bad, says) in [
             (text.replace("acme/mobile", "acme"), "TEAM/PROJECT"),
@@ -224,6 +264,7 @@ tags = ["web"]
             (text.replace("{lang}", "en"), "{lang}"),
             (text.replace("android-xml", "toml"), "unknown format"),
             (text.replace("tags", "tag"), "unknown field"),
+            (text.replace("project = ", "branch = \"a..b\"\nproject = "), "`branch`"),
             (text.replace("app/src/main/res", "res/{lang}"), "without {lang}"),
             (text.replace("{lang}.json", "{ns}/{lang}.json"), "{ns}"),
             (text.replace("{lang}.json", "{lang}-{ns}.json"), "{ns}"),

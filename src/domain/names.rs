@@ -422,6 +422,48 @@ pub fn quote_for_message(raw: &str) -> String {
     }
 }
 
+/// A project branch's name: one or more parts joined by `/` (`feature/login`, `release-2.3`),
+/// each part 1 to 64 ASCII letters, digits, `-`, `_` or `.` starting with a letter or digit and
+/// not ending in `.` or `.lock`; at most 200 characters, no `..`. The rules keep every name a
+/// valid part of a git ref. `main` names the main line, never a branch.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BranchName(String);
+
+impl BranchName {
+    /// Longest branch name, in characters (all ASCII).
+    pub const MAX_CHARS: usize = 200;
+    /// The name of the main line, which no branch may take.
+    pub const MAIN: &'static str = "main";
+
+    pub fn parse(raw: &str) -> Result<Self, NameError> {
+        let part_ok =
+            |part: &str| parse_slug(part, "branch name").is_ok() && !part.ends_with('.') && !part.ends_with(".lock");
+        if raw.len() > Self::MAX_CHARS || raw.contains("..") || !raw.split('/').all(part_ok) {
+            return Err(NameError(format!(
+                "Invalid branch name {}: use parts of 1 to {MAX_SLUG_LEN} ASCII letters, digits, '-', '_' or '.' joined by '/' (feature/login), each starting with a letter or digit and not ending in '.' or '.lock', at most {} characters, no '..'.",
+                quote_for_message(raw),
+                Self::MAX_CHARS
+            )));
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether the name is the main line's.
+    pub fn is_main(&self) -> bool {
+        self.0 == Self::MAIN
+    }
+}
+
+impl fmt::Display for BranchName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -576,5 +618,28 @@ mod tests {
     fn long_values_are_shortened_in_messages() {
         let message = quote_for_message(&"x".repeat(10_000));
         assert!(message.len() < 100);
+    }
+
+    #[test]
+    fn branch_names_are_valid_git_ref_parts() {
+        for good in ["feature", "feature/login", "release-2.3", "a/b/c", "v1.0_rc"] {
+            assert!(BranchName::parse(good).is_ok(), "{good:?}");
+        }
+        for bad in [
+            "",
+            "/a",
+            "a/",
+            "a//b",
+            "a..b",
+            "a.",
+            "x.lock",
+            ".a",
+            "a b",
+            "-a",
+            &"x".repeat(201),
+        ] {
+            assert!(BranchName::parse(bad).is_err(), "{bad:?}");
+        }
+        assert!(BranchName::parse("main").unwrap().is_main());
     }
 }

@@ -26,6 +26,8 @@ use super::index::{refresh_entry, update_index_entry};
 use super::objects::Staging;
 use super::{GitError, git_error};
 
+mod refs;
+
 /// The committer of every change.
 pub const COMMITTER: &str = "locstore";
 const COMMITTER_EMAIL: &str = "locstore@localhost";

@@ -92,7 +92,7 @@ impl Store {
 
 /// The keys tree of a project's keys as loaded (HEAD's), and a way to copy them; `None` when
 /// they are not loaded. The copy is refused (`None`) if HEAD has moved on meanwhile.
-fn head_keys<'a>(
+pub(super) fn head_keys<'a>(
     catalog: &'a RwLock<Catalog>,
     repo: &Repository,
     team: &TeamName,
@@ -127,7 +127,7 @@ fn head_keys<'a>(
 /// `head` gives, when the project's keys are loaded, the keys tree they are of and a way to
 /// copy them: the past state is then that copy with the files that differ applied, unless most
 /// files differ.
-fn project_at(
+pub(super) fn project_at(
     repo: &Repository,
     commit: Oid,
     team: &TeamName,

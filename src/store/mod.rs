@@ -8,6 +8,7 @@
 
 mod adopt;
 mod at_commit;
+pub mod branches;
 mod catalog;
 mod error;
 pub mod etag;
@@ -178,6 +179,7 @@ impl Store {
             saved_keys: Default::default(),
             maintenance: crate::gitdb::maintenance::Maintenance::new(root.clone(), pack_log.clone()),
             metrics: metrics.clone(),
+            branch_cache: None,
         };
         let handle = std::thread::Builder::new()
             .name("locstore-writer".into())
@@ -415,6 +417,26 @@ impl Store {
             "the project's keys could not be loaded",
             "they were replaced while loading",
         ))
+    }
+
+    /// Hands a job on a project's branches to the writer ([`branches`]).
+    async fn branch_job(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        name: crate::domain::names::BranchName,
+        op: branches::BranchOp,
+    ) -> Result<branches::BranchAnswer, StoreError> {
+        self.project(team, project)?;
+        let (reply, answer) = oneshot::channel();
+        self.send(Job::Branch {
+            team: team.clone(),
+            project: project.clone(),
+            name,
+            op,
+            reply,
+        })?;
+        answer.await.map_err(|_| writer_gone())?
     }
 
     /// The catalog for a read; the HEAD it is of is recorded as what the request saw.

@@ -8,6 +8,7 @@
 //! the store (webhooks, the replicator, the history) are told only then, so that they never
 //! pass on a commit a crash could still take back.
 
+mod branches;
 mod join;
 mod saved_keys;
 
@@ -64,6 +65,14 @@ pub enum Job {
         /// Follow it as a read replica does: its state wins, never a merge.
         follow: bool,
         reply: oneshot::Sender<Result<Adoption, StoreError>>,
+    },
+    /// A change of a project's branches: made, deleted, committed on, merged.
+    Branch {
+        team: TeamName,
+        project: ProjectName,
+        name: crate::domain::names::BranchName,
+        op: super::branches::BranchOp,
+        reply: oneshot::Sender<Result<super::branches::BranchAnswer, StoreError>>,
     },
     Shutdown {
         reply: oneshot::Sender<()>,
@@ -143,6 +152,8 @@ pub struct Worker {
     /// Told each time the writer publishes (the history indexes the new commits, the
     /// replicator pushes them); the writer knows them only as functions.
     pub listeners: super::Listeners,
+    /// The project of the branch changed last, as its head holds it.
+    pub branch_cache: Option<branches::BranchCache>,
 }
 
 impl Worker {
@@ -242,6 +253,17 @@ impl Worker {
                         self.maintenance.published(1);
                     }
                     let _ = reply.send(adoption);
+                }
+                Job::Branch {
+                    team,
+                    project,
+                    name,
+                    op,
+                    reply,
+                } => {
+                    // A branch starts from, and merges into, the main line as readers see it.
+                    self.publish(&mut round, guard.take());
+                    let _ = reply.send(self.branch(team, project, name, op));
                 }
                 Job::Shutdown { reply } => shutdown = Some(reply),
             }

@@ -117,6 +117,12 @@ const SNAPSHOT_TAG_PREFIX: &str = "locstore";
 /// What a replica fetches besides the branch: the primary's snapshots, the remote's version
 /// winning.
 const SNAPSHOT_TAGS_REFSPEC: &str = "+refs/tags/locstore/*:refs/tags/locstore/*";
+/// Where projects' branches live (see `store::branches`), pushed like the snapshots.
+const PROJECT_BRANCHES: &str = "refs/heads/locstore/";
+/// What a replica fetches of the primary's project branches, the remote's version winning.
+const PROJECT_BRANCHES_REFSPEC: &str = "+refs/heads/locstore/*:refs/heads/locstore/*";
+/// Tags that keep deleted branches for 30 days (see `store::branches`).
+const DELETED_BRANCH_TAGS: &str = "refs/tags/deleted-branches/";
 
 impl Remote {
     /// Starts the replication thread for the repository at `root`.
@@ -134,7 +140,7 @@ impl Remote {
             adopt,
             refused: None,
             joined: None,
-            pushed_tags: HashMap::new(),
+            pushed_refs: HashMap::new(),
             metrics,
         };
         let spawned = std::thread::Builder::new()
@@ -185,7 +191,7 @@ struct Replicator {
     joined: Option<Oid>,
     /// Snapshot tags (`refs/tags/locstore/...`) and the object each named when it was last
     /// pushed, or given up on: a push sends the others.
-    pushed_tags: HashMap<String, Oid>,
+    pushed_refs: HashMap<String, Oid>,
     metrics: Arc<Metrics>,
 }
 
@@ -287,6 +293,7 @@ impl Replicator {
         let mut refspecs = vec![refspec.as_str()];
         if self.settings.replica {
             refspecs.push(SNAPSHOT_TAGS_REFSPEC);
+            refspecs.push(PROJECT_BRANCHES_REFSPEC);
         }
         let mut options = FetchOptions::new();
         options.remote_callbacks(self.callbacks());
@@ -358,18 +365,22 @@ impl Replicator {
     fn push(&mut self) -> Result<(), PushError> {
         let repo = self.open().map_err(PushError::Failed)?;
         self.push_branch(&repo)?;
-        self.push_tags(&repo);
+        let snapshots = format!("refs/tags/{SNAPSHOT_TAG_PREFIX}/");
+        self.push_refs(&repo, &snapshots, "snapshot tags");
+        self.push_refs(&repo, PROJECT_BRANCHES, "project branches");
+        self.push_refs(&repo, DELETED_BRANCH_TAGS, "tags of deleted branches");
         Ok(())
     }
 
-    /// Pushes the snapshot tags that are new or moved since the last push, never forced, and
-    /// deletes on the remote the tags this process pushed whose snapshot was deleted since. A
-    /// tag the remote refuses (it has one of that name on another object, or refuses the
-    /// deletion) is reported and not tried again, so that it does not hold the branch's pushes
-    /// up. Only tags pushed by this process are deleted: a server that starts on a remote
-    /// with snapshots it does not have (a restore) leaves them there.
-    fn push_tags(&mut self, repo: &Repository) {
-        let Ok(references) = repo.references_glob(&format!("refs/tags/{}/*", SNAPSHOT_TAG_PREFIX)) else {
+    /// Pushes the refs under `prefix` (snapshot tags, project branches) that are new or moved
+    /// since the last push, never forced, and deletes on the remote the refs this process
+    /// pushed that were deleted since. A ref the remote refuses (it has one of that name on
+    /// another object, or refuses the deletion) is reported and not tried again, so that it
+    /// does not hold the branch's pushes up. Only refs pushed by this process are deleted: a
+    /// server that starts on a remote with snapshots it does not have (a restore) leaves them
+    /// there.
+    fn push_refs(&mut self, repo: &Repository, prefix: &str, what: &str) {
+        let Ok(references) = repo.references_glob(&format!("{prefix}*")) else {
             return;
         };
         let local: HashMap<String, Oid> = references
@@ -378,13 +389,13 @@ impl Replicator {
             .collect();
         let waiting: Vec<(String, Oid)> = local
             .iter()
-            .filter(|(name, target)| self.pushed_tags.get(*name) != Some(*target))
+            .filter(|(name, target)| self.pushed_refs.get(*name) != Some(*target))
             .map(|(name, target)| (name.clone(), *target))
             .collect();
         let deleted: Vec<String> = self
-            .pushed_tags
+            .pushed_refs
             .keys()
-            .filter(|name| !local.contains_key(*name))
+            .filter(|name| name.starts_with(prefix) && !local.contains_key(*name))
             .cloned()
             .collect();
         if waiting.is_empty() && deleted.is_empty() {
@@ -403,21 +414,16 @@ impl Replicator {
         });
         match pushed {
             Ok(refused) => {
-                self.pushed_tags.extend(waiting);
+                self.pushed_refs.extend(waiting);
                 for name in &deleted {
-                    self.pushed_tags.remove(name);
+                    self.pushed_refs.remove(name);
                 }
                 if !refused.is_empty() {
-                    self.failed(
-                        "push",
-                        &format!("the remote refused snapshot tags: {}", refused.join("; ")),
-                    );
+                    self.failed("push", &format!("the remote refused {what}: {}", refused.join("; ")));
                 }
             }
             // Tried again with the next push.
-            Err(PushError::Rejected(why) | PushError::Failed(why)) => {
-                self.failed("push", &format!("snapshot tags: {why}"))
-            }
+            Err(PushError::Rejected(why) | PushError::Failed(why)) => self.failed("push", &format!("{what}: {why}")),
         }
     }
 

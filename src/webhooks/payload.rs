@@ -10,6 +10,9 @@ use sha2::Sha256;
 
 use crate::history::events::{CommitEvents, Event};
 
+/// The main line's name in a delivery's `branch`.
+const MAIN_LINE: &str = "main";
+
 /// Most events one delivery lists; the rest are counted in `eventsOmitted` (an import of
 /// 100,000 keys is one commit, and a receiver can read the rest from `/changes`).
 pub const MOST_EVENTS: usize = 10_000;
@@ -29,6 +32,7 @@ pub fn commit_body(commit: &CommitEvents, team: &str, events: &[&Event]) -> Vec<
             author: &commit.author,
             team,
             project,
+            branch: MAIN_LINE,
             events: events.iter().take(MOST_EVENTS).map(|event| EventJson(event)).collect(),
             events_omitted: events.len().checked_sub(MOST_EVENTS).filter(|omitted| *omitted > 0),
         },
@@ -55,6 +59,9 @@ struct Data<'a> {
     author: &'a str,
     team: &'a str,
     project: Option<&'a str>,
+    /// The line the commit is on: deliveries follow the main line, where a project branch's
+    /// changes arrive as the commit that merges it.
+    branch: &'static str,
     events: Vec<EventJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     events_omitted: Option<usize>,
@@ -225,7 +232,9 @@ mod tests {
         );
         assert_eq!(
             body["data"].as_object().unwrap().keys().collect::<Vec<_>>(),
-            ["author", "commit", "events", "parent", "project", "subject", "team"]
+            [
+                "author", "branch", "commit", "events", "parent", "project", "subject", "team"
+            ]
         );
     }
 

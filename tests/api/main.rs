@@ -1,7 +1,10 @@
 //! Integration tests: the real app on real git repositories in temporary folders.
 
 mod app_files;
+mod branch_routes;
+mod branches;
 mod cli;
+mod cli_branches;
 mod errors;
 mod export;
 mod file_sets;

@@ -231,6 +231,7 @@ async fn every_commit_is_delivered_once_signed_in_order_with_its_events() {
     let first = got[0].json();
     assert_eq!(first["type"], "locstore.commit");
     assert_eq!(first["data"]["team"], "acme");
+    assert_eq!(first["data"]["branch"], "main");
     assert_eq!(first["data"]["project"], "mobile");
     assert_eq!(first["data"]["parent"], start);
     assert!(

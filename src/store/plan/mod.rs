@@ -7,6 +7,7 @@
 
 mod import;
 mod keys;
+pub mod merge;
 mod preconditions;
 mod projects;
 mod restore;

@@ -1,0 +1,196 @@
+//! `?branch=` on the project routes beyond the keys: the project, imports, uploads, exports,
+//! stats and changes read and write the branch and leave the main line as it is.
+
+use poem::http::StatusCode;
+use serde_json::json;
+
+use crate::helpers::TestApp;
+
+const PROJECT: &str = "/teams/acme/projects/mobile";
+
+async fn app_with_branch() -> TestApp {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    app.create_key("home.title", &[], &[("en", "Home"), ("fr", "Accueil")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.post(&format!("{PROJECT}/branches"), json!({"name": "feature"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app
+}
+
+/// The body of a one-language JSON export: `{key: text}`.
+async fn exported(app: &TestApp, query: &str) -> serde_json::Value {
+    let reply = app
+        .get(&format!("{PROJECT}/keys/export?type=json&languages=fr{query}"))
+        .await;
+    let address = reply.assert_ok(StatusCode::OK)["data"].as_str().unwrap().to_owned();
+    let path = address
+        .split_once("/exports/")
+        .map(|(_, rest)| format!("/exports/{rest}"))
+        .unwrap();
+    serde_json::from_slice(&app.get(&path).await.body).unwrap()
+}
+
+#[tokio::test]
+async fn imports_uploads_and_project_settings_change_the_branch_only() {
+    let app = app_with_branch().await;
+    let main = app.git(&["rev-parse", "main"]);
+
+    let import = json!({"keys": [{"name": "imported", "translations": [{"language": "fr", "content": "Importé"}]}]});
+    let reply = app.post(&format!("{PROJECT}/keys/import?branch=feature"), import).await;
+    assert_eq!(reply.assert_ok(StatusCode::OK)["created"], 1);
+    let upload = r#"{"uploaded": "Envoyé"}"#.as_bytes().to_vec();
+    let reply = app
+        .post_bytes(
+            &format!("{PROJECT}/files?type=json&language=fr&branch=feature"),
+            "application/json",
+            upload,
+        )
+        .await;
+    assert_eq!(reply.assert_ok(StatusCode::OK)["created"], 1);
+    app.patch(
+        &format!("{PROJECT}?branch=feature"),
+        json!({"languagesISO": ["en", "fr", "pt-BR", "de"]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let renamed = app
+        .patch(&format!("{PROJECT}?branch=feature"), json!({"name": "other"}))
+        .await;
+    assert_eq!(renamed.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+
+    assert_eq!(app.git(&["rev-parse", "main"]), main, "the main line did not move");
+    let on_branch = app
+        .get(&format!("{PROJECT}?branch=feature"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(on_branch["data"]["languagesISO"], json!(["en", "fr", "pt-BR", "de"]));
+    let on_main = app.get(PROJECT).await.assert_ok(StatusCode::OK);
+    assert_eq!(on_main["data"]["languagesISO"], json!(["en", "fr", "pt-BR"]));
+
+    assert_eq!(
+        exported(&app, "&branch=feature").await,
+        json!({"home.title": "Accueil", "imported": "Importé", "uploaded": "Envoyé"})
+    );
+    assert_eq!(exported(&app, "").await, json!({"home.title": "Accueil"}));
+
+    let stats = app
+        .get(&format!("{PROJECT}/stats?branch=feature"))
+        .await
+        .assert_ok(StatusCode::OK);
+    let fr = stats["data"]["languages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["language"] == "fr")
+        .unwrap()
+        .clone();
+    assert_eq!(fr["translated"], 3, "{stats}");
+
+    let changes = app
+        .get(&format!("{PROJECT}/changes?since={}&branch=feature", main.trim()))
+        .await
+        .assert_ok(StatusCode::OK);
+    let names: Vec<&str> = changes["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["imported", "uploaded"]);
+    assert_eq!(app.clean_status().await, "");
+}
+
+#[tokio::test]
+async fn at_and_branch_together_are_refused() {
+    let app = app_with_branch().await;
+    let reply = app.get(&format!("{PROJECT}/keys?branch=feature&at=HEAD")).await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+}
+
+/// A branch is pushed to the remote beside the main line; merged there with `git merge` (a
+/// pull request merged on the git host), it comes back as any commit does.
+#[tokio::test]
+async fn a_branch_pushed_to_the_remote_and_merged_there_comes_back_to_the_main_line() {
+    use crate::helpers::git_in;
+    use crate::sync::{GitDaemon, spawn_replicating};
+    use std::time::Duration;
+
+    let daemon = GitDaemon::start();
+    let app = spawn_replicating(&daemon, Duration::from_millis(300)).await;
+    app.seed_project().await;
+    app.create_key("home.title", &[], &[("en", "Home"), ("fr", "Accueil")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.post(&format!("{PROJECT}/branches"), json!({"name": "feature"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.patch(
+        &format!("{PROJECT}/keys/home.title?branch=feature"),
+        json!({"translations": [{"language": "fr", "content": "Maison"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.post(
+        &format!("{PROJECT}/keys?branch=feature"),
+        json!({"name": "login.title", "translations": [{"language": "en", "content": "Log in"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let reference = "refs/heads/locstore/acme/mobile/feature";
+    let head = app.git(&["rev-parse", reference]);
+    let on_remote = || {
+        let output = crate::helpers::hermetic_git(&daemon.bare())
+            .args(["rev-parse", "--verify", "-q", reference])
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for _ in 0..100 {
+        if on_remote() == head {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(on_remote(), head, "the branch reached the remote");
+
+    let work = tempfile::tempdir().unwrap();
+    let clone = daemon.clone_into(work.path());
+    git_in(
+        &clone,
+        &[
+            "merge",
+            "-q",
+            "--no-ff",
+            "-m",
+            "Merge pull request: feature",
+            "origin/locstore/acme/mobile/feature",
+        ],
+    );
+    git_in(&clone, &["push", "-q", "origin", "main"]);
+    let merged = git_in(&clone, &["rev-parse", "HEAD"]);
+
+    for _ in 0..100 {
+        if app.git(&["rev-parse", "main"]) == merged {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        app.git(&["rev-parse", "main"]),
+        merged,
+        "fetched back as a fast-forward"
+    );
+    let key = app
+        .get(&format!("{PROJECT}/keys/home.title"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["translation"]["fr"], "Maison");
+    app.get(&format!("{PROJECT}/keys/login.title"))
+        .await
+        .assert_ok(StatusCode::OK);
+    let list = app.get(&format!("{PROJECT}/branches")).await.assert_ok(StatusCode::OK);
+    assert_eq!(list["data"][0]["ahead"], 0, "the main line holds the branch");
+}
