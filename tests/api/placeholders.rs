@@ -30,7 +30,10 @@ async fn app_with_android_key() -> TestApp {
 
 /// The one file of `language` in `format`, as text, and the export's answer.
 async fn exported(app: &TestApp, query: &str) -> (String, Value) {
-    let reply = app.get(&format!("{KEYS}/export?{query}")).await.assert_ok(StatusCode::OK);
+    let reply = app
+        .get(&format!("{KEYS}/export?{query}"))
+        .await
+        .assert_ok(StatusCode::OK);
     let (_, bytes) = download_export(app, &format!("{KEYS}/export?{query}")).await;
     (String::from_utf8(bytes).unwrap(), reply)
 }
@@ -64,7 +67,9 @@ async fn a_key_records_its_syntax_and_names_and_a_project_gives_new_keys_its_for
     assert_eq!(app.commit_count(), commits);
 
     // A key created without a syntax has none, until the project names one for new keys.
-    app.create_key("plain", &[], &[("en", "Hi {name}")]).await.assert_ok(StatusCode::CREATED);
+    app.create_key("plain", &[], &[("en", "Hi {name}")])
+        .await
+        .assert_ok(StatusCode::CREATED);
     let key = app.get(&format!("{KEYS}/plain")).await.assert_ok(StatusCode::OK);
     assert!(key["data"].get("placeholders").is_none(), "{key}");
     app.patch("/teams/acme/projects/mobile", json!({"placeholderFormat": "icu"}))
@@ -72,7 +77,9 @@ async fn a_key_records_its_syntax_and_names_and_a_project_gives_new_keys_its_for
         .assert_ok(StatusCode::OK);
     let project = app.get("/teams/acme/projects/mobile").await.assert_ok(StatusCode::OK);
     assert_eq!(project["data"]["placeholderFormat"], "icu", "{project}");
-    app.create_key("web", &[], &[("en", "Hi {name}")]).await.assert_ok(StatusCode::CREATED);
+    app.create_key("web", &[], &[("en", "Hi {name}")])
+        .await
+        .assert_ok(StatusCode::CREATED);
     let key = app.get(&format!("{KEYS}/web")).await.assert_ok(StatusCode::OK);
     assert_eq!(key["data"]["placeholders"], "icu");
 }
@@ -81,7 +88,10 @@ async fn a_key_records_its_syntax_and_names_and_a_project_gives_new_keys_its_for
 async fn an_android_key_exports_in_each_platforms_syntax_and_as_stored_with_keep() {
     let app = app_with_android_key().await;
     let (strings, reply) = exported(&app, "type=apple-strings&languages=fr").await;
-    assert!(strings.contains("\"inbox\" = \"%2$lld messages pour %1$@ (100%%)\";"), "{strings}");
+    assert!(
+        strings.contains("\"inbox\" = \"%2$lld messages pour %1$@ (100%%)\";"),
+        "{strings}"
+    );
     assert!(reply.get("warnings").is_none(), "{reply}");
 
     let (android, _) = exported(&app, "type=android-xml&languages=fr").await;
@@ -107,7 +117,10 @@ async fn an_android_key_exports_in_each_platforms_syntax_and_as_stored_with_keep
     let flat: Value = serde_json::from_str(&flat).unwrap();
     assert_eq!(flat["inbox"], "%2$d messages pour %1$s (100%%)");
     let (kept, _) = exported(&app, "type=apple-strings&languages=fr&placeholders=keep").await;
-    assert!(kept.contains("\"inbox\" = \"%2$d messages pour %1$s (100%%)\";"), "{kept}");
+    assert!(
+        kept.contains("\"inbox\" = \"%2$d messages pour %1$s (100%%)\";"),
+        "{kept}"
+    );
 }
 
 #[tokio::test]
@@ -152,7 +165,9 @@ async fn what_cannot_convert_is_left_as_it_is_and_listed_in_the_exports_warnings
         .assert_ok(StatusCode::OK);
     assert_eq!(again["warnings"], reply["warnings"]);
     let kept = app
-        .get(&format!("{KEYS}/export?type=apple-strings&languages=en&placeholders=keep"))
+        .get(&format!(
+            "{KEYS}/export?type=apple-strings&languages=en&placeholders=keep"
+        ))
         .await
         .assert_ok(StatusCode::OK);
     assert!(kept.get("warnings").is_none(), "{kept}");
@@ -175,7 +190,10 @@ async fn android_markup_is_stripped_for_apple_and_kept_as_tags_for_the_web() {
     .assert_ok(StatusCode::CREATED);
     let (strings, reply) = exported(&app, "type=apple-strings&languages=en").await;
     assert!(strings.contains("\"tap\" = \"Tap %1$@ & go\";"), "{strings}");
-    assert_eq!(reply["warnings"][0]["message"], "the markup tags are stripped: the format has none");
+    assert_eq!(
+        reply["warnings"][0]["message"],
+        "the markup tags are stripped: the format has none"
+    );
     let (i18next, _) = exported(&app, "type=i18next&languages=en").await;
     let i18next: Value = serde_json::from_str(&i18next).unwrap();
     assert_eq!(i18next["tap"], "Tap <b>{{arg1}}</b> & go");
@@ -200,7 +218,10 @@ async fn a_plural_android_key_exports_as_an_icu_plural_with_its_count() {
     .assert_ok(StatusCode::CREATED);
     let (arb, _) = exported(&app, "type=arb&languages=en").await;
     let arb: Value = serde_json::from_str(&arb).unwrap();
-    assert_eq!(arb["files"], "{count, plural, one {{count} file} other {{count} files}}");
+    assert_eq!(
+        arb["files"],
+        "{count, plural, one {{count} file} other {{count} files}}"
+    );
     assert_eq!(arb["@files"]["placeholders"], json!({"count": {"type": "num"}}));
     let (i18next, _) = exported(&app, "type=i18next&languages=en").await;
     let i18next: Value = serde_json::from_str(&i18next).unwrap();
@@ -237,7 +258,10 @@ async fn uploads_record_the_files_syntax_and_convert_another_platforms_texts_int
     let ios = app.get(&format!("{KEYS}/ios_only")).await.assert_ok(StatusCode::OK);
     assert_eq!(ios["data"]["placeholders"], "apple");
     // And the check reads both as one placeholder each.
-    let checks = app.get("/teams/acme/projects/mobile/checks").await.assert_ok(StatusCode::OK);
+    let checks = app
+        .get("/teams/acme/projects/mobile/checks")
+        .await
+        .assert_ok(StatusCode::OK);
     assert!(!checks.to_string().contains("\"placeholders\""), "{checks}");
 
     // A PO entry's flag says its syntax, and the PO export writes it back.

@@ -54,7 +54,12 @@ pub fn target(format: ExportFormat) -> Option<Syntax> {
 /// any (JSON, CSV, PO by each entry's flag, XLIFF): the texts say, or the project does.
 pub fn source(format: ExportFormat) -> Option<Syntax> {
     match format {
-        ExportFormat::Json | ExportFormat::Csv | ExportFormat::CsvTable | ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2 => None,
+        ExportFormat::Json
+        | ExportFormat::Csv
+        | ExportFormat::CsvTable
+        | ExportFormat::Po
+        | ExportFormat::Xliff
+        | ExportFormat::Xliff2 => None,
         format => target(format),
     }
 }
@@ -71,7 +76,11 @@ pub fn tags_of(format: ExportFormat) -> Tags {
 
 /// The keys as `format` writes them: converted where they need it (owned), the rest borrowed;
 /// and the warnings, in key order then language order.
-pub fn converted<'a, K: Borrow<Key>>(keys: &'a [K], format: ExportFormat, base: &LanguageCode) -> (Vec<Cow<'a, Key>>, Vec<Warning>) {
+pub fn converted<'a, K: Borrow<Key>>(
+    keys: &'a [K],
+    format: ExportFormat,
+    base: &LanguageCode,
+) -> (Vec<Cow<'a, Key>>, Vec<Warning>) {
     let Some(target) = target(format) else {
         return (keys.iter().map(|key| Cow::Borrowed(key.borrow())).collect(), Vec::new());
     };
@@ -91,17 +100,22 @@ pub fn converted<'a, K: Borrow<Key>>(keys: &'a [K], format: ExportFormat, base: 
 }
 
 /// `key` with its texts written in `target`, or `None` when they are written as stored.
-pub fn convert_key(key: &Key, base: &LanguageCode, target: Syntax, tags: Tags, warnings: &mut Vec<Warning>) -> Option<Key> {
+pub fn convert_key(
+    key: &Key,
+    base: &LanguageCode,
+    target: Syntax,
+    tags: Tags,
+    warnings: &mut Vec<Warning>,
+) -> Option<Key> {
     let source = key.placeholders?;
     let markup_changes = key.markup && tags != Tags::Markup;
     if source == target && !markup_changes {
         return None;
     }
-    if !key
-        .translations
-        .values()
-        .any(|text| text.strings().any(|string| may_change(string, source, target, key.markup)))
-    {
+    if !key.translations.values().any(|text| {
+        text.strings()
+            .any(|string| may_change(string, source, target, key.markup))
+    }) {
         // Nothing in any text reads differently in the target (most texts: no `%`, no
         // braces, no tags); only the markup flag goes.
         if markup_changes {
@@ -130,7 +144,10 @@ pub fn convert_key(key: &Key, base: &LanguageCode, target: Syntax, tags: Tags, w
         let written = match text {
             TextRef::Plain(string) => Text::Plain(write(string, false)),
             TextRef::Plural(forms) => {
-                let forms: Vec<_> = forms.iter().map(|(category, string)| (category, write(string, true))).collect();
+                let forms: Vec<_> = forms
+                    .iter()
+                    .map(|(category, string)| (category, write(string, true)))
+                    .collect();
                 Text::Plural(PluralForms::new(forms).expect("the same categories, with `other`"))
             }
         };
@@ -188,7 +205,10 @@ pub fn convert_text(text: Text, from: Syntax, to: Syntax, markup: bool) -> (Text
     let converted = match text {
         Text::Plain(string) => Text::Plain(write(&string, false)),
         Text::Plural(forms) => {
-            let forms: Vec<_> = forms.iter().map(|(category, string)| (category, write(string, true))).collect();
+            let forms: Vec<_> = forms
+                .iter()
+                .map(|(category, string)| (category, write(string, true)))
+                .collect();
             Text::Plural(PluralForms::new(forms).expect("the same categories, with `other`"))
         }
     };
@@ -258,10 +278,23 @@ pub fn arb_declarations(text: &str) -> Vec<(String, &'static str)> {
         Some((argument, cases)) => {
             declared.push((argument.to_owned(), "num"));
             for (_, body) in cases {
-                add(&mut declared, &placeholders::parse(body, Syntax::Icu, Context { plural_form: true, markup: false }));
+                add(
+                    &mut declared,
+                    &placeholders::parse(
+                        body,
+                        Syntax::Icu,
+                        Context {
+                            plural_form: true,
+                            markup: false,
+                        },
+                    ),
+                );
             }
         }
-        None => add(&mut declared, &placeholders::parse(text, Syntax::Icu, Context::default())),
+        None => add(
+            &mut declared,
+            &placeholders::parse(text, Syntax::Icu, Context::default()),
+        ),
     }
     declared
 }
