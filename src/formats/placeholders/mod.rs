@@ -76,7 +76,7 @@ pub fn tags_of(format: ExportFormat) -> Tags {
 
 /// The keys as `format` writes them: converted where they need it (owned), the rest borrowed;
 /// and the warnings, in key order then language order.
-pub fn converted<'a, K: Borrow<Key>>(
+pub fn converted<'a, K: Borrow<Key> + Sync>(
     keys: &'a [K],
     format: ExportFormat,
     base: &LanguageCode,
@@ -85,17 +85,43 @@ pub fn converted<'a, K: Borrow<Key>>(
         return (keys.iter().map(|key| Cow::Borrowed(key.borrow())).collect(), Vec::new());
     };
     let tags = tags_of(format);
+    let convert_chunk = |chunk: &'a [K]| {
+        let mut warnings = Vec::new();
+        let written: Vec<Cow<'a, Key>> = chunk
+            .iter()
+            .map(|key| {
+                let key = key.borrow();
+                match convert_key(key, base, target, tags, &mut warnings) {
+                    Some(converted) => Cow::Owned(converted),
+                    None => Cow::Borrowed(key),
+                }
+            })
+            .collect();
+        (written, warnings)
+    };
+    // On every core, as the export's files are written: a large project's conversion would
+    // otherwise be one core's work before the writers start.
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
+    if threads == 1 || keys.len() < 4096 {
+        return convert_chunk(keys);
+    }
+    let chunk_size = keys.len().div_ceil(threads);
+    let parts: Vec<(Vec<Cow<'a, Key>>, Vec<Warning>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = keys
+            .chunks(chunk_size)
+            .map(|chunk| scope.spawn(move || convert_chunk(chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().expect("a conversion thread does not panic"))
+            .collect()
+    });
+    let mut written = Vec::with_capacity(keys.len());
     let mut warnings = Vec::new();
-    let written = keys
-        .iter()
-        .map(|key| {
-            let key = key.borrow();
-            match convert_key(key, base, target, tags, &mut warnings) {
-                Some(converted) => Cow::Owned(converted),
-                None => Cow::Borrowed(key),
-            }
-        })
-        .collect();
+    for (part, part_warnings) in parts {
+        written.extend(part);
+        warnings.extend(part_warnings);
+    }
     (written, warnings)
 }
 
@@ -131,13 +157,30 @@ pub fn convert_key(
         markup: key.markup,
     };
     let names = names_of(key, base, source);
-    let mut converted = key.clone();
-    converted.placeholders = Some(target);
-    converted.markup = key.markup && tags == Tags::Markup;
+    // Everything but the texts, which are written anew.
+    let mut converted = Key {
+        name: key.name.clone(),
+        tags: key.tags.clone(),
+        description: key.description.clone(),
+        plural: key.plural,
+        markup: key.markup && tags == Tags::Markup,
+        translatable: key.translatable,
+        files: key.files.clone(),
+        max_length: key.max_length,
+        ignore_checks: key.ignore_checks.clone(),
+        xcode: key.xcode.clone(),
+        placeholders: Some(target),
+        placeholder_names: key.placeholder_names.clone(),
+        translations: Default::default(),
+    };
     let mut texts = Vec::with_capacity(key.translations.len());
     for (language, text) in key.translations.iter() {
         let mut messages = Vec::new();
         let mut write = |string: &str, plural_form: bool| {
+            if !may_change(string, source, target, key.markup) {
+                // Nothing in this text reads differently: it is its own conversion.
+                return string.to_owned();
+            }
             let parsed = placeholders::parse(string, source, context(plural_form));
             render::render(&parsed, target, context(plural_form), tags, &names, &mut messages)
         };
@@ -181,11 +224,11 @@ pub fn convert_key(
     let bases: Vec<_> = key
         .translations
         .keys()
-        .map(|language| (language.clone(), key.translations.base_of(language)))
+        .filter_map(|language| Some((language.clone(), key.translations.base_of(language)?)))
         .collect();
     converted.translations = texts.into_iter().collect();
     for (language, base) in bases {
-        converted.translations.set_base(&language, base);
+        converted.translations.set_base(&language, Some(base));
     }
     Some(converted)
 }
