@@ -155,7 +155,7 @@ fn check_translation(
                     && !same_across_syntaxes(key, string, against, form.is_some(), argument_names())
             }
         };
-        if differ(against) && other.is_none_or(|other| differ(other)) {
+        if differ(against) && other.is_none_or(differ) {
             fail(
                 Check::Placeholders,
                 Severity::Error,

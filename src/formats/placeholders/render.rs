@@ -98,14 +98,10 @@ struct Options {
 /// Whether the placeholders must say their argument: some source wrote positions or names, or
 /// they do not take arguments 1, 2, 3... in order.
 fn needs_positions(parsed: &Parsed, names: &Names) -> bool {
-    let mut next = 1;
-    for placeholder in parsed.placeholders() {
-        if placeholder.explicit || names.number_of(&placeholder.argument) != Some(next) {
-            return true;
-        }
-        next += 1;
-    }
-    false
+    parsed
+        .placeholders()
+        .zip(1..)
+        .any(|(placeholder, next)| placeholder.explicit || names.number_of(&placeholder.argument) != Some(next))
 }
 
 fn escape_literal(
