@@ -303,7 +303,10 @@ impl ExportApi {
             // Placeholders in the format's syntax (its warnings are answered even when the
             // files are reused).
             let (converted, warnings) = if keep {
-                (keys.iter().map(|key| std::borrow::Cow::Borrowed(*key)).collect(), Vec::new())
+                (
+                    keys.iter().map(|key| std::borrow::Cow::Borrowed(*key)).collect(),
+                    Vec::new(),
+                )
             } else {
                 formats::placeholders::converted(&keys, format, &project.base_language)
             };

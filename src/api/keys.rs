@@ -10,10 +10,10 @@ use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Enum, OpenApi};
 
 use super::auth::TokenAuth;
-use super::placeholders::checked_names;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
 use super::params::{self, BranchNameParam, LanguageListParam};
+use super::placeholders::checked_names;
 use super::quality;
 use super::schema::{
     Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyItem, KeyList, KeyNameParam, NamespaceParam,
@@ -507,7 +507,11 @@ impl KeysApi {
                 .transpose()
                 .map_err(ApiError::invalid)?,
             placeholders: body.placeholders.map(Into::into),
-            placeholder_names: body.placeholder_names.map(checked_names).transpose().map_err(ApiError::invalid)?,
+            placeholder_names: body
+                .placeholder_names
+                .map(checked_names)
+                .transpose()
+                .map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),
             keep_current: body.keep_current.unwrap_or(false),
         };

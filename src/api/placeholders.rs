@@ -84,7 +84,10 @@ pub fn checked_names(names: Vec<String>) -> Result<Vec<String>, String> {
     }
     for (position, name) in names.iter().enumerate() {
         let valid = name.len() <= 64
-            && name.chars().next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+            && name
+                .chars()
+                .next()
+                .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
             return Err(format!(
@@ -92,9 +95,7 @@ pub fn checked_names(names: Vec<String>) -> Result<Vec<String>, String> {
             ));
         }
         if names[..position].contains(name) {
-            return Err(format!(
-                "placeholderNames[{position}] {name:?} appears twice."
-            ));
+            return Err(format!("placeholderNames[{position}] {name:?} appears twice."));
         }
     }
     Ok(names)

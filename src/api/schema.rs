@@ -14,8 +14,8 @@ pub use super::params::{
     DescriptionParam, DisplayNameParam, KeyNameParam, LanguageParam, NamespaceParam, ProjectNameParam, TagParam,
     TeamNameParam,
 };
-pub use super::text::Text;
 use super::placeholders::PlaceholderSyntax;
+pub use super::text::Text;
 use super::warnings::WarningItem;
 use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{Key, PluralCategory, Project, Team, Text as DomainText};

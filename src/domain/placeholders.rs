@@ -86,9 +86,14 @@ pub enum Segment {
     Text(String),
     Placeholder(Placeholder),
     /// An opening markup tag (`<b>`, `<xliff:g id="x">`): its name and its attributes as written.
-    Open { name: String, attributes: String },
+    Open {
+        name: String,
+        attributes: String,
+    },
     /// A closing markup tag.
-    Close { name: String },
+    Close {
+        name: String,
+    },
     /// Written as it is in the source syntax; no other syntax can hold it.
     Raw(String),
 }
@@ -136,12 +141,17 @@ pub enum Kind {
     /// An unsigned integer (`%u`, `%lu`, `%llu`).
     Unsigned,
     /// Hexadecimal (`%x`, `%X`: [`Placeholder::flags`] keeps nothing of the case; see `upper`).
-    Hex { upper: bool },
+    Hex {
+        upper: bool,
+    },
     Octal,
     /// A floating-point number (`%f`, `%.2f`).
     Float,
     /// Scientific (`%e`) or general (`%g`) notation.
-    Exponent { general: bool, upper: bool },
+    Exponent {
+        general: bool,
+        upper: bool,
+    },
     /// A string (`%s`; Apple's `%s` is a C string, kept apart as [`Kind::CString`]).
     String,
     /// Apple's `%s`: a C string.
@@ -299,7 +309,9 @@ fn parse_run(text: &str, syntax: Syntax, context: Context, parsed: &mut Parsed) 
 /// Digits at the start of `bytes`, as a number, and how many there were.
 fn digits(bytes: &[u8]) -> (Option<u32>, usize) {
     let count = bytes.iter().take_while(|byte| byte.is_ascii_digit()).count();
-    let value = std::str::from_utf8(&bytes[..count]).ok().and_then(|digits| digits.parse().ok());
+    let value = std::str::from_utf8(&bytes[..count])
+        .ok()
+        .and_then(|digits| digits.parse().ok());
     (value, count)
 }
 
@@ -411,7 +423,9 @@ fn printf_conversion(text: &str, start: usize, syntax: Syntax) -> Option<(Segmen
         }
         (Syntax::Printf, b't' | b'T') => {
             let end = (at + 2).min(text.len());
-            return text.is_char_boundary(end).then(|| (Segment::Raw(text[start..end].to_owned()), end));
+            return text
+                .is_char_boundary(end)
+                .then(|| (Segment::Raw(text[start..end].to_owned()), end));
         }
         (Syntax::Apple, b'p' | b'S' | b'a' | b'A' | b'D' | b'U' | b'O') => {
             return Some((Segment::Raw(text[start..=at].to_owned()), at + 1));
@@ -528,7 +542,10 @@ fn parse_rails(text: &str, parsed: &mut Parsed) {
         let found = match bytes.get(at + 1) {
             Some(b'%') => Some((Segment::Text("%".into()), at + 2)),
             Some(b'{') => {
-                let length = bytes[at + 2..].iter().take_while(|byte| is_name_byte(**byte) || **byte == b'|').count();
+                let length = bytes[at + 2..]
+                    .iter()
+                    .take_while(|byte| is_name_byte(**byte) || **byte == b'|')
+                    .count();
                 (length > 0 && bytes.get(at + 2 + length) == Some(&b'}')).then(|| {
                     let name = text[at + 2..at + 2 + length].to_owned();
                     (
@@ -651,7 +668,9 @@ fn parse_python_brace(text: &str, parsed: &mut Parsed) {
                 };
                 let inner = &text[at + 1..at + close];
                 parsed.push_text(&text[start..at]);
-                parsed.segments.push(python_field(inner).unwrap_or_else(|| Segment::Raw(text[at..=at + close].to_owned())));
+                parsed
+                    .segments
+                    .push(python_field(inner).unwrap_or_else(|| Segment::Raw(text[at..=at + close].to_owned())));
                 at += close + 1;
                 start = at;
             }
@@ -703,7 +722,10 @@ fn parse_symfony(text: &str, parsed: &mut Parsed) {
     while at < bytes.len() {
         let found = match bytes[at] {
             b'%' => {
-                let length = bytes[at + 1..].iter().take_while(|byte| is_name_byte(**byte) || **byte == b'.').count();
+                let length = bytes[at + 1..]
+                    .iter()
+                    .take_while(|byte| is_name_byte(**byte) || **byte == b'.')
+                    .count();
                 (length > 0 && bytes.get(at + 1 + length) == Some(&b'%'))
                     .then(|| (text[at + 1..at + 1 + length].to_owned(), at + 2 + length))
             }
@@ -716,9 +738,11 @@ fn parse_symfony(text: &str, parsed: &mut Parsed) {
         match found {
             Some((name, end)) => {
                 parsed.push_text(&text[start..at]);
-                parsed
-                    .segments
-                    .push(Segment::Placeholder(Placeholder::new(Argument::Name(name), true, Kind::Any)));
+                parsed.segments.push(Segment::Placeholder(Placeholder::new(
+                    Argument::Name(name),
+                    true,
+                    Kind::Any,
+                )));
                 at = end;
                 start = at;
             }
@@ -1138,7 +1162,9 @@ impl Names {
 /// `argN` as argument N.
 fn numbered_name(name: &str) -> Option<u32> {
     name.strip_prefix("arg")
-        .filter(|digits| !digits.is_empty() && !digits.starts_with('0') && digits.bytes().all(|byte| byte.is_ascii_digit()))
+        .filter(|digits| {
+            !digits.is_empty() && !digits.starts_with('0') && digits.bytes().all(|byte| byte.is_ascii_digit())
+        })
         .and_then(|digits| digits.parse().ok())
 }
 
@@ -1151,7 +1177,11 @@ pub fn guess(text: &str) -> Option<Syntax> {
             b'{' if text[at..].starts_with("{{") => {
                 let close = text[at..].find("}}")?;
                 let inner = text[at + 2..at + close].trim();
-                if !inner.is_empty() && inner.bytes().all(|byte| is_name_byte(byte) || b"-., ()".contains(&byte)) {
+                if !inner.is_empty()
+                    && inner
+                        .bytes()
+                        .all(|byte| is_name_byte(byte) || b"-., ()".contains(&byte))
+                {
                     return Some(Syntax::I18next);
                 }
             }

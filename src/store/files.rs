@@ -271,7 +271,10 @@ pub fn read_project(name: ProjectName, bytes: &[u8]) -> Result<Project, FileErro
         base_language,
         placeholder_format: match file.placeholder_format.as_deref() {
             Some(name) => Some(Syntax::parse(name).ok_or_else(|| {
-                FileError::Invalid(format!("placeholder_format: no syntax {name:?}; the syntaxes are {}", Syntax::NAMES))
+                FileError::Invalid(format!(
+                    "placeholder_format: no syntax {name:?}; the syntaxes are {}",
+                    Syntax::NAMES
+                ))
             })?),
             None => None,
         },
@@ -483,7 +486,10 @@ pub fn read_key(bytes: &[u8]) -> Result<Key, FileError> {
         xcode: file.xcode.into_entry()?,
         placeholders: match file.placeholders.as_deref() {
             Some(name) => Some(Syntax::parse(name).ok_or_else(|| {
-                FileError::Invalid(format!("placeholders: no syntax {name:?}; the syntaxes are {}", Syntax::NAMES))
+                FileError::Invalid(format!(
+                    "placeholders: no syntax {name:?}; the syntaxes are {}",
+                    Syntax::NAMES
+                ))
             })?),
             None => None,
         },

@@ -371,9 +371,10 @@ impl UploadPlan {
                 // creates) the first file's that says one; a text in another is converted into
                 // it. A key already there without a syntax keeps none: uploading the files an
                 // export wrote changes nothing.
-                let file_syntax = parsed.placeholders.or(file.placeholders).or_else(|| {
-                    parsed.text.strings().find_map(crate::domain::placeholders::guess)
-                });
+                let file_syntax = parsed
+                    .placeholders
+                    .or(file.placeholders)
+                    .or_else(|| parsed.text.strings().find_map(crate::domain::placeholders::guess));
                 let known = existing.get(name.identity());
                 let known_syntax = known.and_then(|known| known.placeholders);
                 if known.is_none() && entry.placeholders.is_none() {
@@ -389,7 +390,14 @@ impl UploadPlan {
                     let line = parsed.line;
                     for message in messages {
                         let message = format!("converting from {from} to the key's {to}: {message}");
-                        plan.warn(&file.path, line, &parsed.name, file_namespace.as_str(), &language, message);
+                        plan.warn(
+                            &file.path,
+                            line,
+                            &parsed.name,
+                            file_namespace.as_str(),
+                            &language,
+                            message,
+                        );
                     }
                 }
                 let entry = &mut plan.entries[position];
@@ -587,9 +595,12 @@ fn converted_input(text: TextInput, from: Syntax, to: Syntax, markup: bool) -> T
         },
         TextInput::Forms(forms) => match PluralForms::new(forms.clone()) {
             Ok(valid) => match convert_text(Text::Plural(valid), from, to, markup).0 {
-                Text::Plural(converted) => {
-                    TextInput::Forms(converted.iter().map(|(category, text)| (category, text.to_owned())).collect())
-                }
+                Text::Plural(converted) => TextInput::Forms(
+                    converted
+                        .iter()
+                        .map(|(category, text)| (category, text.to_owned()))
+                        .collect(),
+                ),
                 Text::Plain(_) => TextInput::Forms(forms),
             },
             Err(_) => TextInput::Forms(forms),

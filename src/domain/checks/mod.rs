@@ -150,9 +150,12 @@ fn check_translation(
         let (mine, theirs) = (placeholders(string), placeholders(against));
         let differ = |against: &str| match key.placeholders {
             Some(syntax) => !same_in_syntax(key, string, against, syntax, form.is_some(), argument_names()),
-            None => placeholders(string) != placeholders(against) && !same_across_syntaxes(key, string, against, form.is_some(), argument_names()),
+            None => {
+                placeholders(string) != placeholders(against)
+                    && !same_across_syntaxes(key, string, against, form.is_some(), argument_names())
+            }
         };
-        if differ(against) && other.is_none_or(|other| differ(other)) {
+        if differ(against) && other.is_none_or(differ) {
             fail(
                 Check::Placeholders,
                 Severity::Error,
@@ -311,7 +314,9 @@ fn same_in_syntax(key: &Key, string: &str, against: &str, syntax: Syntax, plural
     }
     placeholders::guess(string)
         .filter(|guessed| *guessed != syntax)
-        .is_some_and(|guessed| placeholders::same_placeholders(&placeholders::parse(string, guessed, context), &theirs, names))
+        .is_some_and(|guessed| {
+            placeholders::same_placeholders(&placeholders::parse(string, guessed, context), &theirs, names)
+        })
 }
 
 /// For a key without a syntax: whether texts written in two different syntaxes (each as its

@@ -334,10 +334,17 @@ fn one_argument_written_in_another_platforms_syntax_is_the_same_placeholder() {
     // A key without a syntax: an Android base, translations from iOS, MessageFormat, i18next.
     for translation in ["Bonjour %1$@", "Bonjour {0}"] {
         let key = plain("k", &[("en", "Hello %1$s"), ("fr", translation)]);
-        assert!(failing(&key).is_empty(), "{translation}: {:?}", check_key(&key, &code("en")));
+        assert!(
+            failing(&key).is_empty(),
+            "{translation}: {:?}",
+            check_key(&key, &code("en"))
+        );
     }
     // A key in printf: the normal form compares arguments and their kinds.
-    let mut key = plain("k", &[("en", "Hello %1$s, %2$d new"), ("fr", "%2$lld nouveaux pour %1$@")]);
+    let mut key = plain(
+        "k",
+        &[("en", "Hello %1$s, %2$d new"), ("fr", "%2$lld nouveaux pour %1$@")],
+    );
     key.placeholders = Some(Syntax::Printf);
     assert!(failing(&key).is_empty(), "{:?}", check_key(&key, &code("en")));
     let mut named = plain("k", &[("en", "Hello %1$s"), ("fr", "Bonjour {{name}}")]);

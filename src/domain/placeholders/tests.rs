@@ -28,7 +28,11 @@ fn printf_reads_positions_types_and_escapes() {
     // Implicit arguments take the next number; an explicit one does not move it.
     assert_eq!(
         arguments("%s and %2$s and %s", Syntax::Printf),
-        [(number(1), Kind::String), (number(2), Kind::String), (number(2), Kind::String)]
+        [
+            (number(1), Kind::String),
+            (number(2), Kind::String),
+            (number(2), Kind::String)
+        ]
     );
     let parsed = plain("%.2f%% of %05d", Syntax::Printf);
     assert_eq!(
@@ -54,9 +58,15 @@ fn printf_reads_positions_types_and_escapes() {
         ]
     );
     // `%%` in a text with no placeholders is shown as written: two characters.
-    assert_eq!(plain("100%% sure", Syntax::Printf).segments, [Segment::Text("100%% sure".into())]);
+    assert_eq!(
+        plain("100%% sure", Syntax::Printf).segments,
+        [Segment::Text("100%% sure".into())]
+    );
     // A lone `%` is literal.
-    assert_eq!(plain("50% off %s", Syntax::Printf).segments[0], Segment::Text("50% off ".into()));
+    assert_eq!(
+        plain("50% off %s", Syntax::Printf).segments[0],
+        Segment::Text("50% off ".into())
+    );
     // Java dates are kept as they are.
     assert!(plain("%1$tY", Syntax::Printf).has_raw());
 }
@@ -82,7 +92,10 @@ fn apple_reads_objects_lengths_and_plural_variables() {
 #[test]
 fn icu_reads_arguments_numbers_quotes_and_the_count() {
     assert_eq!(
-        arguments("{name} has {0} and {n, number} and {p, number, ::.00 group-off}", Syntax::Icu),
+        arguments(
+            "{name} has {0} and {n, number} and {p, number, ::.00 group-off}",
+            Syntax::Icu
+        ),
         [
             (name("name"), Kind::Any),
             (number(1), Kind::Any),
@@ -98,7 +111,14 @@ fn icu_reads_arguments_numbers_quotes_and_the_count() {
         ]
     );
     // `#` is the count in a plural form only.
-    let form = parse("# items, '#'1", Syntax::Icu, Context { plural_form: true, markup: false });
+    let form = parse(
+        "# items, '#'1",
+        Syntax::Icu,
+        Context {
+            plural_form: true,
+            markup: false,
+        },
+    );
     assert_eq!(
         form.segments,
         [
@@ -108,7 +128,10 @@ fn icu_reads_arguments_numbers_quotes_and_the_count() {
     );
     assert_eq!(plain("#1", Syntax::Icu).segments, [Segment::Text("#1".into())]);
     // A text with literal braces (not an ICU message) is all literal.
-    assert_eq!(plain("{\"a\": 1}", Syntax::Icu).segments, [Segment::Text("{\"a\": 1}".into())]);
+    assert_eq!(
+        plain("{\"a\": 1}", Syntax::Icu).segments,
+        [Segment::Text("{\"a\": 1}".into())]
+    );
     // A select has no other syntax.
     assert!(plain("{g, select, male {he} other {they}}", Syntax::Icu).has_raw());
 }
@@ -117,9 +140,18 @@ fn icu_reads_arguments_numbers_quotes_and_the_count() {
 fn named_syntaxes_read_their_arguments() {
     assert_eq!(
         arguments("{{name}} {{- html}} {{n, number}}", Syntax::I18next),
-        [(name("name"), Kind::Any), (name("html"), Kind::Any), (name("n"), Kind::Number)]
+        [
+            (name("name"), Kind::Any),
+            (name("html"), Kind::Any),
+            (name("n"), Kind::Number)
+        ]
     );
-    assert!(plain("$t(other.key) {{x, datetime}}", Syntax::I18next).segments.iter().all(|segment| !matches!(segment, Segment::Placeholder(_))));
+    assert!(
+        plain("$t(other.key) {{x, datetime}}", Syntax::I18next)
+            .segments
+            .iter()
+            .all(|segment| !matches!(segment, Segment::Placeholder(_)))
+    );
     assert_eq!(
         arguments("%{name} has %<total>.2f and %%{not}", Syntax::Rails),
         [(name("name"), Kind::Any), (name("total"), Kind::Float)]
@@ -130,11 +162,20 @@ fn named_syntaxes_read_their_arguments() {
     );
     assert_eq!(
         arguments("%(name)s has %d and %.1f", Syntax::Python),
-        [(name("name"), Kind::String), (number(1), Kind::Int), (number(2), Kind::Float)]
+        [
+            (name("name"), Kind::String),
+            (number(1), Kind::Int),
+            (number(2), Kind::Float)
+        ]
     );
     assert_eq!(
         arguments("{} {0} {name} {1:.2f} {{literal}}", Syntax::PythonBrace),
-        [(number(1), Kind::Any), (number(1), Kind::Any), (name("name"), Kind::Any), (number(2), Kind::Float)]
+        [
+            (number(1), Kind::Any),
+            (number(1), Kind::Any),
+            (name("name"), Kind::Any),
+            (number(2), Kind::Float)
+        ]
     );
     assert_eq!(
         arguments("%name% and {{ limit }} 100%", Syntax::Symfony),
@@ -148,16 +189,25 @@ fn markup_is_read_as_tags_around_literal_runs() {
     let parsed = parse(
         "<b>%1$s</b> &amp; <xliff:g id=\"n\">%2$d</xliff:g> &lt;3",
         Syntax::Printf,
-        Context { plural_form: false, markup: true },
+        Context {
+            plural_form: false,
+            markup: true,
+        },
     );
     assert_eq!(
         parsed.segments,
         [
-            Segment::Open { name: "b".into(), attributes: String::new() },
+            Segment::Open {
+                name: "b".into(),
+                attributes: String::new()
+            },
             Segment::Placeholder(Placeholder::new(number(1), true, Kind::String)),
             Segment::Close { name: "b".into() },
             Segment::Text(" & ".into()),
-            Segment::Open { name: "xliff:g".into(), attributes: " id=\"n\"".into() },
+            Segment::Open {
+                name: "xliff:g".into(),
+                attributes: " id=\"n\"".into()
+            },
             Segment::Placeholder(Placeholder::new(number(2), true, Kind::Int)),
             Segment::Close { name: "xliff:g".into() },
             Segment::Text(" <3".into()),

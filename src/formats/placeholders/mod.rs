@@ -54,7 +54,12 @@ pub fn target(format: ExportFormat) -> Option<Syntax> {
 /// any (JSON, CSV, PO by each entry's flag, XLIFF): the texts say, or the project does.
 pub fn source(format: ExportFormat) -> Option<Syntax> {
     match format {
-        ExportFormat::Json | ExportFormat::Csv | ExportFormat::CsvTable | ExportFormat::Po | ExportFormat::Xliff | ExportFormat::Xliff2 => None,
+        ExportFormat::Json
+        | ExportFormat::Csv
+        | ExportFormat::CsvTable
+        | ExportFormat::Po
+        | ExportFormat::Xliff
+        | ExportFormat::Xliff2 => None,
         format => target(format),
     }
 }
@@ -71,37 +76,72 @@ pub fn tags_of(format: ExportFormat) -> Tags {
 
 /// The keys as `format` writes them: converted where they need it (owned), the rest borrowed;
 /// and the warnings, in key order then language order.
-pub fn converted<'a, K: Borrow<Key>>(keys: &'a [K], format: ExportFormat, base: &LanguageCode) -> (Vec<Cow<'a, Key>>, Vec<Warning>) {
+pub fn converted<'a, K: Borrow<Key> + Sync>(
+    keys: &'a [K],
+    format: ExportFormat,
+    base: &LanguageCode,
+) -> (Vec<Cow<'a, Key>>, Vec<Warning>) {
     let Some(target) = target(format) else {
         return (keys.iter().map(|key| Cow::Borrowed(key.borrow())).collect(), Vec::new());
     };
     let tags = tags_of(format);
+    let convert_chunk = |chunk: &'a [K]| {
+        let mut warnings = Vec::new();
+        let written: Vec<Cow<'a, Key>> = chunk
+            .iter()
+            .map(|key| {
+                let key = key.borrow();
+                match convert_key(key, base, target, tags, &mut warnings) {
+                    Some(converted) => Cow::Owned(converted),
+                    None => Cow::Borrowed(key),
+                }
+            })
+            .collect();
+        (written, warnings)
+    };
+    // On every core, as the export's files are written: a large project's conversion would
+    // otherwise be one core's work before the writers start.
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
+    if threads == 1 || keys.len() < 4096 {
+        return convert_chunk(keys);
+    }
+    let chunk_size = keys.len().div_ceil(threads);
+    let parts: Vec<(Vec<Cow<'a, Key>>, Vec<Warning>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = keys
+            .chunks(chunk_size)
+            .map(|chunk| scope.spawn(move || convert_chunk(chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().expect("a conversion thread does not panic"))
+            .collect()
+    });
+    let mut written = Vec::with_capacity(keys.len());
     let mut warnings = Vec::new();
-    let written = keys
-        .iter()
-        .map(|key| {
-            let key = key.borrow();
-            match convert_key(key, base, target, tags, &mut warnings) {
-                Some(converted) => Cow::Owned(converted),
-                None => Cow::Borrowed(key),
-            }
-        })
-        .collect();
+    for (part, part_warnings) in parts {
+        written.extend(part);
+        warnings.extend(part_warnings);
+    }
     (written, warnings)
 }
 
 /// `key` with its texts written in `target`, or `None` when they are written as stored.
-pub fn convert_key(key: &Key, base: &LanguageCode, target: Syntax, tags: Tags, warnings: &mut Vec<Warning>) -> Option<Key> {
+pub fn convert_key(
+    key: &Key,
+    base: &LanguageCode,
+    target: Syntax,
+    tags: Tags,
+    warnings: &mut Vec<Warning>,
+) -> Option<Key> {
     let source = key.placeholders?;
     let markup_changes = key.markup && tags != Tags::Markup;
     if source == target && !markup_changes {
         return None;
     }
-    if !key
-        .translations
-        .values()
-        .any(|text| text.strings().any(|string| may_change(string, source, target, key.markup)))
-    {
+    if !key.translations.values().any(|text| {
+        text.strings()
+            .any(|string| may_change(string, source, target, key.markup))
+    }) {
         // Nothing in any text reads differently in the target (most texts: no `%`, no
         // braces, no tags); only the markup flag goes.
         if markup_changes {
@@ -117,20 +157,40 @@ pub fn convert_key(key: &Key, base: &LanguageCode, target: Syntax, tags: Tags, w
         markup: key.markup,
     };
     let names = names_of(key, base, source);
-    let mut converted = key.clone();
-    converted.placeholders = Some(target);
-    converted.markup = key.markup && tags == Tags::Markup;
+    // Everything but the texts, which are written anew.
+    let mut converted = Key {
+        name: key.name.clone(),
+        tags: key.tags.clone(),
+        description: key.description.clone(),
+        plural: key.plural,
+        markup: key.markup && tags == Tags::Markup,
+        translatable: key.translatable,
+        files: key.files.clone(),
+        max_length: key.max_length,
+        ignore_checks: key.ignore_checks.clone(),
+        xcode: key.xcode.clone(),
+        placeholders: Some(target),
+        placeholder_names: key.placeholder_names.clone(),
+        translations: Default::default(),
+    };
     let mut texts = Vec::with_capacity(key.translations.len());
     for (language, text) in key.translations.iter() {
         let mut messages = Vec::new();
         let mut write = |string: &str, plural_form: bool| {
+            if !may_change(string, source, target, key.markup) {
+                // Nothing in this text reads differently: it is its own conversion.
+                return string.to_owned();
+            }
             let parsed = placeholders::parse(string, source, context(plural_form));
             render::render(&parsed, target, context(plural_form), tags, &names, &mut messages)
         };
         let written = match text {
             TextRef::Plain(string) => Text::Plain(write(string, false)),
             TextRef::Plural(forms) => {
-                let forms: Vec<_> = forms.iter().map(|(category, string)| (category, write(string, true))).collect();
+                let forms: Vec<_> = forms
+                    .iter()
+                    .map(|(category, string)| (category, write(string, true)))
+                    .collect();
                 Text::Plural(PluralForms::new(forms).expect("the same categories, with `other`"))
             }
         };
@@ -164,11 +224,11 @@ pub fn convert_key(key: &Key, base: &LanguageCode, target: Syntax, tags: Tags, w
     let bases: Vec<_> = key
         .translations
         .keys()
-        .map(|language| (language.clone(), key.translations.base_of(language)))
+        .filter_map(|language| Some((language.clone(), key.translations.base_of(language)?)))
         .collect();
     converted.translations = texts.into_iter().collect();
     for (language, base) in bases {
-        converted.translations.set_base(&language, base);
+        converted.translations.set_base(&language, Some(base));
     }
     Some(converted)
 }
@@ -188,7 +248,10 @@ pub fn convert_text(text: Text, from: Syntax, to: Syntax, markup: bool) -> (Text
     let converted = match text {
         Text::Plain(string) => Text::Plain(write(&string, false)),
         Text::Plural(forms) => {
-            let forms: Vec<_> = forms.iter().map(|(category, string)| (category, write(string, true))).collect();
+            let forms: Vec<_> = forms
+                .iter()
+                .map(|(category, string)| (category, write(string, true)))
+                .collect();
             Text::Plural(PluralForms::new(forms).expect("the same categories, with `other`"))
         }
     };
@@ -258,10 +321,23 @@ pub fn arb_declarations(text: &str) -> Vec<(String, &'static str)> {
         Some((argument, cases)) => {
             declared.push((argument.to_owned(), "num"));
             for (_, body) in cases {
-                add(&mut declared, &placeholders::parse(body, Syntax::Icu, Context { plural_form: true, markup: false }));
+                add(
+                    &mut declared,
+                    &placeholders::parse(
+                        body,
+                        Syntax::Icu,
+                        Context {
+                            plural_form: true,
+                            markup: false,
+                        },
+                    ),
+                );
             }
         }
-        None => add(&mut declared, &placeholders::parse(text, Syntax::Icu, Context::default())),
+        None => add(
+            &mut declared,
+            &placeholders::parse(text, Syntax::Icu, Context::default()),
+        ),
     }
     declared
 }

@@ -98,14 +98,10 @@ struct Options {
 /// Whether the placeholders must say their argument: some source wrote positions or names, or
 /// they do not take arguments 1, 2, 3... in order.
 fn needs_positions(parsed: &Parsed, names: &Names) -> bool {
-    let mut next = 1;
-    for placeholder in parsed.placeholders() {
-        if placeholder.explicit || names.number_of(&placeholder.argument) != Some(next) {
-            return true;
-        }
-        next += 1;
-    }
-    false
+    parsed
+        .placeholders()
+        .zip(1..)
+        .any(|(placeholder, next)| placeholder.explicit || names.number_of(&placeholder.argument) != Some(next))
 }
 
 fn escape_literal(
@@ -258,7 +254,11 @@ fn write_placeholder(
             lost_format(placeholder, kind, syntax, warnings);
             match (kind, placeholder.precision.or(default_precision(placeholder, kind))) {
                 (Kind::Float, Some(precision)) => {
-                    let _ = write!(out, "{{{name}, number, ::.{} group-off}}", "0".repeat(precision as usize));
+                    let _ = write!(
+                        out,
+                        "{{{name}, number, ::.{} group-off}}",
+                        "0".repeat(precision as usize)
+                    );
                 }
                 (Kind::Number, _) => {
                     let _ = write!(out, "{{{name}, number}}");
@@ -277,7 +277,9 @@ fn write_placeholder(
             let _ = write!(out, "%{name}%");
         }
         Syntax::None => {
-            warnings.push(format!("the argument `{name}` cannot be written in a text without placeholders"));
+            warnings.push(format!(
+                "the argument `{name}` cannot be written in a text without placeholders"
+            ));
         }
     }
 }
@@ -312,10 +314,22 @@ fn conversion(kind: Kind, syntax: Syntax) -> &'static str {
         Kind::Octal if apple => "llo",
         Kind::Octal => "o",
         Kind::Float => "f",
-        Kind::Exponent { general: false, upper: false } => "e",
-        Kind::Exponent { general: false, upper: true } => "E",
-        Kind::Exponent { general: true, upper: false } => "g",
-        Kind::Exponent { general: true, upper: true } => "G",
+        Kind::Exponent {
+            general: false,
+            upper: false,
+        } => "e",
+        Kind::Exponent {
+            general: false,
+            upper: true,
+        } => "E",
+        Kind::Exponent {
+            general: true,
+            upper: false,
+        } => "g",
+        Kind::Exponent {
+            general: true,
+            upper: true,
+        } => "G",
         Kind::String | Kind::Object | Kind::Any | Kind::Number if apple => "@",
         Kind::CString if apple => "s",
         Kind::String | Kind::CString | Kind::Object | Kind::Any | Kind::Number => "s",
@@ -347,7 +361,8 @@ fn format_spec(placeholder: &Placeholder, kind: Kind) -> String {
 
 /// Notes what a syntax without format specs loses of a placeholder.
 fn lost_format(placeholder: &Placeholder, kind: Kind, syntax: Syntax, warnings: &mut Vec<String>) {
-    let float_kept = syntax == Syntax::Icu && kind == Kind::Float && placeholder.flags.is_empty() && placeholder.width.is_none();
+    let float_kept =
+        syntax == Syntax::Icu && kind == Kind::Float && placeholder.flags.is_empty() && placeholder.width.is_none();
     let typed = !placeholder.flags.is_empty()
         || placeholder.width.is_some()
         || (placeholder.precision.is_some() || kind.is_float())

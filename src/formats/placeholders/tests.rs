@@ -56,21 +56,54 @@ fn one(text: &str, from: Syntax, to: Syntax) -> String {
 #[test]
 fn android_to_every_platform() {
     let android = "Hello %1$s, you have %2$d messages";
-    assert_eq!(one(android, Syntax::Printf, Syntax::Apple), "Hello %1$@, you have %2$lld messages");
-    assert_eq!(one(android, Syntax::Printf, Syntax::Icu), "Hello {arg1}, you have {arg2} messages");
-    assert_eq!(one(android, Syntax::Printf, Syntax::I18next), "Hello {{arg1}}, you have {{arg2}} messages");
-    assert_eq!(one(android, Syntax::Printf, Syntax::Rails), "Hello %{arg1}, you have %{arg2} messages");
-    assert_eq!(one(android, Syntax::Printf, Syntax::Python), "Hello %(arg1)s, you have %(arg2)d messages");
-    assert_eq!(one(android, Syntax::Printf, Syntax::PythonBrace), "Hello {0}, you have {1} messages");
-    assert_eq!(one(android, Syntax::Printf, Syntax::Symfony), "Hello %arg1%, you have %arg2% messages");
+    assert_eq!(
+        one(android, Syntax::Printf, Syntax::Apple),
+        "Hello %1$@, you have %2$lld messages"
+    );
+    assert_eq!(
+        one(android, Syntax::Printf, Syntax::Icu),
+        "Hello {arg1}, you have {arg2} messages"
+    );
+    assert_eq!(
+        one(android, Syntax::Printf, Syntax::I18next),
+        "Hello {{arg1}}, you have {{arg2}} messages"
+    );
+    assert_eq!(
+        one(android, Syntax::Printf, Syntax::Rails),
+        "Hello %{arg1}, you have %{arg2} messages"
+    );
+    assert_eq!(
+        one(android, Syntax::Printf, Syntax::Python),
+        "Hello %(arg1)s, you have %(arg2)d messages"
+    );
+    assert_eq!(
+        one(android, Syntax::Printf, Syntax::PythonBrace),
+        "Hello {0}, you have {1} messages"
+    );
+    assert_eq!(
+        one(android, Syntax::Printf, Syntax::Symfony),
+        "Hello %arg1%, you have %arg2% messages"
+    );
 }
 
 #[test]
 fn placeholder_names_name_numbered_arguments() {
-    let mut key = key(Syntax::Printf, &[("en", "Hello %1$s, you have %2$d messages"), ("fr", "%2$d messages pour %1$s")]);
+    let mut key = key(
+        Syntax::Printf,
+        &[
+            ("en", "Hello %1$s, you have %2$d messages"),
+            ("fr", "%2$d messages pour %1$s"),
+        ],
+    );
     key.placeholder_names = vec!["name".into(), "count".into()];
     let (texts, warnings) = convert(&key, Syntax::I18next, Tags::Html);
-    assert_eq!(texts, ["Hello {{name}}, you have {{count}} messages", "{{count}} messages pour {{name}}"]);
+    assert_eq!(
+        texts,
+        [
+            "Hello {{name}}, you have {{count}} messages",
+            "{{count}} messages pour {{name}}"
+        ]
+    );
     assert!(warnings.is_empty());
 }
 
@@ -78,19 +111,34 @@ fn placeholder_names_name_numbered_arguments() {
 fn reordered_and_repeated_arguments_keep_their_numbers() {
     let key = key(
         Syntax::Printf,
-        &[("en", "%1$s sent %2$s to %1$s"), ("de", "%2$s wurde von %1$s an %1$s gesendet")],
+        &[
+            ("en", "%1$s sent %2$s to %1$s"),
+            ("de", "%2$s wurde von %1$s an %1$s gesendet"),
+        ],
     );
     let (texts, _) = convert(&key, Syntax::Apple, Tags::Strip);
-    assert_eq!(texts, ["%2$@ wurde von %1$@ an %1$@ gesendet", "%1$@ sent %2$@ to %1$@"]);
+    assert_eq!(
+        texts,
+        ["%2$@ wurde von %1$@ an %1$@ gesendet", "%1$@ sent %2$@ to %1$@"]
+    );
     let (texts, _) = convert(&key, Syntax::Icu, Tags::Html);
-    assert_eq!(texts, ["{arg2} wurde von {arg1} an {arg1} gesendet", "{arg1} sent {arg2} to {arg1}"]);
+    assert_eq!(
+        texts,
+        [
+            "{arg2} wurde von {arg1} an {arg1} gesendet",
+            "{arg1} sent {arg2} to {arg1}"
+        ]
+    );
 }
 
 #[test]
 fn named_arguments_take_numbers_by_first_appearance_in_the_base_text() {
     let key = key(
         Syntax::Rails,
-        &[("en", "%{user} liked %{post}"), ("ja", "%{post}が%{user}にいいねされました")],
+        &[
+            ("en", "%{user} liked %{post}"),
+            ("ja", "%{post}が%{user}にいいねされました"),
+        ],
     );
     let (texts, _) = convert(&key, Syntax::Printf, Tags::Markup);
     assert_eq!(texts, ["%1$s liked %2$s", "%2$sが%1$sにいいねされました"]);
@@ -111,20 +159,35 @@ fn the_arg_n_names_of_an_export_come_back_as_their_numbers() {
 
 #[test]
 fn types_convert_between_printf_and_apple() {
-    assert_eq!(one("%d of %s, %.2f%%, %c", Syntax::Printf, Syntax::Apple), "%lld of %@, %.2f%%, %c");
-    assert_eq!(one("%lld, %d, %@, %s, %.1f", Syntax::Apple, Syntax::Printf), "%d, %d, %s, %s, %.1f");
+    assert_eq!(
+        one("%d of %s, %.2f%%, %c", Syntax::Printf, Syntax::Apple),
+        "%lld of %@, %.2f%%, %c"
+    );
+    assert_eq!(
+        one("%lld, %d, %@, %s, %.1f", Syntax::Apple, Syntax::Printf),
+        "%d, %d, %s, %s, %.1f"
+    );
     assert_eq!(one("%ld and %lu", Syntax::Apple, Syntax::Printf), "%d and %d");
     assert_eq!(one("%05d|%-3s|%,d", Syntax::Printf, Syntax::Apple), "%05lld|%-3@|%'lld");
 }
 
 #[test]
 fn floats_keep_their_precision_where_the_target_can_say_it() {
-    assert_eq!(one("%.2f km", Syntax::Printf, Syntax::Icu), "{arg1, number, ::.00 group-off} km");
-    assert_eq!(one("%f", Syntax::Printf, Syntax::Icu), "{arg1, number, ::.000000 group-off}");
+    assert_eq!(
+        one("%.2f km", Syntax::Printf, Syntax::Icu),
+        "{arg1, number, ::.00 group-off} km"
+    );
+    assert_eq!(
+        one("%f", Syntax::Printf, Syntax::Icu),
+        "{arg1, number, ::.000000 group-off}"
+    );
     assert_eq!(one("%.2f km", Syntax::Printf, Syntax::Rails), "%<arg1>.2f km");
     assert_eq!(one("%.2f km", Syntax::Printf, Syntax::Python), "%.2f km");
     assert_eq!(one("%.2f km", Syntax::Printf, Syntax::PythonBrace), "{0:.2f} km");
-    assert_eq!(one("{d, number, ::.00 group-off} km", Syntax::Icu, Syntax::Printf), "%1$.2f km");
+    assert_eq!(
+        one("{d, number, ::.00 group-off} km", Syntax::Icu, Syntax::Printf),
+        "%1$.2f km"
+    );
     let (texts, warnings) = convert(&key(Syntax::Printf, &[("en", "%.2f km")]), Syntax::I18next, Tags::Html);
     assert_eq!(texts, ["{{arg1}} km"]);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -147,7 +210,10 @@ fn braces_apostrophes_and_hashes_are_quoted_for_icu() {
     assert_eq!(one("It's {%s}", Syntax::Printf, Syntax::Icu), "It''s '{'{arg1}'}'");
     assert_eq!(one("{ literal", Syntax::Printf, Syntax::Icu), "'{' literal");
     assert_eq!(one("It''s '{'{name}'}'", Syntax::Icu, Syntax::Printf), "It's {%1$s}");
-    assert_eq!(one("{x} and {{y}}", Syntax::PythonBrace, Syntax::Icu), "{x} and '{'y'}'");
+    assert_eq!(
+        one("{x} and {{y}}", Syntax::PythonBrace, Syntax::Icu),
+        "{x} and '{'y'}'"
+    );
     assert_eq!(one("{x} '{y}'", Syntax::Icu, Syntax::PythonBrace), "{x} {{y}}");
     // A `#` is literal outside plurals, and quoted inside them.
     assert_eq!(one("#%d", Syntax::Printf, Syntax::Icu), "#{arg1}");
@@ -162,19 +228,29 @@ fn a_placeholder_inside_a_plural_form_is_the_count() {
     );
     let (texts, _) = convert(&android, Syntax::Icu, Tags::Html);
     // ARB's plural is one ICU message: the forms go into it as written.
-    assert_eq!(texts, ["{count, plural, one {{count} file '#'1} other {{count} files}}"]);
+    assert_eq!(
+        texts,
+        ["{count, plural, one {{count} file '#'1} other {{count} files}}"]
+    );
     let (texts, _) = convert(&android, Syntax::I18next, Tags::Html);
     assert_eq!(texts, ["one: {{count}} file #1 | other: {{count}} files"]);
     let (texts, _) = convert(&android, Syntax::Apple, Tags::Strip);
     assert_eq!(texts, ["one: %lld file #1 | other: %lld files"]);
     // And back: ICU's `#` and i18next's `{{count}}` are an integer.
-    let arb = plural_key(Syntax::Icu, "en", &[(PluralCategory::One, "# file"), (PluralCategory::Other, "# files")]);
+    let arb = plural_key(
+        Syntax::Icu,
+        "en",
+        &[(PluralCategory::One, "# file"), (PluralCategory::Other, "# files")],
+    );
     let (texts, _) = convert(&arb, Syntax::Printf, Tags::Markup);
     assert_eq!(texts, ["one: %1$d file | other: %1$d files"]);
     let web = plural_key(
         Syntax::I18next,
         "en",
-        &[(PluralCategory::One, "{{count}} file"), (PluralCategory::Other, "{{count}} files")],
+        &[
+            (PluralCategory::One, "{{count}} file"),
+            (PluralCategory::Other, "{{count}} files"),
+        ],
     );
     let (texts, _) = convert(&web, Syntax::Apple, Tags::Strip);
     assert_eq!(texts, ["one: %1$lld file | other: %1$lld files"]);
@@ -182,7 +258,10 @@ fn a_placeholder_inside_a_plural_form_is_the_count() {
 
 #[test]
 fn markup_around_a_placeholder_is_kept_stripped_or_written_back() {
-    let mut key = key(Syntax::Printf, &[("en", "Tap <b>%1$s</b> &amp; <xliff:g id=\"n\">%2$d</xliff:g> &lt;3")]);
+    let mut key = key(
+        Syntax::Printf,
+        &[("en", "Tap <b>%1$s</b> &amp; <xliff:g id=\"n\">%2$d</xliff:g> &lt;3")],
+    );
     key.markup = true;
     let (texts, warnings) = convert(&key, Syntax::Apple, Tags::Strip);
     assert_eq!(texts, ["Tap %1$@ & %2$lld <3"]);
@@ -205,14 +284,21 @@ fn markup_around_a_placeholder_is_kept_stripped_or_written_back() {
 #[test]
 fn what_a_target_cannot_write_is_left_as_it_is_and_warned() {
     let (texts, warnings) = convert(
-        &key(Syntax::Icu, &[("en", "{g, select, male {He} other {They}} liked {post}")]),
+        &key(
+            Syntax::Icu,
+            &[("en", "{g, select, male {He} other {They}} liked {post}")],
+        ),
         Syntax::Printf,
         Tags::Markup,
     );
     assert_eq!(texts, ["{g, select, male {He} other {They}} liked %1$s"]);
     assert_eq!(warnings.len(), 1);
     assert!(warnings[0].contains("select"), "{warnings:?}");
-    let (_, warnings) = convert(&key(Syntax::Rails, &[("en", "%{a} {{b}}")]), Syntax::I18next, Tags::Html);
+    let (_, warnings) = convert(
+        &key(Syntax::Rails, &[("en", "%{a} {{b}}")]),
+        Syntax::I18next,
+        Tags::Html,
+    );
     assert_eq!(warnings.len(), 1, "{warnings:?}");
 }
 
