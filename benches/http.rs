@@ -2,6 +2,7 @@
 //!
 //!     apt-get install wrk            # once
 //!     cargo bench --bench http       # LOCSTORE_BENCH_SIZES=1000,100000 LOCSTORE_BENCH_SECONDS=5
+//!                                    # LOCSTORE_BENCH_LANGUAGES=1 (of 5)
 //!
 //! For each project size it starts `locstore serve` on a temporary data directory, seeds the
 //! keys (5 languages) with the bulk import, and measures: GET a page, a keyword search that
@@ -17,7 +18,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{Server, TOKEN, http, key_name, seed};
+use support::{Server, TOKEN, http, key_name};
 
 /// Runs wrk; returns requests per second and the median latency in milliseconds.
 fn wrk(url: &str, connections: usize, seconds: u64, script: Option<&Path>) -> (f64, f64) {
@@ -97,7 +98,16 @@ fn run(size: usize, seconds: u64) -> (Results, BTreeMap<&'static str, f64>) {
     let (server, _) = Server::start(&data, "fsync");
     let base = server.base.clone();
     let seeding = Instant::now();
-    seed(&base, size);
+    // `LOCSTORE_BENCH_LANGUAGES=1` seeds the first language only (the RSS at 100,000
+    // keys × 1 language); the default is all five.
+    let languages: usize = std::env::var("LOCSTORE_BENCH_LANGUAGES")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(support::LANGUAGES.len())
+        .clamp(1, support::LANGUAGES.len());
+    support::seed_with(&base, size, &support::LANGUAGES[..languages], 20_000, |code, index| {
+        format!("{code} text number {index} for the screen {}", index % 500)
+    });
     eprintln!("seeded {size} keys in {:.1} s", seeding.elapsed().as_secs_f64());
     // Let the server go idle (it then brings the git index in line) and write the seeding's
     // 100,000 new files out, so that their writeback is not charged to the first scenario
