@@ -13,6 +13,7 @@
 //!   a named syntax take those names, else `arg1`, `arg2`...
 //! - What a target cannot write is left as it is and reported as a [`Warning`].
 
+pub mod plurals;
 pub mod render;
 
 use std::borrow::{Borrow, Cow};
@@ -120,17 +121,46 @@ pub fn convert_key(key: &Key, base: &LanguageCode, target: Syntax, tags: Tags, w
     let mut converted = key.clone();
     converted.placeholders = Some(target);
     converted.markup = key.markup && tags == Tags::Markup;
+    // An ICU plural message held as one text (an ARB upload's) is written as the target's
+    // plural forms: the key becomes a plural in the export.
+    let expanded: Vec<Option<plurals::Expanded>> = key
+        .translations
+        .iter()
+        .map(|(language, text)| match text {
+            TextRef::Plain(string) if expands(key, source, target) => plurals::expand(string, language, key.markup),
+            _ => None,
+        })
+        .collect();
+    let plural = key.plural || expanded.iter().any(Option::is_some);
+    converted.plural = plural;
     let mut texts = Vec::with_capacity(key.translations.len());
-    for (language, text) in key.translations.iter() {
+    for ((language, text), expanded) in key.translations.iter().zip(expanded) {
         let mut messages = Vec::new();
-        let mut write = |string: &str, plural_form: bool| {
-            let parsed = placeholders::parse(string, source, context(plural_form));
-            render::render(&parsed, target, context(plural_form), tags, &names, &mut messages)
-        };
-        let written = match text {
-            TextRef::Plain(string) => Text::Plain(write(string, false)),
-            TextRef::Plural(forms) => {
-                let forms: Vec<_> = forms.iter().map(|(category, string)| (category, write(string, true))).collect();
+        let mut render_parsed =
+            |parsed: &Parsed, plural_form: bool| render::render(parsed, target, context(plural_form), tags, &names, &mut messages);
+        let written = match (text, expanded) {
+            (_, Some(expanded)) => {
+                let forms: Vec<_> = expanded
+                    .forms
+                    .iter()
+                    .map(|(category, parsed)| (*category, render_parsed(parsed, true)))
+                    .collect();
+                messages.extend(expanded.left_out);
+                Text::Plural(PluralForms::new(forms).expect("the expansion keeps `other`"))
+            }
+            (TextRef::Plain(string), None) => {
+                let written = render_parsed(&placeholders::parse(string, source, context(false)), false);
+                if plural {
+                    Text::Plural(PluralForms::other(written))
+                } else {
+                    Text::Plain(written)
+                }
+            }
+            (TextRef::Plural(forms), None) => {
+                let forms: Vec<_> = forms
+                    .iter()
+                    .map(|(category, string)| (category, render_parsed(&placeholders::parse(string, source, context(true)), true)))
+                    .collect();
                 Text::Plural(PluralForms::new(forms).expect("the same categories, with `other`"))
             }
         };
@@ -205,6 +235,10 @@ pub fn names_of(key: &Key, base: &LanguageCode, source: Syntax) -> Names {
         markup: key.markup,
     };
     let parsed: Vec<Parsed> = match key.translations.get(base) {
+        Some(TextRef::Plain(text)) if source == Syntax::Icu && !key.plural => match plurals::expand(text, base, key.markup) {
+            Some(expanded) => expanded.forms.into_iter().map(|(_, parsed)| parsed).collect(),
+            None => vec![placeholders::parse(text, source, context(false))],
+        },
         Some(TextRef::Plain(text)) => vec![placeholders::parse(text, source, context(false))],
         Some(TextRef::Plural(forms)) => forms
             .iter()
@@ -264,6 +298,12 @@ pub fn arb_declarations(text: &str) -> Vec<(String, &'static str)> {
         None => add(&mut declared, &placeholders::parse(text, Syntax::Icu, Context::default())),
     }
     declared
+}
+
+/// Whether `key`'s whole-text ICU plural messages are written as plural forms: an ICU key that
+/// is not a plural, exported to a syntax other than ICU (every such target has plural forms).
+fn expands(key: &Key, source: Syntax, target: Syntax) -> bool {
+    source == Syntax::Icu && target != Syntax::Icu && !key.plural
 }
 
 /// Whether `text` may read differently in `target` than as stored: it holds a character that
