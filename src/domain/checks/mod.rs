@@ -239,7 +239,9 @@ pub fn one_is_exactly_1(language: &LanguageCode) -> bool {
     // CLDR's integer rules repeat within every hundred, apart from the millions that `many`
     // takes in some languages: a sample of 0..=1000 and a few large numbers decides.
     let sample = (0u64..=1000).chain([10_000, 100_000, 1_000_000, 1_000_001]);
-    sample.into_iter().all(|n| (rules.category_for(n) == Icu::One) == (n == 1))
+    sample
+        .into_iter()
+        .all(|n| (rules.category_for(n) == Icu::One) == (n == 1))
 }
 
 fn categories_from_cldr(language: &LanguageCode) -> Vec<PluralCategory> {

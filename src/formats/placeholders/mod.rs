@@ -136,8 +136,9 @@ pub fn convert_key(key: &Key, base: &LanguageCode, target: Syntax, tags: Tags, w
     let mut texts = Vec::with_capacity(key.translations.len());
     for ((language, text), expanded) in key.translations.iter().zip(expanded) {
         let mut messages = Vec::new();
-        let mut render_parsed =
-            |parsed: &Parsed, plural_form: bool| render::render(parsed, target, context(plural_form), tags, &names, &mut messages);
+        let mut render_parsed = |parsed: &Parsed, plural_form: bool| {
+            render::render(parsed, target, context(plural_form), tags, &names, &mut messages)
+        };
         let written = match (text, expanded) {
             (_, Some(expanded)) => {
                 let forms: Vec<_> = expanded
@@ -159,7 +160,10 @@ pub fn convert_key(key: &Key, base: &LanguageCode, target: Syntax, tags: Tags, w
             (TextRef::Plural(forms), None) => {
                 let forms: Vec<_> = forms
                     .iter()
-                    .map(|(category, string)| (category, render_parsed(&placeholders::parse(string, source, context(true)), true)))
+                    .map(|(category, string)| {
+                        let parsed = placeholders::parse(string, source, context(true));
+                        (category, render_parsed(&parsed, true))
+                    })
                     .collect();
                 Text::Plural(PluralForms::new(forms).expect("the same categories, with `other`"))
             }
@@ -235,10 +239,12 @@ pub fn names_of(key: &Key, base: &LanguageCode, source: Syntax) -> Names {
         markup: key.markup,
     };
     let parsed: Vec<Parsed> = match key.translations.get(base) {
-        Some(TextRef::Plain(text)) if source == Syntax::Icu && !key.plural => match plurals::expand(text, base, key.markup) {
-            Some(expanded) => expanded.forms.into_iter().map(|(_, parsed)| parsed).collect(),
-            None => vec![placeholders::parse(text, source, context(false))],
-        },
+        Some(TextRef::Plain(text)) if source == Syntax::Icu && !key.plural => {
+            match plurals::expand(text, base, key.markup) {
+                Some(expanded) => expanded.forms.into_iter().map(|(_, parsed)| parsed).collect(),
+                None => vec![placeholders::parse(text, source, context(false))],
+            }
+        }
         Some(TextRef::Plain(text)) => vec![placeholders::parse(text, source, context(false))],
         Some(TextRef::Plural(forms)) => forms
             .iter()

@@ -32,7 +32,11 @@ const COUNT: &str = "count";
 /// as it is (the conversion warns of the message it cannot write).
 pub fn expand(text: &str, language: &LanguageCode, markup: bool) -> Option<Expanded> {
     let (argument, cases) = icu_plural_cases(text)?;
-    if argument.is_empty() || !argument.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'_') {
+    if argument.is_empty()
+        || !argument
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_')
+    {
         return None;
     }
     let context = Context {
@@ -49,10 +53,9 @@ pub fn expand(text: &str, language: &LanguageCode, markup: bool) -> Option<Expan
         }
         if argument != COUNT {
             // `{count}` beside a plural of another argument would become the count itself.
-            if parsed
-                .placeholders()
-                .any(|placeholder| placeholder.argument == Argument::Name(COUNT.to_owned()) && !placeholder.kind.is_integer())
-            {
+            if parsed.placeholders().any(|placeholder| {
+                placeholder.argument == Argument::Name(COUNT.to_owned()) && !placeholder.kind.is_integer()
+            }) {
                 return None;
             }
             rename(&mut parsed, argument);
@@ -60,7 +63,9 @@ pub fn expand(text: &str, language: &LanguageCode, markup: bool) -> Option<Expan
         match selector.strip_prefix('=') {
             Some("1") => exact_one = Some(parsed),
             Some(value) if !value.is_empty() && value.bytes().all(|byte| byte.is_ascii_digit()) => {
-                left_out.push(format!("the plural case `{selector}` (an exact value) has no equivalent and is left out"));
+                left_out.push(format!(
+                    "the plural case `{selector}` (an exact value) has no equivalent and is left out"
+                ));
             }
             Some(_) => return None,
             None => {
@@ -84,7 +89,10 @@ pub fn expand(text: &str, language: &LanguageCode, markup: bool) -> Option<Expan
             ));
         }
     }
-    if !categories.iter().any(|(category, _)| *category == PluralCategory::Other) {
+    if !categories
+        .iter()
+        .any(|(category, _)| *category == PluralCategory::Other)
+    {
         return None;
     }
     categories.sort_by_key(|(category, _)| *category);

@@ -280,8 +280,14 @@ fn icu_plural_messages_are_written_as_plural_forms() {
     let key = key(
         Syntax::Icu,
         &[
-            ("en", "{count, plural, one {# file in {city}} other {# files in {city}}}"),
-            ("fr", "{count, plural, one {# fichier dans {city}} other {# fichiers dans {city}}}"),
+            (
+                "en",
+                "{count, plural, one {# file in {city}} other {# files in {city}}}",
+            ),
+            (
+                "fr",
+                "{count, plural, one {# fichier dans {city}} other {# fichiers dans {city}}}",
+            ),
         ],
     );
     let (texts, warnings, plural) = convert_plural(&key, Syntax::Printf);
@@ -297,26 +303,44 @@ fn icu_plural_messages_are_written_as_plural_forms() {
     let (texts, _, _) = convert_plural(&key, Syntax::Apple);
     assert_eq!(texts[0], "one: %1$lld file in %2$@ | other: %1$lld files in %2$@");
     let (texts, _, _) = convert_plural(&key, Syntax::I18next);
-    assert_eq!(texts[0], "one: {{count}} file in {{city}} | other: {{count}} files in {{city}}");
+    assert_eq!(
+        texts[0],
+        "one: {{count}} file in {{city}} | other: {{count}} files in {{city}}"
+    );
     let (texts, _, _) = convert_plural(&key, Syntax::Rails);
-    assert_eq!(texts[0], "one: %{count} file in %{city} | other: %{count} files in %{city}");
+    assert_eq!(
+        texts[0],
+        "one: %{count} file in %{city} | other: %{count} files in %{city}"
+    );
     // ARB keeps the message whole.
     let (texts, warnings, plural) = convert_plural(&key, Syntax::Icu);
-    assert_eq!(texts[0], "{count, plural, one {# file in {city}} other {# files in {city}}}");
+    assert_eq!(
+        texts[0],
+        "{count, plural, one {# file in {city}} other {# files in {city}}}"
+    );
     assert!(warnings.is_empty() && !plural);
 }
 
 #[test]
 fn the_plural_argument_is_the_count_and_numbers_follow_first_appearance() {
     // `{n}` in a case of `{n, plural, ...}` is the count, as `#` is; the city comes first.
-    let key = key(Syntax::Icu, &[("en", "{n, plural, one {{city}: {n} item} other {{city}: # items}}")]);
+    let key = key(
+        Syntax::Icu,
+        &[("en", "{n, plural, one {{city}: {n} item} other {{city}: # items}}")],
+    );
     let (texts, warnings, _) = convert_plural(&key, Syntax::I18next);
-    assert_eq!(texts, ["one: {{city}}: {{count}} item | other: {{city}}: {{count}} items"]);
+    assert_eq!(
+        texts,
+        ["one: {{city}}: {{count}} item | other: {{city}}: {{count}} items"]
+    );
     assert!(warnings.is_empty(), "{warnings:?}");
     let (texts, _, _) = convert_plural(&key, Syntax::Printf);
     assert_eq!(texts, ["one: %1$s: %2$d item | other: %1$s: %2$d items"]);
     // A `{count}` beside a plural of `n` is another argument: the message is left whole.
-    let clash = self::key(Syntax::Icu, &[("en", "{n, plural, one {# of {count}} other {# of {count}}}")]);
+    let clash = self::key(
+        Syntax::Icu,
+        &[("en", "{n, plural, one {# of {count}} other {# of {count}}}")],
+    );
     let (texts, warnings, plural) = convert_plural(&clash, Syntax::I18next);
     assert_eq!(texts, ["{n, plural, one {# of {count}} other {# of {count}}}"]);
     assert!(!plural && !warnings.is_empty());
@@ -326,10 +350,16 @@ fn the_plural_argument_is_the_count_and_numbers_follow_first_appearance() {
 fn quoting_in_cases_is_read_as_icu_reads_it() {
     let key = key(
         Syntax::Icu,
-        &[("en", "{count, plural, one {it''s # for '{'{name}'}'} other {'#'# for {name}, 100%}}")],
+        &[(
+            "en",
+            "{count, plural, one {it''s # for '{'{name}'}'} other {'#'# for {name}, 100%}}",
+        )],
     );
     let (texts, _, _) = convert_plural(&key, Syntax::Rails);
-    assert_eq!(texts, ["one: it's %{count} for {%{name}} | other: #%{count} for %{name}, 100%%"]);
+    assert_eq!(
+        texts,
+        ["one: it's %{count} for {%{name}} | other: #%{count} for %{name}, 100%%"]
+    );
     let (texts, _, _) = convert_plural(&key, Syntax::Printf);
     assert_eq!(texts, ["one: it's %1$d for {%2$s} | other: #%1$d for %2$s, 100%%"]);
     // Cases in another order, with spaces, are written in CLDR order.
@@ -343,9 +373,18 @@ fn exact_values_are_left_out_with_a_warning_and_1_is_one_where_one_is_1_alone() 
     let key = key(
         Syntax::Icu,
         &[
-            ("en", "{count, plural, =0 {No files} =1 {One file} one {# file} other {# files}}"),
-            ("fr", "{count, plural, =0 {Aucun} =1 {Un fichier} one {# fichier} other {# fichiers}}"),
-            ("ru", "{count, plural, =1 {Один файл} one {# файл} few {# файла} many {# файлов} other {# файла}}"),
+            (
+                "en",
+                "{count, plural, =0 {No files} =1 {One file} one {# file} other {# files}}",
+            ),
+            (
+                "fr",
+                "{count, plural, =0 {Aucun} =1 {Un fichier} one {# fichier} other {# fichiers}}",
+            ),
+            (
+                "ru",
+                "{count, plural, =1 {Один файл} one {# файл} few {# файла} many {# файлов} other {# файла}}",
+            ),
         ],
     );
     let (texts, warnings, plural) = convert_plural(&key, Syntax::Printf);
@@ -382,8 +421,20 @@ fn select_nested_and_broken_messages_stay_whole() {
         assert_eq!(texts, [message]);
     }
     // A plain text beside a plural message becomes the key's `other` form.
-    let key = key(Syntax::Icu, &[("en", "{count, plural, one {# file} other {# files}}"), ("fr", "Fichiers de {name}")]);
+    let key = key(
+        Syntax::Icu,
+        &[
+            ("en", "{count, plural, one {# file} other {# files}}"),
+            ("fr", "Fichiers de {name}"),
+        ],
+    );
     let (texts, _, plural) = convert_plural(&key, Syntax::I18next);
     assert!(plural);
-    assert_eq!(texts, ["one: {{count}} file | other: {{count}} files", "other: Fichiers de {{name}}"]);
+    assert_eq!(
+        texts,
+        [
+            "one: {{count}} file | other: {{count}} files",
+            "other: Fichiers de {{name}}"
+        ]
+    );
 }
