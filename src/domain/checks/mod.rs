@@ -225,6 +225,28 @@ pub fn plural_categories(language: &LanguageCode) -> Vec<PluralCategory> {
         .clone()
 }
 
+/// Whether the integer 1 is the only integer in `language`'s `one` category (English, German:
+/// yes; French, whose `one` holds 0 too, and Russian, whose `one` holds 21: no). Then an ICU
+/// case `=1` is all that ICU ever prints for a count in `one`, and can be written as `one`.
+pub fn one_is_exactly_1(language: &LanguageCode) -> bool {
+    use icu_plurals::{PluralCategory as Icu, PluralRules};
+    let code = language.as_str().replace('_', "-");
+    let rules_of = |code: &str| -> Option<PluralRules> {
+        let locale = code.parse::<icu_locale_core::Locale>().ok()?;
+        PluralRules::try_new_cardinal((&locale).into()).ok()
+    };
+    let language_only = code.split('-').next().unwrap_or_default().to_owned();
+    let Some(rules) = rules_of(&code).or_else(|| rules_of(&language_only)) else {
+        return false;
+    };
+    // CLDR's integer rules repeat within every hundred, apart from the millions that `many`
+    // takes in some languages: a sample of 0..=1000 and a few large numbers decides.
+    let sample = (0u64..=1000).chain([10_000, 100_000, 1_000_000, 1_000_001]);
+    sample
+        .into_iter()
+        .all(|n| (rules.category_for(n) == Icu::One) == (n == 1))
+}
+
 fn categories_from_cldr(language: &LanguageCode) -> Vec<PluralCategory> {
     use icu_plurals::{PluralCategory as Icu, PluralRules};
     let code = language.as_str().replace('_', "-");

@@ -13,6 +13,7 @@
 //!   a named syntax take those names, else `arg1`, `arg2`...
 //! - What a target cannot write is left as it is and reported as a [`Warning`].
 
+pub mod plurals;
 pub mod render;
 
 use std::borrow::{Borrow, Cow};
@@ -157,12 +158,23 @@ pub fn convert_key(
         markup: key.markup,
     };
     let names = names_of(key, base, source);
+    // An ICU plural message held as one text (an ARB upload's) is written as the target's
+    // plural forms: the key becomes a plural in the export.
+    let expanded: Vec<Option<plurals::Expanded>> = key
+        .translations
+        .iter()
+        .map(|(language, text)| match text {
+            TextRef::Plain(string) if expands(key, source, target) => plurals::expand(string, language, key.markup),
+            _ => None,
+        })
+        .collect();
+    let plural = key.plural || expanded.iter().any(Option::is_some);
     // Everything but the texts, which are written anew.
     let mut converted = Key {
         name: key.name.clone(),
         tags: key.tags.clone(),
         description: key.description.clone(),
-        plural: key.plural,
+        plural,
         markup: key.markup && tags == Tags::Markup,
         translatable: key.translatable,
         files: key.files.clone(),
@@ -174,7 +186,7 @@ pub fn convert_key(
         translations: Default::default(),
     };
     let mut texts = Vec::with_capacity(key.translations.len());
-    for (language, text) in key.translations.iter() {
+    for ((language, text), expanded) in key.translations.iter().zip(expanded) {
         let mut messages = Vec::new();
         let mut write = |string: &str, plural_form: bool| {
             if !may_change(string, source, target, key.markup) {
@@ -184,9 +196,28 @@ pub fn convert_key(
             let parsed = placeholders::parse(string, source, context(plural_form));
             render::render(&parsed, target, context(plural_form), tags, &names, &mut messages)
         };
-        let written = match text {
-            TextRef::Plain(string) => Text::Plain(write(string, false)),
-            TextRef::Plural(forms) => {
+        let written = match (text, expanded) {
+            (_, Some(expanded)) => {
+                let forms: Vec<_> = expanded
+                    .forms
+                    .iter()
+                    .map(|(category, parsed)| {
+                        let form = render::render(parsed, target, context(true), tags, &names, &mut messages);
+                        (*category, form)
+                    })
+                    .collect();
+                messages.extend(expanded.left_out);
+                Text::Plural(PluralForms::new(forms).expect("the expansion keeps `other`"))
+            }
+            (TextRef::Plain(string), None) => {
+                let written = write(string, false);
+                if plural {
+                    Text::Plural(PluralForms::other(written))
+                } else {
+                    Text::Plain(written)
+                }
+            }
+            (TextRef::Plural(forms), None) => {
                 let forms: Vec<_> = forms
                     .iter()
                     .map(|(category, string)| (category, write(string, true)))
@@ -268,6 +299,12 @@ pub fn names_of(key: &Key, base: &LanguageCode, source: Syntax) -> Names {
         markup: key.markup,
     };
     let parsed: Vec<Parsed> = match key.translations.get(base) {
+        Some(TextRef::Plain(text)) if source == Syntax::Icu && !key.plural => {
+            match plurals::expand(text, base, key.markup) {
+                Some(expanded) => expanded.forms.into_iter().map(|(_, parsed)| parsed).collect(),
+                None => vec![placeholders::parse(text, source, context(false))],
+            }
+        }
         Some(TextRef::Plain(text)) => vec![placeholders::parse(text, source, context(false))],
         Some(TextRef::Plural(forms)) => forms
             .iter()
@@ -340,6 +377,12 @@ pub fn arb_declarations(text: &str) -> Vec<(String, &'static str)> {
         ),
     }
     declared
+}
+
+/// Whether `key`'s whole-text ICU plural messages are written as plural forms: an ICU key that
+/// is not a plural, exported to a syntax other than ICU (every such target has plural forms).
+fn expands(key: &Key, source: Syntax, target: Syntax) -> bool {
+    source == Syntax::Icu && target != Syntax::Icu && !key.plural
 }
 
 /// Whether `text` may read differently in `target` than as stored: it holds a character that

@@ -352,3 +352,175 @@ fn every_pair_of_syntaxes_round_trips_a_simple_text() {
         }
     }
 }
+
+/// A one-key conversion with its plural flag: the texts, the warnings, whether it is a plural.
+fn convert_plural(key: &Key, target: Syntax) -> (Vec<String>, Vec<String>, bool) {
+    let (texts, warnings) = convert(key, target, Tags::Html);
+    let mut ignored = Vec::new();
+    let plural = convert_key(key, &code("en"), target, Tags::Html, &mut ignored).is_some_and(|key| key.plural);
+    (texts, warnings, plural)
+}
+
+#[test]
+fn icu_plural_messages_are_written_as_plural_forms() {
+    let key = key(
+        Syntax::Icu,
+        &[
+            (
+                "en",
+                "{count, plural, one {# file in {city}} other {# files in {city}}}",
+            ),
+            (
+                "fr",
+                "{count, plural, one {# fichier dans {city}} other {# fichiers dans {city}}}",
+            ),
+        ],
+    );
+    let (texts, warnings, plural) = convert_plural(&key, Syntax::Printf);
+    assert_eq!(
+        texts,
+        [
+            "one: %1$d file in %2$s | other: %1$d files in %2$s",
+            "one: %1$d fichier dans %2$s | other: %1$d fichiers dans %2$s"
+        ]
+    );
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert!(plural);
+    let (texts, _, _) = convert_plural(&key, Syntax::Apple);
+    assert_eq!(texts[0], "one: %1$lld file in %2$@ | other: %1$lld files in %2$@");
+    let (texts, _, _) = convert_plural(&key, Syntax::I18next);
+    assert_eq!(
+        texts[0],
+        "one: {{count}} file in {{city}} | other: {{count}} files in {{city}}"
+    );
+    let (texts, _, _) = convert_plural(&key, Syntax::Rails);
+    assert_eq!(
+        texts[0],
+        "one: %{count} file in %{city} | other: %{count} files in %{city}"
+    );
+    // ARB keeps the message whole.
+    let (texts, warnings, plural) = convert_plural(&key, Syntax::Icu);
+    assert_eq!(
+        texts[0],
+        "{count, plural, one {# file in {city}} other {# files in {city}}}"
+    );
+    assert!(warnings.is_empty() && !plural);
+}
+
+#[test]
+fn the_plural_argument_is_the_count_and_numbers_follow_first_appearance() {
+    // `{n}` in a case of `{n, plural, ...}` is the count, as `#` is; the city comes first.
+    let key = key(
+        Syntax::Icu,
+        &[("en", "{n, plural, one {{city}: {n} item} other {{city}: # items}}")],
+    );
+    let (texts, warnings, _) = convert_plural(&key, Syntax::I18next);
+    assert_eq!(
+        texts,
+        ["one: {{city}}: {{count}} item | other: {{city}}: {{count}} items"]
+    );
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let (texts, _, _) = convert_plural(&key, Syntax::Printf);
+    assert_eq!(texts, ["one: %1$s: %2$d item | other: %1$s: %2$d items"]);
+    // A `{count}` beside a plural of `n` is another argument: the message is left whole.
+    let clash = self::key(
+        Syntax::Icu,
+        &[("en", "{n, plural, one {# of {count}} other {# of {count}}}")],
+    );
+    let (texts, warnings, plural) = convert_plural(&clash, Syntax::I18next);
+    assert_eq!(texts, ["{n, plural, one {# of {count}} other {# of {count}}}"]);
+    assert!(!plural && !warnings.is_empty());
+}
+
+#[test]
+fn quoting_in_cases_is_read_as_icu_reads_it() {
+    let key = key(
+        Syntax::Icu,
+        &[(
+            "en",
+            "{count, plural, one {it''s # for '{'{name}'}'} other {'#'# for {name}, 100%}}",
+        )],
+    );
+    let (texts, _, _) = convert_plural(&key, Syntax::Rails);
+    assert_eq!(
+        texts,
+        ["one: it's %{count} for {%{name}} | other: #%{count} for %{name}, 100%%"]
+    );
+    let (texts, _, _) = convert_plural(&key, Syntax::Printf);
+    assert_eq!(texts, ["one: it's %1$d for {%2$s} | other: #%1$d for %2$s, 100%%"]);
+    // Cases in another order, with spaces, are written in CLDR order.
+    let key = self::key(Syntax::Icu, &[("en", " {count,plural,other{# items}  one {# item}} ")]);
+    let (texts, _, _) = convert_plural(&key, Syntax::I18next);
+    assert_eq!(texts, ["one: {{count}} item | other: {{count}} items"]);
+}
+
+#[test]
+fn exact_values_are_left_out_with_a_warning_and_1_is_one_where_one_is_1_alone() {
+    let key = key(
+        Syntax::Icu,
+        &[
+            (
+                "en",
+                "{count, plural, =0 {No files} =1 {One file} one {# file} other {# files}}",
+            ),
+            (
+                "fr",
+                "{count, plural, =0 {Aucun} =1 {Un fichier} one {# fichier} other {# fichiers}}",
+            ),
+            (
+                "ru",
+                "{count, plural, =1 {Один файл} one {# файл} few {# файла} many {# файлов} other {# файла}}",
+            ),
+        ],
+    );
+    let (texts, warnings, plural) = convert_plural(&key, Syntax::Printf);
+    assert!(plural);
+    assert_eq!(
+        texts,
+        [
+            // English's `one` holds 1 alone: `=1` is what ICU prints for it.
+            "one: One file | other: %1$d files",
+            // French's `one` holds 0 and 1; Russian's 21 too: `=1` is left out.
+            "one: %1$d fichier | other: %1$d fichiers",
+            "one: %1$d файл | few: %1$d файла | many: %1$d файлов | other: %1$d файла",
+        ]
+    );
+    assert_eq!(warnings.len(), 4, "{warnings:?}");
+    assert!(warnings[0].contains("`=0`"), "{warnings:?}");
+    assert!(warnings[1].contains("`=0`") && warnings[2].contains("`=1`") && warnings[3].contains("`=1`"));
+}
+
+#[test]
+fn select_nested_and_broken_messages_stay_whole() {
+    for message in [
+        "{g, select, female {she} other {they}}",
+        "{count, plural, one {{g, select, female {her file} other {their file}}} other {# files}}",
+        "{count, plural, one {# {k, plural, one {x} other {y}}} other {# files}}",
+        "{count, plural, offset:1 one {x} other {y}}",
+        "{count, plural, one {# file}}",
+        "{count, plural, one {# file} one {# file} other {# files}}",
+        "{count, plural, few {# a} =x {b} other {c}}",
+    ] {
+        let key = key(Syntax::Icu, &[("en", message)]);
+        let (texts, _, plural) = convert_plural(&key, Syntax::Printf);
+        assert!(!plural, "{message}");
+        assert_eq!(texts, [message]);
+    }
+    // A plain text beside a plural message becomes the key's `other` form.
+    let key = key(
+        Syntax::Icu,
+        &[
+            ("en", "{count, plural, one {# file} other {# files}}"),
+            ("fr", "Fichiers de {name}"),
+        ],
+    );
+    let (texts, _, plural) = convert_plural(&key, Syntax::I18next);
+    assert!(plural);
+    assert_eq!(
+        texts,
+        [
+            "one: {{count}} file | other: {{count}} files",
+            "other: Fichiers de {{name}}"
+        ]
+    );
+}
