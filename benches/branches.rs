@@ -35,6 +35,8 @@ fn entry(index: usize, text: &str) -> ImportEntry {
         files: Vec::new(),
         max_length: None,
         ignore_checks: None,
+        placeholders: None,
+        placeholder_names: None,
         translations: LANGUAGES
             .iter()
             .map(|code| TranslationInput {
@@ -112,6 +114,7 @@ fn main() {
             description: None,
             base_language: Some(language("en")),
             languages: Some(LANGUAGES.iter().map(|code| language(code)).collect()),
+            placeholder_format: None,
         };
         store
             .apply(

@@ -66,10 +66,19 @@ pub struct MergeOutcome {
 
 /// A job on a project's branches, for the writer.
 pub enum BranchOp {
-    Create { from: Option<String> },
+    Create {
+        from: Option<String>,
+    },
     Delete,
-    Apply { change: Change, author: String },
-    Merge { request: MergeRequest, author: String },
+    /// The change boxed: it is far larger than the other jobs.
+    Apply {
+        change: Box<Change>,
+        author: String,
+    },
+    Merge {
+        request: MergeRequest,
+        author: String,
+    },
 }
 
 /// What the writer answers a [`BranchOp`].
@@ -123,7 +132,7 @@ impl Store {
             .map(|(team, project)| (team.clone(), project.clone()))
             .ok_or_else(|| StoreError::Invalid("Only a project's keys and settings change on a branch.".to_owned()))?;
         let op = BranchOp::Apply {
-            change,
+            change: Box::new(change),
             author: author.to_owned(),
         };
         match self.branch_job(&team, &project, branch.clone(), op).await? {

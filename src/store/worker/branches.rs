@@ -77,7 +77,7 @@ impl Worker {
                 BranchAnswer::Deleted
             }
             BranchOp::Apply { change, author } => {
-                BranchAnswer::Applied(self.apply_on_branch(&team, &project, &name, reference, change, &author)?)
+                BranchAnswer::Applied(self.apply_on_branch(&team, &project, &name, reference, *change, &author)?)
             }
             BranchOp::Merge { request, author } => {
                 BranchAnswer::Merged(self.merge_branch(&team, &project, &name, request, &author)?)
