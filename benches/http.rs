@@ -143,10 +143,12 @@ request = function()
   counter = counter + 1
   local index = math.random(0, {max})
   local path = string.format("/teams/acme/projects/big/keys/screen%d.item%d.label", index % 500, index)
-  local body = string.format('{{"translations":[{{"language":"fr","content":"changed %d"}}]}}', counter)
+  local body = string.format('{{"translations":[{{"language":"{language}","content":"changed %d"}}]}}', counter)
   return wrk.format("PATCH", path, {{["Content-Type"]="application/json", ["X-Api-Token"]="bench-token"}}, body)
 end"#,
-            max = size - 1
+            max = size - 1,
+            // French, or the one language of a one-language run.
+            language = if languages > 1 { "fr" } else { "en" },
         ),
     );
     // A keyword matching ~1% of the keys, a different one per request (90 in turn: more than
