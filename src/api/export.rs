@@ -538,17 +538,10 @@ fn conversion_warnings(warnings: Vec<formats::placeholders::Warning>) -> Vec<War
         })
         .collect();
     if total > MOST_WARNINGS {
-        items.push(WarningItem {
-            message: format!("{} more conversion warnings are left out.", total - MOST_WARNINGS),
-            key: None,
-            namespace: None,
-            language: None,
-            path: None,
-            line: None,
-            check: None,
-            severity: None,
-            form: None,
-        });
+        items.push(WarningItem::about_all(format!(
+            "{} more conversion warnings are left out.",
+            total - MOST_WARNINGS
+        )));
     }
     items
 }

@@ -43,6 +43,21 @@ pub struct WarningItem {
 pub const MOST_WARNINGS: usize = 1000;
 
 impl WarningItem {
+    /// A warning about the answer as a whole (how many more were left out), of no key.
+    pub fn about_all(message: String) -> Self {
+        Self {
+            message,
+            key: None,
+            namespace: None,
+            language: None,
+            path: None,
+            line: None,
+            check: None,
+            severity: None,
+            form: None,
+        }
+    }
+
     /// The failing checks of a write as warnings, with a last one counting those left out.
     pub fn of_checks(failures: Vec<crate::store::quality::KeyFailure>, total: usize) -> Vec<Self> {
         let shown = failures.len();
@@ -61,20 +76,10 @@ impl WarningItem {
             })
             .collect();
         if total > shown {
-            warnings.push(Self {
-                message: format!(
-                    "{} more failing checks are not listed here; GET .../checks lists them all.",
-                    total - shown
-                ),
-                key: None,
-                namespace: None,
-                language: None,
-                path: None,
-                line: None,
-                check: None,
-                severity: None,
-                form: None,
-            });
+            warnings.push(Self::about_all(format!(
+                "{} more failing checks are not listed here; GET .../checks lists them all.",
+                total - shown
+            )));
         }
         warnings
     }
