@@ -867,8 +867,8 @@ fn number_skeleton(style: &str) -> Option<u32> {
     precision
 }
 
-/// Whether `text` reads as an ICU message whose braces are all arguments (see
-/// `formats::icu::is_message`, which this mirrors so that `domain` needs no format).
+/// Whether `text` reads as an ICU message whose braces are all arguments (`formats::icu::
+/// is_message` is this one).
 pub fn is_icu_message(text: &str) -> bool {
     let mut chars = text.chars().peekable();
     let mut depth = 0usize;

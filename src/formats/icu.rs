@@ -55,39 +55,8 @@ fn quote_into(text: &str, out: &mut String) {
 /// `{count, plural, ...}`), as Flutter's ARB texts are; a text with literal braces
 /// (`{"a": 1}`, an unmatched `}`) is not one. Apostrophes quote as ICU's do.
 pub fn is_message(text: &str) -> bool {
-    let mut chars = text.chars().peekable();
-    let mut depth = 0usize;
-    let mut quoted = false;
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' if chars.peek() == Some(&'\'') => {
-                chars.next();
-            }
-            '\'' if quoted => quoted = false,
-            '\'' if matches!(chars.peek(), Some('{' | '}' | '#' | '|')) => quoted = true,
-            _ if quoted => {}
-            // Inside an argument's format (`plural, one {...}`) braces only nest.
-            '{' if depth > 0 => depth += 1,
-            '{' => {
-                // An argument starts with its name (letters, digits, `_`), then `}` or `,`.
-                while chars.next_if(|c| c.is_whitespace()).is_some() {}
-                let mut name = 0;
-                while chars.next_if(|c| c.is_alphanumeric() || *c == '_').is_some() {
-                    name += 1;
-                }
-                while chars.next_if(|c| c.is_whitespace()).is_some() {}
-                match chars.next() {
-                    Some('}') if name > 0 => {}
-                    Some(',') if name > 0 => depth += 1,
-                    _ => return false,
-                }
-            }
-            '}' if depth > 0 => depth -= 1,
-            '}' => return false,
-            _ => {}
-        }
-    }
-    depth == 0 && !quoted
+    // One reading for both: the placeholder parser in `domain` needs it too.
+    crate::domain::placeholders::is_icu_message(text)
 }
 
 /// `text` as literal ICU message text: apostrophes doubled, braces and `#` quoted, so that
