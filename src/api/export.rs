@@ -310,6 +310,8 @@ impl ExportApi {
             } else {
                 formats::placeholders::converted(&keys, format, &project.base_language)
             };
+            let (converted, warnings) =
+                formats::xcstrings::leave_out_whole(converted, warnings, format, &project.base_language);
             // The same export of the same commit is the same bytes: the stored one is reused.
             if let Some(download) = downloads.reusable(&parameters) {
                 return Ok((download, warnings));

@@ -110,6 +110,10 @@ pub struct XcodeEntry {
     /// The catalog had no source-language value, so the key name is the source text (Xcode's
     /// own fallback); the export leaves the value out again while it is the key name.
     pub source_from_key: bool,
+    /// The catalog's localizations of the key are held whole: each text is the catalog's
+    /// JSON of that language's localization (`substitutions`, device variations), written
+    /// back as it is (docs/formats/xcstrings.md).
+    pub whole: bool,
 }
 
 impl XcodeEntry {
@@ -117,7 +121,7 @@ impl XcodeEntry {
     pub const MAX_STATE_CHARS: usize = 40;
 
     pub fn is_empty(&self) -> bool {
-        self.extraction_state.is_none() && !self.source_from_key
+        self.extraction_state.is_none() && !self.source_from_key && !self.whole
     }
 
     /// Whether `raw` is an `extractionState` worth keeping: a word of ASCII letters, digits

@@ -122,6 +122,8 @@ struct XcodeFile {
     extraction_state: Option<String>,
     #[serde(default, skip_serializing_if = "is_false")]
     source_from_key: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    whole: bool,
 }
 
 impl XcodeFile {
@@ -129,11 +131,12 @@ impl XcodeFile {
         Self {
             extraction_state: xcode.extraction_state.clone(),
             source_from_key: xcode.source_from_key,
+            whole: xcode.whole,
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.extraction_state.is_none() && !self.source_from_key
+        self.extraction_state.is_none() && !self.source_from_key && !self.whole
     }
 
     fn into_entry(self) -> Result<XcodeEntry, FileError> {
@@ -147,6 +150,7 @@ impl XcodeFile {
         Ok(XcodeEntry {
             extraction_state: self.extraction_state,
             source_from_key: self.source_from_key,
+            whole: self.whole,
         })
     }
 }

@@ -287,6 +287,93 @@ async fn a_catalog_holds_the_hard_texts_and_plurals_as_a_strict_reader_reads_the
 }
 
 #[tokio::test]
+async fn substitutions_and_device_variations_are_held_whole_and_round_trip_byte_for_byte() {
+    // As Xcode writes them: two plural variables in one text (CotEditor), a text per device
+    // (Ice Cubes), beside a plain key.
+    let original = "{\n  \"sourceLanguage\" : \"en\",\n  \"strings\" : {\n    \"%lld files in %lld folders\" : {\n      \"localizations\" : {\n        \"en\" : {\n          \"stringUnit\" : {\n            \"state\" : \"new\",\n            \"value\" : \"%#@files@ in %#@folders@\"\n          },\n          \"substitutions\" : {\n            \"files\" : {\n              \"argNum\" : 1,\n              \"formatSpecifier\" : \"lld\",\n              \"variations\" : {\n                \"plural\" : {\n                  \"one\" : {\n                    \"stringUnit\" : {\n                      \"state\" : \"new\",\n                      \"value\" : \"%arg file\"\n                    }\n                  },\n                  \"other\" : {\n                    \"stringUnit\" : {\n                      \"state\" : \"new\",\n                      \"value\" : \"%arg files\"\n                    }\n                  }\n                }\n              }\n            },\n            \"folders\" : {\n              \"argNum\" : 2,\n              \"formatSpecifier\" : \"lld\"\n            }\n          }\n        },\n        \"fr\" : {\n          \"stringUnit\" : {\n            \"state\" : \"translated\",\n            \"value\" : \"%lld fichiers\"\n          }\n        }\n      }\n    },\n    \"Click\" : {\n      \"localizations\" : {\n        \"fr\" : {\n          \"variations\" : {\n            \"device\" : {\n              \"iphone\" : {\n                \"stringUnit\" : {\n                  \"state\" : \"translated\",\n                  \"value\" : \"Touchez\"\n                }\n              },\n              \"mac\" : {\n                \"stringUnit\" : {\n                  \"state\" : \"translated\",\n                  \"value\" : \"Cliquez\"\n                }\n              }\n            }\n          }\n        }\n      }\n    },\n    \"Plain\" : {\n      \"localizations\" : {\n        \"fr\" : {\n          \"stringUnit\" : {\n            \"state\" : \"translated\",\n            \"value\" : \"Simple\"\n          }\n        }\n      }\n    }\n  },\n  \"version\" : \"1.0\"\n}";
+    let app = TestApp::spawn().await;
+    project(&app, &["en", "fr"]).await;
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=xcstrings",
+            "application/json",
+            original.as_bytes().to_vec(),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(answer["created"], 3, "{answer}");
+    assert_eq!(answer["skipped"], 0, "{answer}");
+    // Each language's localization is one text: the catalog's JSON of it.
+    let key = app
+        .get("/teams/acme/projects/mobile/keys/%25lld%20files%20in%20%25lld%20folders")
+        .await
+        .assert_ok(StatusCode::OK);
+    let text_of = |key: &Value, language: &str| -> Value {
+        let text = key["data"]["translation"][language]
+            .as_str()
+            .unwrap_or_else(|| panic!("no {language} in {key}"));
+        serde_json::from_str(text).unwrap()
+    };
+    let en = text_of(&key, "en");
+    assert_eq!(
+        en["substitutions"]["files"]["variations"]["plural"]["other"]["stringUnit"]["value"],
+        "%arg files"
+    );
+    assert_eq!(
+        text_of(&key, "fr"),
+        json!({"stringUnit": {"state": "translated", "value": "%lld fichiers"}})
+    );
+    let click = app
+        .get("/teams/acme/projects/mobile/keys/Click")
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        text_of(&click, "fr")["variations"]["device"]["mac"]["stringUnit"]["value"],
+        "Cliquez"
+    );
+
+    // The export is the catalog, byte for byte.
+    let (_, exported) = download(&app, "type=xcstrings").await;
+    assert_eq!(String::from_utf8(exported).unwrap(), original);
+
+    // A translator's edit of the JSON reaches the catalog.
+    let mut fr = text_of(&click, "fr");
+    fr["variations"]["device"]["iphone"]["stringUnit"]["value"] = json!("Appuyez");
+    app.patch(
+        "/teams/acme/projects/mobile/keys/Click",
+        json!({"translations": [{"language": "fr", "content": fr.to_string()}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let (_, exported) = download(&app, "type=xcstrings").await;
+    // string-catalog's models know every member written; they do not give device variations.
+    read_catalog_bytes(&exported);
+    let read: Value = serde_json::from_slice(&exported).unwrap();
+    assert_eq!(
+        read["strings"]["Click"]["localizations"]["fr"]["variations"]["device"]["iphone"]["stringUnit"]["value"],
+        "Appuyez"
+    );
+
+    // A format that cannot say it leaves the key out, and says so; the plain key is written.
+    let reply = app
+        .get("/teams/acme/projects/mobile/keys/export?type=apple-strings&languages=fr")
+        .await
+        .assert_ok(StatusCode::OK);
+    let mut left_out: Vec<&str> = reply["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|warning| warning["key"].as_str().unwrap())
+        .collect();
+    left_out.sort();
+    assert_eq!(left_out, ["%lld files in %lld folders", "Click"], "{reply}");
+    let (_, strings) = download(&app, "type=apple-strings&languages=fr").await;
+    let strings = String::from_utf8(strings).unwrap();
+    assert!(strings.contains("\"Plain\" = \"Simple\";"), "{strings}");
+    assert!(!strings.contains("Click"), "{strings}");
+}
+
+#[tokio::test]
 async fn a_catalog_this_server_cannot_read_is_a_400_that_names_why_and_writes_nothing() {
     let app = TestApp::spawn().await;
     project(&app, &["en"]).await;

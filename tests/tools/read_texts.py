@@ -201,6 +201,23 @@ def read_stringsdict(file):
 # ---------------------------------------------------------------- String Catalogs
 
 
+def is_unit_or_forms(localization):
+    """Whether a localization is one string unit, or plural variations of string units."""
+
+    def unit(node):
+        return (
+            isinstance(node, dict)
+            and set(node) == {"stringUnit"}
+            and isinstance(node["stringUnit"].get("value"), str)
+        )
+
+    if unit(localization):
+        return True
+    if set(localization) != {"variations"} or set(localization["variations"]) != {"plural"}:
+        return False
+    return all(unit(form) for form in localization["variations"]["plural"].values())
+
+
 def read_xcstrings(file):
     catalog = json.loads(read_bytes(file))
     source = catalog.get("sourceLanguage", "en")
@@ -208,22 +225,42 @@ def read_xcstrings(file):
     for key, string in catalog.get("strings", {}).items():
         localizations = string.get("localizations", {})
         translatable = string.get("shouldTranslate", True)
-        # A key one of whose localizations has substitutions or device variations is one
-        # construct: every language's entry of it is named so.
-        key_construct = None
+        # A key one of whose localizations has substitutions, device variations or another
+        # shape than a string unit or plural forms of string units is held whole (the
+        # contract): every language's localization of it is one text, the catalog's JSON.
+        whole = None
         for localization in localizations.values():
+            if "stringSet" in localization:
+                continue
             if "substitutions" in localization:
-                key_construct = "substitutions"
-            elif (
-                "device" in localization.get("variations", {}) and key_construct is None
-            ):
-                key_construct = "device-variations"
-        count = len(found)
+                whole = "substitutions"
+            elif "device" in localization.get("variations", {}) and whole is None:
+                whole = "device-variations"
+            elif not is_unit_or_forms(localization) and whole is None:
+                whole = "variations"
+        if whole:
+            for language, localization in localizations.items():
+                if "stringSet" in localization:
+                    found.append(
+                        entry(file, key, None, language=language, skipped="stringSet")
+                    )
+                else:
+                    found.append(
+                        entry(
+                            file,
+                            key,
+                            None,
+                            language=language,
+                            whole=localization,
+                            construct=whole,
+                        )
+                    )
+            continue
         if source not in localizations and key:
             # A key without a value in the source language is its own source text.
             found.append(entry(file, key, key, language=source, implicit=True))
         for language, localization in localizations.items():
-            if "stringUnit" in localization and len(localization) == 1:
+            if "stringUnit" in localization:
                 value = localization["stringUnit"].get("value", "")
                 if value:
                     found.append(
@@ -235,13 +272,11 @@ def read_xcstrings(file):
                             translatable=None if translatable else False,
                         )
                     )
-            elif set(localization) == {"variations"} and set(
-                localization["variations"]
-            ) == {"plural"}:
+            elif "variations" in localization:
                 forms = {
                     category: form["stringUnit"]["value"]
                     for category, form in localization["variations"]["plural"].items()
-                    if "stringUnit" in form and form["stringUnit"].get("value")
+                    if form["stringUnit"].get("value")
                 }
                 if forms:
                     found.append(entry(file, key, forms=forms, language=language))
@@ -250,35 +285,6 @@ def read_xcstrings(file):
                 found.append(
                     entry(file, key, None, language=language, skipped="stringSet")
                 )
-            else:
-                # substitutions, device variations: the contract holds them whole, as one text.
-                construct = (
-                    "substitutions"
-                    if "substitutions" in localization
-                    else "device-variations"
-                )
-                if (
-                    "variations" in localization
-                    and "device" not in localization["variations"]
-                ):
-                    construct = (
-                        "substitutions"
-                        if "substitutions" in localization
-                        else "variations"
-                    )
-                found.append(
-                    entry(
-                        file,
-                        key,
-                        None,
-                        language=language,
-                        whole=localization,
-                        construct=construct,
-                    )
-                )
-        if key_construct:
-            for item in found[count:]:
-                item.setdefault("construct", key_construct)
     return found
 
 

@@ -4,9 +4,10 @@
 //! a catalog with nothing to change keeps its bytes).
 //!
 //! A localization whose text and review state are the server's keeps its node as it is (with
-//! whatever else Xcode recorded in it); a different one takes the server's. Languages the
-//! export lacks, `extractionState`, and keys with substitutions or device variations (which
-//! the server does not hold) stay as they are. A key the server deleted goes; a key the
+//! whatever else Xcode recorded in it); a different one takes the server's (a localization
+//! held whole, with `substitutions` or device variations, is compared as JSON). Languages the
+//! export lacks, `extractionState`, and keys with an App Shortcut's `stringSet` (which the
+//! server does not hold) stay as they are. A key the server deleted goes; a key the
 //! server never had stays; a key new to the catalog goes in at its place in Xcode's order.
 
 use super::{Body, Edited, PatchInput, Patched};
@@ -66,9 +67,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     })
 }
 
-/// Whether every localization of an entry is one the server holds (a string unit or plural
-/// forms): an entry with substitutions or device variations never reached the server, so it
-/// is not the server's to delete.
+/// Whether every localization of an entry is one the server holds: an entry with a
+/// `stringSet` never reached the server, so it is not the server's to delete.
 fn holds_only_what_the_server_reads(entry: &Node) -> bool {
     let localizations = entry.get("localizations").map(Node::members).unwrap_or_default();
     localizations
@@ -97,7 +97,13 @@ fn merge_entry(own: &Node, theirs: &Node) -> Node {
         {
             Some((_, own_localization)) => {
                 let localization = &as_plain_where_it_was(own_localization, localization);
-                if meaning(own_localization) != meaning(localization) {
+                let same = if xcstrings::is_text(own_localization) && xcstrings::is_text(localization) {
+                    meaning(own_localization) == meaning(localization)
+                } else {
+                    // Held whole: the same JSON, whatever the order of its members.
+                    own_localization.same_value(localization)
+                };
+                if !same {
                     *own_localization = localization.clone();
                 }
             }

@@ -134,6 +134,10 @@ pub fn convert_key(
     tags: Tags,
     warnings: &mut Vec<Warning>,
 ) -> Option<Key> {
+    if key.xcode.whole {
+        // A String Catalog's localizations as JSON, written as they are.
+        return None;
+    }
     let source = key.placeholders?;
     let markup_changes = key.markup && tags != Tags::Markup;
     if source == target && !markup_changes {

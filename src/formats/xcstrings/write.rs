@@ -172,6 +172,14 @@ fn write_key(out: &mut String, key: &Key, base: &LanguageCode, languages: &[&Lan
     if !written.is_empty() {
         let mut localizations = Fields::open(fields.next("localizations"), 8);
         for (language, text, state) in written {
+            let whole = match text {
+                TextRef::Plain(value) if key.xcode.whole => Node::from_whole_text(value),
+                _ => None,
+            };
+            if let Some(whole) = whole {
+                write_node(localizations.next(language.as_str()), &whole, 10);
+                continue;
+            }
             let mut localization = Fields::open(localizations.next(language.as_str()), 10);
             match text {
                 TextRef::Plain(value) => write_unit(localization.next("stringUnit"), state, value, 12),
@@ -327,6 +335,66 @@ pub fn write_node(out: &mut String, node: &Node, indent: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_held_whole_is_written_as_the_catalog_had_it_and_patches_as_json() {
+        use crate::domain::model::{Text, XcodeEntry};
+        use crate::domain::names::KeyName;
+        use crate::formats::ExportFormat;
+        use crate::formats::patch::{PatchInput, patch};
+        // As Xcode wrote it (CotEditor's two plural variables in one text).
+        let catalog = "{\n  \"sourceLanguage\" : \"en\",\n  \"strings\" : {\n    \"%lld files in %lld folders\" : {\n      \"localizations\" : {\n        \"de\" : {\n          \"stringUnit\" : {\n            \"state\" : \"needs_review\",\n            \"value\" : \"%lld Dateien\"\n          }\n        },\n        \"en\" : {\n          \"stringUnit\" : {\n            \"state\" : \"new\",\n            \"value\" : \"%#@files@ in %#@folders@\"\n          },\n          \"substitutions\" : {\n            \"files\" : {\n              \"argNum\" : 1,\n              \"formatSpecifier\" : \"lld\",\n              \"variations\" : {\n                \"plural\" : {\n                  \"one\" : {\n                    \"stringUnit\" : {\n                      \"state\" : \"new\",\n                      \"value\" : \"%arg file\"\n                    }\n                  },\n                  \"other\" : {\n                    \"stringUnit\" : {\n                      \"state\" : \"new\",\n                      \"value\" : \"%arg files\"\n                    }\n                  }\n                }\n              }\n            },\n            \"folders\" : {\n              \"argNum\" : 2,\n              \"formatSpecifier\" : \"lld\"\n            }\n          }\n        }\n      }\n    }\n  },\n  \"version\" : \"1.0\"\n}";
+        let read = super::super::read(catalog.as_bytes()).unwrap();
+        let mut key = Key::named(KeyName::parse("%lld files in %lld folders").unwrap());
+        key.xcode = XcodeEntry {
+            whole: true,
+            ..XcodeEntry::default()
+        };
+        for (language, entries) in &read.languages {
+            key.translations
+                .insert(LanguageCode::parse(language).unwrap(), entries[0].text.clone());
+        }
+        let languages = [LanguageCode::parse("de").unwrap(), LanguageCode::parse("en").unwrap()];
+        let written = render(&[&key], &languages[1], &languages, "Localizable");
+        assert_eq!(String::from_utf8(written.bytes.clone()).unwrap(), catalog);
+
+        // Pulled into the app's catalog written in another member order, nothing changes.
+        let patched = |local: &str, exported: &[u8]| {
+            let never = |_: &str| false;
+            let input = PatchInput {
+                local: local.as_bytes(),
+                exported,
+                order: None,
+                deleted: &never,
+                is_base: true,
+                prepared: None,
+            };
+            let patched = patch(ExportFormat::Xcstrings, &input).unwrap();
+            String::from_utf8(patched.body.into_bytes(local.as_bytes())).unwrap()
+        };
+        let reordered = catalog.replace(
+            "\"argNum\" : 2,\n              \"formatSpecifier\" : \"lld\"",
+            "\"formatSpecifier\" : \"lld\",\n              \"argNum\" : 2",
+        );
+        assert_eq!(patched(&reordered, &written.bytes), reordered);
+
+        // An edit of the JSON on the server reaches the app.
+        let en = LanguageCode::parse("en").unwrap();
+        let mut edited = key.clone();
+        let text = key
+            .translations
+            .get(&en)
+            .unwrap()
+            .as_plain()
+            .unwrap()
+            .replace("%arg files", "%arg Dateien");
+        edited.translations.insert(en, Text::Plain(text));
+        let exported = render(&[&edited], &languages[1], &languages, "Localizable");
+        assert_eq!(
+            patched(catalog, &exported.bytes),
+            catalog.replace("%arg files", "%arg Dateien")
+        );
+    }
 
     #[test]
     fn strings_are_escaped_as_foundation_does() {

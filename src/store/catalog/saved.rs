@@ -27,7 +27,7 @@ use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{Check, Key, Syntax, Translations, XcodeEntry};
 use crate::domain::names::{KeyName, LanguageCode};
 
-const MAGIC: &[u8] = b"locstore saved keys v7\n";
+const MAGIC: &[u8] = b"locstore saved keys v8\n";
 const KEYS_A_FRAME: usize = 512;
 const GRAMS_A_FRAME: usize = 8192;
 /// No frame written is near this; a larger length read back is damage.
@@ -70,8 +70,9 @@ struct KeyRecord<'a> {
     max_length: Option<u32>,
     /// Positions in [`Check::ALL`].
     ignore_checks: Vec<u8>,
-    /// Xcode's `extractionState`, and whether the key is its own source text.
-    xcode: (Option<&'a str>, bool),
+    /// Xcode's `extractionState`, whether the key is its own source text, whether it is
+    /// held whole.
+    xcode: (Option<&'a str>, bool, bool),
     /// The placeholder syntax, as its position in [`Syntax::ALL`], and the argument names.
     placeholders: Option<u8>,
     #[serde(borrow)]
@@ -227,7 +228,11 @@ fn record<'a>(entry: &'a KeyEntry, positions: &FxHashMap<*const LanguageCode, u1
             .iter()
             .map(|check| Check::ALL.iter().position(|known| known == check).unwrap_or(0) as u8)
             .collect(),
-        xcode: (key.xcode.extraction_state.as_deref(), key.xcode.source_from_key),
+        xcode: (
+            key.xcode.extraction_state.as_deref(),
+            key.xcode.source_from_key,
+            key.xcode.whole,
+        ),
         placeholders: key
             .placeholders
             .and_then(|syntax| Syntax::ALL.iter().position(|known| *known == syntax))
@@ -271,6 +276,7 @@ fn entry(record: KeyRecord<'_>, languages: &[&'static LanguageCode]) -> io::Resu
             xcode: XcodeEntry {
                 extraction_state: record.xcode.0.map(str::to_owned),
                 source_from_key: record.xcode.1,
+                whole: record.xcode.2,
             },
             placeholders: match record.placeholders {
                 Some(position) => Some(
