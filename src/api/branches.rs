@@ -31,7 +31,7 @@ pub struct CreateBranchRequest {
     pub name: BranchNameParam,
     /// Where it starts: a branch of the project, a snapshot name or a commit id (7 or more hex
     /// digits). Default: the main line's newest commit.
-    #[oai(default)]
+    #[oai(default, nullable)]
     pub from: Option<String>,
 }
 
@@ -75,12 +75,13 @@ pub enum StrategyParam {
 #[derive(Debug, Object)]
 pub struct ResolutionItem {
     /// The key's namespace (default: the default namespace, `""`).
-    #[oai(default)]
+    #[oai(default, nullable)]
     pub namespace: Option<NamespaceParam>,
     pub key: KeyNameParam,
     pub language: LanguageParam,
     /// The text the language gets; `null` removes it (when every conflict of a key one side
     /// deleted is `null`, the key is deleted). Plural keys are settled by `strategy`.
+    #[oai(nullable)]
     pub content: Option<String>,
 }
 
@@ -88,17 +89,17 @@ pub struct ResolutionItem {
 #[derive(Debug, Object, Default)]
 pub struct MergeBranchRequest {
     /// The branch to merge into (default: the main line; `main` names it too).
-    #[oai(default)]
+    #[oai(default, nullable)]
     pub into: Option<BranchNameParam>,
     /// Settle every conflict for one side: `ours` (the line merged into) or `theirs` (the
     /// branch). Resolutions come first.
-    #[oai(default)]
+    #[oai(default, nullable)]
     pub strategy: Option<StrategyParam>,
     /// Conflicts settled one by one, each with its text.
-    #[oai(default)]
+    #[oai(default, nullable)]
     pub resolutions: Option<Vec<ResolutionItem>>,
     /// Only answer what would merge and what conflicts; write nothing.
-    #[oai(rename = "dryRun", default)]
+    #[oai(rename = "dryRun", default, nullable)]
     pub dry_run: Option<bool>,
 }
 
@@ -119,10 +120,13 @@ pub struct ConflictItem {
     pub namespace: String,
     pub key: String,
     pub language: String,
+    #[oai(nullable)]
     pub base: Option<serde_json::Value>,
     /// The line merged into.
+    #[oai(nullable)]
     pub ours: Option<serde_json::Value>,
     /// The branch.
+    #[oai(nullable)]
     pub theirs: Option<serde_json::Value>,
 }
 
@@ -132,6 +136,7 @@ pub struct MergeResult {
     /// Always `true`.
     pub success: bool,
     /// The merge commit; `null` for a dry run or when the target held the branch already.
+    #[oai(nullable)]
     pub commit: Option<String>,
     pub merged: Vec<MergedKeyItem>,
     /// For a dry run, the conflicts a merge would meet (none were settled).

@@ -13,7 +13,7 @@ use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
 use super::params::{self, BranchNameParam, LanguageListParam};
-use super::placeholders::checked_names;
+use super::placeholders::{checked_names, names_of};
 use super::quality;
 use super::schema::{
     Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyItem, KeyList, KeyNameParam, NamespaceParam,
@@ -210,7 +210,7 @@ impl KeysApi {
             ignore_checks: parse_checks("ignoreChecks", &body.ignore_checks.unwrap_or_default())
                 .map_err(ApiError::invalid)?,
             placeholders: body.placeholders.map(Into::into),
-            placeholder_names: checked_names(body.placeholder_names.unwrap_or_default()).map_err(ApiError::invalid)?,
+            placeholder_names: checked_names(names_of(body.placeholder_names.unwrap_or_default())).map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),
         };
         let name = key.name.clone();
@@ -509,7 +509,7 @@ impl KeysApi {
             placeholders: body.placeholders.map(Into::into),
             placeholder_names: body
                 .placeholder_names
-                .map(checked_names)
+                .map(|names| checked_names(names_of(names)))
                 .transpose()
                 .map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),

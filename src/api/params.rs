@@ -21,6 +21,7 @@ pub const NAMESPACE_PATTERN: &str = r#"^(?!.*//)(?!(?:.*/)?\.\.?(?:/|$))(?:[^\s/
 pub const DISPLAY_NAME_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
 pub const BRANCH_PATTERN: &str = r"^(?!.*\.\.)(?!.*\.lock(?:/|$))(?!.*\.(?:/|$))[A-Za-z0-9][A-Za-z0-9._-]{0,63}(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,63})*$";
 pub const TAG_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]+$";
+pub const ARGUMENT_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$";
 pub const DESCRIPTION_PATTERN: &str = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$";
 /// Key names may be up to 16,384 bytes of UTF-8, a bound JSON Schema cannot state; 16,384
 /// characters is that bound for ASCII names, and the description says the rest.
@@ -126,6 +127,12 @@ name_param!(
     /// A tag in a body.
     TagParam, Tag, "tag", TAG_PATTERN, Some(Tag::MAX_CHARS), "onboarding",
     "A tag: 1 to 128 characters without control characters."
+);
+
+name_param!(
+    /// A numbered argument's name in a key's `placeholderNames`.
+    ArgumentNameParam, super::placeholders::ArgumentName, "argument_name", ARGUMENT_PATTERN, Some(64), "count",
+    "A name for a numbered argument: 1 to 64 ASCII letters, digits and '_', not starting with a digit."
 );
 
 name_param!(

@@ -281,7 +281,7 @@ pub struct KeyItem {
     pub placeholders: Option<PlaceholderSyntax>,
     /// Names of the numbered arguments, in order, for the syntaxes that name them; absent
     /// when none are given (`arg1`, `arg2`, ...).
-    #[oai(rename = "placeholderNames", skip_serializing_if_is_empty)]
+    #[oai(rename = "placeholderNames", default, skip_serializing_if_is_empty)]
     pub placeholder_names: Vec<String>,
 }
 
@@ -458,7 +458,7 @@ pub struct CreateKeyRequest {
     /// Names for the numbered arguments, in order (`%1$s` takes the first), used where a
     /// syntax names its arguments (`{name}`, `{{name}}`, `%{name}`); default `arg1`, `arg2`...
     #[oai(rename = "placeholderNames", nullable)]
-    pub placeholder_names: Option<Vec<String>>,
+    pub placeholder_names: Option<Vec<super::params::ArgumentNameParam>>,
     /// One translation per language at most.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -504,7 +504,7 @@ pub struct UpdateKeyRequest {
     pub placeholders: Option<PlaceholderSyntax>,
     /// Replaces the names of the numbered arguments.
     #[oai(rename = "placeholderNames", nullable)]
-    pub placeholder_names: Option<Vec<String>>,
+    pub placeholder_names: Option<Vec<super::params::ArgumentNameParam>>,
     /// Translations to set; languages not listed keep their text, an empty `content` (or
     /// `forms` object) removes one.
     #[oai(nullable)]
@@ -554,7 +554,7 @@ pub struct UpdateKeyByBodyRequest {
     pub placeholders: Option<PlaceholderSyntax>,
     /// Replaces the names of the numbered arguments.
     #[oai(rename = "placeholderNames", nullable)]
-    pub placeholder_names: Option<Vec<String>>,
+    pub placeholder_names: Option<Vec<super::params::ArgumentNameParam>>,
     /// Translations to set.
     #[oai(nullable)]
     pub translations: Option<Vec<TranslationItem>>,
@@ -737,7 +737,7 @@ pub struct ExportResult {
     /// What the export could not convert to the format's placeholder syntax (left as it
     /// is), or lost converting (a float's precision, markup tags): one per key, language and
     /// problem; absent when there is none.
-    #[oai(skip_serializing_if_is_empty)]
+    #[oai(default, skip_serializing_if_is_empty)]
     pub warnings: Vec<WarningItem>,
 }
 
