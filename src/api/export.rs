@@ -21,6 +21,7 @@ use super::schema::{Conditional, ExportResult, ProjectNameParam, TeamNameParam, 
 use super::teams::Done;
 use super::warnings::{MOST_WARNINGS, WarningItem};
 use super::{ApiTags, AppState};
+use crate::domain::key_files::{FileName, Platform};
 use crate::domain::model::{Key, Project};
 use crate::domain::names::{LanguageCode, quote_for_message};
 use crate::formats::downloads::{Download, Downloads};
@@ -199,7 +200,14 @@ impl ExportApi {
         placeholders: Query<Option<ExportPlaceholders>>,
         /// Export this branch of the project (default: the main line).
         branch: Query<Option<super::params::BranchNameParam>>,
+        /// Export only the keys of this web file (a Rails locale file's family, as a file
+        /// set's `file` pushed them: `devise` for `devise.{lang}.yml`); `file=` with no value
+        /// takes the keys of none. All keys when left out.
+        file: Query<Option<String>>,
     ) -> Result<Conditional<ExportResult>, ApiError> {
+        if let Some(file) = file.0.as_deref().filter(|file| !file.is_empty()) {
+            FileName::parse(Platform::Web, file).map_err(|err| ApiError::invalid(err.0))?;
+        }
         let team = auth.team(team_name.0.0)?;
         let project_name = project_name.0.0;
         let at = Query(super::params::read_at(&self.state, &team, &project_name, branch.0, at.0).await?);
@@ -222,6 +230,13 @@ impl ExportApi {
             }
             None => self.state.store.keys_for_export(&team, &project_name, &tags).await?,
         };
+        let keys = match file.0.as_deref() {
+            Some(file) => keys
+                .into_iter()
+                .filter(|entry| entry.key.files.web.as_deref().unwrap_or_default() == file)
+                .collect(),
+            None => keys,
+        };
         let requested = languages
             .0
             .unwrap_or_default()
@@ -232,12 +247,13 @@ impl ExportApi {
         // The files are a function of the commit they were read at and the parameters.
         // The app's files an upload kept are the whole project's: an export of one namespace
         // is written in the export's own layout.
-        let own_layout = layout.0 == Some(ExportLayout::Export) || within.is_some();
+        let own_layout = layout.0 == Some(ExportLayout::Export) || within.is_some() || file.0.is_some();
         let commit = seen::current_commit().unwrap_or_default();
         let keep = placeholders.0 == Some(ExportPlaceholders::Keep);
         let parameters = format!(
-            "{commit} {team}/{project_name} {} {tags:?} {languages:?} {own_layout} {within:?} {keep}",
-            format.name()
+            "{commit} {team}/{project_name} {} {tags:?} {languages:?} {own_layout} {within:?} {keep} {:?}",
+            format.name(),
+            file.0
         );
         let tag = etag::tag(parameters.as_bytes());
         if if_none_match.0.is_some_and(|header| etag::matches(&header, &tag)) {

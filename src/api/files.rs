@@ -306,7 +306,7 @@ impl FilesApi {
         // Gathering 100,000 keys' texts across files is CPU work: off the runtime's workers.
         let plan = tokio::task::spawn_blocking(move || {
             let existing = KnownKey::of_keys(&keys, &project.base_language);
-            UploadPlan::new(&project, &existing, upload, add_languages, &tags, &namespace)
+            UploadPlan::new(&project, &existing, upload, add_languages, &tags, &namespace, None)
         })
         .await
         .map_err(|join_error| {
@@ -324,10 +324,13 @@ impl FilesApi {
     /// Needs write access. The files of several file sets of one app (its modules, bundles,
     /// catalogs folders, or its Android and iOS apps) applied as ONE commit, as `locstore push`
     /// sends them: a zip holding `sets.json`, `{"sets": [{"type", "namespace"?, "tags"?,
-    /// "language"?}, ...]}`, and each set's files under a folder named by its place in that
+    /// "file"?}, ...]}`, and each set's files under a folder named by its place in that
     /// list (`0/values/strings.xml`, `1/en.lproj/Localizable.strings`), laid out as an upload
     /// of its `type` lays them out. Each set is read as `uploadFiles` reads one upload with
-    /// that `type`, `namespace`, `tags` and `language`; then the sets are joined in order (a
+    /// that `type`, `namespace` and `tags`. `file` puts sets in one key space apart, as a Rails
+    /// app's locale files are (`"devise"` for `devise.{lang}.yml`, `""` for `{lang}.yml`): a
+    /// new key takes the set's file, a key whose file is another set's keeps it and this
+    /// set's text of it is passed over with a warning. Then the sets are joined in order (a
     /// key two sets hold takes the later set's texts of the languages it has) and applied as
     /// one import. The answer is `uploadFiles`'s, with the files' and warnings' paths beginning
     /// with their set's place, and `sets`: what the push did to each set's keys.
@@ -387,6 +390,7 @@ impl FilesApi {
                     add_languages,
                     &set.tags,
                     &set.namespace,
+                    set.file.as_deref(),
                 )
                 .map_err(|err| if several { err.in_set(place) } else { err })?;
                 // Each key of the set, and whether the project had it before the push.

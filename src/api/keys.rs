@@ -210,7 +210,8 @@ impl KeysApi {
             ignore_checks: parse_checks("ignoreChecks", &body.ignore_checks.unwrap_or_default())
                 .map_err(ApiError::invalid)?,
             placeholders: body.placeholders.map(Into::into),
-            placeholder_names: checked_names(names_of(body.placeholder_names.unwrap_or_default())).map_err(ApiError::invalid)?,
+            placeholder_names: checked_names(names_of(body.placeholder_names.unwrap_or_default()))
+                .map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),
         };
         let name = key.name.clone();

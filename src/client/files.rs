@@ -488,6 +488,7 @@ mod tests {
             tags: Vec::new(),
             namespace: None,
             base: None,
+            file: None,
         }
     }
 

@@ -56,8 +56,30 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
     // that the web app's keys do not land in the Android app's strings.xml.
     let kinds: std::collections::BTreeSet<&str> = found.iter().map(|(format, _)| format.as_str()).collect();
     let tagged = kinds.len() > 1;
-    let namespaces = super::modules::namespaces(&found);
-    for ((format, path), namespace) in found.iter().zip(&namespaces) {
+    let families = rails_files(&found);
+    let namespaces = {
+        // A Rails locale folder's families are one key space: one namespace for them all.
+        let canonical: Vec<(String, String)> = found
+            .iter()
+            .zip(&families)
+            .map(|((format, path), family)| match family {
+                Some((folder, _)) => (format.clone(), format!("{folder}/{{lang}}.yml")),
+                None => (format.clone(), path.clone()),
+            })
+            .collect();
+        let mut unique: Vec<(String, String)> = Vec::new();
+        for set in &canonical {
+            if !unique.contains(set) {
+                unique.push(set.clone());
+            }
+        }
+        let named = super::modules::namespaces(&unique);
+        canonical
+            .iter()
+            .map(|set| named[unique.iter().position(|known| known == set).unwrap_or_default()].clone())
+            .collect::<Vec<_>>()
+    };
+    for (((format, path), namespace), family) in found.iter().zip(&namespaces).zip(&families) {
         let tag = match format.as_str() {
             "android-xml" => "android",
             "apple-strings" | "xcstrings" => "ios",
@@ -73,6 +95,11 @@ pub fn init(dir: &Path, server: &str, project: &str, force: bool) -> Result<(Pat
                     "namespace = {namespace:?}   # this module's own key space: its keys never mix with another's\n"
                 ),
                 None => String::new(),
+            } + &match family {
+                Some((_, Some(file))) => format!(
+                    "file = {file:?}   # one family of the locale's files: one key space with the others, its keys pulled into these files\n"
+                ),
+                _ => String::new(),
             },
             if tagged { "" } else { "# " }
         ));
@@ -211,6 +238,48 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
         }
     }
     found
+}
+
+/// For each set found, when it is one of several Rails YAML sets of one locale folder
+/// (`config/locales/{lang}.yml`, `devise.{lang}.yml`, `{lang}/mailers/user_mailer.yml`), the
+/// folder and its family's file (`devise`, `mailers.user_mailer`; `None` for `{lang}.yml`):
+/// Rails merges a locale's files, so they are one key space, each family pulled into its own
+/// files.
+fn rails_files(found: &[(String, String)]) -> Vec<Option<(String, Option<String>)>> {
+    let split = |path: &str| -> Option<(String, String)> {
+        let parts: Vec<&str> = path.split('/').collect();
+        let at = parts.iter().position(|part| part.contains("{lang}"))?;
+        Some((parts[..at].join("/"), parts[at..].join("/")))
+    };
+    found
+        .iter()
+        .map(|(format, path)| {
+            if format != "yaml" {
+                return None;
+            }
+            let (folder, rest) = split(path)?;
+            let siblings = found
+                .iter()
+                .filter(|(other, other_path)| {
+                    other == "yaml" && split(other_path).is_some_and(|(other_folder, _)| other_folder == folder)
+                })
+                .count();
+            if siblings < 2 {
+                return None;
+            }
+            let stem = rest
+                .strip_suffix(".yml")
+                .or_else(|| rest.strip_suffix(".yaml"))
+                .unwrap_or(&rest)
+                .replace("{lang}", "");
+            let family = stem
+                .split(['/', '.'])
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join(".");
+            Some((folder, Some(family).filter(|family| !family.is_empty())))
+        })
+        .collect()
 }
 
 /// Whether the JSON files in a folder (or its language folders) write plural forms as
@@ -635,6 +704,32 @@ mod tests {
                 "yaml: b/config/locales/{lang}/exercise.yml",
                 "yaml: b/config/locales/{lang}/mailers/user_mailer.yml",
                 "json: c/package.nls.{lang}.json"
+            ]
+        );
+        // A Rails locale folder's files are one key space: no namespace apart within an app,
+        // each family its `file`; the two apps' folders are two key spaces.
+        let settings = Settings::find(None, dir.path()).unwrap();
+        let sets: Vec<(&str, Option<&str>, Option<&str>)> = settings
+            .file_sets
+            .iter()
+            .map(|set| (set.path.as_str(), set.namespace.as_deref(), set.file.as_deref()))
+            .collect();
+        assert_eq!(
+            sets,
+            [
+                ("a/config/locales/{lang}.yml", Some("a.config"), Some("")),
+                ("a/config/locales/devise.{lang}.yml", Some("a.config"), Some("devise")),
+                (
+                    "b/config/locales/{lang}/exercise.yml",
+                    Some("b.config"),
+                    Some("exercise")
+                ),
+                (
+                    "b/config/locales/{lang}/mailers/user_mailer.yml",
+                    Some("b.config"),
+                    Some("mailers.user_mailer")
+                ),
+                ("c/package.nls.{lang}.json", None, None),
             ]
         );
     }

@@ -53,13 +53,7 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
     }
     for set in &settings.file_sets {
         let exported = server
-            .export(
-                set.format,
-                &set.languages,
-                &set.tags,
-                set.namespace.as_deref(),
-                options.at.as_deref(),
-            )
+            .export(set, options.at.as_deref())
             .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
         let entries = exported.entries()?;
         // The names of the set's own files in a folder of each language (`strings.xml`,

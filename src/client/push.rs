@@ -202,6 +202,9 @@ fn sets_zip(sent: &[&Sending]) -> Result<Vec<u8>, Failure> {
                 if let Some(namespace) = &sending.set.namespace {
                     set["namespace"] = json!(namespace);
                 }
+                if let Some(file) = &sending.set.file {
+                    set["file"] = json!(file);
+                }
                 set
             })
             .collect::<Vec<_>>(),
@@ -225,10 +228,7 @@ fn sets_zip(sent: &[&Sending]) -> Result<Vec<u8>, Failure> {
 /// in the app (read from the zip's directory, nothing unpacked). When the export cannot be
 /// had, none: everything is sent, and the upload says what is wrong.
 fn server_files(server: &Server, set: &settings::FileSet, base_language: &str) -> HashMap<PathBuf, (u64, u32)> {
-    let Ok(entries) = server
-        .export(set.format, &set.languages, &set.tags, set.namespace.as_deref(), None)
-        .and_then(|exported| exported.entries())
-    else {
+    let Ok(entries) = server.export(set, None).and_then(|exported| exported.entries()) else {
         return HashMap::new();
     };
     entries

@@ -8,8 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
 
 use super::Failure;
-use super::settings::Settings;
-use crate::formats::ExportFormat;
+use super::settings::{FileSet, Settings};
 
 /// The environment variable that holds the API token.
 pub const TOKEN_VARIABLE: &str = "LOCSTORE_TOKEN";
@@ -129,22 +128,18 @@ impl Server {
     }
 
     /// Exports a file set and downloads it: the files with their layout paths.
-    pub fn export(
-        &self,
-        format: ExportFormat,
-        languages: &[String],
-        tags: &[String],
-        namespace: Option<&str>,
-        at: Option<&str>,
-    ) -> Result<Exported, Failure> {
-        let mut query = format.api_query();
-        if let Some(namespace) = namespace {
+    pub fn export(&self, set: &FileSet, at: Option<&str>) -> Result<Exported, Failure> {
+        let mut query = set.format.api_query();
+        if let Some(namespace) = &set.namespace {
             query.push_str(&format!("&namespace={}", encode(namespace)));
         }
-        for language in languages {
+        if let Some(file) = &set.file {
+            query.push_str(&format!("&file={}", encode(file)));
+        }
+        for language in &set.languages {
             query.push_str(&format!("&languages={}", encode(language)));
         }
-        for tag in tags {
+        for tag in &set.tags {
             query.push_str(&format!("&tags={}", encode(tag)));
         }
         if let Some(at) = at {
@@ -176,7 +171,7 @@ impl Server {
             body: None,
             what: "download",
         })?;
-        let bundle = format!("{}-{}.zip", self.project, format.name());
+        let bundle = format!("{}-{}.zip", self.project, set.format.name());
         Ok(Exported {
             single: (layout != bundle).then(|| layout.to_owned()),
             bytes,

@@ -36,6 +36,7 @@ struct RawFileSet {
     tags: Option<Vec<String>>,
     namespace: Option<String>,
     base: Option<String>,
+    file: Option<String>,
 }
 
 /// The settings of one app repository.
@@ -94,6 +95,12 @@ pub struct FileSet {
     /// "messages.xlf"`, Angular's source file; a PO set's `.pot` template), resolved against
     /// the settings file's folder; `None`: found by the format's own rule.
     pub base: Option<PathBuf>,
+    /// The file family of the set's keys in a key space other sets of the file share (a Rails
+    /// app's `devise.{lang}.yml` beside `{lang}.yml`: `file = "devise"`): a push gives its new
+    /// keys that file, and a pull writes only the keys of that file. `Some("")` for a set
+    /// without `file` beside sets of its format and namespace that have one (`{lang}.yml`,
+    /// the keys of no family); `None`: the set does not share its key space so.
+    pub file: Option<String>,
 }
 
 impl Settings {
@@ -136,7 +143,7 @@ impl Settings {
         if raw.files.is_empty() {
             return Err("there is no [[files]] entry: say where the app keeps its files".into());
         }
-        let file_sets = raw
+        let mut file_sets = raw
             .files
             .into_iter()
             .map(|set| {
@@ -180,6 +187,16 @@ impl Settings {
                     crate::domain::names::Namespace::parse(namespace)
                         .map_err(|err| format!("the {} set {:?}: {}", set.format, set.path, err.0))?;
                 }
+                if let Some(file) = &set.file {
+                    if format != ExportFormat::Yaml {
+                        return Err(format!(
+                            "the {} set {:?}: `file` names a Rails locale file's family (`file = \"devise\"` for devise.{{lang}}.yml), only for a yaml set",
+                            set.format, set.path
+                        ));
+                    }
+                    crate::domain::key_files::FileName::parse(crate::domain::key_files::Platform::Web, file)
+                        .map_err(|err| format!("the {} set {:?}: {}", set.format, set.path, err.0))?;
+                }
                 Ok(FileSet {
                     format,
                     root: base.join(&set.path),
@@ -188,9 +205,22 @@ impl Settings {
                     tags: set.tags.unwrap_or_default(),
                     namespace: set.namespace,
                     base: set.base.map(|file| base.join(file)),
+                    file: set.file,
                 })
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<Vec<FileSet>, String>>()?;
+        // A set beside sets of its key space that name their file family holds the keys of
+        // none (Rails' `{lang}.yml` beside `devise.{lang}.yml`).
+        let families: Vec<(ExportFormat, Option<String>)> = file_sets
+            .iter()
+            .filter(|set| set.file.is_some())
+            .map(|set| (set.format, set.namespace.clone()))
+            .collect();
+        for set in &mut file_sets {
+            if set.file.is_none() && families.contains(&(set.format, set.namespace.clone())) {
+                set.file = Some(String::new());
+            }
+        }
         let branch = raw
             .branch
             .as_deref()

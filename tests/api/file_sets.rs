@@ -111,6 +111,112 @@ async fn several_file_sets_are_one_commit_each_set_in_its_namespace() {
     assert_eq!(again["sets"][2], json!({"created": 0, "updated": 0, "unchanged": 2}));
 }
 
+/// Rails merges a locale's files (`en.yml`, `devise.en.yml`): their sets share one key space,
+/// each set's `file` telling its keys apart, and an export of one file takes only its keys.
+#[tokio::test]
+async fn rails_families_share_one_key_space_and_export_apart() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let manifest = json!({"sets": [{"type": "yaml", "file": ""}, {"type": "yaml", "file": "devise"}]}).to_string();
+    let main = b"en:\n  title: Title\n  shared: Main\n".as_slice();
+    let zip = |main: &[u8]| {
+        zip_of(&[
+            ("sets.json", manifest.as_bytes()),
+            ("0/en.yml", main),
+            ("0/fr.yml", b"fr:\n  title: Titre\n"),
+            (
+                "1/en.yml",
+                b"en:\n  devise:\n    signed_in: Signed in.\n  shared: Devise\n",
+            ),
+        ])
+    };
+    let answer = app
+        .post_bytes(SETS, "application/zip", zip(main))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(answer["created"], 3, "{answer}");
+    let key = |name: &str| {
+        let app = &app;
+        let name = name.to_owned();
+        async move {
+            app.get(&format!("/teams/acme/projects/mobile/keys/{name}"))
+                .await
+                .assert_ok(StatusCode::OK)
+        }
+    };
+    // One key space: the default namespace, each key with its family's file.
+    let signed_in = key("devise.signed_in").await;
+    assert_eq!(signed_in["data"]["namespace"], "");
+    assert_eq!(signed_in["data"]["files"], json!({"web": "devise"}));
+    assert_eq!(key("title").await["data"]["files"], json!({}));
+    // A key both families define is the later set's, as one definition.
+    let shared = key("shared").await;
+    assert_eq!(shared["data"]["translation"], json!({"en": "Devise"}));
+    assert_eq!(shared["data"]["files"], json!({"web": "devise"}));
+
+    // A key made on the server belongs to no family: `{lang}.yml`'s.
+    app.post(
+        "/teams/acme/projects/mobile/keys",
+        json!({"name": "made.here", "translations": [{"language": "en", "content": "Made here"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let export = |file: &str| {
+        let app = &app;
+        let file = file.to_owned();
+        async move {
+            let (_, bytes) = crate::platforms::download_export(
+                app,
+                &format!("/teams/acme/projects/mobile/keys/export?type=yaml&languages=en&file={file}"),
+            )
+            .await;
+            String::from_utf8(bytes).unwrap()
+        }
+    };
+    let main_export = export("").await;
+    assert!(
+        main_export.contains("title: \"Title\"") && main_export.contains("here: \"Made here\""),
+        "{main_export}"
+    );
+    assert!(
+        !main_export.contains("signed_in") && !main_export.contains("shared"),
+        "{main_export}"
+    );
+    let devise_export = export("devise").await;
+    assert!(
+        devise_export.contains("signed_in") && devise_export.contains("shared: \"Devise\""),
+        "{devise_export}"
+    );
+    assert!(!devise_export.contains("title"), "{devise_export}");
+
+    // The main family's file still defines `shared`: pushed again (its file differs from its
+    // export), that text is passed over with a warning, and nothing is committed.
+    let before = app.commit_count();
+    let again = app
+        .post_bytes(
+            SETS,
+            "application/zip",
+            zip(b"en:\n  title: Title\n  shared: Main again\n"),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), before, "{again}");
+    let warned: Vec<&str> = again["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|warning| warning["key"].as_str())
+        .collect();
+    assert!(warned.contains(&"shared"), "{again}");
+    assert_eq!(key("shared").await["data"]["translation"], json!({"en": "Devise"}));
+
+    // A file that could climb out is refused.
+    let reply = app
+        .get("/teams/acme/projects/mobile/keys/export?type=yaml&file=..%2Fx")
+        .await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+}
+
 #[tokio::test]
 async fn a_bad_manifest_is_refused_and_changes_nothing() {
     let app = TestApp::spawn().await;
@@ -124,6 +230,10 @@ async fn a_bad_manifest_is_refused_and_changes_nothing() {
             "namespace",
         ),
         (Some("[1, 2]"), "not a list of file sets"),
+        (
+            Some("{\"sets\": [{\"type\": \"yaml\", \"file\": \"../up\"}]}"),
+            "files.web",
+        ),
     ] {
         let mut files: Vec<(&str, &[u8])> = vec![("0/en.json", b"{\"a\": \"b\"}")];
         if let Some(manifest) = manifest {

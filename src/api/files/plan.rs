@@ -32,21 +32,23 @@ struct EntryKind {
 
 /// What the server knows of a key that an upload may lack the base text of.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct KnownKey {
+pub(super) struct KnownKey<'a> {
     pub(super) plural: bool,
     pub(super) translatable: bool,
     /// Whether the key has a base text.
     pub(super) has_base: bool,
     /// The key's placeholder syntax, if it has one: uploaded texts of another are converted.
     pub(super) placeholders: Option<Syntax>,
+    /// The key's web file (a Rails locale file's family), if it has one.
+    pub(super) web_file: Option<&'a str>,
 }
 
-impl KnownKey {
+impl KnownKey<'_> {
     /// What the server knows of each of a project's keys, by the key's identity.
     pub(super) fn of_keys<'a>(
         keys: &'a [std::sync::Arc<crate::store::KeyEntry>],
         base_language: &LanguageCode,
-    ) -> rustc_hash::FxHashMap<&'a str, KnownKey> {
+    ) -> rustc_hash::FxHashMap<&'a str, KnownKey<'a>> {
         keys.iter()
             .map(|entry| {
                 let known = KnownKey {
@@ -54,6 +56,7 @@ impl KnownKey {
                     translatable: entry.key.translatable,
                     has_base: entry.key.translations.get(base_language).is_some(),
                     placeholders: entry.key.placeholders,
+                    web_file: entry.key.files.web.as_deref(),
                 };
                 (entry.key.name.identity(), known)
             })
@@ -80,13 +83,21 @@ impl UploadPlan {
     /// Reads the base language's files first, so that the base language decides each key's
     /// kind (plain or plural), its file and whether it is translatable; an entry of another
     /// language that disagrees is passed over with a warning, never a refusal.
+    ///
+    /// `key_file` is the set's web file in a key space several sets share (Rails' locale
+    /// files: `devise` for `devise.{lang}.yml`, `""` for `{lang}.yml`): a key new to the
+    /// project, or without a web file, takes it; a key that has another is another set's, and
+    /// this set's texts of it are passed over with a warning (the platform merges the files,
+    /// so one definition is the key's); the set's files are not kept, as for a namespace.
+    #[allow(clippy::too_many_arguments, reason = "what an upload of one file set is")]
     pub(super) fn new(
         project: &Project,
-        existing: &rustc_hash::FxHashMap<&str, KnownKey>,
+        existing: &rustc_hash::FxHashMap<&str, KnownKey<'_>>,
         upload: Upload,
         add_languages: bool,
         tags: &[String],
         namespace: &Namespace,
+        key_file: Option<&str>,
     ) -> Result<Self, ApiError> {
         let mut plan = UploadPlan {
             entries: Vec::new(),
@@ -118,7 +129,7 @@ impl UploadPlan {
             // module) are not kept: exports of one namespace are written in the export's own
             // layout (`locstore pull` patches the app's files itself), and the sets of several
             // domains name their files alike (`de.xliff`), so each would replace the other's.
-            if namespace.is_default() {
+            if namespace.is_default() && key_file.is_none() {
                 plan.originals.push((language, original));
             }
         }
@@ -200,6 +211,8 @@ impl UploadPlan {
                 .file
                 .clone()
                 .filter(|(platform, _)| file.namespace.is_empty() || *platform == Platform::Android);
+            let web_entry =
+                key_file.map(|key_file| (Platform::Web, Some(key_file.to_owned()).filter(|file| !file.is_empty())));
             for parsed in file.entries {
                 let name = match KeyName::parse_in(&file_namespace, &parsed.name) {
                     Ok(name) => name,
@@ -217,6 +230,24 @@ impl UploadPlan {
                 };
                 // Sources give base texts only to keys without one.
                 if file.fills_gaps && existing.get(name.identity()).is_some_and(|known| known.has_base) {
+                    continue;
+                }
+                if let Some(key_file) = key_file
+                    && let Some(theirs) = existing.get(name.identity()).and_then(|known| known.web_file)
+                    && theirs != key_file
+                {
+                    let message = format!(
+                        "{} lives in the file set of the {theirs:?} files, which also defines it; this set's text of it is passed over.",
+                        name.described()
+                    );
+                    plan.warn(
+                        &file.path,
+                        parsed.line,
+                        &parsed.name,
+                        file_namespace.as_str(),
+                        &language,
+                        message,
+                    );
                     continue;
                 }
                 let place = (file_index, parsed.line);
@@ -281,6 +312,7 @@ impl UploadPlan {
                             files: file_entry
                                 .iter()
                                 .map(|(platform, name)| (*platform, Some(name.clone())))
+                                .chain(web_entry.clone())
                                 .collect(),
                             max_length: None,
                             ignore_checks: None,

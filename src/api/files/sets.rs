@@ -5,6 +5,7 @@
 use serde::Deserialize;
 
 use crate::api::error::ApiError;
+use crate::domain::key_files::{FileName, Platform};
 use crate::domain::names::{Namespace, Tag};
 use crate::formats::ExportFormat;
 use crate::formats::upload::{self, Unzipped, Upload, UploadError};
@@ -17,6 +18,10 @@ pub struct SetUpload {
     pub upload: Upload,
     pub namespace: Namespace,
     pub tags: Vec<String>,
+    /// The key file of the set's keys in a key space other sets share (a Rails locale
+    /// file's family: `devise` for `devise.{lang}.yml`, `""` for `{lang}.yml`); `None`: the set
+    /// does not share its key space this way (see [`super::plan::UploadPlan::new`]).
+    pub file: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -34,6 +39,8 @@ struct ManifestSet {
     namespace: Option<String>,
     #[serde(default)]
     tags: Vec<String>,
+    #[serde(default)]
+    file: Option<String>,
 }
 
 /// Unpacks the zip and reads each set's files as an upload of its format; answers the sets,
@@ -78,6 +85,10 @@ pub fn read(body: &[u8], max_unpacked: usize) -> Result<(Vec<SetUpload>, Vec<Str
             .iter()
             .map(|tag| Tag::parse(tag).map(Tag::into_string).map_err(|err| at(err.0)))
             .collect::<Result<Vec<_>, _>>()?;
+        let file = match set.file {
+            Some(file) if !file.is_empty() => Some(FileName::parse(Platform::Web, &file).map_err(|err| at(err.0))?),
+            other => other,
+        };
         let upload = upload::read_unzipped(format, files).map_err(|err| match err {
             UploadError::Invalid(message) => ApiError::invalid(format!("set {place}: {message}")),
             UploadError::TooLarge(message) => ApiError::payload_too_large(message),
@@ -86,6 +97,7 @@ pub fn read(body: &[u8], max_unpacked: usize) -> Result<(Vec<SetUpload>, Vec<Str
             upload,
             namespace,
             tags,
+            file,
         });
     }
     Ok((sets, strays))
