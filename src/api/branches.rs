@@ -94,7 +94,7 @@ pub struct MergeBranchRequest {
     /// Settle every conflict for one side: `ours` (the line merged into) or `theirs` (the
     /// branch). Resolutions come first.
     #[oai(default, nullable)]
-    pub strategy: Option<StrategyParam>,
+    pub strategy: Option<super::params::InlineEnum<StrategyParam>>,
     /// Conflicts settled one by one, each with its text.
     #[oai(default, nullable)]
     pub resolutions: Option<Vec<ResolutionItem>>,
@@ -298,7 +298,7 @@ impl BranchesApi {
         let request = MergeRequest {
             into: body.into.map(|param| param.0),
             settle: Settle {
-                strategy: body.strategy.map(|strategy| match strategy {
+                strategy: body.strategy.map(|strategy| match strategy.0 {
                     StrategyParam::Ours => MergeStrategy::Ours,
                     StrategyParam::Theirs => MergeStrategy::Theirs,
                 }),

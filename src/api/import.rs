@@ -155,7 +155,7 @@ pub struct ImportKeyItem {
     /// the old one when given; a new key without one takes the project's `placeholderFormat`.
     #[oai(nullable)]
     #[serde(default)]
-    pub placeholders: Option<super::placeholders::PlaceholderSyntax>,
+    pub placeholders: Option<super::params::InlineEnum<super::placeholders::PlaceholderSyntax>>,
     /// Names of the numbered arguments; for an existing key they replace the old ones when
     /// given.
     #[oai(rename = "placeholderNames", nullable)]
@@ -548,7 +548,7 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
             .map(|names| parse_checks("ignoreChecks", names))
             .transpose()
             .map_err(at)?,
-        placeholders: item.placeholders.map(Into::into),
+        placeholders: item.placeholders.map(|syntax| syntax.0.into()),
         placeholder_names: item
             .placeholder_names
             .map(super::placeholders::checked_names)

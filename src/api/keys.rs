@@ -209,7 +209,7 @@ impl KeysApi {
             max_length: body.max_length,
             ignore_checks: parse_checks("ignoreChecks", &body.ignore_checks.unwrap_or_default())
                 .map_err(ApiError::invalid)?,
-            placeholders: body.placeholders.map(Into::into),
+            placeholders: body.placeholders.map(|syntax| syntax.0.into()),
             placeholder_names: checked_names(names_of(body.placeholder_names.unwrap_or_default()))
                 .map_err(ApiError::invalid)?,
             translations: translations(body.translations.unwrap_or_default()),
@@ -507,7 +507,7 @@ impl KeysApi {
                 .map(|names| parse_checks("ignoreChecks", names))
                 .transpose()
                 .map_err(ApiError::invalid)?,
-            placeholders: body.placeholders.map(Into::into),
+            placeholders: body.placeholders.map(|syntax| syntax.0.into()),
             placeholder_names: body
                 .placeholder_names
                 .map(|names| checked_names(names_of(names)))

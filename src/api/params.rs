@@ -141,6 +141,56 @@ name_param!(
     "Context for translators: at most 4,000 characters, no control characters but line breaks and tabs; an empty string clears it."
 );
 
+/// An enumeration written out where it is used rather than referred to, so that a nullable
+/// field of it is one schema (`{"type": "string", "enum": [...], "nullable": true}`). A
+/// reference beside `nullable` needs an `allOf`, which client generators (openapi-python-client)
+/// cannot read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
+pub struct InlineEnum<T>(pub T);
+
+impl<T: Type> Type for InlineEnum<T> {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> Cow<'static, str> {
+        T::name()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        let mut registry = poem_openapi::registry::Registry::new();
+        T::register(&mut registry);
+        let schema = registry
+            .schemas
+            .remove(T::name().as_ref())
+            .unwrap_or_else(|| MetaSchema::new("string"));
+        MetaSchemaRef::Inline(Box::new(schema))
+    }
+
+    fn register(_registry: &mut poem_openapi::registry::Registry) {}
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl<T: ParseFromJSON> ParseFromJSON for InlineEnum<T> {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        T::parse_from_json(value).map(Self).map_err(ParseError::propagate)
+    }
+}
+
+impl<T: ToJSON> ToJSON for InlineEnum<T> {
+    fn to_json(&self) -> Option<Value> {
+        self.0.to_json()
+    }
+}
+
 /// Language codes in a query parameter: one code or several separated by commas.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LanguageListParam(pub Vec<LanguageCode>);

@@ -59,7 +59,7 @@ impl ProjectsApi {
             description: body.description.map(String::from),
             base_language: body.base_language.map(|param| param.0),
             languages: body.languages.map(languages),
-            placeholder_format: body.placeholder_format.map(Into::into),
+            placeholder_format: body.placeholder_format.map(|syntax| syntax.0.into()),
         };
         self.state
             .store
@@ -140,7 +140,7 @@ impl ProjectsApi {
             description: body.description.map(String::from),
             base_language: body.base_language.map(|param| param.0),
             languages: body.languages.map(languages),
-            placeholder_format: body.placeholder_format.map(Into::into),
+            placeholder_format: body.placeholder_format.map(|syntax| syntax.0.into()),
         };
         let change = Change::UpdateProject {
             team: team.clone(),

@@ -153,7 +153,7 @@ pub struct ProjectItem {
     pub languages: Vec<String>,
     /// The placeholder syntax new keys take when created without one (absent: none).
     #[oai(rename = "placeholderFormat", skip_serializing_if_is_none)]
-    pub placeholder_format: Option<PlaceholderSyntax>,
+    pub placeholder_format: Option<super::params::InlineEnum<PlaceholderSyntax>>,
 }
 
 /// A team's projects, sorted by name.
@@ -194,7 +194,7 @@ pub struct CreateProjectRequest {
     /// format does not say): `printf`, `apple`, `icu`, `i18next`, `rails`, `python`,
     /// `python-brace`, `symfony` or `none`.
     #[oai(rename = "placeholderFormat", nullable)]
-    pub placeholder_format: Option<PlaceholderSyntax>,
+    pub placeholder_format: Option<super::params::InlineEnum<PlaceholderSyntax>>,
 }
 
 /// Changes to a project; every field is optional. Removing a language removes the keys'
@@ -221,7 +221,7 @@ pub struct UpdateProjectRequest {
     pub languages: Option<Vec<LanguageParam>>,
     /// A new placeholder syntax for keys created from now on (keys already there keep theirs).
     #[oai(rename = "placeholderFormat", nullable)]
-    pub placeholder_format: Option<PlaceholderSyntax>,
+    pub placeholder_format: Option<super::params::InlineEnum<PlaceholderSyntax>>,
 }
 
 impl From<Project> for ProjectItem {
@@ -232,7 +232,9 @@ impl From<Project> for ProjectItem {
             description: project.description,
             base_language: project.base_language.to_string(),
             languages: project.languages.iter().map(ToString::to_string).collect(),
-            placeholder_format: project.placeholder_format.map(PlaceholderSyntax::from),
+            placeholder_format: project
+                .placeholder_format
+                .map(|syntax| super::params::InlineEnum(syntax.into())),
         }
     }
 }
@@ -278,7 +280,7 @@ pub struct KeyItem {
     /// The syntax the texts write placeholders in, which exports convert from; absent for a
     /// key that has none recorded (its texts are exported as stored).
     #[oai(skip_serializing_if_is_none)]
-    pub placeholders: Option<PlaceholderSyntax>,
+    pub placeholders: Option<super::params::InlineEnum<PlaceholderSyntax>>,
     /// Names of the numbered arguments, in order, for the syntaxes that name them; absent
     /// when none are given (`arg1`, `arg2`, ...).
     #[oai(rename = "placeholderNames", default, skip_serializing_if_is_empty)]
@@ -454,7 +456,7 @@ pub struct CreateKeyRequest {
     /// `python`, `python-brace`, `symfony`, `none`); exports convert from it. Default: the
     /// project's `placeholderFormat`, else none (texts exported as stored).
     #[oai(nullable)]
-    pub placeholders: Option<PlaceholderSyntax>,
+    pub placeholders: Option<super::params::InlineEnum<PlaceholderSyntax>>,
     /// Names for the numbered arguments, in order (`%1$s` takes the first), used where a
     /// syntax names its arguments (`{name}`, `{{name}}`, `%{name}`); default `arg1`, `arg2`...
     #[oai(rename = "placeholderNames", nullable)]
@@ -501,7 +503,7 @@ pub struct UpdateKeyRequest {
     pub ignore_checks: Option<Vec<String>>,
     /// A new placeholder syntax for the texts (they are kept as written).
     #[oai(nullable)]
-    pub placeholders: Option<PlaceholderSyntax>,
+    pub placeholders: Option<super::params::InlineEnum<PlaceholderSyntax>>,
     /// Replaces the names of the numbered arguments.
     #[oai(rename = "placeholderNames", nullable)]
     pub placeholder_names: Option<Vec<super::params::ArgumentNameParam>>,
@@ -551,7 +553,7 @@ pub struct UpdateKeyByBodyRequest {
     pub ignore_checks: Option<Vec<String>>,
     /// A new placeholder syntax for the texts (they are kept as written).
     #[oai(nullable)]
-    pub placeholders: Option<PlaceholderSyntax>,
+    pub placeholders: Option<super::params::InlineEnum<PlaceholderSyntax>>,
     /// Replaces the names of the numbered arguments.
     #[oai(rename = "placeholderNames", nullable)]
     pub placeholder_names: Option<Vec<super::params::ArgumentNameParam>>,
@@ -584,7 +586,7 @@ impl KeyItem {
             outdated,
             max_length: key.max_length,
             ignore_checks: key.ignore_checks.iter().map(|check| check.name().to_owned()).collect(),
-            placeholders: key.placeholders.map(PlaceholderSyntax::from),
+            placeholders: key.placeholders.map(|syntax| super::params::InlineEnum(syntax.into())),
             placeholder_names: key.placeholder_names,
         }
     }
