@@ -94,7 +94,7 @@ pub struct MergeBranchRequest {
     /// Settle every conflict for one side: `ours` (the line merged into) or `theirs` (the
     /// branch). Resolutions come first.
     #[oai(default, nullable)]
-    pub strategy: Option<super::params::InlineEnum<StrategyParam>>,
+    pub strategy: Option<super::params::NullableEnum<StrategyParam>>,
     /// Conflicts settled one by one, each with its text.
     #[oai(default, nullable)]
     pub resolutions: Option<Vec<ResolutionItem>>,

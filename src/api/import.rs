@@ -155,7 +155,7 @@ pub struct ImportKeyItem {
     /// the old one when given; a new key without one takes the project's `placeholderFormat`.
     #[oai(nullable)]
     #[serde(default)]
-    pub placeholders: Option<super::params::InlineEnum<super::placeholders::PlaceholderSyntax>>,
+    pub placeholders: Option<super::params::NullableEnum<super::placeholders::PlaceholderSyntax>>,
     /// Names of the numbered arguments; for an existing key they replace the old ones when
     /// given.
     #[oai(rename = "placeholderNames", nullable)]

@@ -179,6 +179,55 @@ impl<T: Type> Type for InlineEnum<T> {
     }
 }
 
+/// A nullable field's [`InlineEnum`]: `null` is one of its values (OpenAPI 3.0 lets a
+/// nullable enumeration be null only when its list says so), and the server takes it as left
+/// out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
+pub struct NullableEnum<T>(pub T);
+
+impl<T: Type> Type for NullableEnum<T> {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> Cow<'static, str> {
+        T::name()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        let mut schema = match InlineEnum::<T>::schema_ref() {
+            MetaSchemaRef::Inline(schema) => *schema,
+            MetaSchemaRef::Reference(_) => MetaSchema::new("string"),
+        };
+        schema.nullable = true;
+        schema.enum_items.push(Value::Null);
+        MetaSchemaRef::Inline(Box::new(schema))
+    }
+
+    fn register(_registry: &mut poem_openapi::registry::Registry) {}
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl<T: ParseFromJSON> ParseFromJSON for NullableEnum<T> {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        T::parse_from_json(value).map(Self).map_err(ParseError::propagate)
+    }
+}
+
+impl<T: ToJSON> ToJSON for NullableEnum<T> {
+    fn to_json(&self) -> Option<Value> {
+        self.0.to_json()
+    }
+}
+
 impl<T: ParseFromJSON> ParseFromJSON for InlineEnum<T> {
     fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
         T::parse_from_json(value).map(Self).map_err(ParseError::propagate)

@@ -194,7 +194,7 @@ pub struct CreateProjectRequest {
     /// format does not say): `printf`, `apple`, `icu`, `i18next`, `rails`, `python`,
     /// `python-brace`, `symfony` or `none`.
     #[oai(rename = "placeholderFormat", nullable)]
-    pub placeholder_format: Option<super::params::InlineEnum<PlaceholderSyntax>>,
+    pub placeholder_format: Option<super::params::NullableEnum<PlaceholderSyntax>>,
 }
 
 /// Changes to a project; every field is optional. Removing a language removes the keys'
@@ -221,7 +221,7 @@ pub struct UpdateProjectRequest {
     pub languages: Option<Vec<LanguageParam>>,
     /// A new placeholder syntax for keys created from now on (keys already there keep theirs).
     #[oai(rename = "placeholderFormat", nullable)]
-    pub placeholder_format: Option<super::params::InlineEnum<PlaceholderSyntax>>,
+    pub placeholder_format: Option<super::params::NullableEnum<PlaceholderSyntax>>,
 }
 
 impl From<Project> for ProjectItem {
@@ -456,7 +456,7 @@ pub struct CreateKeyRequest {
     /// `python`, `python-brace`, `symfony`, `none`); exports convert from it. Default: the
     /// project's `placeholderFormat`, else none (texts exported as stored).
     #[oai(nullable)]
-    pub placeholders: Option<super::params::InlineEnum<PlaceholderSyntax>>,
+    pub placeholders: Option<super::params::NullableEnum<PlaceholderSyntax>>,
     /// Names for the numbered arguments, in order (`%1$s` takes the first), used where a
     /// syntax names its arguments (`{name}`, `{{name}}`, `%{name}`); default `arg1`, `arg2`...
     #[oai(rename = "placeholderNames", nullable)]
@@ -503,7 +503,7 @@ pub struct UpdateKeyRequest {
     pub ignore_checks: Option<Vec<String>>,
     /// A new placeholder syntax for the texts (they are kept as written).
     #[oai(nullable)]
-    pub placeholders: Option<super::params::InlineEnum<PlaceholderSyntax>>,
+    pub placeholders: Option<super::params::NullableEnum<PlaceholderSyntax>>,
     /// Replaces the names of the numbered arguments.
     #[oai(rename = "placeholderNames", nullable)]
     pub placeholder_names: Option<Vec<super::params::ArgumentNameParam>>,
@@ -553,7 +553,7 @@ pub struct UpdateKeyByBodyRequest {
     pub ignore_checks: Option<Vec<String>>,
     /// A new placeholder syntax for the texts (they are kept as written).
     #[oai(nullable)]
-    pub placeholders: Option<super::params::InlineEnum<PlaceholderSyntax>>,
+    pub placeholders: Option<super::params::NullableEnum<PlaceholderSyntax>>,
     /// Replaces the names of the numbered arguments.
     #[oai(rename = "placeholderNames", nullable)]
     pub placeholder_names: Option<Vec<super::params::ArgumentNameParam>>,
