@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use edit::TreeEdit;
-pub use repo::{BULK_WRITES, COMMITTER, GitRepo, SyncScope};
+pub use repo::{BULK_WRITES, COMMITTER, GitRepo, SyncScope, ref_writes, refs_written};
 
 /// What can go wrong in the git engine. The store turns it into its own error: a
 /// `Conflict` (another process holds the repository, a branch moved under a snapshot)

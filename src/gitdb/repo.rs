@@ -27,6 +27,7 @@ use super::objects::Staging;
 use super::{GitError, git_error};
 
 mod refs;
+pub use refs::{ref_writes, refs_written};
 
 /// The committer of every change.
 pub const COMMITTER: &str = "locstore";

@@ -471,23 +471,32 @@ impl History {
     ) -> Result<Arc<PastProject>, StoreError> {
         let store = self.store.clone();
         let cache = self.past.clone();
+        // A commit id read before (a branch's head, read at each request) is answered from
+        // the cache without a trip to a blocking thread.
+        if reference.len() == 40
+            && let Ok(commit) = git2::Oid::from_str(reference)
+            && let Some(past) = cache.get(commit, team, project)
+        {
+            seen::read(&past.at.commit.to_string());
+            return Ok(past);
+        }
         let (team, project, reference) = (team.clone(), project.clone(), reference.to_owned());
         let past = tokio::task::spawn_blocking(move || {
-            let repo = git2::Repository::open(store.root())
-                .map_err(|err| StoreError::internal("cannot open the repository to read the past", err))?;
-            let resolved = reads::resolve(&repo, &team, &project, &reference)?;
-            if let Some(past) = cache.get(resolved.commit, &team, &project) {
-                return Ok(past);
-            }
-            // Read under the names of then; answered under today's.
-            let at = store.project_at_commit(&repo, resolved.commit, &resolved.team, &resolved.project)?;
-            let past = Arc::new(PastProject {
-                team,
-                name: project,
-                at,
-            });
-            cache.put(past.clone());
-            Ok::<_, StoreError>(past)
+            crate::store::readers::with_repository(store.root(), |repo| {
+                let resolved = reads::resolve(repo, &team, &project, &reference)?;
+                if let Some(past) = cache.get(resolved.commit, &team, &project) {
+                    return Ok(past);
+                }
+                // Read under the names of then; answered under today's.
+                let at = store.project_at_commit(repo, resolved.commit, &resolved.team, &resolved.project)?;
+                let past = Arc::new(PastProject {
+                    team,
+                    name: project,
+                    at,
+                });
+                cache.put(past.clone());
+                Ok::<_, StoreError>(past)
+            })
         })
         .await
         .map_err(|err| StoreError::internal("the read of the past failed", err))??;

@@ -219,13 +219,37 @@ impl Store {
     ) -> Result<Oid, StoreError> {
         self.project(team, project)?;
         let (root, reference) = (self.root().to_path_buf(), branch_ref(team, project, branch));
+        // A head read since the last write of any ref is still the head: a page read on a
+        // branch does not wait for a blocking thread to read the ref again.
+        let writes = crate::gitdb::ref_writes();
+        let place = (root, reference);
+        if let Some(&(read_at, head)) = known_heads().get(&place)
+            && read_at == writes
+        {
+            return Ok(head);
+        }
         let missing = no_such_branch(team, project, branch);
-        blocking(move || {
-            let repo = open(&root)?;
-            repo.refname_to_id(&reference).map_err(|_| missing)
+        let (root, reference) = place.clone();
+        let head = blocking(move || {
+            super::readers::with_repository(&root, |repo| repo.refname_to_id(&reference).map_err(|_| missing))
         })
-        .await
+        .await?;
+        let mut known = known_heads();
+        if known.len() >= 4096 {
+            known.clear();
+        }
+        known.insert(place, (writes, head));
+        Ok(head)
     }
+}
+
+/// Branch heads as last read, by repository folder and ref, with the count of ref writes
+/// read before the ref was (see [`crate::gitdb::ref_writes`]).
+type KnownHeads = std::collections::HashMap<(std::path::PathBuf, String), (u64, Oid)>;
+
+fn known_heads() -> std::sync::MutexGuard<'static, KnownHeads> {
+    static KNOWN: std::sync::LazyLock<std::sync::Mutex<KnownHeads>> = std::sync::LazyLock::new(Default::default);
+    KNOWN.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The error for a branch a project does not have.

@@ -17,6 +17,7 @@ mod kept;
 pub mod layout;
 mod plan;
 pub mod quality;
+pub mod readers;
 mod scan;
 pub mod seen;
 pub mod snapshots;

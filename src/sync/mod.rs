@@ -303,9 +303,10 @@ impl Replicator {
             options.prune(git2::FetchPrune::On);
         }
         let started = Instant::now();
-        remote
-            .fetch(&refspecs, Some(&mut options), Some("locstore: fetch"))
-            .map_err(|err| err.message().to_owned())?;
+        crate::gitdb::refs_written();
+        let fetched = remote.fetch(&refspecs, Some(&mut options), Some("locstore: fetch"));
+        crate::gitdb::refs_written();
+        fetched.map_err(|err| err.message().to_owned())?;
         self.metrics.fetch_seconds.observe(started.elapsed().as_secs_f64());
         {
             let mut status = self.lock();

@@ -3,11 +3,37 @@
 //! them are built like the branch's (objects staged in memory) and published as one pack
 //! before their ref moves, so a crash never leaves a ref naming a commit that is not on disk.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use git2::{ErrorCode, ObjectType, Oid, Signature};
 
 use super::{COMMITTER, COMMITTER_EMAIL, GitRepo, build_commit};
 use crate::gitdb::edit::TreeEdit;
 use crate::gitdb::{GitError, git_error};
+
+/// How many times refs other than the served branch's have been written, by any repository
+/// of the process (counted before and after each write): a reader that remembers a ref's
+/// target with the count it read before reading the ref knows the target is still the ref's
+/// while the count is the same (see `store::branches::Store::branch_head`).
+static REF_WRITES: AtomicU64 = AtomicU64::new(0);
+
+/// The count of ref writes so far (see [`REF_WRITES`]).
+pub fn ref_writes() -> u64 {
+    REF_WRITES.load(Ordering::SeqCst)
+}
+
+/// Counts a write of refs; called before and after it.
+pub fn refs_written() {
+    REF_WRITES.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Runs a write of refs between two counts.
+fn counted<T>(write: impl FnOnce() -> T) -> T {
+    refs_written();
+    let done = write();
+    refs_written();
+    done
+}
 
 impl GitRepo {
     /// The commit the ref `name` points to, if it exists.
@@ -37,8 +63,7 @@ impl GitRepo {
     /// Makes the ref `name` point to `target`; a `Conflict` when it exists (or a ref above or
     /// below it in the folders of refs does).
     pub fn create_ref(&self, name: &str, target: Oid, message: &str) -> Result<(), GitError> {
-        self.repo
-            .reference(name, target, false, message)
+        counted(|| self.repo.reference(name, target, false, message))
             .map(drop)
             .map_err(|err| match err.code() {
                 ErrorCode::Exists => GitError::Conflict(format!("The ref {name} exists already.")),
@@ -67,8 +92,7 @@ impl GitRepo {
     /// Removes the ref `name`; `false` when there was none.
     pub fn delete_ref(&self, name: &str) -> Result<bool, GitError> {
         match self.repo.find_reference(name) {
-            Ok(mut reference) => reference
-                .delete()
+            Ok(mut reference) => counted(|| reference.delete())
                 .map(|()| true)
                 .map_err(|err| git_error(format!("cannot delete {name}"), err)),
             Err(_) => Ok(false),
@@ -123,8 +147,7 @@ impl GitRepo {
     /// [`Self::publish`].
     pub fn publish_ref(&mut self, name: &str, old: Oid, new: Oid, message: &str) -> Result<(), GitError> {
         self.write_pack()?;
-        self.repo
-            .reference_matching(name, new, true, old, message)
+        counted(|| self.repo.reference_matching(name, new, true, old, message))
             .map(drop)
             .map_err(|err| git_error(format!("cannot move {name}"), err))
     }
