@@ -37,7 +37,12 @@ fn text(language: &str, index: usize) -> String {
 }
 
 /// The time of one export of `keys` (converted unless `keep`), its bytes and its warnings.
-fn export(project: &Project, keys: &[Key], languages: &[LanguageCode], keep: bool) -> (Duration, usize, usize) {
+fn export(
+    project: &Project,
+    keys: &[Key],
+    languages: &[LanguageCode],
+    keep: bool,
+) -> (Duration, Duration, usize, usize) {
     let started = Instant::now();
     let keys: Vec<&Key> = keys.iter().collect();
     let (converted, warnings) = if keep {
@@ -45,12 +50,13 @@ fn export(project: &Project, keys: &[Key], languages: &[LanguageCode], keep: boo
     } else {
         formats::placeholders::converted(&keys, ExportFormat::AppleStrings, &project.base_language)
     };
+    let conversion = started.elapsed();
     let keys: Vec<&Key> = converted.iter().map(|key| key.as_ref()).collect();
     let export = formats::Export::new(ExportFormat::AppleStrings, project, &keys, languages).unwrap();
     let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
     let zip = archive::write_zip(&export, languages, std::io::Cursor::new(Vec::new()), threads).unwrap();
     let bytes = zip.into_inner().len();
-    (started.elapsed(), bytes, warnings.len())
+    (started.elapsed(), conversion, bytes, warnings.len())
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
@@ -83,30 +89,32 @@ fn main() {
             key
         })
         .collect();
-    let (mut kept, mut converted) = (Vec::new(), Vec::new());
+    let (mut kept, mut converted, mut conversions) = (Vec::new(), Vec::new(), Vec::new());
     let mut sizes = (0, 0);
     // Alternated, so that both see the same machine.
     for _ in 0..5 {
-        let (time, bytes, _) = export(&project, &keys, &languages, true);
+        let (time, _, bytes, _) = export(&project, &keys, &languages, true);
         kept.push(time);
         sizes.0 = bytes;
-        let (time, bytes, warnings) = export(&project, &keys, &languages, false);
+        let (time, conversion, bytes, warnings) = export(&project, &keys, &languages, false);
         assert_eq!(warnings, 0);
         converted.push(time);
+        conversions.push(conversion);
         sizes.1 = bytes;
     }
-    let (kept, converted) = (median(kept), median(converted));
+    let (kept, converted, conversion) = (median(kept), median(converted), median(conversions));
     println!(
-        "| {count} keys × {} languages, apple-strings | keep s | convert s | × keep |",
+        "| {count} keys × {} languages, apple-strings | keep s | convert s | of which conversion s | × keep |",
         languages.len()
     );
-    println!("|---|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|");
     println!(
-        "| zip of {} / {} bytes | {:.2} | {:.2} | {:.2} |",
+        "| zip of {} / {} bytes | {:.2} | {:.2} | {:.2} | {:.2} |",
         sizes.0,
         sizes.1,
         kept.as_secs_f64(),
         converted.as_secs_f64(),
+        conversion.as_secs_f64(),
         converted.as_secs_f64() / kept.as_secs_f64()
     );
 }
