@@ -12,8 +12,9 @@ use poem_openapi::{ApiResponse, Enum, OpenApi};
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
+use super::params::names_of;
 use super::params::{self, BranchNameParam, LanguageListParam};
-use super::placeholders::{checked_names, names_of};
+use super::placeholders::checked_names;
 use super::quality;
 use super::schema::{
     Conditional, CreateKeyRequest, KeyData, KeyFilesInput, KeyItem, KeyList, KeyNameParam, NamespaceParam,

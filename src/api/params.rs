@@ -131,7 +131,7 @@ name_param!(
 
 name_param!(
     /// A numbered argument's name in a key's `placeholderNames`.
-    ArgumentNameParam, super::placeholders::ArgumentName, "argument_name", ARGUMENT_PATTERN, Some(64), "count",
+    ArgumentNameParam, crate::domain::placeholders::ArgumentName, "argument_name", ARGUMENT_PATTERN, Some(64), "count",
     "A name for a numbered argument: 1 to 64 ASCII letters, digits and '_', not starting with a digit."
 );
 
@@ -361,4 +361,9 @@ pub async fn apply_on(
         None => state.store.apply(change, author).await?,
         Some(branch) => state.store.apply_on_branch(branch, change, author).await?.outcome,
     })
+}
+
+/// The names of a request's `placeholderNames`, each already an [`ArgumentName`].
+pub fn names_of(names: Vec<ArgumentNameParam>) -> Vec<String> {
+    names.into_iter().map(|name| name.0.0).collect()
 }

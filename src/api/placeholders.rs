@@ -70,40 +70,6 @@ impl From<Syntax> for PlaceholderSyntax {
     }
 }
 
-/// A name of a numbered argument (`placeholderNames`): 1 to 64 ASCII letters, digits and
-/// `_`, not starting with a digit, as every named syntax can write it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArgumentName(pub String);
-
-impl ArgumentName {
-    pub fn parse(name: &str) -> Result<Self, crate::domain::names::NameError> {
-        let valid = name.len() <= 64
-            && name
-                .chars()
-                .next()
-                .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if valid {
-            Ok(Self(name.to_owned()))
-        } else {
-            Err(crate::domain::names::NameError(format!(
-                "{name:?} is not an argument name: use 1 to 64 ASCII letters, digits and `_`, not starting with a digit."
-            )))
-        }
-    }
-}
-
-impl std::fmt::Display for ArgumentName {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str(&self.0)
-    }
-}
-
-/// The names of a request's `placeholderNames`, each already an [`ArgumentName`].
-pub fn names_of(names: Vec<super::params::ArgumentNameParam>) -> Vec<String> {
-    names.into_iter().map(|name| name.0.0).collect()
-}
-
 /// The most names a key's `placeholderNames` may hold.
 pub const MOST_NAMES: usize = 100;
 
@@ -117,7 +83,7 @@ pub fn checked_names(names: Vec<String>) -> Result<Vec<String>, String> {
         ));
     }
     for (position, name) in names.iter().enumerate() {
-        if ArgumentName::parse(name).is_err() {
+        if crate::domain::placeholders::ArgumentName::parse(name).is_err() {
             return Err(format!(
                 "placeholderNames[{position}] {name:?} is not a name: use 1 to 64 ASCII letters, digits and `_`, not starting with a digit."
             ));

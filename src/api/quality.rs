@@ -160,7 +160,8 @@ impl QualityApi {
     ///
     /// Every failing check of the project's translations, in key order (then language and
     /// check), paged, with the totals in the `X-Pagination-*` headers. `language`, `check`
-    /// (several values match any of them) and `severity` narrow the list.
+    /// (several values match any of them) and `severity` narrow the list; `branch` lists a
+    /// branch's, `at` a past state's.
     #[oai(
         path = "/teams/:teamName/projects/:projectName/checks",
         method = "get",
@@ -185,6 +186,10 @@ impl QualityApi {
         /// Failures per page, 1 to 1000 (default 20).
         #[oai(validator(minimum(value = "1"), maximum(value = "1000")))]
         limit: Query<Option<i64>>,
+        /// List the failures of the state at this commit id, snapshot name or RFC 3339 time.
+        at: Query<Option<String>>,
+        /// List the failures of this branch of the project (default: the main line).
+        branch: Query<Option<super::params::BranchNameParam>>,
     ) -> Result<Page<CheckList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let filter = FailureFilter {
@@ -203,7 +208,16 @@ impl QualityApi {
         for language in &filter.language {
             known.language_position(language).map_err(ApiError::invalid)?;
         }
-        let (failures, info) = self.state.store.failures(&team, &project, &filter, &query).await?;
+        let at = super::params::read_at(&self.state, &team, &project, branch.0, at.0).await?;
+        let (failures, info) = match at {
+            Some(reference) => {
+                self.state
+                    .history
+                    .failures_at(&team, &project, &reference, &filter, &query)
+                    .await?
+            }
+            None => self.state.store.failures(&team, &project, &filter, &query).await?,
+        };
         let data = failures
             .into_iter()
             .map(|found| CheckItem {

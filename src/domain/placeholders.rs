@@ -1217,5 +1217,34 @@ pub fn guess(text: &str) -> Option<Syntax> {
     None
 }
 
+/// A name of a numbered argument (`placeholderNames`): 1 to 64 ASCII letters, digits and
+/// `_`, not starting with a digit, as every named syntax can write it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentName(pub String);
+
+impl ArgumentName {
+    pub fn parse(name: &str) -> Result<Self, crate::domain::names::NameError> {
+        let valid = name.len() <= 64
+            && name
+                .chars()
+                .next()
+                .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if valid {
+            Ok(Self(name.to_owned()))
+        } else {
+            Err(crate::domain::names::NameError(format!(
+                "{name:?} is not an argument name: use 1 to 64 ASCII letters, digits and `_`, not starting with a digit."
+            )))
+        }
+    }
+}
+
+impl std::fmt::Display for ArgumentName {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.0)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -285,6 +285,41 @@ impl History {
         .map_err(|err| StoreError::internal("counting a past state failed", err))
     }
 
+    /// [`Store::failures`] at the commit `reference` names (a branch's head, a past state).
+    pub async fn failures_at(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        reference: &str,
+        filter: &crate::store::quality::FailureFilter,
+        query: &KeyQuery,
+    ) -> Result<(Vec<crate::store::quality::KeyFailure>, PageInfo), StoreError> {
+        let past = self.past(team, project, reference).await?;
+        let (filter, query) = (filter.clone(), query.clone());
+        tokio::task::spawn_blocking(move || {
+            let settings = past.settings();
+            let entries = past.at.tagged(&[]);
+            let summaries = crate::store::quality::summaries_of(&settings, &entries);
+            let all: Vec<(&Arc<crate::store::KeyEntry>, &crate::domain::checks::Failure)> = entries
+                .iter()
+                .zip(&summaries)
+                .flat_map(|(entry, summary)| summary.failures.iter().map(move |failure| (entry, failure)))
+                .filter(|(_, failure)| filter.keeps(failure))
+                .collect();
+            let page = query
+                .select(&all)
+                .into_iter()
+                .map(|(entry, failure)| crate::store::quality::KeyFailure {
+                    key: entry.key.name.clone(),
+                    failure: (*failure).clone(),
+                })
+                .collect();
+            (page, query.page_info(all.len()))
+        })
+        .await
+        .map_err(|err| StoreError::internal("listing a past state's checks failed", err))
+    }
+
     /// A project's snapshots, newest first.
     pub async fn snapshots(
         &self,

@@ -223,6 +223,52 @@ async fn writes_on_a_branch_are_commits_on_it_and_leave_the_main_line_and_workin
 }
 
 #[tokio::test]
+async fn a_branchs_checks_and_stats_are_its_own() {
+    let app = app_with_branch("feature").await;
+    // A trailing space the base text lacks, on the branch only.
+    set_text(&app, "home.title", "fr", "Maison ", Some("feature")).await;
+    let failing = |query: &'static str| {
+        let app = &app;
+        async move {
+            let reply = app
+                .get(&format!("/teams/acme/projects/mobile/checks{query}"))
+                .await
+                .assert_ok(StatusCode::OK);
+            reply["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|item| {
+                    format!(
+                        "{} {} {}",
+                        item["key"].as_str().unwrap(),
+                        item["language"].as_str().unwrap(),
+                        item["check"].as_str().unwrap()
+                    )
+                })
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(failing("?branch=feature").await, ["home.title fr whitespace"]);
+    assert!(failing("").await.is_empty());
+    assert!(failing("?branch=main").await.is_empty());
+    let stats = app
+        .get("/teams/acme/projects/mobile/stats?branch=feature")
+        .await
+        .assert_ok(StatusCode::OK);
+    let fr = stats["data"]["languages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|language| language["language"] == "fr")
+        .cloned()
+        .unwrap();
+    assert_eq!(fr["failing"], 1, "{stats}");
+    let reply = app.get("/teams/acme/projects/mobile/checks?branch=nope").await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
 async fn different_languages_of_one_key_merge_clean_into_one_merge_commit_on_the_main_line() {
     let app = app_with_branch("feature").await;
     set_text(&app, "home.title", "fr", "Maison", Some("feature")).await;
