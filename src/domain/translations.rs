@@ -174,6 +174,19 @@ impl Translations {
         self.slots.len()
     }
 
+    /// The same languages with other texts, each keeping its recorded base: `texts` gives a
+    /// text for every language of `self`, in `self`'s order (a conversion of every text).
+    pub fn with_texts<'a>(&self, texts: impl IntoIterator<Item = TextRef<'a>>) -> Self {
+        let languages = (0..self.slots.len()).map(|index| {
+            (self.slots[index].language, self.bases.get(index).copied().unwrap_or(0))
+        });
+        Self::pack(
+            languages
+                .zip(texts)
+                .map(|((language, base), text)| (language, text, base)),
+        )
+    }
+
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
     }

@@ -256,15 +256,8 @@ pub fn convert_key(
             }
         }
     }
-    let bases: Vec<_> = key
-        .translations
-        .keys()
-        .filter_map(|language| Some((language.clone(), key.translations.base_of(language)?)))
-        .collect();
-    converted.translations = texts.into_iter().collect();
-    for (language, base) in bases {
-        converted.translations.set_base(&language, Some(base));
-    }
+    // The texts are in the key's order of languages: packed as they are, bases kept.
+    converted.translations = key.translations.with_texts(texts.iter().map(|(_, text)| text.as_ref()));
     Some(converted)
 }
 

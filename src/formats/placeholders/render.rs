@@ -186,7 +186,8 @@ fn write_placeholder(
 ) {
     use std::fmt::Write as _;
     let kind = effective_kind(placeholder, options.context);
-    let name = names.name_of(&placeholder.argument);
+    // The name is made only where the syntax writes it: printf's family needs the number.
+    let name = || names.name_of(&placeholder.argument);
     let number = names.number_of(&placeholder.argument);
     match syntax {
         Syntax::Printf | Syntax::Apple => {
@@ -194,29 +195,33 @@ fn write_placeholder(
             if options.positional {
                 match number {
                     Some(number) => {
-                        let _ = write!(out, "{number}$");
+                        push_number(out, number);
+                        out.push('$');
                     }
-                    None => warnings.push(format!("`{name}` has no argument number")),
+                    None => warnings.push(format!("`{}` has no argument number", name())),
                 }
             }
-            let flags = if syntax == Syntax::Apple {
-                placeholder.flags.replace(',', "'")
-            } else {
-                placeholder.flags.replace('\'', ",")
-            };
-            out.push_str(&flags);
+            // The grouping flag is `'` on Apple's side, `,` on Java's.
+            for flag in placeholder.flags.chars() {
+                out.push(match (syntax, flag) {
+                    (Syntax::Apple, ',') => '\'',
+                    (Syntax::Printf, '\'') => ',',
+                    (_, flag) => flag,
+                });
+            }
             if let Some(width) = placeholder.width {
-                let _ = write!(out, "{width}");
+                push_number(out, width);
             }
             if let Some(precision) = placeholder.precision.or(default_precision(placeholder, kind)) {
-                let _ = write!(out, ".{precision}");
+                out.push('.');
+                push_number(out, precision);
             }
             out.push_str(conversion(kind, syntax));
         }
         Syntax::Python => {
             out.push('%');
             if options.python_named {
-                let _ = write!(out, "({name})");
+                let _ = write!(out, "({})", name());
             }
             out.push_str(&placeholder.flags.replace([',', '\''], ""));
             if let Some(width) = placeholder.width {
@@ -243,7 +248,7 @@ fn write_placeholder(
             out.push('}');
         }
         Syntax::Rails => {
-            let spec = format_spec(placeholder, kind);
+            let (name, spec) = (name(), format_spec(placeholder, kind));
             if spec.is_empty() {
                 let _ = write!(out, "%{{{name}}}");
             } else {
@@ -251,6 +256,7 @@ fn write_placeholder(
             }
         }
         Syntax::Icu => {
+            let name = name();
             lost_format(placeholder, kind, syntax, warnings);
             match (kind, placeholder.precision.or(default_precision(placeholder, kind))) {
                 (Kind::Float, Some(precision)) => {
@@ -270,18 +276,36 @@ fn write_placeholder(
         }
         Syntax::I18next => {
             lost_format(placeholder, kind, syntax, warnings);
-            let _ = write!(out, "{{{{{name}}}}}");
+            let _ = write!(out, "{{{{{}}}}}", name());
         }
         Syntax::Symfony => {
             lost_format(placeholder, kind, syntax, warnings);
-            let _ = write!(out, "%{name}%");
+            let _ = write!(out, "%{}%", name());
         }
         Syntax::None => {
             warnings.push(format!(
-                "the argument `{name}` cannot be written in a text without placeholders"
+                "the argument `{}` cannot be written in a text without placeholders",
+                name()
             ));
         }
     }
+}
+
+/// Writes a number in decimal without the formatting machinery (the most written part of a
+/// converted placeholder).
+fn push_number(out: &mut String, number: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut left = number;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (left % 10) as u8;
+        left /= 10;
+        if left == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
 }
 
 /// The kind written: a plural form's count (ICU's `#`, a `count` argument of no type) is an
