@@ -177,9 +177,8 @@ impl Translations {
     /// The same languages with other texts, each keeping its recorded base: `texts` gives a
     /// text for every language of `self`, in `self`'s order (a conversion of every text).
     pub fn with_texts<'a>(&self, texts: impl IntoIterator<Item = TextRef<'a>>) -> Self {
-        let languages = (0..self.slots.len()).map(|index| {
-            (self.slots[index].language, self.bases.get(index).copied().unwrap_or(0))
-        });
+        let languages = (0..self.slots.len())
+            .map(|index| (self.slots[index].language, self.bases.get(index).copied().unwrap_or(0)));
         Self::pack(
             languages
                 .zip(texts)
