@@ -141,20 +141,24 @@ async fn a_branch_pushed_to_the_remote_and_merged_there_comes_back_to_the_main_l
     .assert_ok(StatusCode::CREATED);
     let reference = "refs/heads/locstore/acme/mobile/feature";
     let head = app.git(&["rev-parse", reference]);
-    let on_remote = || {
+    let main = app.git(&["rev-parse", "refs/heads/main"]);
+    let on_remote = |reference: &str| {
         let output = crate::helpers::hermetic_git(&daemon.bare())
             .args(["rev-parse", "--verify", "-q", reference])
             .output()
             .unwrap();
         String::from_utf8(output.stdout).unwrap()
     };
+    // Both the branch and the main line's newest commit: a clone taken before the main line
+    // arrives would be refused its push of the merge.
     for _ in 0..100 {
-        if on_remote() == head {
+        if on_remote(reference) == head && on_remote("refs/heads/main") == main {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(on_remote(), head, "the branch reached the remote");
+    assert_eq!(on_remote(reference), head, "the branch reached the remote");
+    assert_eq!(on_remote("refs/heads/main"), main, "the main line reached the remote");
 
     let work = tempfile::tempdir().unwrap();
     let clone = daemon.clone_into(work.path());
