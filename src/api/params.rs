@@ -144,12 +144,16 @@ name_param!(
 /// An enumeration written out where it is used rather than referred to, so that a nullable
 /// field of it is one schema (`{"type": "string", "enum": [...], "nullable": true}`). A
 /// reference beside `nullable` needs an `allOf`, which client generators (openapi-python-client)
-/// cannot read.
+/// cannot read. `NULLABLE`: `null` is one of its values (OpenAPI 3.0 lets a nullable
+/// enumeration be null only when its list says so), which the server takes as left out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(transparent)]
-pub struct InlineEnum<T>(pub T);
+pub struct InlineEnum<T, const NULLABLE: bool = false>(pub T);
 
-impl<T: Type> Type for InlineEnum<T> {
+/// A nullable field's [`InlineEnum`].
+pub type NullableEnum<T> = InlineEnum<T, true>;
+
+impl<T: Type, const NULLABLE: bool> Type for InlineEnum<T, NULLABLE> {
     const IS_REQUIRED: bool = true;
     type RawValueType = Self;
     type RawElementValueType = Self;
@@ -161,10 +165,14 @@ impl<T: Type> Type for InlineEnum<T> {
     fn schema_ref() -> MetaSchemaRef {
         let mut registry = poem_openapi::registry::Registry::new();
         T::register(&mut registry);
-        let schema = registry
+        let mut schema = registry
             .schemas
             .remove(T::name().as_ref())
             .unwrap_or_else(|| MetaSchema::new("string"));
+        if NULLABLE {
+            schema.nullable = true;
+            schema.enum_items.push(Value::Null);
+        }
         MetaSchemaRef::Inline(Box::new(schema))
     }
 
@@ -179,62 +187,13 @@ impl<T: Type> Type for InlineEnum<T> {
     }
 }
 
-/// A nullable field's [`InlineEnum`]: `null` is one of its values (OpenAPI 3.0 lets a
-/// nullable enumeration be null only when its list says so), and the server takes it as left
-/// out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(transparent)]
-pub struct NullableEnum<T>(pub T);
-
-impl<T: Type> Type for NullableEnum<T> {
-    const IS_REQUIRED: bool = true;
-    type RawValueType = Self;
-    type RawElementValueType = Self;
-
-    fn name() -> Cow<'static, str> {
-        T::name()
-    }
-
-    fn schema_ref() -> MetaSchemaRef {
-        let mut schema = match InlineEnum::<T>::schema_ref() {
-            MetaSchemaRef::Inline(schema) => *schema,
-            MetaSchemaRef::Reference(_) => MetaSchema::new("string"),
-        };
-        schema.nullable = true;
-        schema.enum_items.push(Value::Null);
-        MetaSchemaRef::Inline(Box::new(schema))
-    }
-
-    fn register(_registry: &mut poem_openapi::registry::Registry) {}
-
-    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
-        Some(self)
-    }
-
-    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
-        Box::new(self.as_raw_value().into_iter())
-    }
-}
-
-impl<T: ParseFromJSON> ParseFromJSON for NullableEnum<T> {
+impl<T: ParseFromJSON, const NULLABLE: bool> ParseFromJSON for InlineEnum<T, NULLABLE> {
     fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
         T::parse_from_json(value).map(Self).map_err(ParseError::propagate)
     }
 }
 
-impl<T: ToJSON> ToJSON for NullableEnum<T> {
-    fn to_json(&self) -> Option<Value> {
-        self.0.to_json()
-    }
-}
-
-impl<T: ParseFromJSON> ParseFromJSON for InlineEnum<T> {
-    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
-        T::parse_from_json(value).map(Self).map_err(ParseError::propagate)
-    }
-}
-
-impl<T: ToJSON> ToJSON for InlineEnum<T> {
+impl<T: ToJSON, const NULLABLE: bool> ToJSON for InlineEnum<T, NULLABLE> {
     fn to_json(&self) -> Option<Value> {
         self.0.to_json()
     }

@@ -300,21 +300,7 @@ impl History {
             let settings = past.settings();
             let entries = past.at.tagged(&[]);
             let summaries = crate::store::quality::summaries_of(&settings, &entries);
-            let all: Vec<(&Arc<crate::store::KeyEntry>, &crate::domain::checks::Failure)> = entries
-                .iter()
-                .zip(&summaries)
-                .flat_map(|(entry, summary)| summary.failures.iter().map(move |failure| (entry, failure)))
-                .filter(|(_, failure)| filter.keeps(failure))
-                .collect();
-            let page = query
-                .select(&all)
-                .into_iter()
-                .map(|(entry, failure)| crate::store::quality::KeyFailure {
-                    key: entry.key.name.clone(),
-                    failure: (*failure).clone(),
-                })
-                .collect();
-            (page, query.page_info(all.len()))
+            crate::store::quality::failure_page(&entries, &summaries, &filter, &query)
         })
         .await
         .map_err(|err| StoreError::internal("listing a past state's checks failed", err))

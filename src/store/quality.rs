@@ -281,22 +281,7 @@ impl super::Store {
         query: &KeyQuery,
     ) -> Result<(Vec<KeyFailure>, PageInfo), StoreError> {
         self.with_summaries(team, project, |_, keys, summaries| {
-            let all: Vec<(&Arc<KeyEntry>, &Failure)> = keys
-                .entries()
-                .iter()
-                .zip(summaries)
-                .flat_map(|(entry, summary)| summary.failures.iter().map(move |failure| (entry, failure)))
-                .filter(|(_, failure)| filter.keeps(failure))
-                .collect();
-            let page = query
-                .select(&all)
-                .into_iter()
-                .map(|(entry, failure)| KeyFailure {
-                    key: entry.key.name.clone(),
-                    failure: (*failure).clone(),
-                })
-                .collect();
-            (page, query.page_info(all.len()))
+            failure_page(keys.entries(), summaries, filter, query)
         })
         .await
     }
@@ -393,3 +378,28 @@ impl super::Store {
 use super::error::StoreError;
 use crate::domain::names::{ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo};
+
+/// The page `query` asks for of the failures `filter` keeps, in key order: each entry's
+/// failures from its summary (the summaries in the entries' order).
+pub fn failure_page(
+    entries: &[Arc<KeyEntry>],
+    summaries: &[Arc<KeySummary>],
+    filter: &FailureFilter,
+    query: &KeyQuery,
+) -> (Vec<KeyFailure>, PageInfo) {
+    let all: Vec<(&Arc<KeyEntry>, &Failure)> = entries
+        .iter()
+        .zip(summaries)
+        .flat_map(|(entry, summary)| summary.failures.iter().map(move |failure| (entry, failure)))
+        .filter(|(_, failure)| filter.keeps(failure))
+        .collect();
+    let page = query
+        .select(&all)
+        .into_iter()
+        .map(|(entry, failure)| KeyFailure {
+            key: entry.key.name.clone(),
+            failure: (*failure).clone(),
+        })
+        .collect();
+    (page, query.page_info(all.len()))
+}
