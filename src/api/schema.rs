@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use poem_openapi::payload::Json;
 use poem_openapi::registry::{MetaSchema, MetaSchemaRef, Registry};
 use poem_openapi::types::{MaybeUndefined, ParseError, ParseFromJSON, ParseResult, ToJSON, Type};
-use poem_openapi::{ApiResponse, Object, Union};
+use poem_openapi::{ApiResponse, Object};
 use serde_json::Value;
 
 pub use super::params::{
@@ -350,11 +350,67 @@ impl From<&KeyFiles> for KeyFilesItem {
 }
 
 /// A translation as it is read: a text, or the plural forms of a plural key.
-#[derive(Debug, Union)]
-#[oai(one_of)]
+///
+/// Its schema is written by hand: poem-openapi's `Union` says `"type": "object"` beside the
+/// `oneOf`, which a text then breaks (schemathesis checks answers against it).
+#[derive(Debug)]
 pub enum TranslationValue {
     Text(String),
     Forms(PluralFormsItem),
+}
+
+impl Type for TranslationValue {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> Cow<'static, str> {
+        "TranslationValue".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Reference(Self::name().into_owned())
+    }
+
+    fn register(registry: &mut Registry) {
+        registry.create_schema::<Self, _>(Self::name().into_owned(), |registry| {
+            PluralFormsItem::register(registry);
+            MetaSchema {
+                description: Some("A translation as it is read: a text, or the plural forms of a plural key."),
+                one_of: vec![String::schema_ref(), PluralFormsItem::schema_ref()],
+                ..MetaSchema::ANY
+            }
+        });
+    }
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl ParseFromJSON for TranslationValue {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        match value {
+            Some(Value::String(text)) => Ok(Self::Text(text)),
+            Some(forms @ Value::Object(_)) => PluralFormsItem::parse_from_json(Some(forms))
+                .map(Self::Forms)
+                .map_err(ParseError::propagate),
+            other => Err(ParseError::expected_type(other.unwrap_or_default())),
+        }
+    }
+}
+
+impl ToJSON for TranslationValue {
+    fn to_json(&self) -> Option<Value> {
+        match self {
+            Self::Text(text) => Some(Value::String(text.clone())),
+            Self::Forms(forms) => forms.to_json(),
+        }
+    }
 }
 
 /// Plural forms by CLDR category. `other` is required in a translation and every form is
