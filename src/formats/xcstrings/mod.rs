@@ -382,10 +382,12 @@ fn read_entry(name: &str, entry: &Node, source: &str, catalog: &mut Catalog) -> 
         ));
         return Ok(());
     }
-    if localizations
+    // Each localization read once: all as texts, or the key is held whole.
+    let read: Option<Vec<(&str, (Text, bool))>> = localizations
         .iter()
-        .any(|(_, localization)| read_localization(localization).is_none())
-    {
+        .map(|(language, localization)| Some((language.as_str(), read_localization(localization)?)))
+        .collect();
+    let Some(mut texts) = read else {
         return read_whole(
             name,
             localizations,
@@ -395,11 +397,7 @@ fn read_entry(name: &str, entry: &Node, source: &str, catalog: &mut Catalog) -> 
             extraction_state,
             catalog,
         );
-    }
-    let mut texts: Vec<(&str, (Text, bool))> = localizations
-        .iter()
-        .filter_map(|(language, localization)| Some((language.as_str(), read_localization(localization)?)))
-        .collect();
+    };
     // A plain `stringUnit` where other languages have plural forms (Ice Cubes' Korean) is the
     // `other` form of a language whose only category is `other`: Xcode reads it so.
     if texts.iter().any(|(_, (text, _))| matches!(text, Text::Plural(_))) {
