@@ -144,6 +144,9 @@ impl HistoryApi {
         limit: Query<Option<i64>>,
         /// The key's namespace (default: the default namespace, `""`).
         namespace: Query<Option<NamespaceParam>>,
+        /// The key's history on this branch (default: the main line's): the branch's own
+        /// commits, then the main line's before the branch left it.
+        branch: Query<Option<super::params::BranchNameParam>>,
     ) -> Result<Page<KeyHistoryList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
@@ -153,6 +156,7 @@ impl HistoryApi {
             .key_history(
                 &team,
                 &project_name.0.0,
+                super::params::branch_of(branch.0).as_ref(),
                 &super::keys::in_namespace(key_name.0.0, namespace.0),
                 &query,
             )
@@ -200,13 +204,21 @@ impl HistoryApi {
         /// Commits per page, 1 to 1000 (default 20).
         #[oai(validator(minimum(value = "1"), maximum(value = "1000")))]
         limit: Query<Option<i64>>,
+        /// The activity on this branch (default: the main line's): the branch's own commits,
+        /// then the main line's before the branch left it.
+        branch: Query<Option<super::params::BranchNameParam>>,
     ) -> Result<Page<ActivityList>, ApiError> {
         let team = auth.team(team_name.0.0)?;
         let query = KeyQuery::new(None, page.0, limit.0, None).map_err(ApiError::invalid)?;
         let (events, info) = self
             .state
             .history
-            .project_activity(&team, &project_name.0.0, &query)
+            .project_activity(
+                &team,
+                &project_name.0.0,
+                super::params::branch_of(branch.0).as_ref(),
+                &query,
+            )
             .await?;
         let data = events
             .into_iter()

@@ -397,14 +397,6 @@ impl HistoryIndex {
         id
     }
 
-    pub fn commit(&self, position: u32) -> &CommitInfo {
-        &self.commits[position as usize]
-    }
-
-    pub fn path(&self, id: u32) -> &str {
-        &self.paths[id as usize]
-    }
-
     /// The position of commit `id`, looked for from the newest back.
     pub fn position_of(&self, id: Oid) -> Option<u32> {
         self.commits
@@ -413,15 +405,48 @@ impl HistoryIndex {
             .map(|position| position as u32)
     }
 
+    /// Indexes `ids` (oldest first, each diffed against its first parent) in memory only:
+    /// a branch's own commits, read per request and never kept on disk.
+    pub fn of_commits(repo: &Repository, ids: &[Oid]) -> Result<Self, StoreError> {
+        let mut index = Self::default();
+        for id in ids {
+            let record = diff_commit(repo, *id)?;
+            index.add(record);
+        }
+        Ok(index)
+    }
+}
+
+/// A first-parent line of commits as history reads walk it, positions oldest first: the main
+/// line's index, or a branch's own commits over the main line up to where the branch left it
+/// ([`super::branch_line::BranchLine`]).
+pub trait Line {
+    /// How many commits the line has (positions are `0..len`).
+    fn len(&self) -> usize;
+    fn commit(&self, position: u32) -> &CommitInfo;
+    /// The positions of the commits that changed `path`, before `upper`, newest first.
+    fn file_commits(&self, path: &str, upper: u32) -> Vec<u32>;
+    /// How many files commit `position` added, and how many it deleted.
+    fn added_and_deleted(&self, position: u32) -> (u32, u32);
+    /// What commit `position` did to `path`.
+    fn change(&self, position: u32, path: &str) -> Option<FileChange>;
+    /// The files commit `position` changed under `prefix` (a folder, ending in `/`), with
+    /// their paths.
+    fn changes_under(&self, position: u32, prefix: &str) -> Vec<(&str, FileChange)>;
     /// The commits that changed a project folder, newest first.
-    pub fn project_commits(&self, project_dir: &str) -> Vec<u32> {
-        let mut positions = self.by_project.get(project_dir).cloned().unwrap_or_default();
-        positions.reverse();
-        positions
+    fn project_commits(&self, project_dir: &str) -> Vec<u32>;
+}
+
+impl Line for HistoryIndex {
+    fn len(&self) -> usize {
+        self.commits.len()
     }
 
-    /// The positions of the commits that changed `path`, before `upper`, newest first.
-    pub fn file_commits(&self, path: &str, upper: u32) -> Vec<u32> {
+    fn commit(&self, position: u32) -> &CommitInfo {
+        &self.commits[position as usize]
+    }
+
+    fn file_commits(&self, path: &str, upper: u32) -> Vec<u32> {
         let Some(id) = self.path_ids.get(path) else {
             return Vec::new();
         };
@@ -438,13 +463,11 @@ impl HistoryIndex {
             .unwrap_or_default()
     }
 
-    /// How many files commit `position` added, and how many it deleted.
-    pub fn added_and_deleted(&self, position: u32) -> (u32, u32) {
+    fn added_and_deleted(&self, position: u32) -> (u32, u32) {
         self.counts[position as usize]
     }
 
-    /// What commit `position` did to `path`.
-    pub fn change(&self, position: u32, path: &str) -> Option<FileChange> {
+    fn change(&self, position: u32, path: &str) -> Option<FileChange> {
         let id = *self.path_ids.get(path)?;
         self.changes[position as usize]
             .iter()
@@ -452,17 +475,18 @@ impl HistoryIndex {
             .find(|change| change.path == id)
     }
 
-    /// The files commit `position` changed under `prefix` (a folder, ending in `/`).
-    pub fn changes_under(&self, position: u32, prefix: &str) -> impl Iterator<Item = FileChange> + '_ {
-        let prefix = prefix.to_owned();
+    fn changes_under(&self, position: u32, prefix: &str) -> Vec<(&str, FileChange)> {
         self.changes[position as usize]
             .iter()
-            .copied()
-            .filter(move |change| self.paths[change.path as usize].starts_with(&prefix))
+            .map(|change| (self.paths[change.path as usize].as_str(), *change))
+            .filter(|(path, _)| path.starts_with(prefix))
+            .collect()
     }
 
-    pub fn len(&self) -> usize {
-        self.commits.len()
+    fn project_commits(&self, project_dir: &str) -> Vec<u32> {
+        let mut positions = self.by_project.get(project_dir).cloned().unwrap_or_default();
+        positions.reverse();
+        positions
     }
 }
 

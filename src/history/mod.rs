@@ -5,6 +5,7 @@
 //! time the writer publishes, and past states are read through
 //! [`Store::project_at_commit`]; restoring a snapshot is a change applied through the store.
 
+mod branch_line;
 pub mod events;
 mod index;
 pub mod reads;
@@ -14,12 +15,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::domain::model::{Key, Project};
-use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
+use crate::domain::names::{BranchName, KeyName, LanguageCode, ProjectName, TeamName};
 use crate::domain::query::{KeyQuery, PageInfo};
 use crate::store::{Change, KeyEntry, Outcome, ProjectAt, Published, Store, StoreError, key_not_found, quoted, seen};
+use branch_line::{BranchLine, OwnCache};
 pub use events::KeyChange;
 pub use index::CommitInfo;
-use index::{Follower, HistoryIndex};
+use index::{Follower, HistoryIndex, Line};
 pub use reads::ProjectEvent;
 
 /// One commit of a key's history, as a page shows it.
@@ -91,6 +93,8 @@ pub struct History {
     index: Arc<Mutex<HistoryIndex>>,
     /// Projects as past commits held them, for reads with `at=`.
     past: Arc<PastCache>,
+    /// Branches' own commits, for their history.
+    branches: Arc<OwnCache>,
 }
 
 impl History {
@@ -108,6 +112,7 @@ impl History {
             store,
             index,
             past: Arc::default(),
+            branches: Arc::default(),
         }
     }
 
@@ -389,19 +394,21 @@ impl History {
         Ok((until, changes))
     }
 
-    /// One page of the commits that changed a key, newest first, following renames, with the
-    /// total; `NotFound` when no key of that name ever existed in the project.
+    /// One page of the commits that changed a key on the main line or on `branch`, newest
+    /// first, following renames, with the total; `NotFound` when no key of that name ever
+    /// existed in the project there.
     pub async fn key_history(
         &self,
         team: &TeamName,
         project: &ProjectName,
+        branch: Option<&BranchName>,
         name: &KeyName,
         query: &KeyQuery,
     ) -> Result<(Vec<KeyHistoryEntry>, PageInfo), StoreError> {
-        self.store.project(team, project)?;
-        let (team, project, name, query) = (team.clone(), project.clone(), name.clone(), query.clone());
-        self.with_history(move |repo, index| {
-            let events = reads::key_history(repo, index, &team, &project, &name);
+        let (owned_team, owned_project, name, query) = (team.clone(), project.clone(), name.clone(), query.clone());
+        self.with_line(team, project, branch, move |repo, line| {
+            let (team, project) = (owned_team, owned_project);
+            let events = reads::key_history(repo, line, &team, &project, &name);
             if events.is_empty() {
                 return Err(StoreError::NotFound(format!(
                     "No key named {} ever existed in {team}/{project}.",
@@ -413,7 +420,7 @@ impl History {
                 .select(&events)
                 .into_iter()
                 .map(|event| KeyHistoryEntry {
-                    commit: index.commit(event.position).clone(),
+                    commit: line.commit(event.position).clone(),
                     change: event.change.clone(),
                     key: reads::key_after(repo, event),
                 })
@@ -423,24 +430,57 @@ impl History {
         .await
     }
 
-    /// One page of the commits that changed a project, newest first, with the total.
+    /// One page of the commits that changed a project on the main line or on `branch`,
+    /// newest first, with the total.
     pub async fn project_activity(
         &self,
         team: &TeamName,
         project: &ProjectName,
+        branch: Option<&BranchName>,
         query: &KeyQuery,
     ) -> Result<(Vec<ProjectEvent>, PageInfo), StoreError> {
-        self.store.project(team, project)?;
-        let (team, project, query) = (team.clone(), project.clone(), query.clone());
-        self.with_history(move |_, index| {
-            let positions = reads::project_commits(index, &team, &project);
+        let (owned_team, owned_project, query) = (team.clone(), project.clone(), query.clone());
+        self.with_line(team, project, branch, move |_, line| {
+            let (team, project) = (owned_team, owned_project);
+            let positions = reads::project_commits(line, &team, &project);
             let info = query.page_info(positions.len());
             let page = query
                 .select(&positions)
                 .into_iter()
-                .map(|position| reads::project_event(index, &team, &project, *position))
+                .map(|position| reads::project_event(line, &team, &project, *position))
                 .collect();
             Ok((page, info))
+        })
+        .await
+    }
+
+    /// Runs `read` on a blocking thread over the main line's history or `branch`'s (its own
+    /// commits over the main line's before it left it), for a project that exists.
+    async fn with_line<T: Send + 'static>(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        branch: Option<&BranchName>,
+        read: impl FnOnce(&git2::Repository, &dyn Line) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.store.project(team, project)?;
+        let Some(branch) = branch else {
+            return self.with_history(move |repo, index| read(repo, index)).await;
+        };
+        let head = self.store.branch_head(team, project, branch).await?;
+        let branches = self.branches.clone();
+        self.with_history(move |repo, index| {
+            let own = branches.get(repo, index, head)?;
+            let line = match BranchLine::new(index, &own) {
+                Some(line) => line,
+                None => {
+                    return Err(StoreError::internal(
+                        "a branch's history",
+                        "the main line no longer holds the commit the branch left from",
+                    ));
+                }
+            };
+            read(repo, &line)
         })
         .await
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use git2::{Oid, Repository, Sort};
 
 use super::events::{self, KeyChange};
-use super::index::HistoryIndex;
+use super::index::{HistoryIndex, Line};
 use super::snapshots;
 use crate::domain::names::{KeyName, ProjectName, TeamName};
 use crate::gitdb::tree_diff;
@@ -275,7 +275,7 @@ fn same_content(a: &crate::domain::model::Key, b: &crate::domain::model::Key) ->
 /// the same texts (or deletes only that one while adding only this one) renamed that key.
 pub fn key_history(
     repo: &Repository,
-    index: &HistoryIndex,
+    index: &dyn Line,
     team: &TeamName,
     project: &ProjectName,
     name: &KeyName,
@@ -297,20 +297,16 @@ pub fn key_history(
                 }
                 index
                     .changes_under(position, &keys_dir)
-                    .filter(|other| index.path(other.path) != path)
-                    .filter(|other| {
+                    .into_iter()
+                    .filter(|(other_path, _)| *other_path != path)
+                    .filter(|(_, other)| {
                         if added {
                             other.old.is_none() && other.new.is_some()
                         } else {
                             other.new.is_none() && other.old.is_some()
                         }
                     })
-                    .map(|other| {
-                        (
-                            index.path(other.path).to_owned(),
-                            if added { other.new } else { other.old },
-                        )
-                    })
+                    .map(|(other_path, other)| (other_path.to_owned(), if added { other.new } else { other.old }))
                     .collect()
             };
             match (change.old, change.new) {
@@ -390,12 +386,12 @@ pub fn key_after(repo: &Repository, event: &KeyEvent) -> Option<crate::domain::m
 
 /// The positions of the commits that changed the project (its settings or keys), newest
 /// first.
-pub fn project_commits(index: &HistoryIndex, team: &TeamName, project: &ProjectName) -> Vec<u32> {
+pub fn project_commits(index: &dyn Line, team: &TeamName, project: &ProjectName) -> Vec<u32> {
     index.project_commits(&layout::project_dir(team, project))
 }
 
 /// What commit `position` did to the project, with the number of key files it changed.
-pub fn project_event(index: &HistoryIndex, team: &TeamName, project: &ProjectName, position: u32) -> ProjectEvent {
+pub fn project_event(index: &dyn Line, team: &TeamName, project: &ProjectName, position: u32) -> ProjectEvent {
     let keys_dir = format!("{}/", layout::keys_dir(team, project));
     let commit = index.commit(position);
     ProjectEvent {
@@ -403,6 +399,6 @@ pub fn project_event(index: &HistoryIndex, team: &TeamName, project: &ProjectNam
         time: commit.time,
         author: commit.author.clone(),
         subject: commit.subject.clone(),
-        keys: index.changes_under(position, &keys_dir).count(),
+        keys: index.changes_under(position, &keys_dir).len(),
     }
 }

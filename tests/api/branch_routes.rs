@@ -198,3 +198,95 @@ async fn a_branch_pushed_to_the_remote_and_merged_there_comes_back_to_the_main_l
     let list = app.get(&format!("{PROJECT}/branches")).await.assert_ok(StatusCode::OK);
     assert_eq!(list["data"][0]["ahead"], 0, "the main line holds the branch");
 }
+
+/// The commit ids of a page of `history` answers.
+fn commits_of(reply: &serde_json::Value) -> Vec<String> {
+    reply["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["commit"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A branch's history is its own commits, then the main line's before the branch left it:
+/// what `git log --first-parent` of the branch's ref shows, renames followed; a commit made
+/// on the main line since is not in it.
+#[tokio::test]
+async fn key_history_and_activity_on_a_branch_are_the_branchs_line() {
+    let app = app_with_branch().await;
+    let keys = format!("{PROJECT}/keys");
+    app.patch(
+        &format!("{keys}/home.title?branch=feature"),
+        json!({"translations": [{"language": "fr", "content": "Maison"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.patch(
+        &format!("{keys}/home.title?branch=feature"),
+        json!({"name": "home.heading"}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    app.patch(
+        &format!("{keys}/home.title"),
+        json!({"translations": [{"language": "en", "content": "Start"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let branch_ref = "refs/heads/locstore/acme/mobile/feature";
+    let log = |args: &[&str]| -> Vec<String> {
+        let mut full = vec!["log", "--first-parent", "--format=%H"];
+        full.extend_from_slice(args);
+        app.git(&full).lines().map(str::to_owned).collect()
+    };
+
+    let history = app
+        .get(&format!("{keys}/home.heading/history?branch=feature"))
+        .await
+        .assert_ok(StatusCode::OK);
+    let changes: Vec<&str> = history["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["change"].as_str().unwrap())
+        .collect();
+    assert_eq!(changes, ["renamed", "updated", "created"], "{history}");
+    assert_eq!(history["data"][0]["key"]["name"], "home.heading");
+    assert_eq!(history["data"][1]["key"]["translation"]["fr"], "Maison");
+    assert_eq!(history["data"][2]["key"]["translation"]["fr"], "Accueil");
+    let expected = log(&[branch_ref, "--", "teams/acme/projects/mobile/keys"]);
+    assert_eq!(commits_of(&history), expected);
+
+    let on_main = app
+        .get(&format!("{keys}/home.title/history"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(on_main["data"][0]["key"]["translation"]["en"], "Start");
+    assert_eq!(on_main["data"].as_array().unwrap().len(), 2, "{on_main}");
+    let missing = app.get(&format!("{keys}/home.heading/history")).await;
+    assert_eq!(missing.error_code(StatusCode::NOT_FOUND), "not_found");
+
+    let activity = app
+        .get(&format!("{PROJECT}/history?branch=feature&limit=1000"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        commits_of(&activity),
+        log(&[branch_ref, "--", "teams/acme/projects/mobile"])
+    );
+    assert_eq!(activity["data"][0]["keys"], 2, "a rename deletes one file and adds one");
+    let main_activity = app
+        .get(&format!("{PROJECT}/history?limit=1000"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        commits_of(&main_activity),
+        log(&["main", "--", "teams/acme/projects/mobile"])
+    );
+
+    let unknown = app.get(&format!("{PROJECT}/history?branch=nope")).await;
+    assert_eq!(unknown.error_code(StatusCode::NOT_FOUND), "not_found");
+    let unknown = app.get(&format!("{keys}/home.title/history?branch=nope")).await;
+    assert_eq!(unknown.error_code(StatusCode::NOT_FOUND), "not_found");
+}
