@@ -496,13 +496,11 @@ impl FilesApi {
         let dry_run = applying.dry_run;
         let (team, project) = (import.team.clone(), import.project.clone());
         let branch = applying.branch.as_ref();
-        if dry_run && branch.is_some() {
-            return Err(ApiError::invalid(
-                "`dryRun` is for uploads to the main line; a branch is itself a try.",
-            ));
-        }
         let counts = if dry_run {
-            self.state.store.plan_import(import).await?
+            match branch {
+                None => self.state.store.plan_import(import).await?,
+                Some(branch) => self.state.store.plan_import_on_branch(branch, import).await?,
+            }
         } else {
             let (outcome, counts) = super::params::import_on(&self.state, branch, import, auth.author()).await?;
             if let Outcome::Committed(commit) = outcome {
@@ -512,13 +510,10 @@ impl FilesApi {
             counts
         };
         let mut warnings = plan.warnings;
-        // A branch's keys are checked when it is merged.
-        if !dry_run && branch.is_none() {
-            let (failures, total) = self
-                .state
-                .store
-                .failures_of(&team, &project, &counts.written, MOST_WARNINGS)
-                .await?;
+        if !dry_run {
+            let (failures, total) =
+                super::params::failures_on(&self.state, &team, &project, branch, &counts.written, MOST_WARNINGS)
+                    .await?;
             warnings.extend(WarningItem::of_checks(failures, total));
         }
         let mut languages: Vec<String> = plan.files.iter().map(|file| file.language.clone()).collect();

@@ -348,16 +348,15 @@ impl ImportApi {
         };
         let (team, project) = (import.team.clone(), import.project.clone());
         let (_, counts) = super::params::import_on(&self.state, branch.as_ref(), import, auth.author()).await?;
-        // A branch's keys are checked when it is merged.
-        let (failures, total) = match branch {
-            None => {
-                self.state
-                    .store
-                    .failures_of(&team, &project, &counts.written, MOST_WARNINGS)
-                    .await?
-            }
-            Some(_) => Default::default(),
-        };
+        let (failures, total) = super::params::failures_on(
+            &self.state,
+            &team,
+            &project,
+            branch.as_ref(),
+            &counts.written,
+            MOST_WARNINGS,
+        )
+        .await?;
         Ok(Json(ImportResult {
             success: true,
             created: counts.created as u64,

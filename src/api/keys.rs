@@ -531,8 +531,8 @@ impl KeysApi {
         )))
     }
 
-    /// `{"success": true}` with the failing checks of the key just written (on the main line:
-    /// a branch's keys are checked when it is merged).
+    /// `{"success": true}` with the failing checks of the key just written, as the main line
+    /// or the branch written holds it.
     async fn checked(
         &self,
         team: &TeamName,
@@ -540,14 +540,7 @@ impl KeysApi {
         name: KeyName,
         branch: Option<&BranchName>,
     ) -> Result<Success, ApiError> {
-        if branch.is_some() {
-            return Ok(Success::ok());
-        }
-        let (failures, total) = self
-            .state
-            .store
-            .failures_of(team, project, &[name], MOST_WARNINGS)
-            .await?;
+        let (failures, total) = params::failures_on(&self.state, team, project, branch, &[name], MOST_WARNINGS).await?;
         Ok(Success::with_warnings(WarningItem::of_checks(failures, total)))
     }
 

@@ -296,6 +296,25 @@ pub async fn keys_on(
     })
 }
 
+/// The failing checks of the keys `names` (sorted) as the main line or `branch` holds them
+/// now (after a write), at most `most` of them, and how many there are in all.
+pub async fn failures_on(
+    state: &super::AppState,
+    team: &crate::domain::names::TeamName,
+    project: &crate::domain::names::ProjectName,
+    branch: Option<&BranchName>,
+    names: &[crate::domain::names::KeyName],
+    most: usize,
+) -> Result<(Vec<crate::store::quality::KeyFailure>, usize), super::error::ApiError> {
+    Ok(match branch {
+        None => state.store.failures_of(team, project, names, most).await?,
+        Some(branch) => {
+            let head = state.store.branch_head(team, project, branch).await?.to_string();
+            state.history.failures_of_at(team, project, &head, names, most).await?
+        }
+    })
+}
+
 /// Imports keys on the main line, or as one commit on a branch.
 pub async fn import_on(
     state: &super::AppState,

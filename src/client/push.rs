@@ -14,14 +14,24 @@ use crate::formats::archive;
 /// Uploads every file set in one request, so that a push is one commit however many sets
 /// it sends (none when nothing changed); prints what changed per set and per language.
 pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
-    let (settings, server) = connect(common)?;
-    if server.branch.is_some() && (options.dry_run || options.strict) {
-        return Err(Failure::new(
-            "--dry-run and --strict push to the main line; a branch is itself a place to try changes",
-        ));
+    let (settings, mut server) = connect(common)?;
+    // A dry run writes nothing, not even the branch: before the branch's first push it
+    // compares with the main line the branch would be made from.
+    if options.dry_run
+        && let Some(branch) = server.branch.clone()
+        && !server.branch_exists()?
+    {
+        if !common.json {
+            eprintln!(
+                "the branch {} of {}/{} does not exist yet: the dry run compares with the main line",
+                branch.name, settings.team, settings.project
+            );
+        }
+        server.branch = None;
     }
     // The branch a push names is made from the main line on the first push.
-    if server.ensure_branch()?
+    if !options.dry_run
+        && server.ensure_branch()?
         && let Some(branch) = &server.branch
         && !common.json
     {

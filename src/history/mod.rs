@@ -290,6 +290,29 @@ impl History {
         .map_err(|err| StoreError::internal("counting a past state failed", err))
     }
 
+    /// [`Store::failures_of`] at the commit `reference` names: the failing checks of the keys
+    /// `names` there (a branch's head after a write on it).
+    pub async fn failures_of_at(
+        &self,
+        team: &TeamName,
+        project: &ProjectName,
+        reference: &str,
+        names: &[KeyName],
+        most: usize,
+    ) -> Result<(Vec<crate::store::quality::KeyFailure>, usize), StoreError> {
+        if names.is_empty() {
+            return Ok((Vec::new(), 0));
+        }
+        let past = self.past(team, project, reference).await?;
+        let names = names.to_vec();
+        tokio::task::spawn_blocking(move || {
+            let keys = names.iter().filter_map(|name| past.at.key(name));
+            crate::store::quality::failures_in(keys, &past.at.settings.base_language, most)
+        })
+        .await
+        .map_err(|err| StoreError::internal("checking a branch's keys failed", err))
+    }
+
     /// [`Store::failures`] at the commit `reference` names (a branch's head, a past state).
     pub async fn failures_at(
         &self,

@@ -70,10 +70,12 @@ pub enum BranchOp {
         from: Option<String>,
     },
     Delete,
-    /// The change boxed: it is far larger than the other jobs.
+    /// The change boxed: it is far larger than the other jobs. A dry run plans the change
+    /// and commits nothing.
     Apply {
         change: Box<Change>,
         author: String,
+        dry_run: bool,
     },
     Merge {
         request: MergeRequest,
@@ -134,6 +136,7 @@ impl Store {
         let op = BranchOp::Apply {
             change: Box::new(change),
             author: author.to_owned(),
+            dry_run: false,
         };
         match self.branch_job(&team, &project, branch.clone(), op).await? {
             BranchAnswer::Applied(applied) => {
@@ -156,6 +159,25 @@ impl Store {
     ) -> Result<(super::Outcome, super::ImportCounts), StoreError> {
         let applied = self.apply_on_branch(branch, import.into_change(), author).await?;
         Ok((applied.outcome, applied.import.unwrap_or_default()))
+    }
+
+    /// What importing keys on a branch would do, planned on the branch's head; nothing is
+    /// written (as [`Store::plan_import`] on the main line).
+    pub async fn plan_import_on_branch(
+        &self,
+        branch: &BranchName,
+        import: super::Import,
+    ) -> Result<super::ImportCounts, StoreError> {
+        let (team, project) = (import.team.clone(), import.project.clone());
+        let op = BranchOp::Apply {
+            change: Box::new(import.into_change()),
+            author: String::new(),
+            dry_run: true,
+        };
+        match self.branch_job(&team, &project, branch.clone(), op).await? {
+            BranchAnswer::Applied(applied) => Ok(applied.import.unwrap_or_default()),
+            _ => Err(unexpected()),
+        }
     }
 
     /// Merges a branch into the main line (or `request.into`) as one merge commit.

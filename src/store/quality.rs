@@ -326,21 +326,9 @@ impl super::Store {
         let (settings, entries, few) = self
             .with_keys(team, project, |entry, keys| {
                 if names.len() < 64 {
-                    let mut found = Vec::new();
-                    let mut total = 0;
-                    for name in names {
-                        let Some(key) = keys.get(name) else { continue };
-                        for failure in check_key(&key.key, &entry.project.base_language) {
-                            total += 1;
-                            if found.len() < most {
-                                found.push(KeyFailure {
-                                    key: name.clone(),
-                                    failure,
-                                });
-                            }
-                        }
-                    }
-                    return (entry.project.clone(), Vec::new(), Some((found, total)));
+                    let named = names.iter().filter_map(|name| keys.get(name)).map(|found| &found.key);
+                    let few = failures_in(named, &entry.project.base_language, most);
+                    return (entry.project.clone(), Vec::new(), Some(few));
                 }
                 let entries: Vec<Arc<KeyEntry>> = keys
                     .shared()
@@ -353,22 +341,7 @@ impl super::Store {
         if let Some(few) = few {
             return Ok(few);
         }
-        let check = move || {
-            let mut found = Vec::new();
-            let mut total = 0;
-            for entry in &entries {
-                for failure in check_key(&entry.key, &settings.base_language) {
-                    total += 1;
-                    if found.len() < most {
-                        found.push(KeyFailure {
-                            key: entry.key.name.clone(),
-                            failure,
-                        });
-                    }
-                }
-            }
-            (found, total)
-        };
+        let check = move || failures_in(entries.iter().map(|entry| &entry.key), &settings.base_language, most);
         tokio::task::spawn_blocking(check)
             .await
             .map_err(|err| StoreError::internal("checking the keys failed", err))
@@ -381,6 +354,29 @@ use crate::domain::query::{KeyQuery, PageInfo};
 
 /// The page `query` asks for of the failures `filter` keeps, in key order: each entry's
 /// failures from its summary (the summaries in the entries' order).
+/// The failing checks of `keys`, in their order, at most `most` of them, and how many there
+/// are in all.
+pub fn failures_in<'a>(
+    keys: impl IntoIterator<Item = &'a Key>,
+    base_language: &LanguageCode,
+    most: usize,
+) -> (Vec<KeyFailure>, usize) {
+    let mut found = Vec::new();
+    let mut total = 0;
+    for key in keys {
+        for failure in check_key(key, base_language) {
+            total += 1;
+            if found.len() < most {
+                found.push(KeyFailure {
+                    key: key.name.clone(),
+                    failure,
+                });
+            }
+        }
+    }
+    (found, total)
+}
+
 pub fn failure_page(
     entries: &[Arc<KeyEntry>],
     summaries: &[Arc<KeySummary>],

@@ -290,3 +290,106 @@ async fn key_history_and_activity_on_a_branch_are_the_branchs_line() {
     let unknown = app.get(&format!("{keys}/home.title/history?branch=nope")).await;
     assert_eq!(unknown.error_code(StatusCode::NOT_FOUND), "not_found");
 }
+
+/// The checks a write answers, as `key language check`.
+fn failing_checks(answer: &serde_json::Value) -> Vec<String> {
+    answer["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|warning| warning["check"].is_string())
+        .map(|warning| format!("{} {} {}", warning["key"], warning["language"], warning["check"]).replace('"', ""))
+        .collect()
+}
+
+/// Writes on a branch answer the failing checks of the keys they wrote, judged as the branch
+/// holds them; an upload's dry run on a branch is planned on the branch and writes nothing.
+#[tokio::test]
+async fn writes_on_a_branch_answer_its_checks_and_an_upload_tries_there() {
+    let app = app_with_branch().await;
+    let keys = format!("{PROJECT}/keys");
+    // The branch's English gains a placeholder the French lacks; the main line's does not.
+    let patched = app
+        .patch(
+            &format!("{keys}/home.title?branch=feature"),
+            json!({"translations": [{"language": "en", "content": "Home of %s"}]}),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(failing_checks(&patched), ["home.title fr placeholders"], "{patched}");
+    let on_main = app
+        .patch(
+            &format!("{keys}/home.title"),
+            json!({"translations": [{"language": "fr", "content": "Page d’accueil"}]}),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(failing_checks(&on_main), Vec::<String>::new(), "{on_main}");
+    let created = app
+        .post(
+            &format!("{keys}?branch=feature"),
+            json!({"name": "greeting", "translations": [{"language": "en", "content": "Hello, {name}!"}, {"language": "fr", "content": "Bonjour !"}]}),
+        )
+        .await
+        .assert_ok(StatusCode::CREATED);
+    assert_eq!(failing_checks(&created), ["greeting fr placeholders"]);
+    let imported = app
+        .post(
+            &format!("{keys}/import?branch=feature"),
+            json!({"keys": [{"name": "bye", "translations": [{"language": "en", "content": "Bye %d"}, {"language": "fr", "content": "Salut"}]}]}),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(failing_checks(&imported), ["bye fr placeholders"]);
+
+    let head = app.git(&["rev-parse", "refs/heads/locstore/acme/mobile/feature"]);
+    let upload = br#"{"home.title": "Accueil de %s", "farewell": "Adieu"}"#.to_vec();
+    let tried = app
+        .post_bytes(
+            &format!("{PROJECT}/files?type=json&language=fr&branch=feature&dryRun=true"),
+            "application/json",
+            upload.clone(),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(tried["dryRun"], true);
+    assert_eq!(
+        (tried["created"].as_u64(), tried["updated"].as_u64()),
+        (Some(1), Some(1)),
+        "{tried}"
+    );
+    assert_eq!(app.git(&["rev-parse", "refs/heads/locstore/acme/mobile/feature"]), head);
+    let missing = app.get(&format!("{keys}/farewell?branch=feature")).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    // On the main line the same file finds the main line's keys.
+    let on_main = app
+        .post_bytes(
+            &format!("{PROJECT}/files?type=json&language=fr&dryRun=true"),
+            "application/json",
+            upload.clone(),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        (on_main["created"].as_u64(), on_main["updated"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let uploaded = app
+        .post_bytes(
+            &format!("{PROJECT}/files?type=json&language=fr&branch=feature"),
+            "application/json",
+            upload,
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(failing_checks(&uploaded), Vec::<String>::new(), "{uploaded}");
+    let unknown = app
+        .post_bytes(
+            &format!("{PROJECT}/files?type=json&language=fr&branch=nope&dryRun=true"),
+            "application/json",
+            b"{}".to_vec(),
+        )
+        .await;
+    assert_eq!(unknown.error_code(StatusCode::NOT_FOUND), "not_found");
+    assert_eq!(app.clean_status().await, "");
+}

@@ -93,12 +93,52 @@ fn a_string_pushed_from_a_feature_branch_reaches_main_only_when_the_branch_is_me
     let added = format!("{},\n  \"{NEW}\": \"{NEW}\"\n{}", json[..end].trim_end(), &json[end..]);
     std::fs::write(&app_json, &added).unwrap();
     git_in(&app, &["commit", "-qam", "A new string"]);
+    // A dry run writes nothing, not even the branch: it compares with the main line.
+    let tried = locstore(&app, &["push", "--dry-run"]);
+    let stderr = String::from_utf8_lossy(&tried.stderr).into_owned();
+    let stdout = succeeds(tried);
+    assert!(stderr.contains("does not exist yet"), "{stderr}");
+    assert!(stdout.contains("1 keys new"), "{stdout}");
+    let branches = || {
+        let (status, body) = server.request("GET", "/teams/acme/projects/web/branches", Some(TOKEN), None);
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str::<serde_json::Value>(&body).unwrap()["data"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!(branches(), 0);
     let output = locstore(&app, &["push"]);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     succeeds(output);
     assert!(stderr.contains("created the branch feature"), "{stderr}");
     assert_eq!(with_new_string(&server, Some("feature")), 1);
     assert_eq!(with_new_string(&server, None), 0, "the main line does not have it");
+    assert_eq!(main_commits(), pushed);
+    // `--strict` tries the push on the branch first (a dry run there), then makes it.
+    let json = std::fs::read_to_string(&app_json).unwrap();
+    let end = json.rfind('}').unwrap();
+    let second = format!(
+        "{},\n  \"Second\": \"Second\"\n{}",
+        json[..end].trim_end(),
+        &json[end..]
+    );
+    std::fs::write(&app_json, &second).unwrap();
+    git_in(&app, &["commit", "-qam", "A second string"]);
+    let branch_head = || {
+        git_in(
+            &dir.path().join("data/repo"),
+            &["rev-parse", "refs/heads/locstore/acme/web/feature"],
+        )
+    };
+    let before = branch_head();
+    let stdout = succeeds(locstore(&app, &["push", "--dry-run"]));
+    assert!(stdout.contains("1 keys new"), "{stdout}");
+    assert_eq!(branch_head(), before, "a dry run on the branch writes nothing");
+    let stdout = succeeds(locstore(&app, &["push", "--strict"]));
+    assert!(stdout.contains("1 keys new"), "{stdout}");
+    assert_ne!(branch_head(), before);
+    assert_eq!(branches(), 1);
     assert_eq!(main_commits(), pushed);
     assert_eq!(
         locstore(&app, &["pull", "--check"]).status.code(),

@@ -76,9 +76,17 @@ impl Worker {
                 tracing::info!(%team, %project, branch = %name, %head, tag = kept, "deleted a branch");
                 BranchAnswer::Deleted
             }
-            BranchOp::Apply { change, author } => {
-                BranchAnswer::Applied(self.apply_on_branch(&team, &project, &name, reference, *change, &author)?)
-            }
+            BranchOp::Apply {
+                change,
+                author,
+                dry_run,
+            } => BranchAnswer::Applied(self.apply_on_branch(
+                (&team, &project, &name),
+                reference,
+                *change,
+                &author,
+                dry_run,
+            )?),
             BranchOp::Merge { request, author } => {
                 BranchAnswer::Merged(self.merge_branch(&team, &project, &name, request, &author)?)
             }
@@ -140,15 +148,15 @@ impl Worker {
         }
     }
 
-    /// One change as one commit on a branch, planned on the branch's state of the project.
+    /// One change as one commit on a branch, planned on the branch's state of the project;
+    /// only planned for a dry run.
     fn apply_on_branch(
         &mut self,
-        team: &TeamName,
-        project: &ProjectName,
-        name: &BranchName,
+        (team, project, name): (&TeamName, &ProjectName, &BranchName),
         reference: String,
         change: Change,
         author: &str,
+        dry_run: bool,
     ) -> Result<Applied, StoreError> {
         refuse_off_branch(&change)?;
         let head = self
@@ -157,7 +165,11 @@ impl Worker {
             .ok_or_else(|| no_such_branch(team, project, name))?;
         let mut catalog = self.branch_catalog(team, project, &reference, head)?;
         let plan = plan::plan(&catalog, change)?;
-        let Some(commit) = self.git.build_commit_on(head, &plan.edits, &plan.subject, author)? else {
+        let built = match dry_run {
+            true => None,
+            false => self.git.build_commit_on(head, &plan.edits, &plan.subject, author)?,
+        };
+        let Some(commit) = built else {
             self.branch_cache = Some(BranchCache {
                 reference,
                 head,
