@@ -555,6 +555,44 @@ impl Feed {
         Some(line)
     }
 
+    /// The refs under `prefix` (a folder of project branches) and their commits.
+    pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, Oid)>, StoreError> {
+        let fail = |err| StoreError::internal("cannot list the project branches", err);
+        let repo = self.follower.repo();
+        let mut found = Vec::new();
+        for reference in repo.references_glob(&format!("{prefix}*")).map_err(fail)? {
+            let reference = reference.map_err(fail)?;
+            if let (Ok(name), Some(target)) = (reference.name(), reference.target()) {
+                found.push((name.to_owned(), target));
+            }
+        }
+        Ok(found)
+    }
+
+    /// A project branch's commits after `known` up to `head`, oldest first, at most `most`
+    /// (the newest): its first-parent line from `head` back to `known`, or else to the first
+    /// commit the main line holds (a branch new to the reader: only its own commits).
+    pub fn branch_commits(&mut self, head: Oid, known: Option<Oid>, most: usize) -> Result<Vec<Oid>, StoreError> {
+        self.follower.find(head)?;
+        let main = self.head();
+        let fail = |err| StoreError::internal("cannot walk a project branch", err);
+        let repo = self.follower.repo();
+        let mut walk = repo.revwalk().map_err(fail)?;
+        walk.simplify_first_parent().map_err(fail)?;
+        walk.push(head).map_err(fail)?;
+        let mut line = Vec::new();
+        for id in walk {
+            let id = id.map_err(fail)?;
+            let on_main = main.is_some_and(|main| main == id || repo.graph_descendant_of(main, id).unwrap_or(false));
+            if Some(id) == known || on_main || line.len() == most {
+                break;
+            }
+            line.push(id);
+        }
+        line.reverse();
+        Ok(line)
+    }
+
     pub fn events(&mut self, commit: Oid) -> Result<CommitEvents, StoreError> {
         self.follower.find(commit)?;
         commit_events(self.follower.repo(), &self.follower, commit)

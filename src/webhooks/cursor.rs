@@ -4,6 +4,10 @@
 //!   since when the commit after it has been failing. Replaced whole (written, renamed) after
 //!   every acknowledged delivery, so a crash at any moment leaves the old cursor or the new
 //!   one: the delivery in flight is made again after a restart, never skipped.
+//! - `branches`: per project branch of the team (its ref), the last commit on it done with:
+//!   one `ref commit` line each, replaced whole after every acknowledged branch delivery.
+//!   Missing (a webhook from before branches were delivered): made from the branches' heads,
+//!   so that what they held before is not delivered.
 //! - `deliveries.jsonl`: the recent attempts, one JSON line each, appended (through a buffer
 //!   that the delivery thread flushes when it saves the cursor); cut back to the newest
 //!   [`KEEP`] when it grows past [`TRIM_AT`] lines.
@@ -59,6 +63,41 @@ impl Cursor {
         let temporary = dir.join("cursor.tmp");
         std::fs::write(&temporary, text)?;
         std::fs::rename(temporary, dir.join("cursor"))
+    }
+}
+
+/// Where a webhook's deliveries of project branches stand: per branch ref, the last commit
+/// done with.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BranchCursors {
+    pub done: std::collections::BTreeMap<String, git2::Oid>,
+}
+
+impl BranchCursors {
+    /// `None` when there is no file (or it cannot be read).
+    pub fn load(dir: &Path) -> Option<Self> {
+        let text = std::fs::read_to_string(dir.join("branches")).ok()?;
+        let done = text
+            .lines()
+            .filter_map(|line| {
+                let (reference, commit) = line.rsplit_once(' ')?;
+                Some((reference.to_owned(), git2::Oid::from_str(commit).ok()?))
+            })
+            .collect();
+        Some(Self { done })
+    }
+
+    /// Replaces the file (no sync, as for [`Cursor::save`]).
+    pub fn save(&self, dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        let text: String = self
+            .done
+            .iter()
+            .map(|(reference, commit)| format!("{reference} {commit}\n"))
+            .collect();
+        let temporary = dir.join("branches.tmp");
+        std::fs::write(&temporary, text)?;
+        std::fs::rename(temporary, dir.join("branches"))
     }
 }
 

@@ -163,7 +163,8 @@ impl Webhooks {
         }
         let follower = Arc::downgrade(&shared);
         store.listen(Box::new(move |published| {
-            if published == Published::Commits
+            // Tags: a project branch moved (or a snapshot was taken).
+            if matches!(published, Published::Commits | Published::Tags)
                 && let Some(shared) = follower.upgrade()
             {
                 for (slot, _) in shared.slots().iter() {
@@ -225,6 +226,16 @@ impl Webhooks {
         start
             .save(&dir)
             .map_err(|err| internal(anyhow::Error::new(err).context("cannot save the webhook's cursor")))?;
+        // The project branches' commits so far are not delivered either.
+        let heads = self
+            .shared
+            .read(|feed| feed.refs_under(&worker::team_branches(team)))
+            .map_err(|err| internal(anyhow::Error::new(err).context("cannot list the project branches")))?;
+        cursor::BranchCursors {
+            done: heads.into_iter().collect(),
+        }
+        .save(&dir)
+        .map_err(|err| internal(anyhow::Error::new(err).context("cannot save the webhook's branch cursors")))?;
         let secret = webhook.secret.clone();
         let mut slots = self.shared.slots();
         let mut all: Vec<Webhook> = slots.iter().map(|(slot, _)| slot.state().webhook.clone()).collect();

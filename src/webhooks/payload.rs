@@ -17,8 +17,9 @@ const MAIN_LINE: &str = "main";
 /// 100,000 keys is one commit, and a receiver can read the rest from `/changes`).
 pub const MOST_EVENTS: usize = 10_000;
 
-/// The body of a commit's delivery, with the events the webhook takes.
-pub fn commit_body(commit: &CommitEvents, team: &str, events: &[&Event]) -> Vec<u8> {
+/// The body of a commit's delivery on the main line (`branch` `None`) or a project branch,
+/// with the events the webhook takes.
+pub fn commit_body(commit: &CommitEvents, team: &str, branch: Option<&str>, events: &[&Event]) -> Vec<u8> {
     let mut projects = events.iter().filter_map(|event| event.project.as_deref());
     let first = projects.next();
     let project = first.filter(|first| projects.all(|other| other == *first));
@@ -32,7 +33,7 @@ pub fn commit_body(commit: &CommitEvents, team: &str, events: &[&Event]) -> Vec<
             author: &commit.author,
             team,
             project,
-            branch: MAIN_LINE,
+            branch: branch.unwrap_or(MAIN_LINE),
             events: events.iter().take(MOST_EVENTS).map(|event| EventJson(event)).collect(),
             events_omitted: events.len().checked_sub(MOST_EVENTS).filter(|omitted| *omitted > 0),
         },
@@ -59,9 +60,8 @@ struct Data<'a> {
     author: &'a str,
     team: &'a str,
     project: Option<&'a str>,
-    /// The line the commit is on: deliveries follow the main line, where a project branch's
-    /// changes arrive as the commit that merges it.
-    branch: &'static str,
+    /// The line the commit is on: `main`, or the project branch's name.
+    branch: &'a str,
     events: Vec<EventJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     events_omitted: Option<usize>,
@@ -118,8 +118,12 @@ pub fn test_body(webhook: &str, team: &str, now: i64) -> Vec<u8> {
 
 /// The `webhook-id` of a commit's delivery to a webhook: the same for every attempt, so
 /// receivers deduplicate on it.
-pub fn message_id(commit: &str, webhook: &str) -> String {
-    format!("{commit}_{webhook}")
+pub fn message_id(commit: &str, branch: Option<&str>, webhook: &str) -> String {
+    match branch {
+        None => format!("{commit}_{webhook}"),
+        // A commit a branch took from the branch it was made from is delivered for each.
+        Some(branch) => format!("{commit}_{branch}_{webhook}"),
+    }
 }
 
 /// `v1,` and the base64 of HMAC-SHA256 over `{id}.{timestamp}.{body}`, keyed with the
@@ -175,7 +179,7 @@ mod tests {
             events: Vec::new(),
         };
         let taken: Vec<&Event> = events.iter().collect();
-        let body: serde_json::Value = serde_json::from_slice(&commit_body(&commit, "acme", &taken)).unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&commit_body(&commit, "acme", None, &taken)).unwrap();
         assert_eq!(body["type"], "locstore.commit");
         assert_eq!(body["timestamp"], "2025-11-24T16:00:00Z");
         assert_eq!(body["data"]["project"], "mobile");
@@ -189,7 +193,7 @@ mod tests {
         let mut other = event(0);
         other.project = Some("web".into());
         let mixed = [&events[0], &other];
-        let body: serde_json::Value = serde_json::from_slice(&commit_body(&commit, "acme", &mixed)).unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&commit_body(&commit, "acme", None, &mixed)).unwrap();
         assert_eq!(body["data"]["project"], serde_json::Value::Null);
         assert!(body["data"].get("eventsOmitted").is_none());
 
@@ -218,8 +222,13 @@ mod tests {
         };
         let mut tagged = event(1);
         tagged.languages.clear();
-        let body: serde_json::Value =
-            serde_json::from_slice(&commit_body(&commit, "acme", &[&renamed, &tagged, &events[2], &moved])).unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&commit_body(
+            &commit,
+            "acme",
+            None,
+            &[&renamed, &tagged, &events[2], &moved],
+        ))
+        .unwrap();
         assert_eq!(
             body["data"]["events"],
             json!([

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use git2::Oid;
 
-use super::cursor::{self, Attempt, Attempts, Cursor};
+use super::cursor::{self, Attempt, Attempts, BranchCursors, Cursor};
 use super::payload;
 use super::registry::Webhook;
 use super::{Shared, takes};
@@ -178,6 +178,7 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
     let id = slot.state().webhook.id.clone();
     let dir = cursor::dir(&shared.data_dir, &id);
     let mut cursor = Cursor::load(&dir).unwrap_or_default();
+    let mut branches = BranchCursors::load(&dir);
     let mut saver = Saver::new(dir.clone());
     let labels = [id.as_str()];
     let backlog_gauge = shared.metrics.webhook_backlog.with_label_values(&labels);
@@ -211,6 +212,9 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
             slot.set(|state| state.backlog = 0);
             backlog_gauge.set(0);
             age_gauge.set(0.0);
+            if webhook.enabled {
+                deliver_branches(&shared, &slot, (&mut cursor, &mut saver), &mut branches, &dir);
+            }
             continue;
         }
         let after = Oid::from_str(&cursor.commit)
@@ -259,13 +263,12 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
                 saver.moved(&cursor, &slot);
                 continue;
             }
-            let body = payload::commit_body(&events, &webhook.team, &taken);
+            let body = payload::commit_body(&events, &webhook.team, None, &taken);
             match deliver(
                 &shared,
                 &slot,
-                &mut cursor,
-                &mut saver,
-                &commit.to_string(),
+                (&mut cursor, &mut saver),
+                (&commit.to_string(), None),
                 &body,
                 oldest,
             ) {
@@ -285,11 +288,132 @@ pub fn run(shared: Arc<Shared>, slot: Arc<Slot>) {
             slot.set(|state| state.backlog = 0);
             backlog_gauge.set(0);
             age_gauge.set(0.0);
+            deliver_branches(&shared, &slot, (&mut cursor, &mut saver), &mut branches, &dir);
         }
     }
     saver.save_if_moved(&cursor, &slot);
     let _ = shared.metrics.webhook_backlog.remove_label_values(&labels);
     let _ = shared.metrics.webhook_oldest_seconds.remove_label_values(&labels);
+}
+
+/// The folder of refs holding a team's project branches (see `store::branches`).
+pub fn team_branches(team: &str) -> String {
+    format!("refs/heads/locstore/{team}/")
+}
+
+/// Delivers the commits made on the team's project branches since the last look, each with
+/// its branch's name, once the main line is delivered: per branch, its first-parent line
+/// after the last commit done with (a branch new to the webhook: its own commits, those the
+/// main line lacks). `branches` is `None` before the first look: the branches' heads then
+/// are taken as done with (a new webhook, or one from before branches were delivered).
+fn deliver_branches(
+    shared: &Shared,
+    slot: &Slot,
+    (cursor, saver): (&mut Cursor, &mut Saver),
+    branches: &mut Option<BranchCursors>,
+    dir: &std::path::Path,
+) {
+    let webhook = slot.state().webhook.clone();
+    let id = webhook.id.clone();
+    let prefix = team_branches(&webhook.team);
+    let heads = match shared.read(|feed| feed.refs_under(&prefix)) {
+        Ok(heads) => heads,
+        Err(err) => {
+            tracing::error!(webhook = %id, error = %err, "cannot list the project branches for a webhook");
+            return;
+        }
+    };
+    let save = |branches: &BranchCursors| {
+        if let Err(err) = branches.save(dir) {
+            tracing::error!(dir = %dir.display(), error = %err, "cannot save a webhook's branch cursors");
+        }
+    };
+    let Some(done) = branches.as_mut() else {
+        let first = BranchCursors {
+            done: heads.into_iter().collect(),
+        };
+        save(&first);
+        *branches = Some(first);
+        return;
+    };
+    // Deleted branches are forgotten.
+    let before = done.done.len();
+    done.done
+        .retain(|reference, _| heads.iter().any(|(head_ref, _)| head_ref == reference));
+    let mut changed = done.done.len() != before;
+    for (reference, head) in heads {
+        let known = done.done.get(&reference).copied();
+        if known == Some(head) {
+            continue;
+        }
+        let Some((project, branch)) = reference.strip_prefix(&prefix).and_then(|rest| rest.split_once('/')) else {
+            continue;
+        };
+        if !webhook.projects.is_empty() && !webhook.projects.iter().any(|taken| taken == project) {
+            done.done.insert(reference.clone(), head);
+            changed = true;
+            continue;
+        }
+        let commits = match shared.read(|feed| feed.branch_commits(head, known, SHORT_WALK)) {
+            Ok(commits) => commits,
+            Err(err) => {
+                tracing::error!(webhook = %id, branch = reference, error = %err, "cannot list a branch's commits to deliver");
+                continue;
+            }
+        };
+        for commit in commits {
+            let events = match shared.events(commit) {
+                Ok(events) => events,
+                Err(err) => {
+                    tracing::error!(webhook = %id, %commit, error = %err, "cannot read a branch commit's events: skipped");
+                    done.done.insert(reference.clone(), commit);
+                    changed = true;
+                    continue;
+                }
+            };
+            let taken = takes(&webhook, &events.events);
+            if !taken.is_empty() {
+                let body = payload::commit_body(&events, &webhook.team, Some(branch), &taken);
+                let commit_id = commit.to_string();
+                match deliver(
+                    shared,
+                    slot,
+                    (cursor, saver),
+                    (&commit_id, Some(branch)),
+                    &body,
+                    events.time,
+                ) {
+                    Delivery::Acknowledged => {
+                        shared
+                            .metrics
+                            .webhook_deliveries
+                            .with_label_values(&[id.as_str()])
+                            .inc();
+                        if cursor.failing_since.take().is_some() {
+                            saver.save(cursor, slot);
+                        }
+                    }
+                    Delivery::Stopped => {
+                        if changed {
+                            save(done);
+                        }
+                        return;
+                    }
+                }
+            }
+            done.done.insert(reference.clone(), commit);
+            save(done);
+            changed = false;
+        }
+        if done.done.get(&reference) != Some(&head) {
+            // Nothing of its own to deliver (a branch made at a main-line commit).
+            done.done.insert(reference, head);
+            changed = true;
+        }
+    }
+    if changed {
+        save(done);
+    }
 }
 
 /// The first-parent commits after `cursor` up to `head`, oldest first; `None` when the
@@ -317,9 +441,8 @@ fn commits_after(shared: &Shared, cursor: Oid, head: Oid) -> Result<Option<Vec<O
 fn deliver(
     shared: &Shared,
     slot: &Slot,
-    cursor: &mut Cursor,
-    saver: &mut Saver,
-    commit: &str,
+    (cursor, saver): (&mut Cursor, &mut Saver),
+    (commit, branch): (&str, Option<&str>),
     body: &[u8],
     oldest: i64,
 ) -> Delivery {
@@ -334,7 +457,7 @@ fn deliver(
             }
             state.webhook.clone()
         };
-        let message_id = payload::message_id(commit, &webhook.id);
+        let message_id = payload::message_id(commit, branch, &webhook.id);
         let mut attempt = shared.send(slot, &webhook, &message_id, body);
         attempt.commit = Some(commit.to_owned());
         attempt.attempt = number;

@@ -756,3 +756,85 @@ async fn events_carry_the_keys_namespace() {
         ]
     );
 }
+
+async fn create_on_branch(app: &TestApp, name: &str, branch: &str) {
+    app.post(
+        &format!("{KEYS}?branch={branch}"),
+        json!({"name": name, "translations": [{"language": "en", "content": name}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+}
+
+/// Commits on a project branch are delivered with the branch's name: its own commits, in
+/// order, once the main line's are; a branch's commits from before the webhook are not, and
+/// the merge arrives as the main line's commit.
+#[tokio::test]
+async fn branch_commits_are_delivered_with_the_branchs_name() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let branches = "/teams/acme/projects/mobile/branches";
+    app.post(branches, json!({"name": "old"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    create_on_branch(&app, "before", "old").await;
+    let receiver = Receiver::start();
+    let (_, secret) = create_webhook(&app, &receiver, json!({})).await;
+    let start = head(&app);
+
+    app.post(branches, json!({"name": "feature/inbox"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    create_on_branch(&app, "inbox.title", "feature/inbox").await;
+    app.patch(
+        &format!("{KEYS}/inbox.title?branch=feature/inbox"),
+        json!({"translations": [{"language": "fr", "content": "Boîte"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    create_on_branch(&app, "after", "old").await;
+    app.create_key("on.main", &[], &[("en", "Main")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.post(&format!("{branches}/feature%2Finbox/merge"), json!({}))
+        .await
+        .assert_ok(StatusCode::OK);
+
+    let feature = app
+        .git(&[
+            "rev-list",
+            "--reverse",
+            &format!("{start}..refs/heads/locstore/acme/mobile/feature/inbox"),
+        ])
+        .lines()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    let old = app
+        .git(&["rev-list", "-1", "refs/heads/locstore/acme/mobile/old"])
+        .trim()
+        .to_owned();
+    let main = commits_after(&app, &start);
+    assert_eq!((feature.len(), main.len()), (2, 2));
+    let total = feature.len() + main.len() + 1;
+    let got = receiver.wait_for(WAIT, |received| received.len() >= total);
+    let on = |branch: &str| -> Vec<String> {
+        got.iter()
+            .filter(|received| received.json()["data"]["branch"] == branch)
+            .map(Received::commit)
+            .collect()
+    };
+    assert_eq!(on("feature/inbox"), feature, "the branch's own commits, in order");
+    assert_eq!(on("old"), [old], "only the commit made after the webhook");
+    assert_eq!(on("main"), main, "the main line's, the merge among them");
+    assert_eq!(got.len(), total, "each once");
+    assert_eq!(receiver.verify_with_reference_library(&secret), total);
+    assert_eq!(
+        events_of(&got, &feature[0]),
+        [
+            json!({"type": "key.created", "project": "mobile", "key": "inbox.title", "namespace": "", "languages": ["en"]})
+        ]
+    );
+    let delivery = got.iter().find(|received| received.commit() == feature[1]).unwrap();
+    assert_eq!(delivery.json()["data"]["project"], "mobile");
+    assert_eq!(delivery.json()["data"]["parent"], feature[0]);
+}
