@@ -44,7 +44,12 @@ impl App {
         // publication through a function, and they read and join through its public API.
         let history = History::start(store.clone());
         let remote = config.remote.clone().map(|settings| {
-            let remote = crate::sync::Remote::start(store.root(), settings, store.adopter(), metrics.clone());
+            let remote = crate::sync::Remote::start(
+                store.root(),
+                settings,
+                (store.adopter(), store.branch_follower()),
+                metrics.clone(),
+            );
             let follower = remote.clone();
             store.listen(Box::new(move |published| {
                 if published != store::Published::Nothing {

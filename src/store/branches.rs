@@ -19,6 +19,11 @@ pub const KEEP_DELETED_DAYS: i64 = 30;
 /// Tags of deleted branches live under this prefix (without `refs/tags/`).
 pub const DELETED_PREFIX: &str = "deleted-branches";
 
+/// Takes a project branch's commits fetched from the remote: team, project, branch, the
+/// remote's commit; what was done.
+pub type BranchFollower =
+    Box<dyn Fn(TeamName, ProjectName, BranchName, Oid) -> Result<super::Adoption, StoreError> + Send>;
+
 /// The ref of a project's branch.
 pub fn branch_ref(team: &TeamName, project: &ProjectName, branch: &BranchName) -> String {
     format!("{}{branch}", project_prefix(team, project))
@@ -81,6 +86,12 @@ pub enum BranchOp {
         request: MergeRequest,
         author: String,
     },
+    /// Takes the remote's commits of the branch (fetched by the replicator): a fast-forward
+    /// to `incoming` when it descends from the branch's head and every file it changes is
+    /// valid.
+    Follow {
+        incoming: Oid,
+    },
 }
 
 /// What the writer answers a [`BranchOp`].
@@ -89,6 +100,7 @@ pub enum BranchAnswer {
     Deleted,
     Applied(Applied),
     Merged(MergeOutcome),
+    Followed(super::Adoption),
 }
 
 impl Store {
@@ -197,6 +209,27 @@ impl Store {
             BranchAnswer::Merged(outcome) => Ok(outcome),
             _ => Err(unexpected()),
         }
+    }
+
+    /// What a primary's replicator calls to take a project branch's commits it fetched from
+    /// the remote (see [`BranchOp::Follow`]). Blocking: it waits for the writer.
+    pub fn branch_follower(&self) -> BranchFollower {
+        let store = self.clone();
+        Box::new(move |team, project, name, incoming| {
+            store.project(&team, &project)?;
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            store.send(super::worker::Job::Branch {
+                team,
+                project,
+                name,
+                op: BranchOp::Follow { incoming },
+                reply,
+            })?;
+            match answer.blocking_recv().map_err(|_| super::writer_gone())?? {
+                BranchAnswer::Followed(adoption) => Ok(adoption),
+                _ => Err(unexpected()),
+            }
+        })
     }
 
     /// A project's branches, sorted by name, with how far each is ahead of the main line

@@ -18,7 +18,9 @@ use git2::{FetchOptions, Oid, RemoteCallbacks, Repository};
 
 use self::credentials::{credentials, redact, without_secrets};
 use self::push::PushError;
+use crate::domain::names::{BranchName, ProjectName, TeamName};
 use crate::metrics::Metrics;
+use crate::store::branches::BranchFollower;
 use crate::store::{Adopter, Adoption};
 
 mod clone;
@@ -121,12 +123,24 @@ const SNAPSHOT_TAGS_REFSPEC: &str = "+refs/tags/locstore/*:refs/tags/locstore/*"
 const PROJECT_BRANCHES: &str = "refs/heads/locstore/";
 /// What a replica fetches of the primary's project branches, the remote's version winning.
 const PROJECT_BRANCHES_REFSPEC: &str = "+refs/heads/locstore/*:refs/heads/locstore/*";
+/// What a primary fetches of the remote's project branches: beside its own, to take the
+/// commits pushed there onto the branches it has.
+const REMOTE_BRANCHES: &str = "refs/remotes/locstore-branches/";
+const REMOTE_BRANCHES_REFSPEC: &str = "+refs/heads/locstore/*:refs/remotes/locstore-branches/*";
 /// Tags that keep deleted branches for 30 days (see `store::branches`).
 const DELETED_BRANCH_TAGS: &str = "refs/tags/deleted-branches/";
 
 impl Remote {
     /// Starts the replication thread for the repository at `root`.
-    pub fn start(root: &Path, settings: RemoteSettings, adopt: Adopter, metrics: Arc<Metrics>) -> Self {
+    /// `adopt` joins the remote's main line; `follow` takes the remote's commits of project
+    /// branches this server has (a primary's; a replica takes the remote's branches as they
+    /// are).
+    pub fn start(
+        root: &Path,
+        settings: RemoteSettings,
+        (adopt, follow): (Adopter, BranchFollower),
+        metrics: Arc<Metrics>,
+    ) -> Self {
         let (wake, woken) = std::sync::mpsc::sync_channel(4);
         let status = Arc::new(Mutex::new(SyncStatus {
             remote: redact(&settings.url),
@@ -138,6 +152,8 @@ impl Remote {
             settings,
             status: status.clone(),
             adopt,
+            follow,
+            followed: HashMap::new(),
             refused: None,
             joined: None,
             pushed_refs: HashMap::new(),
@@ -183,6 +199,10 @@ struct Replicator {
     settings: RemoteSettings,
     status: Arc<Mutex<SyncStatus>>,
     adopt: Adopter,
+    follow: BranchFollower,
+    /// Per project branch (its ref), the remote's commit last handed to `follow` (taken,
+    /// held already, or refused): not handed again until the remote's branch moves.
+    followed: HashMap<String, Oid>,
     /// The remote commit last refused as invalid: not tried again until the remote moves.
     refused: Option<Oid>,
     /// The remote commit last joined: a pull that finds it again asks the writer nothing, so
@@ -294,6 +314,8 @@ impl Replicator {
         if self.settings.replica {
             refspecs.push(SNAPSHOT_TAGS_REFSPEC);
             refspecs.push(PROJECT_BRANCHES_REFSPEC);
+        } else {
+            refspecs.push(REMOTE_BRANCHES_REFSPEC);
         }
         let mut options = FetchOptions::new();
         options.remote_callbacks(self.callbacks());
@@ -317,6 +339,9 @@ impl Replicator {
         let Ok(remote_head) = repo.refname_to_id(&self.tracking_ref()) else {
             // The remote has no such branch yet: the first push makes it.
             self.record_heads(&repo, None);
+            if !self.settings.replica {
+                self.follow_branches(&repo);
+            }
             return Ok(true);
         };
         let mut merged = false;
@@ -337,8 +362,62 @@ impl Replicator {
             }
         }
         self.record_heads(&repo, Some(remote_head));
+        if !self.settings.replica {
+            self.follow_branches(&repo);
+        }
         let status = self.lock();
         Ok(merged || status.ahead > 0)
+    }
+
+    /// Takes the commits pushed to the remote's copy of a project branch this server has
+    /// (a fix committed on the branch on the git host): the writer fast-forwards the branch
+    /// when every file they change is valid. A branch the server does not have is not made
+    /// from the remote's (it may be one deleted here, whose deletion is on its way there).
+    fn follow_branches(&mut self, repo: &Repository) {
+        let Ok(references) = repo.references_glob(&format!("{REMOTE_BRANCHES}*")) else {
+            return;
+        };
+        let remote: Vec<(String, Oid)> = references
+            .filter_map(Result::ok)
+            .filter_map(|reference| {
+                let rest = reference.name().ok()?.strip_prefix(REMOTE_BRANCHES)?;
+                Some((format!("{PROJECT_BRANCHES}{rest}"), reference.target()?))
+            })
+            .collect();
+        for (local, incoming) in remote {
+            if self.followed.get(&local) == Some(&incoming) {
+                continue;
+            }
+            let Ok(head) = repo.refname_to_id(&local) else { continue };
+            let names = local.strip_prefix(PROJECT_BRANCHES).and_then(|rest| {
+                let (team, rest) = rest.split_once('/')?;
+                let (project, branch) = rest.split_once('/')?;
+                Some((
+                    TeamName::parse(team).ok()?,
+                    ProjectName::parse(project).ok()?,
+                    BranchName::parse(branch).ok()?,
+                ))
+            });
+            let Some((team, project, branch)) = names.filter(|_| head != incoming) else {
+                self.followed.insert(local, incoming);
+                continue;
+            };
+            match (self.follow)(team, project, branch, incoming) {
+                Ok(Adoption::Refused(why)) => {
+                    self.failed(
+                        "pull",
+                        &format!("the remote's commit {incoming} of {local} is not taken: {why}"),
+                    );
+                }
+                Ok(adoption) => tracing::info!(branch = local, %incoming, ?adoption, "followed the remote's branch"),
+                // Tried again at the next fetch.
+                Err(err) => {
+                    self.failed("pull", &format!("cannot take the remote's commits of {local}: {err}"));
+                    continue;
+                }
+            }
+            self.followed.insert(local, incoming);
+        }
     }
 
     /// Records HEAD, the remote's head and how far apart they are.

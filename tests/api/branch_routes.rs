@@ -393,3 +393,105 @@ async fn writes_on_a_branch_answer_its_checks_and_an_upload_tries_there() {
     assert_eq!(unknown.error_code(StatusCode::NOT_FOUND), "not_found");
     assert_eq!(app.clean_status().await, "");
 }
+
+/// A commit pushed onto a project branch on the git host (a fix made in the pull request) is
+/// taken by the primary at its next fetch: the branch moves forward to it. One whose files are
+/// invalid is not taken, and the replication status says why.
+#[tokio::test]
+async fn commits_pushed_to_a_branch_on_the_remote_are_taken_by_the_primary() {
+    use crate::helpers::git_in;
+    use crate::sync::{GitDaemon, spawn_replicating};
+    use std::time::Duration;
+
+    let daemon = GitDaemon::start();
+    let app = spawn_replicating(&daemon, Duration::from_millis(300)).await;
+    app.seed_project().await;
+    app.create_key("home.title", &[], &[("en", "Home"), ("fr", "Accueil")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.post(&format!("{PROJECT}/branches"), json!({"name": "feature"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.patch(
+        &format!("{PROJECT}/keys/home.title?branch=feature"),
+        json!({"translations": [{"language": "fr", "content": "Maison"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let reference = "refs/heads/locstore/acme/mobile/feature";
+    let head = app.git(&["rev-parse", reference]);
+    let on_remote = || {
+        let output = crate::helpers::hermetic_git(&daemon.bare())
+            .args(["rev-parse", "--verify", "-q", reference])
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for _ in 0..100 {
+        if on_remote() == head {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(on_remote(), head, "the branch reached the remote");
+
+    let work = tempfile::tempdir().unwrap();
+    let clone = daemon.clone_into(work.path());
+    git_in(
+        &clone,
+        &["switch", "-q", "-c", "fix", "origin/locstore/acme/mobile/feature"],
+    );
+    let file = git_in(&clone, &["ls-files", "teams/acme/projects/mobile/keys"])
+        .lines()
+        .find(|path| path.contains("home.title"))
+        .unwrap()
+        .to_owned();
+    let path = clone.join(&file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("Maison"), "{text}");
+    std::fs::write(&path, text.replace("Maison", "Foyer")).unwrap();
+    git_in(&clone, &["commit", "-qam", "A reviewer's fix"]);
+    git_in(&clone, &["push", "-q", "origin", "HEAD:locstore/acme/mobile/feature"]);
+    let fixed = git_in(&clone, &["rev-parse", "HEAD"]);
+    for _ in 0..100 {
+        if app.git(&["rev-parse", reference]) == fixed {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(app.git(&["rev-parse", reference]), fixed, "the branch moved to the fix");
+    let key = app
+        .get(&format!("{PROJECT}/keys/home.title?branch=feature"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key["data"]["translation"]["fr"], "Foyer");
+    let on_main = app
+        .get(&format!("{PROJECT}/keys/home.title"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(on_main["data"]["translation"]["fr"], "Accueil");
+
+    // An invalid file is not taken.
+    std::fs::write(&path, "this is [not a key").unwrap();
+    git_in(&clone, &["commit", "-qam", "A broken file"]);
+    git_in(&clone, &["push", "-q", "origin", "HEAD:locstore/acme/mobile/feature"]);
+    let mut error = String::new();
+    for _ in 0..100 {
+        let sync = app.get("/sync").await.assert_ok(StatusCode::OK);
+        error = sync["lastError"].as_str().unwrap_or_default().to_owned();
+        if error.contains("not taken") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(error.contains("locstore/acme/mobile/feature"), "{error}");
+    assert_eq!(app.git(&["rev-parse", reference]), fixed, "the branch stays at the fix");
+    // A write on the branch still works; the status says the branch moved on both sides.
+    app.patch(
+        &format!("{PROJECT}/keys/home.title?branch=feature"),
+        json!({"translations": [{"language": "en", "content": "Start"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    assert_eq!(app.clean_status().await, "");
+}

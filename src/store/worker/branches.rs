@@ -90,12 +90,45 @@ impl Worker {
             BranchOp::Merge { request, author } => {
                 BranchAnswer::Merged(self.merge_branch(&team, &project, &name, request, &author)?)
             }
+            BranchOp::Follow { incoming } => {
+                let head = self
+                    .git
+                    .ref_target(&reference)?
+                    .ok_or_else(|| no_such_branch(&team, &project, &name))?;
+                BranchAnswer::Followed(self.follow_branch(&reference, head, incoming)?)
+            }
         };
         self.make_durable();
         // Refs moved beside the main line: the replicator pushes them. (A merge into the main
         // line told of its commit as it joined it.)
         self.listeners.tell(crate::store::Published::Tags);
         Ok(answer)
+    }
+
+    /// Moves the branch `reference` from `head` to the remote's `incoming` when it descends
+    /// from it and every file it changes is valid; a branch that moved on both sides is left
+    /// as it is (merge the remote's commits into it there, and push).
+    fn follow_branch(&mut self, reference: &str, head: Oid, incoming: Oid) -> Result<Adoption, StoreError> {
+        Ok(match adopt::relation(self.git.objects(), head, incoming)? {
+            adopt::Relation::Held => Adoption::Held,
+            adopt::Relation::Diverged => Adoption::Refused(format!(
+                "{reference} has commits here and on the remote that the other lacks: merge this server's into the remote's there and push"
+            )),
+            adopt::Relation::Ahead => {
+                let diff = adopt::diff_commits(self.git.objects(), head, incoming)?;
+                if let Err(why) = adopt::validate(self.git.objects(), &diff) {
+                    return Ok(Adoption::Refused(why));
+                }
+                self.git.publish_ref(
+                    reference,
+                    head,
+                    incoming,
+                    "locstore: take the remote's commits of a branch",
+                )?;
+                tracing::info!(branch = reference, %head, %incoming, "took the remote's commits of a branch");
+                Adoption::FastForward(incoming)
+            }
+        })
     }
 
     /// `from` as a commit: a branch of the project, one of its snapshots, or a commit id.
