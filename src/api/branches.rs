@@ -130,6 +130,20 @@ pub struct ConflictItem {
     pub theirs: Option<serde_json::Value>,
 }
 
+/// A project setting both sides changed differently since their common ancestor: only a
+/// `strategy` settles it. Languages are listed joined with `, `.
+#[derive(Debug, Object)]
+pub struct SettingConflictItem {
+    /// `displayName`, `description`, `baseLanguageISO`, `languagesISO` or
+    /// `placeholderFormat`.
+    pub field: String,
+    pub base: String,
+    /// The line merged into.
+    pub ours: String,
+    /// The branch.
+    pub theirs: String,
+}
+
 /// What a merge did, or (`dryRun`) would do.
 #[derive(Debug, Object)]
 pub struct MergeResult {
@@ -141,6 +155,10 @@ pub struct MergeResult {
     pub merged: Vec<MergedKeyItem>,
     /// For a dry run, the conflicts a merge would meet (none were settled).
     pub conflicts: Vec<ConflictItem>,
+    /// For a dry run, the project settings both sides changed differently (left out when
+    /// none).
+    #[oai(rename = "settingConflicts", default, skip_serializing_if_is_empty)]
+    pub setting_conflicts: Vec<SettingConflictItem>,
 }
 
 /// The conflicts that stopped a merge.
@@ -150,6 +168,9 @@ pub struct MergeConflicts {
     pub success: bool,
     pub error: ErrorDetail,
     pub conflicts: Vec<ConflictItem>,
+    /// Project settings both sides changed differently (left out when none).
+    #[oai(rename = "settingConflicts", default, skip_serializing_if_is_empty)]
+    pub setting_conflicts: Vec<SettingConflictItem>,
 }
 
 /// The answer to a merge.
@@ -317,17 +338,36 @@ impl BranchesApi {
 
 fn answer(outcome: MergeOutcome, dry_run: bool) -> MergeAnswer {
     let conflicts: Vec<ConflictItem> = outcome.conflicts.into_iter().map(Into::into).collect();
-    if !dry_run && !conflicts.is_empty() {
+    let setting_conflicts: Vec<SettingConflictItem> = outcome
+        .settings
+        .into_iter()
+        .map(|conflict| SettingConflictItem {
+            field: conflict.field.to_owned(),
+            base: conflict.base,
+            ours: conflict.ours,
+            theirs: conflict.theirs,
+        })
+        .collect();
+    if !dry_run && !(conflicts.is_empty() && setting_conflicts.is_empty()) {
+        let message = match (conflicts.len(), setting_conflicts.len()) {
+            (texts, 0) => format!(
+                "{texts} text(s) changed differently on both sides; settle them with `strategy` or `resolutions`. Nothing was merged."
+            ),
+            (0, settings) => format!(
+                "{settings} project setting(s) changed differently on both sides; settle them with `strategy`. Nothing was merged."
+            ),
+            (texts, settings) => format!(
+                "{texts} text(s) and {settings} project setting(s) changed differently on both sides; settle the texts with `strategy` or `resolutions`, the settings with `strategy`. Nothing was merged."
+            ),
+        };
         return MergeAnswer::Conflict(Json(MergeConflicts {
             success: false,
             error: ErrorDetail {
                 code: "merge_conflict".into(),
-                message: format!(
-                    "{} text(s) changed differently on both sides; settle them with `strategy` or `resolutions`. Nothing was merged.",
-                    conflicts.len()
-                ),
+                message,
             },
             conflicts,
+            setting_conflicts,
         }));
     }
     MergeAnswer::Ok(Json(MergeResult {
@@ -348,6 +388,7 @@ fn answer(outcome: MergeOutcome, dry_run: bool) -> MergeAnswer {
             })
             .collect(),
         conflicts,
+        setting_conflicts,
     }))
 }
 

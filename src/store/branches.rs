@@ -9,7 +9,7 @@
 //! Reads of a branch are reads of its head commit ([`Store::project_at_commit`]): the main
 //! line's keys with the files that differ applied, so a branch costs what it changed.
 
-pub use super::plan::merge::{KeyMerge, MergeConflict, MergeStrategy, Resolution, Settle};
+pub use super::plan::merge::{KeyMerge, MergeConflict, MergeStrategy, Resolution, SettingConflict, Settle};
 use super::{Applied, Change, Store, StoreError};
 use crate::domain::names::{BranchName, KeyName, ProjectName, TeamName};
 use git2::{Oid, Repository};
@@ -67,6 +67,9 @@ pub struct MergeOutcome {
     pub keys: Vec<(KeyName, KeyMerge)>,
     /// Conflicts left unsettled: with any, nothing was written.
     pub conflicts: Vec<MergeConflict>,
+    /// Project settings both sides changed differently, left unsettled (no strategy): with
+    /// any, nothing was written.
+    pub settings: Vec<SettingConflict>,
 }
 
 /// A job on a project's branches, for the writer.

@@ -533,3 +533,60 @@ fn a_kill_9_during_a_merge_leaves_nothing_half_merged() {
     );
     server.terminate();
 }
+
+/// The project's settings merge field by field: languages added on both sides are all kept;
+/// a name changed differently on both sides is a conflict (409, nothing written) that a
+/// strategy settles.
+#[tokio::test]
+async fn project_settings_changed_on_both_sides_merge_field_by_field() {
+    let app = app_with_branch("feature").await;
+    let project = "/teams/acme/projects/mobile";
+    let languages = |list: &[&str]| json!({"languagesISO": list});
+    app.patch(project, languages(&["en", "fr", "pt-BR", "de"]))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.patch(
+        &format!("{project}?branch=feature"),
+        languages(&["en", "fr", "pt-BR", "ja"]),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let (status, merged) = merge(&app, "feature", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{merged}");
+    let settings = app.get(project).await.assert_ok(StatusCode::OK);
+    assert_eq!(
+        settings["data"]["languagesISO"],
+        json!(["en", "fr", "pt-BR", "de", "ja"])
+    );
+
+    app.post(BRANCHES, json!({"name": "rename"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.patch(project, json!({"displayName": "Mobile app"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.patch(&format!("{project}?branch=rename"), json!({"displayName": "Phone"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    let main = rev(&app, "refs/heads/main");
+    let (status, refused) = merge(&app, "rename", json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["error"]["code"], "merge_conflict");
+    assert_eq!(
+        refused["settingConflicts"],
+        json!([{"field": "displayName", "base": "Mobile", "ours": "Mobile app", "theirs": "Phone"}])
+    );
+    assert_eq!(refused["conflicts"], json!([]));
+    assert_eq!(rev(&app, "refs/heads/main"), main, "nothing written");
+    let (status, tried) = merge(&app, "rename", json!({"dryRun": true})).await;
+    assert_eq!(status, StatusCode::OK, "{tried}");
+    assert_eq!(tried["settingConflicts"][0]["field"], "displayName");
+    let (status, merged) = merge(&app, "rename", json!({"strategy": "theirs"})).await;
+    assert_eq!(status, StatusCode::OK, "{merged}");
+    let settings = app.get(project).await.assert_ok(StatusCode::OK);
+    assert_eq!(settings["data"]["displayName"], "Phone");
+    assert_eq!(
+        settings["data"]["languagesISO"],
+        json!(["en", "fr", "pt-BR", "de", "ja"])
+    );
+}

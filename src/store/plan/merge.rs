@@ -2,16 +2,19 @@
 //! changed since their common ancestor, each key is merged on its own, and each language of a
 //! key on its own (its text with the base it was written against). The same change on both
 //! sides merges; both sides changing one text differently, or one side deleting a key the
-//! other changed, is a conflict unless a strategy or a resolution settles it. Other files of
-//! the project (its settings, the app's kept files) merge whole: a side's change is taken when
-//! the other left the file as it was, and the target's version is kept when both changed it.
+//! other changed, is a conflict unless a strategy or a resolution settles it. The project's
+//! settings (`project.toml`) merge field by field, its languages as a set (each side's
+//! additions and removals taken); a field both sides changed differently is a conflict that
+//! only a strategy settles. Other files of the project (the app's kept files) merge whole: a
+//! side's change is taken when the other left the file as it was, and the target's version
+//! is kept when both changed it.
 //!
 //! Pure: the writer reads the three versions of every changed file and hands them in.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::domain::model::{Key, Text};
-use crate::domain::names::{KeyName, LanguageCode};
+use crate::domain::model::{Key, Project, Text};
+use crate::domain::names::{KeyName, LanguageCode, ProjectName};
 use crate::gitdb::TreeEdit;
 use crate::store::files;
 
@@ -43,6 +46,16 @@ pub struct MergeConflict {
     pub theirs: Option<Text>,
 }
 
+/// A project setting both sides changed differently: its field in the API's spelling, and
+/// its value on each side as text (a list of languages joined with `, `).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingConflict {
+    pub field: &'static str,
+    pub base: String,
+    pub ours: String,
+    pub theirs: String,
+}
+
 /// What the merge does to one key of the target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyMerge {
@@ -70,6 +83,9 @@ pub struct MergePlan {
     pub keys: Vec<(KeyName, KeyMerge)>,
     /// Conflicts nothing settled: with any, nothing may be written.
     pub conflicts: Vec<MergeConflict>,
+    /// Settings both sides changed differently, with no strategy to settle them: with any,
+    /// nothing may be written either.
+    pub settings: Vec<SettingConflict>,
 }
 
 /// How conflicts are settled.
@@ -91,6 +107,10 @@ pub fn plan_merge(changed: Vec<ThreeVersions>, settle: &Settle, base_language: &
     let mut plan = MergePlan::default();
     let mut keys: BTreeMap<KeyName, [Option<(String, Key)>; 3]> = BTreeMap::new();
     for file in changed {
+        if file.path == crate::store::layout::PROJECT_FILE {
+            merge_settings(file, settle, &mut plan);
+            continue;
+        }
         if !is_key_file(&file.path) {
             merge_whole_file(file, &mut plan.edits);
             continue;
@@ -344,6 +364,104 @@ fn merge_whole_file(file: ThreeVersions, edits: &mut Vec<TreeEdit>) {
     });
 }
 
+/// The project's settings merged field by field (see the module's comment); a file that does
+/// not parse on a side merges whole.
+fn merge_settings(file: ThreeVersions, settle: &Settle, plan: &mut MergePlan) {
+    let name = ProjectName::parse("merged").expect("a valid project name");
+    let read = |bytes: &Option<Vec<u8>>| files::read_project(name.clone(), bytes.as_deref()?).ok();
+    let (Some(base), Some(ours), Some(theirs)) = (read(&file.base), read(&file.ours), read(&file.theirs)) else {
+        merge_whole_file(file, &mut plan.edits);
+        return;
+    };
+    let mut merged = ours.clone();
+    let mut conflicts = Vec::new();
+    let mut field = |field: &'static str, value: fn(&Project) -> String, set: fn(&mut Project, &Project)| {
+        let (b, o, t) = (value(&base), value(&ours), value(&theirs));
+        if o == t || t == b {
+            return;
+        }
+        if o == b {
+            set(&mut merged, &theirs);
+            return;
+        }
+        match settle.strategy {
+            Some(MergeStrategy::Ours) => {}
+            Some(MergeStrategy::Theirs) => set(&mut merged, &theirs),
+            None => conflicts.push(SettingConflict {
+                field,
+                base: b,
+                ours: o,
+                theirs: t,
+            }),
+        }
+    };
+    field(
+        "displayName",
+        |project| project.display_name.clone(),
+        |merged, theirs| merged.display_name = theirs.display_name.clone(),
+    );
+    field(
+        "description",
+        |project| project.description.clone(),
+        |merged, theirs| merged.description = theirs.description.clone(),
+    );
+    field(
+        "baseLanguageISO",
+        |project| project.base_language.to_string(),
+        |merged, theirs| merged.base_language = theirs.base_language.clone(),
+    );
+    field(
+        "placeholderFormat",
+        |project| {
+            project
+                .placeholder_format
+                .map(|syntax| syntax.name())
+                .unwrap_or_default()
+                .to_owned()
+        },
+        |merged, theirs| merged.placeholder_format = theirs.placeholder_format,
+    );
+    // Languages: the target's, less those the branch removed, with those it added.
+    let removed: Vec<&LanguageCode> = base
+        .languages
+        .iter()
+        .filter(|code| !theirs.languages.contains(code))
+        .collect();
+    merged.languages.retain(|code| !removed.contains(&code));
+    for code in &theirs.languages {
+        if !base.languages.contains(code) && !merged.languages.contains(code) {
+            merged.languages.push(code.clone());
+        }
+    }
+    if !merged.languages.contains(&merged.base_language) {
+        // A side removed the language the other made (or kept) the base one.
+        let list = |project: &Project| project.languages_list();
+        match settle.strategy {
+            Some(MergeStrategy::Ours) => merged.languages = ours.languages.clone(),
+            Some(MergeStrategy::Theirs) => merged.languages = theirs.languages.clone(),
+            None => conflicts.push(SettingConflict {
+                field: "languagesISO",
+                base: list(&base),
+                ours: list(&ours),
+                theirs: list(&theirs),
+            }),
+        }
+        if !merged.languages.contains(&merged.base_language) {
+            merged.languages.push(merged.base_language.clone());
+        }
+    }
+    if !conflicts.is_empty() {
+        plan.settings.extend(conflicts);
+        return;
+    }
+    if merged != ours {
+        plan.edits.push(TreeEdit::Write {
+            path: file.path,
+            contents: files::write_project(&merged).into(),
+        });
+    }
+}
+
 fn is_key_file(path: &str) -> bool {
     path.starts_with("keys/") && path.ends_with(".toml")
 }
@@ -444,5 +562,106 @@ mod tests {
         let plan = merged(base.clone(), base, None, &Settle::default());
         assert_eq!(plan.edits, [TreeEdit::Remove { path: PATH.into() }]);
         assert_eq!(plan.keys, [(KeyName::parse("title").unwrap(), KeyMerge::Deleted)]);
+    }
+
+    fn project_file(name: &str, base: &str, languages: &[&str]) -> Option<Vec<u8>> {
+        let project = Project {
+            name: ProjectName::parse("mobile").unwrap(),
+            display_name: name.into(),
+            description: String::new(),
+            base_language: LanguageCode::parse(base).unwrap(),
+            languages: languages
+                .iter()
+                .map(|code| LanguageCode::parse(code).unwrap())
+                .collect(),
+            placeholder_format: None,
+        };
+        Some(files::write_project(&project))
+    }
+
+    fn merged_settings(
+        ours: Option<Vec<u8>>,
+        theirs: Option<Vec<u8>>,
+        settle: &Settle,
+    ) -> (MergePlan, Option<Project>) {
+        let file = ThreeVersions {
+            path: crate::store::layout::PROJECT_FILE.into(),
+            base: project_file("Mobile", "en", &["en", "fr"]),
+            ours,
+            theirs,
+        };
+        let plan = plan_merge(vec![file], settle, &LanguageCode::parse("en").unwrap());
+        let written = plan.edits.iter().find_map(|edit| match edit {
+            TreeEdit::Write { contents, .. } => {
+                files::read_project(ProjectName::parse("mobile").unwrap(), contents).ok()
+            }
+            _ => None,
+        });
+        (plan, written)
+    }
+
+    fn codes(project: &Project) -> Vec<&str> {
+        project.languages.iter().map(LanguageCode::as_str).collect()
+    }
+
+    #[test]
+    fn project_settings_merge_field_by_field_and_languages_as_a_set() {
+        // The target added German, the branch Japanese and renamed the project.
+        let (plan, written) = merged_settings(
+            project_file("Mobile", "en", &["en", "fr", "de"]),
+            project_file("Mobile app", "en", &["en", "fr", "ja"]),
+            &Settle::default(),
+        );
+        assert!(plan.settings.is_empty(), "{:?}", plan.settings);
+        let written = written.expect("the merged settings are written");
+        assert_eq!(codes(&written), ["en", "fr", "de", "ja"]);
+        assert_eq!(written.display_name, "Mobile app");
+
+        // The branch removed French; the target left the languages alone.
+        let (_, written) = merged_settings(
+            project_file("Mobile", "en", &["en", "fr"]),
+            project_file("Mobile", "en", &["en"]),
+            &Settle::default(),
+        );
+        assert_eq!(codes(&written.unwrap()), ["en"]);
+
+        // Only the target changed: nothing to write.
+        let (plan, written) = merged_settings(
+            project_file("Mobile app", "en", &["en", "fr"]),
+            project_file("Mobile", "en", &["en", "fr"]),
+            &Settle::default(),
+        );
+        assert!(written.is_none() && plan.settings.is_empty());
+    }
+
+    #[test]
+    fn a_setting_changed_differently_on_both_sides_is_a_conflict_only_a_strategy_settles() {
+        let ours = || project_file("Mobile", "fr", &["en", "fr"]);
+        let theirs = || project_file("Phone", "en", &["en"]);
+        let (plan, written) = merged_settings(ours(), theirs(), &Settle::default());
+        assert!(written.is_none());
+        let fields: Vec<&str> = plan.settings.iter().map(|conflict| conflict.field).collect();
+        // The branch removed French, which the target made the base language.
+        assert_eq!(fields, ["languagesISO"], "{:?}", plan.settings);
+
+        let ours = || project_file("Mobile app", "en", &["en", "fr"]);
+        let (plan, _) = merged_settings(ours(), theirs(), &Settle::default());
+        assert_eq!(
+            plan.settings,
+            [SettingConflict {
+                field: "displayName",
+                base: "Mobile".into(),
+                ours: "Mobile app".into(),
+                theirs: "Phone".into(),
+            }]
+        );
+        let theirs_wins = Settle {
+            strategy: Some(MergeStrategy::Theirs),
+            resolutions: Vec::new(),
+        };
+        let (plan, written) = merged_settings(ours(), theirs(), &theirs_wins);
+        assert!(plan.settings.is_empty());
+        let written = written.unwrap();
+        assert_eq!((written.display_name.as_str(), codes(&written)), ("Phone", vec!["en"]));
     }
 }

@@ -312,8 +312,9 @@ impl Worker {
             commit: None,
             keys: planned.keys,
             conflicts: planned.conflicts,
+            settings: planned.settings,
         };
-        if !outcome.conflicts.is_empty() || request.dry_run {
+        if !outcome.conflicts.is_empty() || !outcome.settings.is_empty() || request.dry_run {
             return Ok(outcome);
         }
         let edits: Vec<TreeEdit> = planned
