@@ -348,7 +348,8 @@ fn answer(outcome: MergeOutcome, dry_run: bool) -> MergeAnswer {
             theirs: conflict.theirs,
         })
         .collect();
-    if !dry_run && !(conflicts.is_empty() && setting_conflicts.is_empty()) {
+    let conflicting = !conflicts.is_empty() || !setting_conflicts.is_empty();
+    if !dry_run && conflicting {
         let message = match (conflicts.len(), setting_conflicts.len()) {
             (texts, 0) => format!(
                 "{texts} text(s) changed differently on both sides; settle them with `strategy` or `resolutions`. Nothing was merged."
