@@ -27,8 +27,9 @@ pub enum ApiError {
     /// `not_found`: the team, project or key does not exist (or the token cannot see its team).
     #[oai(status = 404)]
     NotFound(Json<ErrorBody>),
-    /// `conflict`: the name is taken (without regard to case for teams and projects), or two
-    /// exported keys map to the same Android resource name.
+    /// `conflict`: the name is taken (without regard to case for teams and projects), two
+    /// exported keys map to the same Android resource name, or a team or project to rename or
+    /// delete has branches.
     #[oai(status = 409)]
     Conflict(Json<ErrorBody>),
     /// `payload_too_large`: the request body is over the server's limit.

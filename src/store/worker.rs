@@ -417,6 +417,29 @@ impl Worker {
         Err(error)
     }
 
+    /// Refuses to rename or delete the team or project whose snapshot prefix is `prefix`
+    /// while it has project branches: their commits hold it under its name, and a branch left
+    /// under a name that no longer exists could be neither read nor merged.
+    fn refuse_with_branches(&self, prefix: &str, renamed: bool) -> Result<(), Failure> {
+        let branches = self
+            .git
+            .refs_under(&format!("refs/heads/{prefix}/"))
+            .map_err(|err| Failure::Broken(err.into()))?;
+        if branches.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<&str> = branches
+            .iter()
+            .map(|(name, _)| name.strip_prefix("refs/heads/locstore/").unwrap_or(name))
+            .collect();
+        Err(Failure::Refused(StoreError::Conflict(format!(
+            "{} cannot be {} while it has branches ({}): merge or delete them first.",
+            prefix.strip_prefix("locstore/").unwrap_or(prefix),
+            if renamed { "renamed" } else { "deleted" },
+            names.join(", ")
+        ))))
+    }
+
     fn stage(
         &mut self,
         change: Change,
@@ -425,6 +448,9 @@ impl Worker {
     ) -> Result<Staged, Failure> {
         let started = Instant::now();
         let tags = plan::follow(&change);
+        if let Some((from, to)) = &tags {
+            self.refuse_with_branches(from, to.is_some())?;
+        }
         let plan = plan::plan(catalog, change).map_err(Failure::Refused)?;
         let planned = started.elapsed();
         let bulk = plan.edits.len() >= crate::gitdb::BULK_WRITES;

@@ -590,3 +590,39 @@ async fn project_settings_changed_on_both_sides_merge_field_by_field() {
         json!(["en", "fr", "pt-BR", "de", "ja"])
     );
 }
+
+/// A project or team with branches is neither renamed nor deleted (the branches hold it under
+/// its name): 409 naming them, nothing written; once they are gone it is.
+#[tokio::test]
+async fn a_project_with_branches_is_not_renamed_or_deleted_until_they_are_gone() {
+    let app = app_with_branch("feature/inbox").await;
+    let project = "/teams/acme/projects/mobile";
+    let commits = app.commit_count();
+    let renamed = app.patch(project, json!({"name": "phone"})).await;
+    assert_eq!(renamed.error_code(StatusCode::CONFLICT), "conflict");
+    assert!(
+        renamed.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("acme/mobile/feature/inbox"),
+        "{}",
+        renamed.json()
+    );
+    let deleted = app.delete(project).await;
+    assert_eq!(deleted.error_code(StatusCode::CONFLICT), "conflict");
+    let team = app.patch("/teams/acme", json!({"name": "acme2"})).await;
+    assert_eq!(team.error_code(StatusCode::CONFLICT), "conflict");
+    assert_eq!(app.commit_count(), commits, "nothing written");
+    // Other settings still change.
+    app.patch(project, json!({"displayName": "Phone"}))
+        .await
+        .assert_ok(StatusCode::OK);
+
+    app.delete(&format!("{BRANCHES}/feature%2Finbox"))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.patch(project, json!({"name": "phone"}))
+        .await
+        .assert_ok(StatusCode::OK);
+    app.get("/teams/acme/projects/phone").await.assert_ok(StatusCode::OK);
+}
