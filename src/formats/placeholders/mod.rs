@@ -13,6 +13,7 @@
 //!   a named syntax take those names, else `arg1`, `arg2`...
 //! - What a target cannot write is left as it is and reported as a [`Warning`].
 
+mod fast;
 pub mod plurals;
 pub mod render;
 
@@ -161,7 +162,9 @@ pub fn convert_key(
         plural_form,
         markup: key.markup,
     };
-    let names = names_of(key, base, source);
+    // Made at the first text the one-pass conversion leaves to the full one.
+    let names = std::cell::OnceCell::new();
+    let names = || names.get_or_init(|| names_of(key, base, source));
     // An ICU plural message held as one text (an ARB upload's) is written as the target's
     // plural forms: the key becomes a plural in the export.
     let expanded: Vec<Option<plurals::Expanded>> = key
@@ -197,8 +200,15 @@ pub fn convert_key(
                 // Nothing in this text reads differently: it is its own conversion.
                 return string.to_owned();
             }
+            if source == Syntax::Printf
+                && target == Syntax::Apple
+                && !key.markup
+                && let Some(written) = fast::printf_to_apple(string)
+            {
+                return written;
+            }
             let parsed = placeholders::parse(string, source, context(plural_form));
-            render::render(&parsed, target, context(plural_form), tags, &names, &mut messages)
+            render::render(&parsed, target, context(plural_form), tags, names(), &mut messages)
         };
         let written = match (text, expanded) {
             (_, Some(expanded)) => {
@@ -206,7 +216,7 @@ pub fn convert_key(
                     .forms
                     .iter()
                     .map(|(category, parsed)| {
-                        let form = render::render(parsed, target, context(true), tags, &names, &mut messages);
+                        let form = render::render(parsed, target, context(true), tags, names(), &mut messages);
                         (*category, form)
                     })
                     .collect();

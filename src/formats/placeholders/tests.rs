@@ -524,3 +524,58 @@ fn select_nested_and_broken_messages_stay_whole() {
         ]
     );
 }
+
+/// The one-pass conversion of Java printf texts for Apple writes what the full conversion
+/// writes, on every line of every text file of the fixtures (real apps' strings in every
+/// format, so printf's hard cases and much that is not printf at all) and on hand-made cases.
+#[test]
+fn the_one_pass_printf_to_apple_conversion_writes_what_the_full_one_does() {
+    let full = |text: &str| {
+        let context = Context {
+            plural_form: false,
+            markup: false,
+        };
+        let parsed = placeholders::parse(text, Syntax::Printf, context);
+        let names = Names::new(&[], [&parsed]);
+        render::render(&parsed, Syntax::Apple, context, Tags::Strip, &names, &mut Vec::new())
+    };
+    let mut lines: Vec<String> = [
+        "Hello %1$s, you have %2$d messages",
+        "%s sent %d files (%.1f MB, 100%%)",
+        "%2$s before %1$s, then %s",
+        "%05d %-8s %,d %+.2f %x %X %o %e %G %c",
+        "%f and %.0f and %.00f and %01$s",
+        "50% off",
+        "100%",
+        "%n%s",
+        "%b %S %tY %h",
+        "%1$s %1$s %0$s",
+        "% d %#x %'d",
+        "no placeholders, only 100%% here",
+        "%10.3f|%-5c|%.5s",
+        "%99999999999d",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for entry in walkdir::WalkDir::new(root).into_iter().filter_map(Result::ok) {
+        if entry.file_type().is_file()
+            && let Ok(text) = std::fs::read_to_string(entry.path())
+        {
+            lines.extend(text.lines().filter(|line| line.contains('%')).map(str::to_owned));
+        }
+    }
+    let mut fast_ones = 0;
+    for line in &lines {
+        if let Some(written) = fast::printf_to_apple(line) {
+            assert_eq!(written, full(line), "{line:?}");
+            fast_ones += 1;
+        }
+    }
+    assert!(
+        fast_ones > 1000,
+        "only {fast_ones} of {} lines took the one pass",
+        lines.len()
+    );
+}
