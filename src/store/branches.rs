@@ -214,27 +214,6 @@ impl Store {
         }
     }
 
-    /// What a primary's replicator calls to take a project branch's commits it fetched from
-    /// the remote (see [`BranchOp::Follow`]). Blocking: it waits for the writer.
-    pub fn branch_follower(&self) -> BranchFollower {
-        let store = self.clone();
-        Box::new(move |team, project, name, incoming| {
-            store.project(&team, &project)?;
-            let (reply, answer) = tokio::sync::oneshot::channel();
-            store.send(super::worker::Job::Branch {
-                team,
-                project,
-                name,
-                op: BranchOp::Follow { incoming },
-                reply,
-            })?;
-            match answer.blocking_recv().map_err(|_| super::writer_gone())?? {
-                BranchAnswer::Followed(adoption) => Ok(adoption),
-                _ => Err(unexpected()),
-            }
-        })
-    }
-
     /// A project's branches, sorted by name, with how far each is ahead of the main line
     /// and behind it.
     pub async fn list_branches(&self, team: &TeamName, project: &ProjectName) -> Result<Vec<Branch>, StoreError> {
@@ -315,7 +294,7 @@ pub fn no_such_branch(team: &TeamName, project: &ProjectName, branch: &BranchNam
     StoreError::NotFound(format!("Project {team}/{project} has no branch {:?}.", branch.as_str()))
 }
 
-fn unexpected() -> StoreError {
+pub(super) fn unexpected() -> StoreError {
     StoreError::internal("the writer answered another job", "a branch job")
 }
 

@@ -477,6 +477,27 @@ impl Store {
         })
     }
 
+    /// What a primary's replicator calls to take a project branch's commits it fetched from
+    /// the remote (see [`BranchOp::Follow`]). Blocking: it waits for the writer.
+    pub fn branch_follower(&self) -> branches::BranchFollower {
+        let store = self.clone();
+        Box::new(move |team, project, name, incoming| {
+            store.project(&team, &project)?;
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            store.send(Job::Branch {
+                team,
+                project,
+                name,
+                op: branches::BranchOp::Follow { incoming },
+                reply,
+            })?;
+            match answer.blocking_recv().map_err(|_| writer_gone())?? {
+                branches::BranchAnswer::Followed(adoption) => Ok(adoption),
+                _ => Err(branches::unexpected()),
+            }
+        })
+    }
+
     /// Sets the keys-per-project gauge from the catalog (for a metrics scrape).
     pub fn record_key_counts(&self) {
         let catalog = self.read();
