@@ -5,6 +5,7 @@ use poem::http::StatusCode;
 use serde_json::json;
 
 use crate::helpers::TestApp;
+use crate::sync::{GitDaemon, spawn_replicating};
 
 const PROJECT: &str = "/teams/acme/projects/mobile";
 
@@ -110,16 +111,12 @@ async fn at_and_branch_together_are_refused() {
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
 }
 
-/// A branch is pushed to the remote beside the main line; merged there with `git merge` (a
-/// pull request merged on the git host), it comes back as any commit does.
-#[tokio::test]
-async fn a_branch_pushed_to_the_remote_and_merged_there_comes_back_to_the_main_line() {
-    use crate::helpers::git_in;
-    use crate::sync::{GitDaemon, spawn_replicating};
-    use std::time::Duration;
+const FEATURE_REF: &str = "refs/heads/locstore/acme/mobile/feature";
 
-    let daemon = GitDaemon::start();
-    let app = spawn_replicating(&daemon, Duration::from_millis(300)).await;
+/// A server replicating to `daemon`'s remote, with the key `home.title` and the branch
+/// `feature`, where its French was changed.
+async fn replicated_branch(daemon: &GitDaemon) -> TestApp {
+    let app = spawn_replicating(daemon, std::time::Duration::from_millis(300)).await;
     app.seed_project().await;
     app.create_key("home.title", &[], &[("en", "Home"), ("fr", "Accueil")])
         .await
@@ -133,32 +130,60 @@ async fn a_branch_pushed_to_the_remote_and_merged_there_comes_back_to_the_main_l
     )
     .await
     .assert_ok(StatusCode::OK);
+    app
+}
+
+/// The commit `reference` names in the daemon's remote (empty when none).
+fn remote_commit(daemon: &GitDaemon, reference: &str) -> String {
+    let output = crate::helpers::hermetic_git(&daemon.bare())
+        .args(["rev-parse", "--verify", "-q", reference])
+        .output()
+        .unwrap();
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Waits until the remote holds the branch `feature` and the main line as the server does.
+async fn on_the_remote(app: &TestApp, daemon: &GitDaemon) {
+    let (head, main) = (
+        app.git(&["rev-parse", FEATURE_REF]),
+        app.git(&["rev-parse", "refs/heads/main"]),
+    );
+    for _ in 0..100 {
+        if remote_commit(daemon, FEATURE_REF) == head && remote_commit(daemon, "refs/heads/main") == main {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        remote_commit(daemon, FEATURE_REF),
+        head,
+        "the branch reached the remote"
+    );
+    assert_eq!(
+        remote_commit(daemon, "refs/heads/main"),
+        main,
+        "the main line reached the remote"
+    );
+}
+
+/// A branch is pushed to the remote beside the main line; merged there with `git merge` (a
+/// pull request merged on the git host), it comes back as any commit does.
+#[tokio::test]
+async fn a_branch_pushed_to_the_remote_and_merged_there_comes_back_to_the_main_line() {
+    use crate::helpers::git_in;
+    use std::time::Duration;
+
+    let daemon = GitDaemon::start();
+    let app = replicated_branch(&daemon).await;
     app.post(
         &format!("{PROJECT}/keys?branch=feature"),
         json!({"name": "login.title", "translations": [{"language": "en", "content": "Log in"}]}),
     )
     .await
     .assert_ok(StatusCode::CREATED);
-    let reference = "refs/heads/locstore/acme/mobile/feature";
-    let head = app.git(&["rev-parse", reference]);
-    let main = app.git(&["rev-parse", "refs/heads/main"]);
-    let on_remote = |reference: &str| {
-        let output = crate::helpers::hermetic_git(&daemon.bare())
-            .args(["rev-parse", "--verify", "-q", reference])
-            .output()
-            .unwrap();
-        String::from_utf8(output.stdout).unwrap()
-    };
     // Both the branch and the main line's newest commit: a clone taken before the main line
     // arrives would be refused its push of the merge.
-    for _ in 0..100 {
-        if on_remote(reference) == head && on_remote("refs/heads/main") == main {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(on_remote(reference), head, "the branch reached the remote");
-    assert_eq!(on_remote("refs/heads/main"), main, "the main line reached the remote");
+    on_the_remote(&app, &daemon).await;
 
     let work = tempfile::tempdir().unwrap();
     let clone = daemon.clone_into(work.path());
@@ -400,40 +425,12 @@ async fn writes_on_a_branch_answer_its_checks_and_an_upload_tries_there() {
 #[tokio::test]
 async fn commits_pushed_to_a_branch_on_the_remote_are_taken_by_the_primary() {
     use crate::helpers::git_in;
-    use crate::sync::{GitDaemon, spawn_replicating};
     use std::time::Duration;
 
     let daemon = GitDaemon::start();
-    let app = spawn_replicating(&daemon, Duration::from_millis(300)).await;
-    app.seed_project().await;
-    app.create_key("home.title", &[], &[("en", "Home"), ("fr", "Accueil")])
-        .await
-        .assert_ok(StatusCode::CREATED);
-    app.post(&format!("{PROJECT}/branches"), json!({"name": "feature"}))
-        .await
-        .assert_ok(StatusCode::CREATED);
-    app.patch(
-        &format!("{PROJECT}/keys/home.title?branch=feature"),
-        json!({"translations": [{"language": "fr", "content": "Maison"}]}),
-    )
-    .await
-    .assert_ok(StatusCode::OK);
-    let reference = "refs/heads/locstore/acme/mobile/feature";
-    let head = app.git(&["rev-parse", reference]);
-    let on_remote = || {
-        let output = crate::helpers::hermetic_git(&daemon.bare())
-            .args(["rev-parse", "--verify", "-q", reference])
-            .output()
-            .unwrap();
-        String::from_utf8(output.stdout).unwrap()
-    };
-    for _ in 0..100 {
-        if on_remote() == head {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(on_remote(), head, "the branch reached the remote");
+    let app = replicated_branch(&daemon).await;
+    let reference = FEATURE_REF;
+    on_the_remote(&app, &daemon).await;
 
     let work = tempfile::tempdir().unwrap();
     let clone = daemon.clone_into(work.path());
