@@ -133,11 +133,6 @@ fn encode(segment: &str) -> String {
         .collect()
 }
 
-/// A catalog file as PyPI `string-catalog`'s models read it.
-pub fn read_catalog(path: &Path) -> Value {
-    read_catalog_bytes(&std::fs::read(path).unwrap())
-}
-
 fn unit(value: &str) -> Value {
     json!({"state": "translated", "value": value})
 }
