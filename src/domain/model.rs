@@ -114,6 +114,12 @@ pub struct XcodeEntry {
     /// JSON of that language's localization (`substitutions`, device variations), written
     /// back as it is (docs/formats/xcstrings.md).
     pub whole: bool,
+    /// Localizations Xcode wrote in a shape an export would not write for the same text and
+    /// state (a unit without `state`, plural forms of mixed review states, a plain unit of a
+    /// language whose only plural form is `other`, a `new` or `stale` state): per language,
+    /// the node as compact JSON, sorted by language. The export writes a node back as it was
+    /// while it says what the key holds.
+    pub nodes: Vec<(String, String)>,
 }
 
 impl XcodeEntry {
@@ -121,7 +127,7 @@ impl XcodeEntry {
     pub const MAX_STATE_CHARS: usize = 40;
 
     pub fn is_empty(&self) -> bool {
-        self.extraction_state.is_none() && !self.source_from_key && !self.whole
+        self.extraction_state.is_none() && !self.source_from_key && !self.whole && self.nodes.is_empty()
     }
 
     /// Whether `raw` is an `extractionState` worth keeping: a word of ASCII letters, digits

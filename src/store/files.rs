@@ -124,6 +124,9 @@ struct XcodeFile {
     source_from_key: bool,
     #[serde(default, skip_serializing_if = "is_false")]
     whole: bool,
+    /// Per language, Xcode's node as compact JSON (see [`XcodeEntry::nodes`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    nodes: BTreeMap<String, String>,
 }
 
 impl XcodeFile {
@@ -132,11 +135,12 @@ impl XcodeFile {
             extraction_state: xcode.extraction_state.clone(),
             source_from_key: xcode.source_from_key,
             whole: xcode.whole,
+            nodes: xcode.nodes.iter().cloned().collect(),
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.extraction_state.is_none() && !self.source_from_key && !self.whole
+        self.extraction_state.is_none() && !self.source_from_key && !self.whole && self.nodes.is_empty()
     }
 
     fn into_entry(self) -> Result<XcodeEntry, FileError> {
@@ -151,6 +155,7 @@ impl XcodeFile {
             extraction_state: self.extraction_state,
             source_from_key: self.source_from_key,
             whole: self.whole,
+            nodes: self.nodes.into_iter().collect(),
         })
     }
 }

@@ -149,11 +149,20 @@ fn write_key(out: &mut String, key: &Key, base: &LanguageCode, languages: &[&Lan
         push_string(out, state);
     }
     let base_text = BaseText::new(key.translations.get(base));
-    let written: Vec<(&LanguageCode, TextRef<'_>, &str)> = languages
+    // Each language's text, its state, and whether a kept node is written whatever its state
+    // (the base language, which is never to review; an empty unit).
+    let written: Vec<(&LanguageCode, TextRef<'_>, &str, bool)> = languages
         .iter()
         .zip(hints.iter_mut())
         .filter_map(|(language, hint)| {
-            let (text, recorded) = key.translations.get_near_with_base(language, hint)?;
+            let Some((text, recorded)) = key.translations.get_near_with_base(language, hint) else {
+                // Xcode's unit with an empty value, while the key has no text there.
+                let empty = key.xcode.nodes.iter().any(|(own, node)| {
+                    own == language.as_str()
+                        && Node::from_whole_text(node).is_some_and(|node| super::says(&node, TextRef::Plain(""), None))
+                });
+                return empty.then_some((*language, TextRef::Plain(""), "", true));
+            };
             let is_base = std::ptr::eq(*language, base) || *language == base;
             if !is_base && !key.translatable {
                 return None;
@@ -166,12 +175,24 @@ fn write_key(out: &mut String, key: &Key, base: &LanguageCode, languages: &[&Lan
             } else {
                 "translated"
             };
-            Some((*language, text, state))
+            Some((*language, text, state, is_base))
         })
         .collect();
     if !written.is_empty() {
         let mut localizations = Fields::open(fields.next("localizations"), 8);
-        for (language, text, state) in written {
+        for (language, text, state, any_state) in written {
+            // Xcode's own node, while it says what the key holds.
+            let kept = key
+                .xcode
+                .nodes
+                .iter()
+                .find(|(own, _)| own == language.as_str())
+                .and_then(|(_, node)| Node::from_whole_text(node))
+                .filter(|node| super::says(node, text, (!any_state).then_some(state == "needs_review")));
+            if let Some(kept) = kept {
+                write_node(localizations.next(language.as_str()), &kept, 10);
+                continue;
+            }
             let whole = match text {
                 TextRef::Plain(value) if key.xcode.whole => Node::from_whole_text(value),
                 _ => None,

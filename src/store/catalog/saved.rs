@@ -27,7 +27,7 @@ use crate::domain::key_files::{FileName, KeyFiles, Platform};
 use crate::domain::model::{Check, Key, Syntax, Translations, XcodeEntry};
 use crate::domain::names::{KeyName, LanguageCode};
 
-const MAGIC: &[u8] = b"locstore saved keys v8\n";
+const MAGIC: &[u8] = b"locstore saved keys v9\n";
 const KEYS_A_FRAME: usize = 512;
 const GRAMS_A_FRAME: usize = 8192;
 /// No frame written is near this; a larger length read back is damage.
@@ -71,8 +71,9 @@ struct KeyRecord<'a> {
     /// Positions in [`Check::ALL`].
     ignore_checks: Vec<u8>,
     /// Xcode's `extractionState`, whether the key is its own source text, whether it is
-    /// held whole.
-    xcode: (Option<&'a str>, bool, bool),
+    /// held whole, and the nodes kept as Xcode wrote them.
+    #[serde(borrow)]
+    xcode: (Option<&'a str>, bool, bool, Vec<(&'a str, &'a str)>),
     /// The placeholder syntax, as its position in [`Syntax::ALL`], and the argument names.
     placeholders: Option<u8>,
     #[serde(borrow)]
@@ -232,6 +233,11 @@ fn record<'a>(entry: &'a KeyEntry, positions: &FxHashMap<*const LanguageCode, u1
             key.xcode.extraction_state.as_deref(),
             key.xcode.source_from_key,
             key.xcode.whole,
+            key.xcode
+                .nodes
+                .iter()
+                .map(|(language, node)| (language.as_str(), node.as_str()))
+                .collect(),
         ),
         placeholders: key
             .placeholders
@@ -277,6 +283,12 @@ fn entry(record: KeyRecord<'_>, languages: &[&'static LanguageCode]) -> io::Resu
                 extraction_state: record.xcode.0.map(str::to_owned),
                 source_from_key: record.xcode.1,
                 whole: record.xcode.2,
+                nodes: record
+                    .xcode
+                    .3
+                    .into_iter()
+                    .map(|(language, node)| (language.to_owned(), node.to_owned()))
+                    .collect(),
             },
             placeholders: match record.placeholders {
                 Some(position) => Some(

@@ -65,7 +65,7 @@ fn write_in_place(
             team,
             project,
             old_name,
-            entry: KeyEntry::new(key, file),
+            entry: Box::new(KeyEntry::new(key, file)),
         },
     }
 }
@@ -155,7 +155,7 @@ pub(super) fn plan_update_key(
             team,
             project,
             old_name: Some(name),
-            entry: KeyEntry::new(key, file),
+            entry: Box::new(KeyEntry::new(key, file)),
         },
     })
 }

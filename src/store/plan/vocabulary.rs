@@ -267,11 +267,12 @@ pub enum CatalogUpdate {
         team: TeamName,
         name: ProjectName,
     },
+    /// The entry boxed: a key is far larger than the other updates.
     PutKey {
         team: TeamName,
         project: ProjectName,
         old_name: Option<KeyName>,
-        entry: KeyEntry,
+        entry: Box<KeyEntry>,
     },
     RemoveKey {
         team: TeamName,
@@ -650,7 +651,7 @@ impl CatalogUpdate {
                     if let Some(old_name) = old_name.filter(|old| *old != entry.key.name) {
                         keys.remove(&old_name);
                     }
-                    keys.put(entry);
+                    keys.put(*entry);
                 }
             }
             CatalogUpdate::PutKeys {
