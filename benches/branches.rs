@@ -3,18 +3,18 @@
 //! line, the memory that branch's state takes beyond the main line's, and merging those
 //! 1,000 keys into the main line. `LOCSTORE_BENCH_KEYS` changes the project's size.
 
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use locstore::domain::model::{Team, Text};
+use locstore::domain::model::Text;
 use locstore::domain::names::{BranchName, KeyName, LanguageCode, ProjectName, TeamName};
 use locstore::domain::query::KeyQuery;
 use locstore::history::History;
 use locstore::metrics::Metrics;
 use locstore::store::branches::MergeRequest;
-use locstore::store::{
-    Change, Durability, Import, ImportEntry, ImportMode, NewProject, Store, TextInput, TranslationInput,
-};
+use locstore::store::{Durability, Import, ImportEntry, ImportMode, Store, TextInput, TranslationInput};
 
 const LANGUAGES: [&str; 5] = ["en", "fr", "de", "pt-BR", "ja"];
 const CHANGED: usize = 1_000;
@@ -122,34 +122,7 @@ fn main() {
     let render = locstore::api::json::key_list;
     let mut rows: Vec<(String, String)> = Vec::new();
     runtime.block_on(async {
-        store
-            .apply(
-                Change::CreateTeam(Team {
-                    name: team.clone(),
-                    display_name: "Acme".into(),
-                }),
-                "bench",
-            )
-            .await
-            .unwrap();
-        let new_project = NewProject {
-            name: project.clone(),
-            display_name: "Big".into(),
-            description: None,
-            base_language: Some(language("en")),
-            languages: Some(LANGUAGES.iter().map(|code| language(code)).collect()),
-            placeholder_format: None,
-        };
-        store
-            .apply(
-                Change::CreateProject {
-                    team: team.clone(),
-                    project: new_project,
-                },
-                "bench",
-            )
-            .await
-            .unwrap();
+        support::seed::team_and_project(&store, &team, &project, &LANGUAGES).await;
         let seeded = (0..keys).map(|index| entry(index, "text")).collect();
         store.import(import(&team, &project, seeded), "bench").await.unwrap();
 

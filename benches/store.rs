@@ -2,18 +2,20 @@
 //! languages (`cargo bench --bench store`). The end-to-end figures at 100,000 keys come from
 //! `cargo bench --bench http`.
 
+mod support;
+
 use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use locstore::domain::model::{Key, Project, Team, Text};
+use locstore::domain::model::{Key, Project, Text};
 use locstore::domain::names::{KeyName, LanguageCode, ProjectName, TeamName};
 use locstore::domain::query::KeyQuery;
 use locstore::formats::{self as export, ExportFormat};
 use locstore::metrics::Metrics;
 use locstore::store::{
-    Change, Durability, Import, ImportEntry, ImportMode, KeyDraft, NewProject, Store, TextInput, TranslationInput,
+    Change, Durability, Import, ImportEntry, ImportMode, KeyDraft, Store, TextInput, TranslationInput,
 };
 
 const KEYS: usize = 10_000;
@@ -42,34 +44,7 @@ fn seeded(runtime: &tokio::runtime::Runtime, durability: Durability) -> (tempfil
     let team = TeamName::parse("acme").unwrap();
     let project = ProjectName::parse("big").unwrap();
     runtime.block_on(async {
-        store
-            .apply(
-                Change::CreateTeam(Team {
-                    name: team.clone(),
-                    display_name: "Acme".into(),
-                }),
-                "bench",
-            )
-            .await
-            .unwrap();
-        let new_project = NewProject {
-            name: project.clone(),
-            display_name: "Big".into(),
-            description: None,
-            base_language: Some(language("en")),
-            languages: Some(LANGUAGES.iter().map(|code| language(code)).collect()),
-            placeholder_format: None,
-        };
-        store
-            .apply(
-                Change::CreateProject {
-                    team: team.clone(),
-                    project: new_project,
-                },
-                "bench",
-            )
-            .await
-            .unwrap();
+        support::seed::team_and_project(&store, &team, &project, &LANGUAGES).await;
         let keys = (0..KEYS)
             .map(|index| ImportEntry {
                 name: KeyName::parse(&format!("screen{}.item{index}.label", index % 500)).unwrap(),

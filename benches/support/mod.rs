@@ -2,6 +2,8 @@
 //! plain HTTP/1.1 requests to it.
 #![allow(dead_code, reason = "each bench uses a part")]
 
+pub mod seed;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
