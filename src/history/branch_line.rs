@@ -56,14 +56,18 @@ pub struct OwnCache {
 impl OwnCache {
     const SIZE: usize = 4;
 
-    /// The own commits of the branch whose head is `head`, read now or kept from before.
+    /// The own commits of the branch whose head is `head`, read now or kept from before
+    /// (read again when the main line no longer holds the commit they left it from: its
+    /// history was rewritten, a replica following a remote that was pushed with force).
     pub fn get(&self, repo: &Repository, main: &HistoryIndex, head: Oid) -> Result<Arc<OwnCommits>, StoreError> {
         let lock = || self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(own) = lock().iter().find(|own| own.head == head) {
-            return Ok(own.clone());
+        let kept = lock().iter().find(|own| own.head == head).cloned();
+        if let Some(own) = kept.filter(|own| own.fork.is_none_or(|fork| main.position_of(fork).is_some())) {
+            return Ok(own);
         }
         let own = Arc::new(OwnCommits::read(repo, main, head)?);
         let mut recent = lock();
+        recent.retain(|kept| kept.head != head);
         recent.insert(0, own.clone());
         recent.truncate(Self::SIZE);
         Ok(own)
