@@ -79,6 +79,13 @@ pub(super) struct UploadPlan {
     pub(super) originals: Vec<(LanguageCode, Original)>,
 }
 
+/// Where an uploaded file's entries are: its path, its key space and its language.
+struct Place<'a> {
+    path: &'a str,
+    namespace: &'a str,
+    language: &'a LanguageCode,
+}
+
 impl UploadPlan {
     /// Reads the base language's files first, so that the base language decides each key's
     /// kind (plain or plural), its file and whether it is translatable; an entry of another
@@ -195,15 +202,13 @@ impl UploadPlan {
                 Ok(file_namespace) => file_namespace,
                 Err(err) => return Err(ApiError::invalid(format!("{}: {}", file.path, err.0))),
             };
+            let file_place = Place {
+                path: &file.path,
+                namespace: file_namespace.as_str(),
+                language: &language,
+            };
             for warning in file.warnings {
-                plan.warn(
-                    &file.path,
-                    warning.line,
-                    &warning.key,
-                    file_namespace.as_str(),
-                    &language,
-                    warning.message,
-                );
+                plan.warn_at(&file_place, warning.line, &warning.key, warning.message);
             }
             // Apple tables and i18next namespaces are key spaces: a key of one is in its
             // namespace, and its `files` entry for that family says nothing more.
@@ -217,14 +222,7 @@ impl UploadPlan {
                 let name = match KeyName::parse_in(&file_namespace, &parsed.name) {
                     Ok(name) => name,
                     Err(err) => {
-                        plan.warn(
-                            &file.path,
-                            parsed.line,
-                            &parsed.name,
-                            file_namespace.as_str(),
-                            &language,
-                            err.0,
-                        );
+                        plan.warn_at(&file_place, parsed.line, &parsed.name, err.0);
                         continue;
                     }
                 };
@@ -240,14 +238,7 @@ impl UploadPlan {
                         "{} lives in the file set of the {theirs:?} files, which also defines it; this set's text of it is passed over.",
                         name.described()
                     );
-                    plan.warn(
-                        &file.path,
-                        parsed.line,
-                        &parsed.name,
-                        file_namespace.as_str(),
-                        &language,
-                        message,
-                    );
+                    plan.warn_at(&file_place, parsed.line, &parsed.name, message);
                     continue;
                 }
                 let place = (file_index, parsed.line);
@@ -264,14 +255,7 @@ impl UploadPlan {
                             String::new()
                         }
                     );
-                    plan.warn(
-                        &file.path,
-                        parsed.line,
-                        &parsed.name,
-                        file_namespace.as_str(),
-                        &language,
-                        message,
-                    );
+                    plan.warn_at(&file_place, parsed.line, &parsed.name, message);
                     if let Some(position) = positions.get(&name) {
                         let entry = &mut plan.entries[*position];
                         entry
@@ -346,14 +330,7 @@ impl UploadPlan {
                         if plural { "plural" } else { "plain string" },
                         if plural { "a plain string" } else { "a plural" },
                     );
-                    plan.warn(
-                        &file.path,
-                        parsed.line,
-                        &parsed.name,
-                        file_namespace.as_str(),
-                        &language,
-                        message,
-                    );
+                    plan.warn_at(&file_place, parsed.line, &parsed.name, message);
                     continue;
                 }
                 if !kind.translatable && !is_base {
@@ -361,14 +338,7 @@ impl UploadPlan {
                         "{} is not translatable (translatable=\"false\" in the base language); this translation is passed over.",
                         quote_for_message(&parsed.name)
                     );
-                    plan.warn(
-                        &file.path,
-                        parsed.line,
-                        &parsed.name,
-                        file_namespace.as_str(),
-                        &language,
-                        message,
-                    );
+                    plan.warn_at(&file_place, parsed.line, &parsed.name, message);
                     continue;
                 }
                 let entry = &mut plan.entries[position];
@@ -422,14 +392,7 @@ impl UploadPlan {
                     let line = parsed.line;
                     for message in messages {
                         let message = format!("converting from {from} to the key's {to}: {message}");
-                        plan.warn(
-                            &file.path,
-                            line,
-                            &parsed.name,
-                            file_namespace.as_str(),
-                            &language,
-                            message,
-                        );
+                        plan.warn_at(&file_place, line, &parsed.name, message);
                     }
                 }
                 let entry = &mut plan.entries[position];
@@ -451,6 +414,11 @@ impl UploadPlan {
             }
         }
         Ok(plan)
+    }
+
+    /// A warning about the entry `key` at `line` of the file at `place`.
+    fn warn_at(&mut self, place: &Place<'_>, line: usize, key: &str, message: String) {
+        self.warn(place.path, line, key, place.namespace, place.language, message);
     }
 
     fn warn(&mut self, path: &str, line: usize, key: &str, namespace: &str, language: &LanguageCode, message: String) {
