@@ -28,9 +28,10 @@ use serde::Deserialize;
 
 use super::{ParsedEntry, ReadError, ReadWarning};
 use crate::domain::checks::plural_categories;
-use crate::domain::model::{PluralCategory, PluralForms, Text, TextRef, XcodeEntry};
+use crate::domain::model::{PluralCategory, PluralForms, Text, XcodeEntry};
 use crate::domain::names::LanguageCode;
 
+mod kept;
 mod order;
 mod write;
 
@@ -421,22 +422,7 @@ fn read_entry(name: &str, entry: &Node, source: &str, catalog: &mut Catalog) -> 
         };
         texts.insert(0, (source, (text, false)));
     }
-    // Localizations in a shape the export would not write for the same text and state, and
-    // units with an empty value, are kept as Xcode wrote them (the source language's state is
-    // the server's "current").
-    let mut nodes: Vec<(String, String)> = localizations
-        .iter()
-        .filter_map(|(language, node)| {
-            let (_, (text, outdated)) = texts.iter().find(|(own, _)| own == language)?;
-            let outdated = *outdated && language != source;
-            let fresh = fresh_node(text.as_ref(), outdated);
-            // An empty value is no translation on the server: its unit is kept.
-            let empty = matches!(text, Text::Plain(value) if value.is_empty());
-            (empty || !fresh.same_value(node)).then(|| (language.clone(), node.to_json()))
-        })
-        .collect();
-    nodes.sort();
-    let mut nodes = Some(nodes);
+    let mut nodes = Some(kept::nodes_to_keep(localizations, &texts, source));
     for (language, (text, outdated)) in texts {
         let is_source = language == source;
         let entry = ParsedEntry {
@@ -536,51 +522,6 @@ fn read_localization(localization: &Node) -> Option<(Text, bool)> {
         }
         _ => None,
     }
-}
-
-/// The localization an export writes for `text`, to review or not: a `stringUnit`, or plural
-/// variations with their forms by category name.
-fn fresh_node(text: TextRef<'_>, outdated: bool) -> Node {
-    let state = if outdated { "needs_review" } else { "translated" };
-    let unit = |value: &str| {
-        Node::Object(vec![(
-            "stringUnit".to_owned(),
-            Node::Object(vec![
-                ("state".to_owned(), Node::String(state.to_owned())),
-                ("value".to_owned(), Node::String(value.to_owned())),
-            ]),
-        )])
-    };
-    match text {
-        TextRef::Plain(value) => unit(value),
-        TextRef::Plural(forms) => {
-            let mut categories: Vec<(PluralCategory, &str)> = forms.iter().collect();
-            categories.sort_by(|a, b| a.0.name().cmp(b.0.name()));
-            let plural = categories
-                .into_iter()
-                .map(|(category, value)| (category.name().to_owned(), unit(value)))
-                .collect();
-            Node::Object(vec![(
-                "variations".to_owned(),
-                Node::Object(vec![("plural".to_owned(), Node::Object(plural))]),
-            )])
-        }
-    }
-}
-
-/// Whether Xcode's `node` of a localization says what `text` says, to review (`Some(true)`)
-/// or not (`Some(false)`), or in any state (`None`: the source language, which is never to
-/// review on the server): then an export writes the node as Xcode wrote it.
-pub fn says(node: &Node, text: TextRef<'_>, outdated: Option<bool>) -> bool {
-    let Some((read, read_outdated)) = read_localization(node) else {
-        return false;
-    };
-    let same_text = match (&read, text) {
-        // A plain unit of a language whose only form is `other`, read into a plural key.
-        (Text::Plain(value), TextRef::Plural(forms)) => forms.iter().count() == 1 && forms.other_form() == value,
-        _ => text == read,
-    };
-    same_text && outdated.is_none_or(|outdated| outdated == read_outdated)
 }
 
 /// Whether the server holds a localization: anything but an App Shortcut's `stringSet`
@@ -690,52 +631,6 @@ mod tests {
             let held: serde_json::Value = serde_json::from_str(de[0].text.as_plain().unwrap()).unwrap();
             assert_eq!(held, serde_json::from_str::<serde_json::Value>(localization).unwrap());
         }
-    }
-
-    #[test]
-    fn nodes_the_export_would_write_otherwise_are_kept_while_they_say_what_the_key_holds() {
-        // Ice Cubes' shapes: forms of mixed review states, a unit without a state, a plain
-        // Korean unit in a plural key, an empty value; and a plain unit the export writes alike.
-        let mixed = r#"{"variations":{"plural":{"one":{"stringUnit":{"state":"needs_review","value":"%lld post"}},"other":{"stringUnit":{"state":"translated","value":"%lld posts"}}}}}"#;
-        let no_state = r#"{"stringUnit":{"value":"Hallo"}}"#;
-        let korean = r#"{"stringUnit":{"state":"translated","value":"%lld개"}}"#;
-        let empty = r#"{"stringUnit":{"state":"needs_review","value":""}}"#;
-        let plain = r#"{"stringUnit":{"state":"translated","value":"Salut"}}"#;
-        let text = catalog(&format!(
-            r#""k" : {{"localizations": {{"be": {mixed}, "en": {{"variations":{{"plural":{{"one":{{"stringUnit":{{"state":"translated","value":"%lld post"}}}},"other":{{"stringUnit":{{"state":"translated","value":"%lld posts"}}}}}}}}}}, "ko": {korean}, "nb": {empty}}}}}, "h" : {{"localizations": {{"de": {no_state}, "en": {{"stringUnit":{{"state":"translated","value":"Hello"}}}}, "fr": {plain}}}}}"#
-        ));
-        let read = read(text.as_bytes()).unwrap();
-        let en = entries(&read, "en");
-        let nodes = |name: &str| {
-            let entry = en.iter().find(|entry| entry.name == name).unwrap();
-            entry
-                .xcode
-                .as_ref()
-                .unwrap()
-                .nodes
-                .iter()
-                .map(|(language, _)| language.as_str())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(nodes("k"), ["be", "ko", "nb"]);
-        assert_eq!(nodes("h"), ["de"]);
-        let node = |json: &str| serde_json::from_str::<Node>(json).unwrap();
-        let forms = PluralForms::new([
-            (PluralCategory::One, "%lld post".to_owned()),
-            (PluralCategory::Other, "%lld posts".to_owned()),
-        ])
-        .unwrap();
-        let plural = Text::Plural(forms);
-        assert!(says(&node(mixed), plural.as_ref(), Some(true)));
-        assert!(!says(&node(mixed), plural.as_ref(), Some(false)), "the state differs");
-        let korean_forms = Text::Plural(PluralForms::other("%lld개".to_owned()));
-        assert!(says(&node(korean), korean_forms.as_ref(), Some(false)));
-        assert!(says(&node(no_state), TextRef::Plain("Hallo"), Some(false)));
-        assert!(
-            !says(&node(no_state), TextRef::Plain("Guten Tag"), Some(false)),
-            "the text changed"
-        );
-        assert!(says(&node(empty), TextRef::Plain(""), None));
     }
 
     #[test]

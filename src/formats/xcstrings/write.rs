@@ -157,10 +157,7 @@ fn write_key(out: &mut String, key: &Key, base: &LanguageCode, languages: &[&Lan
         .filter_map(|(language, hint)| {
             let Some((text, recorded)) = key.translations.get_near_with_base(language, hint) else {
                 // Xcode's unit with an empty value, while the key has no text there.
-                let empty = key.xcode.nodes.iter().any(|(own, node)| {
-                    own == language.as_str()
-                        && Node::from_whole_text(node).is_some_and(|node| super::says(&node, TextRef::Plain(""), None))
-                });
+                let empty = super::kept::kept_node(key, language, TextRef::Plain(""), None).is_some();
                 return empty.then_some((*language, TextRef::Plain(""), "", true));
             };
             let is_base = std::ptr::eq(*language, base) || *language == base;
@@ -182,13 +179,8 @@ fn write_key(out: &mut String, key: &Key, base: &LanguageCode, languages: &[&Lan
         let mut localizations = Fields::open(fields.next("localizations"), 8);
         for (language, text, state, any_state) in written {
             // Xcode's own node, while it says what the key holds.
-            let kept = key
-                .xcode
-                .nodes
-                .iter()
-                .find(|(own, _)| own == language.as_str())
-                .and_then(|(_, node)| Node::from_whole_text(node))
-                .filter(|node| super::says(node, text, (!any_state).then_some(state == "needs_review")));
+            let outdated = (!any_state).then_some(state == "needs_review");
+            let kept = super::kept::kept_node(key, language, text, outdated);
             if let Some(kept) = kept {
                 write_node(localizations.next(language.as_str()), &kept, 10);
                 continue;
