@@ -48,11 +48,14 @@ fn export(
     let (converted, warnings) = if keep {
         (keys.iter().map(|key| Cow::Borrowed(*key)).collect(), Vec::new())
     } else {
-        formats::placeholders::converted(&keys, ExportFormat::AppleStrings, &project.base_language)
+        formats::placeholders::converted(&keys, ExportFormat::AppleStrings, &project.base_language, true)
     };
     let conversion = started.elapsed();
     let keys: Vec<&Key> = converted.iter().map(|key| key.as_ref()).collect();
-    let export = formats::Export::new(ExportFormat::AppleStrings, project, &keys, languages).unwrap();
+    let mut export = formats::Export::new(ExportFormat::AppleStrings, project, &keys, languages).unwrap();
+    if !keep {
+        export = export.converting_on_write();
+    }
     let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
     let zip = archive::write_zip(&export, languages, std::io::Cursor::new(Vec::new()), threads).unwrap();
     let bytes = zip.into_inner().len();

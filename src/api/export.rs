@@ -314,6 +314,9 @@ impl ExportApi {
         let kept_cache = self.state.kept_cache.clone();
         let given = formats::kept::Given::default();
         let bundle_name = format!("{project_name}-{}.zip", format.name());
+        // A whole export's Apple `.strings` writer converts the common keys itself; the app's
+        // own files are patched with keys converted before.
+        let on_write = !keep && kept.is_empty();
         let stored = tokio::task::spawn_blocking(move || {
             let keys: Vec<&Key> = keys.iter().map(|entry| &entry.key).collect();
             // Placeholders in the format's syntax (its warnings are answered even when the
@@ -324,7 +327,7 @@ impl ExportApi {
                     Vec::new(),
                 )
             } else {
-                formats::placeholders::converted(&keys, format, &project.base_language)
+                formats::placeholders::converted(&keys, format, &project.base_language, on_write)
             };
             let (converted, warnings) =
                 formats::xcstrings::leave_out_whole(converted, warnings, format, &project.base_language);
@@ -335,7 +338,10 @@ impl ExportApi {
             let keys: Vec<&Key> = converted.iter().map(|key| key.as_ref()).collect();
             let written = formats::namespaces::exported(&keys, format, within.as_ref());
             let keys: Vec<&Key> = written.iter().map(|key| key.as_ref()).collect();
-            let export = formats::Export::new(format, &project, &keys, &languages)?;
+            let mut export = formats::Export::new(format, &project, &keys, &languages)?;
+            if on_write {
+                export = export.converting_on_write();
+            }
             let threads = std::thread::available_parallelism().map_or(1, usize::from).min(4);
             // One language of one file is that file itself; anything else a zip.
             let one_file = matches!(languages.as_slice(), [language] if export.paths(language).len() == 1);

@@ -10,8 +10,9 @@ use std::fmt::Write;
 
 use plist::{Dictionary, Value};
 
+use super::placeholders;
 use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
-use crate::domain::model::{FormsRef, Key, PluralCategory, PluralForms, TextRef};
+use crate::domain::model::{FormsRef, Key, PluralCategory, PluralForms, Syntax, TextRef};
 use crate::domain::names::LanguageCode;
 
 /// Whether Apple file bytes are a property list (a `.stringsdict`, XML or binary) rather than
@@ -23,14 +24,15 @@ pub fn is_property_list(bytes: &[u8]) -> bool {
 /// The table keys without an Apple file go to.
 pub const DEFAULT_TABLE: &str = "Localizable";
 
-/// A table's `.strings` file of a language (when `with_strings`), and its `.stringsdict`
-/// (when `with_plurals`).
+/// A table's `.strings` file of a language (when `files.0`), and its `.stringsdict` (when
+/// `files.1`). With `converting`, the Java printf keys left in their syntax are written in
+/// Apple's as their texts are escaped (see [`placeholders::converts_on_write`]).
 pub fn render(
     keys: &[impl Borrow<Key>],
     language: &LanguageCode,
     table: &str,
-    with_strings: bool,
-    with_plurals: bool,
+    (with_strings, with_plurals): (bool, bool),
+    converting: bool,
 ) -> Vec<ExportFile> {
     let mut strings = String::new();
     let mut plurals = Dictionary::new();
@@ -40,7 +42,15 @@ pub fn render(
                 if !key.description.is_empty() {
                     let _ = writeln!(strings, "/* {} */", comment(&key.description));
                 }
-                let _ = writeln!(strings, "\"{}\" = \"{}\";", escape(key.name.as_str()), escape(text));
+                strings.push('"');
+                escape_onto(key.name.as_str(), &mut strings);
+                strings.push_str("\" = \"");
+                if converting && key.placeholders == Some(Syntax::Printf) && !key.markup && !key.xcode.whole {
+                    placeholders::write_for_apple(text, &mut strings, escape_onto);
+                } else {
+                    escape_onto(text, &mut strings);
+                }
+                strings.push_str("\";\n");
             }
             TextRef::Plural(forms) => {
                 plurals.insert(key.name.to_string(), Value::Dictionary(plural_entry(forms)));
@@ -131,6 +141,19 @@ pub fn bcp47(language: &LanguageCode) -> String {
 /// Escapes a string for a double-quoted strings-file literal.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
+    escape_onto(text, &mut out);
+    out
+}
+
+/// [`escape`], onto `out`: the common text, with nothing to escape, is copied whole.
+fn escape_onto(text: &str, out: &mut String) {
+    if !text
+        .bytes()
+        .any(|byte| byte == b'"' || byte == b'\\' || byte < 0x20 || byte == 0x7f || byte == 0xc2)
+    {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -144,7 +167,6 @@ pub fn escape(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// A description as comment text: `*/` would end the comment early, so it is broken up.

@@ -170,6 +170,9 @@ pub struct Export<'a, K> {
     groups: Vec<Group<'a>>,
     /// Whether some key is `translatable: false` (left out of every language but the base).
     has_untranslatable: bool,
+    /// Whether the Apple `.strings` writer converts the Java printf keys left in their syntax
+    /// (see [`placeholders::converted`]'s `on_write`).
+    converting_on_write: bool,
 }
 
 /// One file of each language: its name (see [`KeyFiles`]) and its keys; `keys` is `None` for
@@ -212,7 +215,15 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             has_plurals: keys.iter().any(|key| key.borrow().plural),
             groups: groups(format, keys),
             has_untranslatable: keys.iter().any(|key| !key.borrow().translatable),
+            converting_on_write: false,
         })
+    }
+
+    /// The export with an Apple `.strings` writer that converts the keys
+    /// [`placeholders::converted`] left to it (`on_write`) as it escapes their texts.
+    pub fn converting_on_write(mut self) -> Self {
+        self.converting_on_write = self.format == ExportFormat::AppleStrings;
+        self
     }
 
     pub fn format(&self) -> ExportFormat {
@@ -480,7 +491,7 @@ impl<'a, K: Borrow<Key>> Export<'a, K> {
             ExportFormat::AppleStrings => {
                 let table = group_file(group);
                 let (strings, plurals) = self.apple_files(group, table);
-                apple::render(keys, language, table, strings, plurals)
+                apple::render(keys, language, table, (strings, plurals), self.converting_on_write)
             }
             ExportFormat::Xcstrings => vec![xcstrings::render(
                 keys,

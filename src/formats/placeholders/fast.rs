@@ -20,39 +20,76 @@ struct Conversion<'a> {
 /// `text`, a Java printf text (not markup), written for Apple; `None` when it needs the full
 /// conversion.
 pub fn printf_to_apple(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 8);
+    write_printf_as_apple(text, &mut out, |literal, out| out.push_str(literal)).then_some(out)
+}
+
+/// Whether [`printf_to_apple`] writes `text` (rather than leaving it to the full conversion).
+pub fn takes_one_pass(text: &str) -> bool {
+    scan(text)
+}
+
+/// Writes `text` for Apple onto `out`, its literal parts through `literal` (a writer's
+/// escaping; what the conversions write needs none: ASCII digits, flags and letters), and
+/// answers `true`; answers `false`, writing nothing, when the text needs the full conversion.
+pub fn write_printf_as_apple(text: &str, out: &mut String, mut literal: impl FnMut(&str, &mut String)) -> bool {
+    let mark = out.len();
+    let written = match write_pass(text, out, &mut literal, false) {
+        Pass::Numbered => {
+            // A numbered conversion after unnumbered ones: all are written numbered.
+            out.truncate(mark);
+            write_pass(text, out, &mut literal, true)
+        }
+        pass => pass,
+    };
+    if written != Pass::Written {
+        out.truncate(mark);
+    }
+    written == Pass::Written
+}
+
+#[derive(PartialEq, Eq)]
+enum Pass {
+    Written,
+    /// A `%` the one pass does not take.
+    Left,
+    /// A numbered conversion came after unnumbered ones were written without numbers.
+    Numbered,
+}
+
+/// One pass over `text`, its conversions written numbered when `positional` or when the
+/// first is numbered.
+fn write_pass(text: &str, out: &mut String, literal: &mut impl FnMut(&str, &mut String), mut positional: bool) -> Pass {
     let bytes = text.as_bytes();
-    // First the conversions, so that the literal `%` of a text without any is known as such.
-    let mut found = Vec::new();
+    let mut implicit = 0u32;
+    let mut literal_from = 0;
     let mut at = 0;
-    while let Some(offset) = bytes[at..].iter().position(|byte| *byte == b'%') {
+    while let Some(offset) = memchr::memchr(b'%', &bytes[at..]) {
         let start = at + offset;
         if bytes.get(start + 1) == Some(&b'%') {
+            // A literal `%` only comes as `%%`, which Apple reads alike.
             at = start + 2;
             continue;
         }
-        let (conversion, end) = conversion(text, start)?;
-        found.push((start, end, conversion));
+        let Some((conversion, end)) = conversion(text, start) else {
+            return Pass::Left;
+        };
+        if conversion.number.is_some() && !positional {
+            if implicit > 0 {
+                return Pass::Numbered;
+            }
+            positional = true;
+        }
         at = end;
-    }
-    if found.is_empty() {
-        // Shown as written where no argument formats it.
-        return Some(text.to_owned());
-    }
-    let positional = found.iter().any(|(_, _, conversion)| conversion.number.is_some());
-    let mut out = String::with_capacity(text.len() + 4 * found.len());
-    let mut implicit = 0u32;
-    let mut literal_from = 0;
-    for (start, end, conversion) in &found {
-        // Between conversions a literal `%` only comes as `%%`, which Apple reads alike.
-        out.push_str(&text[literal_from..*start]);
-        literal_from = *end;
+        literal(&text[literal_from..start], out);
+        literal_from = end;
         out.push('%');
         if positional {
             match conversion.number {
                 Some(number) => out.push_str(number.trim_start_matches('0')),
                 None => {
                     implicit += 1;
-                    push_number(implicit, &mut out);
+                    push_number(implicit, out);
                 }
             }
             out.push('$');
@@ -86,8 +123,26 @@ pub fn printf_to_apple(text: &str) -> Option<String> {
             _ => "c",
         });
     }
-    out.push_str(&text[literal_from..]);
-    Some(out)
+    literal(&text[literal_from..], out);
+    Pass::Written
+}
+
+/// Whether the one pass writes `text`: every `%` starts `%%` or a conversion it takes.
+fn scan(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(offset) = memchr::memchr(b'%', &bytes[at..]) {
+        let start = at + offset;
+        if bytes.get(start + 1) == Some(&b'%') {
+            at = start + 2;
+            continue;
+        }
+        match conversion(text, start) {
+            Some((_, end)) => at = end,
+            None => return false,
+        }
+    }
+    true
 }
 
 fn push_number(number: u32, out: &mut String) {

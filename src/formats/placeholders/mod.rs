@@ -77,22 +77,31 @@ pub fn tags_of(format: ExportFormat) -> Tags {
 }
 
 /// The keys as `format` writes them: converted where they need it (owned), the rest borrowed;
-/// and the warnings, in key order then language order.
+/// and the warnings, in key order then language order. With `on_write` (an Apple `.strings`
+/// export whose writer converts, see [`Export::converting_on_write`](super::Export::converting_on_write)),
+/// the keys the writer converts as it escapes their texts ([`converts_on_write`]) are left
+/// borrowed, in the key's syntax: converting them here would copy every text and key once more.
 pub fn converted<'a, K: Borrow<Key> + Sync>(
     keys: &'a [K],
     format: ExportFormat,
     base: &LanguageCode,
+    on_write: bool,
 ) -> (Vec<Cow<'a, Key>>, Vec<Warning>) {
     let Some(target) = target(format) else {
         return (keys.iter().map(|key| Cow::Borrowed(key.borrow())).collect(), Vec::new());
     };
     let tags = tags_of(format);
+    // Only the `.strings` writer converts on write.
+    let on_write = on_write && format == ExportFormat::AppleStrings;
     let convert_chunk = |chunk: &'a [K]| {
         let mut warnings = Vec::new();
         let written: Vec<Cow<'a, Key>> = chunk
             .iter()
             .map(|key| {
                 let key = key.borrow();
+                if on_write && converts_on_write(key) {
+                    return Cow::Borrowed(key);
+                }
                 match convert_key(key, base, target, tags, &mut warnings) {
                     Some(converted) => Cow::Owned(converted),
                     None => Cow::Borrowed(key),
@@ -125,6 +134,31 @@ pub fn converted<'a, K: Borrow<Key> + Sync>(
         warnings.extend(part_warnings);
     }
     (written, warnings)
+}
+
+/// Whether an Apple writer that converts on write writes `key`'s texts itself: a plain Java
+/// printf key, without markup, every text of which the one pass converts (most keys of an
+/// Android project; the others are converted before the writer runs and are in Apple's
+/// syntax by then).
+pub fn converts_on_write(key: &Key) -> bool {
+    key.placeholders == Some(Syntax::Printf)
+        && !key.markup
+        && !key.plural
+        && !key.xcode.whole
+        && (!key.translations.packed().1.contains('%')
+            || key
+                .translations
+                .values()
+                .all(|text| text.strings().all(fast::takes_one_pass)))
+}
+
+/// Writes `text`, a text of a key [`converts_on_write`] holds for, onto `out` in Apple's
+/// syntax, its literal parts escaped by `escape` (what the conversions write needs none).
+pub fn write_for_apple(text: &str, out: &mut String, mut escape: impl FnMut(&str, &mut String)) {
+    if !fast::write_printf_as_apple(text, out, &mut escape) {
+        debug_assert!(false, "a text the one pass does not take: {text:?}");
+        escape(text, out);
+    }
 }
 
 /// `key` with its texts written in `target`, or `None` when they are written as stored.

@@ -539,10 +539,29 @@ fn the_one_pass_printf_to_apple_conversion_writes_what_the_full_one_does() {
         let names = Names::new(&[], [&parsed]);
         render::render(&parsed, Syntax::Apple, context, Tags::Strip, &names, &mut Vec::new())
     };
+    let lines = printf_lines();
+    let mut fast_ones = 0;
+    for line in &lines {
+        if let Some(written) = fast::printf_to_apple(line) {
+            assert_eq!(written, full(line), "{line:?}");
+            fast_ones += 1;
+        }
+    }
+    assert!(
+        fast_ones > 1000,
+        "only {fast_ones} of {} lines took the one pass",
+        lines.len()
+    );
+}
+
+/// Every line with a `%` of every fixture file (real apps' files of every format, so
+/// printf's hard cases and much that is not printf at all), and hand-made cases.
+fn printf_lines() -> Vec<String> {
     let mut lines: Vec<String> = [
         "Hello %1$s, you have %2$d messages",
         "%s sent %d files (%.1f MB, 100%%)",
         "%2$s before %1$s, then %s",
+        "%s then %2$s and %d, 5%% \"off\"",
         "%05d %-8s %,d %+.2f %x %X %o %e %G %c",
         "%f and %.0f and %.00f and %01$s",
         "50% off",
@@ -566,16 +585,58 @@ fn the_one_pass_printf_to_apple_conversion_writes_what_the_full_one_does() {
             lines.extend(text.lines().filter(|line| line.contains('%')).map(str::to_owned));
         }
     }
-    let mut fast_ones = 0;
-    for line in &lines {
-        if let Some(written) = fast::printf_to_apple(line) {
-            assert_eq!(written, full(line), "{line:?}");
-            fast_ones += 1;
+    lines
+}
+
+/// An Apple `.strings` export whose writer converts the common keys as it escapes them writes
+/// the same bytes as one whose keys were all converted before: every fixture line with a `%`
+/// as a key's text, with quotes and a line break around it in a second language.
+#[test]
+fn converting_as_the_apple_writer_escapes_writes_what_converting_before_does() {
+    use crate::domain::model::Project;
+    use crate::domain::names::ProjectName;
+    use crate::formats::Export;
+    let languages = [code("en"), code("fr")];
+    let project = Project {
+        name: ProjectName::parse("app").unwrap(),
+        display_name: "App".into(),
+        description: String::new(),
+        base_language: languages[0].clone(),
+        languages: languages.to_vec(),
+        placeholder_format: Some(Syntax::Printf),
+    };
+    let keys: Vec<Key> = printf_lines()
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let mut key = key(Syntax::Printf, &[("en", line), ("fr", &format!("\"{line}\"\n\\"))]);
+            key.name = KeyName::parse(&format!("k{index}")).unwrap();
+            key
+        })
+        .collect();
+    let on_write_keys = keys.iter().filter(|key| converts_on_write(key)).count();
+    assert!(on_write_keys > 1000, "only {on_write_keys} keys converted on write");
+    let files = |on_write: bool| {
+        let (converted, warnings) = converted(&keys, ExportFormat::AppleStrings, &languages[0], on_write);
+        let mut export = Export::new(ExportFormat::AppleStrings, &project, &converted, &languages).unwrap();
+        if on_write {
+            export = export.converting_on_write();
         }
+        let files: Vec<_> = languages.iter().flat_map(|language| export.render(language)).collect();
+        (files, warnings)
+    };
+    let (before, before_warnings) = files(false);
+    let (on_write, on_write_warnings) = files(true);
+    assert_eq!(before_warnings, on_write_warnings);
+    assert_eq!(before.len(), on_write.len());
+    for (before, on_write) in before.iter().zip(&on_write) {
+        assert_eq!(before.path, on_write.path);
+        for (before, on_write) in String::from_utf8_lossy(&before.bytes)
+            .lines()
+            .zip(String::from_utf8_lossy(&on_write.bytes).lines())
+        {
+            assert_eq!(before, on_write);
+        }
+        assert_eq!(before.bytes, on_write.bytes);
     }
-    assert!(
-        fast_ones > 1000,
-        "only {fast_ones} of {} lines took the one pass",
-        lines.len()
-    );
 }
