@@ -60,10 +60,24 @@ def entry(file, key, text=None, forms=None, **extra):
 def android_value(element):
     """A <string>'s or <item>'s value as aapt2 builds it (without the tags of inline markup)."""
     markup = len(element) > 0
-    pieces = [element.text or ""]
-    for child in element:
-        pieces.append("".join(child.itertext()))
-        pieces.append(child.tail or "")
+    # A span's tags (any element but <xliff:g>, which aapt2 drops) end a run of text: white
+    # space collapses within each run, and a text with spans is not trimmed.
+    boundary = "\0"
+    styled = False
+
+    def flatten(node, pieces):
+        nonlocal styled
+        pieces.append(node.text or "")
+        for child in node:
+            span = child.tag != "{urn:oasis:names:tc:xliff:document:1.2}g"
+            styled = styled or span
+            pieces.append(boundary if span else "")
+            flatten(child, pieces)
+            pieces.append(boundary if span else "")
+            pieces.append(child.tail or "")
+
+    pieces = []
+    flatten(element, pieces)
     raw = "".join(pieces)
     # Each character with whether it is kept whatever the white space rules say (escaped or
     # in quotes).
@@ -90,6 +104,9 @@ def android_value(element):
                 out.append((escaped, True))
             continue
         at += 1
+        if char == boundary:
+            space = False
+            continue
         if char == '"':
             quoted = not quoted
             space = False
@@ -101,10 +118,11 @@ def android_value(element):
             continue
         space = False
         out.append((char, quoted))
-    # aapt2 trims the white space outside quotes and escapes at both ends.
-    while out and out[0] == (" ", False):
+    # aapt2 trims the white space outside quotes and escapes at both ends of a text without
+    # spans.
+    while not styled and out and out[0] == (" ", False):
         out.pop(0)
-    while out and out[-1] == (" ", False):
+    while not styled and out and out[-1] == (" ", False):
         out.pop()
     text = "".join(char for char, _ in out)
     # Two \u escapes of one UTF-16 surrogate pair are one character.

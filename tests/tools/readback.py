@@ -117,6 +117,10 @@ def read_android(apk):
     global_pool = None
     global_spans = None
     values = {}
+    # A reference (`@string/other`) is read as the name of the resource it points to: the
+    # ids of two builds differ when their resources do.
+    names = {}
+    references = []
 
     def value_of(index):
         spans = global_spans[index]
@@ -129,6 +133,7 @@ def read_android(apk):
         if chunk_type == 0x0001:
             global_pool, global_spans = string_pool(data, pos)
         elif chunk_type == 0x0200:
+            package_id = struct.unpack_from("<I", data, pos + 8)[0]
             type_strings, _last_type, key_strings = struct.unpack_from("<III", data, pos + 12 + 256)
             types = pool_strings(data, pos + type_strings)
             keys = pool_strings(data, pos + key_strings)
@@ -137,6 +142,13 @@ def read_android(apk):
                 sub_type, sub_header, sub_size = struct.unpack_from("<HHI", data, inner)
                 if sub_type == 0x0201:
                     type_id, flags, _res, entry_count, entries_start = struct.unpack_from("<BBHII", data, inner + 8)
+                    if not flags & 0x01:
+                        offsets = struct.unpack_from("<%dI" % entry_count, data, inner + sub_header)
+                        for index, entry_offset in enumerate(offsets):
+                            if entry_offset != 0xFFFFFFFF:
+                                key = struct.unpack_from("<I", data, inner + entries_start + entry_offset + 4)[0]
+                                resource = (package_id << 24) | (type_id << 16) | index
+                                names[resource] = "@%s/%s" % (types[type_id - 1], keys[key])
                     if types[type_id - 1] in ("string", "plurals"):
                         if flags & 0x01:
                             raise SystemExit("sparse resource types are not supported by this reader")
@@ -159,11 +171,16 @@ def read_android(apk):
                                 values[keys[key]] = {"plural": forms}
                                 continue
                             _vsize, _res0, data_type, value = struct.unpack_from("<HBBI", data, entry + entry_size)
+                            if data_type == 0x01:
+                                references.append((keys[key], value))
+                                continue
                             if data_type != 0x03:
                                 raise SystemExit("resource %s is not a plain string (type %#x)" % (keys[key], data_type))
                             values[keys[key]] = value_of(value)
                 inner += sub_size
         pos += chunk_size
+    for name, resource in references:
+        values[name] = {"reference": names.get(resource, "%#010x" % resource)}
     return values
 
 

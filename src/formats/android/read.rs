@@ -233,6 +233,8 @@ fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded,
     let mut pieces: Vec<Result<Vec<DecodedChar>, String>> = Vec::new();
     let mut depth = 0usize;
     let mut markup = false;
+    // Whether the text has spans (tags aapt2 keeps as styles).
+    let mut styled = false;
     loop {
         match reader.read_event().map_err(|err| err.to_string())? {
             Event::Text(text) => {
@@ -248,32 +250,43 @@ fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded,
                     .ok_or_else(|| format!("unknown entity &{};", String::from_utf8_lossy(&reference)))?;
                 pieces.push(Ok(builder.append(&text)));
             }
+            // A span's tags (any but `<xliff:g>`, which aapt2 drops) end a run of text: aapt2
+            // collapses white space within each run, not across.
             Event::Start(start) => {
                 depth += 1;
                 markup = true;
+                if is_span(start.name()) {
+                    styled = true;
+                    builder.last_was_space = false;
+                }
                 pieces.push(Err(format!("<{}>", String::from_utf8_lossy(&start))));
             }
             Event::Empty(empty) => {
                 markup = true;
+                if is_span(empty.name()) {
+                    styled = true;
+                    builder.last_was_space = false;
+                }
                 pieces.push(Err(format!("<{}/>", String::from_utf8_lossy(&empty))));
             }
             Event::End(end) if depth == 0 && end.name().as_ref() == element => break,
             Event::End(end) => {
                 depth = depth.saturating_sub(1);
+                if is_span(end.name()) {
+                    builder.last_was_space = false;
+                }
                 pieces.push(Err(format!("</{}>", String::from_utf8_lossy(end.name().as_ref()))));
             }
             Event::Eof => return Err(format!("<{}> is not closed", String::from_utf8_lossy(element))),
             _ => {}
         }
     }
-    // Trim white space from outside quotes at both ends of the whole text, across tags.
+    // Trim white space from outside quotes at both ends of the whole text; aapt2 trims no
+    // styled text.
     let chars: Vec<&DecodedChar> = pieces.iter().flat_map(|piece| piece.iter().flatten()).collect();
-    let leading = chars.iter().take_while(|(_, trimmable)| *trimmable).count();
-    let trailing = chars[leading..]
-        .iter()
-        .rev()
-        .take_while(|(_, trimmable)| *trimmable)
-        .count();
+    let trimmable = |(_, trimmable): &&&DecodedChar| *trimmable && !styled;
+    let leading = chars.iter().take_while(trimmable).count();
+    let trailing = chars[leading..].iter().rev().take_while(trimmable).count();
     let keep = leading..chars.len() - trailing;
     let mut plain = String::new();
     let mut fragment = String::new();
@@ -299,6 +312,12 @@ fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded,
         fragment,
         markup,
     })
+}
+
+/// Whether a tag inside a string is a span of styled text: any but `<xliff:g>` (a
+/// placeholder's note for translators, which aapt2 drops, keeping its content).
+fn is_span(name: quick_xml::name::QName<'_>) -> bool {
+    !(name.local_name().as_ref() == b"g" && name.prefix().is_some())
 }
 
 /// The value of up to four hex digits after `\u`, taken from `chars`.

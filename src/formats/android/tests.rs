@@ -175,10 +175,49 @@ fn a_language_without_texts_is_an_empty_resources_element() {
 #[test]
 fn texts_are_escaped_for_aapt2() {
     assert_eq!(escape("it's"), "it\\'s");
-    assert_eq!(escape("@string/x"), "\\@string/x");
+    assert_eq!(escape("@home"), "\\@home");
+    assert_eq!(escape("@string/x y"), "\\@string/x y");
     assert_eq!(escape("?attr"), "\\?attr");
+    // A resource reference (AOSP's `global_action_restart`) is written as one.
+    assert_eq!(escape("@string/sim_restart_button"), "@string/sim_restart_button");
+    assert_eq!(escape("@android:string/ok"), "@android:string/ok");
+    assert_eq!(escape("?android:attr/textColor"), "?android:attr/textColor");
     assert_eq!(escape("a@b?"), "a@b?");
     assert_eq!(escape("line\nnext\ttab"), "line\\nnext\\ttab");
     assert_eq!(escape(" padded  "), "\" padded  \"");
     assert_eq!(escape("say \"hi\" \\o/"), "say \\\"hi\\\" \\\\o/");
+}
+
+/// aapt2 trims the white space at the ends of a plain text (`<xliff:g>` makes none styled) but
+/// not of a styled one, and collapses each run of text between a span's tags on its own (what
+/// Debian's aapt2 made of each of these strings, AOSP's `perms_new_perm_prefix` among them).
+#[test]
+fn white_space_is_read_as_aapt2_reads_it_around_spans() {
+    let file = super::read::read(
+        br#"<resources xmlns:xliff="urn:oasis:names:tc:xliff:document:1.2">
+    <string name="font"><font size="12">NEW: </font></string>
+    <string name="plain">  plain trailing  </string>
+    <string name="runs">x <b>y </b> </string>
+    <string name="xliff"> x <xliff:g id="a">y</xliff:g> </string>
+    <string name="across">x <xliff:g id="a"> y</xliff:g></string>
+    <string name="both">x <xliff:g id="a">y</xliff:g> <b> z</b></string>
+</resources>"#,
+    )
+    .unwrap();
+    let texts: Vec<(&str, &str)> = file
+        .entries
+        .iter()
+        .map(|entry| (entry.name.as_str(), entry.text.as_ref().as_plain().unwrap()))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("font", "<font size=\"12\">NEW: </font>"),
+            ("plain", "plain trailing"),
+            ("runs", "x <b>y </b> "),
+            ("xliff", "x <xliff:g id=\"a\">y</xliff:g>"),
+            ("across", "x <xliff:g id=\"a\">y</xliff:g>"),
+            ("both", "x <xliff:g id=\"a\">y</xliff:g> <b> z</b>"),
+        ]
+    );
 }
