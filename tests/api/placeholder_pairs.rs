@@ -585,3 +585,100 @@ async fn gettext_python_brace_format_texts_format_the_same_in_every_export() {
 async fn gettext_c_format_texts_format_the_same_in_every_export() {
     prove(c_format()).await;
 }
+
+/// An ARB plural with ICU's exact values (`=0`, `=1`, as Flutter apps write them) exported to
+/// formats that only have CLDR's categories: `=1` becomes `one` where `one` is exactly 1
+/// (English), every other exact value is left out of the forms, and the export's answer names
+/// each one left out, by key and language. The ARB export writes the message as stored.
+#[tokio::test]
+async fn icu_exact_values_go_where_a_format_has_them_and_are_named_where_it_has_not() {
+    let app = TestApp::spawn().await;
+    app.post("/teams", json!({"name": "acme", "displayName": "Acme"}))
+        .await
+        .assert_ok(StatusCode::CREATED);
+    app.post(
+        "/teams/acme/projects",
+        json!({"name": "mobile", "displayName": "Mobile", "languagesISO": ["en", "fr"]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let en = "{count, plural, =0{No items} =1{One item} other{{count} items}}";
+    let fr = "{count, plural, =0{Aucun élément} =1{Un élément} one{{count} élément} other{{count} éléments}}";
+    let files = vec![
+        (
+            "lib/l10n/app_en.arb".to_owned(),
+            serde_json::to_vec_pretty(&json!({
+                "@@locale": "en",
+                "title": "Items",
+                "items": en,
+                "@items": {"placeholders": {"count": {"type": "int"}}}
+            }))
+            .unwrap(),
+        ),
+        (
+            "lib/l10n/app_fr.arb".to_owned(),
+            serde_json::to_vec_pretty(&json!({"@@locale": "fr", "title": "Éléments", "items": fr})).unwrap(),
+        ),
+    ];
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=arb",
+        "application/zip",
+        zip_of_files(&files),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let work = tempfile::tempdir().unwrap();
+
+    for target in ["android-xml", "apple-strings", "i18next", "yaml"] {
+        let (export, warnings) = export_of(&app, target, work.path()).await;
+        let Some(Exported::Forms(english)) = export.find("en", "items") else {
+            panic!("{target}: {:?}", export.find("en", "items"));
+        };
+        let Some(Exported::Forms(french)) = export.find("fr", "items") else {
+            panic!("{target}: {:?}", export.find("fr", "items"));
+        };
+        // English's `one` is exactly 1: `=1` is its `one`. French's `one` also holds 0 and
+        // 1.5, so its own `one` stays and its `=1` is left out.
+        assert_eq!(english.get("one").map(String::as_str), Some("One item"), "{target}");
+        assert!(
+            french["one"].contains("élément") && !french["one"].contains("Un élément"),
+            "{target}: {french:?}"
+        );
+        assert!(
+            english["other"].contains("items") && french["other"].contains("éléments"),
+            "{target}"
+        );
+        assert!(
+            !english
+                .values()
+                .chain(french.values())
+                .any(|form| form.contains("No items") || form.contains("Aucun")),
+            "{target}: no category holds `=0`: {english:?} {french:?}"
+        );
+        let named = |language: &str, case: &str| {
+            warnings.iter().any(|warning| {
+                warning["key"] == "items"
+                    && warning["language"] == language
+                    && warning["message"].as_str().unwrap_or_default().contains(case)
+            })
+        };
+        assert!(
+            named("en", "=0") && named("fr", "=0") && named("fr", "=1"),
+            "{target}: {warnings:?}"
+        );
+        assert!(
+            !named("en", "=1"),
+            "{target}: English's `=1` is its `one`: {warnings:?}"
+        );
+    }
+
+    // ARB has exact values: the messages come back as stored, without a warning.
+    let (export, warnings) = export_of(&app, "arb", work.path()).await;
+    assert!(warnings.is_empty(), "{warnings:?}");
+    for (language, message) in [("en", en), ("fr", fr)] {
+        match export.find(language, "items") {
+            Some(Exported::Text(text)) => assert_eq!(text, message),
+            other => panic!("arb {language}: {other:?}"),
+        }
+    }
+}
