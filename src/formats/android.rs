@@ -309,12 +309,8 @@ fn needs_quotes(text: &str) -> bool {
     text.starts_with(' ') || text.ends_with(' ') || text.contains("  ")
 }
 
-/// Escapes a text for Android's string syntax (the XML layer is escaped by the writer). A
-/// text that is a resource reference is written as one (see [`is_reference`]).
+/// Escapes a text for Android's string syntax (the XML layer is escaped by the writer).
 pub fn escape(text: &str) -> String {
-    if is_reference(text) {
-        return text.to_owned();
-    }
     let keep_spaces = needs_quotes(text);
     let mut out = String::with_capacity(text.len() + 8);
     if keep_spaces {
@@ -325,28 +321,6 @@ pub fn escape(text: &str) -> String {
         out.push('"');
     }
     out
-}
-
-/// Whether `text` is a resource reference as aapt2 reads one unescaped (`@string/other`,
-/// `@android:string/ok`, `?attr/name`): a string that stands for another resource, read as
-/// written and written back so. A literal text of just that shape is taken for a reference
-/// too, which is what aapt2 would make of it in a file written by hand.
-fn is_reference(text: &str) -> bool {
-    let Some(rest) = text.strip_prefix('@').or_else(|| text.strip_prefix('?')) else {
-        return false;
-    };
-    let rest = rest.strip_prefix('*').unwrap_or(rest);
-    let Some((kind, name)) = rest.split_once('/') else {
-        return false;
-    };
-    let word = |part: &str| {
-        !part.is_empty()
-            && part
-                .bytes()
-                .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'.')
-    };
-    // `type` or `package:type`.
-    word(name) && kind.split(':').count() <= 2 && kind.split(':').all(word)
 }
 
 /// Escapes one run of text; `at_start` when it begins the string (where `@` and `?` would

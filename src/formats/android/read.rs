@@ -83,6 +83,17 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
                     b"string" => {
                         let decoded = decode_content(&mut reader, b"string")
                             .map_err(|err| fail(reader.buffer_position(), err))?;
+                        if decoded.reference {
+                            file.warnings.push(ReadWarning {
+                                line,
+                                message: format!(
+                                    "{name:?} is `{}`, a reference to another resource rather than a text: it is left in the file as it is",
+                                    decoded.plain
+                                ),
+                                key: name,
+                            });
+                            continue;
+                        }
                         let mut entry = ParsedEntry::plain(name, decoded.value());
                         entry.markup = decoded.markup;
                         entry.translatable = is_translatable(&start);
@@ -211,6 +222,9 @@ struct Decoded {
     plain: String,
     fragment: String,
     markup: bool,
+    /// Whether the element holds a resource reference (`@string/other`, `?attr/name`) as
+    /// aapt2 reads one: unescaped and unquoted, nothing else around it.
+    reference: bool,
 }
 
 impl Decoded {
@@ -231,6 +245,8 @@ type DecodedChar = (char, bool);
 fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded, String> {
     let mut builder = StringBuilder::default();
     let mut pieces: Vec<Result<Vec<DecodedChar>, String>> = Vec::new();
+    // The element's text as written, while it is only text (for a reference).
+    let mut raw_text = Some(String::new());
     let mut depth = 0usize;
     let mut markup = false;
     // Whether the text has spans (tags aapt2 keeps as styles).
@@ -239,13 +255,18 @@ fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded,
         match reader.read_event().map_err(|err| err.to_string())? {
             Event::Text(text) => {
                 let raw = text.decode().map_err(|err| err.to_string())?;
+                if let Some(raw_text) = &mut raw_text {
+                    raw_text.push_str(&raw);
+                }
                 pieces.push(Ok(builder.append(&raw)));
             }
             Event::CData(cdata) => {
+                raw_text = None;
                 let raw = std::str::from_utf8(&cdata).map_err(|err| err.to_string())?.to_owned();
                 pieces.push(Ok(builder.append(&raw)));
             }
             Event::GeneralRef(reference) => {
+                raw_text = None;
                 let text = resolve_reference(&reference)
                     .ok_or_else(|| format!("unknown entity &{};", String::from_utf8_lossy(&reference)))?;
                 pieces.push(Ok(builder.append(&text)));
@@ -255,6 +276,7 @@ fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded,
             Event::Start(start) => {
                 depth += 1;
                 markup = true;
+                raw_text = None;
                 if is_span(start.name()) {
                     styled = true;
                     builder.last_was_space = false;
@@ -263,6 +285,7 @@ fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded,
             }
             Event::Empty(empty) => {
                 markup = true;
+                raw_text = None;
                 if is_span(empty.name()) {
                     styled = true;
                     builder.last_was_space = false;
@@ -311,7 +334,28 @@ fn decode_content(reader: &mut Reader<&[u8]>, element: &[u8]) -> Result<Decoded,
         plain,
         fragment,
         markup,
+        reference: raw_text.is_some_and(|raw| is_reference(raw.trim())),
     })
+}
+
+/// Whether `text` is a resource reference as aapt2 reads one (`@string/other`,
+/// `@android:string/ok`, `@*android:string/x`, `?attr/name`).
+fn is_reference(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix('@').or_else(|| text.strip_prefix('?')) else {
+        return false;
+    };
+    let rest = rest.strip_prefix('*').unwrap_or(rest);
+    let Some((kind, name)) = rest.split_once('/') else {
+        return false;
+    };
+    let word = |part: &str| {
+        !part.is_empty()
+            && part
+                .bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'.')
+    };
+    // `type` or `package:type`.
+    word(name) && kind.split(':').count() <= 2 && kind.split(':').all(word)
 }
 
 /// Whether a tag inside a string is a span of styled text: any but `<xliff:g>` (a

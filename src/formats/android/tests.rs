@@ -175,13 +175,8 @@ fn a_language_without_texts_is_an_empty_resources_element() {
 #[test]
 fn texts_are_escaped_for_aapt2() {
     assert_eq!(escape("it's"), "it\\'s");
-    assert_eq!(escape("@home"), "\\@home");
-    assert_eq!(escape("@string/x y"), "\\@string/x y");
+    assert_eq!(escape("@string/x"), "\\@string/x");
     assert_eq!(escape("?attr"), "\\?attr");
-    // A resource reference (AOSP's `global_action_restart`) is written as one.
-    assert_eq!(escape("@string/sim_restart_button"), "@string/sim_restart_button");
-    assert_eq!(escape("@android:string/ok"), "@android:string/ok");
-    assert_eq!(escape("?android:attr/textColor"), "?android:attr/textColor");
     assert_eq!(escape("a@b?"), "a@b?");
     assert_eq!(escape("line\nnext\ttab"), "line\\nnext\\ttab");
     assert_eq!(escape(" padded  "), "\" padded  \"");
@@ -219,5 +214,45 @@ fn white_space_is_read_as_aapt2_reads_it_around_spans() {
             ("across", "x <xliff:g id=\"a\">y</xliff:g>"),
             ("both", "x <xliff:g id=\"a\">y</xliff:g> <b> z</b>"),
         ]
+    );
+}
+
+/// A string that is a reference to another resource (AOSP's `global_action_restart` is
+/// `@string/sim_restart_button`) is no text: it is passed over with a warning and stays in the
+/// app's file; the same characters escaped are a text.
+#[test]
+fn a_resource_reference_is_passed_over_and_an_escaped_one_is_a_text() {
+    let file = super::read::read(
+        br#"<resources>
+    <string name="restart" translatable="false">@string/sim_restart_button</string>
+    <string name="framework">@android:string/ok</string>
+    <string name="attribute"> ?android:attr/textColor </string>
+    <string name="literal">\@string/x</string>
+    <string name="quoted">"@string/x"</string>
+    <string name="at">@</string>
+    <string name="handle">@home town</string>
+</resources>"#,
+    )
+    .unwrap();
+    let texts: Vec<(&str, &str)> = file
+        .entries
+        .iter()
+        .map(|entry| (entry.name.as_str(), entry.text.as_ref().as_plain().unwrap()))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("literal", "@string/x"),
+            ("quoted", "@string/x"),
+            ("at", "@"),
+            ("handle", "@home town")
+        ]
+    );
+    let warned: Vec<&str> = file.warnings.iter().map(|warning| warning.key.as_str()).collect();
+    assert_eq!(warned, ["restart", "framework", "attribute"]);
+    assert!(
+        file.warnings[0].message.contains("@string/sim_restart_button"),
+        "{:?}",
+        file.warnings
     );
 }
