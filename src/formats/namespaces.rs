@@ -94,8 +94,8 @@ fn relative<'a>(namespace: &'a str, within: &str) -> Option<&'a str> {
 /// (nested folders included: `fr/settings/profile.json` is `settings/profile`), the Apple
 /// table (`InfoPlist.strings`, `Shortcuts.xcstrings`) other than `Localizable`, the gettext or
 /// XLIFF domain of `{domain}.{lang}.po`, `{domain}.{lang}.xlf` and Django's
-/// `LC_MESSAGES/{domain}.po` other than `messages` (the default domain of Symfony and Angular,
-/// whose `messages.xlf` source file names none); `""` for every other file. A name that is
+/// `LC_MESSAGES/{domain}.po` other than `messages` (the default domain of gettext, Symfony and
+/// Angular, whose `messages.xlf` source file names none); `""` for every other file. A name that is
 /// not a valid namespace gives `""`.
 pub fn namespace_of(format: ExportFormat, path: &str, file: Option<&(Platform, String)>) -> String {
     let valid = |name: &str| crate::domain::names::Namespace::parse(name).is_ok();
@@ -103,7 +103,12 @@ pub fn namespace_of(format: ExportFormat, path: &str, file: Option<&(Platform, S
     let file_name = parts.next().unwrap_or_default();
     let folder = parts.next().unwrap_or_default();
     let namespace = match (format, file) {
-        (_, Some((Platform::Web, namespace))) => namespace_path(path, namespace),
+        // A web namespace is its own, `messages` too (a browser extension's
+        // `_locales/{lang}/messages.json`).
+        (_, Some((Platform::Web, namespace))) => {
+            let namespace = namespace_path(path, namespace);
+            return if valid(&namespace) { namespace } else { String::new() };
+        }
         (_, Some((Platform::Apple, table))) if table != "Localizable" => table.clone(),
         (ExportFormat::Po, _) if folder == "LC_MESSAGES" => {
             file_name.strip_suffix(".po").unwrap_or_default().to_owned()
