@@ -310,20 +310,24 @@ pub fn read(bytes: &[u8]) -> Result<Catalog, ReadError> {
         .and_then(Node::as_str)
         .ok_or_else(|| ReadError::unplaced("the catalog has no \"sourceLanguage\" string"))?
         .to_owned();
-    match field("version").map(|version| version.as_str()) {
-        Some(Some(version)) if VERSIONS.contains(&version) => {}
-        Some(Some(version)) => {
-            return Err(ReadError::unplaced(format!(
-                "the catalog's version {version:?} is not one this server reads ({})",
-                VERSIONS.join(", ")
-            )));
-        }
-        _ => return Err(ReadError::unplaced("the catalog has no \"version\" string")),
-    }
     let mut catalog = Catalog {
         source_language: source.clone(),
         ..Catalog::default()
     };
+    // Xcode raises the version as it adds fields (1.2 in Xcode 26), which are kept as
+    // written: a version this server has not seen is read all the same, and said.
+    match field("version").map(|version| version.as_str()) {
+        Some(Some(version)) if VERSIONS.contains(&version) => {}
+        Some(Some(version)) => catalog.warnings.push(ReadWarning {
+            line: 0,
+            key: String::new(),
+            message: format!(
+                "the catalog's version {version:?} is newer than those this server knows ({}): it is read as they are, and what it cannot hold is kept as written",
+                VERSIONS.join(", ")
+            ),
+        }),
+        _ => return Err(ReadError::unplaced("the catalog has no \"version\" string")),
+    }
     catalog.entries_of(&source);
     let strings = match field("strings") {
         Some(Node::Object(strings)) => strings.as_slice(),
@@ -664,10 +668,6 @@ mod tests {
             ("[]", "one JSON object"),
             (r#"{"version": "1.0", "strings": {}}"#, "sourceLanguage"),
             (
-                r#"{"sourceLanguage": "en", "version": "2.0", "strings": {}}"#,
-                "version \"2.0\"",
-            ),
-            (
                 r#"{"sourceLanguage": "en", "version": "1.0", "strings": {"a": 1}}"#,
                 "key \"a\"",
             ),
@@ -676,6 +676,18 @@ mod tests {
             let err = read(text.as_bytes()).unwrap_err().to_string();
             assert!(err.contains(why), "{text}: {err}");
         }
+    }
+
+    /// NetNewsWire's catalogs say 1.2 (Xcode 26): read, with a warning, never refused.
+    #[test]
+    fn a_catalog_of_a_newer_version_is_read_and_said() {
+        let read = read(
+            r#"{"sourceLanguage": "en", "version": "1.2", "strings": {"a": {"localizations": {"en": {"stringUnit": {"state": "translated", "value": "A"}}}}}}"#
+                .as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(entries(&read, "en")[0].text, Text::Plain("A".into()));
+        assert!(read.warnings[0].message.contains("\"1.2\""), "{:?}", read.warnings);
     }
 
     #[test]
