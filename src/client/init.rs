@@ -557,21 +557,24 @@ fn has_lproj(dir: &Path) -> bool {
 /// What comes before the language in the names of the folder's Flutter ARB files (`app_` of
 /// `app_{lang}.arb`, `intl_` of `intl_{lang}.arb`), when it holds some: the folder that the
 /// app's `l10n.yaml` names (`arb-dir`, default `lib/l10n`) with the prefix of its
-/// `template-arb-file`, or else `app_` files anywhere.
+/// `template-arb-file`, or else `app_` files (`gen-l10n`'s default) or `intl_` files (the
+/// Flutter Intl plugin's, configured in `pubspec.yaml`) anywhere.
 fn arb_prefix(root: &Path, dir: &Path) -> Option<String> {
-    let template = flutter_template(root, dir);
-    let prefix = match &template {
-        Some(template) => crate::formats::arb::language_of(template)
-            .and_then(|language| template.strip_suffix(&format!("{}.arb", language.replace('-', "_"))))
-            .map(str::to_owned)?,
-        None => "app_".to_owned(),
+    let prefixes = match flutter_template(root, dir) {
+        Some(template) => vec![
+            crate::formats::arb::language_of(&template)
+                .and_then(|language| template.strip_suffix(&format!("{}.arb", language.replace('-', "_"))))
+                .map(str::to_owned)?,
+        ],
+        None => vec!["app_".to_owned(), "intl_".to_owned()],
     };
-    let holds_files = holds(dir, |path| {
-        path.file_name()
-            .and_then(|name| name.to_str())
-            .is_some_and(|name| name.starts_with(&prefix) && crate::formats::arb::language_of(name).is_some())
-    });
-    holds_files.then_some(prefix)
+    prefixes.into_iter().find(|prefix| {
+        holds(dir, |path| {
+            path.file_name().and_then(|name| name.to_str()).is_some_and(|name| {
+                name.starts_with(prefix.as_str()) && crate::formats::arb::language_of(name).is_some()
+            })
+        })
+    })
 }
 
 /// The template file (`template-arb-file`) of the `l10n.yaml` that names `dir` as its ARB

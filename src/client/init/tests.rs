@@ -105,7 +105,8 @@ fn init_finds_flutters_arb_files_where_l10n_yaml_says() {
         std::fs::write(path, text).unwrap();
     };
     // FluffyChat: `intl_{lang}.arb` in the `arb-dir`; Flutter Gallery: no `arb-dir`, so
-    // `lib/l10n`; a plain package: `app_{lang}.arb` anywhere.
+    // `lib/l10n`; a plain package: `app_{lang}.arb` anywhere; Fritter: the Flutter Intl
+    // plugin's `intl_{lang}.arb` with no `l10n.yaml`.
     write(
         "chat/l10n.yaml",
         "# SPDX\narb-dir: lib/l10n\ntemplate-arb-file: intl_en.arb\n",
@@ -119,11 +120,14 @@ fn init_finds_flutters_arb_files_where_l10n_yaml_says() {
     write("gallery/lib/l10n/intl_en.arb", "{}");
     write("gallery/lib/l10n/intl_es_419.arb", "{}");
     write("plain/l10n/app_en.arb", "{}");
+    write("fritter/lib/l10n/intl_en.arb", "{}");
+    write("fritter/lib/l10n/intl_be_Latn.arb", "{}");
     let (_, found) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
     assert_eq!(
         found,
         [
             "arb: chat/lib/l10n/intl_{lang}.arb",
+            "arb: fritter/lib/l10n/intl_{lang}.arb",
             "arb: gallery/lib/l10n/intl_{lang}.arb",
             "arb: plain/l10n/app_{lang}.arb"
         ]
