@@ -192,16 +192,25 @@ impl Server {
             "" => path.to_owned(),
             namespace => format!("{path}?namespace={}", encode(namespace)),
         };
-        match self.send(&self.on_branch(namespaced(&key)), None)? {
-            (status, body) if (200..300).contains(&status) => {
-                let answer: Value = serde_json::from_slice(&body)
-                    .map_err(|err| Failure::new(format!("the server's answer is not JSON: {err}")))?;
+        if name == "export" {
+            // `GET .../keys/export` is the export: the key is read through the query.
+            if let Some(found) = self.key_named_export(namespace)? {
                 return Ok(KeyState::Present {
-                    files: answer["data"]["files"].clone(),
+                    files: found["files"].clone(),
                 });
             }
-            (404, _) => {}
-            (status, body) => return Err(self.refused(status, &body, "read")),
+        } else {
+            match self.send(&self.on_branch(namespaced(&key)), None)? {
+                (status, body) if (200..300).contains(&status) => {
+                    let answer: Value = serde_json::from_slice(&body)
+                        .map_err(|err| Failure::new(format!("the server's answer is not JSON: {err}")))?;
+                    return Ok(KeyState::Present {
+                        files: answer["data"]["files"].clone(),
+                    });
+                }
+                (404, _) => {}
+                (status, body) => return Err(self.refused(status, &body, "read")),
+            }
         }
         let history = match namespace {
             "" => format!("{key}/history?limit=1"),
@@ -212,6 +221,32 @@ impl Server {
             (404, _) => Ok(KeyState::NeverHad),
             (status, body) => Err(self.refused(status, &body, "read")),
         }
+    }
+
+    /// The key named `export` of `namespace`, found through the query (its own path is the
+    /// export's), or `None`.
+    fn key_named_export(&self, namespace: &str) -> Result<Option<Value>, Failure> {
+        for page in 1.. {
+            let path = format!(
+                "/teams/{}/projects/{}/keys?keyword=export&limit=1000&page={page}&namespace={}",
+                encode(&self.team),
+                encode(&self.project),
+                encode(namespace)
+            );
+            let keys = match self.send(&self.on_branch(path), None)? {
+                (status, body) if (200..300).contains(&status) => serde_json::from_slice::<Value>(&body)
+                    .map_err(|err| Failure::new(format!("the server's answer is not JSON: {err}")))?,
+                (status, body) => return Err(self.refused(status, &body, "read")),
+            };
+            let keys = keys["data"].as_array().cloned().unwrap_or_default();
+            if keys.is_empty() {
+                return Ok(None);
+            }
+            if let Some(found) = keys.into_iter().find(|key| key["name"] == "export") {
+                return Ok(Some(found));
+            }
+        }
+        Ok(None)
     }
 
     /// The project's settings (`{name, baseLanguageISO, languagesISO, ...}`), or `None`
