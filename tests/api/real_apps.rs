@@ -180,8 +180,9 @@ fn edit_one_translation(server: &Server, work: &Path, run: &dyn Fn(&[&str]) -> O
     let project: serde_json::Value = serde_json::from_str(&project).map_err(|err| err.to_string())?;
     let base = project["data"]["baseLanguageISO"].as_str().unwrap_or("en").to_owned();
     // The first plain translation in the keys' order, page after page (an app translated in
-    // part may have none among its first keys).
+    // part may have none among its first keys); a base text in an app of one language.
     let mut chosen = None;
+    let mut base_text = None;
     for number in 1.. {
         let (_, page) = server.request(
             "GET",
@@ -194,18 +195,22 @@ fn edit_one_translation(server: &Server, work: &Path, run: &dyn Fn(&[&str]) -> O
         if keys.is_empty() {
             break;
         }
-        chosen = keys.iter().find_map(|key| {
+        let plain_in = |key: &serde_json::Value, base_wanted: bool| {
             let translation = key["translation"].as_object()?;
             let (language, _) = translation.iter().find(|(language, text)| {
-                **language != base && text.as_str().is_some_and(|text| !text.contains('\n'))
+                (**language == base) == base_wanted && text.as_str().is_some_and(|text| !text.contains('\n'))
             })?;
             (key["plural"] == false).then(|| (key.clone(), language.clone()))
-        });
+        };
+        chosen = keys.iter().find_map(|key| plain_in(key, false));
+        if base_text.is_none() {
+            base_text = keys.iter().find_map(|key| plain_in(key, true));
+        }
         if chosen.is_some() {
             break;
         }
     }
-    let Some((key, language)) = chosen else {
+    let Some((key, language)) = chosen.or(base_text) else {
         return Err("no plain translation to edit".into());
     };
     let name = key["name"].as_str().unwrap_or_default();
@@ -228,11 +233,15 @@ fn edit_one_translation(server: &Server, work: &Path, run: &dyn Fn(&[&str]) -> O
     }
     let numstat = git_in(work, &["diff", "--numstat"]);
     let changed: Vec<&str> = numstat.lines().collect();
+    // A base text may be one the file did not write out (a String Catalog's key that is its
+    // own source text): its localization is then added, a few more lines.
+    let most = if language == base { 10 } else { 3 };
     let small = changed.len() == 1
         && changed[0]
             .split('\t')
             .take(2)
-            .all(|count| count.parse::<u32>().is_ok_and(|count| (1..=3).contains(&count)));
+            .all(|count| count.parse::<u32>().is_ok_and(|count| count <= most))
+        && changed[0].split('\t').take(2).any(|count| count != "0");
     let untracked = git_in(work, &["status", "--porcelain", "--untracked-files=all"]);
     let diff = git_in(work, &["diff"]);
     if !small || !diff.contains("Edited on the server") || untracked.lines().count() != 1 {
