@@ -281,9 +281,13 @@ async fn observe<E: Endpoint>(
 /// ties up only its own connection, never the writer or a handler.
 async fn read_body<E: Endpoint>(endpoint: Arc<E>, mut request: Request, limits: Limits) -> poem::Result<Response> {
     let too_large = || poem::Error::from_status(StatusCode::PAYLOAD_TOO_LARGE);
-    // Bulk imports and file uploads carry whole catalogs: they have a limit of their own.
+    // Bulk imports and file uploads (`locstore push` sends `.../files/sets`) carry whole
+    // catalogs: they have a limit of their own.
+    let path = request.uri().path();
     let is_import = request.method() == poem::http::Method::POST
-        && (request.uri().path().ends_with("/keys/import") || request.uri().path().ends_with("/files"));
+        && ["/keys/import", "/files", "/files/sets"]
+            .iter()
+            .any(|end| path.ends_with(end));
     let max_bytes = if is_import {
         limits.max_import_bytes
     } else {

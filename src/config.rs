@@ -162,7 +162,8 @@ pub struct ServeArgs {
     /// Largest accepted request body in bytes [default: 1048576].
     #[arg(long, env = "LOCSTORE_MAX_BODY_BYTES", value_name = "BYTES")]
     pub max_body_bytes: Option<usize>,
-    /// Largest accepted body of a key import in bytes [default: 67108864].
+    /// Largest accepted body of a key import or a file upload (`locstore push`) in bytes
+    /// [default: 67108864].
     #[arg(long, env = "LOCSTORE_MAX_IMPORT_BYTES", value_name = "BYTES")]
     pub max_import_bytes: Option<usize>,
     /// Memory for the app's kept files that exports patch, held between exports in bytes; a

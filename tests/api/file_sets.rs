@@ -280,3 +280,37 @@ async fn a_po_upload_keeps_the_plural_forms_its_formula_cannot_express() {
         "the changed form is taken, the one the file cannot say is kept"
     );
 }
+
+/// `locstore push` sends an app's every file in one request: a zip over the general body
+/// limit (1 MiB) is under the uploads' own (as for `.../files` and imports). Askbot's PO files
+/// came to more than 1 MiB zipped, and its first push was refused with 413.
+#[tokio::test]
+async fn a_push_of_files_over_the_general_body_limit_is_taken() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let manifest = json!({"sets": [{"type": "android-xml"}]}).to_string();
+    // 1.5 MiB that does not compress (xorshift), beside the set's file.
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let noise: Vec<u8> = (0..3 << 19)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    let zip = zip_of(&[
+        ("sets.json", manifest.as_bytes()),
+        (
+            "0/values/strings.xml",
+            b"<resources><string name=\"title\">Title</string></resources>",
+        ),
+        ("elsewhere/noise.bin", &noise),
+    ]);
+    assert!(zip.len() > 1 << 20, "{} bytes", zip.len());
+    let answer = app
+        .post_bytes(SETS, "application/zip", zip)
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(answer["created"], 1, "{answer}");
+}
