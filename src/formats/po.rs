@@ -122,6 +122,23 @@ impl RawEntry {
         (text_of(self, rule, "", &mut Vec::new()), self.fuzzy, extracted)
     }
 
+    /// Whether `text` reads as this entry's msgid would: gettext shows the msgid (or, for
+    /// a count other than one, the msgid_plural) of an untranslated entry, so a translation
+    /// equal to them means what an empty msgstr means.
+    pub(crate) fn shows_as_untranslated(&self, text: &Text) -> bool {
+        let Some(id) = self.id.as_deref() else {
+            return false;
+        };
+        match text {
+            Text::Plain(value) => self.plural_id.is_none() && value == id,
+            Text::Plural(forms) => self.plural_id.as_deref().is_some_and(|plural| {
+                forms
+                    .iter()
+                    .all(|(category, value)| value == if category == PluralCategory::One { id } else { plural })
+            }),
+        }
+    }
+
     /// The header's `Language` value, for the header entry.
     pub(crate) fn language(&self) -> Option<String> {
         let value = self.strings.first().map(|(_, value)| value.as_str())?;
@@ -248,9 +265,19 @@ pub fn read_with_sources(bytes: &[u8], language: &LanguageCode) -> Result<Read, 
     let text = std::str::from_utf8(bytes)
         .map_err(|err| ReadError::unplaced(format!("the file is not UTF-8 ({err}); save it as UTF-8")))?;
     let raw = parse(text)?;
-    let rule = rule_of(&raw, language)?;
     let mut entries = Vec::new();
     let mut warnings = Vec::new();
+    // A header that is still the template's (`nplurals=INTEGER; plural=EXPRESSION;`, as
+    // `xgettext` leaves it) or otherwise unreadable does not refuse the file: the language's
+    // usual formula reads it, and the header stays as written.
+    let rule = rule_of(&raw, language).unwrap_or_else(|err| {
+        warnings.push(ReadWarning {
+            line: err.line.unwrap_or_default(),
+            key: String::new(),
+            message: format!("{}; the usual formula of {language} is used", err.message),
+        });
+        PluralRule::of(language)
+    });
     for entry in &raw {
         if entry.is_header() {
             continue;
@@ -538,6 +565,18 @@ mod tests {
 
     fn code(raw: &str) -> LanguageCode {
         LanguageCode::parse(raw).unwrap()
+    }
+
+    /// Askbot's Persian `django.po` still has `xgettext`'s template header: the file is read
+    /// with Persian's usual formula and a warning, not refused.
+    #[test]
+    fn a_template_plural_forms_header_reads_with_the_usual_formula() {
+        let file = "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\"Plural-Forms: nplurals=INTEGER; plural=EXPRESSION;\\n\"\n\nmsgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"%d فایل\"\nmsgstr[1] \"%d فایل‌ها\"\n";
+        let (entries, warnings) = read(file.as_bytes(), &code("fa")).unwrap();
+        assert_eq!(entries.len(), 1);
+        assert!(matches!(entries[0].text, Text::Plural(_)), "{:?}", entries[0].text);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].message.contains("INTEGER") && warnings[0].message.contains("usual formula"));
     }
 
     #[test]
