@@ -373,17 +373,20 @@ impl UploadPlan {
                 // creates) the first file's that says one; a text in another is converted into
                 // it. A key already there without a syntax keeps none: uploading the files an
                 // export wrote changes nothing.
-                let file_syntax = parsed
-                    .placeholders
-                    .or(file.placeholders)
-                    .or_else(|| parsed.text.strings().find_map(crate::domain::placeholders::guess));
+                // What the file says (its format, a PO entry's flag); a guess from the text
+                // only names the syntax of a key the upload creates, and converts nothing: a
+                // translation that reads like another syntax than its base (an unflagged PO
+                // file's `%(length)s` beside an English `%s`) is kept as written.
+                let declared = parsed.placeholders.or(file.placeholders);
+                let file_syntax =
+                    declared.or_else(|| parsed.text.strings().find_map(crate::domain::placeholders::guess));
                 let known = existing.get(name.identity());
                 let known_syntax = known.and_then(|known| known.placeholders);
                 if known.is_none() && entry.placeholders.is_none() {
                     entry.placeholders = file_syntax;
                 }
                 let mut parsed_text = parsed.text;
-                if let (Some(from), Some(to)) = (file_syntax, known_syntax.or(entry.placeholders))
+                if let (Some(from), Some(to)) = (declared, known_syntax.or(entry.placeholders))
                     && from != to
                 {
                     let (converted, messages) =
