@@ -93,13 +93,31 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         let Some(name) = entry.name() else { continue };
         match theirs.get(&name) {
             Some(their) => {
-                let theirs_meaning = their.meaning(&their_rule, is_base);
+                let mut theirs_meaning = their.meaning(&their_rule, is_base);
                 let own_meaning = entry.meaning(&own_rule, is_base);
+                // A base text is never outdated on the server: the base language's file keeps
+                // its own `fuzzy` marks (Askbot's English files have some).
+                let their_fuzzy = theirs_meaning.1;
+                if is_base {
+                    theirs_meaning.1 = own_meaning.1;
+                }
                 present.insert(name.clone());
                 if is_base {
                     names.push(name);
                 }
                 if own_meaning == theirs_meaning {
+                    continue;
+                }
+                // An untranslated entry and a text that is its own msgid read the same (a
+                // base language's file, whose texts come from the msgids, keeps its empty
+                // msgstrs).
+                if own_meaning.0.is_none()
+                    && (own_meaning.1, &own_meaning.2) == (theirs_meaning.1, &theirs_meaning.2)
+                    && theirs_meaning
+                        .0
+                        .as_ref()
+                        .is_some_and(|text| entry.shows_as_untranslated(text))
+                {
                     continue;
                 }
                 let range = prepared.lines(text, entry.first_line, entry.last_line);
@@ -140,7 +158,10 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                     ),
                 }
                 let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-                let merged = merge(&own, &lines, is_base);
+                let mut merged = merge(&own, &lines, is_base);
+                if is_base && own_meaning.1 != their_fuzzy {
+                    merged = with_fuzzy(merged, own_meaning.1);
+                }
                 edits.replace(range, merged.join(newline) + newline);
             }
             None if (input.deleted)(&name) => {
@@ -257,6 +278,35 @@ fn merge<'a>(own: &[&'a str], new: &[&'a str], descriptions: bool) -> Vec<String
     out
 }
 
+/// `lines` (an entry as [`merge`] writes it) with its `fuzzy` flag set to `fuzzy`.
+fn with_fuzzy(lines: Vec<String>, fuzzy: bool) -> Vec<String> {
+    let mut flags: Vec<String> = Vec::new();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len() + 1);
+    let mut flags_at = None;
+    for line in lines {
+        if let Some(rest) = line.strip_prefix("#,") {
+            flags_at.get_or_insert(out.len());
+            flags.extend(
+                rest.split(',')
+                    .map(|flag| flag.trim().to_owned())
+                    .filter(|flag| !flag.is_empty() && flag != "fuzzy"),
+            );
+        } else {
+            if flags_at.is_none() && !line.starts_with('#') {
+                flags_at = Some(out.len());
+            }
+            out.push(line);
+        }
+    }
+    if fuzzy {
+        flags.insert(0, "fuzzy".to_owned());
+    }
+    if !flags.is_empty() {
+        out.insert(flags_at.unwrap_or(out.len()), format!("#, {}", flags.join(", ")));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,6 +360,43 @@ mod tests {
         })
         .unwrap();
         assert!(patched.body.keeps(local.as_bytes()));
+    }
+
+    /// Askbot's English `django.po` leaves every msgstr empty (the msgids are the English
+    /// texts): the export's msgids as msgstrs read the same, so the file keeps its bytes; a
+    /// text that differs from its msgid is written.
+    #[test]
+    fn an_untranslated_entry_keeps_its_empty_msgstr_when_the_text_is_its_msgid() {
+        let local = format!(
+            "{}\nmsgid \"Question\"\nmsgstr \"\"\n\nmsgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"\"\nmsgstr[1] \"\"\nmsgstr[2] \"\"\n\nmsgid \"Answer\"\nmsgstr \"\"\n",
+            header()
+        );
+        let exported = format!(
+            "{}\nmsgid \"Question\"\nmsgstr \"Question\"\n\nmsgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"%d file\"\nmsgstr[1] \"%d files\"\nmsgstr[2] \"%d files\"\n\nmsgid \"Answer\"\nmsgstr \"Reply\"\n",
+            header()
+        );
+        assert_eq!(
+            patched(&local, &exported, true),
+            local.replace("msgid \"Answer\"\nmsgstr \"\"", "msgid \"Answer\"\nmsgstr \"Reply\"")
+        );
+    }
+
+    /// The base language's file keeps its `fuzzy` marks, which the server (whose base texts
+    /// are never outdated) does not write: unchanged, and when the text changes.
+    #[test]
+    fn the_base_files_fuzzy_marks_stay() {
+        let local = format!(
+            "{}\n#| msgid \"by answers\"\n#, fuzzy, python-format\nmsgid \"viewed answer\"\nmsgstr \"answers\"\n\n#, fuzzy\nmsgid \"activities\"\nmsgstr \"activity\"\n",
+            header()
+        );
+        let exported = format!(
+            "{}\nmsgid \"viewed answer\"\nmsgstr \"answers\"\n\nmsgid \"activities\"\nmsgstr \"activities\"\n",
+            header()
+        );
+        assert_eq!(
+            patched(&local, &exported, true),
+            local.replace("msgstr \"activity\"", "msgstr \"activities\"")
+        );
     }
 
     fn patched(local: &str, exported: &str, is_base: bool) -> String {
