@@ -468,9 +468,16 @@ fn read_file(
             prepared = Some(Arc::new(patch::Prepared::Xliff(patch::xliff::Local::of(read.document))));
         }
         ExportFormat::Yaml => {
-            let read = yaml::read(bytes).map_err(invalid)?;
-            // A file of one language only: the export writes a file per language.
-            if let [(language, _)] = read.languages.as_slice() {
+            let mut read = yaml::read(bytes).map_err(invalid)?;
+            if let [(language, _)] = read.languages.as_mut_slice() {
+                // A file of one language: the path's language wins over its root key (a
+                // `de-DE/` folder whose files say `de:`), as the app's file set names it; the
+                // file keeps its own root key. A path that names none (`upload.yml`) leaves it
+                // to the file.
+                if place != BASE_LANGUAGE && !place.is_empty() {
+                    *language = place.to_owned();
+                }
+                // The export writes a file per language.
                 kept = Some((format, language.clone()));
             }
             upload.skipped += read.warnings.len();

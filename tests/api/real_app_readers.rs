@@ -609,10 +609,16 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
                 .push(("other".into(), format!("{path}: read but in no file set")));
             continue;
         };
-        let written = entry["language"]
-            .as_str()
-            .map(str::to_owned)
-            .or_else(|| file.language.clone());
+        // The path's language wins over a Rails file's root key (a `de-DE/` folder whose
+        // files say `de:`); elsewhere the reader's language is the file's own statement.
+        let written = if file.format == "yaml" && file.language.is_some() {
+            file.language.clone()
+        } else {
+            entry["language"]
+                .as_str()
+                .map(str::to_owned)
+                .or_else(|| file.language.clone())
+        };
         let from_source = matches!(written.as_deref(), Some("@source" | "@template"))
             || file.language.as_deref() == Some("@template");
         if from_source && base_files.contains(file.namespace.as_str()) {

@@ -94,16 +94,20 @@ fn meaning(node: &Node) -> Meaning<'_> {
 }
 
 /// The language mapping of a file whose root key names `language` (folding case and `-`/`_`),
-/// with its place among the root's keys.
+/// with its place among the root's keys; a file of one root key is that language's whatever
+/// the key says (the path's language wins: a `de-DE/` folder's files may say `de:`).
 fn language_mapping<'n>(root: &'n Option<Node>, language: &str) -> Option<(usize, &'n Node)> {
     let fold = |name: &str| name.to_ascii_lowercase().replace('_', "-");
     let Some(Node::Mapping { entries, .. }) = root else {
         return None;
     };
-    entries
-        .iter()
-        .position(|(entry, _)| fold(&entry.name) == fold(language))
-        .map(|index| (index, &entries[index].1))
+    let index = match entries.as_slice() {
+        [_] => 0,
+        _ => entries
+            .iter()
+            .position(|(entry, _)| fold(&entry.name) == fold(language))?,
+    };
+    Some((index, &entries[index].1))
 }
 
 /// A YAML file read for patching: its nodes, and the keys of its first language.
