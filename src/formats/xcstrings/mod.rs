@@ -77,7 +77,7 @@ pub fn path(table: &str) -> String {
 }
 
 /// The versions of the format read (and `1.0` written).
-const VERSIONS: [&str; 2] = ["1.0", "1.1"];
+const VERSIONS: [&str; 4] = ["1.0", "1.1", "1.2", "1.3"];
 
 // ---------------------------------------------------------------------------------------
 // Reading
@@ -314,8 +314,8 @@ pub fn read(bytes: &[u8]) -> Result<Catalog, ReadError> {
         source_language: source.clone(),
         ..Catalog::default()
     };
-    // Xcode raises the version as it adds fields (1.2 in Xcode 26), which are kept as
-    // written: a version this server has not seen is read all the same, and said.
+    // Xcode raises the version as it adds fields (1.2, 1.3), which are kept as written: a
+    // version this server has not seen is read all the same, and said.
     match field("version").map(|version| version.as_str()) {
         Some(Some(version)) if VERSIONS.contains(&version) => {}
         Some(Some(version)) => catalog.warnings.push(ReadWarning {
@@ -678,16 +678,17 @@ mod tests {
         }
     }
 
-    /// NetNewsWire's catalogs say 1.2 (Xcode 26): read, with a warning, never refused.
+    /// A catalog of a version newer than those known (1.0 to 1.3; NetNewsWire's say 1.2) is
+    /// read, with a warning, never refused.
     #[test]
     fn a_catalog_of_a_newer_version_is_read_and_said() {
         let read = read(
-            r#"{"sourceLanguage": "en", "version": "1.2", "strings": {"a": {"localizations": {"en": {"stringUnit": {"state": "translated", "value": "A"}}}}}}"#
+            r#"{"sourceLanguage": "en", "version": "2.0", "strings": {"a": {"localizations": {"en": {"stringUnit": {"state": "translated", "value": "A"}}}}}}"#
                 .as_bytes(),
         )
         .unwrap();
         assert_eq!(entries(&read, "en")[0].text, Text::Plain("A".into()));
-        assert!(read.warnings[0].message.contains("\"1.2\""), "{:?}", read.warnings);
+        assert!(read.warnings[0].message.contains("\"2.0\""), "{:?}", read.warnings);
     }
 
     #[test]
