@@ -386,10 +386,6 @@ async fn a_catalog_this_server_cannot_read_is_a_400_that_names_why_and_writes_no
     let commits = app.commit_count();
     for (body, why) in [
         (
-            r#"{"sourceLanguage": "en", "version": "3.0", "strings": {}}"#,
-            "version",
-        ),
-        (
             r#"{"sourceLanguage": "en", "version": "1.0", "strings": {"a": 1}}"#,
             "key \"a\"",
         ),
@@ -410,6 +406,25 @@ async fn a_catalog_this_server_cannot_read_is_a_400_that_names_why_and_writes_no
         );
     }
     assert_eq!(app.commit_count(), commits);
+
+    // A version this server has not seen (Xcode 26 writes 1.2) is read, and said.
+    let reply = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=xcstrings",
+            "application/json",
+            br#"{"sourceLanguage": "en", "version": "3.0", "strings": {"a": {"localizations": {"en": {"stringUnit": {"state": "translated", "value": "A"}}}}}}"#.to_vec(),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(reply["created"], 1, "{reply}");
+    assert!(
+        reply["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|warning| warning["message"].as_str().unwrap().contains("version \"3.0\"")),
+        "{reply}"
+    );
 }
 
 /// Answers `t(key, {lng, ns, count})` with i18next itself (tests/tools/i18next.mjs) over the
