@@ -580,10 +580,16 @@ impl Feed {
         let mut walk = repo.revwalk().map_err(fail)?;
         walk.simplify_first_parent().map_err(fail)?;
         walk.push(head).map_err(fail)?;
+        // From the last commit delivered when the branch still holds it: its commits since,
+        // even those a merge has since brought to the main line (a commit made just before
+        // its branch is merged is the branch's all the same). Else (a branch new to the
+        // webhook, or one moved elsewhere) the commits the main line lacks.
+        let from_known = known.is_some_and(|known| repo.graph_descendant_of(head, known).unwrap_or(false));
         let mut line = Vec::new();
         for id in walk {
             let id = id.map_err(fail)?;
-            let on_main = main.is_some_and(|main| main == id || repo.graph_descendant_of(main, id).unwrap_or(false));
+            let on_main = !from_known
+                && main.is_some_and(|main| main == id || repo.graph_descendant_of(main, id).unwrap_or(false));
             if Some(id) == known || on_main || line.len() == most {
                 break;
             }

@@ -242,3 +242,39 @@ fn the_commits_after_a_cursor_are_those_a_first_parent_walk_gives() {
     let unknown = Oid::from_str("0123456789012345678901234567890123456789").unwrap();
     assert_eq!(feed.after(unknown, head).unwrap(), None);
 }
+
+/// A branch's commits after the last one delivered are its commits even once a merge has
+/// brought them to the main line (a commit made just before its branch is merged); a branch
+/// new to the reader gives only the commits the main line lacks.
+#[test]
+fn a_branchs_commits_since_a_cursor_count_though_the_main_line_merged_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Ann"]);
+    git(root, &["config", "user.email", "ann@example.com"]);
+    let mut step = 0;
+    let mut commit_file = |name: &str| {
+        step += 1;
+        write(root, name, &format!("{step}\n"));
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-qm", &format!("step {step}")]);
+    };
+    commit_file("a");
+    git(root, &["checkout", "-qb", "feature"]);
+    commit_file("b");
+    commit_file("b");
+    let repo = Repository::open(root).unwrap();
+    let feature = repo.refname_to_id("refs/heads/feature").unwrap();
+    let first = repo.find_commit(feature).unwrap().parent_id(0).unwrap();
+    git(root, &["checkout", "-q", "main"]);
+    let mut feed = Feed::open(root, Arc::new(PackLog::default())).unwrap();
+    assert_eq!(feed.branch_commits(feature, None, 50).unwrap(), [first, feature]);
+    assert_eq!(feed.branch_commits(feature, Some(first), 50).unwrap(), [feature]);
+
+    commit_file("a");
+    git(root, &["merge", "-q", "--no-ff", "-m", "merge feature", "feature"]);
+    let mut feed = Feed::open(root, Arc::new(PackLog::default())).unwrap();
+    assert_eq!(feed.branch_commits(feature, Some(first), 50).unwrap(), [feature]);
+    assert!(feed.branch_commits(feature, None, 50).unwrap().is_empty());
+}
