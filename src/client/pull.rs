@@ -11,7 +11,7 @@ use super::server::{Exported, ExportedEntry, KeyState, Server};
 use super::settings;
 use super::{Common, Ending, Failure, PullOptions, connect, display, files, print_json};
 use crate::domain::names::Namespace;
-use crate::formats::{patch, upload};
+use crate::formats::{ExportFormat, patch, upload};
 
 /// Exports every file set and brings the app's files in step: a file the app has is
 /// patched in place (see [`crate::formats::patch`]), one it lacks is written as the export
@@ -51,54 +51,59 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
             }
         }
     }
-    for set in &settings.file_sets {
-        let exported = server
-            .export(set, options.at.as_deref())
-            .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
-        let entries = exported.entries()?;
-        // The names of the set's own files in a folder of each language (`strings.xml`,
-        // `InfoPlist.strings`): a language new on the server gets those, never a table the
-        // set keeps in none of its languages.
-        let tables: HashSet<String> = match set.format {
-            crate::formats::ExportFormat::AndroidXml | crate::formats::ExportFormat::AppleStrings => {
-                files::collect(set)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter_map(|file| file.layout.rsplit_once('/').map(|(_, name)| name.to_owned()))
-                    .collect()
-            }
-            _ => HashSet::new(),
-        };
-        let puller = Puller {
-            server: &server,
-            set,
-            base_language: &base_language,
-            check: options.check,
-            exported: &exported,
-            key_states: &key_states,
-            base_orders: Mutex::default(),
-            layouts: entries
-                .iter()
-                .map(|entry| (entry.layout.clone(), entry.clone()))
-                .collect(),
-            exported_names: Mutex::default(),
-            local_languages: &local_languages,
-            tables,
-        };
-        // The base language's files first: the entries new to a translation's file follow
-        // the order of the base file of the same name, as patched. The others then on every
-        // core, one file at a time each.
-        let (base, others): (Vec<ExportedEntry>, Vec<ExportedEntry>) =
-            entries.into_iter().partition(|entry| puller.is_base(&entry.layout));
+    for whole_set in &settings.file_sets {
         let mut changes = Vec::new();
-        for entry in &base {
-            changes.extend(puller.pull_file(entry)?);
+        for (pass_set, versions) in passes(whole_set) {
+            let set = &pass_set;
+            let exported = server
+                .export(set, options.at.as_deref())
+                .map_err(|failure| Failure::new(format!("{}: {}", set.path, failure.0)))?;
+            let entries = exported.entries()?;
+            // The names of the set's own files in a folder of each language (`strings.xml`,
+            // `InfoPlist.strings`): a language new on the server gets those, never a table the
+            // set keeps in none of its languages.
+            let tables: HashSet<String> = match set.format {
+                crate::formats::ExportFormat::AndroidXml | crate::formats::ExportFormat::AppleStrings => {
+                    files::collect(set)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter_map(|file| file.layout.rsplit_once('/').map(|(_, name)| name.to_owned()))
+                        .collect()
+                }
+                _ => HashSet::new(),
+            };
+            let puller = Puller {
+                server: &server,
+                set,
+                base_language: &base_language,
+                check: options.check,
+                exported: &exported,
+                key_states: &key_states,
+                base_orders: Mutex::default(),
+                layouts: entries
+                    .iter()
+                    .map(|entry| (entry.layout.clone(), entry.clone()))
+                    .collect(),
+                exported_names: Mutex::default(),
+                local_languages: &local_languages,
+                tables,
+                versions,
+            };
+            // The base language's files first: the entries new to a translation's file follow
+            // the order of the base file of the same name, as patched. The others then on every
+            // core, one file at a time each.
+            let (base, others): (Vec<ExportedEntry>, Vec<ExportedEntry>) =
+                entries.into_iter().partition(|entry| puller.is_base(&entry.layout));
+            for entry in &base {
+                changes.extend(puller.pull_file(entry)?);
+            }
+            changes.extend(
+                in_parallel(&others, |entry| puller.pull_file(entry))?
+                    .into_iter()
+                    .flatten(),
+            );
         }
-        changes.extend(
-            in_parallel(&others, |entry| puller.pull_file(entry))?
-                .into_iter()
-                .flatten(),
-        );
+        let set = whole_set;
         changes.sort();
         differs |= !changes.is_empty();
         if !common.json {
@@ -149,6 +154,50 @@ struct Puller<'a> {
     /// The names of the set's own files in its language folders (Android and Apple only;
     /// empty for a set that has none yet, which then takes every file of the export).
     tables: HashSet<String>,
+    /// For an XLIFF set whose files are of both versions: the version this pass writes, and
+    /// whether it writes the files the app lacks too (see [`passes`]).
+    versions: Option<(ExportFormat, bool)>,
+}
+
+/// The passes of a pull over `set`: one, except for an XLIFF set whose app files are of both
+/// versions (Bolt's Symfony domains, 1.2 and 2.0 side by side), which each file keeps: the
+/// set's own version for its files and any new one, then the other version for the files
+/// written in it.
+fn passes(set: &settings::FileSet) -> Vec<(settings::FileSet, Option<(ExportFormat, bool)>)> {
+    let other = match set.format {
+        ExportFormat::Xliff => ExportFormat::Xliff2,
+        ExportFormat::Xliff2 => ExportFormat::Xliff,
+        _ => return vec![(set.clone(), None)],
+    };
+    let mixed = files::collect(set)
+        .unwrap_or_default()
+        .iter()
+        .any(|file| xliff_version_of(&file.disk) == Some(other));
+    if !mixed {
+        return vec![(set.clone(), None)];
+    }
+    let mut in_other = set.clone();
+    in_other.format = other;
+    vec![
+        (set.clone(), Some((set.format, true))),
+        (in_other, Some((other, false))),
+    ]
+}
+
+/// The XLIFF version an app's file is written in (`None`: no such file, or not XLIFF).
+fn xliff_version_of(path: &Path) -> Option<ExportFormat> {
+    let bytes = std::fs::read(path).ok()?;
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
+    if !head.contains("<xliff") {
+        return None;
+    }
+    Some(
+        if head.contains("urn:oasis:names:tc:xliff:document:2") || head.contains("version=\"2.") {
+            ExportFormat::Xliff2
+        } else {
+            ExportFormat::Xliff
+        },
+    )
 }
 
 /// The order of a base language's file: its names, or (for a file the pull left as it was)
@@ -199,6 +248,14 @@ impl Puller<'_> {
         let Some(target) = files::destination(self.set, &entry.layout, self.base_language) else {
             return Ok(None);
         };
+        // Each XLIFF file in its own version.
+        if let Some((version, new_files)) = self.versions {
+            match xliff_version_of(&target) {
+                Some(own) if own != version => return Ok(None),
+                None if !new_files => return Ok(None),
+                _ => {}
+            }
+        }
         // A gettext app keeps its source language in its template: the base language's `.po`
         // is written only when the app has one (or no template).
         if format == crate::formats::ExportFormat::Po
