@@ -138,7 +138,8 @@ struct Outcome {
 /// Uploads the source's texts, exports them in every format, formats both sides and compares.
 /// A project in `en` and `fr` holding the source's cases, uploaded as the source's files:
 /// the app, each case's key name, and each key's translations as the server holds them.
-async fn upload_source(source: &Source) -> (TestApp, Vec<String>, BTreeMap<String, Value>) {
+/// A server with the team `acme` and its project `mobile` in English and French.
+async fn app_with_project() -> TestApp {
     let app = TestApp::spawn().await;
     app.post("/teams", json!({"name": "acme", "displayName": "Acme"}))
         .await
@@ -149,6 +150,11 @@ async fn upload_source(source: &Source) -> (TestApp, Vec<String>, BTreeMap<Strin
     )
     .await
     .assert_ok(StatusCode::CREATED);
+    app
+}
+
+async fn upload_source(source: &Source) -> (TestApp, Vec<String>, BTreeMap<String, Value>) {
+    let app = app_with_project().await;
 
     let name_of = |case: &Case| -> String {
         match (&case.en, source.keyed_by_text) {
@@ -592,16 +598,7 @@ async fn gettext_c_format_texts_format_the_same_in_every_export() {
 /// each one left out, by key and language. The ARB export writes the message as stored.
 #[tokio::test]
 async fn icu_exact_values_go_where_a_format_has_them_and_are_named_where_it_has_not() {
-    let app = TestApp::spawn().await;
-    app.post("/teams", json!({"name": "acme", "displayName": "Acme"}))
-        .await
-        .assert_ok(StatusCode::CREATED);
-    app.post(
-        "/teams/acme/projects",
-        json!({"name": "mobile", "displayName": "Mobile", "languagesISO": ["en", "fr"]}),
-    )
-    .await
-    .assert_ok(StatusCode::CREATED);
+    let app = app_with_project().await;
     let en = "{count, plural, =0{No items} =1{One item} other{{count} items}}";
     let fr = "{count, plural, =0{Aucun élément} =1{Un élément} one{{count} élément} other{{count} éléments}}";
     let files = vec![

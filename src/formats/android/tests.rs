@@ -183,6 +183,14 @@ fn texts_are_escaped_for_aapt2() {
     assert_eq!(escape("say \"hi\" \\o/"), "say \\\"hi\\\" \\\\o/");
 }
 
+/// Each entry of a file read, as its name and plain text.
+fn plain_texts(file: &super::read::ReadFile) -> Vec<(&str, &str)> {
+    file.entries
+        .iter()
+        .map(|entry| (entry.name.as_str(), entry.text.as_ref().as_plain().unwrap()))
+        .collect()
+}
+
 /// aapt2 trims the white space at the ends of a plain text (`<xliff:g>` makes none styled) but
 /// not of a styled one, and collapses each run of text between a span's tags on its own (what
 /// Debian's aapt2 made of each of these strings, AOSP's `perms_new_perm_prefix` among them).
@@ -199,11 +207,7 @@ fn white_space_is_read_as_aapt2_reads_it_around_spans() {
 </resources>"#,
     )
     .unwrap();
-    let texts: Vec<(&str, &str)> = file
-        .entries
-        .iter()
-        .map(|entry| (entry.name.as_str(), entry.text.as_ref().as_plain().unwrap()))
-        .collect();
+    let texts = plain_texts(&file);
     assert_eq!(
         texts,
         [
@@ -234,11 +238,7 @@ fn a_resource_reference_is_passed_over_and_an_escaped_one_is_a_text() {
 </resources>"#,
     )
     .unwrap();
-    let texts: Vec<(&str, &str)> = file
-        .entries
-        .iter()
-        .map(|entry| (entry.name.as_str(), entry.text.as_ref().as_plain().unwrap()))
-        .collect();
+    let texts = plain_texts(&file);
     assert_eq!(
         texts,
         [

@@ -60,18 +60,11 @@ enum Pass {
 /// One pass over `text`, its conversions written numbered when `positional` or when the
 /// first is numbered.
 fn write_pass(text: &str, out: &mut String, literal: &mut impl FnMut(&str, &mut String), mut positional: bool) -> Pass {
-    let bytes = text.as_bytes();
     let mut implicit = 0u32;
     let mut literal_from = 0;
-    let mut at = 0;
-    while let Some(offset) = memchr::memchr(b'%', &bytes[at..]) {
-        let start = at + offset;
-        if bytes.get(start + 1) == Some(&b'%') {
-            // A literal `%` only comes as `%%`, which Apple reads alike.
-            at = start + 2;
-            continue;
-        }
-        let Some((conversion, end)) = conversion(text, start) else {
+    // A literal `%` only comes as `%%`, which Apple reads alike.
+    for found in conversions(text) {
+        let Some((start, end, conversion)) = found else {
             return Pass::Left;
         };
         if conversion.number.is_some() && !positional {
@@ -80,7 +73,6 @@ fn write_pass(text: &str, out: &mut String, literal: &mut impl FnMut(&str, &mut 
             }
             positional = true;
         }
-        at = end;
         literal(&text[literal_from..start], out);
         literal_from = end;
         out.push('%');
@@ -129,20 +121,33 @@ fn write_pass(text: &str, out: &mut String, literal: &mut impl FnMut(&str, &mut 
 
 /// Whether the one pass writes `text`: every `%` starts `%%` or a conversion it takes.
 fn scan(text: &str) -> bool {
+    conversions(text).all(|found| found.is_some())
+}
+
+/// The conversions of `text` in order, `%%` passed over: each with where it starts and
+/// ends; `None` (the last item) at a `%` the one pass does not take.
+fn conversions(text: &str) -> impl Iterator<Item = Option<(usize, usize, Conversion<'_>)>> + '_ {
     let bytes = text.as_bytes();
     let mut at = 0;
-    while let Some(offset) = memchr::memchr(b'%', &bytes[at..]) {
-        let start = at + offset;
-        if bytes.get(start + 1) == Some(&b'%') {
-            at = start + 2;
-            continue;
+    let mut stopped = false;
+    std::iter::from_fn(move || {
+        if stopped {
+            return None;
         }
-        match conversion(text, start) {
-            Some((_, end)) => at = end,
-            None => return false,
+        loop {
+            let start = at + memchr::memchr(b'%', &bytes[at..])?;
+            if bytes.get(start + 1) == Some(&b'%') {
+                at = start + 2;
+                continue;
+            }
+            let found = conversion(text, start).map(|(conversion, end)| (start, end, conversion));
+            match &found {
+                Some((_, end, _)) => at = *end,
+                None => stopped = true,
+            }
+            return Some(found);
         }
-    }
-    true
+    })
 }
 
 fn push_number(number: u32, out: &mut String) {

@@ -182,6 +182,21 @@ fn a_commits_tree_difference_reads_as_events() {
     assert_eq!(commit(root, "delete"), ["team.deleted acme/-/- []"]);
 }
 
+/// A new repository on `main` in `root`, and a function that commits a change of the file it
+/// is given (each commit `step N`).
+fn stepping_repo(root: &Path) -> impl FnMut(&str) + '_ {
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Ann"]);
+    git(root, &["config", "user.email", "ann@example.com"]);
+    let mut step = 0;
+    move |name: &str| {
+        step += 1;
+        write(root, name, &format!("{step}\n"));
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-qm", &format!("step {step}")]);
+    }
+}
+
 /// The commits after a cursor are those a first-parent walk of the branch gives, whether the
 /// cursor is on the first-parent line (read from the commits' bytes) or on a branch merged
 /// into it (the walk of the branch, as before): here `main` has a merge of `side`.
@@ -189,16 +204,7 @@ fn a_commits_tree_difference_reads_as_events() {
 fn the_commits_after_a_cursor_are_those_a_first_parent_walk_gives() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Ann"]);
-    git(root, &["config", "user.email", "ann@example.com"]);
-    let mut step = 0;
-    let mut commit_file = |name: &str| {
-        step += 1;
-        write(root, name, &format!("{step}\n"));
-        git(root, &["add", "-A"]);
-        git(root, &["commit", "-qm", &format!("step {step}")]);
-    };
+    let mut commit_file = stepping_repo(root);
     commit_file("a");
     commit_file("a");
     git(root, &["checkout", "-qb", "side"]);
@@ -250,16 +256,7 @@ fn the_commits_after_a_cursor_are_those_a_first_parent_walk_gives() {
 fn a_branchs_commits_since_a_cursor_count_though_the_main_line_merged_them() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Ann"]);
-    git(root, &["config", "user.email", "ann@example.com"]);
-    let mut step = 0;
-    let mut commit_file = |name: &str| {
-        step += 1;
-        write(root, name, &format!("{step}\n"));
-        git(root, &["add", "-A"]);
-        git(root, &["commit", "-qm", &format!("step {step}")]);
-    };
+    let mut commit_file = stepping_repo(root);
     commit_file("a");
     git(root, &["checkout", "-qb", "feature"]);
     commit_file("b");
