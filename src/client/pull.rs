@@ -63,13 +63,11 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
             // `InfoPlist.strings`): a language new on the server gets those, never a table the
             // set keeps in none of its languages.
             let tables: HashSet<String> = match set.format {
-                crate::formats::ExportFormat::AndroidXml | crate::formats::ExportFormat::AppleStrings => {
-                    files::collect(set)
-                        .unwrap_or_default()
-                        .into_iter()
-                        .filter_map(|file| file.layout.rsplit_once('/').map(|(_, name)| name.to_owned()))
-                        .collect()
-                }
+                ExportFormat::AndroidXml | ExportFormat::AppleStrings => files::collect(set)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|file| file.layout.rsplit_once('/').map(|(_, name)| name.to_owned()))
+                    .collect(),
                 _ => HashSet::new(),
             };
             let puller = Puller {
@@ -184,20 +182,16 @@ fn passes(set: &settings::FileSet) -> Vec<(settings::FileSet, Option<(ExportForm
     ]
 }
 
-/// The XLIFF version an app's file is written in (`None`: no such file, or not XLIFF).
+/// The XLIFF version an app's file is written in (`None`: no such file, or not XLIFF), read
+/// from its first bytes.
 fn xliff_version_of(path: &Path) -> Option<ExportFormat> {
-    let bytes = std::fs::read(path).ok()?;
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
-    if !head.contains("<xliff") {
-        return None;
-    }
-    Some(
-        if head.contains("urn:oasis:names:tc:xliff:document:2") || head.contains("version=\"2.") {
-            ExportFormat::Xliff2
-        } else {
-            ExportFormat::Xliff
-        },
-    )
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    std::fs::File::open(path).ok()?.take(8192).read_to_end(&mut head).ok()?;
+    Some(match crate::formats::xliff::version_of(&head)? {
+        crate::formats::xliff::Version::V1 => ExportFormat::Xliff,
+        crate::formats::xliff::Version::V2 => ExportFormat::Xliff2,
+    })
 }
 
 /// The order of a base language's file: its names, or (for a file the pull left as it was)

@@ -12,7 +12,7 @@ use plist::{Dictionary, Value};
 
 use super::placeholders;
 use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
-use crate::domain::model::{FormsRef, Key, PluralCategory, PluralForms, Syntax, TextRef};
+use crate::domain::model::{FormsRef, Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::LanguageCode;
 
 /// Whether Apple file bytes are a property list (a `.stringsdict`, XML or binary) rather than
@@ -45,7 +45,7 @@ pub fn render(
                 strings.push('"');
                 escape_onto(key.name.as_str(), &mut strings);
                 strings.push_str("\" = \"");
-                if converting && key.placeholders == Some(Syntax::Printf) && !key.markup && !key.xcode.whole {
+                if converting && placeholders::left_in_printf(key) {
                     placeholders::write_for_apple(text, &mut strings, escape_onto);
                 } else {
                     escape_onto(text, &mut strings);
@@ -145,7 +145,8 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// [`escape`], onto `out`: the common text, with nothing to escape, is copied whole.
+/// [`escape`], onto `out`: the common text, with nothing to escape, is copied whole (`0xc2`
+/// leads the C1 controls U+0080 to U+009F, which are escaped too).
 fn escape_onto(text: &str, out: &mut String) {
     if !text
         .bytes()

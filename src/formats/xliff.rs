@@ -33,7 +33,7 @@ use crate::domain::text::BaseText;
 
 mod read;
 
-pub use read::{Document, ReadFile, Unit, parse, read, read_in};
+pub use read::{Document, ReadFile, Unit, parse, read, read_in, version_of};
 
 /// The XLIFF versions written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

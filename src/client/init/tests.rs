@@ -1,5 +1,12 @@
 use super::*;
 
+/// Writes `text` to `file` under `root`, making its folders.
+fn write_file(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
 #[test]
 fn init_finds_android_apple_and_web_files() {
     let dir = tempfile::tempdir().unwrap();
@@ -12,9 +19,7 @@ fn init_finds_android_apple_and_web_files() {
         "web/package.json",
         "node_modules/lib/locales/en.json",
     ] {
-        let path = dir.path().join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, "x").unwrap();
+        write_file(dir.path(), file, "x");
     }
     let (path, found) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
     assert_eq!(
@@ -38,11 +43,7 @@ fn init_finds_android_apple_and_web_files() {
 #[test]
 fn init_finds_rails_families_folders_per_language_and_vs_codes_families() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |file: &str, text: &str| {
-        let path = dir.path().join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |file: &str, text: &str| write_file(dir.path(), file, text);
     // VS Code: `package.nls.json` beside `package.nls.{lang}.json`.
     write("c/package.nls.json", "{}");
     write("c/package.nls.de.json", "{}");
@@ -99,11 +100,7 @@ fn init_finds_rails_families_folders_per_language_and_vs_codes_families() {
 #[test]
 fn init_finds_flutters_arb_files_where_l10n_yaml_says() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |file: &str, text: &str| {
-        let path = dir.path().join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |file: &str, text: &str| write_file(dir.path(), file, text);
     // FluffyChat: `intl_{lang}.arb` in the `arb-dir`; Flutter Gallery: no `arb-dir`, so
     // `lib/l10n`; a plain package: `app_{lang}.arb` anywhere; Fritter: the Flutter Intl
     // plugin's `intl_{lang}.arb` with no `l10n.yaml`.
@@ -137,11 +134,7 @@ fn init_finds_flutters_arb_files_where_l10n_yaml_says() {
 #[test]
 fn init_finds_xliff_catalogs_rails_locales_and_not_workflow_files() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |file: &str, text: &str| {
-        let path = dir.path().join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |file: &str, text: &str| write_file(dir.path(), file, text);
     let v2 = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\"/>";
     write(
         "Localizations/de.xcloc/Localized Contents/de.xliff",
@@ -182,9 +175,7 @@ fn modules_of_one_format_get_a_namespace_each() {
         "core/ui/res/values/strings.xml",
         "ios/App/Resources/en.lproj/Localizable.strings",
     ] {
-        let path = dir.path().join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, "<resources/>").unwrap();
+        write_file(dir.path(), file, "<resources/>");
     }
     let (path, _) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
     let settings = Settings::find(Some(&path), dir.path()).unwrap();
@@ -224,9 +215,7 @@ fn an_apple_extensions_own_tables_are_a_bundle_apart_from_the_apps_catalogs() {
         ("Widget/de.lproj/Widget.stringsdict", "<plist/>"),
         ("Docs/en.lproj/notes.txt", "not a table"),
     ] {
-        let path = dir.path().join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        write_file(dir.path(), file, text);
     }
     let (path, _) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
     let settings = Settings::find(Some(&path), dir.path()).unwrap();
@@ -263,9 +252,7 @@ fn an_android_flavour_with_strings_in_another_file_of_values_is_a_module() {
         ),
         ("app/src/beta/res/values/colors.xml", "<resources/>"),
     ] {
-        let path = dir.path().join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        write_file(dir.path(), file, text);
     }
     let (_, found) = init(dir.path(), "http://localhost:8080", "acme/mobile", false).unwrap();
     assert_eq!(
@@ -286,9 +273,7 @@ fn csv_translation_tables_are_found_file_by_file() {
         ("resources/translations.csv", "name,en_US,ja_JP\nA,a,\n"),
         ("data/prices.csv", "id,name,price\n1,apple,3\n"),
     ] {
-        let path = dir.path().join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        write_file(dir.path(), file, text);
     }
     let (_, found) = init(dir.path(), "http://localhost:8080", "acme/game", false).unwrap();
     assert_eq!(

@@ -1,69 +1,54 @@
 //! The named syntaxes: Rails' `%{name}`, i18next's `{{name}}`, Python's `{}` and Symfony's
 //! `%name%`.
 
-use super::printf::printf_conversion;
+use super::printf::{parse_percent, printf_conversion};
 use super::*;
 
 /// Ruby's `I18n.interpolate`: `%{name}`, `%<name>.2f`, `%%` for `%`.
 pub(super) fn parse_rails(text: &str, parsed: &mut Parsed) {
+    parse_percent(text, parsed, rails_conversion);
+}
+
+/// What Rails reads at `at` (a `%`): `%%`, `%{name}` or `%<name>` with printf's format after
+/// it, and where it ends.
+fn rails_conversion(text: &str, at: usize) -> Option<(Segment, usize)> {
     let bytes = text.as_bytes();
-    let mut start = 0;
-    let mut at = 0;
-    while at < bytes.len() {
-        if bytes[at] != b'%' {
-            at += 1;
-            continue;
+    match bytes.get(at + 1) {
+        Some(b'%') => Some((Segment::Text("%".into()), at + 2)),
+        Some(b'{') => {
+            let length = bytes[at + 2..]
+                .iter()
+                .take_while(|byte| is_name_byte(**byte) || **byte == b'|')
+                .count();
+            (length > 0 && bytes.get(at + 2 + length) == Some(&b'}')).then(|| {
+                let name = text[at + 2..at + 2 + length].to_owned();
+                (
+                    Segment::Placeholder(Placeholder::new(Argument::Name(name), true, Kind::Any)),
+                    at + 3 + length,
+                )
+            })
         }
-        let found = match bytes.get(at + 1) {
-            Some(b'%') => Some((Segment::Text("%".into()), at + 2)),
-            Some(b'{') => {
-                let length = bytes[at + 2..]
-                    .iter()
-                    .take_while(|byte| is_name_byte(**byte) || **byte == b'|')
-                    .count();
-                (length > 0 && bytes.get(at + 2 + length) == Some(&b'}')).then(|| {
-                    let name = text[at + 2..at + 2 + length].to_owned();
-                    (
-                        Segment::Placeholder(Placeholder::new(Argument::Name(name), true, Kind::Any)),
-                        at + 3 + length,
-                    )
+        Some(b'<') => {
+            let length = bytes[at + 2..].iter().take_while(|byte| is_name_byte(**byte)).count();
+            if length > 0 && bytes.get(at + 2 + length) == Some(&b'>') {
+                let name = text[at + 2..at + 2 + length].to_owned();
+                // The format after the name is printf's (Ruby's `format`).
+                let rest_start = at + 2 + length;
+                let shifted = format!("%{}", &text[rest_start + 1..]);
+                printf_conversion(&shifted, 0, Syntax::Printf).and_then(|(segment, end)| match segment {
+                    Segment::Placeholder(mut placeholder) if !placeholder.explicit => {
+                        placeholder.argument = Argument::Name(name);
+                        placeholder.explicit = true;
+                        Some((Segment::Placeholder(placeholder), rest_start + end))
+                    }
+                    _ => None,
                 })
+            } else {
+                None
             }
-            Some(b'<') => {
-                let length = bytes[at + 2..].iter().take_while(|byte| is_name_byte(**byte)).count();
-                if length > 0 && bytes.get(at + 2 + length) == Some(&b'>') {
-                    let name = text[at + 2..at + 2 + length].to_owned();
-                    // The format after the name is printf's (Ruby's `format`).
-                    let rest_start = at + 2 + length;
-                    let shifted = format!("%{}", &text[rest_start + 1..]);
-                    printf_conversion(&shifted, 0, Syntax::Printf).and_then(|(segment, end)| match segment {
-                        Segment::Placeholder(mut placeholder) if !placeholder.explicit => {
-                            placeholder.argument = Argument::Name(name);
-                            placeholder.explicit = true;
-                            Some((Segment::Placeholder(placeholder), rest_start + end))
-                        }
-                        _ => None,
-                    })
-                } else {
-                    None
-                }
-            }
-            _ => None,
-        };
-        match found {
-            Some((segment, end)) => {
-                parsed.push_text(&text[start..at]);
-                match segment {
-                    Segment::Text(literal) => parsed.push_text(&literal),
-                    segment => parsed.segments.push(segment),
-                }
-                at = end;
-                start = at;
-            }
-            None => at += 1,
         }
+        _ => None,
     }
-    parsed.push_text(&text[start..]);
 }
 
 /// i18next: `{{name}}`, `{{name, format}}`, `{{- name}}` (unescaped); `$t(key)` nestings are

@@ -5,29 +5,32 @@ use super::*;
 /// printf (Java) and Apple's format strings. A `%` that starts no conversion is literal text,
 /// as Android's lint and Foundation both let it be at the end of a text.
 pub(super) fn parse_printf(text: &str, syntax: Syntax, parsed: &mut Parsed) {
-    let bytes = text.as_bytes();
+    parse_percent(text, parsed, |text, at| printf_conversion(text, at, syntax));
+}
+
+/// A syntax whose placeholders start with `%` (printf's family, Rails'): each `%` is what
+/// `conversion` reads there (a placeholder, or a literal such as `%%`), else literal text.
+pub(super) fn parse_percent(
+    text: &str,
+    parsed: &mut Parsed,
+    conversion: impl Fn(&str, usize) -> Option<(Segment, usize)>,
+) {
     let mut start = 0;
     let mut at = 0;
-    while at < bytes.len() {
-        if bytes[at] != b'%' {
-            at += 1;
-            continue;
-        }
-        parsed.push_text(&text[start..at]);
-        match printf_conversion(text, at, syntax) {
+    while let Some(offset) = memchr::memchr(b'%', &text.as_bytes()[at..]) {
+        at += offset;
+        match conversion(text, at) {
             Some((segment, end)) => {
+                parsed.push_text(&text[start..at]);
                 match segment {
                     Segment::Text(literal) => parsed.push_text(&literal),
                     segment => parsed.segments.push(segment),
                 }
                 at = end;
+                start = at;
             }
-            None => {
-                parsed.push_text("%");
-                at += 1;
-            }
+            None => at += 1,
         }
-        start = at;
     }
     parsed.push_text(&text[start..]);
 }
@@ -135,31 +138,7 @@ pub(super) fn printf_conversion(text: &str, start: usize, syntax: Syntax) -> Opt
 
 /// Python's `%`: `%s`, `%d`, `%(name)s`, `%%`.
 pub(super) fn parse_python(text: &str, parsed: &mut Parsed) {
-    let bytes = text.as_bytes();
-    let mut start = 0;
-    let mut at = 0;
-    while at < bytes.len() {
-        if bytes[at] != b'%' {
-            at += 1;
-            continue;
-        }
-        parsed.push_text(&text[start..at]);
-        match python_conversion(text, at) {
-            Some((segment, end)) => {
-                match segment {
-                    Segment::Text(literal) => parsed.push_text(&literal),
-                    segment => parsed.segments.push(segment),
-                }
-                at = end;
-            }
-            None => {
-                parsed.push_text("%");
-                at += 1;
-            }
-        }
-        start = at;
-    }
-    parsed.push_text(&text[start..]);
+    parse_percent(text, parsed, python_conversion);
 }
 
 fn python_conversion(text: &str, start: usize) -> Option<(Segment, usize)> {

@@ -158,10 +158,9 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                     ),
                 }
                 let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-                let mut merged = merge(&own, &lines, is_base);
-                if is_base && own_meaning.1 != their_fuzzy {
-                    merged = with_fuzzy(merged, own_meaning.1);
-                }
+                // The base language's file keeps its own `fuzzy` (see above).
+                let fuzzy = if is_base { own_meaning.1 } else { their_fuzzy };
+                let merged = merge(&own, &lines, is_base, fuzzy);
                 edits.replace(range, merged.join(newline) + newline);
             }
             None if (input.deleted)(&name) => {
@@ -242,8 +241,8 @@ fn strings_of<'a>(lines: &[&'a str], wanted: impl Fn(&str) -> bool) -> Vec<&'a s
 
 /// An entry's new lines: the app's translator comments, references and previous strings,
 /// then the export's extracted comments (in the base language's file; else the app's), the
-/// app's flags with `fuzzy` as the export says, and the export's strings.
-fn merge<'a>(own: &[&'a str], new: &[&'a str], descriptions: bool) -> Vec<String> {
+/// app's flags with `fuzzy` as given, and the export's strings.
+fn merge<'a>(own: &[&'a str], new: &[&'a str], descriptions: bool, fuzzy: bool) -> Vec<String> {
     let is = |line: &&str, prefix: &str| line.starts_with(prefix);
     let mut out: Vec<String> = own
         .iter()
@@ -257,7 +256,6 @@ fn merge<'a>(own: &[&'a str], new: &[&'a str], descriptions: bool) -> Vec<String
             .filter(|line| is(line, "#."))
             .map(|line| line.to_string()),
     );
-    let fuzzy = new.iter().any(|line| is(line, "#,") && line.contains("fuzzy"));
     let mut flags: Vec<String> = own
         .iter()
         .filter(|line| is(line, "#,"))
@@ -275,35 +273,6 @@ fn merge<'a>(own: &[&'a str], new: &[&'a str], descriptions: bool) -> Vec<String
             .filter(|line| !line.starts_with('#'))
             .map(|line| line.to_string()),
     );
-    out
-}
-
-/// `lines` (an entry as [`merge`] writes it) with its `fuzzy` flag set to `fuzzy`.
-fn with_fuzzy(lines: Vec<String>, fuzzy: bool) -> Vec<String> {
-    let mut flags: Vec<String> = Vec::new();
-    let mut out: Vec<String> = Vec::with_capacity(lines.len() + 1);
-    let mut flags_at = None;
-    for line in lines {
-        if let Some(rest) = line.strip_prefix("#,") {
-            flags_at.get_or_insert(out.len());
-            flags.extend(
-                rest.split(',')
-                    .map(|flag| flag.trim().to_owned())
-                    .filter(|flag| !flag.is_empty() && flag != "fuzzy"),
-            );
-        } else {
-            if flags_at.is_none() && !line.starts_with('#') {
-                flags_at = Some(out.len());
-            }
-            out.push(line);
-        }
-    }
-    if fuzzy {
-        flags.insert(0, "fuzzy".to_owned());
-    }
-    if !flags.is_empty() {
-        out.insert(flags_at.unwrap_or(out.len()), format!("#, {}", flags.join(", ")));
-    }
     out
 }
 

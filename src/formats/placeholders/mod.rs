@@ -141,15 +141,21 @@ pub fn converted<'a, K: Borrow<Key> + Sync>(
 /// Android project; the others are converted before the writer runs and are in Apple's
 /// syntax by then).
 pub fn converts_on_write(key: &Key) -> bool {
-    key.placeholders == Some(Syntax::Printf)
-        && !key.markup
+    left_in_printf(key)
         && !key.plural
-        && !key.xcode.whole
         && (!key.translations.packed().1.contains('%')
             || key
                 .translations
                 .values()
                 .all(|text| text.strings().all(fast::takes_one_pass)))
+}
+
+/// Whether the Apple writer of an export that converts on write converts `key`'s texts: a
+/// Java printf key without markup, not a String Catalog entry held whole. Such a key reaches
+/// the writer in printf only when [`converts_on_write`] left it there; the others arrive
+/// converted, in Apple's syntax.
+pub fn left_in_printf(key: &Key) -> bool {
+    key.placeholders == Some(Syntax::Printf) && !key.markup && !key.xcode.whole
 }
 
 /// Writes `text`, a text of a key [`converts_on_write`] holds for, onto `out` in Apple's

@@ -80,6 +80,35 @@ enum Part {
 }
 
 /// Parses an XLIFF 1.2 or 2.0 file.
+/// The version a `version` attribute of `<xliff>` names (`1.2`, `2.0`, `2.1`...), if read.
+fn version_named(version: &str) -> Option<Version> {
+    match version.as_bytes().first() {
+        Some(b'2') => Some(Version::V2),
+        Some(b'1') => Some(Version::V1),
+        _ => None,
+    }
+}
+
+/// The version of the XLIFF file that `head` begins (as [`read`] would take it), read from
+/// its `<xliff>` element alone: `None` when the bytes hold none before anything else.
+pub fn version_of(head: &[u8]) -> Option<Version> {
+    let mut reader = Reader::from_reader(head);
+    let mut buffer = Vec::new();
+    loop {
+        match reader.read_event_into(&mut buffer).ok()? {
+            Event::Start(start) | Event::Empty(start) => {
+                return (start.local_name().as_ref() == b"xliff")
+                    .then(|| attribute(&start, b"version"))
+                    .flatten()
+                    .as_deref()
+                    .and_then(version_named);
+            }
+            Event::Eof => return None,
+            _ => buffer.clear(),
+        }
+    }
+}
+
 pub fn parse(text: &str) -> Result<Document, ReadError> {
     let mut reader = Reader::from_str(text);
     let line_at = |position: usize| {
@@ -135,17 +164,18 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                         return Err(fail(position as u64, "the root element must be <xliff>".into()));
                     }
                     root_seen = true;
-                    match attribute(start, b"version").as_deref() {
-                        Some(version) if version.starts_with('2') => {
+                    let version = attribute(start, b"version");
+                    match (version.as_deref(), version.as_deref().and_then(version_named)) {
+                        (_, Some(Version::V2)) => {
                             document.version = Version::V2;
                             document.source_language = attribute(start, b"srcLang");
                             document.target_language = attribute(start, b"trgLang");
                         }
-                        Some(version) if version.starts_with('1') => {}
-                        Some(version) => {
+                        (_, Some(Version::V1)) => {}
+                        (Some(version), None) => {
                             return Err(fail(position as u64, format!("XLIFF version {version:?} is not read")));
                         }
-                        None => return Err(fail(position as u64, "<xliff> has no version".into())),
+                        (None, None) => return Err(fail(position as u64, "<xliff> has no version".into())),
                     }
                     continue;
                 }
@@ -566,6 +596,19 @@ hier &amp; &lt;da&gt; <![CDATA[<b>]]></target>
         let none = read.entries.iter().find(|entry| entry.name == "none").unwrap();
         assert_eq!(none.text, Text::Plain("None".into()));
         assert!(read.entries.iter().all(|entry| !entry.outdated));
+    }
+
+    /// The version from the first bytes alone, as the reader takes it (the CLI pulls Bolt's
+    /// 1.2 and 2.0 files each in its own version).
+    #[test]
+    fn a_files_version_is_read_from_its_xliff_element() {
+        let v2 = br#"<?xml version="1.0" encoding="utf-8"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="de"><file id="f">"#;
+        let v1 = br#"<?xml version="1.0"?><!-- a comment --><xliff version="1.2"><file source-language="en""#;
+        assert_eq!(version_of(v2), Some(Version::V2));
+        assert_eq!(version_of(v1), Some(Version::V1));
+        assert_eq!(version_of(b"<resources><string/></resources>"), None);
+        assert_eq!(version_of(br#"<xliff version="3.0">"#), None);
     }
 
     #[test]
