@@ -134,7 +134,12 @@ async fn unknown_routes_and_wrong_methods_answer_json() {
 async fn every_response_carries_a_request_id_and_keeps_a_sane_one_given() {
     let app = TestApp::spawn().await;
     let reply = app.get("/teams").await;
-    assert!(!reply.header("x-request-id").is_empty());
+    let first = reply.header("x-request-id").to_owned();
+    let second = app.get("/teams").await.header("x-request-id").to_owned();
+    for id in [&first, &second] {
+        assert!(id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+    }
+    assert_ne!(first, second, "each request gets its own id");
     let request = app
         .client
         .get("/teams")
