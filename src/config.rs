@@ -73,9 +73,10 @@ pub struct InitArgs {
     /// admin rights), with the languages of the folders found.
     #[arg(long)]
     pub create: bool,
-    /// The base language of a project made by --create.
-    #[arg(long, default_value = "en")]
-    pub base_language: String,
+    /// The base language of a project made by --create (default: the one the app's source
+    /// files declare, an XLIFF source file's or a String Catalog's, else en).
+    #[arg(long)]
+    pub base_language: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -91,7 +91,7 @@ fn init(args: locstore::config::InitArgs) -> ExitCode {
                     json: false,
                     branch: None,
                 });
-                match client::create_project(&common, &args.base_language) {
+                match client::create_project(&common, args.base_language.as_deref()) {
                     Ok(Some(languages)) => println!("created project {} ({})", args.project, languages.join(", ")),
                     Ok(None) => println!("project {} exists", args.project),
                     Err(Failure(message)) => {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::server::Server;
 use super::settings;
 use super::{Common, Ending, Failure, PushOptions, connect, display, files, print_json};
-use crate::formats::archive;
+use crate::formats::{ExportFormat, archive};
 
 /// Uploads every file set in one request, so that a push is one commit however many sets
 /// it sends (none when nothing changed); prints what changed per set and per language.
@@ -253,11 +253,16 @@ fn server_files(server: &Server, set: &settings::FileSet, base_language: &str) -
 /// `locstore init --create`: creates the project when the server lacks it, with the base
 /// language given and the languages of the file sets' folders. Answers the languages of a
 /// project it created, `None` when the project exists.
-pub fn create_project(common: &Common, base_language: &str) -> Result<Option<Vec<String>>, Failure> {
+pub fn create_project(common: &Common, base_language: Option<&str>) -> Result<Option<Vec<String>>, Failure> {
     let (settings, server) = connect(common)?;
     if server.project()?.is_some() {
         return Ok(None);
     }
+    let base_language = match base_language {
+        Some(given) => given.to_owned(),
+        None => declared_base_language(&settings).unwrap_or_else(|| "en".to_owned()),
+    };
+    let base_language = base_language.as_str();
     let mut languages = vec![base_language.to_owned()];
     for set in &settings.file_sets {
         for file in files::collect(set).unwrap_or_default() {
@@ -288,6 +293,31 @@ pub fn create_project(common: &Common, base_language: &str) -> Result<Option<Vec
     }
     server.create_project(base_language, &languages)?;
     Ok(Some(languages))
+}
+
+/// The base language the app's files declare, where a file names it inside rather than by
+/// its place: a String Catalog's `sourceLanguage`, an XLIFF source file's `source-language`
+/// (Angular's `messages.xlf` says `en-US`). The first set's that says one.
+fn declared_base_language(settings: &settings::Settings) -> Option<String> {
+    settings.file_sets.iter().find_map(|set| {
+        files::collect(set).unwrap_or_default().into_iter().find_map(|file| {
+            let declared = match set.format {
+                ExportFormat::Xcstrings => crate::formats::xcstrings::read(&std::fs::read(&file.disk).ok()?)
+                    .ok()
+                    .map(|catalog| catalog.source_language),
+                ExportFormat::Xliff | ExportFormat::Xliff2
+                    if crate::formats::upload::place(set.format, &file.layout)
+                        .is_none_or(|language| language == crate::formats::upload::BASE_LANGUAGE) =>
+                {
+                    crate::formats::xliff::read(&std::fs::read(&file.disk).ok()?)
+                        .ok()
+                        .and_then(|read| read.language)
+                }
+                _ => None,
+            };
+            declared.as_deref().and_then(normalized_language)
+        })
+    })
 }
 
 /// A folder's language as a project language code; the base folder (`values/`,

@@ -142,12 +142,18 @@ mod tests {
 
     #[test]
     fn plural_messages_are_plural_keys_and_descriptions_are_read() {
-        let file = br#"{"@@locale": "pl", "files": "{n, plural, one{plik} few{pliki} many{plikow} other{pliku}}", "@files": {"description": "Files", "placeholders": {"n": {}}}, "hello": "Hi {name}", "list": ["a"]}"#;
+        let file = br#"{"@@locale": "pl", "files": "{count, plural, one{plik} few{pliki} many{plikow} other{pliku}}", "@files": {"description": "Files", "placeholders": {"count": {}}}, "hello": "Hi {name}", "list": ["a"], "other": "{n, plural, one{plik} other{pliku}}"}"#;
         let (entries, warnings) = read(file).unwrap();
-        assert_eq!(entries.len(), 2);
+        assert_eq!(entries.len(), 3);
         assert!(matches!(entries[0].text, Text::Plural(_)));
         assert_eq!(entries[0].description.as_deref(), Some("Files"));
         assert_eq!(entries[1].text, Text::Plain("Hi {name}".into()));
+        // A plural of another argument is held as written: forms would be written back with
+        // `count`, which the app's `@other` placeholders do not name.
+        assert_eq!(
+            entries[2].text,
+            Text::Plain("{n, plural, one{plik} other{pliku}}".into())
+        );
         assert_eq!(warnings.len(), 1, "the list is passed over");
     }
 

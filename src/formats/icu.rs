@@ -91,16 +91,17 @@ pub fn unquote_literal(text: &str) -> Option<String> {
     (!is_message(&literal) && quote_literal(&literal) == text).then_some(literal)
 }
 
-/// Reads an ICU plural message (`{arg, plural, one {...} other {...}}`) into its forms.
-/// `None` when the text is not a plural message at all (a plain text); an error when it
+/// Reads an ICU plural message (`{count, plural, one {...} other {...}}`) into its forms.
+/// `None` when the text is not such a message (a plain text, or a plural of another argument:
+/// `{howMany, plural, ...}`, Angular's `{VAR_PLURAL, plural, ...}`, which the forms could not
+/// write back, so it is held whole as the app wrote it); an error when it
 /// starts like one but is malformed. Explicit values (`=0 {...}`), an `offset:` and nested
 /// arguments are refused: they have no place in a key's forms.
 pub fn read_plural(text: &str) -> Option<Result<PluralForms, String>> {
     let trimmed = text.trim();
     let inner = trimmed.strip_prefix('{')?.strip_suffix('}')?;
     let (argument, rest) = inner.split_once(',')?;
-    let argument = argument.trim();
-    if argument.is_empty() || !argument.chars().all(|c| c.is_alphanumeric() || c == '_') {
+    if argument.trim() != ARGUMENT {
         return None;
     }
     let (kind, body) = rest.split_once(',')?;
@@ -197,6 +198,9 @@ mod tests {
         assert!(read_plural("hello").is_none());
         assert!(read_plural("{name} says hi").is_none());
         assert!(read_plural("{count, select, a {x} other {y}}").is_none());
+        // Another argument's plural is held whole: forms would come back as `count`.
+        assert!(read_plural("{howMany, plural, one {x} other {y}}").is_none());
+        assert!(read_plural("{VAR_PLURAL, plural, one {x} other {y}}").is_none());
         assert!(read_plural("{count, plural, one {x}}").unwrap().is_err());
         assert!(read_plural("{count, plural, one {# x} other {y}}").unwrap().is_err());
         assert!(read_plural("{count, plural, =0 {none} other {y}}").unwrap().is_err());

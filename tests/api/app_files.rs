@@ -28,6 +28,24 @@ impl AppRepo {
     /// `init_creates`, `locstore init --create` makes project `app` with the folders'
     /// languages; else the project is made in its base language `en` alone.
     fn new(fixture: &str, into: &str, init_creates: bool) -> Self {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(fixture);
+        Self::of_folder(&source, into, init_creates)
+    }
+
+    /// An app of these files (path, text), through `locstore init --create`.
+    fn of_files(files: &[(&str, &str)]) -> Self {
+        let source = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = source.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        Self::of_folder(source.path(), "", true)
+    }
+
+    fn of_folder(source: &Path, into: &str, init_creates: bool) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let server = Server::start(&dir.path().join("data"), &[("LOCSTORE_API_TOKEN", TOKEN)]);
         let repo = AppRepo {
@@ -36,10 +54,7 @@ impl AppRepo {
             server,
         };
         repo.call("POST", "/teams", json!({"name": "acme", "displayName": "Acme"}));
-        let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(fixture);
-        copy_tree(&source, &repo.app.join(into));
+        copy_tree(source, &repo.app.join(into));
         let mut init = vec!["init", "--project", "acme/app", "--server", &repo.server.base];
         if init_creates {
             init.push("--create");
@@ -51,7 +66,7 @@ impl AppRepo {
         assert_eq!(status(&init), 0, "{}", text(&init.stderr));
         if init_creates {
             assert!(
-                text(&init.stdout).contains("created project acme/app (en, "),
+                text(&init.stdout).contains("created project acme/app ("),
                 "{}",
                 text(&init.stdout)
             );
@@ -1136,4 +1151,112 @@ fn a_flutter_apps_arb_files_go_through_push_and_pull_unchanged() {
     repo.commit("pulled");
     repo.ok(&["pull"]);
     assert_eq!(repo.porcelain(), "");
+}
+
+#[test]
+fn a_plural_of_another_argument_than_count_keeps_its_argument_through_an_edit_and_pull() {
+    // Flutter generates code from the argument a template names (`howMany` here); Angular's
+    // XLIFF names it `VAR_PLURAL`. Such messages are held as written, and an edit is written
+    // back with the app's argument, not the `count` of forms written anew.
+    let flutter = [
+        (
+            "lib/l10n/app_en.arb",
+            "{\n  \"@@locale\": \"en\",\n  \"files\": \"{howMany, plural, one {One file} other {Some files}}\",\n  \"@files\": {\"placeholders\": {\"howMany\": {\"type\": \"int\"}}}\n}\n",
+        ),
+        (
+            "lib/l10n/app_fr.arb",
+            "{\n  \"@@locale\": \"fr\",\n  \"files\": \"{howMany, plural, one {Un fichier} other {Des fichiers}}\"\n}\n",
+        ),
+    ];
+    let unit = |target: &str| {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<xliff version=\"1.2\" xmlns=\"urn:oasis:names:tc:xliff:document:1.2\">\n  <file source-language=\"en\" datatype=\"plaintext\" original=\"ng2.template\"{}>\n    <body>\n      <trans-unit id=\"people\" datatype=\"html\">\n        <source>{{VAR_PLURAL, plural, one {{participant}} other {{participants}}}}</source>\n{target}      </trans-unit>\n    </body>\n  </file>\n</xliff>\n",
+            if target.is_empty() {
+                ""
+            } else {
+                " target-language=\"fr\""
+            }
+        )
+    };
+    let angular = [
+        ("src/locale/messages.xlf", unit("")),
+        (
+            "src/locale/messages.fr.xlf",
+            unit(
+                "        <target state=\"translated\">{VAR_PLURAL, plural, one {participant} other {participants}}</target>\n",
+            ),
+        ),
+    ];
+    let angular: Vec<(&str, &str)> = angular.iter().map(|(path, text)| (*path, text.as_str())).collect();
+    for (files, key, text, changed) in [
+        (
+            &flutter[..],
+            "files",
+            "{howMany, plural, one {Un seul fichier} other {Des fichiers}}",
+            "lib/l10n/app_fr.arb",
+        ),
+        (
+            &angular[..],
+            "people",
+            "{VAR_PLURAL, plural, one {participant·e} other {participant·es}}",
+            "src/locale/messages.fr.xlf",
+        ),
+    ] {
+        let repo = AppRepo::of_files(files);
+        repo.ok(&["push"]);
+        repo.ok(&["pull"]);
+        assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
+        let path = format!("/teams/acme/projects/app/keys/{key}");
+        repo.call(
+            "PATCH",
+            &path,
+            json!({"translations": [{"language": "fr", "content": text}]}),
+        );
+        repo.ok(&["pull"]);
+        assert_eq!(repo.numstat(), [(1, 1, changed.to_owned())]);
+        let written = repo.read(changed);
+        assert!(written.contains(text), "{written}");
+        assert!(
+            !written.contains("{VAR_PLURAL")
+                || written.contains("<source>{VAR_PLURAL, plural, one {participant} other {participants}}</source>"),
+            "{written}"
+        );
+    }
+}
+
+#[test]
+fn init_create_takes_the_base_language_the_source_file_declares_and_pull_adds_no_file() {
+    // Angular's source file says `en-US`; its translations have no file of that language.
+    let file = |target: Option<&str>| {
+        let (language, unit) = match target {
+            Some(text) => (
+                " target-language=\"fr\"",
+                format!("<target state=\"translated\">{text}</target>"),
+            ),
+            None => ("", String::new()),
+        };
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<xliff version=\"1.2\" xmlns=\"urn:oasis:names:tc:xliff:document:1.2\">\n  <file source-language=\"en-US\" datatype=\"plaintext\" original=\"ng2.template\"{language}>\n    <body>\n      <trans-unit id=\"hello\" datatype=\"html\">\n        <source>Hello</source>{unit}\n      </trans-unit>\n      <trans-unit id=\"the\" datatype=\"html\">\n        <source>the</source>{}\n      </trans-unit>\n    </body>\n  </file>\n</xliff>\n",
+            if target.is_some() {
+                "<target state=\"translated\"/>"
+            } else {
+                ""
+            }
+        )
+    };
+    let (source, french) = (file(None), file(Some("Bonjour")));
+    let repo = AppRepo::of_files(&[
+        ("src/locale/messages.xlf", &source),
+        ("src/locale/messages.fr.xlf", &french),
+    ]);
+    let project = repo.get("/teams/acme/projects/app");
+    assert_eq!(project["data"]["baseLanguageISO"], "en-US", "{project}");
+    repo.ok(&["push"]);
+    assert_eq!(
+        repo.get("/teams/acme/projects/app/keys/hello")["data"]["translation"],
+        json!({"en-US": "Hello", "fr": "Bonjour"})
+    );
+    // No `messages.en-US.xlf`, and French's empty target (no text to the server) stays.
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
 }

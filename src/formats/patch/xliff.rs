@@ -39,7 +39,8 @@ fn meaning<'u>(document: &Document, unit: &'u Unit, is_base: bool) -> (&'u str, 
         Some(_) => document.is_source_file(),
         None => is_base,
     };
-    let text = unit.text(in_source_file);
+    // An empty target is no text to the server either: it stays while the server has none.
+    let text = unit.text(in_source_file).filter(|text| !text.is_empty());
     let outdated = text.is_some() && unit.data.outdated && !in_source_file;
     (&unit.data.source, text, outdated)
 }
