@@ -13,6 +13,7 @@
 //! sequences and aliases are passed over with a warning.
 
 use std::borrow::Borrow;
+use std::collections::HashMap;
 use std::ops::Range;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, SpannedEventReceiver};
@@ -263,9 +264,12 @@ impl Node {
         }
     }
 
-    /// A plural key's forms, when this is a mapping of CLDR categories with `other`. A form
-    /// with no value (`zero:`, as GOV.UK's files leave the categories a language does not
-    /// use) is no form: Ruby's i18n finds nothing there either.
+    /// A plural key's forms, when this is a mapping of CLDR categories with `other`, or of two
+    /// or more without it (Helpy's Russian `one`/`few`/`many`, which Ruby's i18n pluralizes
+    /// all the same; the server cannot hold forms without `other`, so the reader passes it
+    /// over with a warning, and the file keeps it). A form with no value (`zero:`, as GOV.UK's
+    /// files leave the categories a language does not use) is no form: Ruby's i18n finds
+    /// nothing there either. One category alone (`zero:`) is a mapping of one text.
     pub fn forms(&self) -> Option<Vec<(PluralCategory, &str)>> {
         let Node::Mapping { entries, .. } = self else {
             return None;
@@ -281,24 +285,42 @@ impl Node {
                 _ => return None,
             }
         }
-        has_other.then_some(forms)
+        // Distinct categories: Redmine gives `two:` twice in a mapping of one text.
+        let categories = entries
+            .iter()
+            .filter_map(|(entry, _)| PluralCategory::parse(&entry.name))
+            .fold(0u8, |seen, category| seen | 1 << category as u8);
+        (has_other || categories.count_ones() >= 2).then_some(forms)
     }
 }
 
 /// Parses a YAML file into its root node (`None` for an empty file).
 pub fn parse(text: &str) -> Result<Option<Node>, ReadError> {
+    parse_with_aliases(text).map(|(root, _)| root)
+}
+
+/// The names an alias of an anchored mapping stands for, by where the alias is (the start
+/// of its node's span): the anchored mapping's leaves, as dotted names below it.
+type Aliased = HashMap<usize, Vec<String>>;
+
+/// [`parse`], and what each alias of a mapping stands for (a merge key `<<: *defaults` brings
+/// those names into the mapping it is in).
+fn parse_with_aliases(text: &str) -> Result<(Option<Node>, Aliased), ReadError> {
     let mut builder = Builder {
         text,
         bytes: text.char_indices().map(|(at, _)| at).chain([text.len()]).collect(),
         stack: Vec::new(),
         root: None,
         line: 0,
+        anchors: Vec::new(),
+        anchored: HashMap::new(),
+        aliased: HashMap::new(),
     };
     let mut parser = Parser::new_from_str(text);
     parser
         .load(&mut builder, false)
         .map_err(|err| ReadError::at(err.marker().line(), err.info().to_owned()))?;
-    Ok(builder.root)
+    Ok((builder.root, builder.aliased))
 }
 
 /// Builds the node tree from the parser's events.
@@ -310,6 +332,11 @@ struct Builder<'t> {
     root: Option<Node>,
     /// The line of the event being handled (1-based).
     line: usize,
+    /// The anchor of each node on the stack (0: none).
+    anchors: Vec<usize>,
+    /// The leaves of each anchored mapping, by anchor.
+    anchored: HashMap<usize, Vec<String>>,
+    aliased: Aliased,
 }
 
 impl Builder<'_> {
@@ -331,7 +358,7 @@ impl Builder<'_> {
                 Some(entry) => entries.push((entry, node)),
                 None => {
                     let (name, span) = match &node {
-                        Node::Scalar { value, span, .. } => (value.clone(), span.clone()),
+                        Node::Scalar { value, span, style, .. } => (key_name(value, *style), span.clone()),
                         other => (String::new(), other.span()),
                     };
                     *pending = Some(Entry {
@@ -344,6 +371,20 @@ impl Builder<'_> {
             Some(_) => {}
         }
     }
+}
+
+/// A mapping key's name as Ruby's YAML 1.1 reader (Psych) gives it to Rails: a plain `no`,
+/// `off` or `false` (any case) is the key `false`, `yes`, `on` or `true` the key `true`
+/// (Alchemy's `no: "No"` is found as `false`, its quoted `"no":` as `no`).
+fn key_name(value: &str, style: ScalarStyle) -> String {
+    if style == ScalarStyle::Plain {
+        for (words, name) in [(["yes", "on", "true"], "true"), (["no", "off", "false"], "false")] {
+            if words.iter().any(|word| value.eq_ignore_ascii_case(word)) {
+                return name.to_owned();
+            }
+        }
+    }
+    value.to_owned()
 }
 
 impl<'input> SpannedEventReceiver<'input> for Builder<'_> {
@@ -369,7 +410,8 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_> {
                     null,
                 });
             }
-            Event::MappingStart(..) => {
+            Event::MappingStart(anchor, _) => {
+                self.anchors.push(anchor);
                 let flow = self.text[range.clone()].starts_with('{');
                 self.stack.push((
                     Node::Mapping {
@@ -385,11 +427,22 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_> {
                     if let Node::Mapping { span, .. } = &mut node {
                         span.end = range.end.max(span.start);
                     }
+                    let anchor = self.anchors.pop().unwrap_or_default();
+                    if anchor != 0 {
+                        let mut found = Vec::new();
+                        leaves(&node, "", &mut found);
+                        let names = found.into_iter().map(|(name, _, _)| name).collect();
+                        self.anchored.insert(anchor, names);
+                    }
                     self.add(node);
                 }
             }
-            Event::SequenceStart(..) => self.stack.push((Node::Other { span: range }, None)),
+            Event::SequenceStart(..) => {
+                self.anchors.push(0);
+                self.stack.push((Node::Other { span: range }, None));
+            }
             Event::SequenceEnd => {
+                self.anchors.pop();
                 if let Some((mut node, _)) = self.stack.pop() {
                     if let Node::Other { span } = &mut node {
                         span.end = range.end;
@@ -397,7 +450,12 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_> {
                     self.add(node);
                 }
             }
-            Event::Alias(_) => self.add(Node::Other { span: range }),
+            Event::Alias(anchor) => {
+                if let Some(names) = self.anchored.get(&anchor) {
+                    self.aliased.insert(range.start, names.clone());
+                }
+                self.add(Node::Other { span: range });
+            }
             _ => {}
         }
     }
@@ -448,7 +506,8 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
     let text = std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
         .map_err(|_| ReadError::unplaced("the file is not UTF-8"))?;
     let mut read = ReadFile::default();
-    let Some(root) = parse(text)? else {
+    let (root, aliased) = parse_with_aliases(text)?;
+    let Some(root) = root else {
         return Ok(read);
     };
     let Node::Mapping { entries, .. } = &root else {
@@ -482,6 +541,21 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
                         }
                     }
                 }
+                // A merge key (`<<: *defaults`): each name it brings in, as Ruby reads them.
+                Node::Other { span } if entry.name == "<<" && aliased.contains_key(&span.start) => {
+                    let prefix = name.strip_suffix("<<").unwrap_or_default();
+                    for merged in &aliased[&span.start] {
+                        let merged = format!("{prefix}{merged}");
+                        read.warnings.push(ReadWarning {
+                            line: entry.line,
+                            message: format!(
+                                "{merged:?} comes from a merge key (<<: *...) and is passed over; the file keeps it"
+                            ),
+                            key: merged,
+                        });
+                    }
+                    continue;
+                }
                 Node::Other { .. } => {
                     read.warnings.push(warn(format!(
                         "{name:?} is a list or an alias, not a text, and is passed over"
@@ -505,6 +579,34 @@ mod tests {
     use crate::domain::model::{PluralCategory, PluralForms};
 
     const RAILS: &str = "# The app's French texts\nfr:\n  home:\n    # The title\n    # of the page\n    title: \"Accueil \\\"x\\\"\"\n    plain: Bonjour le monde # trailing\n    single: 'l''été'\n    block: |\n      line one\n      line two\n  files:\n    one: \"%{count} fichier\"\n    other: fichiers\n  flow: {one: a, other: b}\n  list: [a, b]\n  num: 3\n  nothing:\n  émoji: \"😀 é\\t\\u00e9\"\n  zero_only:\n    zero: rien\n";
+
+    #[test]
+    fn plain_boolean_words_as_keys_are_the_names_ruby_reads() {
+        let file = "en:\n  no: \"No\"\n  \"yes\": \"Yes\"\n  On: \"On\"\n  nope: \"Nope\"\n";
+        let read = read(file.as_bytes()).unwrap();
+        let names: Vec<&str> = read.languages[0].1.iter().map(|entry| entry.name.as_str()).collect();
+        assert_eq!(names, ["false", "yes", "true", "nope"]);
+    }
+
+    #[test]
+    fn a_merge_key_names_each_text_it_brings_in() {
+        let file = "en:\n  types: &types\n    pdf: PDF\n    deep:\n      doc: Word\n  filter:\n    values:\n      <<: *types\n      all: All\n";
+        let read = read(file.as_bytes()).unwrap();
+        let names: Vec<&str> = read.languages[0].1.iter().map(|entry| entry.name.as_str()).collect();
+        assert_eq!(names, ["types.pdf", "types.deep.doc", "filter.values.all"]);
+        let warned: Vec<&str> = read.warnings.iter().map(|warning| warning.key.as_str()).collect();
+        assert_eq!(warned, ["filter.values.pdf", "filter.values.deep.doc"]);
+    }
+
+    #[test]
+    fn plural_forms_without_other_are_one_key_passed_over_not_three_texts() {
+        // Helpy's Russian: Ruby's i18n pluralizes the mapping, so it is no mapping of texts.
+        let file = "ru:\n  collapsed:\n    one: \"1 сообщение\"\n    few: \"%{count} сообщения\"\n    many: \"%{count} сообщений\"\n";
+        let read = read(file.as_bytes()).unwrap();
+        assert!(read.languages[0].1.is_empty(), "{:?}", read.languages);
+        let warned: Vec<&str> = read.warnings.iter().map(|warning| warning.key.as_str()).collect();
+        assert_eq!(warned, ["collapsed"]);
+    }
 
     #[test]
     fn rails_files_are_read_as_ruby_reads_their_texts() {

@@ -1,7 +1,8 @@
 //! String Catalogs patched in place: the app's catalog is read as a tree with its members in
 //! the file's order, the server's values are put into it key by key and language by
-//! language, and the tree is written back in Xcode's layout (the layout Xcode itself saves;
-//! a catalog with nothing to change keeps its bytes).
+//! language, and the tree is written back in the catalog's layout (Xcode's, or the `"key":
+//! value` and `{}` of a catalog a script wrote; a catalog with nothing to change keeps its
+//! bytes).
 //!
 //! A localization whose text and review state are the server's keeps its node as it is (with
 //! whatever else Xcode recorded in it); a different one takes the server's (a localization
@@ -57,7 +58,10 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
         Body::Edited(Edited::default())
     } else {
         let mut out = String::with_capacity(input.local.len() + input.exported.len() / 8);
-        xcstrings::write_node(&mut out, &root, 2);
+        let local_text = std::str::from_utf8(input.local).unwrap_or_default();
+        xcstrings::write_node_in(&mut out, &root, 2, xcstrings::Layout::of(local_text));
+        // What follows the catalog's last brace (Xcode writes nothing; a script a newline).
+        out.push_str(&local_text[local_text.trim_end().len()..]);
         Body::Bytes(out.into_bytes())
     };
     Ok(Patched {
@@ -295,6 +299,36 @@ mod tests {
         let patched =
             super::super::patch(crate::formats::ExportFormat::Xcstrings, &input(local, exported, &asked)).unwrap();
         String::from_utf8(patched.body.into_bytes(local.as_bytes())).unwrap()
+    }
+
+    #[test]
+    fn a_catalog_a_script_wrote_keeps_its_layout_when_one_text_changes() {
+        // Meshtastic's: `"key": value`, `{}`, a newline at the end.
+        let script = |text: &str| text.replace("\" : ", "\": ").replace("{\n\n      }", "{}");
+        let only_comment = "    \"Empty\" : {\n\n      }";
+        let local = script(&format!(
+            "{}\n",
+            catalog(
+                &[
+                    only_comment.to_owned(),
+                    key("Hello", "", &[unit("de", "translated", "Hallo")])
+                ]
+                .join(",\n")
+            )
+        ));
+        let exported = catalog(
+            &[
+                only_comment.to_owned(),
+                key("Hello", "", &[unit("de", "translated", "Servus")]),
+            ]
+            .join(",\n"),
+        );
+        let expected = local.replace("Hallo", "Servus");
+        assert!(
+            local.contains("\"Empty\": {},\n") && !local.contains("\" : "),
+            "{local}"
+        );
+        assert_eq!(patched_text(&local, &exported), expected);
     }
 
     #[test]

@@ -36,7 +36,7 @@ mod order;
 mod write;
 
 pub use order::{sort_in_xcode_order, xcode_order};
-pub use write::{render, write, write_gzip, write_node};
+pub use write::{Layout, render, write, write_gzip, write_node, write_node_in};
 
 /// The keys an export of `format` writes: a key held whole ([`XcodeEntry::whole`]) is a
 /// String Catalog's localizations as JSON, which only String Catalogs (and CSV, a table of

@@ -246,19 +246,58 @@ fn write_unit(out: &mut String, state: &str, value: &str, indent: usize) {
 
 /// An object being written: its members go one a line at `indent` spaces, its closing brace
 /// two spaces less; an object with no members is `{`, a blank line, `}`.
+/// How a catalog's JSON is laid out: Xcode's (`"key" : value`, an empty object over two
+/// lines), or the one a script wrote (`"key": value` and `{}`, Meshtastic's, as Python's
+/// `json.dumps(indent=2)` writes), which a patched catalog keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    colon: &'static str,
+    compact_empty: bool,
+}
+
+impl Layout {
+    pub const XCODE: Layout = Layout {
+        colon: " : ",
+        compact_empty: false,
+    };
+
+    /// The layout of a catalog's text: its first member's colon, and whether an empty object
+    /// is written `{}`.
+    pub fn of(text: &str) -> Layout {
+        let xcode_colon = text.find("\" : ");
+        let script_colon = text.find("\": ");
+        match (xcode_colon, script_colon) {
+            (Some(xcode), Some(script)) if script < xcode => Layout::SCRIPT,
+            (None, Some(_)) => Layout::SCRIPT,
+            _ => Layout::XCODE,
+        }
+    }
+
+    const SCRIPT: Layout = Layout {
+        colon: ": ",
+        compact_empty: true,
+    };
+}
+
 struct Fields<'a> {
     out: &'a mut String,
     indent: usize,
     members: usize,
+    layout: Layout,
 }
 
 impl<'a> Fields<'a> {
     fn open(out: &'a mut String, indent: usize) -> Self {
+        Self::open_in(out, indent, Layout::XCODE)
+    }
+
+    fn open_in(out: &'a mut String, indent: usize, layout: Layout) -> Self {
         out.push('{');
         Self {
             out,
             indent,
             members: 0,
+            layout,
         }
     }
 
@@ -271,11 +310,15 @@ impl<'a> Fields<'a> {
         self.out.push('\n');
         push_indent(self.out, self.indent);
         push_string(self.out, name);
-        self.out.push_str(" : ");
+        self.out.push_str(self.layout.colon);
         self.out
     }
 
     fn close(self) {
+        if self.members == 0 && self.layout.compact_empty {
+            self.out.push('}');
+            return;
+        }
         self.out.push('\n');
         if self.members == 0 {
             self.out.push('\n');
@@ -315,6 +358,11 @@ fn push_string(out: &mut String, text: &str) {
 
 /// Writes a node as Xcode does (see the module's notes), at `indent` spaces for its members.
 pub fn write_node(out: &mut String, node: &Node, indent: usize) {
+    write_node_in(out, node, indent, Layout::XCODE);
+}
+
+/// [`write_node`] in a catalog's own layout.
+pub fn write_node_in(out: &mut String, node: &Node, indent: usize, layout: Layout) {
     match node {
         Node::Null => out.push_str("null"),
         Node::Bool(value) => out.push_str(if *value { "true" } else { "false" }),
@@ -325,7 +373,7 @@ pub fn write_node(out: &mut String, node: &Node, indent: usize) {
             for (index, item) in items.iter().enumerate() {
                 out.push_str(if index == 0 { "\n" } else { ",\n" });
                 push_indent(out, indent);
-                write_node(out, item, indent + 2);
+                write_node_in(out, item, indent + 2, layout);
             }
             out.push('\n');
             if items.is_empty() {
@@ -335,10 +383,10 @@ pub fn write_node(out: &mut String, node: &Node, indent: usize) {
             out.push(']');
         }
         Node::Object(members) => {
-            let mut fields = Fields::open(out, indent);
+            let mut fields = Fields::open_in(out, indent, layout);
             for (name, value) in members {
                 let out = fields.next(name);
-                write_node(out, value, indent + 2);
+                write_node_in(out, value, indent + 2, layout);
             }
             fields.close();
         }
