@@ -74,6 +74,8 @@ pub struct UnitText<'a> {
     pub target: Option<&'a str>,
     pub outdated: bool,
     pub note: Option<&'a str>,
+    /// Source and target are XML content (see [`UnitData::markup`]), written as they are.
+    pub markup: bool,
 }
 
 /// What a unit says, as the reader reads it and the patcher compares it.
@@ -86,6 +88,9 @@ pub struct UnitData {
     /// Whether the target is outdated (1.2 `needs-review-translation`, 2.0 `initial`).
     pub outdated: bool,
     pub note: Option<String>,
+    /// Whether the source or target has inline elements (`<x/>`, `<g>`, `<ph>`, `<pc>`):
+    /// then both are their XML content as written, elements, references and all.
+    pub markup: bool,
 }
 
 impl UnitData {
@@ -97,6 +102,7 @@ impl UnitData {
             target: self.target.as_deref(),
             outdated: self.outdated,
             note: self.note.as_deref(),
+            markup: self.markup,
         }
     }
 }
@@ -201,6 +207,7 @@ pub fn write_each<W: Write>(
     let mut base_hint = 0;
     for key in keys.iter().map(Borrow::borrow) {
         let base_text = BaseText::new(key.translations.get_near(base, &mut base_hint));
+        let raw = |text: &str| key.markup && is_inline_content(text, version);
         let mut built = false;
         for Writing { language, out, hint } in &mut writing {
             out.settle()?;
@@ -225,7 +232,7 @@ pub fn write_each<W: Write>(
                             &mut before,
                             key.name.as_str(),
                             key.translatable,
-                            &source,
+                            Content::new(&source, raw(&source)),
                             "      ",
                             "\n",
                         );
@@ -235,7 +242,7 @@ pub fn write_each<W: Write>(
                         let name = key.name.as_str();
                         let id = ids.as_ref().map_or(Cow::Borrowed(name), |ids| ids.id(name));
                         push_unit_head_v2(&mut before, name, &id, key.translatable, note, "    ", "\n");
-                        push_source_v2(&mut after, &source, "    ", "\n");
+                        push_source_v2(&mut after, Content::new(&source, raw(&source)), "    ", "\n");
                     }
                 }
                 built = true;
@@ -245,13 +252,15 @@ pub fn write_each<W: Write>(
             out.push_str(&before);
             match version {
                 Version::V1 => {
-                    push_target_v1(out, target.as_deref(), outdated, "      ", "\n");
+                    let target = target.as_deref().map(|target| Content::new(target, raw(target)));
+                    push_target_v1(out, target, outdated, "      ", "\n");
                     out.push_str(&after);
                 }
                 Version::V2 => {
                     push_segment_v2(out, target.as_deref(), outdated, "    ", "\n");
                     out.push_str(&after);
-                    push_unit_tail_v2(out, target.as_deref(), "    ", "\n");
+                    let target = target.as_deref().map(|target| Content::new(target, raw(target)));
+                    push_unit_tail_v2(out, target, "    ", "\n");
                 }
             }
         }
@@ -303,13 +312,16 @@ fn push_file_start(out: &mut String, base: &LanguageCode, language: &LanguageCod
 
 /// A 1.2 `<trans-unit>`, its lines indented by `indent` (children two spaces more).
 pub fn write_unit_v1(out: &mut String, unit: UnitText<'_>, indent: &str, newline: &str) {
-    push_unit_head_v1(out, unit.name, unit.translate, unit.source, indent, newline);
-    push_target_v1(out, unit.target, unit.outdated, indent, newline);
+    let raw = |text: &str| unit.markup && is_inline_content(text, Version::V1);
+    let source = Content::new(unit.source, raw(unit.source));
+    let target = unit.target.map(|target| Content::new(target, raw(target)));
+    push_unit_head_v1(out, unit.name, unit.translate, source, indent, newline);
+    push_target_v1(out, target, unit.outdated, indent, newline);
     push_unit_tail_v1(out, unit.note, indent, newline);
 }
 
 /// A 1.2 unit's opening tag and `<source>` line.
-fn push_unit_head_v1(out: &mut String, name: &str, translate: bool, source: &str, indent: &str, newline: &str) {
+fn push_unit_head_v1(out: &mut String, name: &str, translate: bool, source: Content<'_>, indent: &str, newline: &str) {
     out.push_str(indent);
     out.push_str("<trans-unit id=\"");
     push_escaped_attribute(out, name);
@@ -321,13 +333,13 @@ fn push_unit_head_v1(out: &mut String, name: &str, translate: bool, source: &str
     out.push_str(newline);
     out.push_str(indent);
     out.push_str("  <source>");
-    push_escaped_text(out, source);
+    source.push(out, false);
     out.push_str("</source>");
     out.push_str(newline);
 }
 
 /// A 1.2 unit's `<target>` line, if it has a target.
-fn push_target_v1(out: &mut String, target: Option<&str>, outdated: bool, indent: &str, newline: &str) {
+fn push_target_v1(out: &mut String, target: Option<Content<'_>>, outdated: bool, indent: &str, newline: &str) {
     if let Some(target) = target {
         out.push_str(indent);
         out.push_str(if outdated {
@@ -335,7 +347,7 @@ fn push_target_v1(out: &mut String, target: Option<&str>, outdated: bool, indent
         } else {
             "  <target state=\"translated\">"
         });
-        push_escaped_text(out, target);
+        target.push(out, false);
         out.push_str("</target>");
         out.push_str(newline);
     }
@@ -357,10 +369,12 @@ fn push_unit_tail_v1(out: &mut String, note: Option<&str>, indent: &str, newline
 
 /// A 2.0 `<unit>` with id `id` (its `name` the key's when that is not a valid id).
 pub fn write_unit_v2(out: &mut String, unit: UnitText<'_>, id: &str, indent: &str, newline: &str) {
+    let raw = |text: &str| unit.markup && is_inline_content(text, Version::V2);
+    let target = unit.target.map(|target| Content::new(target, raw(target)));
     push_unit_head_v2(out, unit.name, id, unit.translate, unit.note, indent, newline);
     push_segment_v2(out, unit.target, unit.outdated, indent, newline);
-    push_source_v2(out, unit.source, indent, newline);
-    push_unit_tail_v2(out, unit.target, indent, newline);
+    push_source_v2(out, Content::new(unit.source, raw(unit.source)), indent, newline);
+    push_unit_tail_v2(out, target, indent, newline);
 }
 
 /// `text` indented by `indent` and `depth` steps of two spaces.
@@ -423,18 +437,18 @@ fn push_segment_v2(out: &mut String, target: Option<&str>, outdated: bool, inden
 }
 
 /// A 2.0 unit's `<source>` line.
-fn push_source_v2(out: &mut String, source: &str, indent: &str, newline: &str) {
+fn push_source_v2(out: &mut String, source: Content<'_>, indent: &str, newline: &str) {
     push_line(out, indent, 2, "<source xml:space=\"preserve\">");
-    push_escaped(out, source, true);
+    source.push(out, true);
     out.push_str("</source>");
     out.push_str(newline);
 }
 
 /// A 2.0 unit's `<target>` line, if it has a target, and its closing tags.
-fn push_unit_tail_v2(out: &mut String, target: Option<&str>, indent: &str, newline: &str) {
+fn push_unit_tail_v2(out: &mut String, target: Option<Content<'_>>, indent: &str, newline: &str) {
     if let Some(target) = target {
         push_line(out, indent, 2, "<target xml:space=\"preserve\">");
-        push_escaped(out, target, true);
+        target.push(out, true);
         out.push_str("</target>");
         out.push_str(newline);
     }
@@ -535,6 +549,73 @@ fn push_escaped_text(out: &mut String, text: &str) {
     push_escaped(out, text, false);
 }
 
+/// A source's or target's text, written escaped, or as it is when it is XML content with the
+/// version's inline elements (a markup key's, as an Angular app's `<x/>` are held).
+#[derive(Debug, Clone, Copy)]
+struct Content<'a> {
+    text: &'a str,
+    raw: bool,
+}
+
+impl<'a> Content<'a> {
+    fn new(text: &'a str, raw: bool) -> Self {
+        Self { text, raw }
+    }
+
+    fn push(self, out: &mut String, code_points: bool) {
+        if self.raw {
+            out.push_str(self.text);
+        } else {
+            push_escaped(out, self.text, code_points);
+        }
+    }
+}
+
+/// Whether `text` is well-formed XML content whose elements are all the inline elements of
+/// `version` (1.2: `<g>`, `<x/>`, `<bx/>`, `<ex/>`, `<bpt>`, `<ept>`, `<ph>`, `<it>`,
+/// `<mrk>`, `<sub>`; 2.0: `<ph/>`, `<pc>`, `<sc/>`, `<ec/>`, `<mrk>`, `<sm/>`, `<em/>`,
+/// `<cp/>`): such a markup text goes into a unit as it is. Android's `<b>` is not.
+pub fn is_inline_content(text: &str, version: Version) -> bool {
+    use quick_xml::events::Event;
+    let names: &[&[u8]] = match version {
+        Version::V1 => &[b"g", b"x", b"bx", b"ex", b"bpt", b"ept", b"ph", b"it", b"mrk", b"sub"],
+        Version::V2 => &[b"ph", b"pc", b"sc", b"ec", b"mrk", b"sm", b"em", b"cp"],
+    };
+    let wrapped = format!("<content>{text}</content>");
+    let mut reader = quick_xml::Reader::from_str(&wrapped);
+    reader.config_mut().check_end_names = true;
+    let mut depth = 0usize;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(element)) => {
+                if depth > 0 && !names.contains(&element.local_name().as_ref()) {
+                    return false;
+                }
+                depth += 1;
+            }
+            Ok(Event::Empty(element)) => {
+                if !names.contains(&element.local_name().as_ref()) {
+                    return false;
+                }
+            }
+            Ok(Event::End(_)) => depth = depth.saturating_sub(1),
+            Ok(Event::GeneralRef(reference)) => {
+                let known = reference.resolve_char_ref().ok().flatten().is_some()
+                    || reference
+                        .decode()
+                        .ok()
+                        .is_some_and(|name| quick_xml::escape::resolve_predefined_entity(&name).is_some());
+                if !known {
+                    return false;
+                }
+            }
+            Ok(Event::Eof) => return depth == 0,
+            Ok(Event::Decl(_) | Event::DocType(_) | Event::PI(_)) | Err(_) => return false,
+            Ok(_) => {}
+        }
+    }
+}
+
 fn push_escaped_attribute(out: &mut String, text: &str) {
     const SPECIALS: Specials = Specials::new(0x20, b"&<\"");
     escape::push_escaped(out, text, SPECIALS, |byte, out| match byte {
@@ -553,6 +634,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_markup_texts_inline_elements_are_written_as_they_are_where_the_version_has_them() {
+        let angular = "Last <x id=\"INTERPOLATION\" equiv-text=\"{{ n }}\"/> days &amp; <g id=\"1\">more</g>";
+        assert!(is_inline_content(angular, Version::V1));
+        assert!(!is_inline_content(angular, Version::V2), "<x/> and <g> are 1.2's");
+        assert!(is_inline_content("<pc id=\"1\">a<ph id=\"2\"/></pc>", Version::V2));
+        // Android's markup, a broken fragment, an unknown entity: escaped as text.
+        for text in ["<b>bold</b>", "<x id=\"1\">", "a &nbsp; b", "<g id=\"1\"><b>x</b></g>"] {
+            assert!(!is_inline_content(text, Version::V1), "{text}");
+        }
+        let unit = UnitData {
+            name: "days".into(),
+            translate: true,
+            source: angular.into(),
+            target: Some("<b>bold</b>".into()),
+            outdated: false,
+            note: None,
+            markup: true,
+        };
+        let mut out = String::new();
+        write_unit_v1(&mut out, unit.as_text(), "", "\n");
+        assert!(out.contains(&format!("<source>{angular}</source>")), "{out}");
+        assert!(out.contains("&lt;b&gt;bold&lt;/b&gt;</target>"), "{out}");
+    }
+
+    #[test]
     fn written_texts_read_back_as_they_were() {
         let unit = UnitData {
             name: "say \"hi\" & <go>".into(),
@@ -561,6 +667,7 @@ mod tests {
             target: Some("{count, plural, one {# x} other {# ys}}".into()),
             outdated: true,
             note: Some("note\nlines".into()),
+            markup: false,
         };
         for version in [Version::V1, Version::V2] {
             let mut out = String::from("<xliff version=\"");

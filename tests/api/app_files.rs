@@ -1260,3 +1260,44 @@ fn init_create_takes_the_base_language_the_source_file_declares_and_pull_adds_no
     repo.ok(&["pull"]);
     assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
 }
+
+#[test]
+fn an_angular_units_inline_elements_are_held_as_markup_and_an_edit_keeps_them() {
+    let unit = |target: Option<&str>| {
+        let (language, target) = match target {
+            Some(text) => (
+                " target-language=\"fr\"",
+                format!("\n        <target state=\"translated\">{text}</target>"),
+            ),
+            None => ("", String::new()),
+        };
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<xliff version=\"1.2\" xmlns=\"urn:oasis:names:tc:xliff:document:1.2\">\n  <file source-language=\"en\" datatype=\"plaintext\" original=\"ng2.template\"{language}>\n    <body>\n      <trans-unit id=\"days\" datatype=\"html\">\n        <source>Last <x id=\"INTERPOLATION\" equiv-text=\"{{{{ numberOfDays }}}}\"/> days &amp; <x id=\"START_TAG_STRONG\" ctype=\"x-strong\" equiv-text=\"&lt;strong&gt;\"/>more<x id=\"CLOSE_TAG_STRONG\" ctype=\"x-strong\" equiv-text=\"&lt;/strong&gt;\"/></source>{target}\n      </trans-unit>\n    </body>\n  </file>\n</xliff>\n"
+        )
+    };
+    let french = "<x id=\"INTERPOLATION\" equiv-text=\"{{ numberOfDays }}\"/> derniers jours &amp; <x id=\"START_TAG_STRONG\" ctype=\"x-strong\" equiv-text=\"&lt;strong&gt;\"/>plus<x id=\"CLOSE_TAG_STRONG\" ctype=\"x-strong\" equiv-text=\"&lt;/strong&gt;\"/>";
+    let (source, translated) = (unit(None), unit(Some(french)));
+    let repo = AppRepo::of_files(&[
+        ("src/locale/messages.xlf", &source),
+        ("src/locale/messages.fr.xlf", &translated),
+    ]);
+    let pushed = repo.ok(&["push"]);
+    assert!(!pushed.contains("passed over"), "{pushed}");
+    // Held as the unit's XML content: a markup text, elements and references as written.
+    let key = repo.get("/teams/acme/projects/app/keys/days")["data"].clone();
+    assert_eq!(key["markup"], true, "{key}");
+    assert_eq!(key["translation"]["fr"], french);
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
+
+    // A translator moves the placeholder: the target changes, elements and all.
+    let edited = "Les <x id=\"INTERPOLATION\" equiv-text=\"{{ numberOfDays }}\"/> derniers jours &amp; <x id=\"START_TAG_STRONG\" ctype=\"x-strong\" equiv-text=\"&lt;strong&gt;\"/>plus<x id=\"CLOSE_TAG_STRONG\" ctype=\"x-strong\" equiv-text=\"&lt;/strong&gt;\"/>";
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/days",
+        json!({"translations": [{"language": "fr", "content": edited}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.numstat(), [(1, 1, "src/locale/messages.fr.xlf".to_owned())]);
+    assert_eq!(repo.read("src/locale/messages.fr.xlf"), unit(Some(edited)));
+}

@@ -14,7 +14,8 @@
 //! (all pages of the query) and compares texts. Differences of representation the contract
 //! allows are normalised here, each said where it is done:
 //! - a plain text in a plural key is held as that language's `other` form;
-//! - an Android string with inline tags is held as an XML fragment with its tags: compared
+//! - an Android string with inline tags, and an XLIFF source or target with inline elements
+//!   (`<x/>`, `<g>`, `<ph>`, `<pc>`), is held as an XML fragment with its tags: compared
 //!   without the tags, entities read;
 //! - PO plural forms are numbered by the file's formula, the server's are CLDR categories:
 //!   every numbered form's text must be one of the server's forms;
@@ -510,14 +511,21 @@ fn holds(entry: &Value, held: &Value) -> bool {
     })
 }
 
-/// An XML fragment's text: tags left out, the five entities and character references read.
+/// An XML fragment's text: tags left out (a `>` inside a quoted attribute value, as Angular
+/// writes `equiv-text="&lt;fa-icon ...>"`, is in the tag), the five entities read.
 fn without_tags(fragment: &str) -> String {
     let mut text = String::new();
     let mut in_tag = false;
+    let mut quote = None;
     for char in fragment.chars() {
         match char {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
+            '<' if !in_tag => in_tag = true,
+            '"' | '\'' if in_tag => match quote {
+                None => quote = Some(char),
+                Some(open) if open == char => quote = None,
+                Some(_) => {}
+            },
+            '>' if in_tag && quote.is_none() => in_tag = false,
             _ if !in_tag => text.push(char),
             _ => {}
         }

@@ -24,7 +24,9 @@ The readers, format by format:
 - String Catalogs, ARB, JSON and i18next: the json module, with i18next's plural suffix rules
   (`NAME_one` ... `NAME_other` are the forms of NAME when NAME_other is there; the
   `_ordinal_` forms too).
-- PO: polib. XLIFF 1.2 and 2.0: translate-toolkit. CSV: the csv module.
+- PO: polib. XLIFF 1.2 and 2.0: translate-toolkit; a source or target with inline elements
+  (`<x/>`, `<g>`, `<ph>`, `<pc>`) is given as its text without the tags, with "markup": true.
+  CSV: the csv module.
 """
 
 import codecs
@@ -527,12 +529,26 @@ def read_xliff(file):
         construct = "inline" if inline else None
         if source_text:
             found.append(
-                entry(file, key, source_text, language="@source", construct=construct)
+                entry(
+                    file,
+                    key,
+                    source_text,
+                    language="@source",
+                    construct=construct,
+                    markup=inline or None,
+                )
             )
         target_text = "".join(target.itertext()) if target is not None else ""
         if target_text and state not in ("new", "needs-translation"):
             found.append(
-                entry(file, key, target_text, state=state, construct=construct)
+                entry(
+                    file,
+                    key,
+                    target_text,
+                    state=state,
+                    construct=construct,
+                    markup=inline or None,
+                )
             )
     return found
 

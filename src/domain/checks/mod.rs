@@ -4,7 +4,7 @@
 //! Each check has a name and a severity. Comparisons go form by form: a plural form against
 //! the base text's form of the same category, else against the base `other` form.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -330,6 +330,16 @@ fn same_in_syntax(key: &Key, string: &str, against: &str, syntax: Syntax, plural
         plural_form,
         markup: key.markup,
     };
+    // ICU plural messages held whole (`{VAR_PLURAL, plural, =1 {...} other {...}}`): the
+    // arguments their cases use, whichever case uses them.
+    if syntax == Syntax::Icu
+        && let (Some(mine), Some(theirs)) = (
+            plural_message_arguments(string, context, names),
+            plural_message_arguments(against, context, names),
+        )
+    {
+        return mine == theirs;
+    }
     let theirs = placeholders::parse(against, syntax, context);
     if placeholders::same_placeholders(&placeholders::parse(string, syntax, context), &theirs, names) {
         return true;
@@ -339,6 +349,35 @@ fn same_in_syntax(key: &Key, string: &str, against: &str, syntax: Syntax, plural
         .is_some_and(|guessed| {
             placeholders::same_placeholders(&placeholders::parse(string, guessed, context), &theirs, names)
         })
+}
+
+/// The arguments an ICU plural message's cases use (`#` as the count, an argument this module
+/// cannot read as its text), when the text is one: a translation need not use each in every
+/// case (French "Un fichier" for `one`, "{n} fichiers" for `other`).
+fn plural_message_arguments(text: &str, context: Context, names: &Names) -> Option<BTreeSet<String>> {
+    let (_, cases) = placeholders::icu_plural_cases(text)?;
+    let context = Context {
+        plural_form: true,
+        ..context
+    };
+    let mut arguments = BTreeSet::new();
+    for (_, body) in cases {
+        for segment in placeholders::parse(body, Syntax::Icu, context).segments {
+            match segment {
+                placeholders::Segment::Placeholder(placeholder) => {
+                    arguments.insert(match names.number_of(&placeholder.argument) {
+                        Some(number) => number.to_string(),
+                        None => placeholder.argument.to_string(),
+                    });
+                }
+                placeholders::Segment::Raw(piece) => {
+                    arguments.insert(piece);
+                }
+                _ => {}
+            }
+        }
+    }
+    Some(arguments)
 }
 
 /// For a key without a syntax: whether texts written in two different syntaxes (each as its

@@ -357,3 +357,38 @@ fn one_argument_written_in_another_platforms_syntax_is_the_same_placeholder() {
         assert_eq!(failing(&key), ["fr placeholders"], "{wrong}");
     }
 }
+
+#[test]
+fn icu_plural_messages_held_whole_compare_the_arguments_their_cases_use() {
+    use crate::domain::placeholders::Syntax;
+    // Angular's VAR_PLURAL with an exact value, and Flutter's argument inside one case only.
+    let cases = [
+        (
+            "{VAR_PLURAL, plural, =1 {Profile} other {Profiles}}",
+            "{VAR_PLURAL, plural, =1 {Perfil} other {Perfiles}}",
+        ),
+        (
+            "{num, plural, one {One file} other {{num} files}}",
+            "{num, plural, one {Un fichier} few {{num} pliki} other {{num} fichiers}}",
+        ),
+    ];
+    for (base, translation) in cases {
+        let mut key = plain("k", &[("en", base), ("fr", translation)]);
+        key.placeholders = Some(Syntax::Icu);
+        assert!(
+            failing(&key).is_empty(),
+            "{translation}: {:?}",
+            check_key(&key, &code("en"))
+        );
+    }
+    // An argument no case uses is still lost.
+    let mut key = plain(
+        "k",
+        &[
+            ("en", "{num, plural, one {One file} other {{num} files}}"),
+            ("fr", "{num, plural, one {Un fichier} other {Des fichiers}}"),
+        ],
+    );
+    key.placeholders = Some(Syntax::Icu);
+    assert_eq!(failing(&key), ["fr placeholders"]);
+}

@@ -311,6 +311,7 @@ mod tests {
                 target: target.map(str::to_owned),
                 outdated: *outdated,
                 note: Some(if *name == "CFBundleName" { "Bundle name" } else { name }.to_string()),
+                markup: false,
             };
             xliff::write_unit_v1(&mut out, unit.as_text(), "      ", "\n");
         }

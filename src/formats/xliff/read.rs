@@ -35,6 +35,9 @@ pub struct Unit {
     pub note: Option<Range<usize>>,
     /// 2.0: the segment.
     pub segment: Option<Range<usize>>,
+    /// The content of the source and the target (between their tags).
+    pub source_content: Range<usize>,
+    pub target_content: Range<usize>,
     /// Why the unit cannot be read as a key's text (inline elements, several segments).
     pub unreadable: Option<&'static str>,
     /// The target's state says it was never translated.
@@ -140,7 +143,7 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
     let mut root_seen = false;
     let mut unit: Option<Unit> = None;
     // The part being read, its text so far and the depth of elements inside it.
-    let mut part: Option<(Part, usize, String, usize)> = None;
+    let mut part: Option<Reading> = None;
     let mut notes_seen = false;
     let mut segments = 0usize;
     // Symfony's files (`original="file.ext"`, Kimai's `original="messages.en.xlf"`) are
@@ -179,23 +182,29 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                     }
                     continue;
                 }
-                if let Some((_, _, value, depth)) = &mut part {
+                if let Some(reading) = &mut part {
                     // 2.0's `<cp hex="0001"/>`: a character XML cannot hold.
                     if document.version == Version::V2 && name == b"cp" && empty {
                         let c = attribute(start, b"hex")
                             .and_then(|hex| u32::from_str_radix(&hex, 16).ok())
                             .and_then(char::from_u32)
                             .ok_or_else(|| fail(position as u64, "<cp> needs a character's hex code".into()))?;
-                        value.push(c);
+                        reading.value.push(c);
                         continue;
                     }
-                    // An element inside a source, target or note.
+                    // An inline element inside a source or target (`<x/>`, `<g>`, `<ph>`,
+                    // `<pc>`): the unit's texts are held as XML content, elements and all.
+                    // Inside a note, the note is no text.
                     if let Some(unit) = &mut unit {
-                        unit.unreadable
-                            .get_or_insert("it has inline elements (<g>, <ph>, <x/>, ...)");
+                        match reading.which {
+                            Part::Note => {
+                                unit.unreadable.get_or_insert("its note has elements in it");
+                            }
+                            Part::Source | Part::Target => unit.data.markup = true,
+                        }
                     }
                     if !empty {
-                        *depth += 1;
+                        reading.depth += 1;
                     }
                     continue;
                 }
@@ -227,6 +236,7 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                                 target: None,
                                 outdated: false,
                                 note: None,
+                                markup: false,
                             },
                             line: line_of_unit(position),
                             span: position..after,
@@ -234,6 +244,8 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                             target: None,
                             note: None,
                             segment: None,
+                            source_content: 0..0,
+                            target_content: 0..0,
                             unreadable: None,
                             untranslated: false,
                         };
@@ -247,9 +259,9 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                     }
                     (_, b"source", Some(_)) => {
                         if empty {
-                            set_part(&mut unit, Part::Source, position..after, String::new());
+                            set_part(&mut unit, Part::Source, position..after, after..after, String::new());
                         } else {
-                            part = Some((Part::Source, position, String::new(), 0));
+                            part = Some(Reading::new(Part::Source, position, after));
                         }
                     }
                     (_, b"target", Some(current)) => {
@@ -260,17 +272,17 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                             current.data.outdated = state.starts_with("needs-") && !current.untranslated;
                         }
                         if empty {
-                            set_part(&mut unit, Part::Target, position..after, String::new());
+                            set_part(&mut unit, Part::Target, position..after, after..after, String::new());
                         } else {
-                            part = Some((Part::Target, position, String::new(), 0));
+                            part = Some(Reading::new(Part::Target, position, after));
                         }
                     }
                     (Version::V1, b"note", Some(_)) if !notes_seen => {
                         notes_seen = true;
                         if empty {
-                            set_part(&mut unit, Part::Note, position..after, String::new());
+                            set_part(&mut unit, Part::Note, position..after, after..after, String::new());
                         } else {
-                            part = Some((Part::Note, position, String::new(), 0));
+                            part = Some(Reading::new(Part::Note, position, after));
                         }
                     }
                     (Version::V2, b"notes", Some(current)) => {
@@ -280,7 +292,7 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                     (Version::V2, b"note", Some(_)) if note_depth_v2.is_some() && !notes_seen => {
                         notes_seen = true;
                         if !empty {
-                            part = Some((Part::Note, position, String::new(), 0));
+                            part = Some(Reading::new(Part::Note, position, after));
                         }
                     }
                     (Version::V2, b"segment" | b"ignorable", Some(current)) => {
@@ -298,14 +310,19 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                 }
             }
             Event::End(ref end) => {
-                if let Some((which, start, _, depth)) = &mut part {
-                    if *depth > 0 {
-                        *depth -= 1;
+                if let Some(reading) = &mut part {
+                    if reading.depth > 0 {
+                        reading.depth -= 1;
                         continue;
                     }
-                    let (which, start) = (*which, *start);
-                    let (_, _, value, _) = part.take().expect("inside a part");
-                    set_part(&mut unit, which, start..after, value);
+                    let reading = part.take().expect("inside a part");
+                    set_part(
+                        &mut unit,
+                        reading.which,
+                        reading.start..after,
+                        reading.content..position,
+                        reading.value,
+                    );
                     continue;
                 }
                 let name = end.local_name();
@@ -313,6 +330,13 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                     (Version::V1, b"trans-unit") | (Version::V2, b"unit") => {
                         if let Some(mut done) = unit.take() {
                             done.span.end = after;
+                            // Texts with inline elements are their XML content, as written.
+                            if done.data.markup {
+                                done.data.source = text[done.source_content.clone()].to_owned();
+                                if done.data.target.is_some() {
+                                    done.data.target = Some(text[done.target_content.clone()].to_owned());
+                                }
+                            }
                             if keyed_by_source && named_by_id && !done.data.source.is_empty() {
                                 done.data.name = done.data.source.clone();
                             }
@@ -342,7 +366,7 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                 }
             }
             Event::Text(text) => {
-                if let Some((_, _, value, _)) = &mut part {
+                if let Some(Reading { value, .. }) = &mut part {
                     value.push_str(
                         &text
                             .xml10_content()
@@ -351,13 +375,13 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
                 }
             }
             Event::CData(data) => {
-                if let Some((_, _, value, _)) = &mut part {
+                if let Some(Reading { value, .. }) = &mut part {
                     let raw = std::str::from_utf8(&data).map_err(|err| fail(position as u64, err.to_string()))?;
                     value.push_str(&raw.replace("\r\n", "\n").replace('\r', "\n"));
                 }
             }
             Event::GeneralRef(reference) => {
-                if let Some((_, _, value, _)) = &mut part {
+                if let Some(Reading { value, .. }) = &mut part {
                     let resolved = match reference.resolve_char_ref() {
                         Ok(Some(c)) => c.to_string(),
                         _ => {
@@ -382,15 +406,39 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
     Ok(document)
 }
 
-fn set_part(unit: &mut Option<Unit>, which: Part, span: Range<usize>, value: String) {
+/// A part of a unit being read: which, where its element and its content start, its text so
+/// far, and the depth of inline elements the reader is in.
+struct Reading {
+    which: Part,
+    start: usize,
+    content: usize,
+    value: String,
+    depth: usize,
+}
+
+impl Reading {
+    fn new(which: Part, start: usize, content: usize) -> Self {
+        Self {
+            which,
+            start,
+            content,
+            value: String::new(),
+            depth: 0,
+        }
+    }
+}
+
+fn set_part(unit: &mut Option<Unit>, which: Part, span: Range<usize>, content: Range<usize>, value: String) {
     let Some(unit) = unit else { return };
     match which {
         Part::Source => {
             unit.source = Some(span);
+            unit.source_content = content;
             unit.data.source = value;
         }
         Part::Target => {
             unit.target = Some(span);
+            unit.target_content = content;
             unit.data.target = Some(value);
         }
         Part::Note => {
@@ -495,6 +543,7 @@ pub fn read_in(bytes: &[u8], path_language: Option<&str>) -> Result<ReadFile, Re
             entry.text = text;
             entry.description = description.map(str::to_owned);
             entry.translatable = unit.data.translate;
+            entry.markup = unit.data.markup;
             entry
         };
         if !is_source && let Ok(text) = as_text(&unit.data.source) {
@@ -571,19 +620,23 @@ hier &amp; &lt;da&gt; <![CDATA[<b>]]></target>
         let read = read(XCODE.as_bytes()).unwrap();
         assert_eq!(read.language.as_deref(), Some("de"));
         let names: Vec<&str> = read.entries.iter().map(|entry| entry.name.as_str()).collect();
-        assert_eq!(names, ["CFBundleName", "Click\nhere", "files.count"]);
+        assert_eq!(names, ["CFBundleName", "Click\nhere", "files.count", "markup"]);
         assert_eq!(read.entries[0].text, Text::Plain("Anwendung".into()));
         assert_eq!(read.entries[0].description.as_deref(), Some("Bundle name"));
         assert_eq!(read.entries[1].text, Text::Plain("Klick\r\nhier & <da> <b>".into()));
         assert!(read.entries[1].outdated);
         assert!(matches!(read.entries[2].text, Text::Plural(_)));
-        // The repeated id and the unit with inline elements are passed over, with why.
-        assert_eq!(read.warnings.len(), 2);
+        // A unit with inline elements holds its XML content, a markup text.
+        let markup = read.entries.iter().find(|entry| entry.name == "markup").unwrap();
+        assert_eq!(markup.text, Text::Plain("A <g id=\"1\">b</g>".into()));
+        assert!(markup.markup && !read.entries[0].markup);
+        // The repeated id is passed over, with why.
+        assert_eq!(read.warnings.len(), 1);
         // Each with the line its unit starts on.
         let lines: Vec<usize> = read.entries.iter().map(|entry| entry.line).collect();
-        assert_eq!(lines, [5, 18, 24]);
+        assert_eq!(lines, [5, 18, 24, 30]);
         let lines: Vec<usize> = read.warnings.iter().map(|warning| warning.line).collect();
-        assert_eq!(lines, [14, 30]);
+        assert_eq!(lines, [14]);
     }
 
     #[test]
