@@ -59,6 +59,17 @@ pub fn patch_arb(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     patch_members(input, true)
 }
 
+/// Whether a member's text and the server's are ICU plural messages of the same forms.
+fn same_plural_message(member: &document::Member, new: &Text) -> bool {
+    use crate::formats::icu::read_plural;
+    match (&member.value_kind, new) {
+        (document::ValueKind::String(own), Text::Plain(theirs)) => {
+            matches!((read_plural(own), read_plural(theirs)), (Some(Ok(own)), Some(Ok(theirs))) if own == theirs)
+        }
+        _ => false,
+    }
+}
+
 /// The key an ARB member's name belongs to: `count` for `@count.description`; `None` for
 /// `@@locale` and the like, which belong to the file.
 fn arb_key_of(name: &str) -> Option<&str> {
@@ -111,7 +122,10 @@ fn patch_members(input: &PatchInput<'_>, arb: bool) -> Result<Patched, ReadError
                 let same_literal = arb
                     && matches!(new, Text::Plain(quoted) if crate::formats::icu::unquote_literal(quoted)
                         .is_some_and(|literal| member.holds(&Text::Plain(literal))));
-                if !member.holds(new) && !same_literal {
+                // The same plural forms quoted another way: ICU reads Ente's `l'élément` and the
+                // export's `l''élément` alike.
+                let same_plural = arb && same_plural_message(member, new);
+                if !member.holds(new) && !same_literal && !same_plural {
                     edits.replace(member.value.clone(), style.render(new, &member.indent, newline));
                 }
             }
@@ -523,6 +537,27 @@ mod tests {
             patched_arb(local, export, &["count"], true),
             "{\n    \"hello\": \"Hi\",\n    \"@hello\": {}\n}"
         );
+    }
+
+    #[test]
+    fn a_plural_quoted_another_way_keeps_its_bytes_and_a_changed_one_is_written() {
+        // Ente's French: a single apostrophe, which ICU reads as the export's doubled one.
+        let local =
+            "{\n  \"moveItem\": \"{count, plural,  one {Déplacer l'élément} other {Déplacer les éléments}}\"\n}\n";
+        let export = "{\"moveItem\": \"{count, plural, one {Déplacer l''élément} other {Déplacer les éléments}}\"}";
+        assert_eq!(patched_arb(local, export, &[], false), local);
+        let export = "{\"moveItem\": \"{count, plural, one {Déplacer l''objet} other {Déplacer les éléments}}\"}";
+        assert!(patched_arb(local, export, &[], false).contains("l''objet"));
+    }
+
+    #[test]
+    fn metadata_arrays_over_several_lines_are_passed_over_whole() {
+        // Ente's template: `"examples": [` with its items on lines of their own, nested
+        // arrays, a `]` inside a string, numbers and literals.
+        let local = "{\n  \"usage\": \"Current usage is \",\n  \"@usage\": {\n    \"examples\": [\n      \"Current usage is 1.2 GB\",\n      [\"a]\", 1, true, null, {\"b\": [2]}]\n    ],\n    \"type\": \"text\"\n  },\n  \"size\": 3\n}\n";
+        let export = "{\"usage\": \"Usage: \"}";
+        let patched = patched_arb(local, export, &[], false);
+        assert_eq!(patched, local.replace("\"Current usage is \",", "\"Usage: \","));
     }
 
     #[test]

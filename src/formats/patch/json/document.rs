@@ -178,6 +178,33 @@ impl Parser<'_> {
     }
 
     /// An object, from its `{`; answers its index.
+    /// Passes over a value that is no string or object: a number, `true`, `false`, `null`, or
+    /// an array over any lines (Ente's `"examples": [\n "..."\n ]`), strings and all.
+    fn skip_value(&mut self) -> Result<(), ReadError> {
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                Some(b'"') if depth > 0 => {
+                    self.string()?;
+                    continue;
+                }
+                Some(b'[' | b'{') => depth += 1,
+                Some(b']' | b'}') if depth > 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.at += 1;
+                        return Ok(());
+                    }
+                }
+                Some(byte) if depth > 0 || !(matches!(byte, b',' | b'}') || byte.is_ascii_whitespace()) => {}
+                Some(_) => return Ok(()),
+                None if depth == 0 => return Ok(()),
+                None => return Err(self.error("an array is not closed")),
+            }
+            self.at += 1;
+        }
+    }
+
     fn object(&mut self, path: String) -> Result<usize, ReadError> {
         self.space();
         let open = self.at;
@@ -219,12 +246,7 @@ impl Parser<'_> {
                     }
                 }
                 _ => {
-                    while self
-                        .peek()
-                        .is_some_and(|byte| !matches!(byte, b',' | b'}') && !byte.is_ascii_whitespace())
-                    {
-                        self.at += 1;
-                    }
+                    self.skip_value()?;
                     ValueKind::Other
                 }
             };
