@@ -1,7 +1,7 @@
 //! `locstore init`'s search for catalogues named by their domain: gettext's
 //! `{domain}.{lang}.po` beside `{domain}.pot` (Lazarus, many C apps), Django's
-//! `locale/{lang}/LC_MESSAGES/{domain}.po`, and Symfony's and Angular's
-//! `{domain}.{lang}.xlf`. A domain is a key space of its own (contract, "Real apps, whole"):
+//! `locale/{lang}/LC_MESSAGES/{domain}.po`, Symfony's and Angular's `{domain}.{lang}.xlf`,
+//! and Symfony's `{domain}.{lang}.yaml`. A domain is a key space of its own (contract, "Real apps, whole"):
 //! each is a file set with its own `namespace`, so that a pull of one domain never brings
 //! another's keys into its files. The default domains (`messages`, the one Symfony and
 //! Angular load without naming it) are the default namespace.
@@ -68,12 +68,21 @@ pub fn find(root: &Path, skipped: &[&str], max_depth: usize) -> Vec<DomainSet> {
             namespace: domain,
         }));
         found.extend(
+            symfony_yaml_domains(dir)
+                .into_iter()
+                .map(|(domain, extension)| DomainSet {
+                    format: "yaml",
+                    path: format!("{prefix}{domain}.{{lang}}.{extension}"),
+                    namespace: domain_namespace(&domain),
+                }),
+        );
+        found.extend(
             xliff_domains(dir)
                 .into_iter()
                 .map(|(domain, extension, format)| DomainSet {
                     format,
                     path: format!("{prefix}{domain}.{{lang}}.{extension}"),
-                    namespace: if domain == "messages" { String::new() } else { domain },
+                    namespace: domain_namespace(&domain),
                 }),
         );
     }
@@ -170,6 +179,42 @@ fn xliff_domains(dir: &Path) -> Vec<(String, &'static str, &'static str)> {
     found
 }
 
+/// A Symfony domain's namespace: its name; `messages`, the domain Symfony loads unnamed, is
+/// the default one. A domain in ICU MessageFormat (`messages+intl-icu`) keeps its own: its
+/// keys go to its own files (Sylius keeps both beside each other).
+fn domain_namespace(domain: &str) -> String {
+    if domain == "messages" {
+        String::new()
+    } else {
+        domain.to_owned()
+    }
+}
+
+/// The YAML domains of a folder of Symfony's `{domain}.{lang}.yaml` (or `.yml`) files, whose
+/// root holds the keys rather than a language (`messages.fr.yml` of wallabag); Rails'
+/// `devise.fr.yml`, whose root key is `fr`, is a family of another kind (`init`'s own).
+fn symfony_yaml_domains(dir: &Path) -> Vec<(String, &'static str)> {
+    let mut found = Vec::new();
+    for extension in ["yml", "yaml"] {
+        let mut domains: Vec<String> = file_stems(dir, &format!(".{extension}"))
+            .into_iter()
+            .filter(|stem| {
+                stem.rsplit_once('.').is_some_and(|(domain, language)| {
+                    !domain.is_empty() && crate::domain::names::LanguageCode::parse(language).is_ok()
+                })
+            })
+            .filter(|stem| {
+                let text = std::fs::read_to_string(dir.join(format!("{stem}.{extension}"))).unwrap_or_default();
+                matches!(crate::formats::yaml::parse(&text), Ok(Some(root)) if !crate::formats::yaml::rooted_by_language(&root))
+            })
+            .filter_map(|stem| stem.rsplit_once('.').map(|(domain, _)| domain.to_owned()))
+            .collect();
+        domains.dedup();
+        found.extend(domains.into_iter().map(|domain| (domain, extension)));
+    }
+    found
+}
+
 /// `xliff2` for an XLIFF 2.0 file, else `xliff`.
 pub(super) fn xliff_format(file: &Path) -> &'static str {
     let head = std::fs::read(file).unwrap_or_default();
@@ -206,6 +251,7 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "x").unwrap();
         }
+
         let found: Vec<(String, String)> = find(dir.path(), &[], 8)
             .into_iter()
             .map(|set| (set.path, set.namespace))
@@ -231,5 +277,38 @@ mod tests {
             .map(|(path, namespace)| (path.to_string(), namespace.to_string()))
             .collect();
         assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn symfonys_yaml_catalogues_are_domains_and_rails_families_are_not() {
+        // Symfony's YAML catalogues hold keys at their root; a Rails family's root is its
+        // language.
+        let dir = tempfile::tempdir().unwrap();
+        for (file, text) in [
+            ("translations/messages.fr.yml", "menu: Menu\n"),
+            ("translations/messages.pt_BR.yml", "{}\n"),
+            ("translations/flashes+intl-icu.de.yaml", "saved: Gespeichert\n"),
+            ("config/locales/devise.fr.yml", "fr:\n  a: b\n"),
+            ("config/locales/devise.de.yml", "de:\n  a: b\n"),
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let found: Vec<(&str, String, String)> = find(dir.path(), &[], 8)
+            .into_iter()
+            .map(|set| (set.format, set.path, set.namespace))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "yaml",
+                    "translations/flashes+intl-icu.{lang}.yaml".to_owned(),
+                    "flashes+intl-icu".to_owned()
+                ),
+                ("yaml", "translations/messages.{lang}.yml".to_owned(), String::new()),
+            ]
+        );
     }
 }

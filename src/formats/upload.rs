@@ -468,7 +468,8 @@ fn read_file(
             prepared = Some(Arc::new(patch::Prepared::Xliff(patch::xliff::Local::of(read.document))));
         }
         ExportFormat::Yaml => {
-            let mut read = yaml::read(bytes).map_err(invalid)?;
+            let named = (place != BASE_LANGUAGE && !place.is_empty()).then_some(place);
+            let mut read = yaml::read_in(bytes, named).map_err(invalid)?;
             if let [(language, _)] = read.languages.as_mut_slice() {
                 // A file of one language: the path's language wins over its root key (a
                 // `de-DE/` folder whose files say `de:`), as the app's file set names it; the

@@ -255,6 +255,8 @@ pub struct Entry {
     pub name: String,
     pub span: Range<usize>,
     pub line: usize,
+    /// Whether the key is a plain scalar (`no:`, not `"no":`).
+    pub plain: bool,
 }
 
 impl Node {
@@ -320,7 +322,16 @@ fn parse_with_aliases(text: &str) -> Result<(Option<Node>, Aliased), ReadError> 
     parser
         .load(&mut builder, false)
         .map_err(|err| ReadError::at(err.marker().line(), err.info().to_owned()))?;
-    Ok((builder.root, builder.aliased))
+    let mut root = builder.root;
+    if let Some(root @ Node::Mapping { .. }) = &mut root
+        && rooted_by_language(root)
+        && let Node::Mapping { entries, .. } = root
+    {
+        for (_, language) in entries {
+            name_keys_as_ruby_does(language);
+        }
+    }
+    Ok((root, builder.aliased))
 }
 
 /// Builds the node tree from the parser's events.
@@ -357,14 +368,17 @@ impl Builder<'_> {
             Some((Node::Mapping { entries, .. }, pending)) => match pending.take() {
                 Some(entry) => entries.push((entry, node)),
                 None => {
-                    let (name, span) = match &node {
-                        Node::Scalar { value, span, style, .. } => (key_name(value, *style), span.clone()),
-                        other => (String::new(), other.span()),
+                    let (name, span, plain) = match &node {
+                        Node::Scalar { value, span, style, .. } => {
+                            (value.clone(), span.clone(), *style == ScalarStyle::Plain)
+                        }
+                        other => (String::new(), other.span(), false),
                     };
                     *pending = Some(Entry {
                         name,
                         span,
                         line: self.line,
+                        plain,
                     });
                 }
             },
@@ -373,18 +387,22 @@ impl Builder<'_> {
     }
 }
 
-/// A mapping key's name as Ruby's YAML 1.1 reader (Psych) gives it to Rails: a plain `no`,
-/// `off` or `false` (any case) is the key `false`, `yes`, `on` or `true` the key `true`
-/// (Alchemy's `no: "No"` is found as `false`, its quoted `"no":` as `no`).
-fn key_name(value: &str, style: ScalarStyle) -> String {
-    if style == ScalarStyle::Plain {
-        for (words, name) in [(["yes", "on", "true"], "true"), (["no", "off", "false"], "false")] {
-            if words.iter().any(|word| value.eq_ignore_ascii_case(word)) {
-                return name.to_owned();
+/// Names the keys below a Rails file's languages as Ruby's YAML 1.1 reader (Psych) gives them
+/// to Rails: a plain `no`, `off` or `false` (any case) is the key `false`, `yes`, `on` or
+/// `true` the key `true` (Alchemy's `no: "No"` is found as `false`, its quoted `"no":` as
+/// `no`). A Symfony file's keys stay as written: Symfony's reader takes `on:` as `on`.
+fn name_keys_as_ruby_does(node: &mut Node) {
+    let Node::Mapping { entries, .. } = node else { return };
+    for (entry, value) in entries {
+        if entry.plain {
+            for (words, name) in [(["yes", "on", "true"], "true"), (["no", "off", "false"], "false")] {
+                if words.iter().any(|word| entry.name.eq_ignore_ascii_case(word)) {
+                    entry.name = name.to_owned();
+                }
             }
         }
+        name_keys_as_ruby_does(value);
     }
-    value.to_owned()
 }
 
 impl<'input> SpannedEventReceiver<'input> for Builder<'_> {
@@ -501,8 +519,27 @@ pub struct ReadFile {
     pub warnings: Vec<ReadWarning>,
 }
 
+/// Whether a file's root keys are its languages (Rails: `fr:`), rather than its keys (a
+/// Symfony app's `messages.fr.yaml`, whose path alone names the language): every root key
+/// is a language code. An empty file is either.
+pub fn rooted_by_language(root: &Node) -> bool {
+    match root {
+        Node::Mapping { entries, .. } => entries
+            .iter()
+            .all(|(entry, _)| LanguageCode::parse(&entry.name).is_ok()),
+        _ => true,
+    }
+}
+
 /// Reads a file: every root key is a language (see the module's notes).
 pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
+    read_in(bytes, None)
+}
+
+/// Reads a file of the language its path names: a Rails file by its root keys (the path's
+/// language wins over a single one, as the caller decides), a Symfony file, whose root keys
+/// are not languages, as that language's keys.
+pub fn read_in(bytes: &[u8], path_language: Option<&str>) -> Result<ReadFile, ReadError> {
     let text = std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
         .map_err(|_| ReadError::unplaced("the file is not UTF-8"))?;
     let mut read = ReadFile::default();
@@ -514,7 +551,20 @@ pub fn read(bytes: &[u8]) -> Result<ReadFile, ReadError> {
         return Err(ReadError::at(1, "a Rails locale file is a mapping of languages"));
     };
     let lines: Vec<&str> = text.lines().collect();
-    for (language, mapping) in entries {
+    let symfony = path_language.filter(|_| !rooted_by_language(&root)).map(|language| {
+        let name = Entry {
+            name: language.to_owned(),
+            span: 0..0,
+            line: 1,
+            plain: false,
+        };
+        [(name, &root)]
+    });
+    let languages: Vec<(&Entry, &Node)> = match &symfony {
+        Some([(entry, node)]) => vec![(entry, *node)],
+        None => entries.iter().map(|(entry, node)| (entry, node)).collect(),
+    };
+    for (language, mapping) in languages {
         let mut found = Vec::new();
         leaves(mapping, "", &mut found);
         let mut entries = Vec::with_capacity(found.len());
@@ -586,6 +636,20 @@ mod tests {
         let read = read(file.as_bytes()).unwrap();
         let names: Vec<&str> = read.languages[0].1.iter().map(|entry| entry.name.as_str()).collect();
         assert_eq!(names, ["false", "yes", "true", "nope"]);
+    }
+
+    #[test]
+    fn a_symfony_file_is_its_paths_languages_keys_named_as_written() {
+        // Sylius' `messages.fr.yml`: a root that is no language, `on:` as Symfony reads it.
+        let file = "sylius:\n    form:\n        on: on\n        title: Titre\nmenu: Menu\n";
+        let read = read_in(file.as_bytes(), Some("fr")).unwrap();
+        assert_eq!(read.languages.len(), 1);
+        let (language, entries) = &read.languages[0];
+        assert_eq!(language, "fr");
+        let names: Vec<&str> = entries.iter().map(|entry| entry.name.as_str()).collect();
+        assert_eq!(names, ["sylius.form.on", "sylius.form.title", "menu"]);
+        // Without a path's language, or with a root of languages, it is read as Rails.
+        assert!(read_in(b"fr:\n  on: oui\n", Some("fr")).unwrap().languages[0].1[0].name == "true");
     }
 
     #[test]

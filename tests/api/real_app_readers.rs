@@ -727,6 +727,8 @@ pub fn finds_text(work: &Path, path: &str, key: &str, language: &str, text: &str
         entry["key"] == key
             && entry["language"]
                 .as_str()
+                // A Symfony YAML file's reader names no language: its path does.
+                .filter(|written| !written.is_empty())
                 .is_none_or(|written| normal_language(written, "") == normal_language(language, ""))
             && (entry["text"] == text
                 || entry["forms"]

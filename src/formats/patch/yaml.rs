@@ -1,4 +1,4 @@
-//! Rails YAML files patched in place, key by key: a text equal to the server's keeps its bytes
+//! Rails YAML files (and Symfony's, whose root holds the keys) patched in place, key by key: a text equal to the server's keeps its bytes
 //! (plain, quoted or block, with its trailing comment); a changed one gets the export's
 //! double-quoted scalar in its place; a plural key's forms are changed, added and removed one
 //! line each; in the base language's file, a changed description replaces the `#` lines above
@@ -25,10 +25,14 @@ pub fn names(bytes: &[u8]) -> Result<Vec<String>, ReadError> {
     let Node::Mapping { entries, .. } = &root else {
         return Ok(Vec::new());
     };
-    let found = entries
-        .first()
-        .map(|(_, mapping)| leaf_paths(mapping))
-        .unwrap_or_default();
+    let found = if yaml::rooted_by_language(&root) {
+        entries
+            .first()
+            .map(|(_, mapping)| leaf_paths(mapping))
+            .unwrap_or_default()
+    } else {
+        leaf_paths(&root)
+    };
     Ok(found.into_iter().map(|leaf| leaf.segments.join(".")).collect())
 }
 
@@ -98,9 +102,13 @@ fn meaning(node: &Node) -> Meaning<'_> {
 /// the key says (the path's language wins: a `de-DE/` folder's files may say `de:`).
 fn language_mapping<'n>(root: &'n Option<Node>, language: &str) -> Option<(usize, &'n Node)> {
     let fold = |name: &str| name.to_ascii_lowercase().replace('_', "-");
-    let Some(Node::Mapping { entries, .. }) = root else {
+    let Some(whole @ Node::Mapping { entries, .. }) = root else {
         return None;
     };
+    // A Symfony file: the root holds the keys.
+    if !yaml::rooted_by_language(whole) {
+        return Some((0, whole));
+    }
     let index = match entries.as_slice() {
         [_] => 0,
         _ => entries
@@ -121,6 +129,7 @@ impl Local {
     pub fn read(text: &str) -> Result<Self, ReadError> {
         let root = yaml::parse(text)?;
         let first = match &root {
+            Some(whole) if !yaml::rooted_by_language(whole) => Some(Keys::of(whole)),
             Some(Node::Mapping { entries, .. }) => entries.first().map(|(_, mapping)| Keys::of(mapping)),
             _ => None,
         };
@@ -183,6 +192,10 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let mut read: Option<Local> = None;
     let prepared = super::read_ahead(input.prepared, text, &mut read)?;
     let Some((index, ours)) = language_mapping(&prepared.root, language) else {
+        // A file without keys (wallabag's `{}`) and an export without any: nothing to write.
+        if leaf_paths(theirs).is_empty() && prepared.first.ways.is_empty() {
+            return Ok(Patched::of(input, Edits::default(), text, Vec::new()));
+        }
         return whole_export();
     };
     // The file's first language is the one read ahead (a file of one language, as Rails has).
@@ -449,6 +462,23 @@ mod tests {
         let patched = patched_with(patch, LOCAL.as_bytes(), exported, None, &["home.old", "files"], true);
         let expected = "# French texts of the app\nfr:\n  home:\n    # The page's title\n    title: \"Bienvenue\" # shown first\n  files:\n    other: '%{count} fichiers'\n    few: \"quelques fichiers\"\n  list: [a, b]\n  new:\n    deep:\n      a: \"A\"\n      b: \"B\"\n  top: \"Haut\"\n";
         assert_eq!(String::from_utf8(patched).unwrap(), expected);
+    }
+
+    #[test]
+    fn a_symfony_file_is_patched_at_its_root() {
+        // wallabag's `messages.fr.yml`: four spaces, no language key; an empty `{}` file.
+        let local = "security:\n    login:\n        submit: Se connecter\n        on: on\nmenu:\n    left:\n        unread: Non lus\n";
+        let exported = "fr:\n  menu:\n    left:\n      starred: \"Favoris\"\n      unread: \"Non lus\"\n  security:\n    login:\n      \"on\": \"on\"\n      submit: \"Connexion\"\n";
+        let patched = String::from_utf8(patched_with(patch, local.as_bytes(), exported, None, &[], false)).unwrap();
+        assert_eq!(
+            patched,
+            "security:\n    login:\n        submit: \"Connexion\"\n        on: on\nmenu:\n    left:\n        unread: Non lus\n        starred: \"Favoris\"\n"
+        );
+        let empty = "{}\n";
+        assert_eq!(
+            patched_with(patch, empty.as_bytes(), "fr:\n", None, &[], false),
+            empty.as_bytes()
+        );
     }
 
     #[test]
