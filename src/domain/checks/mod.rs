@@ -355,29 +355,49 @@ fn same_in_syntax(key: &Key, string: &str, against: &str, syntax: Syntax, plural
 /// cannot read as its text), when the text is one: a translation need not use each in every
 /// case (French "Un fichier" for `one`, "{n} fichiers" for `other`).
 fn plural_message_arguments(text: &str, context: Context, names: &Names) -> Option<BTreeSet<String>> {
-    let (_, cases) = placeholders::icu_plural_cases(text)?;
-    let context = Context {
-        plural_form: true,
-        ..context
-    };
     let mut arguments = BTreeSet::new();
-    for (_, body) in cases {
-        for segment in placeholders::parse(body, Syntax::Icu, context).segments {
-            match segment {
-                placeholders::Segment::Placeholder(placeholder) => {
-                    arguments.insert(match names.number_of(&placeholder.argument) {
-                        Some(number) => number.to_string(),
-                        None => placeholder.argument.to_string(),
-                    });
-                }
-                placeholders::Segment::Raw(piece) => {
-                    arguments.insert(piece);
-                }
-                _ => {}
+    let mut plurals = 0;
+    collect_arguments(text, context, names, &mut arguments, &mut plurals);
+    (plurals > 0).then_some(arguments)
+}
+
+/// The arguments of an ICU text, a plural message in it (the whole text, or a part: Yubico's
+/// "Wrong PIN, {retries, plural, ...}") read case by case; `plurals` counts those messages.
+fn collect_arguments(
+    text: &str,
+    context: Context,
+    names: &Names,
+    arguments: &mut BTreeSet<String>,
+    plurals: &mut usize,
+) {
+    if let Some((_, cases)) = placeholders::icu_plural_cases(text) {
+        *plurals += 1;
+        let context = Context {
+            plural_form: true,
+            ..context
+        };
+        for (_, body) in cases {
+            collect_arguments(body, context, names, arguments, plurals);
+        }
+        return;
+    }
+    for segment in placeholders::parse(text, Syntax::Icu, context).segments {
+        match segment {
+            placeholders::Segment::Placeholder(placeholder) => {
+                arguments.insert(match names.number_of(&placeholder.argument) {
+                    Some(number) => number.to_string(),
+                    None => placeholder.argument.to_string(),
+                });
             }
+            placeholders::Segment::Raw(piece) if placeholders::icu_plural_cases(&piece).is_some() => {
+                collect_arguments(&piece, context, names, arguments, plurals);
+            }
+            placeholders::Segment::Raw(piece) => {
+                arguments.insert(piece);
+            }
+            _ => {}
         }
     }
-    Some(arguments)
 }
 
 /// For a key without a syntax: whether texts written in two different syntaxes (each as its

@@ -371,6 +371,11 @@ fn icu_plural_messages_held_whole_compare_the_arguments_their_cases_use() {
             "{num, plural, one {One file} other {{num} files}}",
             "{num, plural, one {Un fichier} few {{num} pliki} other {{num} fichiers}}",
         ),
+        // Yubico Authenticator's: a plural message inside a sentence.
+        (
+            "Wrong PIN, {retries, plural, =1{{retries} attempt remaining}other{{retries} attempts remaining}}",
+            "Kod PIN jest nieprawidłowy. {retries, plural, few {Pozostały {retries} próby}many {Pozostało {retries} prób}=1{Pozostała {retries} próba}other{Pozostało {retries} prób}}",
+        ),
     ];
     for (base, translation) in cases {
         let mut key = plain("k", &[("en", base), ("fr", translation)]);
