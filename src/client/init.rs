@@ -216,6 +216,13 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
                 format!("{relative}/{{lang}}/{{lang}}.po")
             };
             found.push(("po".to_owned(), pattern));
+        } else if let Some(inner) = prefixed_po_language_folders(dir) {
+            let pattern = if relative == "." {
+                inner
+            } else {
+                format!("{relative}/{inner}")
+            };
+            found.push(("po".to_owned(), pattern));
         }
         for pattern in json_families(dir) {
             let pattern = if relative == "." {
@@ -339,6 +346,33 @@ fn has_po_language_folders(dir: &Path) -> bool {
         .take(2)
         .count()
         == 2
+}
+
+/// Kodi's add-ons: `resources/language/resource.language.fr_fr/strings.po`, a folder per
+/// language named with a prefix, each holding a file of one name; as the pattern inside
+/// `dir` (`resource.language.{lang}/strings.po`), for two or more languages.
+fn prefixed_po_language_folders(dir: &Path) -> Option<String> {
+    const PREFIX: &str = "resource.language.";
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().is_dir())
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_owned();
+            crate::formats::po::locale_language(name.strip_prefix(PREFIX)?)?;
+            let po = std::fs::read_dir(entry.path())
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .filter_map(|file| file.file_name().to_str().map(str::to_owned))
+                .find(|file| file.ends_with(".po"))?;
+            Some(po)
+        })
+        .collect();
+    files.sort();
+    let first = files.first()?.clone();
+    (files.len() >= 2 && files.iter().all(|file| *file == first)).then(|| format!("{PREFIX}{{lang}}/{first}"))
 }
 
 /// The root key of a Rails locale file: its first line that is not blank, a comment or `---`,
@@ -503,7 +537,7 @@ fn csv_tables(dir: &Path) -> Vec<String> {
         .filter_map(|entry| {
             let name = entry.file_name().to_str()?.to_owned();
             let stem = name.strip_suffix(".csv")?;
-            if LanguageCode::parse(stem).is_ok() || !entry.path().is_file() {
+            if (LanguageCode::parse(stem).is_ok() && locale_shaped(stem)) || !entry.path().is_file() {
                 return None;
             }
             let mut head = Vec::with_capacity(64 * 1024);
@@ -622,7 +656,7 @@ fn language_files(dir: &Path) -> Option<&'static str> {
                 // gettext's locales may carry a modifier: `sr_RS@latin.po`.
                 let looks_like_language = match extension {
                     "po" => stem.len() <= 16 && crate::formats::po::locale_language(&stem).is_some(),
-                    _ => stem.len() <= 10 && LanguageCode::parse(&stem).is_ok(),
+                    _ => stem.len() <= 10 && LanguageCode::parse(&stem).is_ok() && locale_shaped(&stem),
                 };
                 // A Rails locale file's root key is its language (a workflow's `ci.yml` is not).
                 let rails_root =
@@ -635,6 +669,23 @@ fn language_files(dir: &Path) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// Whether a file name's stem has the shape of a locale, subtag by subtag: a language (`fr`),
+/// then a script (`Hans`), a region (`BR`, `419`) or a variant (`Formal`); TM:PE's
+/// `AI_Car.csv` is a table, not the language `AI` with a subtag `Car`.
+fn locale_shaped(stem: &str) -> bool {
+    let mut parts = stem.split(['-', '_']);
+    let primary = parts.next().unwrap_or_default();
+    (2..=3).contains(&primary.len())
+        && primary.bytes().all(|byte| byte.is_ascii_alphabetic())
+        && parts.all(|part| match part.len() {
+            2 => part.bytes().all(|byte| byte.is_ascii_alphabetic()),
+            3 => part.bytes().all(|byte| byte.is_ascii_digit()),
+            4 => part.bytes().all(|byte| byte.is_ascii_alphabetic()),
+            5..=8 => part.bytes().all(|byte| byte.is_ascii_alphanumeric()),
+            _ => false,
+        })
 }
 
 #[cfg(test)]

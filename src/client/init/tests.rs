@@ -272,6 +272,15 @@ fn csv_translation_tables_are_found_file_by_file() {
         ),
         ("resources/translations.csv", "name,en_US,ja_JP\nA,a,\n"),
         ("data/prices.csv", "id,name,price\n1,apple,3\n"),
+        // TM:PE's tables, one named so that it could pass for a language with a subtag.
+        (
+            "mod/Translations/AI_Car.csv",
+            "\"\",\"de\",\"en\"\n\"Label\",\"Fährt\",\"Drives\"\n",
+        ),
+        (
+            "mod/Translations/Menu.csv",
+            "\"\",\"de\",\"en\"\n\"Menu\",\"Menü\",\"Menu\"\n",
+        ),
     ] {
         write_file(dir.path(), file, text);
     }
@@ -279,8 +288,22 @@ fn csv_translation_tables_are_found_file_by_file() {
     assert_eq!(
         found,
         [
+            "csv-table: mod/Translations/AI_Car.csv",
+            "csv-table: mod/Translations/Menu.csv",
             "csv-table: resources/translations.csv",
             "csv-table: translations/translations.csv"
         ]
     );
+}
+
+#[test]
+fn kodis_language_folders_are_one_po_set() {
+    // A Kodi add-on: `resource.language.{locale}/strings.po`, Serbian's with a modifier.
+    let dir = tempfile::tempdir().unwrap();
+    for locale in ["en_gb", "de_de", "sr_rs@latin"] {
+        let file = format!("resources/language/resource.language.{locale}/strings.po");
+        write_file(dir.path(), &file, "msgid \"\"\nmsgstr \"\"\n");
+    }
+    let (_, found) = init(dir.path(), "http://localhost:8080", "acme/addon", false).unwrap();
+    assert_eq!(found, ["po: resources/language/resource.language.{lang}/strings.po"]);
 }

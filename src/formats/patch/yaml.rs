@@ -118,6 +118,19 @@ fn language_mapping<'n>(root: &'n Option<Node>, language: &str) -> Option<(usize
     Some((index, &entries[index].1))
 }
 
+/// An export's file (`fr:` and its keys two spaces in) as a file of the keys alone, at the
+/// root.
+fn without_root(exported: &str) -> String {
+    let mut lines = exported.lines();
+    let _root = lines.next();
+    let mut out = String::with_capacity(exported.len());
+    for line in lines {
+        out.push_str(line.strip_prefix("  ").unwrap_or(line));
+        out.push('\n');
+    }
+    out
+}
+
 /// A YAML file read for patching: its nodes, and the keys of its first language.
 pub struct Local {
     root: Option<Node>,
@@ -192,9 +205,26 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let mut read: Option<Local> = None;
     let prepared = super::read_ahead(input.prepared, text, &mut read)?;
     let Some((index, ours)) = language_mapping(&prepared.root, language) else {
-        // A file without keys (wallabag's `{}`) and an export without any: nothing to write.
-        if leaf_paths(theirs).is_empty() && prepared.first.ways.is_empty() {
-            return Ok(Patched::of(input, Edits::default(), text, Vec::new()));
+        // A file without keys (wallabag's `{}`, a Symfony catalogue not translated yet): it
+        // stays while the export has none, and gets the export's keys at its root, in the
+        // shape of a catalogue whose path names its language, when it has some. (No Rails
+        // file is written `{}`: its root key is its language.)
+        if prepared.first.ways.is_empty()
+            && matches!(&prepared.root, Some(Node::Mapping { entries, .. }) if entries.is_empty())
+        {
+            if leaf_paths(theirs).is_empty() {
+                return Ok(Patched::of(input, Edits::default(), text, Vec::new()));
+            }
+            let keys = without_root(exported_text);
+            return Ok(Patched {
+                names: if input.is_base {
+                    Some(names(keys.as_bytes())?)
+                } else {
+                    None
+                },
+                body: super::Body::Bytes(keys.into_bytes()),
+                whole: true,
+            });
         }
         return whole_export();
     };
@@ -478,6 +508,12 @@ mod tests {
         assert_eq!(
             patched_with(patch, empty.as_bytes(), "fr:\n", None, &[], false),
             empty.as_bytes()
+        );
+        // Translated on the server: the keys at the root, as the app's other catalogues.
+        let exported = "fr:\n  menu:\n    # Left\n    left: \"Gauche\"\n";
+        assert_eq!(
+            patched_with(patch, empty.as_bytes(), exported, None, &[], false),
+            b"menu:\n  # Left\n  left: \"Gauche\"\n"
         );
     }
 
