@@ -1,4 +1,3 @@
-
 use super::*;
 
 const XCODE: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
