@@ -308,22 +308,25 @@ fn has_i18next_plurals(dir: &Path) -> bool {
         })
 }
 
+/// The entries of a folder that can be read (none when it cannot).
+fn entries(dir: &Path) -> impl Iterator<Item = std::fs::DirEntry> {
+    std::fs::read_dir(dir).into_iter().flatten().filter_map(Result::ok)
+}
+
+/// The folders in a folder.
+fn subfolders(dir: &Path) -> impl Iterator<Item = std::fs::DirEntry> {
+    entries(dir).filter(|entry| entry.path().is_dir())
+}
+
 /// Whether a folder holds folders named by language (`en/`, `pt-BR/`) of `.json` files: two
 /// or more, or one that is English.
 fn has_namespace_folders(dir: &Path) -> bool {
-    let languages: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .filter(|entry| entry.path().is_dir())
+    let languages: Vec<String> = subfolders(dir)
         .filter_map(|entry| {
             let name = entry.file_name().to_str()?.to_owned();
             let looks_like_language = name.len() <= 10 && LanguageCode::parse(&name).is_ok();
-            let holds_json = std::fs::read_dir(entry.path())
-                .into_iter()
-                .flatten()
-                .filter_map(Result::ok)
-                .any(|file| file.path().extension().is_some_and(|extension| extension == "json"));
+            let holds_json =
+                entries(&entry.path()).any(|file| file.path().extension().is_some_and(|extension| extension == "json"));
             (looks_like_language && holds_json).then_some(name)
         })
         .collect();
@@ -333,11 +336,7 @@ fn has_namespace_folders(dir: &Path) -> bool {
 /// Whether a folder holds two or more folders named by a gettext locale (`fr/`, `sr@latin/`)
 /// each with a `.po` file of the same name (`fr/fr.po`), as GNOME's help keeps them.
 fn has_po_language_folders(dir: &Path) -> bool {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .filter(|entry| entry.path().is_dir())
+    subfolders(dir)
         .filter(|entry| {
             entry.file_name().to_str().is_some_and(|name| {
                 crate::formats::po::locale_language(name).is_some() && entry.path().join(format!("{name}.po")).is_file()
@@ -353,18 +352,11 @@ fn has_po_language_folders(dir: &Path) -> bool {
 /// `dir` (`resource.language.{lang}/strings.po`), for two or more languages.
 fn prefixed_po_language_folders(dir: &Path) -> Option<String> {
     const PREFIX: &str = "resource.language.";
-    let mut files: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .filter(|entry| entry.path().is_dir())
+    let mut files: Vec<String> = subfolders(dir)
         .filter_map(|entry| {
             let name = entry.file_name().to_str()?.to_owned();
             crate::formats::po::locale_language(name.strip_prefix(PREFIX)?)?;
-            let po = std::fs::read_dir(entry.path())
-                .into_iter()
-                .flatten()
-                .filter_map(Result::ok)
+            let po = entries(&entry.path())
                 .filter_map(|file| file.file_name().to_str().map(str::to_owned))
                 .find(|file| file.ends_with(".po"))?;
             Some(po)
@@ -487,27 +479,20 @@ const XCLOC_PATTERN: &str = "{lang}.xcloc/Localized Contents/{lang}.xliff";
 /// The format of the folder's Xcode localization catalogs (`fr.xcloc/Localized
 /// Contents/fr.xliff`), when it has some.
 fn xcloc_format(dir: &Path) -> Option<&'static str> {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .find_map(|entry| {
-            let name = entry.file_name().to_str()?.to_owned();
-            let language = name.strip_suffix(".xcloc")?;
-            let file = entry
-                .path()
-                .join("Localized Contents")
-                .join(format!("{language}.xliff"));
-            file.is_file().then(|| xliff_format(&file))
-        })
+    entries(dir).find_map(|entry| {
+        let name = entry.file_name().to_str()?.to_owned();
+        let language = name.strip_suffix(".xcloc")?;
+        let file = entry
+            .path()
+            .join("Localized Contents")
+            .join(format!("{language}.xliff"));
+        file.is_file().then(|| xliff_format(&file))
+    })
 }
 
 /// A language of the folder's `{lang}.EXTENSION` files.
 fn language_example(dir: &Path, extension: &str) -> String {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
+    entries(dir)
         .filter_map(|entry| {
             let name = entry.file_name().to_str()?.to_owned();
             let stem = name.strip_suffix(&format!(".{extension}"))?;
@@ -519,21 +504,14 @@ fn language_example(dir: &Path, extension: &str) -> String {
 
 /// Whether some entry of the folder (its path) is what `wanted` looks for.
 fn holds(dir: &Path, wanted: impl Fn(&Path) -> bool) -> bool {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .any(|entry| wanted(&entry.path()))
+    entries(dir).any(|entry| wanted(&entry.path()))
 }
 
 /// The CSV translation tables in `dir` (by file name, in name order): files whose first rows
 /// hold a header of language codes (`keys,en,de`, `,en,de`, `name,en_US,ja_JP`). A file named
 /// by a language (`fr.csv`) is one of a `{lang}.csv` set instead.
 fn csv_tables(dir: &Path) -> Vec<String> {
-    let mut tables: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
+    let mut tables: Vec<String> = entries(dir)
         .filter_map(|entry| {
             let name = entry.file_name().to_str()?.to_owned();
             let stem = name.strip_suffix(".csv")?;
@@ -646,10 +624,7 @@ fn has_catalogs(dir: &Path) -> bool {
 /// two or more, or one that is English.
 fn language_files(dir: &Path) -> Option<&'static str> {
     for extension in ["json", "csv", "po", "xliff", "yml"] {
-        let languages: Vec<String> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .filter_map(Result::ok)
+        let languages: Vec<String> = entries(dir)
             .filter_map(|entry| {
                 let name = entry.file_name().to_str()?.to_owned();
                 let stem = name.strip_suffix(&format!(".{extension}"))?.to_owned();
