@@ -384,7 +384,7 @@ fn rails_locale_root(file: &Path) -> Option<String> {
 /// patterns (`package.nls.{lang}.json`), for families of two or more languages.
 fn json_families(dir: &Path) -> Vec<String> {
     let mut families: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().filter_map(Result::ok) {
+    for entry in entries(dir) {
         let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
             continue;
         };
@@ -410,7 +410,7 @@ fn json_families(dir: &Path) -> Vec<String> {
 /// or more languages, or of English.
 fn rails_families(dir: &Path) -> Vec<String> {
     let mut families: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().filter_map(Result::ok) {
+    for entry in entries(dir) {
         let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
             continue;
         };
@@ -439,7 +439,7 @@ fn rails_language_folders(dir: &Path) -> Vec<String> {
     let mut languages = 0;
     let mut english = false;
     let mut files = std::collections::BTreeSet::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().filter_map(Result::ok) {
+    for entry in entries(dir) {
         let Some(language) = entry.file_name().to_str().map(str::to_owned) else {
             continue;
         };
