@@ -171,6 +171,15 @@ pub fn render<T: Send>(
     // Each kept file with what is kept beside it.
     let (metas, kept): (HashMap<String, Arc<Cached>>, HashMap<String, Arc<Cached>>) =
         kept.into_iter().partition(|(path, _)| path.ends_with(META));
+    // The keys by name alone (they come sorted by namespace, then name), made when asked.
+    let names_sorted: OnceLock<Vec<(&str, &Key)>> = OnceLock::new();
+    let names_sorted = || -> &[(&str, &Key)] {
+        names_sorted.get_or_init(|| {
+            let mut sorted: Vec<(&str, &Key)> = keys.iter().map(|key| (key.name.as_str(), *key)).collect();
+            sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            sorted
+        })
+    };
     let kept: HashMap<String, Kept> = kept
         .into_iter()
         .map(|(path, local)| {
@@ -182,7 +191,7 @@ pub fn render<T: Send>(
             // The file and what is kept beside it must have been kept together.
             let since = since
                 .get(&path)
-                .filter(|since| meta.export_sha256.is_some() && patches_alone(format, since, keys))
+                .filter(|since| meta.export_sha256.is_some() && patches_alone(format, since, names_sorted))
                 .filter(|of_file| {
                     since
                         .get(&meta_path(&path))
@@ -213,15 +222,13 @@ pub fn render<T: Send>(
             if let Some(since) = &kept.since
                 && !changed.iter().any(|(known, _)| known.commit == since.commit)
             {
-                // The keys are sorted by name: each changed one is found without going through
-                // them all.
-                let mut of: Vec<&Key> = since
-                    .changed
+                // The keys are sorted by namespace and name and the changes name keys by name
+                // alone: every key of a changed name, whatever its namespace (a key of the
+                // same name in another namespace only patches its file to what it is).
+                let mut of: Vec<&Key> = names_sorted()
                     .iter()
-                    .filter_map(|name| {
-                        let at = keys.binary_search_by(|key| key.name.as_str().cmp(name)).ok()?;
-                        Some(keys[at])
-                    })
+                    .filter(|(name, _)| since.changed.contains(*name))
+                    .map(|(_, key)| *key)
                     .collect();
                 of.sort_by(|a, b| a.name.cmp(&b.name));
                 changed.push((since.clone(), of));
@@ -485,20 +492,25 @@ pub fn render<T: Send>(
 /// patching it with the whole export does. Not where a key's entry depends on other keys:
 /// XLIFF 2.0 numbers the units of keys whose names are no XML name, and nested formats
 /// (i18next, YAML) write a name differently when another key's name is inside it.
-fn patches_alone(format: ExportFormat, since: &KeysSince, keys: &[&Key]) -> bool {
+fn patches_alone<'k>(
+    format: ExportFormat,
+    since: &KeysSince,
+    names_sorted: impl Fn() -> &'k [(&'k str, &'k Key)],
+) -> bool {
     match format {
         ExportFormat::Xliff2 => since
             .changed
             .iter()
             .all(|name| crate::formats::xliff::is_name_token(name)),
         ExportFormat::I18next | ExportFormat::Yaml => {
-            let names: HashSet<&str> = keys.iter().map(|key| key.name.as_str()).collect();
+            let sorted = names_sorted();
+            let has = |name: &str| sorted.binary_search_by(|(known, _)| known.cmp(&name)).is_ok();
             let nested = |name: &str| {
                 // A key whose name holds this one, or is held in it.
                 let inner = format!("{name}.");
-                let at = keys.partition_point(|key| key.name.as_str() < inner.as_str());
-                keys.get(at).is_some_and(|key| key.name.as_str().starts_with(&inner))
-                    || name.match_indices('.').any(|(at, _)| names.contains(&name[..at]))
+                let at = sorted.partition_point(|(known, _)| *known < inner.as_str());
+                sorted.get(at).is_some_and(|(known, _)| known.starts_with(&inner))
+                    || name.match_indices('.').any(|(at, _)| has(&name[..at]))
             };
             !since.changed.iter().chain(&since.deleted).any(|name| nested(name))
         }
