@@ -1,7 +1,7 @@
 //! `locstore init`'s search for catalogues named by their domain: gettext's
 //! `{domain}.{lang}.po` beside `{domain}.pot` (Lazarus, many C apps), Django's
 //! `locale/{lang}/LC_MESSAGES/{domain}.po`, Symfony's and Angular's `{domain}.{lang}.xlf`,
-//! and Symfony's `{domain}.{lang}.yaml`. A domain is a key space of its own (contract, "Real apps, whole"):
+//! Symfony's `{domain}.{lang}.yaml`, and i18next namespaces kept as `{lang}.{ns}.json`. A domain is a key space of its own (contract, "Real apps, whole"):
 //! each is a file set with its own `namespace`, so that a pull of one domain never brings
 //! another's keys into its files. The default domains (`messages`, the one Symfony and
 //! Angular load without naming it) are the default namespace.
@@ -67,6 +67,15 @@ pub fn find(root: &Path, skipped: &[&str], max_depth: usize) -> Vec<DomainSet> {
             path: format!("{prefix}{domain}.{{lang}}.po"),
             namespace: domain,
         }));
+        found.extend(
+            language_first_json(dir)
+                .into_iter()
+                .map(|(namespace, format)| DomainSet {
+                    format,
+                    path: format!("{prefix}{{lang}}.{namespace}.json"),
+                    namespace,
+                }),
+        );
         found.extend(
             symfony_yaml_domains(dir)
                 .into_iter()
@@ -215,6 +224,56 @@ fn symfony_yaml_domains(dir: &Path) -> Vec<(String, &'static str)> {
     found
 }
 
+/// Namespaces kept as JSON files named language first (Grist's `en.client.json` and
+/// `en.server.json`, i18next's `client` and `server`): each with its format, `i18next` when
+/// its files have plural suffixes (`_other`); for namespaces of two or more languages.
+fn language_first_json(dir: &Path) -> Vec<(String, &'static str)> {
+    let mut namespaces: BTreeMap<String, Vec<std::path::PathBuf>> = BTreeMap::new();
+    for stem in file_stems(dir, ".json") {
+        let Some((language, namespace)) = stem.split_once('.') else {
+            continue;
+        };
+        if namespace.is_empty()
+            || namespace.contains('.')
+            || !locale_shaped(language)
+            || crate::domain::names::LanguageCode::parse(language).is_err()
+        {
+            continue;
+        }
+        namespaces
+            .entry(namespace.to_owned())
+            .or_default()
+            .push(dir.join(format!("{stem}.json")));
+    }
+    namespaces
+        .into_iter()
+        .filter(|(_, files)| files.len() >= 2)
+        .map(|(namespace, files)| {
+            let plurals = files
+                .iter()
+                .any(|file| std::fs::read_to_string(file).is_ok_and(|text| text.contains("_other\"")));
+            (namespace, if plurals { "i18next" } else { "json" })
+        })
+        .collect()
+}
+
+/// Whether a file name's stem has the shape of a locale, subtag by subtag: a language (`fr`),
+/// then a script (`Hans`), a region (`BR`, `419`) or a variant (`Formal`); TM:PE's
+/// `AI_Car.csv` is a table, not the language `AI` with a subtag `Car`.
+pub(super) fn locale_shaped(stem: &str) -> bool {
+    let mut parts = stem.split(['-', '_']);
+    let primary = parts.next().unwrap_or_default();
+    (2..=3).contains(&primary.len())
+        && primary.bytes().all(|byte| byte.is_ascii_alphabetic())
+        && parts.all(|part| match part.len() {
+            2 => part.bytes().all(|byte| byte.is_ascii_alphabetic()),
+            3 => part.bytes().all(|byte| byte.is_ascii_digit()),
+            4 => part.bytes().all(|byte| byte.is_ascii_alphabetic()),
+            5..=8 => part.bytes().all(|byte| byte.is_ascii_alphanumeric()),
+            _ => false,
+        })
+}
+
 /// `xliff2` for an XLIFF 2.0 file, else `xliff`.
 pub(super) fn xliff_format(file: &Path) -> &'static str {
     let head = std::fs::read(file).unwrap_or_default();
@@ -308,6 +367,45 @@ mod tests {
                     "flashes+intl-icu".to_owned()
                 ),
                 ("yaml", "translations/messages.{lang}.yml".to_owned(), String::new()),
+            ]
+        );
+    }
+
+    #[test]
+    fn namespaces_kept_as_files_named_language_first_are_sets_of_their_own() {
+        // Grist's `static/locales/{lang}.client.json` (with plurals) and `{lang}.server.json`.
+        let dir = tempfile::tempdir().unwrap();
+        for (file, text) in [
+            (
+                "static/locales/en.client.json",
+                "{\"rows_one\": \"a row\", \"rows_other\": \"rows\"}",
+            ),
+            ("static/locales/fr.client.json", "{}"),
+            ("static/locales/en.server.json", "{\"Loading...\": \"Loading...\"}"),
+            ("static/locales/pt_BR.server.json", "{}"),
+            ("static/package.json", "{}"),
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let found: Vec<(&str, String, String)> = find(dir.path(), &[], 8)
+            .into_iter()
+            .map(|set| (set.format, set.path, set.namespace))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "i18next",
+                    "static/locales/{lang}.client.json".to_owned(),
+                    "client".to_owned()
+                ),
+                (
+                    "json",
+                    "static/locales/{lang}.server.json".to_owned(),
+                    "server".to_owned()
+                ),
             ]
         );
     }

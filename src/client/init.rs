@@ -515,7 +515,7 @@ fn csv_tables(dir: &Path) -> Vec<String> {
         .filter_map(|entry| {
             let name = entry.file_name().to_str()?.to_owned();
             let stem = name.strip_suffix(".csv")?;
-            if (LanguageCode::parse(stem).is_ok() && locale_shaped(stem)) || !entry.path().is_file() {
+            if (LanguageCode::parse(stem).is_ok() && super::domains::locale_shaped(stem)) || !entry.path().is_file() {
                 return None;
             }
             let mut head = Vec::with_capacity(64 * 1024);
@@ -631,7 +631,7 @@ fn language_files(dir: &Path) -> Option<&'static str> {
                 // gettext's locales may carry a modifier: `sr_RS@latin.po`.
                 let looks_like_language = match extension {
                     "po" => stem.len() <= 16 && crate::formats::po::locale_language(&stem).is_some(),
-                    _ => stem.len() <= 10 && LanguageCode::parse(&stem).is_ok() && locale_shaped(&stem),
+                    _ => stem.len() <= 10 && LanguageCode::parse(&stem).is_ok() && super::domains::locale_shaped(&stem),
                 };
                 // A Rails locale file's root key is its language (a workflow's `ci.yml` is not).
                 let rails_root =
@@ -644,23 +644,6 @@ fn language_files(dir: &Path) -> Option<&'static str> {
         }
     }
     None
-}
-
-/// Whether a file name's stem has the shape of a locale, subtag by subtag: a language (`fr`),
-/// then a script (`Hans`), a region (`BR`, `419`) or a variant (`Formal`); TM:PE's
-/// `AI_Car.csv` is a table, not the language `AI` with a subtag `Car`.
-fn locale_shaped(stem: &str) -> bool {
-    let mut parts = stem.split(['-', '_']);
-    let primary = parts.next().unwrap_or_default();
-    (2..=3).contains(&primary.len())
-        && primary.bytes().all(|byte| byte.is_ascii_alphabetic())
-        && parts.all(|part| match part.len() {
-            2 => part.bytes().all(|byte| byte.is_ascii_alphabetic()),
-            3 => part.bytes().all(|byte| byte.is_ascii_digit()),
-            4 => part.bytes().all(|byte| byte.is_ascii_alphabetic()),
-            5..=8 => part.bytes().all(|byte| byte.is_ascii_alphanumeric()),
-            _ => false,
-        })
 }
 
 #[cfg(test)]
