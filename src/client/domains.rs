@@ -342,22 +342,13 @@ mod tests {
     fn symfonys_yaml_catalogues_are_domains_and_rails_families_are_not() {
         // Symfony's YAML catalogues hold keys at their root; a Rails family's root is its
         // language.
-        let dir = tempfile::tempdir().unwrap();
-        for (file, text) in [
+        let found = sets_of(&[
             ("translations/messages.fr.yml", "menu: Menu\n"),
             ("translations/messages.pt_BR.yml", "{}\n"),
             ("translations/flashes+intl-icu.de.yaml", "saved: Gespeichert\n"),
             ("config/locales/devise.fr.yml", "fr:\n  a: b\n"),
             ("config/locales/devise.de.yml", "de:\n  a: b\n"),
-        ] {
-            let path = dir.path().join(file);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        let found: Vec<(&str, String, String)> = find(dir.path(), &[], 8)
-            .into_iter()
-            .map(|set| (set.format, set.path, set.namespace))
-            .collect();
+        ]);
         assert_eq!(
             found,
             [
@@ -374,8 +365,7 @@ mod tests {
     #[test]
     fn namespaces_kept_as_files_named_language_first_are_sets_of_their_own() {
         // Grist's `static/locales/{lang}.client.json` (with plurals) and `{lang}.server.json`.
-        let dir = tempfile::tempdir().unwrap();
-        for (file, text) in [
+        let found = sets_of(&[
             (
                 "static/locales/en.client.json",
                 "{\"rows_one\": \"a row\", \"rows_other\": \"rows\"}",
@@ -384,15 +374,7 @@ mod tests {
             ("static/locales/en.server.json", "{\"Loading...\": \"Loading...\"}"),
             ("static/locales/pt_BR.server.json", "{}"),
             ("static/package.json", "{}"),
-        ] {
-            let path = dir.path().join(file);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        let found: Vec<(&str, String, String)> = find(dir.path(), &[], 8)
-            .into_iter()
-            .map(|set| (set.format, set.path, set.namespace))
-            .collect();
+        ]);
         assert_eq!(
             found,
             [
@@ -408,5 +390,19 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// The sets `find` makes of these files (path, text), as (format, pattern, namespace).
+    fn sets_of(files: &[(&str, &str)]) -> Vec<(&'static str, String, String)> {
+        let dir = tempfile::tempdir().unwrap();
+        for (file, text) in files {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        find(dir.path(), &[], 8)
+            .into_iter()
+            .map(|set| (set.format, set.path, set.namespace))
+            .collect()
     }
 }
