@@ -1,10 +1,11 @@
 //! `locstore init`'s search for catalogues named by their domain: gettext's
 //! `{domain}.{lang}.po` beside `{domain}.pot` (Lazarus, many C apps), Django's
 //! `locale/{lang}/LC_MESSAGES/{domain}.po`, Symfony's and Angular's `{domain}.{lang}.xlf`,
-//! Symfony's `{domain}.{lang}.yaml`, and i18next namespaces kept as `{lang}.{ns}.json`. A domain is a key space of its own (contract, "Real apps, whole"):
-//! each is a file set with its own `namespace`, so that a pull of one domain never brings
-//! another's keys into its files. The default domains (`messages`, the one Symfony and
-//! Angular load without naming it) are the default namespace.
+//! Symfony's `{domain}.{lang}.yaml`, and i18next namespaces kept as `{lang}.{ns}.json`. A
+//! domain is a key space of its own (contract, "Real apps, whole"): each is a file set with
+//! its own `namespace`, so that a pull of one domain never brings another's keys into its
+//! files. The default domains (`messages`, the one Symfony and Angular load without naming it)
+//! are the default namespace.
 
 use std::collections::BTreeMap;
 use std::path::Path;

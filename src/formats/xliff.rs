@@ -207,7 +207,6 @@ pub fn write_each<W: Write>(
     let mut base_hint = 0;
     for key in keys.iter().map(Borrow::borrow) {
         let base_text = BaseText::new(key.translations.get_near(base, &mut base_hint));
-        let raw = |text: &str| key.markup && is_inline_content(text, version);
         let mut built = false;
         for Writing { language, out, hint } in &mut writing {
             out.settle()?;
@@ -232,7 +231,7 @@ pub fn write_each<W: Write>(
                             &mut before,
                             key.name.as_str(),
                             key.translatable,
-                            Content::new(&source, raw(&source)),
+                            Content::of(&source, key.markup, version),
                             "      ",
                             "\n",
                         );
@@ -242,7 +241,7 @@ pub fn write_each<W: Write>(
                         let name = key.name.as_str();
                         let id = ids.as_ref().map_or(Cow::Borrowed(name), |ids| ids.id(name));
                         push_unit_head_v2(&mut before, name, &id, key.translatable, note, "    ", "\n");
-                        push_source_v2(&mut after, Content::new(&source, raw(&source)), "    ", "\n");
+                        push_source_v2(&mut after, Content::of(&source, key.markup, version), "    ", "\n");
                     }
                 }
                 built = true;
@@ -252,14 +251,14 @@ pub fn write_each<W: Write>(
             out.push_str(&before);
             match version {
                 Version::V1 => {
-                    let target = target.as_deref().map(|target| Content::new(target, raw(target)));
+                    let target = target.as_deref().map(|target| Content::of(target, key.markup, version));
                     push_target_v1(out, target, outdated, "      ", "\n");
                     out.push_str(&after);
                 }
                 Version::V2 => {
                     push_segment_v2(out, target.as_deref(), outdated, "    ", "\n");
                     out.push_str(&after);
-                    let target = target.as_deref().map(|target| Content::new(target, raw(target)));
+                    let target = target.as_deref().map(|target| Content::of(target, key.markup, version));
                     push_unit_tail_v2(out, target, "    ", "\n");
                 }
             }
@@ -312,9 +311,8 @@ fn push_file_start(out: &mut String, base: &LanguageCode, language: &LanguageCod
 
 /// A 1.2 `<trans-unit>`, its lines indented by `indent` (children two spaces more).
 pub fn write_unit_v1(out: &mut String, unit: UnitText<'_>, indent: &str, newline: &str) {
-    let raw = |text: &str| unit.markup && is_inline_content(text, Version::V1);
-    let source = Content::new(unit.source, raw(unit.source));
-    let target = unit.target.map(|target| Content::new(target, raw(target)));
+    let source = Content::of(unit.source, unit.markup, Version::V1);
+    let target = unit.target.map(|target| Content::of(target, unit.markup, Version::V1));
     push_unit_head_v1(out, unit.name, unit.translate, source, indent, newline);
     push_target_v1(out, target, unit.outdated, indent, newline);
     push_unit_tail_v1(out, unit.note, indent, newline);
@@ -369,11 +367,10 @@ fn push_unit_tail_v1(out: &mut String, note: Option<&str>, indent: &str, newline
 
 /// A 2.0 `<unit>` with id `id` (its `name` the key's when that is not a valid id).
 pub fn write_unit_v2(out: &mut String, unit: UnitText<'_>, id: &str, indent: &str, newline: &str) {
-    let raw = |text: &str| unit.markup && is_inline_content(text, Version::V2);
-    let target = unit.target.map(|target| Content::new(target, raw(target)));
+    let target = unit.target.map(|target| Content::of(target, unit.markup, Version::V2));
     push_unit_head_v2(out, unit.name, id, unit.translate, unit.note, indent, newline);
     push_segment_v2(out, unit.target, unit.outdated, indent, newline);
-    push_source_v2(out, Content::new(unit.source, raw(unit.source)), indent, newline);
+    push_source_v2(out, Content::of(unit.source, unit.markup, Version::V2), indent, newline);
     push_unit_tail_v2(out, target, indent, newline);
 }
 
@@ -558,8 +555,12 @@ struct Content<'a> {
 }
 
 impl<'a> Content<'a> {
-    fn new(text: &'a str, raw: bool) -> Self {
-        Self { text, raw }
+    /// A text of a key (or unit) that is `markup` or not, as `version` writes it.
+    fn of(text: &'a str, markup: bool, version: Version) -> Self {
+        Self {
+            text,
+            raw: markup && is_inline_content(text, version),
+        }
     }
 
     fn push(self, out: &mut String, code_points: bool) {

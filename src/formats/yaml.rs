@@ -277,22 +277,20 @@ impl Node {
             return None;
         };
         let mut forms = Vec::with_capacity(entries.len());
-        let mut has_other = false;
+        // The categories seen, one bit each: Redmine gives `two:` twice in a mapping of one
+        // text, which is one category.
+        let mut seen = 0u8;
         for (entry, node) in entries {
             let category = PluralCategory::parse(&entry.name)?;
-            has_other |= category == PluralCategory::Other;
+            seen |= 1 << category as u8;
             match node {
                 Node::Scalar { null: true, .. } => {}
                 Node::Scalar { value, .. } => forms.push((category, value.as_str())),
                 _ => return None,
             }
         }
-        // Distinct categories: Redmine gives `two:` twice in a mapping of one text.
-        let categories = entries
-            .iter()
-            .filter_map(|(entry, _)| PluralCategory::parse(&entry.name))
-            .fold(0u8, |seen, category| seen | 1 << category as u8);
-        (has_other || categories.count_ones() >= 2).then_some(forms)
+        let has_other = seen & (1 << PluralCategory::Other as u8) != 0;
+        (has_other || seen.count_ones() >= 2).then_some(forms)
     }
 }
 
@@ -551,18 +549,14 @@ pub fn read_in(bytes: &[u8], path_language: Option<&str>) -> Result<ReadFile, Re
         return Err(ReadError::at(1, "a Rails locale file is a mapping of languages"));
     };
     let lines: Vec<&str> = text.lines().collect();
-    let symfony = path_language.filter(|_| !rooted_by_language(&root)).map(|language| {
-        let name = Entry {
-            name: language.to_owned(),
-            span: 0..0,
-            line: 1,
-            plain: false,
-        };
-        [(name, &root)]
-    });
-    let languages: Vec<(&Entry, &Node)> = match &symfony {
-        Some([(entry, node)]) => vec![(entry, *node)],
-        None => entries.iter().map(|(entry, node)| (entry, node)).collect(),
+    // A Symfony file's root is its path's language's keys; a Rails file's root keys are its
+    // languages.
+    let languages: Vec<(&str, &Node)> = match path_language {
+        Some(language) if !rooted_by_language(&root) => vec![(language, &root)],
+        _ => entries
+            .iter()
+            .map(|(entry, node)| (entry.name.as_str(), node))
+            .collect(),
     };
     for (language, mapping) in languages {
         let mut found = Vec::new();
@@ -618,7 +612,7 @@ pub fn read_in(bytes: &[u8], path_language: Option<&str>) -> Result<ReadFile, Re
             parsed.description = comment_above(&lines, entry.line);
             entries.push(parsed);
         }
-        read.languages.push((language.name.clone(), entries));
+        read.languages.push((language.to_owned(), entries));
     }
     Ok(read)
 }

@@ -225,10 +225,17 @@ pub fn render<T: Send>(
                 // The keys are sorted by namespace and name and the changes name keys by name
                 // alone: every key of a changed name, whatever its namespace (a key of the
                 // same name in another namespace only patches its file to what it is).
-                let mut of: Vec<&Key> = names_sorted()
+                let sorted = names_sorted();
+                let mut of: Vec<&Key> = since
+                    .changed
                     .iter()
-                    .filter(|(name, _)| since.changed.contains(*name))
-                    .map(|(_, key)| *key)
+                    .flat_map(|name| {
+                        let start = sorted.partition_point(|(known, _)| *known < name.as_str());
+                        sorted[start..]
+                            .iter()
+                            .take_while(move |(known, _)| *known == name.as_str())
+                            .map(|(_, key)| *key)
+                    })
                     .collect();
                 of.sort_by(|a, b| a.name.cmp(&b.name));
                 changed.push((since.clone(), of));

@@ -213,13 +213,19 @@ impl Patched {
         input: &PatchInput<'_>,
         names: impl FnOnce(&[u8]) -> Result<Vec<String>, ReadError>,
     ) -> Result<Self, ReadError> {
+        Self::whole_file(input, input.exported.to_vec(), names)
+    }
+
+    /// A file written anew (`bytes`, made from the export), with its names (read by `names`)
+    /// for the base language's file.
+    fn whole_file(
+        input: &PatchInput<'_>,
+        bytes: Vec<u8>,
+        names: impl FnOnce(&[u8]) -> Result<Vec<String>, ReadError>,
+    ) -> Result<Self, ReadError> {
         Ok(Self {
-            body: Body::Bytes(input.exported.to_vec()),
-            names: if input.is_base {
-                Some(names(input.exported)?)
-            } else {
-                None
-            },
+            names: if input.is_base { Some(names(&bytes)?) } else { None },
+            body: Body::Bytes(bytes),
             whole: true,
         })
     }

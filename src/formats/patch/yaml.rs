@@ -1,10 +1,11 @@
-//! Rails YAML files (and Symfony's, whose root holds the keys) patched in place, key by key: a text equal to the server's keeps its bytes
-//! (plain, quoted or block, with its trailing comment); a changed one gets the export's
-//! double-quoted scalar in its place; a plural key's forms are changed, added and removed one
-//! line each; in the base language's file, a changed description replaces the `#` lines above
-//! its key. A key the server deleted loses its lines (and its comment); a key the server never
-//! had stays, as do lists, aliases and everything else; a new key goes at the end of the
-//! deepest mapping of its path that the file has, with the mappings it still needs.
+//! Rails YAML files (and Symfony's, whose root holds the keys) patched in place, key by key:
+//! a text equal to the server's keeps its bytes (plain, quoted or block, with its trailing
+//! comment); a changed one gets the export's double-quoted scalar in its place; a plural
+//! key's forms are changed, added and removed one line each; in the base language's file, a
+//! changed description replaces the `#` lines above its key. A key the server deleted loses
+//! its lines (and its comment); a key the server never had stays, as do lists, aliases and
+//! everything else; a new key goes at the end of the deepest mapping of its path that the file
+//! has, with the mappings it still needs.
 //!
 //! A file this cannot patch (a flow mapping to add to, a key that changed between a text and
 //! plural forms, a language that is not its root) is written as the export writes it.
@@ -215,16 +216,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             if leaf_paths(theirs).is_empty() {
                 return Ok(Patched::of(input, Edits::default(), text, Vec::new()));
             }
-            let keys = without_root(exported_text);
-            return Ok(Patched {
-                names: if input.is_base {
-                    Some(names(keys.as_bytes())?)
-                } else {
-                    None
-                },
-                body: super::Body::Bytes(keys.into_bytes()),
-                whole: true,
-            });
+            return Patched::whole_file(input, without_root(exported_text).into_bytes(), names);
         }
         return whole_export();
     };
