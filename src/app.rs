@@ -9,7 +9,7 @@ use anyhow::Context;
 use poem::http::{HeaderValue, StatusCode};
 use poem::listener::{Acceptor, Listener, TcpListener};
 use poem::web::{Data, Path};
-use poem::{Endpoint, EndpointExt, IntoResponse, Request, Response, Route, Server, get, handler};
+use poem::{Endpoint, EndpointExt, IntoEndpoint, IntoResponse, Request, Response, Route, Server, get, handler};
 
 use crate::api::error::{BodyLimits, render_poem_error};
 use crate::api::{self, AppState};
@@ -77,6 +77,7 @@ impl App {
             primary_url: config.primary_url.clone(),
             metrics: metrics.clone(),
             kept_cache: Arc::new(crate::formats::kept::Cache::new(config.kept_cache_bytes)),
+            pages: api::pages::Pages::default(),
         });
         Ok(Self {
             state,
@@ -100,7 +101,10 @@ impl App {
             .at("/openapi.yaml", service.spec_endpoint_yaml())
             .nest("/docs", service.swagger_ui())
             .at("/exports/:id/*path", get(download))
-            .nest("/", service)
+            .nest(
+                "/",
+                api::fast::FastReads::new(service.into_endpoint(), self.state.clone()),
+            )
             .around(move |endpoint, request| async move { read_body(endpoint, request, limits).await })
             .around(|endpoint, request| async move { refuse_changes_on_a_replica(endpoint, request).await })
             .data(self.tokens.clone())

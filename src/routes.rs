@@ -6,6 +6,8 @@
 struct Template {
     text: String,
     segments: Vec<Segment>,
+    /// Whether it ends in [`Segment::Rest`], which matches paths of any length.
+    open: bool,
     methods: Vec<String>,
 }
 
@@ -53,17 +55,24 @@ impl Routes {
 
     /// The template of the first route whose path matches, or `None` for an unknown path.
     pub fn template(&self, path: &str) -> Option<&str> {
+        self.find(path).map(|template| template.text.as_str())
+    }
+
+    /// The first template that matches `path`. Only templates of as many segments as the path
+    /// (or ending in the rest of the path) are compared segment by segment.
+    fn find(&self, path: &str) -> Option<&Template> {
+        let segments = path.trim_start_matches('/').split('/').count();
         self.templates
             .iter()
+            .filter(|template| template.open || template.segments.len() == segments)
             .find(|template| template.matches(path))
-            .map(|template| template.text.as_str())
     }
 
     /// The methods of the route that serves this path, as an `Allow` header value. Like the
     /// router, it takes the most literal matching route only: `/teams/acme/projects` is the
     /// project list, never the deprecated `/teams/{teamName}/{projectName}`.
     pub fn allowed_methods(&self, path: &str) -> Option<String> {
-        let template = self.templates.iter().find(|template| template.matches(path))?;
+        let template = self.find(path)?;
         let mut methods: Vec<&str> = template.methods.iter().map(String::as_str).collect();
         methods.sort_unstable();
         Some(methods.join(", "))
@@ -72,7 +81,7 @@ impl Routes {
 
 impl Template {
     fn parse(text: &str, methods: Vec<String>) -> Self {
-        let segments = text
+        let segments: Vec<Segment> = text
             .trim_start_matches('/')
             .split('/')
             .map(|segment| match segment {
@@ -83,6 +92,7 @@ impl Template {
             .collect();
         Self {
             text: text.to_owned(),
+            open: matches!(segments.last(), Some(Segment::Rest)),
             segments,
             methods,
         }

@@ -5,8 +5,8 @@
 //! made with `locstore token create` works at once, without a restart.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::SystemTime;
+use std::sync::RwLock;
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
 use clap::ValueEnum;
@@ -76,14 +76,21 @@ pub struct TokenRegistry {
 
 struct WatchedFile {
     path: PathBuf,
-    state: Mutex<FileState>,
+    state: RwLock<FileState>,
 }
 
 #[derive(Default)]
 struct FileState {
     stamp: Option<(SystemTime, u64)>,
     records: Vec<([u8; 32], Caller)>,
+    /// When the file's stamp was last looked at.
+    checked: Option<Instant>,
 }
+
+/// How long a token file's records are trusted without a look at the file: a token added to it
+/// works at once (an unknown token makes every file be looked at again), an entry removed from
+/// it stops working within this time. Most requests thus cost no `stat` of the file.
+const LOOK_AGAIN_AFTER: Duration = Duration::from_secs(1);
 
 impl TokenRegistry {
     pub fn new(env_token: Option<&str>, files: &[PathBuf]) -> Self {
@@ -93,7 +100,7 @@ impl TokenRegistry {
                 .iter()
                 .map(|path| WatchedFile {
                     path: path.clone(),
-                    state: Mutex::default(),
+                    state: RwLock::default(),
                 })
                 .collect(),
         }
@@ -101,16 +108,21 @@ impl TokenRegistry {
 
     /// Whether any token is configured at all.
     pub fn is_empty(&self) -> bool {
-        self.env_token.is_none() && self.files.iter().all(|file| file.with_current(<[_]>::is_empty))
+        self.env_token.is_none() && self.files.iter().all(|file| file.with_current(true, <[_]>::is_empty))
     }
 
     /// The caller a token belongs to, or `None` for an unknown token. Every stored hash is
     /// compared in constant time, so timing tells nothing about which hash came close.
     pub fn verify(&self, token: &str) -> Option<Caller> {
         let presented = hash(token);
+        self.find(&presented, false).or_else(|| self.find(&presented, true))
+    }
+
+    /// The caller whose stored hash is `presented`; `fresh`: after a look at every file.
+    fn find(&self, presented: &[u8; 32], fresh: bool) -> Option<Caller> {
         let mut found = None;
         if let Some(env_token) = &self.env_token
-            && bool::from(env_token.ct_eq(&presented))
+            && bool::from(env_token.ct_eq(presented))
         {
             found = Some(Caller {
                 name: ENV_TOKEN_NAME.into(),
@@ -119,9 +131,9 @@ impl TokenRegistry {
             });
         }
         for file in &self.files {
-            file.with_current(|records| {
+            file.with_current(fresh, |records| {
                 for (stored, caller) in records {
-                    if bool::from(stored.ct_eq(&presented)) && found.is_none() {
+                    if bool::from(stored.ct_eq(presented)) && found.is_none() {
                         found = Some(caller.clone());
                     }
                 }
@@ -133,9 +145,17 @@ impl TokenRegistry {
 
 impl WatchedFile {
     /// Runs `look` on the file's records, re-read first when the file changed since the last
-    /// look. The records are borrowed under the lock, not copied for every request.
-    fn with_current<T>(&self, look: impl FnOnce(&[([u8; 32], Caller)]) -> T) -> T {
-        let mut state = self.state.lock().unwrap_or_else(|poison| poison.into_inner());
+    /// look at it (made now when `fresh` or [`LOOK_AGAIN_AFTER`] has passed). The records are
+    /// borrowed under the lock, not copied for every request.
+    fn with_current<T>(&self, fresh: bool, look: impl FnOnce(&[([u8; 32], Caller)]) -> T) -> T {
+        if !fresh {
+            let state = self.state.read().unwrap_or_else(|poison| poison.into_inner());
+            if state.checked.is_some_and(|at| at.elapsed() < LOOK_AGAIN_AFTER) {
+                return look(&state.records);
+            }
+        }
+        let mut state = self.state.write().unwrap_or_else(|poison| poison.into_inner());
+        state.checked = Some(Instant::now());
         let stamp = std::fs::metadata(&self.path)
             .ok()
             .and_then(|meta| Some((meta.modified().ok()?, meta.len())));
@@ -275,6 +295,23 @@ mod tests {
         assert_eq!(registry.verify("env-secret").unwrap().name, ENV_TOKEN_NAME);
         let token = create_token(&file, "later", Access::Read, &[]).unwrap();
         assert_eq!(registry.verify(&token).unwrap().access, Access::Read);
+    }
+
+    #[test]
+    fn a_token_removed_from_the_file_stops_working_once_the_file_is_looked_at_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("tokens.toml");
+        let kept = create_token(&file, "kept", Access::Read, &[]).unwrap();
+        let without_removed = std::fs::read(&file).unwrap();
+        let removed = create_token(&file, "removed", Access::Admin, &[]).unwrap();
+        let registry = TokenRegistry::new(None, std::slice::from_ref(&file));
+        assert_eq!(registry.verify(&removed).unwrap().name, "removed");
+        std::fs::write(&file, &without_removed).unwrap();
+        // Within LOOK_AGAIN_AFTER the records read last are used; after it the file is read.
+        assert!(registry.verify(&removed).is_some());
+        registry.files[0].state.write().unwrap().checked = Instant::now().checked_sub(LOOK_AGAIN_AFTER);
+        assert!(registry.verify(&removed).is_none());
+        assert_eq!(registry.verify(&kept).unwrap().name, "kept");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 use std::marker::PhantomData;
 
+use bytes::Bytes;
 use poem::{IntoResponse, Response};
 use poem_openapi::payload::Payload;
 use poem_openapi::registry::{MetaSchemaRef, Registry};
@@ -20,20 +21,20 @@ use crate::domain::names::LanguageCode;
 
 /// A JSON body serialised ahead of time, documented as `T`.
 pub struct JsonBytes<T> {
-    bytes: Vec<u8>,
+    bytes: Bytes,
     schema: PhantomData<fn() -> T>,
 }
 
 impl<T> JsonBytes<T> {
-    pub fn new(bytes: Vec<u8>) -> Self {
+    pub fn new(bytes: impl Into<Bytes>) -> Self {
         Self {
-            bytes,
+            bytes: bytes.into(),
             schema: PhantomData,
         }
     }
 }
 
-const CONTENT_TYPE: &str = "application/json; charset=utf-8";
+pub const CONTENT_TYPE: &str = "application/json; charset=utf-8";
 
 impl<T: Type> Payload for JsonBytes<T> {
     const CONTENT_TYPE: &'static str = CONTENT_TYPE;

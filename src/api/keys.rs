@@ -12,6 +12,7 @@ use poem_openapi::{ApiResponse, Enum, OpenApi};
 use super::auth::TokenAuth;
 use super::error::ApiError;
 use super::json::{self, JsonBytes};
+use super::pages::Page;
 use super::params::names_of;
 use super::params::{self, BranchNameParam, LanguageListParam};
 use super::placeholders::checked_names;
@@ -32,6 +33,38 @@ use crate::tokens::Access;
 
 pub struct KeysApi {
     pub state: Arc<AppState>,
+}
+
+/// The page `query` asks for of the main line's newest commit, with no work filter: the
+/// answer of `queryKeys` that [`super::fast::FastReads`] also gives, taken from the pages kept
+/// ([`super::pages`]) when it was answered at this commit before.
+pub async fn plain_page(
+    state: &AppState,
+    team: &TeamName,
+    project: &ProjectName,
+    query: &KeyQuery,
+) -> Result<Arc<Page>, ApiError> {
+    let asked = format!("{team}/{project} {query:?} {:?}", WorkFilter::default());
+    let head = state.store.head();
+    if let Some(page) = state.pages.get(&head, &asked) {
+        return Ok(page);
+    }
+    let (body, info) = state.store.query_keys(team, project, query, json::key_list).await?;
+    // The commit the query saw, which a change may have moved on from `head`.
+    let commit = seen::current_commit().unwrap_or_default();
+    let page = Arc::new(Page {
+        body: body.into(),
+        info,
+        tag: etag::tag(format!("{commit} {asked}").as_bytes()),
+    });
+    state.pages.put(&commit, asked, page.clone());
+    Ok(page)
+}
+
+/// A page's entity tag: the page is a function of the commit it was read at and the query.
+fn page_tag(team: &TeamName, project: &ProjectName, query: &KeyQuery, work: &WorkFilter) -> String {
+    let commit = seen::current_commit().unwrap_or_default();
+    etag::tag(format!("{commit} {team}/{project} {query:?} {work:?}").as_bytes())
 }
 
 /// The order of a key query, by key name in code point order.
@@ -135,35 +168,33 @@ impl KeysApi {
             failing: quality::languages(failing.0),
             checks: quality::checks(check.0)?,
         };
-        let (body, info) = match at.0 {
-            Some(reference) if !work.is_empty() => {
-                self.state
-                    .history
-                    .query_work_at(&team, &project_name.0.0, &reference, &query, &work, json::key_list)
-                    .await?
+        let (body, info, tag) = match at.0 {
+            None if work.is_empty() => {
+                let page = plain_page(&self.state, &team, &project_name.0.0, &query).await?;
+                (page.body.clone(), page.info, page.tag.clone())
             }
-            None if !work.is_empty() => {
-                self.state
-                    .store
-                    .query_work(&team, &project_name.0.0, &query, &work, json::key_list)
-                    .await?
-            }
-            Some(reference) => {
-                self.state
-                    .history
-                    .query_keys_at(&team, &project_name.0.0, &reference, &query, json::key_list)
-                    .await?
-            }
-            None => {
-                self.state
-                    .store
-                    .query_keys(&team, &project_name.0.0, &query, json::key_list)
-                    .await?
+            at => {
+                let (state, project) = (&self.state, &project_name.0.0);
+                let (body, info) = match at {
+                    Some(reference) if !work.is_empty() => {
+                        (state.history)
+                            .query_work_at(&team, project, &reference, &query, &work, json::key_list)
+                            .await?
+                    }
+                    Some(reference) => {
+                        (state.history)
+                            .query_keys_at(&team, project, &reference, &query, json::key_list)
+                            .await?
+                    }
+                    None => {
+                        (state.store)
+                            .query_work(&team, project, &query, &work, json::key_list)
+                            .await?
+                    }
+                };
+                (body.into(), info, page_tag(&team, project, &query, &work))
             }
         };
-        // The page is a function of the commit it was read at and the query.
-        let commit = seen::current_commit().unwrap_or_default();
-        let tag = etag::tag(format!("{commit} {team}/{} {query:?} {work:?}", project_name.0.0).as_bytes());
         if if_none_match.0.is_some_and(|header| etag::matches(&header, &tag)) {
             return Ok(KeyPage::NotModified(tag));
         }

@@ -7,11 +7,13 @@ pub mod auth;
 pub mod branches;
 pub mod error;
 pub mod export;
+pub mod fast;
 pub mod files;
 pub mod history;
 pub mod import;
 pub mod json;
 pub mod keys;
+pub mod pages;
 pub mod params;
 pub mod placeholders;
 pub mod projects;
@@ -53,6 +55,8 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// The app's kept files that exports patch, held between exports.
     pub kept_cache: Arc<crate::formats::kept::Cache>,
+    /// The pages of keys answered at the newest commit.
+    pub pages: pages::Pages,
 }
 
 #[derive(Tags)]

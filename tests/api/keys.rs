@@ -465,3 +465,96 @@ async fn a_keys_files_and_translatable_flag_are_set_shown_and_checked() {
         json!({"apple": "InfoPlist", "web": "common"})
     );
 }
+
+/// The plain page is answered beside poem-openapi's dispatch (src/api/fast.rs); a conditional
+/// request always goes through the OpenAPI handler. Both must answer alike, headers and body,
+/// for every query the fast path takes, and it must leave to the handler what it cannot take.
+#[tokio::test]
+async fn a_page_answered_by_the_fast_path_is_the_openapi_handlers_answer() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    for name in ["b", "a", "C", "é", " spaced ", "line\nbreak", "100%"] {
+        app.create_key(name, &["ui"], &[("en", name), ("fr", "Bonjour")])
+            .await
+            .assert_ok(StatusCode::CREATED);
+    }
+    app.post(
+        KEYS,
+        json!({"name": "b", "namespace": "glossary", "translations": [{"language": "en", "content": "B"}]}),
+    )
+    .await
+    .assert_ok(StatusCode::CREATED);
+    let conditional = |path: String| {
+        let app = &app;
+        async move {
+            let request = app
+                .client
+                .request(Method::GET, &path)
+                .header("X-Api-Token", crate::helpers::ADMIN)
+                .header("If-None-Match", "\"another page\"");
+            crate::helpers::into_reply(request.send().await).await
+        }
+    };
+    for query in [
+        "",
+        "?",
+        "?page=2&limit=3",
+        "?limit=1000&page=9223372036854775807",
+        "?sort=desc&limit=2",
+        "?keyword=BONJ",
+        "?keyword=%C3%A9",
+        "?keyword=",
+        "?namespace=",
+        "?namespace=glossary",
+        "?namespace=missing",
+        "?page=0",
+        "?limit=1001",
+        "?sort=up",
+        "?page=x",
+        "?page=1&page=2",
+        "?tags=ui",
+        "?unknown=1",
+    ] {
+        let path = format!("{KEYS}{query}");
+        let fast = app.get(&path).await;
+        let handler = conditional(path).await;
+        assert_eq!(fast.status, handler.status, "{query}");
+        assert_eq!(fast.body, handler.body, "{query}");
+        let headers = |reply: &crate::helpers::Reply| {
+            let mut headers: Vec<(String, String)> = reply
+                .headers
+                .iter()
+                .filter(|(name, _)| name.as_str() != "x-request-id")
+                .map(|(name, value)| (name.to_string(), value.to_str().unwrap().to_owned()))
+                .collect();
+            headers.sort();
+            headers
+        };
+        assert_eq!(headers(&fast), headers(&handler), "{query}");
+    }
+    // A page kept from an earlier commit is never answered after a change.
+    let before = app.get(&format!("{KEYS}?limit=2")).await;
+    assert_eq!(names(&before.json()), [" spaced ", "100%"]);
+    app.create_key(" a", &[], &[("en", "first")])
+        .await
+        .assert_ok(StatusCode::CREATED);
+    let after = app.get(&format!("{KEYS}?limit=2")).await;
+    assert_eq!(names(&after.json()), [" a", " spaced "]);
+    assert_ne!(before.header("etag"), after.header("etag"));
+    assert_eq!(after.header("x-pagination-total-count"), "9");
+    // Another team's token and an unknown token get the handler's answers.
+    app.call(Method::GET, KEYS, None, Some("not-a-token"))
+        .await
+        .error_code(StatusCode::UNAUTHORIZED);
+    app.call(
+        Method::GET,
+        "/teams/other/projects/mobile/keys",
+        None,
+        Some(&app.acme_token),
+    )
+    .await
+    .error_code(StatusCode::NOT_FOUND);
+    app.get("/teams/acme/projects/missing/keys")
+        .await
+        .error_code(StatusCode::NOT_FOUND);
+}
