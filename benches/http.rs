@@ -152,12 +152,14 @@ end"#,
         ),
     );
     // A keyword matching ~1% of the keys, a different one per request (90 in turn: more than
-    // the server's cache of recent searches keeps, so most requests scan every key).
+    // the server's cache of recent searches keeps, so most requests scan every key), each on
+    // one of its first 20 pages: 1,800 pages, far more than the server keeps (256), so the
+    // kept pages seldom answer.
     let varied_keyword = lua(
         scripts,
         "keyword.lua",
         r#"request = function()
-  local path = string.format("/teams/acme/projects/big/keys?keyword=item%d", math.random(10, 99))
+  local path = string.format("/teams/acme/projects/big/keys?keyword=item%d&page=%d", math.random(10, 99), math.random(1, 20))
   return wrk.format("GET", path, {["X-Api-Token"]="bench-token"})
 end"#,
     );
