@@ -44,7 +44,7 @@ pub async fn plain_page(
     project: &ProjectName,
     query: &KeyQuery,
 ) -> Result<Arc<Page>, ApiError> {
-    let asked = format!("{team}/{project} {query:?} {:?}", WorkFilter::default());
+    let asked = asked(team, project, query, &WorkFilter::default());
     let head = state.store.head();
     if let Some(page) = state.pages.get(&head, &asked) {
         return Ok(page);
@@ -55,16 +55,26 @@ pub async fn plain_page(
     let page = Arc::new(Page {
         body: body.into(),
         info,
-        tag: etag::tag(format!("{commit} {asked}").as_bytes()),
+        tag: tag_at(&commit, &asked),
     });
     state.pages.put(&commit, asked, page.clone());
     Ok(page)
 }
 
-/// A page's entity tag: the page is a function of the commit it was read at and the query.
+/// What a page was asked as: with the commit it was read at, all that the page depends on.
+fn asked(team: &TeamName, project: &ProjectName, query: &KeyQuery, work: &WorkFilter) -> String {
+    format!("{team}/{project} {query:?} {work:?}")
+}
+
+/// The entity tag of the page asked as `asked` and read at `commit`.
+fn tag_at(commit: &str, asked: &str) -> String {
+    etag::tag(format!("{commit} {asked}").as_bytes())
+}
+
+/// A page's entity tag, read at the commit this request saw.
 fn page_tag(team: &TeamName, project: &ProjectName, query: &KeyQuery, work: &WorkFilter) -> String {
     let commit = seen::current_commit().unwrap_or_default();
-    etag::tag(format!("{commit} {team}/{project} {query:?} {work:?}").as_bytes())
+    tag_at(&commit, &asked(team, project, query, work))
 }
 
 /// The order of a key query, by key name in code point order.

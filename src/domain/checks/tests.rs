@@ -15,6 +15,13 @@ fn plain(name: &str, texts: &[(&str, &str)]) -> Key {
     key
 }
 
+/// A plain key whose texts are in `syntax`.
+fn plain_in(syntax: crate::domain::placeholders::Syntax, name: &str, texts: &[(&str, &str)]) -> Key {
+    let mut key = plain(name, texts);
+    key.placeholders = Some(syntax);
+    key
+}
+
 fn plural(name: &str, texts: &[(&str, &[(&str, &str)])]) -> Key {
     let mut key = Key::named(KeyName::parse(name).unwrap());
     key.plural = true;
@@ -341,19 +348,17 @@ fn one_argument_written_in_another_platforms_syntax_is_the_same_placeholder() {
         );
     }
     // A key in printf: the normal form compares arguments and their kinds.
-    let mut key = plain(
+    let key = plain_in(
+        Syntax::Printf,
         "k",
         &[("en", "Hello %1$s, %2$d new"), ("fr", "%2$lld nouveaux pour %1$@")],
     );
-    key.placeholders = Some(Syntax::Printf);
     assert!(failing(&key).is_empty(), "{:?}", check_key(&key, &code("en")));
-    let mut named = plain("k", &[("en", "Hello %1$s"), ("fr", "Bonjour {{name}}")]);
-    named.placeholders = Some(Syntax::Printf);
+    let mut named = plain_in(Syntax::Printf, "k", &[("en", "Hello %1$s"), ("fr", "Bonjour {{name}}")]);
     named.placeholder_names = vec!["name".into()];
     assert!(failing(&named).is_empty(), "{:?}", check_key(&named, &code("en")));
     for wrong in ["%1$d nouveaux", "%1$s %1$s", "%2$s", "rien"] {
-        let mut key = plain("k", &[("en", "Hello %1$s"), ("fr", wrong)]);
-        key.placeholders = Some(Syntax::Printf);
+        let key = plain_in(Syntax::Printf, "k", &[("en", "Hello %1$s"), ("fr", wrong)]);
         assert_eq!(failing(&key), ["fr placeholders"], "{wrong}");
     }
 }
@@ -378,8 +383,7 @@ fn icu_plural_messages_held_whole_compare_the_arguments_their_cases_use() {
         ),
     ];
     for (base, translation) in cases {
-        let mut key = plain("k", &[("en", base), ("fr", translation)]);
-        key.placeholders = Some(Syntax::Icu);
+        let key = plain_in(Syntax::Icu, "k", &[("en", base), ("fr", translation)]);
         assert!(
             failing(&key).is_empty(),
             "{translation}: {:?}",
@@ -387,13 +391,13 @@ fn icu_plural_messages_held_whole_compare_the_arguments_their_cases_use() {
         );
     }
     // An argument no case uses is still lost.
-    let mut key = plain(
+    let key = plain_in(
+        Syntax::Icu,
         "k",
         &[
             ("en", "{num, plural, one {One file} other {{num} files}}"),
             ("fr", "{num, plural, one {Un fichier} other {Des fichiers}}"),
         ],
     );
-    key.placeholders = Some(Syntax::Icu);
     assert_eq!(failing(&key), ["fr placeholders"]);
 }
