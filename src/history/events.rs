@@ -570,30 +570,38 @@ impl Feed {
     }
 
     /// A project branch's commits after `known` up to `head`, oldest first, at most `most`
-    /// (the newest): its first-parent line from `head` back to `known`, or else to the first
-    /// commit the main line holds (a branch new to the reader: only its own commits).
+    /// (the newest): its first-parent line from `head` back to `known`, or else (a branch new
+    /// to the reader, or one moved elsewhere) back to where that line meets the main line's
+    /// first-parent line: the branch's own commits, also once a merge has brought them to the
+    /// main line before the reader looked.
     pub fn branch_commits(&mut self, head: Oid, known: Option<Oid>, most: usize) -> Result<Vec<Oid>, StoreError> {
         self.follower.find(head)?;
         let main = self.head();
         let fail = |err| StoreError::internal("cannot walk a project branch", err);
         let repo = self.follower.repo();
-        let mut walk = repo.revwalk().map_err(fail)?;
-        walk.simplify_first_parent().map_err(fail)?;
-        walk.push(head).map_err(fail)?;
-        // From the last commit delivered when the branch still holds it: its commits since,
-        // even those a merge has since brought to the main line (a commit made just before
-        // its branch is merged is the branch's all the same). Else (a branch new to the
-        // webhook, or one moved elsewhere) the commits the main line lacks.
         let from_known = known.is_some_and(|known| repo.graph_descendant_of(head, known).unwrap_or(false));
         let mut line = Vec::new();
-        for id in walk {
+        for id in first_parent_line(repo, head).map_err(fail)? {
             let id = id.map_err(fail)?;
-            let on_main = !from_known
-                && main.is_some_and(|main| main == id || repo.graph_descendant_of(main, id).unwrap_or(false));
-            if Some(id) == known || on_main || line.len() == most {
+            if Some(id) == known || line.len() == most {
                 break;
             }
             line.push(id);
+        }
+        if !from_known && let Some(main) = main {
+            let on_line: std::collections::HashMap<Oid, usize> =
+                line.iter().enumerate().map(|(at, id)| (*id, at)).collect();
+            let meets = first_parent_line(repo, main)
+                .map_err(fail)?
+                .take(MAIN_LINE_WALK)
+                .find_map(|id| on_line.get(&id.ok()?).copied());
+            // Lines that do not meet within the walk: the commits the main line lacks.
+            let own = meets.unwrap_or_else(|| {
+                line.iter()
+                    .position(|&id| main == id || repo.graph_descendant_of(main, id).unwrap_or(false))
+                    .unwrap_or(line.len())
+            });
+            line.truncate(own);
         }
         line.reverse();
         Ok(line)
@@ -603,6 +611,17 @@ impl Feed {
         self.follower.find(commit)?;
         commit_events(self.follower.repo(), &self.follower, commit)
     }
+}
+
+/// How far back the main line's first parent line is followed to find where a branch left it.
+const MAIN_LINE_WALK: usize = 10_000;
+
+/// The first-parent line from `from` back, newest first.
+fn first_parent_line(repo: &Repository, from: Oid) -> Result<git2::Revwalk<'_>, git2::Error> {
+    let mut walk = repo.revwalk()?;
+    walk.simplify_first_parent()?;
+    walk.push(from)?;
+    Ok(walk)
 }
 
 #[cfg(test)]

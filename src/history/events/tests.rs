@@ -251,7 +251,8 @@ fn the_commits_after_a_cursor_are_those_a_first_parent_walk_gives() {
 
 /// A branch's commits after the last one delivered are its commits even once a merge has
 /// brought them to the main line (a commit made just before its branch is merged); a branch
-/// new to the reader gives only the commits the main line lacks.
+/// new to the reader gives its own commits, those after where it left the main line, also
+/// when it was merged before the reader first looked.
 #[test]
 fn a_branchs_commits_since_a_cursor_count_though_the_main_line_merged_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -273,5 +274,10 @@ fn a_branchs_commits_since_a_cursor_count_though_the_main_line_merged_them() {
     git(root, &["merge", "-q", "--no-ff", "-m", "merge feature", "feature"]);
     let mut feed = Feed::open(root, Arc::new(PackLog::default())).unwrap();
     assert_eq!(feed.branch_commits(feature, Some(first), 50).unwrap(), [feature]);
-    assert!(feed.branch_commits(feature, None, 50).unwrap().is_empty());
+    assert_eq!(feed.branch_commits(feature, None, 50).unwrap(), [first, feature]);
+    // A branch made at a main-line commit has none of its own, merged or not.
+    let at_main = repo.refname_to_id("refs/heads/main").unwrap();
+    assert!(feed.branch_commits(at_main, None, 50).unwrap().is_empty());
+    let fork = repo.find_commit(first).unwrap().parent_id(0).unwrap();
+    assert!(feed.branch_commits(fork, None, 50).unwrap().is_empty());
 }
