@@ -303,8 +303,8 @@ pub fn team_branches(team: &str) -> String {
 
 /// Delivers the commits made on the team's project branches since the last look, each with
 /// its branch's name, once the main line is delivered: per branch, its first-parent line
-/// after the last commit done with (a branch new to the webhook: its own commits, those the
-/// main line lacks). `branches` is `None` before the first look: the branches' heads then
+/// after the last commit done with (a branch new to the webhook: its own commits, those after
+/// where it left the main line). `branches` is `None` before the first look: the heads then
 /// are taken as done with (a new webhook, or one from before branches were delivered).
 fn deliver_branches(
     shared: &Shared,
