@@ -61,11 +61,11 @@ impl Routes {
     /// The first template that matches `path`. Only templates of as many segments as the path
     /// (or ending in the rest of the path) are compared segment by segment.
     fn find(&self, path: &str) -> Option<&Template> {
-        let segments = path.trim_start_matches('/').split('/').count();
+        let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
         self.templates
             .iter()
-            .filter(|template| template.open || template.segments.len() == segments)
-            .find(|template| template.matches(path))
+            .filter(|template| template.open || template.segments.len() == parts.len())
+            .find(|template| template.matches(&parts))
     }
 
     /// The methods of the route that serves this path, as an `Allow` header value. Like the
@@ -98,8 +98,9 @@ impl Template {
         }
     }
 
-    fn matches(&self, path: &str) -> bool {
-        let mut parts = path.trim_start_matches('/').split('/');
+    /// Whether a path split at its slashes (`parts`) matches.
+    fn matches(&self, parts: &[&str]) -> bool {
+        let mut parts = parts.iter();
         for segment in &self.segments {
             match (segment, parts.next()) {
                 (Segment::Rest, Some(part)) => return !part.is_empty(),

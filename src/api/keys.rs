@@ -52,18 +52,26 @@ pub async fn plain_page(
     let (body, info) = state.store.query_keys(team, project, query, json::key_list).await?;
     // The commit the query saw, which a change may have moved on from `head`.
     let commit = seen::current_commit().unwrap_or_default();
-    let page = Arc::new(Page {
-        body: body.into(),
-        info,
-        tag: tag_at(&commit, &asked),
-    });
+    let page = Arc::new(Page::new(body.into(), info, tag_at(&commit, &asked)));
     state.pages.put(&commit, asked, page.clone());
     Ok(page)
 }
 
 /// What a page was asked as: with the commit it was read at, all that the page depends on.
+/// (Every field of the query is named, so a new one cannot be left out.)
 fn asked(team: &TeamName, project: &ProjectName, query: &KeyQuery, work: &WorkFilter) -> String {
-    format!("{team}/{project} {query:?} {work:?}")
+    let KeyQuery {
+        keyword,
+        page,
+        limit,
+        sort,
+        namespace,
+    } = query;
+    let mut asked = format!("{team}/{project} {page} {limit} {sort:?} {keyword:?} {namespace:?}");
+    if !work.is_empty() {
+        asked.push_str(&format!(" {work:?}"));
+    }
+    asked
 }
 
 /// The entity tag of the page asked as `asked` and read at `commit`.

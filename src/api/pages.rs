@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use bytes::Bytes;
+use poem::http::{HeaderMap, HeaderName, HeaderValue, header};
 
+use super::json;
 use crate::domain::query::PageInfo;
 
 /// At most this many pages (of any size) are kept.
@@ -21,12 +23,39 @@ const MAX_PAGES: usize = 256;
 /// 1.5 MB, so a few of the largest still fit.
 const MAX_BYTES: usize = 8 << 20;
 
-/// A page of keys as answered: its JSON body, totals and entity tag.
+/// A page of keys as answered: its JSON body, totals and entity tag, and the headers that
+/// say them, made once for every time the page is answered.
 #[derive(Clone)]
 pub struct Page {
     pub body: Bytes,
     pub info: PageInfo,
     pub tag: String,
+    pub headers: HeaderMap,
+}
+
+impl Page {
+    pub fn new(body: Bytes, info: PageInfo, tag: String) -> Self {
+        let mut headers = HeaderMap::with_capacity(8);
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(json::CONTENT_TYPE));
+        for (name, value) in [
+            ("x-pagination-total-count", info.total_count),
+            ("x-pagination-page", info.page),
+            ("x-pagination-limit", info.limit),
+            ("x-pagination-page-count", info.page_count),
+        ] {
+            headers.insert(HeaderName::from_static(name), HeaderValue::from(value));
+        }
+        // A tag is quoted hex digits (`etag::tag`), always a valid header value.
+        if let Ok(value) = HeaderValue::from_str(&tag) {
+            headers.insert(header::ETAG, value);
+        }
+        Self {
+            body,
+            info,
+            tag,
+            headers,
+        }
+    }
 }
 
 /// The pages answered at the newest commit seen, by what they were asked as.
@@ -77,16 +106,16 @@ mod tests {
     use super::*;
 
     fn page(body: &str) -> Arc<Page> {
-        Arc::new(Page {
-            body: Bytes::copy_from_slice(body.as_bytes()),
-            info: PageInfo {
+        Arc::new(Page::new(
+            Bytes::copy_from_slice(body.as_bytes()),
+            PageInfo {
                 total_count: 1,
                 page: 1,
                 limit: 20,
                 page_count: 1,
             },
-            tag: format!("\"{body}\""),
-        })
+            format!("\"{body}\""),
+        ))
     }
 
     #[test]
