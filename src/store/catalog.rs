@@ -5,17 +5,21 @@
 //! moved past the last, so a reader sees a change whole or not at all, and only once it is in
 //! HEAD.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
 mod saved;
+mod search;
 pub mod summaries;
 
-use crate::domain::model::{Key, Project, Team, TextRef};
+pub use search::Keyword;
+use search::{FIELD_SEPARATOR, Postings, SearchCache, lowered_text, pack_gram};
+
+use crate::domain::model::{Key, Project, Team};
 use crate::domain::names::{KeyName, ProjectName, TeamName};
-use crate::domain::query::{KeyQuery, PageInfo, matches_keyword};
+use crate::domain::query::{KeyQuery, PageInfo};
 
 #[derive(Default)]
 pub struct Catalog {
@@ -117,84 +121,8 @@ struct Slot {
     entry: Option<Arc<KeyEntry>>,
 }
 
-/// The ids of the entries whose text holds one three-byte sequence, ascending, each stored as
-/// a varint of its distance from the previous one.
-#[derive(Default)]
-struct Postings {
-    bytes: Vec<u8>,
-    /// One past the last id pushed.
-    next: u32,
-    count: u32,
-}
-
-impl Postings {
-    fn push(&mut self, id: u32) {
-        let mut delta = id - self.next;
-        loop {
-            let low = (delta & 0x7f) as u8;
-            delta >>= 7;
-            if delta == 0 {
-                self.bytes.push(low);
-                break;
-            }
-            self.bytes.push(low | 0x80);
-        }
-        self.next = id + 1;
-        self.count += 1;
-    }
-
-    fn ids(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut bytes = self.bytes.iter();
-        let mut next = 0u32;
-        std::iter::from_fn(move || {
-            let mut delta = 0u32;
-            let mut shift = 0;
-            loop {
-                let byte = *bytes.next()?;
-                delta |= u32::from(byte & 0x7f) << shift;
-                if byte & 0x80 == 0 {
-                    break;
-                }
-                shift += 7;
-            }
-            let id = next + delta;
-            next = id + 1;
-            Some(id)
-        })
-    }
-}
-
-fn pack_gram(gram: &[u8]) -> u32 {
-    u32::from_le_bytes([gram[0], gram[1], gram[2], 0])
-}
-
 /// Below this many dead slots the index is never rebuilt.
 const REBUILD_MIN_DEAD: usize = 4096;
-
-/// Keywords with the ids of the entries they match (in name order), most recent first.
-#[derive(Default)]
-struct SearchCache {
-    recent: VecDeque<(String, Arc<[u32]>)>,
-}
-
-/// Keywords whose matches are kept.
-const CACHED_SEARCHES: usize = 16;
-
-impl SearchCache {
-    fn get(&mut self, keyword: &str) -> Option<Arc<[u32]>> {
-        let position = self.recent.iter().position(|(cached, _)| cached == keyword)?;
-        let hit = self.recent.remove(position)?;
-        let matches = hit.1.clone();
-        self.recent.push_front(hit);
-        Some(matches)
-    }
-
-    fn insert(&mut self, keyword: &str, matches: Arc<[u32]>) {
-        self.recent.retain(|(cached, _)| cached != keyword);
-        self.recent.push_front((keyword.to_owned(), matches));
-        self.recent.truncate(CACHED_SEARCHES);
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct KeyEntry {
@@ -205,10 +133,6 @@ pub struct KeyEntry {
     /// layout gives its name (a file made by hand); most keys need none stored.
     hand_made_file: Option<Box<str>>,
 }
-
-/// Separates the fields of a key in its lower-cased text, so that a keyword cannot match across
-/// the end of one translation and the start of the next.
-const FIELD_SEPARATOR: char = '\0';
 
 impl Catalog {
     pub fn team(&self, name: &TeamName) -> Option<&TeamEntry> {
@@ -618,97 +542,6 @@ impl KeyEntry {
             None => super::layout::key_file(&self.key.name),
         }
     }
-}
-
-/// The fields a keyword is looked for in: the name, the description, and every text (each
-/// plural form on its own).
-fn searched_fields(key: &Key) -> impl Iterator<Item = &str> {
-    std::iter::once(key.name.as_str())
-        .chain((!key.description.is_empty()).then_some(key.description.as_str()))
-        .chain(key.translations.values().flat_map(TextRef::strings))
-}
-
-/// The searched fields of a key, lower-cased and joined by the field separator, into `out`
-/// (emptied first).
-fn lowered_text(key: &Key, out: &mut String) {
-    out.clear();
-    for (index, field) in searched_fields(key).enumerate() {
-        if index > 0 {
-            out.push(FIELD_SEPARATOR);
-        }
-        if field.is_ascii() {
-            let start = out.len();
-            out.push_str(field);
-            out[start..].make_ascii_lowercase();
-        } else {
-            out.push_str(&field.to_lowercase());
-        }
-    }
-}
-
-/// A lower-cased keyword, prepared once per query, and how it is looked for in a key's
-/// searched fields.
-#[allow(clippy::large_enum_variant, reason = "one per query, on the stack")]
-pub enum Keyword<'a> {
-    Plain {
-        /// Finds the keyword in a lower-cased field.
-        lowered: memchr::memmem::Finder<'a>,
-        /// The keyword's bytes, looked for in an ASCII field without regard to ASCII case, so
-        /// that the field need not be lower-cased first.
-        keyword: &'a [u8],
-        /// Whether the keyword is ASCII: no ASCII field holds one that is not.
-        ascii: bool,
-    },
-    /// A keyword holding the field separator, checked field by field.
-    WithSeparator(&'a str),
-}
-
-impl<'a> Keyword<'a> {
-    pub fn new(lowered: &'a str) -> Self {
-        if lowered.contains(FIELD_SEPARATOR) {
-            return Self::WithSeparator(lowered);
-        }
-        Self::Plain {
-            lowered: memchr::memmem::Finder::new(lowered.as_bytes()),
-            keyword: lowered.as_bytes(),
-            ascii: lowered.is_ascii(),
-        }
-    }
-
-    /// Whether the keyword occurs in the key's name, description or one of its texts.
-    fn matches(&self, key: &Key) -> bool {
-        match self {
-            Self::Plain {
-                lowered,
-                keyword,
-                ascii,
-            } => searched_fields(key).any(|field| {
-                if field.is_ascii() {
-                    *ascii && contains_ignoring_ascii_case(field.as_bytes(), keyword)
-                } else {
-                    lowered.find(field.to_lowercase().as_bytes()).is_some()
-                }
-            }),
-            Self::WithSeparator(keyword) => {
-                let lowered: Vec<String> = searched_fields(key).map(str::to_lowercase).collect();
-                matches_keyword(keyword, lowered.iter().map(String::as_str))
-            }
-        }
-    }
-}
-
-/// Whether `haystack` holds `lowered` (lower-case ASCII) without regard to ASCII
-/// case: each place where its first byte starts, in either case, is compared.
-fn contains_ignoring_ascii_case(haystack: &[u8], lowered: &[u8]) -> bool {
-    let Some((&first, rest)) = lowered.split_first() else {
-        return true;
-    };
-    let last_start = match haystack.len().checked_sub(lowered.len()) {
-        Some(last_start) => last_start,
-        None => return false,
-    };
-    memchr::memchr2_iter(first, first.to_ascii_uppercase(), &haystack[..=last_start])
-        .any(|start| haystack[start + 1..start + lowered.len()].eq_ignore_ascii_case(rest))
 }
 
 #[cfg(test)]

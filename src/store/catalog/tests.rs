@@ -1,5 +1,6 @@
 //! Unit tests of the key index: order, search, bulk changes, snapshots, postings.
 
+use super::search::{contains_ignoring_ascii_case, searched_fields};
 use super::*;
 use crate::domain::model::Text;
 use crate::domain::names::LanguageCode;
