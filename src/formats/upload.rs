@@ -462,8 +462,21 @@ fn read_file(
             upload.skipped += read.warnings.len();
             warnings = read.warnings;
             push(language, read.entries, &mut warnings);
-            if let Some(language) = read.source_language.filter(|_| !read.sources.is_empty()) {
-                add_sources(upload, path, language, namespace, read.sources);
+            match read.source_language.filter(|_| !read.sources.is_empty()) {
+                Some(language) if is_language(&language) => {
+                    add_sources(upload, path, language, namespace, read.sources);
+                }
+                // A source language that names none (an Angular tool's `srcLang="undefined"`):
+                // the sources are no language's texts; the file's targets are still read.
+                Some(language) => warnings.push(ReadWarning {
+                    line: 0,
+                    key: String::new(),
+                    message: format!(
+                        "the source language {} is not a language code, so the file's sources are not read as any language's texts",
+                        crate::domain::names::quote_for_message(&language)
+                    ),
+                }),
+                None => {}
             }
             prepared = Some(Arc::new(patch::Prepared::Xliff(patch::xliff::Local::of(read.document))));
         }
@@ -505,6 +518,12 @@ fn read_file(
         prepared,
     }));
     Ok(())
+}
+
+/// Whether an ecosystem's locale name (`pt_BR`, `sr@latin`, `zh-Hant`) names a language.
+fn is_language(name: &str) -> bool {
+    let mapped = po::locale_language(name);
+    LanguageCode::parse(mapped.as_deref().unwrap_or(name)).is_ok()
 }
 
 /// Adds an XLIFF translation file's sources to the upload's base texts of `language` (one
