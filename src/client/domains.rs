@@ -159,7 +159,14 @@ fn po_domains(dir: &Path) -> Vec<String> {
         })
         .collect();
     let plain_languages = stems.iter().any(|stem| locale_language(stem).is_some());
-    if !plain_languages {
+    // A Django locale folder's templates (`locale/django.pot` above `locale/{lang}/LC_MESSAGES/`)
+    // are its domains' base files, not domains of `{domain}.{lang}.po` files.
+    let django_locale = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .any(|entry| entry.path().join("LC_MESSAGES").is_dir());
+    if !plain_languages && !django_locale {
         domains.extend(file_stems(dir, ".pot"));
     }
     domains.sort();
@@ -303,6 +310,8 @@ mod tests {
             "horizon/locale/pt_BR/LC_MESSAGES/django.po",
             "horizon/locale/pt_BR/LC_MESSAGES/djangojs.po",
             "openstack_auth/locale/zh_Hans/LC_MESSAGES/django.po",
+            // Repomaker: the templates above the language folders are no domains of their own.
+            "openstack_auth/locale/django.pot",
             "translations/messages.de_CH.xlf",
             "translations/validators.no.xlf",
             "translations/SchebTwoFactorBundle+intl-icu.en.xlf",

@@ -322,8 +322,10 @@ fn pattern_folder(set: &FileSet) -> PathBuf {
     PathBuf::from(before.rsplit_once('/').map_or(".", |(folder, _)| folder))
 }
 
-/// The gettext template of a PO set: the settings' `base`, else the `*.pot` in the set's
-/// folder, the first by name; else Lazarus' template, the pattern's file without its language
+/// The gettext template of a PO set: the settings' `base`, else the set's domain's `*.pot` in
+/// the set's folder (`django.pot` for `locale/{lang}/LC_MESSAGES/django.po` and for
+/// `django.{lang}.po`), else for a pattern that names no domain (`po/{lang}.po`) the folder's
+/// `*.pot`, the first by name; else Lazarus' template, the pattern's file without its language
 /// (`zip.po` beside `zip.{lang}.po`).
 fn template_file(set: &FileSet) -> Option<PathBuf> {
     if let Some(base) = &set.base {
@@ -335,7 +337,19 @@ fn template_file(set: &FileSet) -> Option<PathBuf> {
         .filter(|path| path.is_file() && path.extension().is_some_and(|extension| extension == "pot"))
         .collect();
     templates.sort();
-    templates.into_iter().next().or_else(|| {
+    let pattern = set.root.to_string_lossy().into_owned();
+    let file = pattern.rsplit('/').next().unwrap_or_default();
+    let domain = file
+        .strip_suffix(".po")
+        .map(|stem| stem.replace(&format!(".{LANGUAGE_PLACEHOLDER}"), ""))
+        .filter(|domain| !domain.is_empty() && !domain.contains(LANGUAGE_PLACEHOLDER));
+    let chosen = match &domain {
+        Some(domain) => templates
+            .into_iter()
+            .find(|path| path.file_stem().is_some_and(|stem| stem.to_string_lossy() == *domain)),
+        None => templates.into_iter().next(),
+    };
+    chosen.or_else(|| {
         let pattern = set.root.to_string_lossy().into_owned();
         let lazarus = pattern.replacen(&format!(".{LANGUAGE_PLACEHOLDER}.po"), ".po", 1);
         (lazarus != pattern && !lazarus.contains(LANGUAGE_PLACEHOLDER))
@@ -597,6 +611,34 @@ mod tests {
             destination(&po, crate::formats::po::TEMPLATE, "en"),
             Some(dir.path().join("templates/app.pot"))
         );
+    }
+
+    #[test]
+    fn each_django_domain_takes_its_own_template() {
+        // Repomaker: `locale/django.pot` and `locale/djangojs.pot` above the language folders.
+        let dir = tempfile::tempdir().unwrap();
+        let locale = dir.path().join("locale");
+        for file in [
+            "django.pot",
+            "djangojs.pot",
+            "fr/LC_MESSAGES/django.po",
+            "fr/LC_MESSAGES/djangojs.po",
+        ] {
+            touch(&locale.join(file));
+        }
+        for domain in ["django", "djangojs"] {
+            let po = set(
+                ExportFormat::Po,
+                &locale.join(format!("{{lang}}/LC_MESSAGES/{domain}.po")),
+                &[],
+            );
+            assert_eq!(template_file(&po), Some(locale.join(format!("{domain}.pot"))));
+        }
+        // A pattern that names no domain takes the folder's template.
+        touch(&dir.path().join("po/fr.po"));
+        touch(&dir.path().join("po/app.pot"));
+        let po = set(ExportFormat::Po, &dir.path().join("po/{lang}.po"), &[]);
+        assert_eq!(template_file(&po), Some(dir.path().join("po/app.pot")));
     }
 
     #[test]

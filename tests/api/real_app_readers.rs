@@ -289,9 +289,9 @@ fn app_files(work: &Path) -> Vec<AppFile> {
     files
 }
 
-/// A JSON or XLIFF set's base-language file; a PO set's template: the first `.pot` by name in the folder of the pattern's `{lang}`
-/// part (docs/formats/po.md: "the `.pot` file of that folder goes along as the template"),
-/// else Lazarus' `{domain}.po` beside `{domain}.{lang}.po`.
+/// A JSON or XLIFF set's base-language file; a PO set's template: its domain's `.pot`, or for a
+/// pattern without a domain the first `.pot` by name, in the folder of the pattern's `{lang}`
+/// part (docs/formats/po.md), else Lazarus' `{domain}.po` beside `{domain}.{lang}.po`.
 fn set_template(work: &Path, set: &FileSet) -> Option<String> {
     // docs/cli.md: a JSON or XLIFF set's base-language file is the pattern without `.{lang}`
     // (VS Code's `package.nls.json`, Angular's source `messages.xlf`).
@@ -313,7 +313,18 @@ fn set_template(work: &Path, set: &FileSet) -> Option<String> {
         .filter(|name| name.ends_with(".pot"))
         .collect();
     templates.sort();
-    match templates.into_iter().next() {
+    // docs/formats/po.md: a pattern that names a domain (`.../LC_MESSAGES/django.po`,
+    // `doublecmd.{lang}.po`) takes that domain's template.
+    let file = set.path.rsplit('/').next().unwrap_or_default();
+    let domain = file
+        .strip_suffix(".po")
+        .map(|stem| stem.replace(".{lang}", ""))
+        .filter(|domain| !domain.is_empty() && !domain.contains("{lang}"));
+    let chosen = match domain {
+        Some(domain) => templates.into_iter().find(|name| *name == format!("{domain}.pot")),
+        None => templates.into_iter().next(),
+    };
+    match chosen {
         Some(first) => Some(if folder.is_empty() {
             first
         } else {
