@@ -311,6 +311,30 @@ def read_xcstrings(file):
 # ---------------------------------------------------------------- ARB, JSON, i18next
 
 
+def icu_literal(text):
+    """A plural case's text as ICU MessageFormat (and FormatJS) reads it, apostrophe mode
+    DOUBLE_OPTIONAL: `''` is one apostrophe; an apostrophe before `{`, `}`, `#` or `|`
+    quotes up to the next lone apostrophe; any other apostrophe is itself."""
+    out = []
+    at = 0
+    quoted = False
+    while at < len(text):
+        char = text[at]
+        following = text[at + 1] if at + 1 < len(text) else ""
+        if char == "'" and following == "'":
+            out.append("'")
+            at += 2
+            continue
+        if char == "'" and quoted:
+            quoted = False
+        elif char == "'" and following in ("{", "}", "#", "|") and following:
+            quoted = True
+        else:
+            out.append(char)
+        at += 1
+    return "".join(out)
+
+
 def split_icu_plural(message):
     """The forms of a message that is one ICU plural and nothing else, else None."""
     match = re.fullmatch(r"\s*\{\s*(\w+)\s*,\s*plural\s*,(.*)\}\s*", message, re.DOTALL)
@@ -342,7 +366,7 @@ def split_icu_plural(message):
             position += 1
         if depth:
             return None
-        forms[selector.group(2)] = body[start : position - 1]
+        forms[selector.group(2)] = icu_literal(body[start : position - 1])
         at = position
     # Braces balanced over the whole message: one plural only.
     return forms if "other" in forms else None
