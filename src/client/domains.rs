@@ -265,14 +265,14 @@ fn language_first_json(dir: &Path) -> Vec<(String, &'static str)> {
         .collect()
 }
 
-/// Whether a file name's stem has the shape of a locale, subtag by subtag: a language (`fr`),
-/// then a script (`Hans`), a region (`BR`, `419`) or a variant (`Formal`); TM:PE's
-/// `AI_Car.csv` is a table, not the language `AI` with a subtag `Car`.
+/// Whether a file name's stem has the shape of a locale, subtag by subtag: a language in
+/// lower case (`fr`), then a script (`Hans`), a region (`BR`, `419`) or a variant (`Formal`);
+/// TM:PE's `AI_Car.csv` and `AI_Citizen.csv` are tables, not the language `AI` with a subtag.
 pub(super) fn locale_shaped(stem: &str) -> bool {
     let mut parts = stem.split(['-', '_']);
     let primary = parts.next().unwrap_or_default();
     (2..=3).contains(&primary.len())
-        && primary.bytes().all(|byte| byte.is_ascii_alphabetic())
+        && primary.bytes().all(|byte| byte.is_ascii_lowercase())
         && parts.all(|part| match part.len() {
             2 => part.bytes().all(|byte| byte.is_ascii_alphabetic()),
             3 => part.bytes().all(|byte| byte.is_ascii_digit()),

@@ -1,6 +1,7 @@
 //! A translation table: one CSV file holding every language as a column, as Godot imports it
-//! (`keys,en,de` or `,en,de`), as Blender add-ons and Laravel tools keep theirs
-//! (`name,en_US,ja_JP`; a row of language names above the row of codes). A file set of
+//! (`keys,en,de` or `,en,de`; or with `;` or a tab between cells, Godot's other delimiters),
+//! as Blender add-ons and Laravel tools keep theirs (`name,en_US,ja_JP`; a row of language
+//! names above the row of codes). A file set of
 //! `format = "csv-table"` names the file itself (`translations/translations.csv`).
 //!
 //! The file is read cell by cell with each cell's place in the bytes, so that `pull` can
@@ -40,12 +41,17 @@ pub struct Table {
     /// The language of each column after the key column, as the header writes it; `None` for
     /// a column that names no language (a note, an empty heading).
     pub languages: Vec<Option<String>>,
+    /// What separates the cells: `,`, else `;` or a tab (the first that gives a header).
+    pub delimiter: u8,
 }
 
-/// The rows of `text` (a CSV file's text after its byte order mark), as RFC 4180 reads them:
-/// a cell in double quotes may hold commas, line ends and doubled quotes; a line end is LF or
-/// CRLF. An empty line is a row of one empty cell.
-pub fn rows(text: &str) -> Vec<Row> {
+/// The cell delimiters a table may have, in the order they are tried.
+const DELIMITERS: [u8; 3] = [b',', b';', b'\t'];
+
+/// The rows of `text` (a CSV file's text after its byte order mark), as RFC 4180 reads them
+/// with `delimiter` between cells: a cell in double quotes may hold delimiters, line ends and
+/// doubled quotes; a line end is LF or CRLF. An empty line is a row of one empty cell.
+pub fn rows(text: &str, delimiter: u8) -> Vec<Row> {
     let bytes = text.as_bytes();
     let mut rows = Vec::new();
     let mut at = 0;
@@ -89,14 +95,14 @@ pub fn rows(text: &str) -> Vec<Row> {
                 // Text after the closing quote belongs to the cell, as Python's reader has it.
                 let rest = bytes[at..]
                     .iter()
-                    .position(|byte| matches!(byte, b',' | b'\n' | b'\r'))
+                    .position(|byte| *byte == delimiter || matches!(byte, b'\n' | b'\r'))
                     .map_or(bytes.len(), |offset| at + offset);
                 value.push_str(&text[at..rest]);
                 at = rest;
             } else {
                 let end = bytes[at..]
                     .iter()
-                    .position(|byte| matches!(byte, b',' | b'\n' | b'\r'))
+                    .position(|byte| *byte == delimiter || matches!(byte, b'\n' | b'\r'))
                     .map_or(bytes.len(), |offset| at + offset);
                 value.push_str(&text[at..end]);
                 at = end;
@@ -107,7 +113,7 @@ pub fn rows(text: &str) -> Vec<Row> {
                 quoted,
             });
             match bytes.get(at) {
-                Some(b',') => at += 1,
+                Some(&byte) if byte == delimiter => at += 1,
                 _ => break,
             }
         }
@@ -142,36 +148,41 @@ fn is_language(cell: &str) -> bool {
 /// after the first are mostly language codes (empty cells aside), so a row of language names above
 /// it (Twill's) is kept as it is and not read.
 pub fn table(text: &str) -> Result<Table, ReadError> {
-    let rows = rows(text);
-    let header = rows
+    DELIMITERS
         .iter()
-        .take(3)
-        .position(|row| {
-            let named: Vec<&Cell> = row
-                .cells
-                .iter()
-                .skip(1)
-                .filter(|cell| !cell.text.trim().is_empty())
-                .collect();
-            let languages = named.iter().filter(|cell| is_language(&cell.text)).count();
-            languages > 0 && 2 * languages >= named.len()
-        })
+        .find_map(|&delimiter| table_with(text, delimiter))
         .ok_or_else(|| {
             ReadError::at(
                 1,
                 "no header row of language codes: a translation table starts `key,en,de` (or `,en,de`)",
             )
-        })?;
+        })
+}
+
+/// The table of `text` read with `delimiter`, when one of its first rows is a header.
+fn table_with(text: &str, delimiter: u8) -> Option<Table> {
+    let rows = rows(text, delimiter);
+    let header = rows.iter().take(3).position(|row| {
+        let named: Vec<&Cell> = row
+            .cells
+            .iter()
+            .skip(1)
+            .filter(|cell| !cell.text.trim().is_empty())
+            .collect();
+        let languages = named.iter().filter(|cell| is_language(&cell.text)).count();
+        languages > 0 && 2 * languages >= named.len()
+    })?;
     let languages = rows[header]
         .cells
         .iter()
         .skip(1)
         .map(|cell| Some(cell.text.trim().to_owned()).filter(|language| is_language(language)))
         .collect();
-    Ok(Table {
+    Some(Table {
         rows,
         header,
         languages,
+        delimiter,
     })
 }
 
@@ -367,6 +378,21 @@ mod tests {
         assert_eq!(read.columns[0].1[0].text.as_ref().as_plain(), Some("Das HQ"));
         assert_eq!(read.warnings.len(), 1);
         assert_eq!(read.warnings[0].key, "TIP_13");
+    }
+
+    #[test]
+    fn godots_semicolon_and_tab_tables_are_read_with_their_delimiter() {
+        // OpenVic's `helpers.csv` (`delimiter=1` in its `.csv.import`): a comma is text.
+        assert_eq!(
+            texts("keys;en;fr\nHELLO;Hello, world;\"Bonjour; monde\"\n"),
+            [
+                ("en".to_owned(), vec![("HELLO".to_owned(), "Hello, world".to_owned())]),
+                ("fr".to_owned(), vec![("HELLO".to_owned(), "Bonjour; monde".to_owned())]),
+            ]
+        );
+        assert_eq!(table("keys\ten\tde\nA\ta\tb\n").unwrap().delimiter, b'\t');
+        assert_eq!(table("keys,en;x,de\nA,a,b\n").unwrap().delimiter, b',');
+        assert!(!is_table(b"id;name;price\n1;apple;3\n"));
     }
 
     #[test]

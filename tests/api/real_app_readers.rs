@@ -354,6 +354,7 @@ fn uncovered(work: &Path, files: &[AppFile]) -> Vec<String> {
                 ".stringsdict",
                 ".xcstrings",
                 ".arb",
+                ".csv",
             ]
             .iter()
             .any(|extension| path.ends_with(extension))

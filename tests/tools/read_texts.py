@@ -591,15 +591,28 @@ def read_csv(file, table):
                 found.append(entry(file, row[0], row[1]))
         return found
     code = re.compile(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$")
-    header_at = next(
-        (
-            at
-            for at, row in enumerate(rows[:3])
-            if [cell for cell in row[1:] if cell]
-            and all(code.match(cell) for cell in row[1:] if cell)
-        ),
-        0,
-    )
+
+    def header_of(rows):
+        return next(
+            (
+                at
+                for at, row in enumerate(rows[:3])
+                if [cell for cell in row[1:] if cell]
+                and all(code.match(cell) for cell in row[1:] if cell)
+            ),
+            None,
+        )
+
+    # Godot's delimiters: `,`, else `;` or a tab (the import's `delimiter` setting).
+    header_at = None
+    for delimiter in (",", ";", "\t"):
+        rows = list(csv.reader(io.StringIO(data, newline=""), delimiter=delimiter))
+        header_at = header_of(rows)
+        if header_at is not None:
+            break
+    if header_at is None:
+        rows = list(csv.reader(io.StringIO(data, newline="")))
+        header_at = 0
     header = rows[header_at]
     for row in rows[header_at + 1 :]:
         if not row or not row[0]:

@@ -278,9 +278,15 @@ fn csv_translation_tables_are_found_file_by_file() {
             "\"\",\"de\",\"en\"\n\"Label\",\"Fährt\",\"Drives\"\n",
         ),
         (
+            "mod/Translations/AI_Citizen.csv",
+            "\"\",\"de\",\"en\"\n\"Label\",\"Steigt ein\",\"Enters\"\n",
+        ),
+        (
             "mod/Translations/Menu.csv",
             "\"\",\"de\",\"en\"\n\"Menu\",\"Menü\",\"Menu\"\n",
         ),
+        // OpenVic's table with Godot's `;` delimiter.
+        ("game/helpers.csv", "keys;en;fr\nHELLO;Hello;Bonjour\n"),
     ] {
         write_file(dir.path(), file, text);
     }
@@ -288,7 +294,9 @@ fn csv_translation_tables_are_found_file_by_file() {
     assert_eq!(
         found,
         [
+            "csv-table: game/helpers.csv",
             "csv-table: mod/Translations/AI_Car.csv",
+            "csv-table: mod/Translations/AI_Citizen.csv",
             "csv-table: mod/Translations/Menu.csv",
             "csv-table: resources/translations.csv",
             "csv-table: translations/translations.csv"

@@ -65,6 +65,8 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             }
             continue;
         };
+        // The row's cells, with those a short row gains.
+        let mut width = row.cells.len();
         for (index, column) in columns.iter().enumerate() {
             let Some(column) = column else { continue };
             let wanted = texts[*column];
@@ -74,8 +76,10 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                 None if wanted.is_empty() => {}
                 // A short row gains the cells up to this one.
                 None => {
-                    let missing = index + 1 - row.cells.len();
-                    let mut added = ",".repeat(missing);
+                    // The column's cell is cell `index + 1`: a delimiter before each cell added.
+                    let missing = index + 2 - width;
+                    width = index + 2;
+                    let mut added = style.delimiter.to_string().repeat(missing);
                     added.push_str(&style.cell(wanted, style.quote_all));
                     edits.insert(row.span.end, added);
                 }
@@ -93,7 +97,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
                 None => style.cell("", style.quote_all),
             });
         }
-        added.push_str(&cells.join(","));
+        added.push_str(&cells.join(style.delimiter.to_string().as_str()));
         added.push_str(style.line_end);
     }
     if !added.is_empty() {
@@ -122,9 +126,10 @@ fn line_end_after(text: &str, at: usize) -> usize {
     }
 }
 
-/// How a file writes its cells: whether it quotes every cell, and its line end.
+/// How a file writes its cells: whether it quotes every cell, its delimiter and its line end.
 struct Style {
     quote_all: bool,
+    delimiter: char,
     line_end: &'static str,
 }
 
@@ -140,13 +145,14 @@ impl Style {
         });
         Self {
             quote_all: quoted > 0 && bare == 0,
+            delimiter: char::from(table.delimiter),
             line_end: super::line_ending(text),
         }
     }
 
     /// `text` as a cell: in double quotes (quotes doubled) when asked or when it needs them.
     fn cell(&self, text: &str, quote: bool) -> String {
-        let needs = text.contains([',', '"', '\n', '\r']) || text.starts_with(' ') || text.ends_with(' ');
+        let needs = text.contains([self.delimiter, '"', '\n', '\r']) || text.starts_with(' ') || text.ends_with(' ');
         if quote || needs {
             format!("\"{}\"", text.replace('"', "\"\""))
         } else {
@@ -218,6 +224,23 @@ mod tests {
             patched(local, "key,de\r\nLABEL_BACK,Zurück\r\nLABEL_PLAY,SPIELEN\r\n", &[]),
             ",de\nLABEL_BACK,> ZURÜCK\nLABEL_PLAY,SPIELEN\nLABEL_BACK,Zurück\n"
         );
+    }
+
+    #[test]
+    fn a_semicolon_table_is_patched_with_semicolons() {
+        let local = "keys;en;fr\nHELLO;Hello;Bonjour\nBYE;Bye\n";
+        let exported = "key,en,fr\r\nHELLO,Hello,\"Salut; toi\"\r\nBYE,Bye,Au revoir\r\nNEW,\"New, too\",Neuf\r\n";
+        assert_eq!(
+            patched(local, exported, &[]),
+            "keys;en;fr\nHELLO;Hello;\"Salut; toi\"\nBYE;Bye;Au revoir\nNEW;New, too;Neuf\n"
+        );
+    }
+
+    #[test]
+    fn a_short_row_gains_the_cells_up_to_each_text_it_lacks() {
+        let local = "keys,en,de,fr\nA,a\nB,b\n";
+        let exported = "key,en,de,fr\r\nA,a,ä,à\r\nB,b,,bé\r\n";
+        assert_eq!(patched(local, exported, &[]), "keys,en,de,fr\nA,a,ä,à\nB,b,,bé\n");
     }
 
     #[test]
