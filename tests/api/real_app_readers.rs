@@ -543,6 +543,25 @@ fn form_of_plural(
         .is_some_and(|form| entry["text"].as_str() == Some(form))
 }
 
+/// Whether every form of the reader's plural `key` is held by the server as the plain key
+/// `{key}_{category}` in `language`.
+fn forms_as_keys(
+    keys: &BTreeMap<(String, String), Value>,
+    namespace: &str,
+    key: &str,
+    language: &str,
+    entry: &Value,
+) -> bool {
+    let Some(forms) = entry["forms"].as_object() else {
+        return false;
+    };
+    !forms.is_empty()
+        && forms.iter().all(|(category, text)| {
+            keys.get(&(namespace.to_owned(), format!("{key}_{category}")))
+                .is_some_and(|held| held["translation"][language] == *text)
+        })
+}
+
 /// An XML fragment's text: tags left out (a `>` inside a quoted attribute value, as Angular
 /// writes `equiv-text="&lt;fa-icon ...>"`, is in the tag), the five entities read.
 fn without_tags(fragment: &str) -> String {
@@ -701,6 +720,9 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
             // (Japanese `X_one` beside `X_other`): the reader takes them for plain keys i18next
             // never looks up; the server holds them as forms of `X`, as the file writes them.
             None if form_of_plural(&keys, namespace, key, language, entry) => {}
+            // i18next forms of a name the base language holds as a plain text: the server
+            // holds each as a plain key named as the file names it (docs/formats/i18next.md).
+            _ if forms_as_keys(&keys, namespace, key, language, entry) => {}
             None => {
                 let elsewhere: Vec<&str> = keys
                     .keys()

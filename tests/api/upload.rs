@@ -864,6 +864,63 @@ async fn a_translations_file_uploaded_alone_never_changes_a_keys_kind() {
 }
 
 #[tokio::test]
+async fn i18next_forms_beside_a_plain_key_of_their_name_are_keys_of_their_own_as_the_base_file_says() {
+    let app = app_with_languages().await;
+    // AFFiNE's base file: `t(\"tags\")` reads the plain text, `t(\"tags\", {count})` the
+    // forms. Grist's German: a stale plain `files` beside the forms the base language has.
+    let tree = zip_of(&[
+        (
+            "en.json",
+            br#"{"tags": "{{count}} doc", "tags_one": "{{count}} doc", "tags_other": "{{count}} docs", "tags_zero": "no doc", "files_one": "one file", "files_other": "{{count}} files"}"#,
+        ),
+        (
+            "fr.json",
+            br#"{"tags_one": "{{count}} doc", "tags_other": "{{count}} docs", "files": "fichiers (old)", "files_one": "un fichier", "files_other": "{{count}} fichiers"}"#,
+        ),
+    ]);
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=i18next",
+            "application/zip",
+            tree,
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    let passed_over: Vec<(&str, &str)> = answer["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|warning| warning["message"].as_str().unwrap().contains("passed over"))
+        .map(|warning| (warning["key"].as_str().unwrap(), warning["language"].as_str().unwrap()))
+        .collect();
+    assert_eq!(passed_over, [("files", "fr")], "{answer}");
+    let key = |name: &str| {
+        let app = &app;
+        let path = format!("/teams/acme/projects/mobile/keys/{name}");
+        async move { app.get(&path).await.assert_ok(StatusCode::OK)["data"].clone() }
+    };
+    let tags = key("tags").await;
+    assert_eq!(tags["plural"], false);
+    assert_eq!(tags["translation"], json!({"en": "{{count}} doc"}));
+    for (name, en, fr) in [
+        ("tags_one", json!("{{count}} doc"), json!("{{count}} doc")),
+        ("tags_other", json!("{{count}} docs"), json!("{{count}} docs")),
+        ("tags_zero", json!("no doc"), Value::Null),
+    ] {
+        let form = key(name).await;
+        assert_eq!(form["plural"], false, "{name}");
+        assert_eq!(form["translation"]["en"], en, "{name}");
+        assert_eq!(form["translation"]["fr"], fr, "{name}");
+    }
+    let files = key("files").await;
+    assert_eq!(files["plural"], true);
+    assert_eq!(
+        files["translation"]["fr"],
+        json!({"one": "un fichier", "other": "{{count}} fichiers"})
+    );
+}
+
+#[tokio::test]
 async fn a_translations_copy_of_a_group_comment_is_no_description_when_the_base_file_has_none() {
     // AntennaPod: the group comment stands above a `translatable="false"` entry in the base
     // file, and above the group's first translated entry in a translation's file.
