@@ -219,7 +219,9 @@ impl UploadPlan {
                 .filter(|(platform, _)| file.namespace.is_empty() || *platform == Platform::Android);
             let web_entry =
                 key_file.map(|key_file| (Platform::Web, Some(key_file.to_owned()).filter(|file| !file.is_empty())));
-            let entries = if file.path.ends_with(".json") {
+            // i18next's files only (their syntax says so): a flat JSON file writes forms as an
+            // object under the name, which has no suffixed names to split into.
+            let entries = if file.placeholders == Some(Syntax::I18next) {
                 let held_plain = |name: &str| {
                     let Ok(name) = KeyName::parse_in(&file_namespace, name) else {
                         return false;
