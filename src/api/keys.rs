@@ -1,5 +1,6 @@
 //! Key handlers: query, get, create, update, delete.
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use poem_openapi::param::{Header, Path, Query};
@@ -69,7 +70,7 @@ fn asked(team: &TeamName, project: &ProjectName, query: &KeyQuery, work: &WorkFi
     } = query;
     let mut asked = format!("{team}/{project} {page} {limit} {sort:?} {keyword:?} {namespace:?}");
     if !work.is_empty() {
-        asked.push_str(&format!(" {work:?}"));
+        let _ = write!(asked, " {work:?}");
     }
     asked
 }

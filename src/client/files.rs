@@ -350,7 +350,6 @@ fn template_file(set: &FileSet) -> Option<PathBuf> {
         None => templates.into_iter().next(),
     };
     chosen.or_else(|| {
-        let pattern = set.root.to_string_lossy().into_owned();
         let lazarus = pattern.replacen(&format!(".{LANGUAGE_PLACEHOLDER}.po"), ".po", 1);
         (lazarus != pattern && !lazarus.contains(LANGUAGE_PLACEHOLDER))
             .then(|| PathBuf::from(lazarus))

@@ -31,7 +31,7 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, namespace: Opt
             TextRef::Plain(value) => root.insert(key.name.as_str().to_owned(), value),
             TextRef::Plural(forms) => {
                 for (category, value) in forms.iter() {
-                    root.insert(format!("{}_{}", key.name.as_str(), category.name()), value);
+                    root.insert(form_name(key.name.as_str(), category), value);
                 }
             }
         }
@@ -98,6 +98,47 @@ impl Serialize for Tree<'_> {
         }
         map.end()
     }
+}
+
+/// The member name of a plural key's form: the form `one` of `files` is `files_one`.
+fn form_name(name: &str, category: PluralCategory) -> String {
+    format!("{name}_{}", category.name())
+}
+
+/// The entries with each plural entry `split` names (given its name and whether the file has
+/// a plain entry of that name too) turned back into a plain entry per form, named as the file
+/// names the form's member (`X_one`, `X_other`): for a name the key space holds as a plain
+/// text (AFFiNE's `t(X)` beside `t(X, {count})`).
+pub fn plain_forms(entries: Vec<ParsedEntry>, split: impl Fn(&str, bool) -> bool) -> Vec<ParsedEntry> {
+    let plain: std::collections::HashSet<&str> = entries
+        .iter()
+        .filter(|entry| entry.text.as_plain().is_some())
+        .map(|entry| entry.name.as_str())
+        .collect();
+    let split: std::collections::HashSet<String> = entries
+        .iter()
+        .filter(|entry| entry.text.as_plural().is_some())
+        .filter(|entry| split(&entry.name, plain.contains(entry.name.as_str())))
+        .map(|entry| entry.name.clone())
+        .collect();
+    if split.is_empty() {
+        return entries;
+    }
+    let mut out = Vec::with_capacity(entries.len() + split.len() * 2);
+    for entry in entries {
+        match entry.text.as_plural() {
+            Some(forms) if split.contains(&entry.name) => {
+                for (category, text) in forms.iter() {
+                    let mut form = entry.clone();
+                    form.name = form_name(&entry.name, category);
+                    form.text = crate::domain::model::Text::Plain(text.to_owned());
+                    out.push(form);
+                }
+            }
+            _ => out.push(entry),
+        }
+    }
+    out
 }
 
 /// The plural key a member's name is a form of: `files_one` is the form `one` of `files`.

@@ -463,7 +463,7 @@ fn read_file(
             warnings = read.warnings;
             push(language, read.entries, &mut warnings);
             match read.source_language.filter(|_| !read.sources.is_empty()) {
-                Some(language) if is_language(&language) => {
+                Some(language) if po::locale_language(&language).is_some() => {
                     add_sources(upload, path, language, namespace, read.sources);
                 }
                 // A source language that names none (an Angular tool's `srcLang="undefined"`):
@@ -518,12 +518,6 @@ fn read_file(
         prepared,
     }));
     Ok(())
-}
-
-/// Whether an ecosystem's locale name (`pt_BR`, `sr@latin`, `zh-Hant`) names a language.
-fn is_language(name: &str) -> bool {
-    let mapped = po::locale_language(name);
-    LanguageCode::parse(mapped.as_deref().unwrap_or(name)).is_ok()
 }
 
 /// Adds an XLIFF translation file's sources to the upload's base texts of `language` (one

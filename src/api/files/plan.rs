@@ -8,7 +8,6 @@ use crate::api::warnings::WarningItem;
 use crate::domain::key_files::Platform;
 use crate::domain::model::{Project, Syntax, Text};
 use crate::domain::names::{Description, KeyName, LanguageCode, Namespace, quote_for_message};
-use crate::formats::ParsedEntry;
 use crate::formats::upload::{BASE_LANGUAGE, Original, Upload, UploadedFile};
 use crate::store::{ImportEntry, TextInput, TranslationInput};
 
@@ -231,7 +230,14 @@ impl UploadPlan {
                         None => existing.get(name.identity()).is_some_and(|known| !known.plural),
                     }
                 };
-                split_forms_of_plain_keys(file.entries, is_base, held_plain)
+                // AFFiNE's base file writes `X` beside `X_one`, `X_other` (`t(X)` reads the
+                // one, `t(X, {count})` the others): its own plain `X` decides for it. Another
+                // language's file follows the kind the base language (or the project) gave
+                // `X`, so a translation's stale plain `X` beside the forms the base language
+                // has (Grist's German) stays a stale entry.
+                crate::formats::i18next::plain_forms(file.entries, |name, plain_beside| {
+                    if is_base { plain_beside } else { held_plain(name) }
+                })
             } else {
                 file.entries
             };
@@ -600,55 +606,6 @@ impl UploadPlan {
         self.add_languages.push(code.clone());
         Ok(code)
     }
-}
-
-/// An i18next file's forms (`X_one`, `X_other`, gathered by the reader into a plural `X`) of a
-/// name the key space holds as a plain text are plain keys of their own, named as the file
-/// names them: AFFiNE's base file writes `X` beside `X_one`, `X_other` and `X_zero` (`t(X)`
-/// reads the one, `t(X, {count})` the others). The base file's own plain `X` decides for it;
-/// another language's file follows the kind the base language (or the project) gave `X`, so
-/// a translation's stale plain `X` beside the forms the base language has (Grist's German)
-/// stays a stale entry.
-fn split_forms_of_plain_keys(
-    entries: Vec<ParsedEntry>,
-    is_base: bool,
-    held_plain: impl Fn(&str) -> bool,
-) -> Vec<ParsedEntry> {
-    let plain_here: std::collections::HashSet<&str> = entries
-        .iter()
-        .filter(|entry| matches!(entry.text, Text::Plain(_)))
-        .map(|entry| entry.name.as_str())
-        .collect();
-    let split: std::collections::HashSet<String> = entries
-        .iter()
-        .filter(|entry| matches!(entry.text, Text::Plural(_)))
-        .filter(|entry| {
-            if is_base {
-                plain_here.contains(entry.name.as_str())
-            } else {
-                held_plain(&entry.name)
-            }
-        })
-        .map(|entry| entry.name.clone())
-        .collect();
-    if split.is_empty() {
-        return entries;
-    }
-    let mut out = Vec::with_capacity(entries.len() + split.len() * 2);
-    for entry in entries {
-        match &entry.text {
-            Text::Plural(forms) if split.contains(&entry.name) => {
-                for (category, text) in forms.iter() {
-                    let mut form = entry.clone();
-                    form.name = format!("{}_{}", entry.name, category.name());
-                    form.text = Text::Plain(text.to_owned());
-                    out.push(form);
-                }
-            }
-            _ => out.push(entry),
-        }
-    }
-    out
 }
 
 /// A text as sent, converted from one placeholder syntax to another (see
