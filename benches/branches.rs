@@ -44,6 +44,7 @@ fn entry(index: usize, text: &str) -> ImportEntry {
                 text: TextInput::Content(format!("{code} {text} {index} for screen {}", index % 500)),
                 literal: false,
                 keeps_unexpressed_forms: false,
+                kind_as_written: false,
             })
             .collect(),
         add_tags: Vec::new(),

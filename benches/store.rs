@@ -33,6 +33,7 @@ fn translations(index: usize) -> Vec<TranslationInput> {
             text: TextInput::Content(format!("{code} text number {index} for screen {}", index % 500)),
             literal: false,
             keeps_unexpressed_forms: false,
+            kind_as_written: false,
         })
         .collect()
 }

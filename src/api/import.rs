@@ -521,6 +521,7 @@ fn parse_item(position: usize, item: ImportKeyItem) -> Result<ImportEntry, ApiEr
                 text,
                 literal: false,
                 keeps_unexpressed_forms: false,
+                kind_as_written: false,
             })
         })
         .collect::<Result<Vec<_>, String>>()

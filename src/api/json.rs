@@ -143,7 +143,7 @@ struct Translations<'a>(&'a Key);
 impl Serialize for Translations<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.translations.len()))?;
-        for (language, text) in &self.0.translations {
+        for (language, text) in self.0.translations.iter_in_full() {
             match text {
                 TextRef::Plain(text) => map.serialize_entry(language.as_str(), text)?,
                 TextRef::Plural(forms) => map.serialize_entry(language.as_str(), &Forms(forms))?,

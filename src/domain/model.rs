@@ -65,8 +65,10 @@ impl Project {
 
 /// A text key with its tags (order kept, no duplicates) and one text per language.
 ///
-/// Invariant: every translation of a plural key is [`Text::Plural`], every translation of a
-/// plain key [`Text::Plain`].
+/// Invariant: as [`Translations::get`] sees them, every translation of a plural key is
+/// [`Text::Plural`], every translation of a plain key [`Text::Plain`]; a translation an app
+/// writes in the other kind (a Rails or ARB file reads each language on its own) is held as
+/// written beside that ([`Translations::get_written`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Key {
     pub name: KeyName,
@@ -170,33 +172,14 @@ impl Key {
     }
 
     /// Switches the key to or from plural: a plain text becomes the `other` form, and a
-    /// plural's `other` form becomes the plain text.
+    /// plural's `other` form becomes the plain text; a text written in the other kind is
+    /// then of the key's kind, and held as it is.
     pub fn set_plural(&mut self, plural: bool) {
         if self.plural == plural {
             return;
         }
         self.plural = plural;
-        self.map_texts(|text| match text {
-            Text::Plain(text) if plural => Text::Plural(PluralForms::other(text)),
-            Text::Plural(forms) if !plural => Text::Plain(forms.into_other()),
-            same => same,
-        });
-    }
-
-    /// Replaces every text by `change` of it, keeping each translation's recorded base.
-    fn map_texts(&mut self, change: impl Fn(Text) -> Text) {
-        let texts = std::mem::take(&mut self.translations);
-        let bases: Vec<(LanguageCode, Option<u32>)> = texts
-            .keys()
-            .map(|language| (language.clone(), texts.base_of(language)))
-            .collect();
-        self.translations = texts
-            .into_iter()
-            .map(|(language, text)| (language, change(text)))
-            .collect();
-        for (language, base) in bases {
-            self.translations.set_base(&language, base);
-        }
+        self.translations.set_kind(plural);
     }
 }
 
@@ -313,7 +296,8 @@ impl Key {
         }
         self.markup = markup;
         if markup {
-            self.map_texts(|text| text.map_strings(escape_markup));
+            self.translations
+                .map_written(|text| text.to_owned().map_strings(escape_markup));
         }
     }
 }

@@ -197,6 +197,19 @@ impl<'a> TextRef<'a> {
         }
     }
 
+    /// The translation as a key of the other kind sees it: a plain text as its `other` form,
+    /// plural forms as their `other` form's text.
+    pub fn in_other_kind(self) -> Self {
+        match self {
+            TextRef::Plain(text) => TextRef::Plural(FormsRef::other(text)),
+            TextRef::Plural(forms) => TextRef::Plain(forms.other_form()),
+        }
+    }
+
+    pub fn is_plural(self) -> bool {
+        matches!(self, TextRef::Plural(_))
+    }
+
     /// The [base hash](base_hash) of this text.
     pub fn base_hash(self) -> u32 {
         base_hash(self)
@@ -273,6 +286,8 @@ enum FormsRepr<'a> {
         texts: &'a str,
     },
     Owned(&'a [(PluralCategory, String)]),
+    /// A plain text seen as the `other` form of a plural key.
+    Other(&'a str),
 }
 
 impl<'a> FormsRef<'a> {
@@ -292,9 +307,14 @@ impl<'a> FormsRef<'a> {
         FormsRef(FormsRepr::Owned(forms))
     }
 
+    /// A plain text seen as forms: its `other` form only.
+    pub(super) fn other(text: &'a str) -> Self {
+        FormsRef(FormsRepr::Other(text))
+    }
+
     /// The forms present, in CLDR order.
     pub fn iter(self) -> impl Iterator<Item = (PluralCategory, &'a str)> {
-        let (packed, owned) = match self.0 {
+        let (packed, owned, other) = match self.0 {
             FormsRepr::Packed {
                 categories,
                 start,
@@ -308,14 +328,20 @@ impl<'a> FormsRef<'a> {
                 let strings = starts
                     .zip(ends.iter().copied())
                     .map(move |(start, end)| &texts[start as usize..end as usize]);
-                (Some(present.zip(strings)), None)
+                (Some(present.zip(strings)), None, None)
             }
             FormsRepr::Owned(forms) => (
                 None,
                 Some(forms.iter().map(|(category, text)| (*category, text.as_str()))),
+                None,
             ),
+            FormsRepr::Other(text) => (None, None, Some((PluralCategory::Other, text))),
         };
-        packed.into_iter().flatten().chain(owned.into_iter().flatten())
+        packed
+            .into_iter()
+            .flatten()
+            .chain(owned.into_iter().flatten())
+            .chain(other)
     }
 
     pub fn get(self, category: PluralCategory) -> Option<&'a str> {

@@ -10,6 +10,12 @@ use super::text::{PluralCategory, Text};
 
 /// A key's texts, one per language, in language-code order, packed for a small memory.
 ///
+/// A translation may be written in the other kind than its key's (a plain text in a Rails
+/// file where the base language has plural forms, or the reverse): it is held as written and
+/// marked, and seen in the key's kind by [`get`](Self::get) and [`iter`](Self::iter) (a plain
+/// text as the `other` form, forms as their `other` form's text); the writers of formats that
+/// read each language on its own ask for it [as written](Self::get_written).
+///
 /// A catalog of 100,000 keys in 50 languages holds 5 million texts. Stored as a vector of
 /// (code, text) pairs, each text cost a 48-byte slot and two heap blocks besides its bytes,
 /// over twice the text itself. Here a key's strings are one buffer, each language a 16-byte
@@ -34,11 +40,15 @@ struct Slot {
     end: u32,
     /// 0 for a plain text; for plural forms the set of categories present (bit `i` for
     /// [`PluralCategory::ALL`]`[i]`) in the low 6 bits and, above them, the position of the
-    /// first form in `form_ends`.
+    /// first form in `form_ends`; and bit 31 ([`OTHER_KIND`]) for a translation written in
+    /// the other kind than its key's.
     forms: u32,
 }
 
 const FORM_BITS: u32 = 6;
+const CATEGORIES: u32 = (1 << FORM_BITS) - 1;
+/// The slot's translation is written in the other kind than its key's.
+const OTHER_KIND: u32 = 1 << 31;
 
 impl Translations {
     pub fn get(&self, language: &LanguageCode) -> Option<TextRef<'_>> {
@@ -63,6 +73,42 @@ impl Translations {
     pub fn get_near_with_base(&self, language: &LanguageCode, hint: &mut usize) -> Option<(TextRef<'_>, u32)> {
         let text = self.get_near(language, hint)?;
         Some((text, self.bases.get(*hint).copied().unwrap_or(0)))
+    }
+
+    /// The text of `language` as the app's file writes it, which may be of the other kind
+    /// than the key's (see [`Translations`]).
+    pub fn get_written(&self, language: &LanguageCode) -> Option<TextRef<'_>> {
+        self.position(language).ok().map(|index| self.slot_text(index).0)
+    }
+
+    /// Whether the text of `language` is written in the other kind than its key's.
+    pub fn is_other_kind(&self, language: &LanguageCode) -> bool {
+        self.position(language)
+            .is_ok_and(|index| self.slots[index].forms & OTHER_KIND != 0)
+    }
+
+    /// [`get_near_with_base`](Self::get_near_with_base) with the text as written.
+    pub fn get_near_written(&self, language: &LanguageCode, hint: &mut usize) -> Option<(TextRef<'_>, u32)> {
+        self.get_near(language, hint)?;
+        Some((self.slot_text(*hint).0, self.bases.get(*hint).copied().unwrap_or(0)))
+    }
+
+    /// Every text as written, with whether it is of the other kind than the key's.
+    pub fn iter_written(&self) -> impl Iterator<Item = (&LanguageCode, TextRef<'_>, bool)> + '_ {
+        (0..self.slots.len()).map(|index| {
+            let (text, other_kind) = self.slot_text(index);
+            (self.slots[index].language, text, other_kind)
+        })
+    }
+
+    /// Every text as the API shows it, nothing hidden: forms as held (a plain key's
+    /// translation written as forms too), and a plain text of a plural key as its `other`
+    /// form.
+    pub fn iter_in_full(&self) -> impl Iterator<Item = (&LanguageCode, TextRef<'_>)> + '_ {
+        self.iter_written().map(|(language, text, other_kind)| match text {
+            TextRef::Plain(_) if other_kind => (language, text.in_other_kind()),
+            _ => (language, text),
+        })
     }
 
     /// The hash of the base text the translation of `language` was written against, if one
@@ -91,9 +137,50 @@ impl Translations {
         }
     }
 
-    /// Sets the text of `language`.
+    /// Sets the text of `language`, of the key's kind.
     pub fn insert(&mut self, language: LanguageCode, text: Text) {
         self.apply([(language, Some(text))]);
+    }
+
+    /// Sets the text of `language` as written: `other_kind` when it is of the other kind than
+    /// the key's.
+    pub fn insert_written(&mut self, language: LanguageCode, text: Text, other_kind: bool) {
+        self.apply_written([(language, Some((text, other_kind)))]);
+    }
+
+    /// Makes every text of the kind `plural`: a text of the other kind becomes its `other`
+    /// form or its `other` form's text, and nothing stays marked as written in the other kind
+    /// (a marked text is of the key's new kind).
+    pub fn set_kind(&mut self, plural: bool) {
+        let texts: Vec<(&LanguageCode, Text, u32)> = self
+            .iter_all()
+            .map(|(language, text, base, _)| {
+                let text = if text.is_plural() == plural {
+                    text
+                } else {
+                    text.in_other_kind()
+                };
+                (language, text.to_owned(), base)
+            })
+            .collect();
+        *self = Self::pack(
+            texts
+                .iter()
+                .map(|(language, text, base)| (*language, text.as_ref(), *base, false)),
+        );
+    }
+
+    /// Replaces every text as written by `change` of it, keeping bases and marks.
+    pub fn map_written(&mut self, change: impl Fn(TextRef<'_>) -> Text) {
+        let texts: Vec<(&LanguageCode, Text, u32, bool)> = self
+            .iter_all()
+            .map(|(language, text, base, other_kind)| (language, change(text), base, other_kind))
+            .collect();
+        *self = Self::pack(
+            texts
+                .iter()
+                .map(|(language, text, base, other_kind)| (*language, text.as_ref(), *base, *other_kind)),
+        );
     }
 
     /// Removes the text of `language`; whether there was one.
@@ -109,26 +196,41 @@ impl Translations {
     /// two changes to the same language the later wins. A replaced text keeps its recorded
     /// base; a new one has none.
     pub fn apply<L: Borrow<LanguageCode>>(&mut self, changes: impl IntoIterator<Item = (L, Option<Text>)>) {
-        let mut texts: Vec<(&LanguageCode, Option<TextRef<'_>>, u32)> = Vec::new();
-        let changes: Vec<(L, Option<Text>)> = changes.into_iter().collect();
-        let mut changed: Vec<(&LanguageCode, &Option<Text>)> = changes
+        self.apply_written(
+            changes
+                .into_iter()
+                .map(|(language, text)| (language, text.map(|text| (text, false)))),
+        );
+    }
+
+    /// [`apply`](Self::apply) with texts as written, each with whether it is of the other
+    /// kind than the key's.
+    pub fn apply_written<L: Borrow<LanguageCode>>(
+        &mut self,
+        changes: impl IntoIterator<Item = (L, Option<(Text, bool)>)>,
+    ) {
+        // Per language: its text as written and whether it is of the other kind; its base.
+        type Entry<'a> = (&'a LanguageCode, Option<(TextRef<'a>, bool)>, u32);
+        let mut texts: Vec<Entry<'_>> = Vec::new();
+        let changes: Vec<(L, Option<(Text, bool)>)> = changes.into_iter().collect();
+        let mut changed: Vec<(&LanguageCode, &Option<(Text, bool)>)> = changes
             .iter()
             .map(|(language, text)| (language.borrow(), text))
             .collect();
         // Stable: the last of equal codes is the one kept below.
         changed.sort_by(|a, b| a.0.cmp(b.0));
         let mut changed = changed.into_iter().peekable();
-        let mut old = self.iter_with_bases().peekable();
+        let mut old = self.iter_all().peekable();
         loop {
             let order = match (old.peek(), changed.peek()) {
                 (None, None) => break,
                 (Some(_), None) => std::cmp::Ordering::Less,
                 (None, Some(_)) => std::cmp::Ordering::Greater,
-                (Some((a, _, _)), Some((b, _))) => (*a).cmp(b),
+                (Some((a, _, _, _)), Some((b, _))) => (*a).cmp(b),
             };
             if order == std::cmp::Ordering::Less {
-                let (language, text, base) = old.next().expect("peeked");
-                texts.push((language, Some(text), base));
+                let (language, text, base, other_kind) = old.next().expect("peeked");
+                texts.push((language, Some((text, other_kind)), base));
                 continue;
             }
             let mut base = 0;
@@ -137,18 +239,17 @@ impl Translations {
                 base = old.next().expect("peeked").2;
             }
             let (language, text) = changed.next().expect("peeked");
-            let text = text.as_ref().map(Text::as_ref);
+            let text = text.as_ref().map(|(text, other_kind)| (text.as_ref(), *other_kind));
             match texts.last_mut() {
                 Some(last) if last.0 == language => last.1 = text,
                 _ => texts.push((language, text, base)),
             }
         }
         drop(old);
-        let packed = Self::pack(
-            texts
-                .into_iter()
-                .filter_map(|(language, text, base)| Some((language, text?, base))),
-        );
+        let packed =
+            Self::pack(texts.into_iter().filter_map(|(language, text, base)| {
+                text.map(|(text, other_kind)| (language, text, base, other_kind))
+            }));
         *self = packed;
     }
 
@@ -156,17 +257,22 @@ impl Translations {
         if self.iter().all(|(language, text)| keep(language, text)) {
             return;
         }
+        let kept: Vec<bool> = self.iter().map(|(language, text)| keep(language, text)).collect();
         let packed = Self::pack(
-            self.iter_with_bases()
-                .filter(|(language, text, _)| keep(language, *text)),
+            self.iter_all()
+                .zip(kept)
+                .filter_map(|(slot, kept)| kept.then_some(slot)),
         );
         *self = packed;
     }
 
-    fn iter_with_bases(&self) -> impl Iterator<Item = (&LanguageCode, TextRef<'_>, u32)> + '_ {
+    /// Every slot: its language, its text as written, its recorded base (0: none) and
+    /// whether the text is of the other kind than the key's.
+    fn iter_all(&self) -> impl Iterator<Item = (&'static LanguageCode, TextRef<'_>, u32, bool)> + '_ {
         (0..self.slots.len()).map(|index| {
             let base = self.bases.get(index).copied().unwrap_or(0);
-            (self.slots[index].language, self.text(index), base)
+            let (text, other_kind) = self.slot_text(index);
+            (self.slots[index].language, text, base, other_kind)
         })
     }
 
@@ -175,14 +281,15 @@ impl Translations {
     }
 
     /// The same languages with other texts, each keeping its recorded base: `texts` gives a
-    /// text for every language of `self`, in `self`'s order (a conversion of every text).
-    pub fn with_texts<'a>(&self, texts: impl IntoIterator<Item = TextRef<'a>>) -> Self {
+    /// text as written for every language of `self`, in `self`'s order, with whether it is of
+    /// the other kind than the key's (a conversion of every text).
+    pub fn with_texts<'a>(&self, texts: impl IntoIterator<Item = (TextRef<'a>, bool)>) -> Self {
         let languages = (0..self.slots.len())
             .map(|index| (self.slots[index].language, self.bases.get(index).copied().unwrap_or(0)));
         Self::pack(
             languages
                 .zip(texts)
-                .map(|((language, base), text)| (language, text, base)),
+                .map(|((language, base), (text, other_kind))| (language, text, base, other_kind)),
         )
     }
 
@@ -236,9 +343,12 @@ impl Translations {
             if index > 0 && slots[index - 1].0 >= language || end < start || !boundary(end) {
                 return None;
             }
-            if forms != 0 {
-                let categories = forms & ((1 << FORM_BITS) - 1);
-                let first = (forms >> FORM_BITS) as usize;
+            let categories = forms & CATEGORIES;
+            if categories == 0 && forms & !OTHER_KIND != 0 {
+                return None;
+            }
+            if categories != 0 {
+                let first = ((forms & !OTHER_KIND) >> FORM_BITS) as usize;
                 let count = categories.count_ones() as usize;
                 if categories & other == 0 || first != forms_seen || first + count > form_ends.len() {
                     return None;
@@ -272,35 +382,44 @@ impl Translations {
         })
     }
 
+    /// The text of slot `index` as the key's kind sees it.
     fn text(&self, index: usize) -> TextRef<'_> {
-        let slot = self.slots[index];
-        let start = index.checked_sub(1).map_or(0, |previous| self.slots[previous].end);
-        if slot.forms == 0 {
-            return TextRef::Plain(&self.texts[start as usize..slot.end as usize]);
+        match self.slot_text(index) {
+            (text, true) => text.in_other_kind(),
+            (text, false) => text,
         }
-        let categories = (slot.forms & ((1 << FORM_BITS) - 1)) as u8;
-        let first = (slot.forms >> FORM_BITS) as usize;
+    }
+
+    /// The text of slot `index` as written, and whether it is of the other kind than the key's.
+    fn slot_text(&self, index: usize) -> (TextRef<'_>, bool) {
+        let slot = self.slots[index];
+        let other_kind = slot.forms & OTHER_KIND != 0;
+        let start = index.checked_sub(1).map_or(0, |previous| self.slots[previous].end);
+        let categories = (slot.forms & CATEGORIES) as u8;
+        if categories == 0 {
+            return (
+                TextRef::Plain(&self.texts[start as usize..slot.end as usize]),
+                other_kind,
+            );
+        }
+        let first = ((slot.forms & !OTHER_KIND) >> FORM_BITS) as usize;
         let count = categories.count_ones() as usize;
-        TextRef::Plural(FormsRef::packed(
-            categories,
-            start,
-            &self.form_ends[first..first + count],
-            &self.texts,
-        ))
+        let forms = FormsRef::packed(categories, start, &self.form_ends[first..first + count], &self.texts);
+        (TextRef::Plural(forms), other_kind)
     }
 
     fn position(&self, language: &LanguageCode) -> Result<usize, usize> {
         self.slots.binary_search_by(|slot| slot.language.cmp(language))
     }
 
-    /// Packs texts given in code order with no code twice, each with its recorded base (0:
-    /// none).
-    fn pack<'a>(texts: impl IntoIterator<Item = (&'a LanguageCode, TextRef<'a>, u32)>) -> Self {
+    /// Packs texts given in code order with no code twice, each as written with its recorded
+    /// base (0: none) and whether it is of the other kind than the key's.
+    fn pack<'a>(texts: impl IntoIterator<Item = (&'a LanguageCode, TextRef<'a>, u32, bool)>) -> Self {
         let mut slots = Vec::new();
         let mut buffer = String::new();
         let mut form_ends = Vec::new();
         let mut bases = Vec::new();
-        for (language, text, base) in texts {
+        for (language, text, base, other_kind) in texts {
             bases.push(base);
             let forms = match text {
                 TextRef::Plain(text) => {
@@ -308,7 +427,10 @@ impl Translations {
                     0
                 }
                 TextRef::Plural(forms) => {
-                    let first = u32::try_from(form_ends.len()).expect("fewer than 2^26 plural forms in a key");
+                    let first = u32::try_from(form_ends.len())
+                        .ok()
+                        .filter(|first| *first < OTHER_KIND >> FORM_BITS)
+                        .expect("fewer than 2^25 plural forms in a key");
                     let mut categories = 0u32;
                     for (category, text) in forms.iter() {
                         categories |= 1 << category.bit();
@@ -321,7 +443,7 @@ impl Translations {
             slots.push(Slot {
                 language: language.interned(),
                 end: text_end(&buffer),
-                forms,
+                forms: if other_kind { forms | OTHER_KIND } else { forms },
             });
         }
         if bases.iter().all(|base| *base == 0) {
@@ -342,7 +464,7 @@ fn text_end(buffer: &str) -> u32 {
 
 impl PartialEq for Translations {
     fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter_with_bases().eq(other.iter_with_bases())
+        self.len() == other.len() && self.iter_all().eq(other.iter_all())
     }
 }
 
@@ -516,6 +638,65 @@ mod tests {
         no_other[0].2 &= !(1 << PluralCategory::Other.bit());
         assert!(refused(no_other, strings, form_ends));
         assert!(Translations::from_packed(Vec::new(), "", &[], &[]).is_some_and(|empty| empty.is_empty()));
+    }
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+    use crate::domain::text::PluralForms;
+
+    fn code(raw: &str) -> LanguageCode {
+        LanguageCode::parse(raw).unwrap()
+    }
+
+    #[test]
+    fn a_text_of_the_other_kind_is_held_as_written_and_seen_in_the_keys_kind() {
+        let forms = PluralForms::new([
+            (PluralCategory::One, "1 Stück".into()),
+            (PluralCategory::Other, "# Stück".into()),
+        ])
+        .unwrap();
+        // A plural key: English forms, Korean written as one text.
+        let mut texts: Translations = [(code("en"), Text::Plural(forms.clone()))].into_iter().collect();
+        texts.insert_written(code("ko"), Text::from("#개"), true);
+        texts.set_base(&code("ko"), Some(9));
+        assert!(texts.is_other_kind(&code("ko")) && !texts.is_other_kind(&code("en")));
+        assert_eq!(texts.get_written(&code("ko")), Some(TextRef::Plain("#개")));
+        let seen = texts.get(&code("ko")).and_then(TextRef::as_plural).unwrap();
+        assert_eq!(seen.iter().collect::<Vec<_>>(), [(PluralCategory::Other, "#개")]);
+        assert_eq!(seen.to_owned(), PluralForms::other("#개".into()));
+        assert!(texts.values().all(TextRef::is_plural));
+        let mut hint = 0;
+        assert_eq!(
+            texts.get_near_written(&code("ko"), &mut hint),
+            Some((TextRef::Plain("#개"), 9))
+        );
+        // The mark survives edits of other languages and the packed form.
+        texts.insert(code("de"), Text::Plural(forms.clone()));
+        assert!(texts.is_other_kind(&code("ko")));
+        let (slots, strings, ends, bases) = texts.packed();
+        let again = Translations::from_packed(slots.collect(), strings, ends, bases).unwrap();
+        assert_eq!(again, texts);
+        assert!(again.is_other_kind(&code("ko")));
+        // The mark is part of equality: the same text written as forms is another file.
+        let mut as_forms = texts.clone();
+        as_forms.insert(code("ko"), Text::Plural(PluralForms::other("#개".into())));
+        assert_ne!(as_forms, texts);
+        assert_eq!(as_forms.get(&code("ko")), texts.get(&code("ko")));
+        // A text set in the key's kind replaces the written one, and the mark goes.
+        assert!(!as_forms.is_other_kind(&code("ko")));
+        // Made plain, the key holds Korean's text as it was and English's `other` form.
+        texts.set_kind(false);
+        assert!(!texts.is_other_kind(&code("ko")));
+        assert_eq!(texts.get(&code("ko")), Some(TextRef::Plain("#개")));
+        assert_eq!(texts.get(&code("en")), Some(TextRef::Plain("# Stück")));
+        assert_eq!(texts.base_of(&code("ko")), Some(9));
+        // A mark on a plain slot with other bits set is damage.
+        let (slots, strings, ends, bases) = texts.packed();
+        let mut slots: Vec<_> = slots.collect();
+        slots[1].2 = OTHER_KIND | 1 << FORM_BITS;
+        assert!(Translations::from_packed(slots, strings, ends, bases).is_none());
     }
 }
 

@@ -12,7 +12,7 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
-use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, icu, texts};
+use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, icu, written_texts};
 use crate::domain::model::{Key, Syntax, Text, TextRef};
 use crate::domain::names::LanguageCode;
 
@@ -35,7 +35,7 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, is_template: b
     // Each `@key` right after its key, as Flutter's files have them.
     let mut object: Vec<(String, Value)> = Vec::with_capacity(keys.len() + 1);
     object.push(("@@locale".into(), json!(language.as_str().replace('-', "_"))));
-    for (key, text) in texts(keys, language) {
+    for (key, text) in written_texts(keys, language) {
         let name = key.name.as_str();
         let value = match text {
             // A text that is no ICU message (literal braces, from another format) is quoted

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::Value;
 
-use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, json, texts};
+use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, json, written_texts};
 use crate::domain::model::{Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::LanguageCode;
 
@@ -26,7 +26,7 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, namespace: Opt
     // has one, is the last member of its parent.
     debug_assert!(keys.is_sorted_by(|a, b| a.borrow().name < b.borrow().name));
     let mut root = Tree::default();
-    for (key, text) in texts(keys, language) {
+    for (key, text) in written_texts(keys, language) {
         match text {
             TextRef::Plain(value) => root.insert(key.name.as_str().to_owned(), value),
             TextRef::Plural(forms) => {

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::Value;
 
-use super::{ExportFile, ParsedEntry, ReadError, texts};
+use super::{ExportFile, ParsedEntry, ReadError, written_texts};
 use crate::domain::model::{Key, PluralCategory, PluralForms, TextRef};
 use crate::domain::names::LanguageCode;
 
@@ -19,7 +19,7 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode, namespace: Opt
     // The keys come sorted by name, the order a map of names has, so they are written as
     // they come.
     debug_assert!(keys.is_sorted_by(|a, b| a.borrow().name < b.borrow().name));
-    let object = InOrder(|| texts(keys, language).map(|(key, text)| (key.name.as_str(), JsonText(text))));
+    let object = InOrder(|| written_texts(keys, language).map(|(key, text)| (key.name.as_str(), JsonText(text))));
     let mut bytes = Vec::with_capacity(keys.len() * 64);
     serde_json::to_writer_pretty(&mut bytes, &object).expect("a map of strings serialises to JSON");
     bytes.push(b'\n');

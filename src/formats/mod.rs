@@ -646,6 +646,21 @@ impl ReadError {
     }
 }
 
+/// The texts of `language` as their apps write them, in key order, skipping keys without
+/// one: for the formats whose platforms read each language on its own (a plain text of a
+/// plural key is written as the plain entry it was).
+fn written_texts<'a>(
+    keys: &'a [impl Borrow<Key>],
+    language: &'a LanguageCode,
+) -> impl Iterator<Item = (&'a Key, TextRef<'a>)> {
+    let mut hint = 0;
+    keys.iter().map(Borrow::borrow).filter_map(move |key: &Key| {
+        key.translations
+            .get_near_written(language, &mut hint)
+            .map(|(text, _)| (key, text))
+    })
+}
+
 /// The texts of `language`, in key order, skipping keys without one.
 fn texts<'a>(keys: &'a [impl Borrow<Key>], language: &'a LanguageCode) -> impl Iterator<Item = (&'a Key, TextRef<'a>)> {
     let mut hint = 0;

@@ -18,7 +18,7 @@ use std::ops::Range;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, SpannedEventReceiver};
 
-use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, texts};
+use super::{ExportFile, ParsedEntry, ReadError, ReadWarning, written_texts};
 use crate::domain::model::{Key, PluralCategory, PluralForms, Text, TextRef};
 use crate::domain::names::LanguageCode;
 
@@ -73,7 +73,7 @@ pub fn render(keys: &[impl Borrow<Key>], language: &LanguageCode) -> ExportFile 
     // The open mappings, as ranges of the name that opened them.
     let mut open: Vec<&str> = Vec::new();
     let mut parts: Vec<Range<usize>> = Vec::new();
-    for (key, text) in texts(keys, language) {
+    for (key, text) in written_texts(keys, language) {
         let name = key.name.as_str();
         while before.last().is_some_and(|last| !name.starts_with(last)) {
             before.pop();

@@ -380,8 +380,8 @@ impl Serialize for TranslationsRef<'_> {
         serializer.collect_map(
             self.0
                 .translations
-                .iter()
-                .map(|(language, text)| (language.as_str(), TextFileRef(text))),
+                .iter_written()
+                .map(|(language, text, _)| (language.as_str(), TextFileRef(text))),
         )
     }
 }
@@ -430,33 +430,27 @@ pub fn read_key(bytes: &[u8]) -> Result<Key, FileError> {
         .map_err(|err| FileError::Invalid(err.0))?
         .into_string();
     let plural = file.plural;
-    let translations = file
+    // A string in a plural key, or forms in a plain one, is a translation its app writes in
+    // the other kind (a Rails file reads each language on its own): held as written.
+    let texts = file
         .translations
         .into_iter()
         .map(|(code, text)| {
             let language = parse_language(&code)?;
             let text = match text {
-                TextFile::Plain(text) if !plural => Text::Plain(text),
-                TextFile::Plural(forms) if plural => Text::Plural(
+                TextFile::Plain(text) => Text::Plain(text),
+                TextFile::Plural(forms) => Text::Plural(
                     forms
                         .into_forms()
                         .map_err(|err| FileError::Invalid(format!("translation {code:?}: {err}")))?,
                 ),
-                TextFile::Plain(_) => {
-                    return Err(FileError::Invalid(format!(
-                        "translation {code:?} is a string, but the key has `plural = true`: give a table of forms"
-                    )));
-                }
-                TextFile::Plural(_) => {
-                    return Err(FileError::Invalid(format!(
-                        "translation {code:?} is a table of plural forms, but the key is not plural: add `plural = true`"
-                    )));
-                }
             };
-            Ok((language, text))
+            let other_kind = matches!(text, Text::Plural(_)) != plural;
+            Ok((language, Some((text, other_kind))))
         })
-        .collect::<Result<_, FileError>>()?;
-    let mut translations: crate::domain::model::Translations = translations;
+        .collect::<Result<Vec<_>, FileError>>()?;
+    let mut translations = crate::domain::model::Translations::default();
+    translations.apply_written(texts);
     for (code, base) in file.based_on {
         let language = parse_language(&code)?;
         let parsed = (base.len() == 8)

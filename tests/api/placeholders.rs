@@ -29,7 +29,7 @@ async fn app_with_android_key() -> TestApp {
 }
 
 /// The one file of `language` in `format`, as text, and the export's answer.
-async fn exported(app: &TestApp, query: &str) -> (String, Value) {
+pub async fn exported(app: &TestApp, query: &str) -> (String, Value) {
     let reply = app
         .get(&format!("{KEYS}/export?{query}"))
         .await

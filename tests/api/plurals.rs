@@ -236,3 +236,120 @@ async fn a_markup_keys_texts_must_be_well_formed_fragments() {
         .assert_ok(StatusCode::OK);
     assert_eq!(key(&app, "plain").await["translation"]["en"], "a &lt; b &amp; c");
 }
+
+/// Rails reads each language's file on its own: a French plain text where English has plural
+/// forms, and Brazilian forms where English has one text, are what those languages show.
+const RAILS_KINDS: &[(&str, &str)] = &[
+    (
+        "config/locales/en.yml",
+        "en:\n  items:\n    one: \"%{count} item\"\n    other: \"%{count} items\"\n  title: Inbox\n",
+    ),
+    (
+        "config/locales/fr.yml",
+        "fr:\n  items: \"%{count} éléments\"\n  title: Boîte\n",
+    ),
+    (
+        "config/locales/pt-BR.yml",
+        "pt-BR:\n  items:\n    one: \"%{count} item\"\n    other: \"%{count} itens\"\n  title:\n    one: Caixa\n    other: Caixas\n",
+    ),
+];
+
+#[tokio::test]
+async fn a_translation_of_the_other_kind_is_held_as_its_app_writes_it_where_languages_are_read_apart() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let files: Vec<(&str, &[u8])> = RAILS_KINDS
+        .iter()
+        .map(|(path, text)| (*path, text.as_bytes()))
+        .collect();
+    let zip = crate::upload::zip_of(&files);
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=yaml",
+            "application/zip",
+            zip.clone(),
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    // Nothing is passed over, and French's one text is missing no form: Rails shows it for
+    // every count (the check names Brazilian `many`, which its forms lack).
+    let warned: Vec<(&str, &str, &str)> = answer["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|warning| {
+            let field = |name: &str| warning[name].as_str().unwrap_or_default();
+            (field("key"), field("language"), field("check"))
+        })
+        .collect();
+    assert_eq!(warned, [("items", "pt-BR", "plural_forms")], "{answer}");
+    // French's one text is the plural key's `other` form; the plain key shows Brazilian forms.
+    let items = key(&app, "items").await;
+    assert_eq!(items["plural"], true);
+    assert_eq!(items["translation"]["fr"], json!({"other": "%{count} éléments"}));
+    let title = key(&app, "title").await;
+    assert_eq!(title["plural"], false);
+    assert_eq!(
+        title["translation"]["pt-BR"],
+        json!({"one": "Caixa", "other": "Caixas"})
+    );
+    // The key files say each as written: a string in a plural key, a table in a plain one.
+    assert!(
+        key_file(&app, "items").contains("fr = \"%{count} éléments\"\n"),
+        "{}",
+        key_file(&app, "items")
+    );
+    assert!(key_file(&app, "title").contains("[translations.pt-BR]\none = \"Caixa\"\nother = \"Caixas\"\n"));
+    // The Rails export writes each as its file did; Android, which looks keys up by the base
+    // language's kind, writes French's text as the `other` form and Brazilian's `other` form.
+    let (yaml, _) = crate::placeholders::exported(&app, "type=yaml&languages=fr").await;
+    assert!(yaml.contains("  items: \"%{count} éléments\"\n"), "{yaml}");
+    let (yaml, _) = crate::placeholders::exported(&app, "type=yaml&languages=pt-BR").await;
+    assert!(yaml.contains("  title:\n    one: Caixa\n    other: Caixas\n"), "{yaml}");
+    let (xml, _) = crate::placeholders::exported(&app, "type=android-xml&languages=fr").await;
+    assert!(xml.contains("<item quantity=\"other\">%1$s éléments</item>"), "{xml}");
+    let (xml, _) = crate::placeholders::exported(&app, "type=android-xml&languages=pt-BR").await;
+    assert!(xml.contains("<string name=\"title\">Caixas</string>"), "{xml}");
+    // The same files again change nothing.
+    let commits = app.commit_count();
+    let again = app
+        .post_bytes("/teams/acme/projects/mobile/files?type=yaml", "application/zip", zip)
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(app.commit_count(), commits, "{again}");
+    // A client writing back the `other` form alone keeps French one text; forms for the
+    // Brazilian translation of the plain key are forms still; a text of the key's kind
+    // with more forms replaces the written one.
+    let patch = json!({"translations": [{"language": "fr", "forms": {"other": "%{count} objets"}}]});
+    app.patch(&format!("{KEYS}/items"), patch)
+        .await
+        .assert_ok(StatusCode::OK);
+    assert!(key_file(&app, "items").contains("fr = \"%{count} objets\"\n"));
+    let patch = json!({"translations": [{"language": "pt-BR", "forms": {"one": "Caixa", "other": "Caixas!"}}]});
+    app.patch(&format!("{KEYS}/title"), patch)
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(
+        key(&app, "title").await["translation"]["pt-BR"],
+        json!({"one": "Caixa", "other": "Caixas!"})
+    );
+    let patch =
+        json!({"translations": [{"language": "fr", "forms": {"one": "%{count} objet", "other": "%{count} objets"}}]});
+    app.patch(&format!("{KEYS}/items"), patch)
+        .await
+        .assert_ok(StatusCode::OK);
+    let (yaml, _) = crate::placeholders::exported(&app, "type=yaml&languages=fr").await;
+    assert!(
+        yaml.contains("  items:\n    one: \"%{count} objet\"\n    other: \"%{count} objets\"\n"),
+        "{yaml}"
+    );
+    let patch = json!({"translations": [{"language": "pt-BR", "content": "Caixa de entrada"}]});
+    app.patch(&format!("{KEYS}/title"), patch)
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(key(&app, "title").await["translation"]["pt-BR"], "Caixa de entrada");
+    // A plain key still refuses forms for a language it holds as one text.
+    let patch = json!({"translations": [{"language": "fr", "forms": {"other": "Boîtes"}}]});
+    let reply = app.patch(&format!("{KEYS}/title"), patch).await;
+    assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
+}

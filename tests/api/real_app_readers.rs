@@ -769,6 +769,8 @@ pub fn check(app: &str, server: &Server, token: &str, work: &Path, warnings: &[V
             .map(|(namespace, name)| format!("{namespace:?} {name:?}"))
             .collect();
         let _ = std::fs::write(Path::new(&dump).join(format!("{name}.keys")), names.join("\n"));
+        let said: Vec<String> = warnings.iter().map(Value::to_string).collect();
+        let _ = std::fs::write(Path::new(&dump).join(format!("{name}.warnings")), said.join("\n"));
     }
     findings
 }

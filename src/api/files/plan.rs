@@ -30,6 +30,18 @@ struct EntryKind {
     decided: Decided,
 }
 
+/// Whether the platform of the file at `path` reads each language's file on its own (Rails
+/// YAML, i18next and other JSON, ARB, String Catalogs, PO), so that a translation of the
+/// other kind than the base language's (a plain text where English has plural forms) is what
+/// the app shows in that language. Android and `.stringsdict` look a key up by the base
+/// language's kind: there a translation of the other kind is never read.
+fn reads_languages_apart(path: &str) -> bool {
+    let extension = path.rsplit_once('.').map_or("", |(_, extension)| extension);
+    ["yml", "yaml", "json", "arb", "xcstrings", "po"]
+        .iter()
+        .any(|known| extension.eq_ignore_ascii_case(known))
+}
+
 /// What the server knows of a key that an upload may lack the base text of.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct KnownKey<'a> {
@@ -192,7 +204,7 @@ impl UploadPlan {
         let mut positions: rustc_hash::FxHashMap<KeyName, usize> = rustc_hash::FxHashMap::default();
         // The entries whose description the upload's base-language file gave (or gave none).
         let mut described_by_base: rustc_hash::FxHashSet<usize> = rustc_hash::FxHashSet::default();
-        let mut defined: rustc_hash::FxHashMap<(KeyName, LanguageCode), (usize, usize)> =
+        let mut defined: rustc_hash::FxHashMap<(KeyName, LanguageCode), (usize, usize, bool)> =
             rustc_hash::FxHashMap::default();
         for (file_index, (language, file)) in files.into_iter().enumerate() {
             let is_base = language == project.base_language;
@@ -264,8 +276,48 @@ impl UploadPlan {
                     plan.warn_at(&file_place, parsed.line, &parsed.name, message);
                     continue;
                 }
-                let place = (file_index, parsed.line);
-                if let Some((other_file, other_line)) = defined.insert((name.clone(), language.clone()), place) {
+                let plural = matches!(parsed.text, Text::Plural(_));
+                // A name a file gives both as forms and as one text (Grist's German `X` beside
+                // `X_one`, `X_other`): the definition of the key's kind stays, whichever comes
+                // last; the other is passed over.
+                let key_plural = positions.get(&name).map(|&position| plan.kinds[position].plural);
+                let earlier = defined.get(&(name.clone(), language.clone())).copied();
+                if let (Some((other_file, other_line, other_plural)), Some(key_plural)) = (earlier, key_plural)
+                    && other_plural != plural
+                {
+                    let kind = |plural: bool| if plural { "plural forms" } else { "a plain string" };
+                    let at = |file: usize, line: usize| {
+                        let line = if line > 0 {
+                            format!(" line {line}")
+                        } else {
+                            String::new()
+                        };
+                        format!("{}{line}", paths[file])
+                    };
+                    let message = format!(
+                        "{} is defined for language {} as {} in {} and as {} in {}; the key is {} in the base language, so the {} definition is kept and the other is passed over.",
+                        name.described(),
+                        language,
+                        kind(other_plural),
+                        at(other_file, other_line),
+                        kind(plural),
+                        at(file_index, parsed.line),
+                        if key_plural { "plural" } else { "plain" },
+                        if key_plural == plural { "later" } else { "earlier" },
+                    );
+                    plan.warn_at(&file_place, parsed.line, &parsed.name, message);
+                    if key_plural != plural {
+                        continue;
+                    }
+                    if let Some(&position) = positions.get(&name) {
+                        plan.entries[position]
+                            .translations
+                            .retain(|translation| translation.language != language);
+                    }
+                    defined.insert((name.clone(), language.clone()), (file_index, parsed.line, plural));
+                } else if let Some((other_file, other_line, _)) =
+                    defined.insert((name.clone(), language.clone()), (file_index, parsed.line, plural))
+                {
                     // As the platforms do, the last definition wins.
                     let other_path = &paths[other_file];
                     let message = format!(
@@ -291,7 +343,6 @@ impl UploadPlan {
                         }
                     }
                 }
-                let plural = matches!(parsed.text, Text::Plural(_));
                 let position = match positions.get(&name) {
                     Some(position) => *position,
                     None => {
@@ -340,7 +391,10 @@ impl UploadPlan {
                     }
                 };
                 let kind = plan.kinds[position];
-                if kind.plural != plural {
+                // Where the platform reads each language's file on its own, a translation of
+                // the other kind is what the app shows in that language: held as written.
+                let kind_as_written = kind.plural != plural && reads_languages_apart(&file.path);
+                if kind.plural != plural && !kind_as_written {
                     let message = format!(
                         "{} is {} in {}, and this {} is passed over; make it {} in every language.",
                         quote_for_message(&parsed.name),
@@ -436,6 +490,7 @@ impl UploadPlan {
                     text,
                     literal: !parsed.markup,
                     keeps_unexpressed_forms: file.path.ends_with(".po"),
+                    kind_as_written,
                 });
             }
         }

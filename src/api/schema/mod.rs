@@ -253,7 +253,11 @@ pub struct KeyItem {
     /// The key's tags, in the order given.
     pub tags: Vec<String>,
     /// The translations: language code to text, or, for a plural key, to its plural forms.
-    /// Languages without a translation are absent.
+    /// Languages without a translation are absent. Where the app's file writes a language in
+    /// the other kind (Rails, i18next, ARB, String Catalogs and PO read each language on its
+    /// own), a plain key's translation written as forms is shown as its forms, and a plural
+    /// key's written as one text as its `other` form; exports to those formats write each
+    /// as it was.
     pub translation: BTreeMap<String, TranslationValue>,
     /// Context for translators (empty when there is none).
     pub description: String,
@@ -520,8 +524,8 @@ impl KeyItem {
             tags: key.tags,
             translation: key
                 .translations
-                .into_iter()
-                .map(|(language, text)| (language.to_string(), TranslationValue::from(text)))
+                .iter_in_full()
+                .map(|(language, text)| (language.to_string(), TranslationValue::from(text.to_owned())))
                 .collect(),
             description: key.description,
             plural: key.plural,

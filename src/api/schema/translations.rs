@@ -174,6 +174,7 @@ impl TranslationItem {
             text,
             literal: false,
             keeps_unexpressed_forms: false,
+            kind_as_written: false,
         }
     }
 }

@@ -29,22 +29,43 @@ pub struct Failure {
 pub fn check_key(key: &Key, base: &LanguageCode) -> Vec<Failure> {
     let base_text = key.translations.get(base);
     let mut failures = Vec::new();
-    for (language, text) in key.translations.iter() {
-        check_translation(key, base, language, text, language == base, base_text, &mut failures);
+    for (language, written, other_kind) in key.translations.iter_written() {
+        // A plural key's translation its app writes as one text (a Rails or ARB file reads
+        // each language on its own) shows that text for every count: no form is missing.
+        let one_text = other_kind && written.as_plain().is_some();
+        let text = if other_kind { written.in_other_kind() } else { written };
+        let translation = Translation {
+            language,
+            text,
+            one_text,
+        };
+        check_translation(key, base, &translation, language == base, base_text, &mut failures);
     }
     failures.retain(|failure| !key.ignore_checks.contains(&failure.check));
     failures
 }
 
+/// A translation to check: its text as the key's kind sees it, and whether its app writes a
+/// plural key's translation as one text.
+struct Translation<'a> {
+    language: &'a LanguageCode,
+    text: TextRef<'a>,
+    one_text: bool,
+}
+
 fn check_translation(
     key: &Key,
     base_language: &LanguageCode,
-    language: &LanguageCode,
-    text: TextRef<'_>,
+    translation: &Translation<'_>,
     is_base: bool,
     base: Option<TextRef<'_>>,
     failures: &mut Vec<Failure>,
 ) {
+    let Translation {
+        language,
+        text,
+        one_text,
+    } = *translation;
     // The key's argument names, read once and only when a comparison needs them.
     let names_cell = std::cell::OnceCell::new();
     let argument_names = || names_cell.get_or_init(|| key_names(key, base_language, key.placeholders));
@@ -73,7 +94,7 @@ fn check_translation(
             .collect(),
     };
 
-    if let TextRef::Plural(forms) = text {
+    if let (TextRef::Plural(forms), false) = (text, one_text) {
         let needed = plural_categories(language);
         let present: Vec<PluralCategory> = forms.iter().map(|(category, _)| category).collect();
         let missing: Vec<&str> = needed

@@ -184,7 +184,7 @@ pub fn convert_key(
     if source == target && !markup_changes {
         return None;
     }
-    if !key.translations.values().any(|text| {
+    if !key.translations.iter_written().any(|(_, text, _)| {
         text.strings()
             .any(|string| may_change(string, source, target, key.markup))
     }) {
@@ -209,8 +209,8 @@ pub fn convert_key(
     // plural forms: the key becomes a plural in the export.
     let expanded: Vec<Option<plurals::Expanded>> = key
         .translations
-        .iter()
-        .map(|(language, text)| match text {
+        .iter_written()
+        .map(|(language, text, _)| match text {
             TextRef::Plain(string) if expands(key, source, target) => plurals::expand(string, language, key.markup),
             _ => None,
         })
@@ -233,7 +233,9 @@ pub fn convert_key(
         translations: Default::default(),
     };
     let mut texts = Vec::with_capacity(key.translations.len());
-    for ((language, text), expanded) in key.translations.iter().zip(expanded) {
+    // Each text as written: a translation of the other kind than the key's (a plain text of a
+    // plural key) stays of its kind.
+    for ((language, text, other_kind), expanded) in key.translations.iter_written().zip(expanded) {
         let mut messages = Vec::new();
         let mut write = |string: &str, plural_form: bool| {
             if !may_change(string, source, target, key.markup) {
@@ -265,7 +267,7 @@ pub fn convert_key(
             }
             (TextRef::Plain(string), None) => {
                 let written = write(string, false);
-                if plural {
+                if plural && !other_kind {
                     Text::Plural(PluralForms::other(written))
                 } else {
                     Text::Plain(written)
@@ -307,7 +309,12 @@ pub fn convert_key(
         }
     }
     // The texts are in the key's order of languages: packed as they are, bases kept.
-    converted.translations = key.translations.with_texts(texts.iter().map(|(_, text)| text.as_ref()));
+    let plural = converted.plural;
+    converted.translations = key.translations.with_texts(
+        texts
+            .iter()
+            .map(|(_, text)| (text.as_ref(), text.as_ref().is_plural() != plural)),
+    );
     Some(converted)
 }
 

@@ -126,7 +126,7 @@ pub fn write_each<W: Write>(
             if own && !key.translatable {
                 continue;
             }
-            let Some((text, recorded)) = key.translations.get_near_with_base(file.language, hint) else {
+            let Some((text, recorded)) = key.translations.get_near_written(file.language, hint) else {
                 continue;
             };
             if !built_comments {

@@ -155,7 +155,7 @@ fn write_key(out: &mut String, key: &Key, base: &LanguageCode, languages: &[&Lan
         .iter()
         .zip(hints.iter_mut())
         .filter_map(|(language, hint)| {
-            let Some((text, recorded)) = key.translations.get_near_with_base(language, hint) else {
+            let Some((text, recorded)) = key.translations.get_near_written(language, hint) else {
                 // Xcode's unit with an empty value, while the key has no text there.
                 let empty = super::kept::kept_node(key, language, TextRef::Plain(""), None).is_some();
                 return empty.then_some((*language, TextRef::Plain(""), "", true));

@@ -39,9 +39,28 @@ fn a_plural_key_has_one_form_per_line_in_cldr_order() {
 }
 
 #[test]
-fn a_key_file_whose_texts_disagree_with_its_plural_flag_is_refused() {
-    assert!(read_key(b"name = \"k\"\n[translations.en]\nother = \"x\"\n").is_err());
-    assert!(read_key(b"name = \"k\"\nplural = true\n[translations]\nen = \"x\"\n").is_err());
+fn a_translation_of_the_other_kind_is_read_as_written_and_seen_in_the_key_kind() {
+    // Korean written as one text in a plural key; Russian forms in a plain key.
+    let plural = "name = \"items\"\ntags = []\nplural = true\n\n[translations]\nko = \"%d개\"\n\n[translations.en]\none = \"%d item\"\nother = \"%d items\"\n";
+    let key = read_key(plural.as_bytes()).unwrap();
+    let ko = LanguageCode::parse("ko").unwrap();
+    assert_eq!(
+        key.translations.get_written(&ko).and_then(TextRef::as_plain),
+        Some("%d개")
+    );
+    let seen = key.translations.get(&ko).and_then(TextRef::as_plural).unwrap();
+    assert_eq!(seen.iter().collect::<Vec<_>>(), [(PluralCategory::Other, "%d개")]);
+    assert_eq!(String::from_utf8(write_key(&key)).unwrap(), plural);
+    let plain = "name = \"title\"\ntags = []\n\n[translations]\nen = \"Items\"\n\n[translations.ru]\none = \"Штука\"\nother = \"Штуки\"\n";
+    let key = read_key(plain.as_bytes()).unwrap();
+    let ru = LanguageCode::parse("ru").unwrap();
+    assert_eq!(key.translations.get(&ru).and_then(TextRef::as_plain), Some("Штуки"));
+    assert!(key.translations.is_other_kind(&ru));
+    assert_eq!(String::from_utf8(write_key(&key)).unwrap(), plain);
+}
+
+#[test]
+fn a_key_file_with_malformed_forms_is_refused() {
     assert!(read_key(b"name = \"k\"\nplural = true\n[translations.en]\none = \"x\"\n").is_err());
     assert!(read_key(b"name = \"k\"\nplural = true\n[translations.en]\nother = \"x\"\nsome = \"y\"\n").is_err());
     // A translation is a string or a table of forms, nothing else.

@@ -186,7 +186,13 @@ fn merge_key(
         .collect();
     let mut changes = Vec::new();
     for language in languages {
-        let text = |key: Option<&Key>| key.and_then(|key| key.translations.get(language).map(|text| text.to_owned()));
+        // Each text as written, with whether it is of the other kind than the key's.
+        let text = |key: Option<&Key>| {
+            key.and_then(|key| {
+                let text = key.translations.get_written(language)?;
+                Some((text.to_owned(), key.translations.is_other_kind(language)))
+            })
+        };
         let with_base = |key: Option<&Key>| (text(key), key.and_then(|key| key.translations.base_of(language)));
         let (tb, to, tt) = (with_base(b), with_base(o), with_base(t));
         if tt == tb || to == tt {
@@ -199,16 +205,19 @@ fn merge_key(
         // A plural key's forms are not one text: its conflicts are settled by a strategy.
         let resolution = resolutions.get(&(name, language)).filter(|_| !merged.plural);
         let settled = match (resolution, settle.strategy) {
-            (Some(content), _) => Some((content.as_deref().map(|text| Text::Plain(text.to_owned())), None)),
+            (Some(content), _) => Some((
+                content.as_deref().map(|text| (Text::Plain(text.to_owned()), false)),
+                None,
+            )),
             (None, Some(MergeStrategy::Ours)) => None,
             (None, Some(MergeStrategy::Theirs)) => Some(tt),
             (None, None) => {
                 conflicts.push(MergeConflict {
                     key: name.clone(),
                     language: language.clone(),
-                    base: tb.0,
-                    ours: to.0,
-                    theirs: tt.0,
+                    base: tb.0.map(|(text, _)| text),
+                    ours: to.0.map(|(text, _)| text),
+                    theirs: tt.0.map(|(text, _)| text),
                 });
                 None
             }
@@ -221,7 +230,7 @@ fn merge_key(
         return Merged::Conflicts(conflicts);
     }
     for (language, (text, base)) in changes {
-        merged.translations.apply([(&language, text)]);
+        merged.translations.apply_written([(&language, text)]);
         merged
             .translations
             .set_base(&language, base.filter(|_| merged.translations.get(&language).is_some()));

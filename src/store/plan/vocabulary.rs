@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::domain::key_files::{KeyFiles, Platform};
 use crate::domain::model::{
-    Check, Key, PluralCategory, PluralForms, Project, Syntax, Team, Text, XcodeEntry, normalize_languages,
+    Check, Key, PluralCategory, PluralForms, Project, Syntax, Team, Text, TextRef, XcodeEntry, normalize_languages,
 };
 use crate::domain::names::{KeyName, LanguageCode, ProjectName, TeamName, quote_for_message};
 use crate::gitdb::TreeEdit;
@@ -164,6 +164,10 @@ pub struct TranslationInput {
     /// language (a PO file's `Plural-Forms` formula has no index for French `many`): the
     /// key's forms of categories the input does not give are kept, never deleted.
     pub keeps_unexpressed_forms: bool,
+    /// The text comes from a file whose platform reads each language on its own (Rails YAML,
+    /// i18next, ARB, String Catalogs, PO): a text of the other kind than the key's is held as
+    /// written (a plain text of a plural key as its `other` form), not refused.
+    pub kind_as_written: bool,
 }
 
 /// The text of a translation as sent: `content` for a plain key, `forms` for a plural one.
@@ -377,7 +381,10 @@ impl ImportCounts {
 
 /// Applies translations as sent to the key: each language is set, or removed when its content
 /// (or its set of forms) is empty. The project's own spelling of a language is used, and each
-/// text must be of the key's kind: `content` for a plain key, `forms` for a plural one.
+/// text must be of the key's kind: `content` for a plain key, `forms` for a plural one, but
+/// for an input [`kind_as_written`](TranslationInput::kind_as_written). A text of the key's
+/// kind that says what a translation written in the other kind already holds (the `other`
+/// form alone, or the `other` form's text) leaves it as written.
 pub(crate) fn merge_translations(
     project: &Project,
     key: &mut Key,
@@ -421,8 +428,40 @@ pub(crate) fn merge_translations(
             )));
         }
         let literal = input.literal && key.markup;
+        let written = key
+            .translations
+            .is_other_kind(language)
+            .then(|| key.translations.get_written(language))
+            .flatten();
         let text = match (input.text, key.plural) {
-            (TextInput::Content(content), false) => (!content.is_empty()).then_some(Text::Plain(content)),
+            (TextInput::Content(content), true) if input.kind_as_written => {
+                (!content.is_empty()).then_some((Text::Plain(content), true))
+            }
+            // Forms for a language a plain key holds as forms (an API client writing back what
+            // it read) are forms still.
+            (TextInput::Forms(forms), false)
+                if (input.kind_as_written || matches!(written, Some(TextRef::Plural(_)))) && !forms.is_empty() =>
+            {
+                let forms = PluralForms::new(forms).map_err(|err| {
+                    StoreError::Invalid(format!("The forms for language {}: {err}.", quoted(language.as_str())))
+                })?;
+                Some((Text::Plural(forms), true))
+            }
+            // The other form alone of a translation written as one text: still one text.
+            (TextInput::Forms(forms), true)
+                if matches!(written, Some(TextRef::Plain(_)))
+                    && matches!(forms.as_slice(), [(PluralCategory::Other, text)] if !text.is_empty()) =>
+            {
+                let text = forms.into_iter().next().map(|(_, text)| text).unwrap_or_default();
+                Some((Text::Plain(text), true))
+            }
+            // The text of a translation written as forms, unchanged: still those forms.
+            (TextInput::Content(content), false)
+                if written.is_some_and(|forms| forms.in_other_kind().as_plain() == Some(content.as_str())) =>
+            {
+                written.map(|forms| (forms.to_owned(), true))
+            }
+            (TextInput::Content(content), false) => (!content.is_empty()).then_some((Text::Plain(content), false)),
             (TextInput::Forms(forms), true) if forms.is_empty() => None,
             (TextInput::Forms(mut forms), true) => {
                 if input.keeps_unexpressed_forms
@@ -434,9 +473,12 @@ pub(crate) fn merge_translations(
                         }
                     }
                 }
-                Some(Text::Plural(PluralForms::new(forms).map_err(|err| {
-                    StoreError::Invalid(format!("The forms for language {}: {err}.", quoted(language.as_str())))
-                })?))
+                Some((
+                    Text::Plural(PluralForms::new(forms).map_err(|err| {
+                        StoreError::Invalid(format!("The forms for language {}: {err}.", quoted(language.as_str())))
+                    })?),
+                    false,
+                ))
             }
             (TextInput::Content(_), true) => {
                 return Err(StoreError::Invalid(format!(
@@ -454,13 +496,16 @@ pub(crate) fn merge_translations(
                 )));
             }
         };
-        let text = if literal {
-            text.map(|text| text.map_strings(crate::domain::model::escape_markup))
+        let kept = text
+            .as_ref()
+            .is_some_and(|(text, other_kind)| *other_kind && written.is_some_and(|written| written == *text));
+        let text = if literal && !kept {
+            text.map(|(text, other_kind)| (text.map_strings(crate::domain::model::escape_markup), other_kind))
         } else {
             text
         };
         let malformed = key.markup
-            && text.as_ref().is_some_and(|text| {
+            && text.as_ref().is_some_and(|(text, _)| {
                 text.strings()
                     .any(|string| !crate::domain::model::is_markup_fragment(string))
             });
@@ -473,7 +518,7 @@ pub(crate) fn merge_translations(
         }
         changes.push((language, text));
     }
-    key.translations.apply(changes);
+    key.translations.apply_written(changes);
     Ok(())
 }
 
