@@ -353,3 +353,71 @@ async fn a_translation_of_the_other_kind_is_held_as_its_app_writes_it_where_lang
     let reply = app.patch(&format!("{KEYS}/title"), patch).await;
     assert_eq!(reply.error_code(StatusCode::BAD_REQUEST), "invalid_request");
 }
+
+#[tokio::test]
+async fn i18next_and_string_catalog_translations_of_the_other_kind_are_exported_as_their_files_wrote_them() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    // i18next: French `files` as one text where English has forms.
+    let tree = crate::upload::zip_of(&[
+        (
+            "en.json",
+            br#"{"files_one": "one file", "files_other": "{{count}} files"}"#,
+        ),
+        ("fr.json", br#"{"files": "des fichiers"}"#),
+    ]);
+    let answer = app
+        .post_bytes(
+            "/teams/acme/projects/mobile/files?type=i18next",
+            "application/zip",
+            tree,
+        )
+        .await
+        .assert_ok(StatusCode::OK);
+    assert!(
+        !answer.to_string().contains("passed over"),
+        "French's one text is taken: {answer}"
+    );
+    assert_eq!(
+        key(&app, "files").await["translation"]["fr"],
+        json!({"other": "des fichiers"})
+    );
+    let (json, _) = crate::placeholders::exported(&app, "type=i18next&languages=fr").await;
+    assert_eq!(
+        serde_json::from_str::<Value>(&json).unwrap(),
+        json!({"files": "des fichiers"})
+    );
+    // A String Catalog: Brazilian as one `stringUnit` where English has plural variations.
+    let catalog = json!({
+        "sourceLanguage": "en",
+        "strings": {
+            "songs_count": {
+                "localizations": {
+                    "en": {"variations": {"plural": {
+                        "one": {"stringUnit": {"state": "translated", "value": "%lld song"}},
+                        "other": {"stringUnit": {"state": "translated", "value": "%lld songs"}},
+                    }}},
+                    "pt-BR": {"stringUnit": {"state": "translated", "value": "músicas: %lld"}},
+                }
+            }
+        },
+        "version": "1.0"
+    });
+    app.post_bytes(
+        "/teams/acme/projects/mobile/files?type=xcstrings",
+        "application/json",
+        serde_json::to_vec_pretty(&catalog).unwrap(),
+    )
+    .await
+    .assert_ok(StatusCode::OK);
+    let songs = key(&app, "songs_count").await;
+    assert_eq!(songs["plural"], true, "{songs}");
+    assert_eq!(songs["translation"]["pt-BR"], json!({"other": "músicas: %lld"}));
+    let (exported, _) = crate::placeholders::exported(&app, "type=xcstrings").await;
+    let exported: Value = serde_json::from_str(&exported).unwrap();
+    assert_eq!(
+        exported["strings"]["songs_count"]["localizations"]["pt-BR"],
+        json!({"stringUnit": {"state": "translated", "value": "músicas: %lld"}}),
+        "{exported}"
+    );
+}
