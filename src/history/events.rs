@@ -480,7 +480,8 @@ fn delta(key: &Key, change: KeyChange, before: Option<&Key>) -> KeyDelta {
             codes
                 .into_iter()
                 .filter(|code| {
-                    key.translations.get(code) != before.translations.get(code)
+                    // As written: a text that went from one kind to the other changed its file.
+                    key.translations.get_written(code) != before.translations.get_written(code)
                         || key.translations.base_of(code) != before.translations.base_of(code)
                 })
                 .map(ToString::to_string)

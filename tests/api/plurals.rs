@@ -250,7 +250,7 @@ const RAILS_KINDS: &[(&str, &str)] = &[
     ),
     (
         "config/locales/pt-BR.yml",
-        "pt-BR:\n  items:\n    one: \"%{count} item\"\n    other: \"%{count} itens\"\n  title:\n    one: Caixa\n    other: Caixas\n",
+        "pt-BR:\n  items:\n    one: \"%{count} item\"\n    other: \"%{count} itens\"\n  title:\n    one: Caixa única\n    other: Caixas\n",
     ),
 ];
 
@@ -291,7 +291,7 @@ async fn a_translation_of_the_other_kind_is_held_as_its_app_writes_it_where_lang
     assert_eq!(title["plural"], false);
     assert_eq!(
         title["translation"]["pt-BR"],
-        json!({"one": "Caixa", "other": "Caixas"})
+        json!({"one": "Caixa única", "other": "Caixas"})
     );
     // The key files say each as written: a string in a plural key, a table in a plain one.
     assert!(
@@ -299,17 +299,26 @@ async fn a_translation_of_the_other_kind_is_held_as_its_app_writes_it_where_lang
         "{}",
         key_file(&app, "items")
     );
-    assert!(key_file(&app, "title").contains("[translations.pt-BR]\none = \"Caixa\"\nother = \"Caixas\"\n"));
+    assert!(key_file(&app, "title").contains("[translations.pt-BR]\none = \"Caixa única\"\nother = \"Caixas\"\n"));
     // The Rails export writes each as its file did; Android, which looks keys up by the base
     // language's kind, writes French's text as the `other` form and Brazilian's `other` form.
     let (yaml, _) = crate::placeholders::exported(&app, "type=yaml&languages=fr").await;
     assert!(yaml.contains("  items: \"%{count} éléments\"\n"), "{yaml}");
     let (yaml, _) = crate::placeholders::exported(&app, "type=yaml&languages=pt-BR").await;
-    assert!(yaml.contains("  title:\n    one: Caixa\n    other: Caixas\n"), "{yaml}");
+    assert!(
+        yaml.contains("  title:\n    one: Caixa única\n    other: Caixas\n"),
+        "{yaml}"
+    );
     let (xml, _) = crate::placeholders::exported(&app, "type=android-xml&languages=fr").await;
     assert!(xml.contains("<item quantity=\"other\">%1$s éléments</item>"), "{xml}");
     let (xml, _) = crate::placeholders::exported(&app, "type=android-xml&languages=pt-BR").await;
     assert!(xml.contains("<string name=\"title\">Caixas</string>"), "{xml}");
+    // A keyword finds every form a translation is written with.
+    let found = app
+        .get(&format!("{KEYS}?keyword=%C3%BAnica"))
+        .await
+        .assert_ok(StatusCode::OK);
+    assert_eq!(found["data"][0]["name"], "title", "{found}");
     // The same files again change nothing.
     let commits = app.commit_count();
     let again = app

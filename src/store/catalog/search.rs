@@ -88,12 +88,16 @@ impl SearchCache {
 /// the end of one translation and the start of the next.
 pub(super) const FIELD_SEPARATOR: char = '\0';
 
-/// The fields a keyword is looked for in: the name, the description, and every text (each
-/// plural form on its own).
+/// The fields a keyword is looked for in: the name, the description, and every text as
+/// written (each plural form on its own).
 pub(super) fn searched_fields(key: &Key) -> impl Iterator<Item = &str> {
     std::iter::once(key.name.as_str())
         .chain((!key.description.is_empty()).then_some(key.description.as_str()))
-        .chain(key.translations.values().flat_map(TextRef::strings))
+        .chain(
+            key.translations
+                .iter_written()
+                .flat_map(|(_, text, _)| TextRef::strings(text)),
+        )
 }
 
 /// The searched fields of a key, lower-cased and joined by the field separator, into `out`

@@ -362,8 +362,8 @@ pub struct TextCounts {
 impl ImportCounts {
     /// Counts the texts that differ between a key before (none when it is new) and after.
     pub(crate) fn count_texts(&mut self, before: Option<&Key>, after: &Key) {
-        for (language, text) in after.translations.iter() {
-            let old = before.and_then(|key| key.translations.get(language));
+        for (language, text, _) in after.translations.iter_written() {
+            let old = before.and_then(|key| key.translations.get_written(language));
             let counts = self.texts.entry(language.to_string()).or_default();
             match old {
                 None => counts.created += 1,
