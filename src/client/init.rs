@@ -327,7 +327,10 @@ fn has_namespace_folders(dir: &Path) -> bool {
             let looks_like_language = name.len() <= 10 && LanguageCode::parse(&name).is_ok();
             let holds_json =
                 entries(&entry.path()).any(|file| file.path().extension().is_some_and(|extension| extension == "json"));
-            (looks_like_language && holds_json).then_some(name)
+            // A folder of files named by language (Folo's `locales/ai/en.json`) is a
+            // namespace of the `{ns}/{lang}.json` layout, whatever its own name looks like.
+            let of_languages = language_files(&entry.path()) == Some("json");
+            (looks_like_language && holds_json && !of_languages).then_some(name)
         })
         .collect();
     languages.len() >= 2 || languages.iter().any(|language| language.eq_ignore_ascii_case("en"))

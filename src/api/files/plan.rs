@@ -412,8 +412,13 @@ impl UploadPlan {
                 }
                 if !kind.translatable && !is_base {
                     let message = format!(
-                        "{} is not translatable (translatable=\"false\" in the base language); this translation is passed over.",
-                        quote_for_message(&parsed.name)
+                        "{} is not translatable ({} in the base language); this translation is passed over.",
+                        quote_for_message(&parsed.name),
+                        if file.path.ends_with(".xcstrings") {
+                            "`shouldTranslate: false`"
+                        } else {
+                            "translatable=\"false\""
+                        }
                     );
                     plan.warn_at(&file_place, parsed.line, &parsed.name, message);
                     continue;

@@ -315,3 +315,29 @@ fn kodis_language_folders_are_one_po_set() {
     let (_, found) = init(dir.path(), "http://localhost:8080", "acme/addon", false).unwrap();
     assert_eq!(found, ["po: resources/language/resource.language.{lang}/strings.po"]);
 }
+
+#[test]
+fn folders_of_files_named_by_language_are_namespaces_not_languages() {
+    // Folo: `locales/{ns}/{lang}.json`, whose namespace folders `ai/`, `app/` are shaped like
+    // language codes; beside an i18next app's `public/locales/{lang}/{ns}.json`.
+    let dir = tempfile::tempdir().unwrap();
+    for file in [
+        "locales/ai/en.json",
+        "locales/ai/ja.json",
+        "locales/app/en.json",
+        "locales/app/ja.json",
+        "public/locales/en/common.json",
+        "public/locales/de/common.json",
+    ] {
+        write_file(dir.path(), file, "{}");
+    }
+    let (_, found) = init(dir.path(), "http://localhost:8080", "acme/web", false).unwrap();
+    assert_eq!(
+        found,
+        [
+            "json: locales/ai/{lang}.json",
+            "json: locales/app/{lang}.json",
+            "json: public/locales/{lang}/{ns}.json"
+        ]
+    );
+}

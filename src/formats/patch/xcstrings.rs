@@ -89,7 +89,13 @@ fn merge_entry(own: &Node, theirs: &Node) -> Node {
         return own.clone();
     }
     let mut members = members.clone();
-    set_member(&mut members, "comment", theirs.get("comment").cloned());
+    // An empty comment (Mac Mouse Fix's `"comment" : ""`) says no description, as the
+    // server's lack of one does: it stays as written.
+    let their_comment = theirs.get("comment").cloned();
+    let own_empty = matches!(own.get("comment"), Some(Node::String(comment)) if comment.is_empty());
+    if their_comment.is_some() || !own_empty {
+        set_member(&mut members, "comment", their_comment);
+    }
     set_member(&mut members, "shouldTranslate", theirs.get("shouldTranslate").cloned());
     let their_localizations = theirs.get("localizations").map(Node::members).unwrap_or_default();
     let mut localizations: Vec<(String, Node)> =
@@ -267,6 +273,15 @@ mod tests {
             expected
         );
         assert_eq!(patched.names.unwrap(), ["Added in the app", "Bye", "Hello"]);
+    }
+
+    #[test]
+    fn an_empty_comment_is_no_description_and_stays_while_a_changed_text_is_patched() {
+        // Mac Mouse Fix: `"comment" : ""` on keys the server holds without a description.
+        let empty = "      \"comment\" : \"\",\n";
+        let local = catalog(&key("Hello", empty, &[unit("de", "translated", "Hallo")]));
+        let exported = catalog(&key("Hello", "", &[unit("de", "translated", "Servus")]));
+        assert_eq!(patched_text(&local, &exported), local.replace("Hallo", "Servus"));
     }
 
     #[test]
