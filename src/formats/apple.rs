@@ -395,7 +395,9 @@ impl StringsParser {
         let mut last = None;
         loop {
             match (self.peek(), self.chars.get(self.at + 1)) {
-                (Some(c), _) if c.is_whitespace() => {
+                // A second byte order mark (Quicksilver's `cs.lproj` starts with two) is
+                // read as the first is: nothing.
+                (Some(c), _) if c.is_whitespace() || c == '\u{feff}' => {
                     self.next();
                 }
                 (Some('/'), Some('*')) => {

@@ -281,6 +281,17 @@ pub fn git_in(repo: &Path, args: &[&str]) -> String {
     git_in_env(repo, &[], args)
 }
 
+/// [`git_in`]'s output as bytes (a file's UTF-16 contents, from `git show`).
+pub fn git_bytes(repo: &Path, args: &[&str]) -> Vec<u8> {
+    let output = hermetic_git(repo).args(args).output().expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
 /// [`git_in`] with more of git's environment (`GIT_INDEX_FILE`, `GIT_SSH_COMMAND`, ...).
 pub fn git_in_env(repo: &Path, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> String {
     let output = hermetic_git(repo)

@@ -17,7 +17,7 @@ use std::process::{Command, Output};
 
 use serde_json::json;
 
-use crate::helpers::git_in;
+use crate::helpers::{git_bytes, git_in};
 use crate::server::Server;
 
 const TOKEN: &str = "real-apps-token";
@@ -232,6 +232,20 @@ fn edit_one_translation(server: &Server, work: &Path, run: &dyn Fn(&[&str]) -> O
         ));
     }
     let numstat = git_in(work, &["diff", "--numstat"]);
+    // A UTF-16 file (Quicksilver's) is binary to git (`-` for its counts): its lines are
+    // counted here, decoded, as the lines of one version that the other lacks.
+    let numstat: String = numstat
+        .lines()
+        .map(|line| match line.strip_prefix("-\t-\t") {
+            Some(path) => {
+                let old = decoded(&git_bytes(work, &["show", &format!("HEAD:{path}")]));
+                let new = decoded(&std::fs::read(work.join(path)).unwrap_or_default());
+                let (removed, added) = lines_apart(&old, &new);
+                format!("{added}\t{removed}\t{path}\n")
+            }
+            None => format!("{line}\n"),
+        })
+        .collect();
     let changed: Vec<&str> = numstat.lines().collect();
     // A base text may be one the file did not write out (a String Catalog's key that is its
     // own source text): its localization is then added, a few more lines.
@@ -244,7 +258,15 @@ fn edit_one_translation(server: &Server, work: &Path, run: &dyn Fn(&[&str]) -> O
         && changed[0].split('\t').take(2).any(|count| count != "0");
     let untracked = git_in(work, &["status", "--porcelain", "--untracked-files=all"]);
     let diff = git_in(work, &["diff"]);
-    if !small || !diff.contains("Edited on the server") || untracked.lines().count() != 1 {
+    // The new text, in the changed file as its encoding reads (UTF-16 with a byte order mark,
+    // else UTF-8).
+    let edited = changed
+        .first()
+        .and_then(|line| line.split('\t').nth(2))
+        .is_some_and(|path| {
+            decoded(&std::fs::read(work.join(path)).unwrap_or_default()).contains("Edited on the server")
+        });
+    if !small || !edited || untracked.lines().count() != 1 {
         return Err(format!(
             "the edit of {name:?} ({language}) changed:\n{numstat}\n{untracked}\n{}",
             diff.chars().take(1500).collect::<String>()
@@ -319,4 +341,46 @@ fn every_real_app_of_the_corpus_gets_as_far_as_its_status_says() {
         "apps whose state differs from tests/fixtures/apps/STATUS:\n{}\n{report}",
         wrong.join("\n")
     );
+}
+
+/// A file's text as its encoding reads: UTF-16 with a byte order mark, else UTF-8.
+fn decoded(bytes: &[u8]) -> String {
+    let units = |rest: &[u8], big: bool| -> Vec<u16> {
+        rest.chunks_exact(2)
+            .map(|pair| {
+                if big {
+                    u16::from_be_bytes([pair[0], pair[1]])
+                } else {
+                    u16::from_le_bytes([pair[0], pair[1]])
+                }
+            })
+            .collect()
+    };
+    match bytes {
+        [0xff, 0xfe, rest @ ..] => String::from_utf16_lossy(&units(rest, false)),
+        [0xfe, 0xff, rest @ ..] => String::from_utf16_lossy(&units(rest, true)),
+        _ => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+/// How many lines of `old` `new` lacks, and of `new` `old` lacks (as many times as each).
+fn lines_apart(old: &str, new: &str) -> (usize, usize) {
+    let mut counts: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+    for line in old.lines() {
+        *counts.entry(line).or_default() += 1;
+    }
+    for line in new.lines() {
+        *counts.entry(line).or_default() -= 1;
+    }
+    let removed = counts
+        .values()
+        .filter(|count| **count > 0)
+        .map(|count| *count as usize)
+        .sum();
+    let added = counts
+        .values()
+        .filter(|count| **count < 0)
+        .map(|count| (-*count) as usize)
+        .sum();
+    (removed, added)
 }

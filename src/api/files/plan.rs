@@ -436,10 +436,14 @@ impl UploadPlan {
                         .take(Description::MAX_CHARS)
                         .collect()
                 });
-                if is_base {
+                // A gettext translation's msgids stand in for base texts only while the key has
+                // none (the first push), so their comments decide nothing: else a second push,
+                // which skips them, would take another file's comment (GNOME Calculator).
+                let msgid_sources = file.fills_gaps && file.path.ends_with(".po (sources)");
+                if is_base && !msgid_sources {
                     entry.description = description;
                     described_by_base.insert(position);
-                } else if entry.description.is_none() && !described_by_base.contains(&position) {
+                } else if entry.description.is_none() && !described_by_base.contains(&position) && !msgid_sources {
                     entry.description = description;
                 }
                 if parsed.markup {

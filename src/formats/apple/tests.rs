@@ -106,3 +106,16 @@ fn a_stringsdict_entry_the_server_cannot_hold_is_a_warning_and_the_rest_is_read(
     assert_eq!(named, ["empty_other", "two"]);
     assert!(warnings[0].message.contains("stays in the file"), "{warnings:?}");
 }
+
+#[test]
+fn a_utf16_file_with_two_byte_order_marks_reads_as_with_one() {
+    // Quicksilver's `cs.lproj/Localizable.strings`: FF FE FF FE, then the table.
+    let mut bytes = vec![0xff, 0xfe];
+    for unit in "\u{feff}/* Merged */\n\"a\" = \"b\";\n".encode_utf16() {
+        bytes.extend_from_slice(&unit.to_le_bytes());
+    }
+    let entries = read_strings(&bytes).unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].name, "a");
+    assert_eq!(entries[0].text.as_plain(), Some("b"));
+}

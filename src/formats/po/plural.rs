@@ -54,17 +54,33 @@ impl PluralRule {
     fn parse_parts(nplurals: usize, expression: &str, language: &LanguageCode) -> Result<Self, String> {
         let formula = Formula::parse(expression)?;
         let rules = cldr_rules(language);
-        let mut categories = vec![None; nplurals];
+        // Per index, how many of the counts it takes fall in each category, in the order
+        // first seen: an index stands for the category most of its counts have (Irish files
+        // write `n<7 ? 2` for 0 and 3 to 6, which is `few`, not the `other` of 0).
+        let mut seen: Vec<Vec<(PluralCategory, usize)>> = vec![Vec::new(); nplurals];
         for n in 0..=1000u64 {
             let index = formula.eval(n) as usize;
-            if index < nplurals && categories[index].is_none() {
-                categories[index] = Some(
-                    rules
-                        .as_ref()
-                        .map_or(PluralCategory::Other, |rules| category_of(rules, n)),
-                );
+            if index < nplurals {
+                let category = rules
+                    .as_ref()
+                    .map_or(PluralCategory::Other, |rules| category_of(rules, n));
+                match seen[index].iter_mut().find(|(known, _)| *known == category) {
+                    Some((_, count)) => *count += 1,
+                    None => seen[index].push((category, 1)),
+                }
             }
         }
+        let categories = seen
+            .iter()
+            .map(|counts| {
+                // The most counts; of equal counts, the first seen.
+                let most = counts.iter().map(|(_, count)| *count).max()?;
+                counts
+                    .iter()
+                    .find(|(_, count)| *count == most)
+                    .map(|(category, _)| *category)
+            })
+            .collect();
         Ok(Self {
             nplurals,
             expression: expression.to_owned(),
@@ -127,6 +143,11 @@ fn usual_formula(language: &LanguageCode) -> (usize, &'static str) {
         "sl" => (4, "(n%100==1 ? 0 : n%100==2 ? 1 : n%100==3 || n%100==4 ? 2 : 3)"),
         "he" | "iw" => (3, "(n==1 ? 0 : n==2 ? 1 : 2)"),
         "ga" => (5, "(n==1 ? 0 : n==2 ? 1 : n>=3 && n<=6 ? 2 : n>=7 && n<=10 ? 3 : 4)"),
+        "gd" => (
+            4,
+            "(n==1 || n==11) ? 0 : (n==2 || n==12) ? 1 : (n > 2 && n < 20) ? 2 : 3",
+        ),
+        "dsb" | "hsb" => (4, "(n%100==1 ? 0 : n%100==2 ? 1 : n%100==3 || n%100==4 ? 2 : 3)"),
         "cy" => (6, "(n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n==3 ? 3 : n==6 ? 4 : 5)"),
         "ar" => (
             6,
@@ -347,6 +368,25 @@ mod tests {
             [Some(Zero), Some(One), Some(Two), Some(Few), Some(Many), Some(Other)]
         );
         assert_eq!(PluralRule::of(&code("ja")).categories, [Some(Other)]);
+        // GNOME Calculator's ga.po: index 2 takes 0 (`other`) and 3 to 6 (`few`).
+        let irish = PluralRule::parse(
+            "nplurals=5; plural=n==1 ? 0 : n==2 ? 1 : n<7 ? 2 : n<11 ? 3 : 4;",
+            &code("ga"),
+        )
+        .unwrap();
+        assert_eq!(
+            irish.categories,
+            [Some(One), Some(Two), Some(Few), Some(Many), Some(Other)]
+        );
+        // Scottish Gaelic's four forms (GNOME Calculator's gd.po), not English's two.
+        assert_eq!(
+            PluralRule::of(&code("gd")).categories,
+            [Some(One), Some(Two), Some(Few), Some(Other)]
+        );
+        assert_eq!(
+            PluralRule::of(&code("hsb")).categories,
+            [Some(One), Some(Two), Some(Few), Some(Other)]
+        );
         assert_eq!(PluralRule::of(&code("fr")).categories, [Some(One), Some(Other)]);
         // A file's own formula, in another order than the usual one.
         let reversed = PluralRule::parse("nplurals=2; plural=(n == 1) ? 1 : 0;", &code("en")).unwrap();
