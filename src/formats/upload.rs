@@ -520,11 +520,22 @@ fn read_file(
     Ok(())
 }
 
+impl UploadedFile {
+    /// Whether the file is a gettext translation's msgids standing in for base texts (see
+    /// [`add_sources`]): they give a key its base text only while it has none.
+    pub fn is_msgid_sources(&self) -> bool {
+        self.fills_gaps && self.path.ends_with(&format!(".po{SOURCES_SUFFIX}"))
+    }
+}
+
+/// What [`add_sources`] adds to the path of the file its sources come from.
+const SOURCES_SUFFIX: &str = " (sources)";
+
 /// Adds an XLIFF translation file's sources to the upload's base texts of `language` (one
 /// file of them, each key's first source kept).
 fn add_sources(upload: &mut Upload, path: &str, language: String, namespace: String, sources: Vec<ParsedEntry>) {
     let sources = UploadedFile {
-        path: format!("{path} (sources)"),
+        path: format!("{path}{SOURCES_SUFFIX}"),
         language,
         file: None,
         namespace,

@@ -208,6 +208,7 @@ impl UploadPlan {
             rustc_hash::FxHashMap::default();
         for (file_index, (language, file)) in files.into_iter().enumerate() {
             let is_base = language == project.base_language;
+            let msgid_sources = file.is_msgid_sources();
             // The file's key space: its own (a namespace, table or domain), under the one
             // the upload names (a module's file set).
             let file_namespace = match Namespace::parse(&file.namespace).and_then(|own| own.under(namespace)) {
@@ -439,7 +440,6 @@ impl UploadPlan {
                 // A gettext translation's msgids stand in for base texts only while the key has
                 // none (the first push), so their comments decide nothing: else a second push,
                 // which skips them, would take another file's comment (GNOME Calculator).
-                let msgid_sources = file.fills_gaps && file.path.ends_with(".po (sources)");
                 if is_base && !msgid_sources {
                     entry.description = description;
                     described_by_base.insert(position);

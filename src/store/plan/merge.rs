@@ -189,8 +189,8 @@ fn merge_key(
         // Each text as written, with whether it is of the other kind than the key's.
         let text = |key: Option<&Key>| {
             key.and_then(|key| {
-                let text = key.translations.get_written(language)?;
-                Some((text.to_owned(), key.translations.is_other_kind(language)))
+                let (text, other_kind) = key.translations.get_written(language)?;
+                Some((text.to_owned(), other_kind))
             })
         };
         let with_base = |key: Option<&Key>| (text(key), key.and_then(|key| key.translations.base_of(language)));
