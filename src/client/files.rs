@@ -16,9 +16,22 @@ pub struct LocalFile {
     pub layout: String,
 }
 
+/// The layout path of a set's file of several languages ([`FileSet::is_file_of_languages`]):
+/// a name that is no language code, so the server takes the languages from its root keys.
+pub const LANGUAGES_IN_FILE: &str = "languages.yml";
+
 /// The files of a set that a push uploads, in layout order.
 pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
     let mut files = match set.format {
+        // A file of several languages goes by a name that is no language's, so that the
+        // server reads each root key as its language.
+        _ if set.is_file_of_languages() => [LocalFile {
+            disk: set.root.clone(),
+            layout: LANGUAGES_IN_FILE.to_owned(),
+        }]
+        .into_iter()
+        .filter(|file| file.disk.is_file())
+        .collect(),
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => folder_files(set)?,
         ExportFormat::Xcstrings => catalog_files(set)?,
         // A table's set names the file itself.
@@ -84,6 +97,11 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
         return None;
     }
     match set.format {
+        // Each language's export goes into its part of the one file (see `pull`).
+        _ if set.is_file_of_languages() => match parts.as_slice() {
+            [_] => Some(set.root.clone()),
+            _ => None,
+        },
         // `values-fr/strings.xml`, `fr.lproj/Localizable.strings`: one folder and a file, in
         // the app's own folder of that language when it has one (`English.lproj` for `en`,
         // `Base.lproj` for the base language, `values-b+pt+BR` for `pt-BR`).
@@ -218,6 +236,7 @@ pub fn disk_path(set: &FileSet, layout: &str) -> PathBuf {
     match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings | ExportFormat::Xcstrings => set.root.join(layout),
         ExportFormat::CsvTable => set.root.clone(),
+        _ if set.is_file_of_languages() => set.root.clone(),
         // The formats found by a pattern (`ExportFormat::uses_pattern`).
         _ => destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout)),
     }

@@ -235,7 +235,11 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
         // Rails: families of `{family}.{lang}.yml` (`devise.fr.yml`) beside or instead of
         // `{lang}.yml`, and folders per language of files (`config/locales/fr/**/*.yml`),
         // one set per family or file name.
-        for pattern in rails_families(dir).into_iter().chain(rails_language_folders(dir)) {
+        for pattern in rails_families(dir)
+            .into_iter()
+            .chain(rails_language_folders(dir))
+            .chain(rails_files_of_languages(dir))
+        {
             let pattern = if relative == "." {
                 pattern
             } else {
@@ -253,9 +257,13 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
 /// Rails merges a locale's files, so they are one key space, each family pulled into its own
 /// files.
 fn rails_files(found: &[(String, String)]) -> Vec<Option<(String, Option<String>)>> {
+    // A file of several languages (`overrides.yml`) is a family of its own.
     let split = |path: &str| -> Option<(String, String)> {
         let parts: Vec<&str> = path.split('/').collect();
-        let at = parts.iter().position(|part| part.contains("{lang}"))?;
+        let at = match parts.iter().position(|part| part.contains("{lang}")) {
+            Some(at) => at,
+            None => parts.len() - 1,
+        };
         Some((parts[..at].join("/"), parts[at..].join("/")))
     };
     found
@@ -432,6 +440,39 @@ fn rails_families(dir: &Path) -> Vec<String> {
         .filter(|(_, languages)| languages.len() >= 2 || languages.iter().any(|language| language == "en"))
         .map(|(family, _)| format!("{family}.{{lang}}.yml"))
         .collect()
+}
+
+/// The Rails files of a locale folder that hold several languages, each under its root key
+/// (Foodsoft's `config/locales/overrides.yml`, with `en:` and `nl:` beside `en.yml` and
+/// `nl.yml`): a set each, named as it is. Only in a folder that has a locale's own files, so
+/// that no other YAML file whose root keys happen to look like codes is taken.
+fn rails_files_of_languages(dir: &Path) -> Vec<String> {
+    use crate::formats::yaml::{Node, parse};
+    if language_files(dir) != Some("yml") {
+        return Vec::new();
+    }
+    let mut found: Vec<String> = entries(dir)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_owned();
+            let stem = name.strip_suffix(".yml").or_else(|| name.strip_suffix(".yaml"))?;
+            // A locale's own file (`fr.yml`, `devise.fr.yml`) is another set's.
+            let last = stem.rsplit('.').next().unwrap_or(stem);
+            if LanguageCode::parse(last).is_ok() {
+                return None;
+            }
+            let text = std::fs::read_to_string(entry.path()).ok()?;
+            let Ok(Some(Node::Mapping { entries, .. })) = parse(&text) else {
+                return None;
+            };
+            let languages = entries
+                .iter()
+                .filter(|(entry, _)| LanguageCode::parse(&entry.name).is_ok())
+                .count();
+            (languages >= 2 && languages == entries.len()).then_some(name)
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// The Rails locale files kept in a folder per language (CodeOcean's

@@ -40,8 +40,12 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
             local_languages.extend(language_of(set, &base_language, &file.layout));
             // A String Catalog holds its languages inside: an app extension's `.lproj`
             // tables beside the app's catalog are not new languages' files.
-            if set.format == crate::formats::ExportFormat::Xcstrings {
-                local_languages.extend(catalog_languages(&file.disk).into_iter().map(|language| {
+            if set.format == crate::formats::ExportFormat::Xcstrings || set.is_file_of_languages() {
+                let languages = match set.format {
+                    crate::formats::ExportFormat::Xcstrings => catalog_languages(&file.disk),
+                    _ => root_languages(&file.disk),
+                };
+                local_languages.extend(languages.into_iter().map(|language| {
                     if settings::folded(&language) == settings::folded(&base_language) {
                         String::new()
                     } else {
@@ -92,6 +96,13 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
             // core, one file at a time each.
             let (base, others): (Vec<ExportedEntry>, Vec<ExportedEntry>) =
                 entries.into_iter().partition(|entry| puller.is_base(&entry.layout));
+            if set.is_file_of_languages() {
+                // Every language's part of one file, one after the other.
+                for entry in base.iter().chain(&others) {
+                    changes.extend(puller.pull_part(entry)?);
+                }
+                continue;
+            }
             for entry in &base {
                 changes.extend(puller.pull_file(entry)?);
             }
@@ -103,6 +114,7 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
         }
         let set = whole_set;
         changes.sort();
+        changes.dedup_by(|a, b| a.0 == b.0);
         differs |= !changes.is_empty();
         if !common.json {
             for (path, change) in &changes {
@@ -295,7 +307,6 @@ impl Puller<'_> {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
             Err(err) => return Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
         };
-        let unreadable = |err: crate::formats::ReadError| Failure::new(format!("{}: {err}", display(&target)));
         // The zip's CRC-32 and size tell an unchanged file without unpacking the export's.
         let unchanged = old
             .as_ref()
@@ -310,36 +321,8 @@ impl Puller<'_> {
         let mut base_names = None;
         let new = match &old {
             Some(old) if patch::can_patch(format, &entry.layout) => {
-                let exported = self.exported.read(entry)?;
                 let order = if base { None } else { self.base_order(&file_name) };
-                // The server is asked only about entries the export lacks; a failure to ask
-                // keeps the entry and fails the pull after the patch.
-                let failure: Mutex<Option<Failure>> = Mutex::default();
-                let deleted = |name: &str| match self.goes(name, &entry.layout) {
-                    Ok(deleted) => deleted,
-                    Err(err) => {
-                        failure
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .get_or_insert(err);
-                        false
-                    }
-                };
-                let patched = patch::patch(
-                    format,
-                    &patch::PatchInput {
-                        local: old,
-                        exported: &exported,
-                        order: order.as_deref().map(Vec::as_slice),
-                        deleted: &deleted,
-                        is_base: base,
-                        prepared: None,
-                    },
-                )
-                .map_err(unreadable)?;
-                if let Some(failure) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
-                    return Err(failure);
-                }
+                let patched = self.patch(entry, old, order.as_deref().map(Vec::as_slice), base, &target)?;
                 base_names = patched.names;
                 patched.body.into_bytes(old)
             }
@@ -361,6 +344,86 @@ impl Puller<'_> {
             write_file(&target, &new)?;
         }
         Ok(Some((display(&target), change)))
+    }
+
+    /// `local` (the app's file, or a part of it) brought in step with the export's file.
+    fn patch(
+        &self,
+        entry: &ExportedEntry,
+        local: &[u8],
+        order: Option<&[String]>,
+        base: bool,
+        target: &Path,
+    ) -> Result<patch::Patched, Failure> {
+        let exported = self.exported.read(entry)?;
+        // The server is asked only about entries the export lacks; a failure to ask keeps
+        // the entry and fails the pull after the patch.
+        let failure: Mutex<Option<Failure>> = Mutex::default();
+        let deleted = |name: &str| match self.goes(name, &entry.layout) {
+            Ok(deleted) => deleted,
+            Err(err) => {
+                failure
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get_or_insert(err);
+                false
+            }
+        };
+        let patched = patch::patch(
+            self.set.format,
+            &patch::PatchInput {
+                local,
+                exported: &exported,
+                order,
+                deleted: &deleted,
+                is_base: base,
+                prepared: None,
+            },
+        )
+        .map_err(|err| Failure::new(format!("{}: {err}", display(target))))?;
+        match failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            Some(failure) => Err(failure),
+            None => Ok(patched),
+        }
+    }
+
+    /// Brings one language's part of a file of several languages in step (see
+    /// [`settings::FileSet::is_file_of_languages`]): the part patched as a file of its own,
+    /// the rest of the file as it was. A language the file has no part of gets none: the
+    /// file holds the languages its app chose.
+    fn pull_part(&self, entry: &ExportedEntry) -> Result<Option<(String, &'static str)>, Failure> {
+        let Some(target) = files::destination(self.set, &entry.layout, self.base_language) else {
+            return Ok(None);
+        };
+        let Some(language) = upload::place(self.set.format, &entry.layout) else {
+            return Ok(None);
+        };
+        let old = match std::fs::read(&target) {
+            Ok(old) => old,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
+        };
+        let unreadable = |err: crate::formats::ReadError| Failure::new(format!("{}: {err}", display(&target)));
+        let text = std::str::from_utf8(&old)
+            .map_err(|_| Failure::new(format!("{}: the file is not UTF-8", display(&target))))?;
+        let Some(part) = patch::yaml::language_part(text, &language).map_err(unreadable)? else {
+            return Ok(None);
+        };
+        let local = &old[part.clone()];
+        let patched = self.patch(entry, local, None, self.is_base(&entry.layout), &target)?;
+        let new = [
+            &old[..part.start],
+            &patched.body.into_bytes(local)[..],
+            &old[part.end..],
+        ]
+        .concat();
+        if new == old {
+            return Ok(None);
+        }
+        if !self.check {
+            write_file(&target, &new)?;
+        }
+        Ok(Some((display(&target), "updated")))
     }
 
     /// Whether an entry of the app's file at `layout` that the export lacks goes: when the
@@ -492,6 +555,22 @@ fn catalog_languages(path: &Path) -> Vec<String> {
         }
     }
     languages.into_iter().collect()
+}
+
+/// The languages a file of several languages holds: its root keys.
+fn root_languages(path: &Path) -> Vec<String> {
+    use crate::formats::yaml::{Node, parse};
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let Ok(Some(Node::Mapping { entries, .. })) = parse(&text) else {
+        return Vec::new();
+    };
+    entries
+        .into_iter()
+        .map(|(entry, _)| entry.name)
+        .filter(|name| crate::domain::names::LanguageCode::parse(name).is_ok())
+        .collect()
 }
 
 /// The language a layout path of `set` names, folded, with the base language's places as one

@@ -155,7 +155,10 @@ impl Settings {
                     )
                 })?;
                 let needs_pattern = format.uses_pattern();
-                if needs_pattern != set.path.contains(LANGUAGE_PLACEHOLDER) {
+                // A Rails file that holds several languages, each under its root key
+                // (`config/locales/overrides.yml`), is named as it is.
+                let languages_in_file = is_file_of_languages(format, &set.path);
+                if needs_pattern != set.path.contains(LANGUAGE_PLACEHOLDER) && !languages_in_file {
                     return Err(if needs_pattern {
                         format!("the {} path {:?} needs {LANGUAGE_PLACEHOLDER} where the language goes, as in locales/{{lang}}.json", set.format, set.path)
                     } else {
@@ -176,7 +179,7 @@ impl Settings {
                     }
                 }
                 if let Some(file) = &set.base {
-                    if !needs_pattern || file.contains('{') || file.is_empty() {
+                    if !needs_pattern || languages_in_file || file.contains('{') || file.is_empty() {
                         return Err(format!(
                             "the {} set {:?}: `base` names one file of the base language (as `base = \"src/locale/messages.xlf\"` beside `messages.{{lang}}.xlf`), only for a set found by a pattern",
                             set.format, set.path
@@ -238,6 +241,24 @@ impl Settings {
     }
 }
 
+/// Whether a set's path names one file of several languages, each under its root key: a
+/// Rails YAML file without `{lang}` (Foodsoft's `config/locales/overrides.yml` holds `en:` and
+/// `nl:`; Rails merges it as it merges a file per locale).
+fn is_file_of_languages(format: ExportFormat, path: &str) -> bool {
+    format == ExportFormat::Yaml
+        && !path.contains(LANGUAGE_PLACEHOLDER)
+        && (path.ends_with(".yml") || path.ends_with(".yaml"))
+}
+
+impl FileSet {
+    /// Whether the set is one file of several languages ([`is_file_of_languages`]): a push
+    /// sends it whole, each root read as its language; a pull patches the part of each
+    /// language the file has, and adds none.
+    pub fn is_file_of_languages(&self) -> bool {
+        is_file_of_languages(self.format, &self.path)
+    }
+}
+
 /// A language code compared as the server compares them: case and `-`/`_` do not matter.
 pub fn folded(language: &str) -> String {
     language.to_ascii_lowercase().replace('_', "-")
@@ -287,6 +308,30 @@ tags = ["web"]
             Path::new("/repo"),
         );
         assert_eq!(auto.unwrap().branch, Some(BranchChoice::Auto));
+
+        // A Rails file of several languages is named as it is; a JSON file still needs
+        // `{lang}`, and the Rails file takes no `base`.
+        let rails = "server = \"http://localhost:8080\"\nproject = \"acme/web\"\n\n[[files]]\nformat = \"yaml\"\npath = \"config/locales/{lang}.yml\"\n\n[[files]]\nformat = \"yaml\"\npath = \"config/locales/overrides.yml\"\nfile = \"overrides\"\n";
+        let parsed = Settings::parse(rails, Path::new("/repo")).unwrap();
+        assert!(parsed.file_sets[1].is_file_of_languages() && !parsed.file_sets[0].is_file_of_languages());
+        assert_eq!(parsed.file_sets[0].file.as_deref(), Some(""));
+        assert_eq!(
+            parsed.file_sets[1].root,
+            Path::new("/repo/config/locales/overrides.yml")
+        );
+        for (bad, says) in [
+            (
+                rails.replace("overrides.yml", "overrides.json").replace("yaml", "json"),
+                "{lang}",
+            ),
+            (
+                rails.replace("file = ", "base = \"en.yml\"\nfile = "),
+                "`base` names one file",
+            ),
+        ] {
+            let err = Settings::parse(&bad, Path::new("/repo")).unwrap_err();
+            assert!(err.contains(says), "{err}");
+        }
 
         for (bad, says) in [
             (text.replace("acme/mobile", "acme"), "TEAM/PROJECT"),

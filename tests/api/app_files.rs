@@ -1084,6 +1084,117 @@ fn a_rails_apps_locale_files_go_through_push_and_pull_unchanged() {
     assert_eq!(repo.porcelain(), "");
 }
 
+/// Foodsoft's `config/locales/overrides.yml`: one Rails file holding `en:` and `nl:`, which
+/// Rails merges with `en.yml` and `nl.yml`. Its texts are held, and each pull patches each
+/// language's part of it.
+#[test]
+fn a_rails_file_of_several_languages_is_pushed_whole_and_pulled_root_by_root() {
+    let overrides = "# Overrides that do not go through the translation service.\nen:\n  number:\n    currency:\n      format:\n        unit: ! \"€\\u202f\"\nnl:\n  number:\n    currency:\n      format:\n        delimiter: ! \"\\u202f\"\n        unit: ! \"€\\u202f\"\n";
+    let repo = AppRepo::of_files(&[
+        ("config/locales/en.yml", "en:\n  hello: Hello\n  bye: Bye\n"),
+        ("config/locales/nl.yml", "nl:\n  hello: Hallo\n  bye: Doei\n"),
+        ("config/locales/de.yml", "de:\n  hello: Hallo\n"),
+        ("config/locales/overrides.yml", overrides),
+        // A YAML file whose roots are no languages is no locale file.
+        ("config/locales/settings.yml", "production:\n  host: example.org\n"),
+    ]);
+    let settings = repo.read(".locstore.toml");
+    assert!(
+        settings.contains("path = \"config/locales/overrides.yml\"\n") && settings.contains("file = \"overrides\""),
+        "{settings}"
+    );
+    assert!(!settings.contains("settings.yml"), "{settings}");
+    let pushed = repo.ok(&["push"]);
+    assert!(pushed.contains("config/locales/overrides.yml"), "{pushed}");
+    let key = repo.get("/teams/acme/projects/app/keys/number.currency.format.unit");
+    assert_eq!(
+        key["data"]["translation"],
+        json!({"en": "€\u{202f}", "nl": "€\u{202f}"})
+    );
+    assert_eq!(key["data"]["files"], json!({"web": "overrides"}));
+    // A key only the Dutch part has is held with its Dutch text.
+    let key = repo.get("/teams/acme/projects/app/keys/number.currency.format.delimiter");
+    assert_eq!(key["data"]["translation"]["nl"], "\u{202f}");
+    assert_eq!(
+        repo.get("/teams/acme/projects/app/keys/hello")["data"]["files"],
+        json!({})
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
+    let again = repo.ok(&["push"]);
+    assert!(
+        again
+            .lines()
+            .filter(|line| line.contains("(yaml)"))
+            .all(|line| line.ends_with("0 keys new, 0 changed, 2 unchanged")),
+        "{again}"
+    );
+
+    // A Dutch edit changes one line of the Dutch part; a German text of an override adds no
+    // German part (the file holds the languages its app chose), and no key to de.yml.
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/number.currency.format.unit",
+        json!({"translations": [{"language": "nl", "content": "EUR "}, {"language": "de", "content": "€"}]}),
+    );
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/bye",
+        json!({"translations": [{"language": "nl", "content": "Tot ziens"}]}),
+    );
+    repo.ok(&["pull"]);
+    let mut changes = repo.numstat();
+    changes.sort_by(|a, b| a.2.cmp(&b.2));
+    assert_eq!(
+        changes,
+        [
+            (1, 1, "config/locales/nl.yml".to_owned()),
+            (1, 1, "config/locales/overrides.yml".to_owned()),
+        ],
+        "{}",
+        git_in(&repo.app, &["diff"])
+    );
+    let (english, dutch) = overrides.split_at(overrides.find("nl:").unwrap());
+    assert_eq!(
+        repo.read("config/locales/overrides.yml"),
+        format!("{english}{}", dutch.replace("€\\u202f", "EUR "))
+    );
+    // Ruby's i18n gem merges the files as the app does.
+    let files: Vec<PathBuf> = ["en.yml", "nl.yml", "de.yml", "overrides.yml"]
+        .iter()
+        .map(|file| repo.app.join("config/locales").join(file))
+        .collect();
+    let answers = crate::formats::rails_answers(
+        &files,
+        &[
+            json!({"locale": "nl", "key": "number.currency.format.unit"}),
+            json!({"locale": "en", "key": "number.currency.format.unit"}),
+            json!({"locale": "nl", "key": "bye"}),
+        ],
+    );
+    assert_eq!(answers, [json!("EUR "), json!("€\u{202f}"), json!("Tot ziens")]);
+    repo.commit("pulled");
+
+    // A key deleted on the server leaves the part of each language that had it.
+    let (status, _) = repo.server.request(
+        "DELETE",
+        "/teams/acme/projects/app/keys/number.currency.format.delimiter",
+        Some(TOKEN),
+        None,
+    );
+    assert_eq!(status, 200);
+    repo.ok(&["pull"]);
+    assert_eq!(
+        repo.numstat(),
+        [(0, 1, "config/locales/overrides.yml".to_owned())],
+        "{}",
+        git_in(&repo.app, &["diff"])
+    );
+    repo.commit("pulled");
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+}
+
 #[test]
 fn a_flutter_apps_arb_files_go_through_push_and_pull_unchanged() {
     let repo = AppRepo::new("yubioath-arb", "", true);

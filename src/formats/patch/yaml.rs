@@ -119,6 +119,42 @@ fn language_mapping<'n>(root: &'n Option<Node>, language: &str) -> Option<(usize
     Some((index, &entries[index].1))
 }
 
+/// Where `language`'s part of a file of several languages is (Rails merges
+/// `config/locales/overrides.yml` holding `en:` and `nl:` as it merges one file per locale):
+/// from its root key's line (the file's start, for the first root) to the next root key's
+/// line, a file of that language alone to patch. `None` when no root names the language
+/// (folding case and `-`/`_`; of a root given twice, the last, which Ruby reads), or the roots
+/// are not languages written as block keys.
+pub fn language_part(text: &str, language: &str) -> Result<Option<std::ops::Range<usize>>, ReadError> {
+    let fold = |name: &str| name.to_ascii_lowercase().replace('_', "-");
+    let root = yaml::parse(text)?;
+    let Some(
+        whole @ Node::Mapping {
+            entries, flow: false, ..
+        },
+    ) = &root
+    else {
+        return Ok(None);
+    };
+    if !yaml::rooted_by_language(whole) {
+        return Ok(None);
+    }
+    let Some(index) = entries
+        .iter()
+        .rposition(|(entry, _)| fold(&entry.name) == fold(language))
+    else {
+        return Ok(None);
+    };
+    let start = match index {
+        0 => 0,
+        _ => start_of_line(text, entries[index].0.span.start),
+    };
+    let end = entries
+        .get(index + 1)
+        .map_or(text.len(), |(next, _)| start_of_line(text, next.span.start));
+    Ok(Some(start..end))
+}
+
 /// An export's file (`fr:` and its keys two spaces in) as a file of the keys alone, at the
 /// root.
 fn without_root(exported: &str) -> String {
@@ -506,6 +542,29 @@ mod tests {
         assert_eq!(
             patched_with(patch, empty.as_bytes(), exported, None, &[], false),
             b"menu:\n  # Left\n  left: \"Gauche\"\n"
+        );
+    }
+
+    #[test]
+    fn a_file_of_several_languages_is_patched_one_root_at_a_time() {
+        // Foodsoft's `overrides.yml`: a comment, then `en:` and `nl:`.
+        let local = "# Overrides\nen:\n  number:\n    unit: ! \"€\\u202f\"\n# Dutch\nnl:\n  number:\n    delimiter: ' '\n    unit: ! \"€\\u202f\"\n";
+        let english = language_part(local, "en").unwrap().unwrap();
+        assert_eq!(
+            &local[english.clone()],
+            "# Overrides\nen:\n  number:\n    unit: ! \"€\\u202f\"\n# Dutch\n"
+        );
+        let dutch = language_part(local, "NL").unwrap().unwrap();
+        assert_eq!(dutch, english.end..local.len());
+        assert_eq!(language_part(local, "de").unwrap(), None);
+        assert_eq!(language_part("{en: {a: b}, nl: {a: c}}\n", "nl").unwrap(), None);
+        assert_eq!(language_part("home:\n  title: x\n", "home").unwrap(), None);
+        // The Dutch part patched alone keeps the English part's bytes.
+        let exported = "nl:\n  number:\n    delimiter: \" \"\n    unit: \"€\"\n";
+        let part = patched_with(patch, local[dutch.clone()].as_bytes(), exported, None, &[], false);
+        assert_eq!(
+            String::from_utf8(part).unwrap(),
+            "nl:\n  number:\n    delimiter: ' '\n    unit: ! \"€\"\n"
         );
     }
 
