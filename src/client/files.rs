@@ -34,6 +34,23 @@ pub fn collect(set: &FileSet) -> Result<Vec<LocalFile>, Failure> {
         .collect(),
         ExportFormat::AndroidXml | ExportFormat::AppleStrings => folder_files(set)?,
         ExportFormat::Xcstrings => catalog_files(set)?,
+        // A table per language: each in its language's folder, so the server reads the
+        // file as that language's.
+        ExportFormat::CsvTable if set.is_table_per_language() => pattern_files(set)?
+            .into_iter()
+            .map(|found| LocalFile {
+                layout: format!(
+                    "{}/{}",
+                    found.language,
+                    found
+                        .disk
+                        .file_name()
+                        .and_then(|name| name.to_str())
+                        .unwrap_or("table.csv")
+                ),
+                disk: found.disk,
+            })
+            .collect(),
         // A table's set names the file itself.
         ExportFormat::CsvTable => vec![LocalFile {
             disk: set.root.clone(),
@@ -110,6 +127,8 @@ pub fn destination(set: &FileSet, layout: &str, base_language: &str) -> Option<P
             [file] => Some(set.root.join(file)),
             _ => None,
         },
+        // A table per language's files are patched from the one table (see `pull`).
+        ExportFormat::CsvTable if set.is_table_per_language() => None,
         // The one table of the export is the set's file.
         ExportFormat::CsvTable => match parts.as_slice() {
             [_] => Some(set.root.clone()),
@@ -235,11 +254,26 @@ fn base_file(set: &FileSet) -> Option<PathBuf> {
 pub fn disk_path(set: &FileSet, layout: &str) -> PathBuf {
     match set.format {
         ExportFormat::AndroidXml | ExportFormat::AppleStrings | ExportFormat::Xcstrings => set.root.join(layout),
+        ExportFormat::CsvTable if set.is_table_per_language() => match layout.split_once('/') {
+            Some((language, _)) => table_file(set, language),
+            None => set.root.clone(),
+        },
         ExportFormat::CsvTable => set.root.clone(),
         _ if set.is_file_of_languages() => set.root.clone(),
         // The formats found by a pattern (`ExportFormat::uses_pattern`).
         _ => destination(set, layout, "").unwrap_or_else(|| PathBuf::from(layout)),
     }
+}
+
+/// The file of `language` of a table per language ([`FileSet::is_table_per_language`]): the
+/// app's own (its folder named by the language, folding case and `-`/`_`), else the pattern
+/// with the language.
+pub fn table_file(set: &FileSet, language: &str) -> PathBuf {
+    pattern_files(set)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|found| folded(&found.code()) == folded(language))
+        .map_or_else(|| fill_pattern(&set.root, language, None), |found| found.disk)
 }
 
 /// The app's folder (under the set's root) of `language`, when it has one: the folder whose

@@ -155,7 +155,7 @@ fn find_sets(root: &Path) -> Vec<(String, String)> {
         if has_android_strings(dir) {
             found.push(("android-xml".to_owned(), relative.clone()));
         }
-        for table in csv_tables(dir) {
+        for table in csv_tables(dir).into_iter().chain(language_folder_tables(dir)) {
             let path = if relative == "." {
                 table
             } else {
@@ -573,6 +573,46 @@ fn csv_tables(dir: &Path) -> Vec<String> {
         .collect();
     tables.sort();
     tables
+}
+
+/// The files of one language without a header in a folder per language (OpenVic's
+/// `locales/en_GB/menus.csv` of `KEY;text` rows, as games keep them), as one pattern per file
+/// name (`{lang}/menus.csv`): those of folders named by a language whose files hold such rows,
+/// when two or more languages (or English) have them. A file with a header of language codes
+/// is a table of its own ([`csv_tables`]).
+fn language_folder_tables(dir: &Path) -> Vec<String> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut languages = Vec::new();
+    for folder in subfolders(dir) {
+        let Some(language) = folder.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if LanguageCode::parse(&language).is_err() || !super::domains::locale_shaped(&language) {
+            continue;
+        }
+        for entry in entries(&folder.path()) {
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            if !name.ends_with(".csv") {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(entry.path()) else {
+                continue;
+            };
+            let rows = crate::formats::csv_table::read_in(&bytes, Some(&language))
+                .is_ok_and(|read| read.columns.iter().any(|(_, entries)| !entries.is_empty()));
+            if rows && !crate::formats::csv_table::is_table(&bytes) {
+                names.insert(name);
+                languages.push(language.clone());
+            }
+        }
+    }
+    languages.dedup();
+    if languages.len() < 2 && !languages.iter().any(|language| language.starts_with("en")) {
+        return Vec::new();
+    }
+    names.into_iter().map(|name| format!("{{lang}}/{name}")).collect()
 }
 
 /// Whether `dir` is an Android `res` folder with strings: `values/strings.xml`, or another

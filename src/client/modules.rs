@@ -20,7 +20,12 @@ pub fn namespaces(found: &[(String, String)]) -> Vec<Option<String>> {
                 .filter(|(other, _)| platform(other) == platform(format))
                 .count()
                 > 1;
-            shared.then(|| module_of(path))
+            shared.then(|| match format.as_str() {
+                // A table is a key space of its own, named as its file is (`menus` for
+                // `locales/{lang}/menus.csv`, `AI_Car` for `Translations/AI_Car.csv`).
+                "csv-table" => table_name(path),
+                _ => module_of(path),
+            })
         })
         .collect();
     // Two sets whose modules read alike (`app/res` and `app/src/main/res`) keep their whole
@@ -77,6 +82,12 @@ fn module_of(path: &str) -> String {
         .filter(|part| *part != "src" && *part != ".")
         .collect();
     namespace_text(&parts.join("/"))
+}
+
+/// A table's namespace: its file's name without `.csv`.
+fn table_name(path: &str) -> String {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    namespace_text(file.strip_suffix(".csv").unwrap_or(file))
 }
 
 /// `text` (a path) as a module's namespace: its folders joined with `.`, the characters a

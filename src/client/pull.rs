@@ -94,6 +94,10 @@ pub fn pull(common: &Common, options: &PullOptions) -> Result<Ending, Failure> {
             // The base language's files first: the entries new to a translation's file follow
             // the order of the base file of the same name, as patched. The others then on every
             // core, one file at a time each.
+            if set.is_table_per_language() {
+                changes.extend(puller.pull_tables(&entries)?);
+                continue;
+            }
             let (base, others): (Vec<ExportedEntry>, Vec<ExportedEntry>) =
                 entries.into_iter().partition(|entry| puller.is_base(&entry.layout));
             if set.is_file_of_languages() {
@@ -322,7 +326,7 @@ impl Puller<'_> {
         let new = match &old {
             Some(old) if patch::can_patch(format, &entry.layout) => {
                 let order = if base { None } else { self.base_order(&file_name) };
-                let patched = self.patch(entry, old, order.as_deref().map(Vec::as_slice), base, &target)?;
+                let patched = self.patch(entry, old, order.as_deref().map(Vec::as_slice), base, &target, None)?;
                 base_names = patched.names;
                 patched.body.into_bytes(old)
             }
@@ -354,6 +358,7 @@ impl Puller<'_> {
         order: Option<&[String]>,
         base: bool,
         target: &Path,
+        language: Option<&str>,
     ) -> Result<patch::Patched, Failure> {
         let exported = self.exported.read(entry)?;
         // The server is asked only about entries the export lacks; a failure to ask keeps
@@ -369,17 +374,19 @@ impl Puller<'_> {
                 false
             }
         };
-        let patched = patch::patch(
-            self.set.format,
-            &patch::PatchInput {
-                local,
-                exported: &exported,
-                order,
-                deleted: &deleted,
-                is_base: base,
-                prepared: None,
-            },
-        )
+        let input = patch::PatchInput {
+            local,
+            exported: &exported,
+            order,
+            deleted: &deleted,
+            is_base: base,
+            prepared: None,
+        };
+        let patched = match language {
+            // A table per language: the file of the language its path names.
+            Some(language) => patch::csv::patch_in(&input, Some(language)),
+            None => patch::patch(self.set.format, &input),
+        }
         .map_err(|err| Failure::new(format!("{}: {err}", display(target))))?;
         match failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
             Some(failure) => Err(failure),
@@ -410,7 +417,7 @@ impl Puller<'_> {
             return Ok(None);
         };
         let local = &old[part.clone()];
-        let patched = self.patch(entry, local, None, self.is_base(&entry.layout), &target)?;
+        let patched = self.patch(entry, local, None, self.is_base(&entry.layout), &target, None)?;
         let new = [
             &old[..part.start],
             &patched.body.into_bytes(local)[..],
@@ -424,6 +431,55 @@ impl Puller<'_> {
             write_file(&target, &new)?;
         }
         Ok(Some((display(&target), "updated")))
+    }
+
+    /// Brings a table per language's files in step (see
+    /// [`settings::FileSet::is_table_per_language`]): each file patched with its language's
+    /// column of the export's table; a language new on the server gets its file, made of its
+    /// texts in the set's pattern.
+    fn pull_tables(&self, entries: &[ExportedEntry]) -> Result<Vec<(String, &'static str)>, Failure> {
+        let Some(entry) = entries.iter().find(|entry| entry.layout.ends_with(".csv")) else {
+            return Ok(Vec::new());
+        };
+        let exported = self.exported.read(entry)?;
+        let exported_text = std::str::from_utf8(&exported)
+            .map_err(|_| Failure::new(format!("{}: the export is not UTF-8", self.set.path)))?;
+        let table = crate::formats::csv_table::table(exported_text)
+            .map_err(|err| Failure::new(format!("{}: {err}", self.set.path)))?;
+        let mut changes = Vec::new();
+        for language in table.languages.iter().flatten() {
+            let target = files::table_file(self.set, language);
+            let old = match std::fs::read(&target) {
+                Ok(old) => Some(old),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+                Err(err) => return Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
+            };
+            // Only a language new on the server brings a file the app lacks.
+            let is_base = settings::folded(language) == settings::folded(self.base_language);
+            let known = if is_base {
+                String::new()
+            } else {
+                settings::folded(language)
+            };
+            if old.is_none() && self.local_languages.contains(&known) {
+                continue;
+            }
+            let local = old.as_deref().unwrap_or_default();
+            let patched = self.patch(entry, local, None, is_base, &target, Some(language))?;
+            let new = patched.body.into_bytes(local);
+            let change = match &old {
+                Some(old) if *old == new => continue,
+                Some(_) => "updated",
+                // A language without a text in this table gets no file.
+                None if new.is_empty() => continue,
+                None => "created",
+            };
+            if !self.check {
+                write_file(&target, &new)?;
+            }
+            changes.push((display(&target), change));
+        }
+        Ok(changes)
     }
 
     /// Whether an entry of the app's file at `layout` that the export lacks goes: when the

@@ -158,7 +158,10 @@ impl Settings {
                 // A Rails file that holds several languages, each under its root key
                 // (`config/locales/overrides.yml`), is named as it is.
                 let languages_in_file = is_file_of_languages(format, &set.path);
-                if needs_pattern != set.path.contains(LANGUAGE_PLACEHOLDER) && !languages_in_file {
+                // A translation table is one file; a game's one-language files without a
+                // header are a table per language (`locales/{lang}/menus.csv`).
+                let either = languages_in_file || format == ExportFormat::CsvTable;
+                if needs_pattern != set.path.contains(LANGUAGE_PLACEHOLDER) && !either {
                     return Err(if needs_pattern {
                         format!("the {} path {:?} needs {LANGUAGE_PLACEHOLDER} where the language goes, as in locales/{{lang}}.json", set.format, set.path)
                     } else {
@@ -251,6 +254,15 @@ fn is_file_of_languages(format: ExportFormat, path: &str) -> bool {
 }
 
 impl FileSet {
+    /// Whether the set is a table per language: a `csv-table` path with `{lang}`
+    /// (`locales/{lang}/menus.csv`, as games keep a file of `KEY;text` rows per language,
+    /// without a header). A push sends each file as its folder's language's; a pull patches
+    /// each file with its language's column of the set's table, and writes the file of a
+    /// language new on the server.
+    pub fn is_table_per_language(&self) -> bool {
+        self.format == ExportFormat::CsvTable && self.path.contains(LANGUAGE_PLACEHOLDER)
+    }
+
     /// Whether the set is one file of several languages ([`is_file_of_languages`]): a push
     /// sends it whole, each root read as its language; a pull patches the part of each
     /// language the file has, and adds none.

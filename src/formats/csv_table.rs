@@ -36,8 +36,9 @@ pub struct Row {
 #[derive(Debug)]
 pub struct Table {
     pub rows: Vec<Row>,
-    /// The index of the header row (the row of language codes).
-    pub header: usize,
+    /// The index of the header row (the row of language codes); `None` for a file of one
+    /// language without one, whose path names its language ([`table_in`]).
+    pub header: Option<usize>,
     /// The language of each column after the key column, as the header writes it; `None` for
     /// a column that names no language (a note, an empty heading).
     pub languages: Vec<Option<String>>,
@@ -180,10 +181,65 @@ fn table_with(text: &str, delimiter: u8) -> Option<Table> {
         .collect();
     Some(Table {
         rows,
-        header,
+        header: Some(header),
         languages,
         delimiter,
     })
+}
+
+impl Table {
+    /// The rows of texts: those after the header (every row of a file without one).
+    pub fn texts(&self) -> &[Row] {
+        &self.rows[self.header.map_or(0, |header| header + 1)..]
+    }
+}
+
+/// The table of a file whose path names its language (`locales/fr_FR/menus.csv`): by its
+/// header when one of its first rows names that language among its columns, else rows of
+/// `key;text` in that language without a header, as games keep a file per language (OpenVic's
+/// `locales/en_GB/menus.csv`, with `;;` comment rows). Without a language, [`table`].
+pub fn table_in(text: &str, language: Option<&str>) -> Result<Table, ReadError> {
+    let Some(language) = language else {
+        return table(text);
+    };
+    let fold = |code: &str| code.to_ascii_lowercase().replace('_', "-");
+    match table(text) {
+        Ok(table)
+            if table
+                .languages
+                .iter()
+                .flatten()
+                .any(|named| fold(named) == fold(language)) =>
+        {
+            Ok(table)
+        }
+        _ => Ok(without_header(text, language)),
+    }
+}
+
+/// A file of one language's rows without a header: the delimiter is the one (`;` first, then
+/// `,` and a tab) that gives the most rows a key and a text; `;` for a file of no rows.
+fn without_header(text: &str, language: &str) -> Table {
+    let pairs = |delimiter: u8| {
+        rows(text, delimiter)
+            .iter()
+            .filter(|row| row.cells.len() >= 2 && !row.cells[0].text.is_empty())
+            .count()
+    };
+    let mut delimiter = b';';
+    let mut most = pairs(delimiter);
+    for other in [b',', b'\t'] {
+        let found = pairs(other);
+        if found > most {
+            (delimiter, most) = (other, found);
+        }
+    }
+    Table {
+        rows: rows(text, delimiter),
+        header: None,
+        languages: vec![Some(language.to_owned())],
+        delimiter,
+    }
 }
 
 /// Whether the first rows of a file make it a translation table ([`table`]).
@@ -212,9 +268,15 @@ pub struct Read {
 /// Reads a translation table's texts. An empty cell is no text; a cell that is an ICU plural
 /// message (`{count, plural, one {...} other {...}}`) is a plural key's forms.
 pub fn read(bytes: &[u8]) -> Result<Read, ReadError> {
+    read_in(bytes, None)
+}
+
+/// Reads a table whose path may name its language ([`table_in`]). In a file without a
+/// header, a row without a key is a comment (`;; Main Menu`), and no warning.
+pub fn read_in(bytes: &[u8], language: Option<&str>) -> Result<Read, ReadError> {
     let text = std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
         .map_err(|_| ReadError::unplaced("the file is not UTF-8"))?;
-    let table = table(text)?;
+    let table = table_in(text, language)?;
     let mut columns: Vec<(String, Vec<ParsedEntry>)> = Vec::new();
     let mut column_of = Vec::new();
     for language in &table.languages {
@@ -229,11 +291,11 @@ pub fn read(bytes: &[u8]) -> Result<Read, ReadError> {
         ));
     }
     let mut warnings = Vec::new();
-    for row in &table.rows[table.header + 1..] {
+    for row in table.texts() {
         let name = row.cells[0].text.as_str();
         let has_text = row.cells.iter().skip(1).any(|cell| !cell.text.is_empty());
         if name.is_empty() {
-            if has_text {
+            if has_text && table.header.is_some() {
                 warnings.push(ReadWarning {
                     line: row.line,
                     key: String::new(),
@@ -400,5 +462,42 @@ mod tests {
         assert!(is_table(b"keys,en,de\nA,a,b\n"));
         assert!(!is_table(b"id,name,price\n1,apple,3\n"));
         assert!(!is_table(b""));
+    }
+
+    #[test]
+    fn a_file_of_one_language_without_a_header_is_read_as_its_paths_language() {
+        // OpenVic's `locales/en_GB/menus.csv`: a blank first line, `;;` comment rows, bare
+        // quotes and commas inside texts. A row `OK;Oui` is no header of languages here.
+        let file = "\n;; Main Menu\nOK;Oui\nMAINMENU_NEW_GAME;New Game\nHELP;Use the \"search-path\" option, then retry\n\n;; Other\nEMPTY;\n";
+        let read = read_in(file.as_bytes(), Some("en_GB")).unwrap();
+        assert!(
+            read.warnings.is_empty(),
+            "{:?}",
+            read.warnings.iter().map(|w| &w.message).collect::<Vec<_>>()
+        );
+        let [(language, entries)] = read.columns.as_slice() else {
+            panic!("one language");
+        };
+        assert_eq!(language, "en_GB");
+        let texts: Vec<(&str, &str)> = entries
+            .iter()
+            .map(|entry| (entry.name.as_str(), entry.text.as_ref().as_plain().unwrap()))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                ("OK", "Oui"),
+                ("MAINMENU_NEW_GAME", "New Game"),
+                ("HELP", "Use the \"search-path\" option, then retry")
+            ]
+        );
+        assert_eq!(entries[0].line, 3);
+        // Tab-separated rows take the tab; a table with a header of its language stays a table.
+        let tabs = table_in("A\tx, y\nB\tz\n", Some("fr")).unwrap();
+        assert_eq!((tabs.delimiter, tabs.header), (b'\t', None));
+        let headed = table_in("keys;fr\nA;a\n", Some("fr")).unwrap();
+        assert_eq!((headed.delimiter, headed.header), (b';', Some(0)));
+        // Without a language, a file without a header is no table.
+        assert!(read_in(file.replace("OK;Oui\n", "").as_bytes(), None).is_err());
     }
 }

@@ -252,8 +252,13 @@ pub fn locate(format: ExportFormat, path: &str) -> Option<(String, Option<(Platf
             Some((stem.to_owned(), None))
         }
         ExportFormat::Csv => file.strip_suffix(".csv").map(|stem| (stem.to_owned(), None)),
-        // A table holds every language; its place is the base language's.
-        ExportFormat::CsvTable => file.ends_with(".csv").then(|| (BASE_LANGUAGE.to_owned(), None)),
+        // A table holds every language; its place is the base language's. A file of one
+        // language (`fr_FR/menus.csv`, a game's file per language) is in its language's folder.
+        ExportFormat::CsvTable if file.ends_with(".csv") => Some(match LanguageCode::parse(folder) {
+            Ok(_) => (folder.to_owned(), None),
+            Err(_) => (BASE_LANGUAGE.to_owned(), None),
+        }),
+        ExportFormat::CsvTable => None,
         // `fr.xliff`, `Localized Contents/fr.xliff`, `messages.fr.xlf`: the file's own
         // `target-language` names its language; the name is the fallback.
         ExportFormat::Xliff | ExportFormat::Xliff2 if xliff::is_xliff(file) => Some((
@@ -388,7 +393,8 @@ fn read_file(
             push(place.to_owned(), entries, &mut warnings);
         }
         ExportFormat::CsvTable => {
-            let read = csv_table::read(bytes).map_err(invalid)?;
+            let named = (place != BASE_LANGUAGE).then_some(place);
+            let read = csv_table::read_in(bytes, named).map_err(invalid)?;
             warnings = read.warnings;
             for (language, entries) in read.columns {
                 push(language, entries, &mut warnings);

@@ -1195,6 +1195,105 @@ fn a_rails_file_of_several_languages_is_pushed_whole_and_pulled_root_by_root() {
     assert_eq!(repo.porcelain(), "");
 }
 
+/// A game's files of one language each, without a header (OpenVic's
+/// `locales/en_GB/menus.csv` of `KEY;text` rows and `;;` comments): a table per language,
+/// each file name a key space of its own.
+#[test]
+fn a_games_files_of_one_language_each_go_through_push_and_pull_row_by_row() {
+    let english = "\n;; Main Menu\nMAINMENU_TITLE;OpenVic\nMAINMENU_NEW_GAME;New Game\nMAINMENU_EXIT;Exit\nHELP;Use the \"search-path\" option\n";
+    let french = "\n;; Main Menu\nMAINMENU_TITLE;OpenVic\nMAINMENU_NEW_GAME;Nouveau Jeu\nMAINMENU_EXIT;Quitter\n";
+    let repo = AppRepo::of_files(&[
+        ("locales/en_GB/menus.csv", english),
+        ("locales/fr_FR/menus.csv", french),
+        ("locales/en_GB/goods.csv", ";; Goods\ngood_coal;Coal\n"),
+    ]);
+    let settings = repo.read(".locstore.toml");
+    assert!(
+        settings.contains("format = \"csv-table\"\npath = \"locales/{lang}/menus.csv\"\nnamespace = \"menus\"")
+            && settings.contains("path = \"locales/{lang}/goods.csv\"\nnamespace = \"goods\""),
+        "{settings}"
+    );
+    let pushed = repo.run(&["push"]);
+    assert_eq!(status(&pushed), 0, "{}", text(&pushed.stderr));
+    // Comment rows are no keys and no warnings.
+    assert!(!text(&pushed.stderr).contains("warning"), "{}", text(&pushed.stderr));
+    let key = repo.get("/teams/acme/projects/app/keys/MAINMENU_NEW_GAME?namespace=menus");
+    assert_eq!(
+        key["data"]["translation"],
+        json!({"en_GB": "New Game", "fr_FR": "Nouveau Jeu"})
+    );
+    let key = repo.get("/teams/acme/projects/app/keys/HELP?namespace=menus");
+    assert_eq!(
+        key["data"]["translation"],
+        json!({"en_GB": "Use the \"search-path\" option"})
+    );
+    assert_eq!(
+        repo.get("/teams/acme/projects/app/keys/good_coal?namespace=goods")["data"]["translation"],
+        json!({"en_GB": "Coal"})
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
+    let again = repo.ok(&["push"]);
+    assert!(
+        again
+            .lines()
+            .filter(|line| line.contains("(csv-table)"))
+            .all(|line| line.contains(" 0 keys new, 0 changed,")),
+        "{again}"
+    );
+
+    // A French edit is one row; a key deleted on the server loses its rows; a new key with a
+    // French text gets a row in both files, one with an English text only in the English
+    // file; German, new on the server, gets its own file of its texts alone.
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/MAINMENU_EXIT?namespace=menus",
+        json!({"translations": [{"language": "fr_FR", "content": "Quitter le jeu"}]}),
+    );
+    let (status_code, _) = repo.server.request(
+        "DELETE",
+        "/teams/acme/projects/app/keys/MAINMENU_TITLE?namespace=menus",
+        Some(TOKEN),
+        None,
+    );
+    assert_eq!(status_code, 200);
+    repo.call(
+        "POST",
+        "/teams/acme/projects/app/keys",
+        json!({"name": "MAINMENU_OPTIONS", "namespace": "menus", "translations": [{"language": "en_GB", "content": "Options"}, {"language": "fr_FR", "content": "Options; réglages"}]}),
+    );
+    repo.call(
+        "POST",
+        "/teams/acme/projects/app/keys",
+        json!({"name": "MAINMENU_CREDITS", "namespace": "menus", "translations": [{"language": "en_GB", "content": "Credits"}]}),
+    );
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app",
+        json!({"languagesISO": ["en_GB", "fr_FR", "de"]}),
+    );
+    repo.call(
+        "PATCH",
+        "/teams/acme/projects/app/keys/MAINMENU_NEW_GAME?namespace=menus",
+        json!({"translations": [{"language": "de", "content": "Neues Spiel"}]}),
+    );
+    repo.ok(&["pull"]);
+    assert_eq!(
+        repo.read("locales/fr_FR/menus.csv"),
+        "\n;; Main Menu\nMAINMENU_NEW_GAME;Nouveau Jeu\nMAINMENU_EXIT;Quitter le jeu\nMAINMENU_OPTIONS;\"Options; réglages\"\n"
+    );
+    assert_eq!(
+        repo.read("locales/en_GB/menus.csv"),
+        "\n;; Main Menu\nMAINMENU_NEW_GAME;New Game\nMAINMENU_EXIT;Exit\nHELP;Use the \"search-path\" option\nMAINMENU_CREDITS;Credits\nMAINMENU_OPTIONS;Options\n"
+    );
+    assert_eq!(repo.read("locales/de/menus.csv"), "MAINMENU_NEW_GAME;Neues Spiel\n");
+    // No German goods: no file for them.
+    assert!(!repo.app.join("locales/de/goods.csv").exists());
+    repo.commit("pulled");
+    repo.ok(&["pull"]);
+    assert_eq!(repo.porcelain(), "");
+}
+
 #[test]
 fn a_flutter_apps_arb_files_go_through_push_and_pull_unchanged() {
     let repo = AppRepo::new("yubioath-arb", "", true);

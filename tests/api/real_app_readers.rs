@@ -204,7 +204,9 @@ fn app_files(work: &Path) -> Vec<AppFile> {
     let mut files = Vec::new();
     for set in sets(work) {
         let format = set.format.as_str();
-        let folder_set = matches!(format, "android-xml" | "apple-strings" | "xcstrings") || format == "csv-table";
+        // A table per language (`locales/{lang}/menus.csv`) is found by its pattern.
+        let folder_set = matches!(format, "android-xml" | "apple-strings" | "xcstrings")
+            || (format == "csv-table" && !set.path.contains("{lang}"));
         if folder_set {
             let root = work.join(&set.path);
             let candidates = if root.is_file() {

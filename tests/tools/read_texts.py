@@ -611,8 +611,15 @@ def read_csv(file, table):
         if header_at is not None:
             break
     if header_at is None:
-        rows = list(csv.reader(io.StringIO(data, newline="")))
-        header_at = 0
+        # A game's file of one language without a header (OpenVic's
+        # `locales/en_GB/menus.csv`): `KEY;text` rows, read as the game's loader reads them
+        # (Godot's `get_csv_line(";")`), a row without a key or a text passed over. The path
+        # names the language.
+        found = []
+        for row in csv.reader(io.StringIO(data, newline=""), delimiter=";"):
+            if len(row) >= 2 and row[0] and row[1]:
+                found.append(entry(file, row[0], row[1]))
+        return found
     header = rows[header_at]
     for row in rows[header_at + 1 :]:
         if not row or not row[0]:

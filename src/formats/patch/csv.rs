@@ -4,6 +4,11 @@
 //! a key new to the table gets a row at the end. Columns that name no language, or a language
 //! the export lacks, the rows above the header, cells past the header's last column and the
 //! line ends stay as they are.
+//!
+//! A file of one language without a header (a game's `locales/fr_FR/menus.csv` of `KEY;text`
+//! rows, [`csv_table::table_in`]) is patched the same way as a table of that one column, but
+//! for what a file of one language has no cell for: a key without a text in it gets no row,
+//! and a row whose text the server no longer has goes.
 
 use std::collections::HashMap;
 
@@ -13,14 +18,20 @@ use crate::formats::csv_table::{self, Table};
 
 /// The patched table.
 pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
+    patch_in(input, None)
+}
+
+/// The patched table of a file whose path names its language ([`csv_table::table_in`]).
+pub fn patch_in(input: &PatchInput<'_>, language: Option<&str>) -> Result<Patched, ReadError> {
     let text = utf8(input.local)?;
-    let local = csv_table::table(text)?;
+    let local = csv_table::table_in(text, language)?;
+    let one_language = local.header.is_none();
     let exported_text = utf8(input.exported)?;
     let exported = csv_table::table(exported_text)?;
     // The export's texts: key → (language → cell text).
     let mut server: HashMap<&str, Vec<&str>> = HashMap::new();
     let mut order = Vec::new();
-    for row in &exported.rows[exported.header + 1..] {
+    for row in exported.texts() {
         let name = row.cells[0].text.as_str();
         let cells = (0..exported.languages.len())
             .map(|index| row.cells.get(index + 1).map_or("", |cell| cell.text.as_str()))
@@ -45,7 +56,7 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let mut edits = Edits::default();
     // A key given twice is read from its last row (as Godot reads it): the rows before it
     // are not the key's text and stay as they are.
-    let rows = &local.rows[local.header + 1..];
+    let rows = local.texts();
     let mut last: HashMap<&str, usize> = HashMap::new();
     for (index, row) in rows.iter().enumerate() {
         last.insert(row.cells[0].text.as_str(), index);
@@ -57,12 +68,17 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
             continue;
         }
         seen.insert(name);
+        let gone = match server.get(name) {
+            None => (input.deleted)(name),
+            Some(texts) => one_language && columns[0].is_none_or(|column| texts[column].is_empty()),
+        };
+        if gone {
+            // The row and its line end.
+            let end = line_end_after(text, row.span.end);
+            edits.replace(row.span.start..end, "");
+            continue;
+        }
         let Some(texts) = server.get(name) else {
-            if (input.deleted)(name) {
-                // The row and its line end.
-                let end = line_end_after(text, row.span.end);
-                edits.replace(row.span.start..end, "");
-            }
             continue;
         };
         // The row's cells, with those a short row gains.
@@ -90,6 +106,9 @@ pub fn patch(input: &PatchInput<'_>) -> Result<Patched, ReadError> {
     let mut added = String::new();
     for name in order.iter().filter(|name| !seen.contains(**name)) {
         let texts = &server[name];
+        if one_language && columns[0].is_none_or(|column| texts[column].is_empty()) {
+            continue;
+        }
         let mut cells = vec![style.cell(name, style.quote_all)];
         for column in &columns {
             cells.push(match column {
@@ -135,7 +154,7 @@ struct Style {
 
 impl Style {
     fn of(table: &Table, text: &str) -> Self {
-        let cells = table.rows[table.header + 1..].iter().flat_map(|row| &row.cells);
+        let cells = table.texts().iter().flat_map(|row| &row.cells);
         let (quoted, bare) = cells.fold((0, 0), |(quoted, bare), cell| {
             if cell.quoted {
                 (quoted + 1, bare)
@@ -223,6 +242,36 @@ mod tests {
         assert_eq!(
             patched(local, "key,de\r\nLABEL_BACK,Zurück\r\nLABEL_PLAY,SPIELEN\r\n", &[]),
             ",de\nLABEL_BACK,> ZURÜCK\nLABEL_PLAY,SPIELEN\nLABEL_BACK,Zurück\n"
+        );
+    }
+
+    #[test]
+    fn a_file_of_one_language_is_patched_with_its_languages_column() {
+        // OpenVic's `locales/fr_FR/menus.csv`: the French column of the set's table.
+        let local = "\n;; Main Menu\nMAINMENU_TITLE;OpenVic\nMAINMENU_NEW_GAME;Nouveau Jeu\nMAINMENU_EXIT;Quitter\nLOCAL_ONLY;Ici\n";
+        let exported = "key,en_GB,fr_FR\r\nMAINMENU_EXIT,Exit,\r\nMAINMENU_NEW_GAME,New Game,Nouvelle partie\r\nMAINMENU_OPTIONS,Options,\"Options; tout\"\r\nMAINMENU_TITLE,OpenVic,OpenVic\r\nONLY_ENGLISH,Only,\r\n";
+        let deleted = |name: &str| name == "GONE";
+        let input = PatchInput {
+            local: local.as_bytes(),
+            exported: exported.as_bytes(),
+            order: None,
+            deleted: &deleted,
+            is_base: false,
+            prepared: None,
+        };
+        let patched = patch_in(&input, Some("fr_FR")).unwrap();
+        // A changed text in place; a text the server no longer has takes its row; a key with
+        // a French text is added, one without none; the app's own row and comments stay.
+        assert_eq!(
+            String::from_utf8(patched.body.into_bytes(local.as_bytes())).unwrap(),
+            "\n;; Main Menu\nMAINMENU_TITLE;OpenVic\nMAINMENU_NEW_GAME;Nouvelle partie\nLOCAL_ONLY;Ici\nMAINMENU_OPTIONS;\"Options; tout\"\n"
+        );
+        // A new language's file, from nothing: its rows, `;` between cells.
+        let input = PatchInput { local: b"", ..input };
+        let patched = patch_in(&input, Some("fr-FR")).unwrap();
+        assert_eq!(
+            String::from_utf8(patched.body.into_bytes(b"")).unwrap(),
+            "MAINMENU_NEW_GAME;Nouvelle partie\nMAINMENU_OPTIONS;\"Options; tout\"\nMAINMENU_TITLE;OpenVic\n"
         );
     }
 
