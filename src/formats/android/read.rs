@@ -379,11 +379,14 @@ fn hex_unit(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> u32 {
     code
 }
 
-/// aapt2's string builder: the quote and escape state runs across the pieces of one string.
+/// aapt2's string builder: the quote and escape state runs across the pieces of one string
+/// (a backslash ends one piece and the entity it escapes is the next: Firefox's `\&quot;`).
 #[derive(Default)]
 struct StringBuilder {
     quoted: bool,
     last_was_space: bool,
+    /// A backslash ended the last piece: the next piece's first character is escaped.
+    escaping: bool,
 }
 
 impl StringBuilder {
@@ -391,6 +394,11 @@ impl StringBuilder {
         let mut out = Vec::with_capacity(text.len());
         let mut chars = text.chars().peekable();
         while let Some(c) = chars.next() {
+            if std::mem::take(&mut self.escaping) {
+                self.last_was_space = false;
+                Self::escaped(c, &mut chars, &mut out);
+                continue;
+            }
             if !self.quoted && c.is_ascii_whitespace() {
                 if !self.last_was_space {
                     out.push((' ', true));
@@ -401,31 +409,37 @@ impl StringBuilder {
             self.last_was_space = false;
             match c {
                 '\\' => match chars.next() {
-                    Some('t') => out.push(('\t', false)),
-                    Some('n') => out.push(('\n', false)),
-                    Some('u') => {
-                        let code = hex_unit(&mut chars);
-                        // A character outside the Basic Multilingual Plane (an emoji) is
-                        // written as its UTF-16 surrogate pair, two escapes: `\uD83C\uDFC3`.
-                        let mut ahead = chars.clone();
-                        let pair =
-                            (0xD800..0xDC00).contains(&code) && ahead.next() == Some('\\') && ahead.next() == Some('u');
-                        let low = if pair { hex_unit(&mut ahead) } else { 0 };
-                        let decoded = if (0xDC00..0xE000).contains(&low) {
-                            chars = ahead;
-                            char::from_u32(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00))
-                        } else {
-                            char::from_u32(code)
-                        };
-                        out.push((decoded.unwrap_or('\u{fffd}'), false));
-                    }
-                    Some(other) => out.push((other, false)),
-                    None => {}
+                    Some(escaped) => Self::escaped(escaped, &mut chars, &mut out),
+                    None => self.escaping = true,
                 },
                 '"' => self.quoted = !self.quoted,
                 c => out.push((c, false)),
             }
         }
         out
+    }
+
+    /// The character a backslash escapes (`c`, the one after it), and for `\u` its digits.
+    fn escaped(c: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>, out: &mut Vec<DecodedChar>) {
+        match c {
+            't' => out.push(('\t', false)),
+            'n' => out.push(('\n', false)),
+            'u' => {
+                let code = hex_unit(chars);
+                // A character outside the Basic Multilingual Plane (an emoji) is written as
+                // its UTF-16 surrogate pair, two escapes: `\uD83C\uDFC3`.
+                let mut ahead = chars.clone();
+                let pair = (0xD800..0xDC00).contains(&code) && ahead.next() == Some('\\') && ahead.next() == Some('u');
+                let low = if pair { hex_unit(&mut ahead) } else { 0 };
+                let decoded = if (0xDC00..0xE000).contains(&low) {
+                    *chars = ahead;
+                    char::from_u32(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00))
+                } else {
+                    char::from_u32(code)
+                };
+                out.push((decoded.unwrap_or('\u{fffd}'), false));
+            }
+            other => out.push((other, false)),
+        }
     }
 }

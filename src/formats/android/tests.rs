@@ -90,6 +90,22 @@ fn an_emoji_written_as_a_surrogate_pair_of_escapes_is_one_character() {
 }
 
 #[test]
+fn a_backslash_before_an_entity_escapes_the_character_it_stands_for() {
+    // Firefox's translations write `\&quot;Quit\&quot;`: aapt2 reads the entity as `"` and the
+    // backslash escapes it, so the quotes are text (unescaped, they would only quote).
+    let plain = |xml: &str| {
+        read_one(&format!("<string name=\"k\">{xml}</string>"))
+            .text
+            .as_plain()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(plain("select \\&quot;Quit\\&quot; from"), "select \"Quit\" from");
+    assert_eq!(plain("a \\&amp; b"), "a & b");
+    assert_eq!(plain("&quot;  two  &quot;"), "  two  ");
+}
+
+#[test]
 fn inline_markup_is_kept_as_a_markup_text_and_written_back() {
     let entry = read_one("<string name=\"k\">Hi <b>you</b> &amp; <xliff:g id=\"n\">%1$s</xliff:g>\\'s</string>");
     assert!(entry.markup);
