@@ -532,6 +532,13 @@ impl UploadedFile {
     pub fn is_msgid_sources(&self) -> bool {
         self.fills_gaps && self.path.ends_with(&format!(".po{SOURCES_SUFFIX}"))
     }
+
+    /// The path of the `.po` file whose msgids these are (each file's are kept apart).
+    pub fn msgid_sources_of(&self) -> Option<&str> {
+        self.path
+            .strip_suffix(SOURCES_SUFFIX)
+            .filter(|path| self.fills_gaps && path.ends_with(".po"))
+    }
 }
 
 /// What [`add_sources`] adds to the path of the file its sources come from.
@@ -556,17 +563,25 @@ fn add_sources(upload: &mut Upload, path: &str, language: String, namespace: Str
 /// Joins a file of sources (see [`add_sources`]) with the upload's one of the same language,
 /// or adds it when there is none yet; each key's first source is kept.
 fn join_sources(upload: &mut Upload, mut sources: UploadedFile) {
+    // A gettext file's msgids stay a file of their own: which file named a key decides
+    // whether it gets a base text from them (see the files' plan).
+    if sources.is_msgid_sources() {
+        upload.files.push(sources);
+        return;
+    }
     let entries = std::mem::take(&mut sources.entries);
-    let gathered =
-        match upload.files.iter_mut().position(|file| {
-            file.fills_gaps && file.language == sources.language && file.namespace == sources.namespace
-        }) {
-            Some(at) => &mut upload.files[at],
-            None => {
-                upload.files.push(sources);
-                upload.files.last_mut().expect("just pushed")
-            }
-        };
+    let gathered = match upload.files.iter_mut().position(|file| {
+        file.fills_gaps
+            && !file.is_msgid_sources()
+            && file.language == sources.language
+            && file.namespace == sources.namespace
+    }) {
+        Some(at) => &mut upload.files[at],
+        None => {
+            upload.files.push(sources);
+            upload.files.last_mut().expect("just pushed")
+        }
+    };
     // Which entries are new, found by borrowed names (a fast hash: every translation file of
     // an XLIFF upload brings its 100,000 sources again, nearly all of them known).
     let new: Vec<bool> = {

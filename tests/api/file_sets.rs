@@ -281,6 +281,44 @@ async fn a_po_upload_keeps_the_plural_forms_its_formula_cannot_express() {
     );
 }
 
+/// A gettext app without a template takes base texts from its msgids; one that keeps its
+/// base language's own `.po` names there the keys it has (django CMS's English catalogue,
+/// Askbot's with every `msgstr` empty). A translation's entry the base file does not name
+/// gets no base text (so that a pull adds nothing to the base file), unless it is fuzzy:
+/// an outdated mark needs a base text.
+#[tokio::test]
+async fn a_translations_msgid_is_a_base_text_only_where_the_base_po_names_it_or_it_is_fuzzy() {
+    let app = TestApp::spawn().await;
+    app.seed_project().await;
+    let header = |language: &str| {
+        format!(
+            "msgid \"\"\nmsgstr \"\"\n\"Language: {language}\\n\"\n\"Plural-Forms: nplurals=2; plural=(n > 1);\\n\"\n\n"
+        )
+    };
+    let english = format!(
+        "{}msgid \"Save\"\nmsgstr \"\"\n\nmsgid \"Open\"\nmsgstr \"Open it\"\n",
+        header("en")
+    );
+    let french = format!(
+        "{}msgid \"Save\"\nmsgstr \"Enregistrer\"\n\nmsgid \"Open\"\nmsgstr \"Ouvrir\"\n\nmsgid \"Stale\"\nmsgstr \"Périmé\"\n\n#, fuzzy\nmsgid \"Fuzzy\"\nmsgstr \"Flou\"\n",
+        header("fr")
+    );
+    let zip = crate::upload::zip_of(&[("en.po", english.as_bytes()), ("fr.po", french.as_bytes())]);
+    app.post_bytes("/teams/acme/projects/mobile/files?type=po", "application/zip", zip)
+        .await
+        .assert_ok(StatusCode::OK);
+    let key = |name: &'static str| format!("/teams/acme/projects/mobile/keys/{name}");
+    let save = app.get(&key("Save")).await.assert_ok(StatusCode::OK);
+    assert_eq!(save["data"]["translation"], json!({"en": "Save", "fr": "Enregistrer"}));
+    let open = app.get(&key("Open")).await.assert_ok(StatusCode::OK);
+    assert_eq!(open["data"]["translation"]["en"], "Open it");
+    let stale = app.get(&key("Stale")).await.assert_ok(StatusCode::OK);
+    assert_eq!(stale["data"]["translation"], json!({"fr": "Périmé"}));
+    let fuzzy = app.get(&key("Fuzzy")).await.assert_ok(StatusCode::OK);
+    assert_eq!(fuzzy["data"]["translation"], json!({"en": "Fuzzy", "fr": "Flou"}));
+    assert_eq!(fuzzy["data"]["outdated"], json!(["fr"]));
+}
+
 /// `locstore push` sends an app's every file in one request: a zip over the general body
 /// limit (1 MiB) is under the uploads' own (as for `.../files` and imports). Askbot's PO files
 /// came to more than 1 MiB zipped, and its first push was refused with 413.

@@ -175,10 +175,51 @@ impl UploadPlan {
                     .map(|entry| (file.namespace.clone(), entry.name.clone()))
             })
             .collect();
+        // An app that keeps its base language's own `.po` names there the keys it has, with
+        // a text or untranslated: a translation's entry that file does not name (django CMS's
+        // regional catalogues hold msgids its English one no longer has) gets no base text
+        // from its msgid, so that pull adds nothing to the base file; unless the translation
+        // is fuzzy, which needs a base text to be outdated against.
+        let named_by_base: rustc_hash::FxHashSet<(String, String)> = if base_po {
+            let base_files: rustc_hash::FxHashSet<&str> = upload_files
+                .iter()
+                .filter(|file| !file.fills_gaps && file.path.ends_with(".po"))
+                .filter(|file| {
+                    LanguageCode::parse(&file.language).is_ok_and(|code| code.same_as(&project.base_language))
+                })
+                .map(|file| file.path.as_str())
+                .collect();
+            upload_files
+                .iter()
+                .filter(|file| file.msgid_sources_of().is_some_and(|path| base_files.contains(path)))
+                .flat_map(|file| {
+                    file.entries
+                        .iter()
+                        .map(|entry| (file.namespace.clone(), entry.name.clone()))
+                })
+                .chain(
+                    upload_files
+                        .iter()
+                        .filter(|file| !file.fills_gaps && file.path.ends_with(".po"))
+                        .flat_map(|file| {
+                            file.entries
+                                .iter()
+                                .filter(|entry| entry.outdated)
+                                .map(|entry| (file.namespace.clone(), entry.name.clone()))
+                        }),
+                )
+                .collect()
+        } else {
+            Default::default()
+        };
         for file in upload_files
             .iter_mut()
             .filter(|file| file.fills_gaps && file.language == BASE_LANGUAGE)
         {
+            if base_po && file.is_msgid_sources() {
+                file.entries
+                    .retain(|entry| named_by_base.contains(&(file.namespace.clone(), entry.name.clone())));
+            }
             file.entries
                 .retain(|entry| !base_names.contains(&(file.namespace.clone(), entry.name.clone())));
         }
