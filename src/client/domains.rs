@@ -95,6 +95,15 @@ pub fn find(root: &Path, skipped: &[&str], max_depth: usize) -> Vec<DomainSet> {
                     namespace: domain_namespace(&domain),
                 }),
         );
+        found.extend(
+            language_first_xliff(dir)
+                .into_iter()
+                .map(|(domain, extension, format)| DomainSet {
+                    format,
+                    path: format!("{prefix}{{lang}}.{domain}.{extension}"),
+                    namespace: domain,
+                }),
+        );
     }
     found.extend(django.into_iter().map(|(locale, domain)| DomainSet {
         format: "po",
@@ -190,6 +199,35 @@ fn xliff_domains(dir: &Path) -> Vec<(String, &'static str, &'static str)> {
         domains.dedup_by(|a, b| a.0 == b.0);
         for (domain, example) in domains {
             let format = xliff_format(&dir.join(format!("{example}.{extension}")));
+            found.push((domain, extension, format));
+        }
+    }
+    found
+}
+
+/// TYPO3's XLIFF files, named language first beside their source (`de.locallang.xlf` and
+/// `locallang.xlf` in `Resources/Private/Language/`): each domain with its extension and the
+/// format of its source file (`xliff2` for XLIFF 2.0). The source file is the set's base
+/// file ([`crate::client::files`]), so a domain needs one.
+fn language_first_xliff(dir: &Path) -> Vec<(String, &'static str, &'static str)> {
+    let mut found = Vec::new();
+    for extension in ["xlf", "xliff"] {
+        let stems = file_stems(dir, &format!(".{extension}"));
+        let mut domains: Vec<String> = stems
+            .iter()
+            .filter_map(|stem| {
+                let (language, domain) = stem.split_once('.')?;
+                let named = !domain.is_empty()
+                    && locale_shaped(language)
+                    && crate::domain::names::LanguageCode::parse(language).is_ok()
+                    && stems.iter().any(|source| source == domain);
+                named.then(|| domain.to_owned())
+            })
+            .collect();
+        domains.sort();
+        domains.dedup();
+        for domain in domains {
+            let format = xliff_format(&dir.join(format!("{domain}.{extension}")));
             found.push((domain, extension, format));
         }
     }
@@ -397,6 +435,44 @@ mod tests {
                     "json",
                     "static/locales/{lang}.server.json".to_owned(),
                     "server".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn typo3s_files_named_language_first_beside_their_source_are_a_domain_each() {
+        // Apache Solr for TYPO3: `de.locallang.xlf` beside `locallang.xlf`, an XLIFF 2.0
+        // domain in `Modules/`; a language file without its source is no domain.
+        let v1 = "<xliff version=\"1.0\"><file source-language=\"en\"><body/></file></xliff>";
+        let v2 = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\"/>";
+        let found = sets_of(&[
+            ("Resources/Private/Language/locallang.xlf", v1),
+            ("Resources/Private/Language/de.locallang.xlf", v1),
+            ("Resources/Private/Language/pt_BR.locallang.xlf", v1),
+            ("Resources/Private/Language/locallang_be.xlf", v1),
+            ("Resources/Private/Language/fr.locallang_be.xlf", v1),
+            ("Resources/Private/Language/fr.orphan.xlf", v1),
+            ("Resources/Private/Language/Modules/Info.xlf", v2),
+            ("Resources/Private/Language/Modules/de.Info.xlf", v2),
+        ]);
+        assert_eq!(
+            found,
+            [
+                (
+                    "xliff2",
+                    "Resources/Private/Language/Modules/{lang}.Info.xlf".to_owned(),
+                    "Info".to_owned()
+                ),
+                (
+                    "xliff",
+                    "Resources/Private/Language/{lang}.locallang.xlf".to_owned(),
+                    "locallang".to_owned()
+                ),
+                (
+                    "xliff",
+                    "Resources/Private/Language/{lang}.locallang_be.xlf".to_owned(),
+                    "locallang_be".to_owned()
                 ),
             ]
         );

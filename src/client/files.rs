@@ -241,11 +241,18 @@ fn base_file(set: &FileSet) -> Option<PathBuf> {
     }
     let pattern = set.root.to_string_lossy().into_owned();
     let (before, after) = pattern.split_once(LANGUAGE_PLACEHOLDER)?;
-    let before = before.strip_suffix('.')?;
-    if after.contains('/') || after.contains(LANGUAGE_PLACEHOLDER) || before.ends_with('/') || before.is_empty() {
+    if after.contains('/') || after.contains(LANGUAGE_PLACEHOLDER) {
         return None;
     }
-    let base = PathBuf::from(format!("{before}{after}"));
+    let base = match before.strip_suffix('.') {
+        Some(before) if !before.ends_with('/') && !before.is_empty() => format!("{before}{after}"),
+        // TYPO3's `de.locallang.xlf` beside `locallang.xlf`: the dot after the language.
+        None if (before.is_empty() || before.ends_with('/')) && set.format != ExportFormat::Json => {
+            format!("{before}{}", after.strip_prefix('.').filter(|rest| rest.contains('.'))?)
+        }
+        _ => return None,
+    };
+    let base = PathBuf::from(base);
     base.is_file().then_some(base)
 }
 
@@ -635,6 +642,18 @@ mod tests {
         assert_eq!(
             destination(&xliff, "es.xliff", "en"),
             Some(locales.join("messages.es.xlf"))
+        );
+
+        // TYPO3: `locallang.xlf` beside `de.locallang.xlf`.
+        let language = dir.path().join("Resources/Private/Language");
+        touch(&language.join("locallang.xlf"));
+        touch(&language.join("de.locallang.xlf"));
+        let typo3 = set(ExportFormat::Xliff, &language.join("{lang}.locallang.xlf"), &[]);
+        let layouts: Vec<String> = collect(&typo3).unwrap().into_iter().map(|file| file.layout).collect();
+        assert_eq!(layouts, [".xliff", "de.xliff"]);
+        assert_eq!(
+            destination(&typo3, "en.xliff", "en"),
+            Some(language.join("locallang.xlf"))
         );
 
         // `base = "..."` names it where the pattern cannot: a source file kept elsewhere, and a

@@ -299,6 +299,11 @@ fn set_template(work: &Path, set: &FileSet) -> Option<String> {
     // (VS Code's `package.nls.json`, Angular's source `messages.xlf`).
     if matches!(set.format.as_str(), "json" | "xliff" | "xliff2") && !set.path.contains("{ns}") {
         let (before, after) = set.path.split_once("{lang}")?;
+        // docs/cli.md: TYPO3's `de.locallang.xlf` has `locallang.xlf` beside it.
+        if set.format != "json" && (before.is_empty() || before.ends_with('/')) {
+            let base = format!("{before}{}", after.strip_prefix('.')?);
+            return (!after.contains('/') && work.join(&base).is_file()).then_some(base);
+        }
         let before = before.strip_suffix('.')?;
         let base = format!("{before}{after}");
         return (!after.contains('/') && !before.ends_with('/') && work.join(&base).is_file()).then_some(base);
