@@ -151,13 +151,33 @@ pub fn parse(text: &str) -> Result<Document, ReadError> {
     let mut keyed_by_source = false;
     let mut named_by_id = false;
     let mut note_depth_v2: Option<usize> = None;
+    // The depth inside a 1.2 `<alt-trans>` (a translation memory's suggestion, with a
+    // `<target>` of its own: Vienna's Lithuanian file), which is no part of its unit's text.
+    let mut in_alternative = 0usize;
     loop {
         let position = reader.buffer_position() as usize;
         let event = reader
             .read_event()
             .map_err(|err| fail(reader.error_position(), err.to_string()))?;
         let after = reader.buffer_position() as usize;
+        if in_alternative > 0 {
+            match &event {
+                Event::Start(_) => in_alternative += 1,
+                Event::End(_) => in_alternative -= 1,
+                Event::Eof => return Err(fail(position as u64, "<alt-trans> is not closed".into())),
+                _ => {}
+            }
+            continue;
+        }
         match event {
+            Event::Start(ref start)
+                if part.is_none()
+                    && unit.is_some()
+                    && document.version == Version::V1
+                    && start.local_name().as_ref() == b"alt-trans" =>
+            {
+                in_alternative = 1;
+            }
             Event::Start(ref start) | Event::Empty(ref start) => {
                 let empty = matches!(event, Event::Empty(_));
                 let name = start.local_name();

@@ -71,6 +71,27 @@ fn a_source_file_gives_its_targets_or_sources() {
     assert!(read.entries.iter().all(|entry| !entry.outdated));
 }
 
+#[test]
+fn an_alternative_translations_target_is_not_the_units() {
+    // Vienna's Lithuanian file: a translation memory's `<alt-trans>` after the unit's target.
+    let file = XCODE.replace(
+        "<target state=\"translated\">Anwendung</target>",
+        "<target state=\"translated\">Anwendung</target>\n        <alt-trans match-quality=\"90\"><source>Apps</source><target xml:lang=\"de\">Weitere</target><note>tm</note></alt-trans>",
+    );
+    let read = read(file.as_bytes()).unwrap();
+    let texts: Vec<&Text> = read
+        .entries
+        .iter()
+        .filter(|entry| entry.name == "CFBundleName")
+        .map(|entry| &entry.text)
+        .collect();
+    assert_eq!(texts, [&Text::Plain("Anwendung".into())]);
+    assert!(!texts.contains(&&Text::Plain("Weitere".into())), "{texts:?}");
+    // The unit's own note after it is its description, not the suggestion's.
+    let name = read.entries.iter().find(|entry| entry.name == "CFBundleName").unwrap();
+    assert_eq!(name.description.as_deref(), Some("Bundle name"));
+}
+
 /// The version from the first bytes alone, as the reader takes it (the CLI pulls Bolt's
 /// 1.2 and 2.0 files each in its own version).
 #[test]
