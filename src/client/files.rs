@@ -439,6 +439,23 @@ fn has_no_files(set: &FileSet) -> bool {
 
 /// The files that match a `{lang}` pattern (and `{ns}`, in a language folder's file names).
 fn pattern_files(set: &FileSet) -> Result<Vec<PatternFile>, Failure> {
+    pattern_matches(set).map(|(found, _)| found)
+}
+
+/// The files a push passes over: those a `{lang}` pattern names with a locale that is no
+/// language code (diaspora's `devise.hye-classical.yml`: a subtag of nine letters), each with
+/// that name. Names that do not look like a locale at all (`package.json` beside
+/// `{lang}.json`) are no one's files and are not listed.
+pub fn passed_over(set: &FileSet) -> Vec<(PathBuf, String)> {
+    if !set.path.contains(LANGUAGE_PLACEHOLDER) {
+        return Vec::new();
+    }
+    pattern_matches(set).map(|(_, passed)| passed).unwrap_or_default()
+}
+
+/// [`pattern_files`], and the files of locale-like names that are no language code.
+fn pattern_matches(set: &FileSet) -> Result<(Vec<PatternFile>, Vec<(PathBuf, String)>), Failure> {
+    let mut passed = Vec::new();
     let pattern = set.root.to_string_lossy().into_owned();
     let (before, after) = pattern
         .split_once(LANGUAGE_PLACEHOLDER)
@@ -459,6 +476,20 @@ fn pattern_files(set: &FileSet) -> Result<Vec<PatternFile>, Failure> {
             continue;
         };
         if crate::formats::po::locale_language(language).is_none() {
+            let (primary, rest_of_name) = language.split_at(language.find(['-', '_', '@']).unwrap_or(language.len()));
+            let locale_like = (2..=3).contains(&primary.len())
+                && primary.bytes().all(|byte| byte.is_ascii_alphabetic())
+                && !rest_of_name.is_empty();
+            let disk = match rest {
+                Some(rest) if !rest.contains(NAMESPACE_PLACEHOLDER) => {
+                    entry.join(rest.replace(LANGUAGE_PLACEHOLDER, language))
+                }
+                Some(_) => entry.clone(),
+                None => entry.clone(),
+            };
+            if locale_like && disk.exists() {
+                passed.push((disk, language.to_owned()));
+            }
             continue;
         }
         match rest {
@@ -510,7 +541,7 @@ fn pattern_files(set: &FileSet) -> Result<Vec<PatternFile>, Failure> {
             }
         }
     }
-    Ok(found)
+    Ok((found, passed))
 }
 
 /// The files of a language's folder a `{ns}` pattern may name: its own, and those of the

@@ -58,6 +58,12 @@ pub fn push(common: &Common, options: &PushOptions) -> Result<Ending, Failure> {
     let mut sending: Vec<Sending> = Vec::new();
     for set in &settings.file_sets {
         let local = files::collect(set)?;
+        for (disk, name) in files::passed_over(set) {
+            eprintln!(
+                "warning: {}: {name:?} is no language code (a language of 2 or 3 letters, then subtags of 2 to 8 letters or digits), so the file is not pushed; it stays as it is",
+                display(&disk)
+            );
+        }
         // A file that is byte for byte what the server's export of the set writes holds
         // nothing new (its keys already have the set's tags, files and texts): it is not sent.
         // `--mode create` sends everything, so that it can refuse existing keys.

@@ -221,6 +221,22 @@ fn text_of(entry: &RawEntry, rule: &PluralRule, name: &str, warnings: &mut Vec<R
     if forms.is_empty() {
         return None;
     }
+    let other_index = rule
+        .categories
+        .iter()
+        .position(|category| *category == Some(PluralCategory::Other));
+    if let Some(index) = other_index.filter(|_| !forms.iter().any(|(category, _)| *category == PluralCategory::Other)) {
+        // The formula has an index for `other`, and it is empty (Horizon's fuzzy Czech
+        // entries translate `msgstr[0]` alone): the server cannot hold forms without it.
+        warnings.push(ReadWarning {
+            line: entry.line,
+            key: name.to_owned(),
+            message: format!(
+                "msgstr[{index}], its `other` form, is empty; the entry is passed over and stays in the file as it is"
+            ),
+        });
+        return None;
+    }
     if !forms.iter().any(|(category, _)| *category == PluralCategory::Other) {
         // gettext has no index for CLDR's `other` here (fractions): the last form.
         let last = rule

@@ -138,6 +138,21 @@ fn reads_what_gettext_reads() {
 }
 
 #[test]
+fn a_plural_entry_whose_other_index_is_empty_is_passed_over() {
+    // Horizon's fuzzy Czech entries translate `msgstr[0]` alone; Czech's formula sends
+    // index 2 to `other`, so the one form is no plural the server can hold.
+    let text = "msgid \"\"\nmsgstr \"\"\n\"Language: cs\\n\"\n\"Plural-Forms: nplurals=3; plural=(n==1) ? 0 : (n>=2 && n<=4) ? 1 : 2;\\n\"\n\n#, fuzzy\nmsgid \"Group\"\nmsgid_plural \"Groups\"\nmsgstr[0] \"Skupina\"\nmsgstr[1] \"\"\nmsgstr[2] \"\"\n";
+    let (entries, warnings) = read(text.as_bytes(), &code("cs")).unwrap();
+    assert!(entries.is_empty(), "{entries:?}");
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].message.contains("msgstr[2], its `other` form, is empty"),
+        "{}",
+        warnings[0].message
+    );
+}
+
+#[test]
 fn what_gettext_refuses_is_refused() {
     for bad in [
         "msgid \"a\nmsgstr \"b\"\n",
