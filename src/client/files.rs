@@ -446,15 +446,18 @@ fn pattern_files(set: &FileSet) -> Result<Vec<PatternFile>, Failure> {
 /// language code (diaspora's `devise.hye-classical.yml`: a subtag of nine letters), each with
 /// that name. Names that do not look like a locale at all (`package.json` beside
 /// `{lang}.json`) are no one's files and are not listed.
-pub fn passed_over(set: &FileSet) -> Vec<(PathBuf, String)> {
+pub fn passed_over(set: &FileSet) -> Vec<PassedOver> {
     if !set.path.contains(LANGUAGE_PLACEHOLDER) {
         return Vec::new();
     }
     pattern_matches(set).map(|(_, passed)| passed).unwrap_or_default()
 }
 
+/// A file a pattern names with a locale that is no language code, and that locale.
+type PassedOver = (PathBuf, String);
+
 /// [`pattern_files`], and the files of locale-like names that are no language code.
-fn pattern_matches(set: &FileSet) -> Result<(Vec<PatternFile>, Vec<(PathBuf, String)>), Failure> {
+fn pattern_matches(set: &FileSet) -> Result<(Vec<PatternFile>, Vec<PassedOver>), Failure> {
     let mut passed = Vec::new();
     let pattern = set.root.to_string_lossy().into_owned();
     let (before, after) = pattern
