@@ -747,6 +747,24 @@ mod tests {
     }
 
     #[test]
+    fn a_locale_that_is_no_language_code_is_named_and_other_files_are_not() {
+        // diaspora's `hye-classical.yml` (a subtag of nine letters) beside `fr.yml`; a
+        // settings file is no locale's.
+        let dir = tempfile::tempdir().unwrap();
+        let locales = dir.path().join("config/locales");
+        for name in ["fr.yml", "hye-classical.yml", "settings.yml"] {
+            touch(&locales.join(name));
+        }
+        let yaml = set(ExportFormat::Yaml, &locales.join("{lang}.yml"), &[]);
+        let layouts: Vec<String> = collect(&yaml).unwrap().into_iter().map(|file| file.layout).collect();
+        assert_eq!(layouts, ["fr.yml"]);
+        assert_eq!(
+            passed_over(&yaml),
+            [(locales.join("hye-classical.yml"), "hye-classical".to_owned())]
+        );
+    }
+
+    #[test]
     fn json_patterns_find_languages_and_reuse_the_apps_spelling() {
         let dir = tempfile::tempdir().unwrap();
         let locales = dir.path().join("locales");
