@@ -206,7 +206,8 @@ impl FilesApi {
     /// `<plurals>` of every file; `values/` is the base language, `values-pt-rBR/` is `pt-BR`,
     /// `values-b+zh+Hans/` is `zh-Hans`), `{lang}.lproj/Localizable.strings` and
     /// `.stringsdict`, `{lang}.json`, `{lang}.csv`, a CSV table of every language (`csv-table`:
-    /// its header of language codes names the columns), `{table}.xcstrings` (an Xcode String
+    /// its header of language codes names the columns; in a zip, `{lang}/{name}.csv` is a file
+    /// of that language, whose `KEY;text` rows may have no header), `{table}.xcstrings` (an Xcode String
     /// Catalog names its own languages: `language` is not needed; `needs_review` marks the
     /// translation outdated), i18next's `{lang}.json` (`key_one`, `key_other` members are a
     /// plural key's forms), gettext's `{lang}.po` (`msgctxt` or else `msgid` names the key,
@@ -215,8 +216,9 @@ impl FilesApi {
     /// file's `target-language` names its language, so a single file needs no `language`;
     /// `<target>` is the text unless its state is `new` or `needs-translation`, a `needs-*`
     /// state marks it outdated, `<note>` is the description), Rails' `{lang}.yml` (its root keys
-    /// name its languages; a mapping of CLDR categories with `other` is a plural key, the `#`
-    /// lines above a key its description). Values are read as the platform's own parser
+    /// name its languages, so a file named by none, `overrides.yml`, gives each root's texts to
+    /// its language; a mapping of CLDR categories with `other` is a plural key, the `#` lines
+    /// above a key its description). Values are read as the platform's own parser
     /// reads them; `<plurals>`, `.stringsdict` entries, JSON form objects and ICU plural cells
     /// become plural keys; the comment directly above an entry becomes the key's description;
     /// Android inline markup is kept (the key's `markup` flag). Send the file's own content
