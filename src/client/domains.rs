@@ -297,7 +297,7 @@ fn language_first_json(dir: &Path) -> Vec<(String, &'static str)> {
         .map(|(namespace, files)| {
             let plurals = files
                 .iter()
-                .any(|file| std::fs::read_to_string(file).is_ok_and(|text| text.contains("_other\"")));
+                .any(|file| std::fs::read_to_string(file).is_ok_and(|text| super::init::has_plural_pair(&text)));
             (namespace, if plurals { "i18next" } else { "json" })
         })
         .collect()

@@ -40,10 +40,13 @@ pub fn namespaces(found: &[(String, String)]) -> Vec<Option<String>> {
     names
 }
 
-/// The platform a format's files are read by: Apple's two formats are one.
+/// The platform a format's files are read by: Apple's two formats are one, and so are a web
+/// app's JSON files, plain or i18next's (Formbricks keeps its web app's and its surveys
+/// package's apart, one of each).
 fn platform(format: &str) -> &str {
     match format {
         "apple-strings" | "xcstrings" => "apple",
+        "json" | "i18next" => "web",
         other => other,
     }
 }
