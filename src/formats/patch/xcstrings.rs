@@ -93,7 +93,13 @@ fn merge_entry(own: &Node, theirs: &Node) -> Node {
     // server's lack of one does: it stays as written.
     let their_comment = theirs.get("comment").cloned();
     let own_empty = matches!(own.get("comment"), Some(Node::String(comment)) if comment.is_empty());
-    if their_comment.is_some() || !own_empty {
+    // A description is held with `\n` line ends: a comment written with `\r\n` (LuLu's) that
+    // says the same stays as written.
+    let same_lines = match (own.get("comment"), &their_comment) {
+        (Some(Node::String(own)), Some(Node::String(theirs))) => own.replace("\r\n", "\n") == *theirs,
+        _ => false,
+    };
+    if (their_comment.is_some() || !own_empty) && !same_lines {
         set_member(&mut members, "comment", their_comment);
     }
     set_member(&mut members, "shouldTranslate", theirs.get("shouldTranslate").cloned());
@@ -273,6 +279,18 @@ mod tests {
             expected
         );
         assert_eq!(patched.names.unwrap(), ["Added in the app", "Bye", "Hello"]);
+    }
+
+    #[test]
+    fn a_comment_with_crlf_line_ends_that_says_the_description_stays_as_written() {
+        // LuLu: `"comment" : "Installed version (%@),\r\nis the latest."`; the server holds
+        // the description with `\n`.
+        let local = "{\n  \"sourceLanguage\" : \"en\",\n  \"strings\" : {\n    \"Done\" : {\n      \"comment\" : \"Two\\r\\nlines\",\n      \"localizations\" : {\n        \"de\" : {\n          \"stringUnit\" : {\n            \"state\" : \"translated\",\n            \"value\" : \"Fertig\"\n          }\n        }\n      }\n    }\n  },\n  \"version\" : \"1.0\"\n}";
+        let exported = local.replace("Two\\r\\nlines", "Two\\nlines");
+        assert_eq!(patched_text(local, &exported), local);
+        let changed = local.replace("Two\\r\\nlines", "Other\\nlines");
+        let patched = patched_text(local, &changed);
+        assert!(patched.contains("\"comment\" : \"Other\\nlines\""), "{patched}");
     }
 
     #[test]
