@@ -14,6 +14,9 @@ use locstore::config::{Cli, ClientArgs, Command, Config, LogFormat, PushMode, To
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Serve(_)) {
+        end_quietly_on_a_closed_pipe();
+    }
     let result = match cli.command {
         Command::Serve(args) => Config::resolve(*args).and_then(|config| {
             init_logging(config.log_format);
@@ -132,5 +135,17 @@ fn init_logging(format: LogFormat) {
     match format {
         LogFormat::Text => builder.init(),
         LogFormat::Json => builder.json().flatten_event(true).init(),
+    }
+}
+
+/// The command-line tools write to stdout: when its reader goes away (`locstore pull | head`)
+/// they end as other tools do, by SIGPIPE, instead of panicking on the broken pipe. The
+/// server keeps Rust's default (the signal ignored), so that a closed socket is an error it
+/// handles.
+fn end_quietly_on_a_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: the default action of SIGPIPE, set before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
