@@ -297,10 +297,28 @@ fn language_first_json(dir: &Path) -> Vec<(String, &'static str)> {
         .map(|(namespace, files)| {
             let plurals = files
                 .iter()
-                .any(|file| std::fs::read_to_string(file).is_ok_and(|text| super::init::has_plural_pair(&text)));
+                .any(|file| std::fs::read_to_string(file).is_ok_and(|text| has_plural_pair(&text)));
             (namespace, if plurals { "i18next" } else { "json" })
         })
         .collect()
+}
+
+/// Whether a JSON file's text has a member `X_other` beside another of X's plural forms
+/// (`X_one`, `X_few`, ...), as i18next v4 writes a plural key. A lone `X_other` is a name of
+/// its own (Formbricks' `add_other`, "Add Other", beside `add`; its plurals are ICU messages).
+pub(super) fn has_plural_pair(text: &str) -> bool {
+    text.match_indices("_other\"").any(|(at, found)| {
+        if !text[at + found.len()..].trim_start().starts_with(':') {
+            return false;
+        }
+        let Some(open) = text[..at].rfind('"') else {
+            return false;
+        };
+        let base = &text[open + 1..at];
+        ["one", "zero", "two", "few", "many"]
+            .iter()
+            .any(|form| text.contains(&format!("\"{base}_{form}\"")))
+    })
 }
 
 /// Whether a file name's stem has the shape of a locale, subtag by subtag: a language in

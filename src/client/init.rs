@@ -308,25 +308,7 @@ fn has_i18next_plurals(dir: &Path) -> bool {
             entry.file_type().is_file() && entry.path().extension().is_some_and(|extension| extension == "json")
         })
         .take(64)
-        .any(|entry| std::fs::read_to_string(entry.path()).is_ok_and(|text| has_plural_pair(&text)))
-}
-
-/// Whether a JSON file's text has a member `X_other` beside another of X's plural forms
-/// (`X_one`, `X_few`, ...), as i18next v4 writes a plural key. A lone `X_other` is a name of
-/// its own (Formbricks' `add_other`, "Add Other", beside `add`; its plurals are ICU messages).
-pub(super) fn has_plural_pair(text: &str) -> bool {
-    text.match_indices("_other\"").any(|(at, found)| {
-        if !text[at + found.len()..].trim_start().starts_with(':') {
-            return false;
-        }
-        let Some(open) = text[..at].rfind('"') else {
-            return false;
-        };
-        let base = &text[open + 1..at];
-        ["one", "zero", "two", "few", "many"]
-            .iter()
-            .any(|form| text.contains(&format!("\"{base}_{form}\"")))
-    })
+        .any(|entry| std::fs::read_to_string(entry.path()).is_ok_and(|text| super::domains::has_plural_pair(&text)))
 }
 
 /// The entries of a folder that can be read (none when it cannot).

@@ -345,14 +345,14 @@ fn folders_of_files_named_by_language_are_namespaces_not_languages() {
 #[test]
 fn a_lone_other_suffix_is_no_i18next_plural() {
     // Formbricks' `add_other` ("Add Other") beside `add`: its plurals are ICU messages.
-    assert!(!super::has_plural_pair(
+    assert!(!super::super::domains::has_plural_pair(
         "{\"add\": \"Add\", \"add_other\": \"Add Other\"}"
     ));
-    assert!(super::has_plural_pair(
+    assert!(super::super::domains::has_plural_pair(
         "{\"rows_one\": \"a row\",\n  \"rows_other\" : \"rows\"}"
     ));
     // A nested plural key's forms are named by their last part.
-    assert!(super::has_plural_pair(
+    assert!(super::super::domains::has_plural_pair(
         "{\"list\": {\"item_other\": \"items\", \"item_few\": \"x\"}}"
     ));
 }
