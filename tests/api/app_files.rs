@@ -120,6 +120,23 @@ impl AppRepo {
         git_in(&self.app, &["status", "--porcelain"])
     }
 
+    /// A pull right after the push leaves the app's files as they are, and a second push
+    /// finds nothing new or changed in the sets of `format` (`"yaml"`, `"csv-table"`).
+    fn pull_then_push_change_nothing(&self, format: &str) {
+        self.ok(&["pull"]);
+        assert_eq!(self.porcelain(), "", "{}", git_in(&self.app, &["diff"]));
+        let again = self.ok(&["push"]);
+        let sets: Vec<&str> = again
+            .lines()
+            .filter(|line| line.contains(&format!("({format})")))
+            .collect();
+        assert!(!sets.is_empty(), "{again}");
+        assert!(
+            sets.iter().all(|line| line.contains(" 0 keys new, 0 changed,")),
+            "{again}"
+        );
+    }
+
     /// `git diff --numstat`: (lines added, lines removed, path) per changed file.
     fn numstat(&self) -> Vec<(u32, u32, String)> {
         git_in(&self.app, &["diff", "--numstat"])
@@ -1162,16 +1179,7 @@ fn a_rails_file_of_several_languages_is_pushed_whole_and_pulled_root_by_root() {
         repo.get("/teams/acme/projects/app/keys/hello")["data"]["files"],
         json!({})
     );
-    repo.ok(&["pull"]);
-    assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
-    let again = repo.ok(&["push"]);
-    assert!(
-        again
-            .lines()
-            .filter(|line| line.contains("(yaml)"))
-            .all(|line| line.ends_with("0 keys new, 0 changed, 2 unchanged")),
-        "{again}"
-    );
+    repo.pull_then_push_change_nothing("yaml");
 
     // A Dutch edit changes one line of the Dutch part; a German text of an override adds no
     // German part (the file holds the languages its app chose), and no key to de.yml.
@@ -1274,16 +1282,7 @@ fn a_games_files_of_one_language_each_go_through_push_and_pull_row_by_row() {
         repo.get("/teams/acme/projects/app/keys/good_coal?namespace=goods")["data"]["translation"],
         json!({"en_GB": "Coal"})
     );
-    repo.ok(&["pull"]);
-    assert_eq!(repo.porcelain(), "", "{}", git_in(&repo.app, &["diff"]));
-    let again = repo.ok(&["push"]);
-    assert!(
-        again
-            .lines()
-            .filter(|line| line.contains("(csv-table)"))
-            .all(|line| line.contains(" 0 keys new, 0 changed,")),
-        "{again}"
-    );
+    repo.pull_then_push_change_nothing("csv-table");
 
     // A French edit is one row; a key deleted on the server loses its rows; a new key with a
     // French text gets a row in both files, one with an English text only in the English

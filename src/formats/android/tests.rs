@@ -38,15 +38,17 @@ fn read_one(xml: &str) -> ParsedEntry {
     file.entries.into_iter().next().unwrap()
 }
 
+/// The text of a `<string>` whose content is `xml`.
+fn plain(xml: &str) -> String {
+    read_one(&format!("<string name=\"k\">{xml}</string>"))
+        .text
+        .as_plain()
+        .unwrap()
+        .to_owned()
+}
+
 #[test]
 fn strings_are_read_with_aapt2_rules() {
-    let plain = |xml: &str| {
-        read_one(&format!("<string name=\"k\">{xml}</string>"))
-            .text
-            .as_plain()
-            .unwrap()
-            .to_owned()
-    };
     assert_eq!(plain("  a \n  b  "), "a b");
     assert_eq!(plain("\"  keep  \" x"), "  keep   x");
     assert_eq!(
@@ -76,13 +78,6 @@ fn strings_are_read_with_aapt2_rules() {
 #[test]
 fn an_emoji_written_as_a_surrogate_pair_of_escapes_is_one_character() {
     // AntennaPod's `echo_listened_after_emoji_run`, and a lone surrogate beside it.
-    let plain = |xml: &str| {
-        read_one(&format!("<string name=\"k\">{xml}</string>"))
-            .text
-            .as_plain()
-            .unwrap()
-            .to_owned()
-    };
     assert_eq!(plain("\\uD83C\\uDFC3"), "\u{1F3C3}");
     assert_eq!(plain("\\uD83D\\uDDC4\\uFE0F"), "\u{1F5C4}\u{FE0F}");
     assert_eq!(plain("a\\uD83Cb"), "a\u{FFFD}b");
@@ -93,13 +88,6 @@ fn an_emoji_written_as_a_surrogate_pair_of_escapes_is_one_character() {
 fn a_backslash_before_an_entity_escapes_the_character_it_stands_for() {
     // Firefox's translations write `\&quot;Quit\&quot;`: aapt2 reads the entity as `"` and the
     // backslash escapes it, so the quotes are text (unescaped, they would only quote).
-    let plain = |xml: &str| {
-        read_one(&format!("<string name=\"k\">{xml}</string>"))
-            .text
-            .as_plain()
-            .unwrap()
-            .to_owned()
-    };
     assert_eq!(plain("select \\&quot;Quit\\&quot; from"), "select \"Quit\" from");
     assert_eq!(plain("a \\&amp; b"), "a & b");
     assert_eq!(plain("&quot;  two  &quot;"), "  two  ");
