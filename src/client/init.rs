@@ -442,7 +442,6 @@ fn rails_families(dir: &Path) -> Vec<String> {
 /// `nl.yml`): a set each, named as it is. Only in a folder that has a locale's own files, so
 /// that no other YAML file whose root keys happen to look like codes is taken.
 fn rails_files_of_languages(dir: &Path) -> Vec<String> {
-    use crate::formats::yaml::{Node, parse};
     if language_files(dir) != Some("yml") {
         return Vec::new();
     }
@@ -455,15 +454,9 @@ fn rails_files_of_languages(dir: &Path) -> Vec<String> {
             if LanguageCode::parse(last).is_ok() {
                 return None;
             }
-            let text = std::fs::read_to_string(entry.path()).ok()?;
-            let Ok(Some(Node::Mapping { entries, .. })) = parse(&text) else {
-                return None;
-            };
-            let languages = entries
-                .iter()
-                .filter(|(entry, _)| LanguageCode::parse(&entry.name).is_ok())
-                .count();
-            (languages >= 2 && languages == entries.len()).then_some(name)
+            let roots = crate::formats::yaml::root_keys(&std::fs::read_to_string(entry.path()).ok()?)?;
+            let languages = roots.iter().filter(|root| LanguageCode::parse(root).is_ok()).count();
+            (languages >= 2 && languages == roots.len()).then_some(name)
         })
         .collect();
     found.sort();

@@ -306,11 +306,7 @@ impl Puller<'_> {
             return Ok(None);
         }
         let base = self.is_base(&entry.layout);
-        let old = match std::fs::read(&target) {
-            Ok(old) => Some(old),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-            Err(err) => return Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
-        };
+        let old = read_if_there(&target)?;
         // The zip's CRC-32 and size tell an unchanged file without unpacking the export's.
         let unchanged = old
             .as_ref()
@@ -326,7 +322,9 @@ impl Puller<'_> {
         let new = match &old {
             Some(old) if patch::can_patch(format, &entry.layout) => {
                 let order = if base { None } else { self.base_order(&file_name) };
-                let patched = self.patch(entry, old, order.as_deref().map(Vec::as_slice), base, &target, None)?;
+                let exported = self.exported.read(entry)?;
+                let order = order.as_deref().map(Vec::as_slice);
+                let patched = self.patch(&entry.layout, old, &exported, order, base, &target, None)?;
                 base_names = patched.names;
                 patched.body.into_bytes(old)
             }
@@ -350,21 +348,23 @@ impl Puller<'_> {
         Ok(Some((display(&target), change)))
     }
 
-    /// `local` (the app's file, or a part of it) brought in step with the export's file.
+    /// `local` (the app's file, or a part of it) brought in step with `exported`, the
+    /// export's file at `layout`.
+    #[allow(clippy::too_many_arguments, reason = "the patch's inputs, each one of its own")]
     fn patch(
         &self,
-        entry: &ExportedEntry,
+        layout: &str,
         local: &[u8],
+        exported: &[u8],
         order: Option<&[String]>,
         base: bool,
         target: &Path,
         language: Option<&str>,
     ) -> Result<patch::Patched, Failure> {
-        let exported = self.exported.read(entry)?;
         // The server is asked only about entries the export lacks; a failure to ask keeps
         // the entry and fails the pull after the patch.
         let failure: Mutex<Option<Failure>> = Mutex::default();
-        let deleted = |name: &str| match self.goes(name, &entry.layout) {
+        let deleted = |name: &str| match self.goes(name, layout) {
             Ok(deleted) => deleted,
             Err(err) => {
                 failure
@@ -376,7 +376,7 @@ impl Puller<'_> {
         };
         let input = patch::PatchInput {
             local,
-            exported: &exported,
+            exported,
             order,
             deleted: &deleted,
             is_base: base,
@@ -405,10 +405,8 @@ impl Puller<'_> {
         let Some(language) = upload::place(self.set.format, &entry.layout) else {
             return Ok(None);
         };
-        let old = match std::fs::read(&target) {
-            Ok(old) => old,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
+        let Some(old) = read_if_there(&target)? else {
+            return Ok(None);
         };
         let unreadable = |err: crate::formats::ReadError| Failure::new(format!("{}: {err}", display(&target)));
         let text = std::str::from_utf8(&old)
@@ -417,7 +415,9 @@ impl Puller<'_> {
             return Ok(None);
         };
         let local = &old[part.clone()];
-        let patched = self.patch(entry, local, None, self.is_base(&entry.layout), &target, None)?;
+        let exported = self.exported.read(entry)?;
+        let base = self.is_base(&entry.layout);
+        let patched = self.patch(&entry.layout, local, &exported, None, base, &target, None)?;
         let new = [
             &old[..part.start],
             &patched.body.into_bytes(local)[..],
@@ -449,11 +449,7 @@ impl Puller<'_> {
         let mut changes = Vec::new();
         for language in table.languages.iter().flatten() {
             let target = files::table_file(self.set, language);
-            let old = match std::fs::read(&target) {
-                Ok(old) => Some(old),
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-                Err(err) => return Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
-            };
+            let old = read_if_there(&target)?;
             // Only a language new on the server brings a file the app lacks.
             let is_base = settings::folded(language) == settings::folded(self.base_language);
             let known = if is_base {
@@ -465,7 +461,7 @@ impl Puller<'_> {
                 continue;
             }
             let local = old.as_deref().unwrap_or_default();
-            let patched = self.patch(entry, local, None, is_base, &target, Some(language))?;
+            let patched = self.patch(&entry.layout, local, &exported, None, is_base, &target, Some(language))?;
             let new = patched.body.into_bytes(local);
             let change = match &old {
                 Some(old) if *old == new => continue,
@@ -615,16 +611,11 @@ fn catalog_languages(path: &Path) -> Vec<String> {
 
 /// The languages a file of several languages holds: its root keys.
 fn root_languages(path: &Path) -> Vec<String> {
-    use crate::formats::yaml::{Node, parse};
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let Ok(Some(Node::Mapping { entries, .. })) = parse(&text) else {
-        return Vec::new();
-    };
-    entries
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| crate::formats::yaml::root_keys(&text))
+        .unwrap_or_default()
         .into_iter()
-        .map(|(entry, _)| entry.name)
         .filter(|name| crate::domain::names::LanguageCode::parse(name).is_ok())
         .collect()
 }
@@ -671,6 +662,15 @@ fn in_parallel<T: Sync, R: Send>(
         .into_iter()
         .map(|result| result.expect("every item was worked on"))
         .collect()
+}
+
+/// A file of the app, `None` when it does not exist.
+fn read_if_there(target: &Path) -> Result<Option<Vec<u8>>, Failure> {
+    match std::fs::read(target) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(Failure::new(format!("cannot read {}: {err}", target.display()))),
+    }
 }
 
 /// Writes a file through a temporary beside it, so that a reader never sees half of it.

@@ -294,6 +294,15 @@ impl Node {
     }
 }
 
+/// The root keys of a file whose root is a mapping (a Rails file's languages, in file
+/// order); `None` for a file that does not parse or whose root is no mapping.
+pub fn root_keys(text: &str) -> Option<Vec<String>> {
+    match parse(text) {
+        Ok(Some(Node::Mapping { entries, .. })) => Some(entries.into_iter().map(|(entry, _)| entry.name).collect()),
+        _ => None,
+    }
+}
+
 /// Parses a YAML file into its root node (`None` for an empty file).
 pub fn parse(text: &str) -> Result<Option<Node>, ReadError> {
     parse_with_aliases(text).map(|(root, _)| root)
